@@ -1,0 +1,21 @@
+#ifndef FOB_CNCURSES_SHIM_H
+#define FOB_CNCURSES_SHIM_H
+// get_wch and wint_t are declared only with the wide-character API switched on.
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <locale.h>
+#include <wchar.h>
+#include <ncursesw/curses.h>
+
+// Swift 6 rejects C globals such as stdscr: read them through functions.
+static inline WINDOW *fob_stdscr(void) { return stdscr; }
+// getmaxyx is a macro.
+static inline int fob_lines(void) { return LINES; }
+static inline int fob_cols(void) { return COLS; }
+// Attribute macros do not import.
+static inline attr_t fob_a_bold(void) { return A_BOLD; }
+static inline attr_t fob_a_reverse(void) { return A_REVERSE; }
+static inline attr_t fob_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t fob_a_dim(void) { return A_DIM; }
+static inline attr_t fob_color_pair(int n) { return COLOR_PAIR(n); }
+#endif

@@ -1,0 +1,1 @@
+// The FobSecurity module; see README.md for its role.

@@ -1,0 +1,79 @@
+/// The errors of the item store, mirroring the Keychain's `errSec…` statuses.
+///
+/// Descriptions name the cause and the Keychain status; they never contain a
+/// secret. The associated strings carry context such as a service name or a
+/// SQLite message, never secret bytes.
+public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An item with the same class, access group, service and account exists
+    /// (`errSecDuplicateItem`, -25299).
+    case duplicateItem(String)
+    /// No item matched the query (`errSecItemNotFound`, -25300).
+    case itemNotFound(String)
+    /// The master password is wrong (`errSecAuthFailed`, -25293).
+    case authFailed
+    /// The vault is locked, or no master password can be asked for
+    /// (`errSecInteractionNotAllowed`, -25308).
+    case interactionNotAllowed(String)
+    /// The file is damaged, tampered with, or not a Fob vault (`errSecDecode`, -26275).
+    case decode(String)
+    /// A parameter is invalid (`errSecParam`, -50).
+    case param(String)
+    /// There is no vault at the path (`errSecNoSuchKeychain`, -25294).
+    case noSuchKeychain(String)
+    /// An I/O failure such as a full disk or a missing file (`errSecIO`, -36).
+    case io(String)
+
+    /// The Keychain status this error mirrors (`OSStatus` value).
+    public var status: Int32 {
+        switch self {
+        case .duplicateItem: return -25299
+        case .itemNotFound: return -25300
+        case .authFailed: return -25293
+        case .interactionNotAllowed: return -25308
+        case .decode: return -26275
+        case .param: return -50
+        case .noSuchKeychain: return -25294
+        case .io: return -36
+        }
+    }
+
+    /// The `errSec…` name of ``status``.
+    public var statusName: String {
+        switch self {
+        case .duplicateItem: return "errSecDuplicateItem"
+        case .itemNotFound: return "errSecItemNotFound"
+        case .authFailed: return "errSecAuthFailed"
+        case .interactionNotAllowed: return "errSecInteractionNotAllowed"
+        case .decode: return "errSecDecode"
+        case .param: return "errSecParam"
+        case .noSuchKeychain: return "errSecNoSuchKeychain"
+        case .io: return "errSecIO"
+        }
+    }
+
+    /// The process exit status for this error: the low byte of ``status``, as
+    /// Apple's `security` tool does (44 not found, 45 duplicate, 51 wrong
+    /// password, 36 locked, 93 damaged vault, 50 no vault); `.param` maps to 2 (usage) and
+    /// `.io` to 1.
+    public var exitStatus: Int32 {
+        switch self {
+        case .param: return 2
+        case .io: return 1
+        default: return status & 0xff
+        }
+    }
+
+    /// One line naming the cause and the Keychain status, without secrets.
+    public var description: String {
+        switch self {
+        case .duplicateItem(let what): return "duplicate item: \(what) (\(statusName))"
+        case .itemNotFound(let what): return "item not found: \(what) (\(statusName))"
+        case .authFailed: return "wrong master password (\(statusName))"
+        case .interactionNotAllowed(let why): return "interaction not allowed: \(why) (\(statusName))"
+        case .decode(let why): return "vault damaged, tampered with, or not a Fob vault: \(why) (\(statusName))"
+        case .param(let why): return "invalid parameter: \(why) (\(statusName))"
+        case .noSuchKeychain(let path): return "no vault at \(path); create one with `fob init` (\(statusName))"
+        case .io(let why): return "I/O error: \(why) (\(statusName))"
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CSQLite
+
+/// A SQLite result code that is not OK, with the library's message (which
+/// never contains bound values).
+struct SQLiteError: Error {
+    let code: Int32
+    let message: String
+
+    var primary: Int32 { code & 0xff }
+
+    /// Maps to the store's errors: damaged files to `.decode`, a full disk or
+    /// other I/O to `.io`, a lock held too long to `.io`.
+    var keychainError: KeychainError {
+        switch primary {
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_SCHEMA: return .decode(message)
+        case SQLITE_FULL: return .io("disk full: \(message)")
+        case SQLITE_BUSY, SQLITE_LOCKED: return .io("vault busy: \(message)")
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN: return .io("cannot write the vault: \(message)")
+        case SQLITE_TOOBIG: return .param("value too large")
+        default: return .io("\(message) (SQLite \(code))")
+        }
+    }
+}
+
+/// One SQLite connection; opened in `init`, closed in `deinit`.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+
+    /// - Throws: ``SQLiteError`` when the file cannot be opened.
+    init(path: String, create: Bool) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc) }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc) }
+        return SQLiteStatement(stmt, connection: self)
+    }
+
+    func error(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// An integer from a one-row query such as `PRAGMA data_version`.
+    func scalar(_ sql: String) throws(SQLiteError) -> Int64 {
+        let s = try prepare(sql)
+        guard try s.step() else { return 0 }
+        return s.int(0)
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteConnection: Sendable {}
+
+/// A prepared statement; finalized in `deinit`.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ index: Int32, _ bytes: [UInt8]) throws(SQLiteError) {
+        let rc = bytes.withUnsafeBytes {
+            sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), fob_sqlite_transient())
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        let rc = sqlite3_bind_int64(handle, index, value)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    func bind(_ index: Int32, _ text: String) throws(SQLiteError) {
+        let rc = sqlite3_bind_text(handle, index, text, -1, fob_sqlite_transient())
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    /// Advances; `true` when a row is available, `false` when done.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(rc)
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    func text(_ column: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: p)
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteStatement: Sendable {}

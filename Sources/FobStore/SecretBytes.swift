@@ -1,0 +1,126 @@
+import CSodium
+
+/// Initialises libsodium once per process. Safe to call from any thread, any
+/// number of times.
+public enum Sodium {
+    private static let initialised: Bool = { sodium_init() >= 0 }()
+
+    /// Makes sure libsodium is initialised.
+    /// - Important: Fob cannot run without libsodium; a failed initialisation stops the process.
+    public static func ensureInitialised() {
+        precondition(initialised, "libsodium could not be initialised")
+    }
+
+    /// `count` bytes from libsodium's CSPRNG (`randombytes_buf`).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialised()
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
+        return out
+    }
+}
+
+/// Bytes of a secret held in `sodium_malloc` memory (guard pages, canary),
+/// wiped with `sodium_memzero` and freed when the last reference goes.
+///
+/// Equality is constant-time (`sodium_memcmp`) for equal lengths. The contents
+/// are immutable after creation, so an instance may cross threads.
+///
+/// - Important: Converting to `String` (``unsafeString``) makes a copy that
+///   cannot be wiped; do it only to show or send the secret.
+public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    private let pointer: UnsafeMutableRawPointer?
+    /// The number of bytes.
+    public let count: Int
+
+    /// Copies `bytes` into protected memory.
+    public convenience init<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        let n = bytes.count
+        self.init(count: n) { buffer in
+            _ = buffer.initialize(from: bytes)
+        }
+    }
+
+    /// UTF-8 bytes of `string`.
+    /// - Important: `string` itself stays in ordinary memory; prefer byte sources.
+    public convenience init(utf8 string: String) {
+        self.init(Array(string.utf8))
+    }
+
+    /// Allocates `count` bytes and lets `fill` write them.
+    public init(count: Int, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
+        Sodium.ensureInitialised()
+        self.count = count
+        if count == 0 {
+            pointer = nil
+        } else {
+            guard let p = sodium_malloc(count) else {
+                fatalError("sodium_malloc failed for \(count) bytes")
+            }
+            pointer = p
+            let typed = p.bindMemory(to: UInt8.self, capacity: count)
+            do {
+                try fill(UnsafeMutableBufferPointer(start: typed, count: count))
+            } catch {
+                sodium_free(p)
+                throw error
+            }
+        }
+    }
+
+    /// `count` random bytes (`randombytes_buf`), for keys.
+    public static func random(count: Int) -> SecretBytes {
+        SecretBytes(count: count) { randombytes_buf($0.baseAddress!, count) }
+    }
+
+    deinit {
+        // sodium_free zeroes the whole allocation before releasing it.
+        if let pointer { sodium_free(pointer) }
+    }
+
+    /// Calls `body` with a read-only view of the bytes (empty for a zero-length secret).
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// A copy as an ordinary array (for codecs that need one; wipe it after use).
+    public var unsafeArray: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The bytes as UTF-8 text, or `nil` if they are not valid UTF-8.
+    /// - Important: the returned `String` cannot be wiped.
+    public var unsafeString: String? {
+        withUnsafeBytes { raw in
+            var it = raw.makeIterator()
+            var out = ""
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&it) {
+                case .scalarValue(let s): out.unicodeScalars.append(s)
+                case .emptyInput: return out
+                case .error: return nil
+                }
+            }
+        }
+    }
+
+    /// Whether the bytes are valid UTF-8.
+    public var isValidUTF8: Bool { unsafeString != nil }
+
+    /// Constant-time comparison (`sodium_memcmp`) when lengths are equal.
+    public static func == (lhs: SecretBytes, rhs: SecretBytes) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.count == 0 { return true }
+        return sodium_memcmp(lhs.pointer!, rhs.pointer!, lhs.count) == 0
+    }
+
+    /// Never shows the bytes.
+    public var description: String { "SecretBytes(\(count) bytes)" }
+    public var debugDescription: String { description }
+}
+
+extension Array where Element == UInt8 {
+    /// Overwrites the array's bytes with zeros (`sodium_memzero`).
+    public mutating func wipe() {
+        withUnsafeMutableBytes { if let b = $0.baseAddress { sodium_memzero(b, $0.count) } }
+    }
+}

@@ -1,0 +1,1 @@
+// The FobTerminal module; see README.md for its role.

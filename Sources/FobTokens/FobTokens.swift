@@ -1,0 +1,1 @@
+// The FobTokens module; see README.md for its role.

@@ -1,0 +1,1 @@
+// The FobViewModels module; see README.md for its role.

@@ -1,0 +1,3 @@
+import FobCLI
+
+FobCLI.main()
