@@ -11,8 +11,8 @@ import FobViewModels
 public struct Renderer {
     /// The smallest terminal the screens are laid out for.
     public static let minimumColumns = 40, minimumRows = 10
-    /// Width of the form's label column ("Retrieved Password" and a space).
-    static let labelWidth = 19
+    /// Width of the form's label column ("New master password" and two spaces).
+    static let labelWidth = 21
 
     /// Shown in the header: where the vault is.
     public var vaultDescription: String
@@ -290,6 +290,12 @@ public struct Renderer {
             clusters = Array(repeating: (canvas.glyphs.mask, 1), count: field.count)
         } else {
             clusters = field.text.map { canvas.glyphs.displayable($0) }
+        }
+        guard focused else {
+            // Without focus a field shows its start, cut with an ellipsis.
+            let text = String(clusters.map(\.0))
+            canvas.put(text, row: row, column: column, width: width, role: role)
+            return
         }
         let cursor = min(field.cursor, clusters.count)
         var start = 0
