@@ -84,6 +84,12 @@ final class SignalRelay {
         relayWriteFD = writeFD
         for s in Self.relayed { Self.setHandler(s, relaySignal) }
         for s in Self.fatal { Self.setHandler(s, fatalSignal) }
+        // A parent may have left them blocked (a mask is inherited across
+        // exec); blocked, they would never reach the handlers.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in Self.relayed + Self.fatal { sigaddset(&set, s) }
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
         if !atExitRegistered {
             atExitRegistered = true
             atexit(atExitRestore)

@@ -21,6 +21,7 @@ final class TerminalScreen {
     private var shown: Canvas?
     private var active = false
     private let decoderLimit = 4096
+    private var emptyReads = 0
 
     /// The terminal's size in cells.
     var size: (rows: Int, columns: Int) { (Int(fob_lines()), Int(fob_cols())) }
@@ -72,11 +73,15 @@ final class TerminalScreen {
         var signals: [TerminalSignal] = []
         if n > 0, fds[1].revents != 0 { signals = relay.drain() }
         var input: [RawInput] = []
-        if n > 0, fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, fds[0].revents & Int16(POLLIN) == 0 {
+        if n > 0, fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
             // The terminal went away: behave as on SIGHUP.
             signals.append(.terminate(SIGHUP))
+        } else if n > 0, fds[0].revents & Int16(POLLIN) != 0 {
+            input = readKeys()
+            // Readable yet nothing to read, again and again: end of file.
+            emptyReads = input.isEmpty ? emptyReads + 1 : 0
+            if emptyReads > 100 { signals.append(.terminate(SIGHUP)) }
         }
-        if n > 0, fds[0].revents & Int16(POLLIN) != 0 { input = readKeys() }
         return (signals, input)
     }
 

@@ -23,7 +23,7 @@ public final class TmuxSession: @unchecked Sendable {
     ///   - command: what the pane runs, as an argument vector; default a bare
     ///     POSIX shell with prompt `$ `.
     ///   - environment: added to the clean environment (`HOME`, `TERM=xterm-256color`,
-    ///     `LANG=C.UTF-8`, `PATH`), overriding it.
+    ///     `LANG=C.UTF-8`, `PATH`, and the server's `TMUX`), overriding it.
     /// - Throws: `Failure` when tmux cannot start.
     public init(width: Int = 110, height: Int = 32, command: [String]? = nil,
                 environment: [String: String] = [:]) throws {
@@ -38,15 +38,41 @@ public final class TmuxSession: @unchecked Sendable {
             "ENV": "/dev/null",
         ]
         for (k, v) in environment { env[k] = v }
-        let argv = ["env", "-i"] + env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            + (command ?? ["/bin/sh"])
-        try run(["new-session", "-d", "-s", "s", "-x", String(width), "-y", String(height)] + [Self.shellQuoted(argv)])
+        let argv = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (command ?? ["/bin/sh"])
+        // `TMUX` (this server's socket) is the one variable passed through, so
+        // programs in the pane can reach the server as they would in real use.
+        let line = "exec env -i TMUX=\"$TMUX\" " + Self.shellQuoted(argv)
+        try Self.startServer(socket: socket, arguments: ["new-session", "-d", "-s", "s", "-x", String(width),
+                                                         "-y", String(height), line])
         // Keep a program's exit visible and let the test read its status.
         _ = try? run(["set-option", "-g", "remain-on-exit", "on"])
     }
 
     deinit {
         _ = try? run(["kill-server"])
+    }
+
+    /// Starts the server with `posix_spawn`: standard streams on /dev/null
+    /// (the daemon would otherwise hold a pipe of ours open forever) and
+    /// every signal unblocked and at its default (test threads block them,
+    /// and the pane's programs would inherit that mask).
+    private static func startServer(socket: String, arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        ChildProcess.spawnLock.lock()
+        let pid: pid_t
+        do {
+            defer { ChildProcess.spawnLock.unlock() }
+            pid = try ChildProcess.spawn(executable: "/usr/bin/tmux", arguments: ["-L", socket, "-f", "/dev/null"] + arguments,
+                                         environment: ["PATH": "/usr/bin:/bin"], actions: &actions, newSession: true)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else { throw Failure(description: "tmux new-session failed (wait status \(status))") }
     }
 
     /// Runs a tmux subcommand on this server.
@@ -178,22 +204,6 @@ public final class TmuxSession: @unchecked Sendable {
         let path = "/proc/\(parent)/task/\(parent)/children"
         guard let s = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return s.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
-
-    /// The built `fob` executable: `$FOB_BINARY`, else next to the test
-    /// bundle, else `.build/debug/fob` of this package.
-    public static var fobExecutable: String {
-        if let path = ProcessInfo.processInfo.environment["FOB_BINARY"], !path.isEmpty { return path }
-        if let exe = Bundle.main.executableURL {
-            var dir = exe.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = dir.appendingPathComponent("fob").path
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/fob").path
     }
 
     /// `argv` as one POSIX shell command line.

@@ -1,0 +1,420 @@
+import Foundation
+import Testing
+import FobStore
+import FobTestSupport
+
+/// The terminal UI, driven through the built `fob` in a private tmux server.
+@Suite(.serialized) struct TerminalUITests {
+    // Serialised: each test starts its own server, but parallel full-screen
+    // programs on two cores make timing-based steps (idle lock) flaky.
+}
+
+/// A vault with the fast test KDF and the pieces to start `fob` on it.
+private struct Fixture {
+    let directory = TemporaryDirectory(prefix: "fob-tui")
+    let password = "correct horse battery"
+    var vaultURL: URL { directory.file("vault.db") }
+
+    /// Creates the vault (unless `create` is false) with `items`.
+    init(items: [Item] = [], create: Bool = true) throws {
+        guard create else { return }
+        let vault = try Vault.create(at: vaultURL, password: .text(password), kdf: .testing)
+        for item in items { try vault.add(item) }
+        vault.lock()
+    }
+
+    /// The vault, unlocked, to check what the UI did.
+    func open() throws -> Vault {
+        let vault = try Vault(url: vaultURL)
+        try vault.unlock(password: .text(password))
+        return vault
+    }
+
+    /// `fob` and its arguments for this vault.
+    func command(_ extra: [String] = []) -> [String] {
+        [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", "none"] + extra
+    }
+
+    /// Starts `fob` as the pane's program.
+    func start(_ extra: [String] = [], environment: [String: String] = [:],
+               width: Int = 110, height: Int = 32) throws -> TmuxSession {
+        try TmuxSession(width: width, height: height, command: command(extra), environment: environment)
+    }
+
+    /// Starts a shell in the pane and runs `fob` from it.
+    func startFromShell(_ extra: [String] = []) throws -> TmuxSession {
+        let tmux = try TmuxSession()
+        try tmux.type(TmuxSession.shellQuoted(command(extra)))
+        try tmux.press("Enter")
+        return tmux
+    }
+
+    /// Types the master password on the unlock screen and waits for the list.
+    func unlock(_ tmux: TmuxSession) throws {
+        try tmux.waitFor("Master password")
+        try tmux.type(password)
+        try tmux.press("Enter")
+        try tmux.waitFor("Items ")
+    }
+
+    static func item(_ service: String, _ account: String, _ secret: String, kind: ItemKind = .password) -> Item {
+        Item(service: service, account: account, kind: kind, secret: .text(secret))
+    }
+
+    /// A JWT (`alg: none`) whose `exp` is `exp` seconds since the epoch.
+    static func jwt(exp: Int) -> String {
+        func b64(_ s: String) -> String {
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        return b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"ana","exp":\#(exp)}"#) + ".c2ln"
+    }
+}
+
+/// The lines of `screen` that mention `text`.
+private func lines(_ screen: String, containing text: String) -> [String] {
+    screen.split(separator: "\n").map(String.init).filter { $0.contains(text) }
+}
+
+/// The text right of `label` on its row of the form (up to the box edge).
+private func value(of label: String, in screen: String) -> String? {
+    for line in screen.split(separator: "\n").map(String.init) {
+        guard let range = line.range(of: "│ \(label)  ") else { continue }
+        var rest = String(line[range.upperBound...])
+        if let end = rest.firstIndex(of: "│") { rest = String(rest[..<end]) }
+        return rest.trimmingCharacters(in: .whitespaces)
+    }
+    return nil
+}
+
+/// Reads `stty -a` in the pane's shell and the pane's terminal state.
+private func expectTerminalRestored(_ tmux: TmuxSession) throws {
+    let stty = try tmux.shell("stty -a")
+    let flags = stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init)
+    #expect(flags.contains("icanon"), "stty: \(stty)")
+    #expect(flags.contains("echo"), "stty: \(stty)")
+    #expect(!flags.contains("-echo"))
+    #expect(try tmux.display("#{alternate_on}") == "0")
+    #expect(try tmux.display("#{cursor_flag}") == "1")
+}
+
+extension TerminalUITests {
+    @Test func createVaultThroughTheUI() throws {
+        let fx = try Fixture(create: false)
+        let tmux = try fx.start()
+        var screen = try tmux.waitFor("New master password")
+        #expect(screen.contains("Confirm"))
+        let secret = "Zebra-Quartz-7731"
+        try tmux.type(secret)
+        try tmux.press("Tab")
+        try tmux.type(secret)
+        try tmux.press("C-t", "C-t")
+        screen = try tmux.waitFor("interactive")
+        #expect(!screen.contains(secret))
+        #expect(screen.contains(String(repeating: "•", count: secret.count)))
+        try tmux.press("Enter")
+        try tmux.waitFor("Items 0", timeout: 30)
+        try tmux.press("q")
+        try tmux.waitUntil("fob to exit") { _ in (try? tmux.display("#{pane_dead}")) == "1" }
+        #expect(try tmux.display("#{pane_dead_status}") == "0")
+        let vault = try Vault(url: fx.vaultURL)
+        #expect(throws: KeychainError.self) { try vault.unlock(password: .text("wrong")) }
+        try vault.unlock(password: .text(secret))
+    }
+
+    @Test func unlockWithMaskedPassword() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s3cret")])
+        let tmux = try fx.start()
+        try tmux.waitFor("Master password")
+        let wrong = "Wr0ng-Horse-XQZ"
+        try tmux.type(wrong)
+        var screen = try tmux.waitFor(String(repeating: "•", count: wrong.count))
+        #expect(!screen.contains(wrong))
+        #expect(!screen.contains("github.com"))
+        try tmux.press("Enter")
+        screen = try tmux.waitFor("Wrong master password")
+        #expect(!screen.contains(wrong))
+        try fx.unlock(tmux)
+        screen = try tmux.waitFor("github.com")
+        #expect(screen.contains("ana"))
+        #expect(screen.contains("Retrieved Password"))
+        #expect(!screen.contains("s3cret"))
+    }
+
+    @Test func saveRetrieveAndDeleteThroughTheForm() throws {
+        let fx = try Fixture()
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        try tmux.press("n")
+        try tmux.waitFor("New item")
+        let secret = "Pa55-Sailfish-9"
+        try tmux.type("mail.example")
+        try tmux.press("Tab")
+        try tmux.type("ana")
+        try tmux.press("Tab")
+        try tmux.type(secret)
+        var screen = try tmux.waitFor(String(repeating: "•", count: secret.count))
+        #expect(!screen.contains(secret))
+        try tmux.press("Enter")   // Password -> Save
+        try tmux.press("Enter")   // press Save
+        screen = try tmux.waitFor("Saved")
+        #expect(screen.contains("Items 1"))
+        #expect(try fx.open().item(service: "mail.example", account: "ana").secret == .text(secret))
+
+        // Retrieve: a fresh form with Service and User ID, then the Retrieve button.
+        try tmux.press("Escape")
+        try tmux.press("n")
+        try tmux.type("mail.example")
+        try tmux.press("Tab")
+        try tmux.type("ana")
+        try tmux.press("Tab", "Tab", "Tab")   // Password, Save, Retrieve
+        try tmux.press("Enter")
+        screen = try tmux.waitFor("Retrieved")
+        #expect(value(of: "Retrieved ID", in: screen) == "ana")
+        #expect(value(of: "Retrieved Password", in: screen) == String(repeating: "•", count: secret.count))
+        #expect(!screen.contains(secret))
+        try tmux.press("C-r")
+        screen = try tmux.waitFor(secret)
+        try tmux.press("C-r")
+        try tmux.waitForAbsence(of: secret)
+
+        try tmux.press("Tab")   // Delete
+        try tmux.press("Enter")
+        screen = try tmux.waitFor("Deleted")
+        try tmux.waitFor("Items 0")
+        #expect(throws: KeychainError.self) { try fx.open().item(service: "mail.example", account: "ana") }
+    }
+
+    @Test func filterTheList() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "a"), Fixture.item("gitlab.com", "bo", "b"),
+                                     Fixture.item("mail.example", "cy", "c")])
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        try tmux.waitFor("Items 3")
+        try tmux.press("/")
+        try tmux.type("lab")
+        var screen = try tmux.waitFor("Items 1 of 3")
+        #expect(screen.contains("gitlab.com"))
+        #expect(!screen.contains("github.com"))
+        #expect(!screen.contains("mail.example"))
+        try tmux.press("Enter")   // keeps the filter, back to the list
+        screen = try tmux.waitFor("Items 1 of 3")
+        try tmux.press("Escape")  // clears it
+        screen = try tmux.waitFor("Items 3")
+        #expect(screen.contains("github.com") && screen.contains("mail.example"))
+    }
+
+    @Test func copyWithTmuxClipboardAndClear() throws {
+        let secret = "Clip-Otter-4417"
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", secret)])
+        let tmux = try fx.start(["--clipboard", "tmux", "--clear-after", "2"])
+        try fx.unlock(tmux)
+        try tmux.press("c")
+        try tmux.waitFor("Copied")
+        #expect(try tmux.buffers().contains { $0.contains(secret) })
+        #expect(!(try tmux.capture()).contains(secret))
+        try tmux.waitFor("Clipboard cleared", timeout: 15)
+        #expect(!(try tmux.buffers()).contains { $0.contains(secret) })
+    }
+
+    @Test func idleLockFromTheForm() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s")])
+        let tmux = try fx.start(["--lock-after", "2"])
+        try fx.unlock(tmux)
+        try tmux.press("n")
+        try tmux.type("typed-service-name")
+        try tmux.waitFor("typed-service-name")
+        let screen = try tmux.waitFor("Master password", timeout: 15)
+        #expect(screen.contains("Locked after 2 s"))
+        #expect(!screen.contains("typed-service-name"))
+        #expect(!screen.contains("github.com"))
+    }
+
+    @Test func idleLockFromADialog() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s")])
+        let tmux = try fx.start(["--lock-after", "2"])
+        try fx.unlock(tmux)
+        try tmux.press("d")
+        try tmux.waitFor("Delete item")
+        let screen = try tmux.waitFor("Master password", timeout: 15)
+        #expect(!screen.contains("Delete item"))
+        #expect(!screen.contains("github.com"))
+        #expect(try fx.open().allItems().count == 1)
+        // The dialog is gone for good: y now types into the password field.
+        try tmux.press("y")
+        try tmux.waitFor("•")
+        #expect(try fx.open().allItems().count == 1)
+    }
+
+    @Test func logoutWipeDeletesTokensAndLocks() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw"),
+                                     Fixture.item("api.example", "svc", Fixture.jwt(exp: 1_000_000_000), kind: .token)])
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        var screen = try tmux.waitFor("api.example")
+        #expect(screen.contains("expired"))
+        try tmux.press("W")
+        try tmux.waitFor("Logout")
+        try tmux.press("y")
+        screen = try tmux.waitFor("Master password")
+        #expect(!screen.contains("api.example"))
+        let items = try fx.open().allItems()
+        #expect(items.map(\.service) == ["github.com"])
+    }
+
+    @Test func resizeToTinyAndBackAlsoInADialog() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        try tmux.resize(width: 20, height: 5)
+        try tmux.waitFor("Terminal too small")
+        try tmux.resize(width: 110, height: 32)
+        try tmux.waitFor("Items 1")
+        try tmux.press("d")
+        try tmux.waitFor("Delete item")
+        try tmux.resize(width: 60, height: 12)
+        var screen = try tmux.waitFor("Delete item")
+        #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 60 })
+        try tmux.resize(width: 30, height: 8)
+        try tmux.waitFor("Terminal too small")
+        try tmux.resize(width: 110, height: 32)
+        screen = try tmux.waitFor("Delete item")
+        try tmux.press("n")
+        try tmux.waitForAbsence(of: "Delete item")
+        #expect(try fx.open().allItems().count == 1)
+    }
+
+    @Test func fiveHundredResizesInARow() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        let sizes = [(110, 32), (41, 10), (20, 5), (80, 24), (200, 60), (39, 9)]
+        // Batched into few tmux invocations so the program sees a storm of SIGWINCH.
+        for batch in 0..<10 {
+            var args: [String] = []
+            for i in 0..<50 {
+                let (w, h) = sizes[(batch * 50 + i) % sizes.count]
+                if !args.isEmpty { args.append(";") }
+                args += ["resize-window", "-t", "s", "-x", String(w), "-y", String(h)]
+            }
+            try tmux.run(args)
+        }
+        try tmux.resize(width: 110, height: 32)
+        try tmux.waitFor("Items 1")
+        try tmux.press("j")   // still answering keys
+        #expect(try tmux.display("#{pane_dead}") == "0")
+        try tmux.press("q")
+        try tmux.waitUntil("fob to exit") { _ in (try? tmux.display("#{pane_dead}")) == "1" }
+        #expect(try tmux.display("#{pane_dead_status}") == "0")
+    }
+
+    @Test(arguments: [("C-c", Int32(130)), ("TERM", 143), ("HUP", 129)])
+    func signalsRestoreTheTerminal(_ how: String, _ status: Int32) throws {
+        let fx = try Fixture()
+        let tmux = try fx.startFromShell()
+        try tmux.waitFor("Master password")
+        #expect(try tmux.display("#{alternate_on}") == "1")
+        if how == "C-c" {
+            try tmux.press("C-c")
+        } else {
+            let pid = try tmux.childPID()
+            #expect(kill(pid, how == "TERM" ? SIGTERM : SIGHUP) == 0)
+        }
+        try tmux.waitUntil("the shell") { _ in (try? tmux.display("#{alternate_on}")) == "0" }
+        #expect(try tmux.shell("echo status=$?").contains("status=\(status)"))
+        try expectTerminalRestored(tmux)
+    }
+
+    @Test func suspendAndForeground() throws {
+        let fx = try Fixture()
+        let tmux = try fx.startFromShell()
+        try tmux.waitFor("Master password")
+        try tmux.type("abc")
+        try tmux.waitFor("•••")
+        try tmux.press("C-z")
+        try tmux.waitFor("Stopped")
+        try expectTerminalRestored(tmux)
+        try tmux.type("fg")
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("Master password")
+        #expect(screen.contains("•••"))
+        #expect(try tmux.display("#{alternate_on}") == "1")
+        try tmux.press("Escape")
+        try tmux.waitUntil("the shell") { _ in (try? tmux.display("#{alternate_on}")) == "0" }
+        try expectTerminalRestored(tmux)
+    }
+
+    @Test func backspaceRemovesWholeCharacters() throws {
+        let fx = try Fixture()
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        try tmux.press("n")
+        try tmux.type("åäö€")
+        var screen = try tmux.waitFor("åäö€")
+        try tmux.press("BSpace", "BSpace", "BSpace", "BSpace")
+        screen = try tmux.waitForAbsence(of: "å")
+        #expect(value(of: "Service", in: screen) == "")
+        try tmux.type("svc")
+        try tmux.press("Tab")
+        try tmux.type("ana")
+        try tmux.press("Tab")
+        try tmux.type("åäö€")
+        try tmux.waitFor("••••")
+        try tmux.press("BSpace", "BSpace", "BSpace", "BSpace")
+        screen = try tmux.waitForAbsence(of: "•")
+        try tmux.type("x")
+        try tmux.press("Enter", "Enter")
+        try tmux.waitFor("Saved")
+        let item = try fx.open().item(service: "svc", account: "ana")
+        #expect(item.secret == .text("x"))
+    }
+
+    @Test func bracketedPasteNeverReachesTheField() throws {
+        let fx = try Fixture()
+        let tmux = try fx.start()
+        try fx.unlock(tmux)
+        try tmux.press("n")
+        try tmux.type("svc")
+        try tmux.press("Tab")
+        try tmux.type("ana")
+        try tmux.press("Tab")
+        let pasted = "Pasted-Heron-2024"
+        try tmux.run(["set-buffer", "-b", "p", pasted])
+        try tmux.run(["paste-buffer", "-p", "-d", "-b", "p", "-t", "s"])
+        let screen = try tmux.waitFor(String(repeating: "•", count: pasted.count))
+        #expect(!screen.contains(pasted))
+        #expect(!screen.contains("200~"))
+        try tmux.press("Enter", "Enter")
+        try tmux.waitFor("Saved")
+        #expect(try fx.open().item(service: "svc", account: "ana").secret == .text(pasted))
+    }
+
+    @Test func plainCLocaleShowsReplacements() throws {
+        let fx = try Fixture(items: [Fixture.item("café", "密码", "pw")])
+        let tmux = try fx.start(environment: ["LANG": "C", "LC_ALL": "C"])
+        try tmux.waitFor("Master password")
+        try tmux.type(fx.password)
+        try tmux.waitFor(String(repeating: "*", count: fx.password.count))
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("Items 1")
+        #expect(screen.contains("caf?"))
+        #expect(screen.contains("??"))
+        #expect(try tmux.display("#{pane_dead}") == "0")
+    }
+
+    @Test func noColorLeavesOnlyAttributes() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let coloured = try fx.start()
+        try fx.unlock(coloured)
+        let colourScreen = try coloured.capture(escapes: true)
+        let plain = try fx.start(environment: ["NO_COLOR": "1"])
+        try fx.unlock(plain)
+        let plainScreen = try plain.capture(escapes: true)
+        func hasColour(_ s: String) -> Bool {
+            s.range(of: #"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|48;5;[0-9]+)[;m]"#, options: .regularExpression) != nil
+        }
+        #expect(hasColour(colourScreen))
+        #expect(!hasColour(plainScreen))
+        #expect(plainScreen.contains("\u{1B}[7m") || plainScreen.contains(";7m"))
+    }
+}
