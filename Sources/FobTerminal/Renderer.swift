@@ -164,7 +164,7 @@ public struct Renderer {
     private mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
         let top = 1, height = canvas.rows - 2
         if canvas.columns >= 76 {
-            let listWidth = max(34, canvas.columns * 9 / 20)
+            let listWidth = max(34, canvas.columns / 2)
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
             drawForm(&canvas, main, row: top, column: listWidth, height: height, width: canvas.columns - listWidth)
         } else if main.focus == .list || main.focus == .filter {
@@ -202,7 +202,7 @@ public struct Renderer {
         }
         // Columns: pointer, service, account, kind, expiry.
         let hasExpiry = list.rows.contains { $0.expires != nil }
-        var kindWidth = 8, expiryWidth = hasExpiry ? 16 : 0
+        var kindWidth = 8, expiryWidth = hasExpiry ? 12 : 0
         var nameWidth = inner - 2 - (kindWidth + 1) - (expiryWidth > 0 ? expiryWidth + 1 : 0)
         if nameWidth < 16 {
             kindWidth = 0; expiryWidth = min(expiryWidth, 8)
@@ -254,7 +254,8 @@ public struct Renderer {
         label("Password")
         drawField(&canvas, form.password, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .password)
         y += roomy ? 2 : 1
-        var bx = x + Self.labelWidth
+        let buttonsWidth = 34   // "[ Save ]  [ Retrieve ]  [ Delete ]"
+        var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
         for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)] {
             let used = canvas.put("[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
                                   role: main.focus == focus ? .focus : .button)

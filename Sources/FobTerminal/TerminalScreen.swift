@@ -142,8 +142,7 @@ final class TerminalScreen {
                     i += 1
                 }
                 wide[i] = 0
-                let attrs = theme.attributes(for: cell.role)
-                _ = setcchar(&cc, wide, attrs, 0, nil)
+                _ = setcchar(&cc, wide, theme.attributes(for: cell.role), theme.pair(for: cell.role), nil)
                 _ = mvwadd_wch(win, Int32(row), Int32(col), &cc)
             }
         }

@@ -44,6 +44,7 @@ public struct Theme: Sendable {
     /// Whether colour is in use.
     public let colour: Bool
     private let attributes: [attr_t]
+    private let pairs: [Int16]
 
     /// Sets up colour pairs when the terminal has colours and `NO_COLOR` is
     /// unset or empty. Call after the screen is initialised.
@@ -57,21 +58,28 @@ public struct Theme: Sendable {
         }
         colour = useColour
         var attrs: [attr_t] = []
+        var pairNumbers: [Int16] = []
         for role in Role.allCases {
             let look = Theme.table[role]!
             if useColour {
                 let pair = Int16(role.rawValue + 1)
                 _ = init_pair(pair, look.foreground, look.background)
-                attrs.append(fob_color_pair(Int32(pair)) | Theme.bits(look.colourAttributes))
+                attrs.append(Theme.bits(look.colourAttributes))
+                pairNumbers.append(pair)
             } else {
                 attrs.append(Theme.bits(look.monoAttributes))
+                pairNumbers.append(0)
             }
         }
         attributes = attrs
+        pairs = pairNumbers
     }
 
-    /// The ncurses attributes (colour pair included) for `role`.
+    /// The ncurses video attributes for `role` (without the colour pair).
     func attributes(for role: Role) -> attr_t { attributes[role.rawValue] }
+
+    /// The colour pair for `role`; 0 (the terminal's colours) without colour.
+    func pair(for role: Role) -> Int16 { pairs[role.rawValue] }
 
     private static func bits(_ a: Attributes) -> attr_t {
         var bits = fob_a_normal()

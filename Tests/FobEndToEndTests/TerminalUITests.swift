@@ -87,6 +87,10 @@ private func value(of label: String, in screen: String) -> String? {
     return nil
 }
 
+/// The legend of the item list: Esc has reached the list (a key sent right
+/// after Esc would otherwise arrive as Alt and that key).
+private let listLegend = "Up/Down j/k move"
+
 /// Reads `stty -a` in the pane's shell and the pane's terminal state.
 private func expectTerminalRestored(_ tmux: TmuxSession) throws {
     let stty = try tmux.shell("stty -a")
@@ -163,13 +167,14 @@ extension TerminalUITests {
 
         // Retrieve: a fresh form with Service and User ID, then the Retrieve button.
         try tmux.press("Escape")
+        try tmux.waitFor(listLegend)
         try tmux.press("n")
         try tmux.type("mail.example")
         try tmux.press("Tab")
         try tmux.type("ana")
         try tmux.press("Tab", "Tab", "Tab")   // Password, Save, Retrieve
         try tmux.press("Enter")
-        screen = try tmux.waitFor("Retrieved")
+        screen = try tmux.waitUntil("the Retrieved message") { value(of: "Message", in: $0) == "Retrieved" }
         #expect(value(of: "Retrieved ID", in: screen) == "ana")
         #expect(value(of: "Retrieved Password", in: screen) == String(repeating: "•", count: secret.count))
         #expect(!screen.contains(secret))
@@ -180,7 +185,7 @@ extension TerminalUITests {
 
         try tmux.press("Tab")   // Delete
         try tmux.press("Enter")
-        screen = try tmux.waitFor("Deleted")
+        screen = try tmux.waitUntil("the Deleted message") { value(of: "Message", in: $0) == "Deleted" }
         try tmux.waitFor("Items 0")
         #expect(throws: KeychainError.self) { try fx.open().item(service: "mail.example", account: "ana") }
     }
@@ -321,7 +326,9 @@ extension TerminalUITests {
             #expect(kill(pid, how == "TERM" ? SIGTERM : SIGHUP) == 0)
         }
         try tmux.waitUntil("the shell") { _ in (try? tmux.display("#{alternate_on}")) == "0" }
-        #expect(try tmux.shell("echo status=$?").contains("status=\(status)"))
+        try tmux.type("echo status=$?")
+        try tmux.press("Enter")
+        try tmux.waitFor("status=\(status)")
         try expectTerminalRestored(tmux)
     }
 
