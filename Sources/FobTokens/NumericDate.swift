@@ -106,7 +106,7 @@ public enum TimeText {
         return f.string(from: date)
     }
 
-    /// A duration in the two largest units: `45s`, `4m`, `2h 5m`, `3d 4h`.
+    /// A duration in the two largest units: `45s`, `4m`, `2h 5m`, `3d 4h`, `10y 239d`.
     /// - Parameter seconds: the duration in seconds (its sign is ignored).
     public static func duration(_ seconds: TimeInterval) -> String {
         let s = Int(abs(seconds).rounded(.down))
@@ -116,8 +116,12 @@ public enum TimeText {
             let m = (s % 3600) / 60
             return m == 0 ? "\(s / 3600)h" : "\(s / 3600)h \(m)m"
         }
-        let h = (s % 86_400) / 3600
-        return h == 0 ? "\(s / 86_400)d" : "\(s / 86_400)d \(h)h"
+        if s < 365 * 86_400 {
+            let h = (s % 86_400) / 3600
+            return h == 0 ? "\(s / 86_400)d" : "\(s / 86_400)d \(h)h"
+        }
+        let d = (s % (365 * 86_400)) / 86_400
+        return d == 0 ? "\(s / (365 * 86_400))y" : "\(s / (365 * 86_400))y \(d)d"
     }
 
     /// `expires in 4m` or `expired 2h 5m ago`, relative to `now`.

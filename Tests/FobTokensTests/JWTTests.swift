@@ -146,6 +146,7 @@ func makeToken(header: String = #"{"alg":"HS256","typ":"JWT"}"#, claims: String,
         #expect(TimeText.duration(3600) == "1h")
         #expect(TimeText.duration(7500) == "2h 5m")
         #expect(TimeText.duration(-(3 * 86_400 + 4 * 3600 + 5)) == "3d 4h")
+        #expect(TimeText.duration(10 * 365 * 86_400 + 239 * 86_400 + 7) == "10y 239d")
     }
 
     @Test func relativeExpiry() {
