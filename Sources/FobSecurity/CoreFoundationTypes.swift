@@ -25,11 +25,12 @@ public typealias CFData = Data
 /// An array (Apple's `CFArray`); here an `[Any]`.
 public typealias CFArray = [Any]
 
-/// A boolean (Apple's `CFBoolean`); here a `Bool`.
-public typealias CFBoolean = Bool
+/// A boolean object (Apple's `CFBoolean`); here an `NSNumber`, so that it
+/// fits both `[String: Any]` and `[String: AnyObject]` dictionaries.
+public typealias CFBoolean = NSNumber
 
 /// `true`, declared implicitly unwrapped as Apple's is, so `kCFBooleanTrue!` compiles.
-public let kCFBooleanTrue: CFBoolean! = true
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 
 /// `false`, declared implicitly unwrapped as Apple's is, so `kCFBooleanFalse!` compiles.
-public let kCFBooleanFalse: CFBoolean! = false
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
