@@ -238,10 +238,20 @@ struct ParsedDictionary {
             default: throw SecItemFailure(errSecParam, "unknown kSecMatchLimit value \"\(name)\"")
             }
         }
-        if value is Bool { throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int") }
+        if isBoolean(value) { throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int") }
         if let count = value as? Int, count >= 1 { return count == 1 ? .one : .count(count) }
         throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int")
     }
+}
+
+/// Whether `value` is a boolean (`Bool`, or an `NSNumber` made from one)
+/// rather than a number, as `CFBoolean` differs from `CFNumber`.
+func isBoolean(_ value: Any) -> Bool {
+    if type(of: value) == Bool.self { return true }
+    if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
+        return String(cString: number.objCType) == "c"
+    }
+    return false
 }
 
 /// The value inside an `Optional` stored as `Any` (as `kCFBooleanTrue` is when
