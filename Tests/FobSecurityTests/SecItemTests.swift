@@ -5,15 +5,18 @@ import Foundation
 import Testing
 
 /// Every FobSecurity test shares the process-wide vault configuration, so the
-/// suite runs its tests one at a time (each on its own temporary vault).
+/// suite runs its tests one at a time (each on its own temporary vault), and
+/// holds ``SharedSettingLock/secItemVault`` against tests of other targets.
 @Suite(.serialized)
 struct SecItemTests {
     /// Runs `body` with a fresh temporary vault configured for `SecItem…` calls.
     static func withVault<R>(_ body: (TestVault) throws -> R) throws -> R {
         let test = try TestVault()
-        FobKeychain.configure(vault: test.vault)
-        defer { FobKeychain.reset() }
-        return try body(test)
+        return try SharedSettingLock.secItemVault.withLock {
+            FobKeychain.configure(vault: test.vault)
+            defer { FobKeychain.reset() }
+            return try body(test)
+        }
     }
 
     static func genericPassword(_ service: String, _ account: String, _ secret: String? = nil,

@@ -24,9 +24,11 @@ extension SecItemTests {
 
     /// Runs `body` after configuring `environment`, then restores the default.
     static func withEnvironment<R>(_ environment: [String: String], _ body: () throws -> R) rethrows -> R {
-        FobKeychain.configure(environment: environment)
-        defer { FobKeychain.reset() }
-        return try body()
+        try SharedSettingLock.secItemVault.withLock {
+            FobKeychain.configure(environment: environment)
+            defer { FobKeychain.reset() }
+            return try body()
+        }
     }
 
     @Test func opensTheVaultNamedByTheEnvironment() throws {
@@ -112,28 +114,32 @@ extension SecItemTests {
 
     @Test func aLockedConfiguredVaultAllowsNoInteraction() throws {
         let test = try TestVault()
-        FobKeychain.configure(vault: test.vault)
-        defer { FobKeychain.reset() }
-        #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
-        test.vault.lock()
-        var result: AnyObject?
-        #expect(SecItemCopyMatching(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary, &result) == errSecInteractionNotAllowed)
-        #expect(result == nil)
-        #expect(SecItemAdd(Self.genericPassword("s", "b", "x") as CFDictionary, nil) == errSecInteractionNotAllowed)
-        #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: Data()] as CFDictionary) == errSecInteractionNotAllowed)
-        #expect(SecItemDelete(Self.genericPassword("s", "a") as CFDictionary) == errSecInteractionNotAllowed)
-        try test.vault.unlock(password: test.password)
-        #expect(Self.secret("s", "a") == Data("x".utf8))
+        try SharedSettingLock.secItemVault.withLock {
+            FobKeychain.configure(vault: test.vault)
+            defer { FobKeychain.reset() }
+            #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
+            test.vault.lock()
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary, &result) == errSecInteractionNotAllowed)
+            #expect(result == nil)
+            #expect(SecItemAdd(Self.genericPassword("s", "b", "x") as CFDictionary, nil) == errSecInteractionNotAllowed)
+            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: Data()] as CFDictionary) == errSecInteractionNotAllowed)
+            #expect(SecItemDelete(Self.genericPassword("s", "a") as CFDictionary) == errSecInteractionNotAllowed)
+            try test.vault.unlock(password: test.password)
+            #expect(Self.secret("s", "a") == Data("x".utf8))
+        }
     }
 
     @Test func resetForgetsTheConfiguredVault() throws {
         let test = try TestVault()
-        FobKeychain.configure(vault: test.vault)
-        #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
-        FobKeychain.configure(environment: [:])
-        #expect(SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecInteractionNotAllowed)
-        FobKeychain.reset()
-        // The vault given to configure(vault:) is not locked by the library.
-        #expect(!test.vault.isLocked)
+        SharedSettingLock.secItemVault.withLock {
+            FobKeychain.configure(vault: test.vault)
+            #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
+            FobKeychain.configure(environment: [:])
+            #expect(SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecInteractionNotAllowed)
+            FobKeychain.reset()
+            // The vault given to configure(vault:) is not locked by the library.
+            #expect(!test.vault.isLocked)
+        }
     }
 }
