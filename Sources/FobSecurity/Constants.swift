@@ -39,6 +39,22 @@ public let kSecAttrModificationDate: CFString = "mdat"
 /// Application-defined bytes (`"gena"`), a `Data`; stored encrypted but not secret.
 public let kSecAttrGeneric: CFString = "gena"
 
+// MARK: - Fob's own attribute
+
+/// Fob's item kind (`"fob_kind"`), one of ``kFobKindPassword`` (the default),
+/// ``kFobKindToken``, ``kFobKindOAuth``, ``kFobKindNote``. Not an Apple key:
+/// use it under `#if !canImport(Security)`. Token and OAuth items are the
+/// ones `fob logout` deletes.
+public let kFobAttrKind: CFString = "fob_kind"
+/// A password (the default kind).
+public let kFobKindPassword: CFString = "password"
+/// A session token: deleted by `fob logout`.
+public let kFobKindToken: CFString = "token"
+/// An OAuth token set: deleted by `fob logout`.
+public let kFobKindOAuth: CFString = "oauth"
+/// A note.
+public let kFobKindNote: CFString = "note"
+
 // MARK: - Attributes Fob does not store (errSecNoSuchAttr)
 
 /// `"desc"`: not stored by Fob; using it answers `errSecNoSuchAttr`.

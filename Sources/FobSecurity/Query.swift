@@ -40,13 +40,14 @@ struct AttributeValues {
     var label: String?
     var comment: String?
     var accessible: Accessibility?
+    var kind: ItemKind?
     var generic: Data?
     var created: Date?
     var modified: Date?
 
     var isEmpty: Bool {
         service == nil && account == nil && accessGroup == nil && label == nil && comment == nil
-            && accessible == nil && generic == nil && created == nil && modified == nil
+            && accessible == nil && kind == nil && generic == nil && created == nil && modified == nil
     }
 
     /// Whether the attributes the store cannot match on are given (they are matched here).
@@ -55,7 +56,7 @@ struct AttributeValues {
     /// The part of the match the store answers.
     func storeQuery(_ itemClass: ItemClass) -> ItemQuery {
         ItemQuery(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
-                  label: label, accessible: accessible)
+                  label: label, kind: kind, accessible: accessible)
     }
 
     /// Whether `item` matches every attribute given (strings byte for byte, as the Keychain does).
@@ -70,7 +71,7 @@ struct AttributeValues {
     /// These values as store changes.
     func changes(secret: SecretBytes?) -> ItemChanges {
         ItemChanges(service: service, account: account, accessGroup: accessGroup,
-                    label: label.map { .some($0) }, comment: comment.map { .some($0) },
+                    label: label.map { .some($0) }, comment: comment.map { .some($0) }, kind: kind,
                     accessible: accessible, generic: generic.map { .some(Array($0)) }, secret: secret)
     }
 }
@@ -84,6 +85,7 @@ extension ItemQuery {
         if let g = accessGroup, !g.utf8.elementsEqual(item.accessGroup.utf8) { return false }
         if let l = label, !l.utf8.elementsEqual((item.label ?? "").utf8) { return false }
         if let x = accessible, x != item.accessible { return false }
+        if let k = kind, k != item.kind { return false }
         return true
     }
 }
@@ -159,6 +161,10 @@ struct ParsedDictionary {
             default:
                 throw SecItemFailure(errSecParam, "unknown kSecAttrAccessible value \"\(name)\"")
             }
+        case kFobAttrKind:
+            let name = try string(key, value)
+            guard let kind = ItemKind(rawValue: name) else { throw SecItemFailure(errSecParam, "unknown kFobAttrKind value \"\(name)\"") }
+            attributes.kind = kind
         case kSecAttrCreationDate, kSecAttrModificationDate:
             guard role.isQuery else { throw SecItemFailure(errSecParam, "\(key) is set by the store and cannot be written") }
             guard let date = value as? Date else { throw wrongType(key, "a Date") }

@@ -31,7 +31,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let values = parsed.attributes
         let item = Item(itemClass: itemClass, service: values.service ?? "", account: values.account ?? "",
                         accessGroup: values.accessGroup ?? "", label: values.label, comment: values.comment,
-                        accessible: values.accessible ?? .whenUnlocked, generic: values.generic.map { Array($0) },
+                        kind: values.kind ?? .password, accessible: values.accessible ?? .whenUnlocked, generic: values.generic.map { Array($0) },
                         secret: SecretBytes(parsed.data ?? Data()))
         let answer: AnyObject? = try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) -> AnyObject? in
             try store { () throws(KeychainError) in try vault.add(item) }
@@ -220,6 +220,7 @@ private func attributeDictionary(_ item: Item, withData: Bool) -> [String: Any] 
         kSecAttrCreationDate: item.created,
         kSecAttrModificationDate: item.modified,
         kSecAttrSynchronizable: false,
+        kFobAttrKind: item.kind.rawValue,
     ]
     if let label = item.label { out[kSecAttrLabel] = label }
     if let comment = item.comment { out[kSecAttrComment] = comment }
