@@ -33,7 +33,7 @@ let package = Package(
         // Helpers shared by the test targets: temporary vaults, child processes, tmux.
         .target(name: "FobTestSupport", dependencies: ["FobStore"]),
 
-        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobStore", "FobTokens", "FobTestSupport"]),
