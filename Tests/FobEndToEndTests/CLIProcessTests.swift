@@ -342,7 +342,7 @@ private let bullet = "•"
                 let command = index == 0 ? "add" : "save"
                 return (try FobProcess.start([command, "kill", account], environment: v.environment, stdin: Array(secret.utf8)), account, secret)
             }
-            usleep(UInt32.random(in: 0..<40_000, using: &generator))
+            usleep(UInt32.random(in: 0..<120_000, using: &generator))
             for (child, _, _) in writers { child.send(signal: SIGKILL) }
             for (child, account, secret) in writers {
                 let result = child.wait(timeout: 60)
@@ -353,7 +353,9 @@ private let bullet = "•"
             }
         }
         #expect(VaultFile.integrityCheck(v.path) == "ok")
-        print("DEBUG acknowledged \(acknowledged.count) killed \(killed)")
+        // Both outcomes happened: some writers finished, some were killed mid-way.
+        #expect(!acknowledged.isEmpty)
+        #expect(killed > 0)
         let vault = try v.open()
         for (account, secret) in acknowledged {
             #expect(try vault.item(service: "kill", account: account).secret?.unsafeString == secret, "\(account)")
@@ -400,9 +402,8 @@ private let bullet = "•"
                                         environment: FobProcess.baseEnvironment.merging(environment) { $1 }, stdin: big)
         }
         expectClean(full)
-        print("DEBUG disk full mounted=\(mounted.status) \(full.stderrText)")
         #expect(full.status == 1, "\(full.stderrText)")
-        #expect(full.stderrText.hasPrefix("fob: I/O error: "))
+        #expect(full.stderrText.hasPrefix("fob: I/O error: disk full: "), "\(full.stderrText)")
         #expect(full.stderrText.contains("errSecIO"))
         #expect(VaultFile.integrityCheck(vaultPath) == "ok")
         let listing = try FobProcess.run(["ls", "--json"], environment: environment)
