@@ -118,9 +118,18 @@ struct ParsedDictionary {
         if role != .updateAttributes, itemClass == nil {
             throw SecItemFailure(errSecParam, "kSecClass is missing")
         }
-        if case .stored(let c)? = itemClass {
-            if c == .genericPassword, serverGiven { throw SecItemFailure(errSecNoSuchAttr, "kSecAttrServer is not an attribute of kSecClassGenericPassword") }
-            if c == .internetPassword, serviceGiven { throw SecItemFailure(errSecNoSuchAttr, "kSecAttrService is not an attribute of kSecClassInternetPassword") }
+        if case .stored(let c)? = itemClass { try checkAttributes(of: c) }
+    }
+
+    /// Checks that the service-like attribute given is the one `itemClass`
+    /// has: `kSecAttrService` for generic, `kSecAttrServer` for internet passwords.
+    /// - Throws: `errSecNoSuchAttr` otherwise.
+    func checkAttributes(of itemClass: ItemClass) throws(SecItemFailure) {
+        if itemClass == .genericPassword, serverGiven {
+            throw SecItemFailure(errSecNoSuchAttr, "kSecAttrServer is not an attribute of kSecClassGenericPassword")
+        }
+        if itemClass == .internetPassword, serviceGiven {
+            throw SecItemFailure(errSecNoSuchAttr, "kSecAttrService is not an attribute of kSecClassInternetPassword")
         }
     }
 

@@ -108,6 +108,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         guard case .stored(let itemClass)? = parsed.itemClass else {
             throw SecItemFailure(errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
         }
+        try update.checkAttributes(of: itemClass)
         let changes = update.attributes.changes(secret: update.data.map { SecretBytes($0) })
         try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
