@@ -17,6 +17,9 @@ extension FobCLI {
             RemoveCommand.self,
             ListCommand.self,
             PasswdCommand.self,
+            JWTCommand.self,
+            PKCECommand.self,
+            OAuthCommand.self,
         ]
     }
 
