@@ -1,9 +1,119 @@
 @preconcurrency import Glibc
+import FobStore
 
-/// The `fob` command line.
+/// The `fob` command line: global options, the command registry
+/// (``commands``), help, and the mapping of errors to exit statuses.
 public enum FobCLI {
-    /// Runs `fob` with the process's arguments and exits with its status.
+    /// `fob --version`.
+    public static let version = "0.1.0"
+
+    /// Runs `fob` with the process's arguments, environment, streams and
+    /// terminal, and exits with its status. Applies ``ProcessHardening`` first.
     public static func main() -> Never {
-        exit(0)
+        ProcessHardening.apply()
+        exit(run(.live()))
+    }
+
+    /// Runs one `fob` command line against `context` and returns the exit
+    /// status, writing results to its standard output and errors (one line,
+    /// `fob: …`) to its standard error. Never exits the process, so tests
+    /// call it in process.
+    /// - Parameter context: the arguments and process state.
+    /// - Returns: 0 on success; 2 for a usage error; else the status of the
+    ///   error (``KeychainError/exitStatus``, ``CLIFailure/status``).
+    public static func run(_ context: CLIContext) -> Int32 {
+        do {
+            return try dispatch(context)
+        } catch let error as UsageError {
+            context.standardError.write("fob: \(error.message)\n\(error.hint)\n")
+            return 2
+        } catch let error as KeychainError {
+            context.standardError.write("fob: \(error.description)\n")
+            return error.exitStatus
+        } catch let error as CLIFailure {
+            context.standardError.write("fob: \(error.message)\n")
+            return error.status
+        } catch let error as PromptError {
+            let keychainError: KeychainError
+            switch error {
+            case .noTerminal: keychainError = .interactionNotAllowed("no terminal to ask on")
+            case .interrupted: keychainError = .io("interrupted")
+            case .tooLong(let limit): keychainError = .param("the text typed is longer than \(limit) bytes")
+            }
+            context.standardError.write("fob: \(keychainError.description)\n")
+            return keychainError.exitStatus
+        } catch {
+            context.standardError.write("fob: \(error)\n")
+            return 1
+        }
+    }
+
+    private static func dispatch(_ context: CLIContext) throws -> Int32 {
+        let split = try CommandLineSplit.split(context.arguments)
+        if split.version {
+            context.standardOutput.write("fob \(version)\n")
+            return 0
+        }
+        guard let name = split.command else {
+            if split.help {
+                context.standardOutput.write(helpText)
+                return 0
+            }
+            if let first = split.rest.first(where: { $0 != "--" }) ?? split.rest.first {
+                throw UsageError(first.hasPrefix("-") ? "unknown option '\(first)'" : "unexpected argument '\(first)'")
+            }
+            let globals = try GlobalOptions(given: split.globals, environment: context.environment)
+            let invocation = Invocation(command: "", arguments: ParsedArguments(), globals: globals, context: context)
+            return try interactiveCommand.run(invocation)
+        }
+        guard let command = command(named: name) else {
+            throw UsageError("unknown command '\(name)'")
+        }
+        if split.help {
+            context.standardOutput.write(command.helpText)
+            return 0
+        }
+        let arguments = try ParsedArguments.parse(split.rest, options: command.options, positionals: command.positionals,
+                                                  optionalCount: command.optionalPositionals, command: name)
+        let globals = try GlobalOptions(given: split.globals, environment: context.environment)
+        return try command.run(Invocation(command: name, arguments: arguments, globals: globals, context: context))
+    }
+
+    /// The registered command with this name.
+    public static func command(named name: String) -> (any FobCommand.Type)? {
+        commands.first { $0.name == name }
+    }
+
+    /// The text of `fob --help`: usage, every command with its summary
+    /// (under `Commands:`, one per line), the global options and their variables.
+    public static var helpText: String {
+        var text = """
+            fob \(version): a keychain for the Linux terminal
+
+            Usage:
+              fob [global options]                        start the terminal UI
+              fob [global options] COMMAND [ARGUMENTS]    run one command
+
+            Commands:
+
+            """
+        text += HelpFormatter.table(commands.map { ($0.name, $0.summary) })
+        text += "\nGlobal options (before or after the command):\n"
+        text += HelpFormatter.table(GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") })
+        text += HelpFormatter.table([("-h, --help", "show help (fob COMMAND --help for a command)"),
+                                     ("--version", "show the version")])
+        text += """
+
+            Secrets are read from standard input (one trailing newline dropped
+            unless --raw), or asked with a masked prompt on a terminal; never
+            from the command line.
+
+            Exit status: 0 success, 1 other failure, 2 usage error, 36 no master
+            password without a terminal, 44 item not found, 45 duplicate item,
+            50 no vault, 51 wrong master password, 93 vault damaged or not a Fob vault.
+            See fob(1).
+
+            """
+        return text
     }
 }

@@ -1,0 +1,188 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+
+/// The process state a `fob` run sees: arguments, environment, the three
+/// standard streams, the controlling terminal and the KDF presets.
+///
+/// ``FobCLI/main()`` builds the live one; tests build their own and call
+/// ``FobCLI/run(_:)`` in process.
+public struct CLIContext {
+    /// The arguments after the program name.
+    public var arguments: [String]
+    /// The environment variables (`FOB_VAULT`, `HOME`, …).
+    public var environment: [String: String]
+    /// Standard input: secrets and `--password-file -` are read from here.
+    public var standardInput: any ByteSource
+    /// Standard output: command results.
+    public var standardOutput: any ByteSink
+    /// Standard error: one-line error messages and notices.
+    public var standardError: any ByteSink
+    /// Whether standard input is a terminal; then secrets are asked with a
+    /// masked prompt instead of read from standard input.
+    public var standardInputIsTerminal: Bool
+    /// The controlling terminal, for masked prompts (master password, secrets).
+    public var terminal: any SecretPrompter
+    /// Maps a `--kdf` preset name to Argon2id costs (tests map every preset
+    /// to a fast one).
+    public var kdfParameters: @Sendable (KDFParameters.Preset) -> KDFParameters
+
+    /// - Parameters:
+    ///   - arguments: the arguments after the program name.
+    ///   - environment: the environment variables.
+    ///   - standardInput: where secrets and `--password-file -` come from.
+    ///   - standardOutput: where results go.
+    ///   - standardError: where errors go.
+    ///   - standardInputIsTerminal: whether to prompt instead of reading standard input.
+    ///   - terminal: the masked prompt on the controlling terminal.
+    ///   - kdfParameters: the costs of each `--kdf` preset.
+    public init(arguments: [String],
+                environment: [String: String] = [:],
+                standardInput: any ByteSource = BufferSource([]),
+                standardOutput: any ByteSink = BufferSink(),
+                standardError: any ByteSink = BufferSink(),
+                standardInputIsTerminal: Bool = false,
+                terminal: any SecretPrompter = NoTerminal(),
+                kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) }) {
+        self.arguments = arguments
+        self.environment = environment
+        self.standardInput = standardInput
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.standardInputIsTerminal = standardInputIsTerminal
+        self.terminal = terminal
+        self.kdfParameters = kdfParameters
+    }
+
+    /// The real process: `CommandLine.arguments`, the process environment,
+    /// file descriptors 0, 1 and 2, and `/dev/tty`.
+    public static func live() -> CLIContext {
+        CLIContext(arguments: Array(CommandLine.arguments.dropFirst()),
+                   environment: ProcessInfo.processInfo.environment,
+                   standardInput: FileDescriptorSource(fd: STDIN_FILENO),
+                   standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
+                   standardError: FileDescriptorSink(fd: STDERR_FILENO),
+                   standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
+                   terminal: ControllingTerminal())
+    }
+}
+
+// MARK: - Byte streams
+
+/// A stream of input bytes: standard input, or a buffer in tests.
+public protocol ByteSource: AnyObject {
+    /// Reads up to `buffer.count` bytes into `buffer`.
+    /// - Returns: how many bytes were read; 0 at the end of the input.
+    /// - Throws: `KeychainError.io` when reading fails.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KeychainError) -> Int
+}
+
+/// Reads a file descriptor (retrying on `EINTR`); does not close it.
+public final class FileDescriptorSource: ByteSource {
+    /// The descriptor read from.
+    public let fd: Int32
+    /// What the descriptor is, for error messages, such as `standard input`.
+    public let name: String
+
+    /// - Parameters:
+    ///   - fd: an open file descriptor.
+    ///   - name: what it is, for error messages.
+    public init(fd: Int32, name: String = "standard input") {
+        self.fd = fd
+        self.name = name
+    }
+
+    /// Reads with `read(2)`.
+    /// - Throws: `KeychainError.io` naming the system error.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(KeychainError) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw .io("cannot read \(name): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// Bytes held in memory, read once from the start (for tests).
+public final class BufferSource: ByteSource {
+    private var bytes: [UInt8]
+    private var position = 0
+
+    /// - Parameter bytes: the whole input.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The UTF-8 bytes of `text`.
+    public convenience init(text: String) { self.init(Array(text.utf8)) }
+
+    /// Copies the next bytes; never fails.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(KeychainError) -> Int {
+        let n = min(buffer.count, bytes.count - position)
+        if n > 0 {
+            bytes.withUnsafeBytes { src in
+                buffer.baseAddress!.copyMemory(from: src.baseAddress! + position, byteCount: n)
+            }
+        }
+        position += n
+        return n
+    }
+
+    deinit { bytes.wipe() }
+}
+
+/// Where output bytes go: a file descriptor, or a buffer in tests.
+public protocol ByteSink: AnyObject {
+    /// Writes all of `bytes`. Output errors (a closed pipe) are ignored: the
+    /// command's own result decides the exit status.
+    func write(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension ByteSink {
+    /// Writes the UTF-8 bytes of `text`.
+    public func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes `bytes`.
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes a secret's bytes without copying them into ordinary memory.
+    public func write(_ secret: SecretBytes) {
+        secret.withUnsafeBytes { write($0) }
+    }
+}
+
+/// Writes to a file descriptor (retrying on `EINTR` and short writes); does not close it.
+public final class FileDescriptorSink: ByteSink {
+    /// The descriptor written to.
+    public let fd: Int32
+
+    /// - Parameter fd: an open file descriptor.
+    public init(fd: Int32) { self.fd = fd }
+
+    /// Writes with `write(2)` until everything is written or an error other than `EINTR`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
+}
+
+/// Collects output in memory (for tests).
+public final class BufferSink: ByteSink {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Appends `bytes`.
+    public func write(_ bytes: UnsafeRawBufferPointer) { self.bytes.append(contentsOf: bytes) }
+
+    /// Everything written so far as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import FobStore
+
+/// One `fob` subcommand.
+///
+/// To add a command: write a type conforming to `FobCommand` in its own
+/// file under `Sources/FobCLI/Commands/`, and add one line naming it to
+/// ``FobCLI/commands`` in `CommandRegistry.swift`. Then describe it in
+/// `Assets/fob.1` (a test fails when `fob --help` names a command, or a
+/// command has an option, that the man page lacks).
+///
+/// ```swift
+/// enum PingCommand: FobCommand {
+///     static let name = "ping"
+///     static let summary = "print pong"
+///     static let options: [OptionSpec] = [.flag("--loud", help: "shout")]
+///     static func run(_ invocation: Invocation) throws -> Int32 {
+///         invocation.standardOutput.write(invocation.arguments.flag("--loud") ? "PONG\n" : "pong\n")
+///         return 0
+///     }
+/// }
+/// ```
+///
+/// The runner handles `--help`/`-h`, the global options and error
+/// reporting: `run` throws ``KeychainError`` (exit status
+/// ``KeychainError/exitStatus``), ``UsageError`` (exit 2),
+/// ``CLIFailure`` (its own status) or ``PromptError``, and returns the exit
+/// status on success (normally 0).
+public protocol FobCommand {
+    /// The word on the command line, such as `get`.
+    static var name: String { get }
+    /// One line for `fob --help`.
+    static var summary: String { get }
+    /// The positional arguments' names, such as `["SERVICE", "ACCOUNT"]`.
+    static var positionals: [String] { get }
+    /// How many of the trailing ``positionals`` may be left out.
+    static var optionalPositionals: Int { get }
+    /// The command's own options (global options are added by the runner).
+    static var options: [OptionSpec] { get }
+    /// More text for `fob NAME --help`, after the usage and options; may be empty.
+    static var discussion: String { get }
+    /// Runs the command.
+    /// - Parameter invocation: the parsed arguments, global options and process state.
+    /// - Returns: the exit status.
+    /// - Throws: ``KeychainError``, ``UsageError``, ``CLIFailure`` or ``PromptError``.
+    static func run(_ invocation: Invocation) throws -> Int32
+}
+
+extension FobCommand {
+    public static var positionals: [String] { [] }
+    public static var optionalPositionals: Int { 0 }
+    public static var options: [OptionSpec] { [] }
+    public static var discussion: String { "" }
+
+    /// `fob NAME SERVICE ACCOUNT [--label T] …`
+    public static var usage: String {
+        var parts = ["fob", name]
+        let required = positionals.count - optionalPositionals
+        for (index, positional) in positionals.enumerated() {
+            parts.append(index < required ? positional : "[\(positional)]")
+        }
+        parts += options.map { "[\($0.synopsis)]" }
+        return parts.joined(separator: " ")
+    }
+
+    /// The text of `fob NAME --help`.
+    public static var helpText: String {
+        var text = "Usage: \(usage)\n\n\(summary)\n"
+        if !options.isEmpty {
+            text += "\nOptions:\n"
+            text += HelpFormatter.table(options.map { ($0.synopsis, $0.help) })
+        }
+        if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        text += "\nGlobal options (also accepted here): "
+        text += GlobalOptions.specs.map(\.option.name).joined(separator: ", ") + "; see 'fob --help'.\n"
+        return text
+    }
+}
+
+/// Column layout for help texts.
+enum HelpFormatter {
+    static func table(_ rows: [(String, String)], indent: Int = 2) -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { left, right in
+            String(repeating: " ", count: indent) + left + String(repeating: " ", count: width - left.count + 2) + right + "\n"
+        }.joined()
+    }
+}
+
+/// What a running command gets: its arguments, the global options, the
+/// process state, and helpers for the vault, the master password and secrets.
+public final class Invocation {
+    /// The command's name as typed.
+    public let command: String
+    /// The command's parsed arguments.
+    public let arguments: ParsedArguments
+    /// The global options (command line, then environment).
+    public let globals: GlobalOptions
+    /// The process state.
+    public let context: CLIContext
+
+    /// - Parameters:
+    ///   - command: the command's name.
+    ///   - arguments: its parsed arguments.
+    ///   - globals: the global options.
+    ///   - context: the process state.
+    public init(command: String, arguments: ParsedArguments, globals: GlobalOptions, context: CLIContext) {
+        self.command = command
+        self.arguments = arguments
+        self.globals = globals
+        self.context = context
+    }
+
+    /// Standard output.
+    public var standardOutput: any ByteSink { context.standardOutput }
+    /// Standard error.
+    public var standardError: any ByteSink { context.standardError }
+    /// Standard input, shared by the password reader and the secret reader.
+    private lazy var input = InputReader(source: context.standardInput)
+
+    /// Opens the vault of `--vault`, locked.
+    /// - Throws: `.noSuchKeychain` (exit 50) when there is none; `.decode`, `.io`.
+    public func openVault() throws(KeychainError) -> Vault {
+        try Vault(url: globals.vaultURL)
+    }
+
+    /// Opens the vault and unlocks it with the master password (from
+    /// `--password-file`, else a masked prompt on the terminal).
+    /// - Throws: `.noSuchKeychain`, `.authFailed` (51), `.interactionNotAllowed`
+    ///   (36, no terminal and no password file), `.decode`, `.io`; ``CLIFailure``
+    ///   when the prompt is interrupted.
+    public func unlockedVault() throws -> Vault {
+        let vault = try openVault()
+        let password = try masterPassword(prompt: "Master password: ")
+        try vault.unlock(password: password)
+        return vault
+    }
+
+    /// The master password: the first line of `--password-file` (`-` =
+    /// standard input, up to its first newline), else asked once on the
+    /// controlling terminal.
+    /// - Parameter prompt: the prompt shown on the terminal.
+    /// - Throws: `.interactionNotAllowed` when there is neither a password
+    ///   file nor a terminal; `.io` when the file cannot be read; ``CLIFailure``
+    ///   on Ctrl-C; `.param` past ``Vault/maxPasswordBytes``.
+    public func masterPassword(prompt: String) throws -> SecretBytes {
+        if let path = globals.passwordFile {
+            return try readPasswordFile(path)
+        }
+        return try ask(prompt, maxBytes: Vault.maxPasswordBytes, what: "the master password")
+    }
+
+    /// A new master password: the first line of `file` when given, else
+    /// asked twice on the terminal.
+    /// - Parameters:
+    ///   - file: a path, `-` for standard input, or `nil` to prompt.
+    ///   - prompt: the first prompt, such as `"New master password: "`.
+    /// - Throws: as ``masterPassword(prompt:)``, and ``CLIFailure`` when the
+    ///   two entries differ.
+    public func newMasterPassword(file: String?, prompt: String) throws -> SecretBytes {
+        if let file { return try readPasswordFile(file) }
+        let first = try ask(prompt, maxBytes: Vault.maxPasswordBytes, what: "a new master password")
+        let second = try ask("Confirm: ", maxBytes: Vault.maxPasswordBytes, what: "a new master password")
+        guard first == second else { throw CLIFailure("the two passwords differ; nothing was changed") }
+        return first
+    }
+
+    /// An item's secret: a masked prompt (asked twice) when standard input
+    /// is a terminal; otherwise all of standard input, with one trailing
+    /// `\n` or `\r\n` dropped unless `raw`.
+    /// - Parameters:
+    ///   - raw: keep every byte of standard input.
+    ///   - what: names the item in the prompt, such as `service "mail", account "ana"`.
+    /// - Throws: `.param` past 1 MiB; `.io`; ``CLIFailure`` when the two entries differ or on Ctrl-C.
+    public func readItemSecret(raw: Bool, what: String) throws -> SecretBytes {
+        if context.standardInputIsTerminal {
+            let first = try ask("Secret for \(what): ", maxBytes: Item.maxSecretBytes, what: "the secret")
+            let second = try ask("Retype the secret: ", maxBytes: Item.maxSecretBytes, what: "the secret")
+            guard first == second else { throw CLIFailure("the two entries differ; nothing was changed") }
+            return first
+        }
+        let secret = try input.readToEnd(maxBytes: Item.maxSecretBytes)
+        return raw ? secret : InputReader.droppingOneNewline(secret)
+    }
+
+    private func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {
+        do {
+            return try context.terminal.readSecret(prompt: prompt, maxBytes: maxBytes)
+        } catch .noTerminal {
+            throw KeychainError.interactionNotAllowed("no terminal to ask for \(what), and no --password-file")
+        } catch .interrupted {
+            throw CLIFailure("interrupted; nothing was changed")
+        } catch .tooLong(let limit) {
+            throw KeychainError.param("\(what) is longer than \(limit) bytes")
+        }
+    }
+
+    private func readPasswordFile(_ path: String) throws -> SecretBytes {
+        let password: SecretBytes
+        if path == "-" {
+            password = try input.readLine(maxBytes: Vault.maxPasswordBytes + 1)
+        } else {
+            password = try InputReader.firstLine(ofFile: path, maxBytes: Vault.maxPasswordBytes + 1)
+        }
+        guard password.count <= Vault.maxPasswordBytes else {
+            throw KeychainError.param("the master password is longer than \(Vault.maxPasswordBytes) bytes")
+        }
+        return password
+    }
+}

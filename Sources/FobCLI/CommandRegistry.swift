@@ -1,0 +1,25 @@
+/// The command registry: the extension point of the command line.
+///
+/// Adding a command takes a new file with a type conforming to
+/// ``FobCommand`` (see its documentation for an example) and one line in
+/// ``FobCLI/commands`` below. `fob --help` lists the commands in this order;
+/// a command's name must be unique and its options must not reuse a global
+/// option's name (a test checks both). Describe the command in `Assets/fob.1`.
+extension FobCLI {
+    /// Every subcommand, in the order `fob --help` lists them.
+    public static var commands: [any FobCommand.Type] {
+        [
+            InitCommand.self,
+            AddCommand.self,
+            SaveCommand.self,
+            GetCommand.self,
+            UpdateCommand.self,
+            RemoveCommand.self,
+            ListCommand.self,
+            PasswdCommand.self,
+        ]
+    }
+
+    /// What `fob` runs when no command is given: the terminal UI.
+    public static var interactiveCommand: any FobCommand.Type { TerminalUIUnavailableCommand.self }
+}

@@ -1,0 +1,26 @@
+import FobStore
+
+/// `fob passwd [--new-password-file PATH]`: changes the master password.
+enum PasswdCommand: FobCommand {
+    static let name = "passwd"
+    static let summary = "change the master password (re-seals the vault key; items stay as they are)"
+    static let options: [OptionSpec] = [
+        .value("--new-password-file", "PATH", help: "the new master password is the first line of PATH ('-' = standard input)"),
+    ]
+    static let discussion = """
+        The current password comes from --password-file, else the terminal. The new
+        one comes from --new-password-file, else it is asked twice on the terminal.
+        When both files are '-', the first line of standard input is the current
+        password and the second line the new one.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let vault = try invocation.unlockedVault()
+        let newPassword = try invocation.newMasterPassword(file: invocation.arguments.value("--new-password-file"),
+                                                           prompt: "New master password: ")
+        try vault.changePassword(to: newPassword)
+        vault.lock()
+        invocation.standardOutput.write("Changed the master password of \(vault.url.path)\n")
+        return 0
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import FobStore
+
+/// The `--json` shapes of CONTRACT.md, written byte by byte so that a secret
+/// never passes through a `String`.
+///
+/// An item is an object with `service`, `account`, `kind`, `label` (`null`
+/// when unset), `comment` (`null` when unset), `created`, `modified`
+/// (ISO 8601, UTC), and for `get --json` either `secret` (valid UTF-8) or
+/// `secretBase64` (RFC 4648 §4, with padding).
+enum ItemJSON {
+    /// `2026-05-01T12:00:00Z`.
+    static func date(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// The object for `item`, with its secret when `includeSecret`.
+    /// - Important: the result holds the secret in an ordinary array; the
+    ///   caller wipes it after writing.
+    static func object(_ item: Item, includeSecret: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        if includeSecret, let secret = item.secret { out.reserveCapacity(secret.count * 6 + 1024) }
+        out += Array("{\"service\":".utf8)
+        appendString(item.service.utf8, to: &out)
+        out += Array(",\"account\":".utf8)
+        appendString(item.account.utf8, to: &out)
+        out += Array(",\"kind\":".utf8)
+        appendString(item.kind.rawValue.utf8, to: &out)
+        out += Array(",\"label\":".utf8)
+        if let label = item.label { appendString(label.utf8, to: &out) } else { out += Array("null".utf8) }
+        out += Array(",\"comment\":".utf8)
+        if let comment = item.comment { appendString(comment.utf8, to: &out) } else { out += Array("null".utf8) }
+        out += Array(",\"created\":".utf8)
+        appendString(date(item.created).utf8, to: &out)
+        out += Array(",\"modified\":".utf8)
+        appendString(date(item.modified).utf8, to: &out)
+        if includeSecret, let secret = item.secret {
+            secret.withUnsafeBytes { bytes in
+                if secret.isValidUTF8 {
+                    out += Array(",\"secret\":".utf8)
+                    appendString(bytes, to: &out)
+                } else {
+                    out += Array(",\"secretBase64\":\"".utf8)
+                    appendBase64(bytes, to: &out)
+                    out.append(UInt8(ascii: "\""))
+                }
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Appends a JSON string (RFC 8259 §7) of valid UTF-8 bytes: quotes,
+    /// backslashes and control characters escaped, everything else as is.
+    static func appendString<S: Sequence>(_ utf8: S, to out: inout [UInt8]) where S.Element == UInt8 {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [0x5C, 0x22]
+            case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case 0..<0x20: out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends standard base64 with padding (RFC 4648 §4).
+    static func appendBase64(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var index = 0
+        while index < bytes.count {
+            let b0 = UInt32(bytes[index])
+            let b1 = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
+            let b2 = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
+            let triple = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(triple >> 18 & 63)])
+            out.append(alphabet[Int(triple >> 12 & 63)])
+            out.append(index + 1 < bytes.count ? alphabet[Int(triple >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(index + 2 < bytes.count ? alphabet[Int(triple & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+    }
+}

@@ -1,0 +1,190 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// What a finished child process left: its status and everything it wrote.
+public struct ProcessResult: Sendable, Equatable {
+    /// The exit status, or 128 + the signal number when a signal ended it.
+    public var status: Int32
+    /// The signal that ended the process, if one did.
+    public var signal: Int32?
+    /// Everything written to standard output.
+    public var stdout: [UInt8]
+    /// Everything written to standard error.
+    public var stderr: [UInt8]
+    /// Whether the process was killed because it outran its timeout.
+    public var timedOut: Bool
+
+    /// Standard output as UTF-8 text.
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    /// Standard error as UTF-8 text.
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+/// Errors starting a child process.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// A child process started with `posix_spawn` in a new session (so it has
+/// no controlling terminal), with its standard input, output and error on
+/// pipes, its signals reset to their defaults and an explicit environment.
+///
+/// Input is written and output collected on a background thread, so large
+/// outputs never block; ``wait(timeout:)`` kills the child with SIGKILL if it
+/// outruns the timeout.
+public final class ChildProcess: @unchecked Sendable {
+    /// The child's process id.
+    public let pid: pid_t
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: ProcessResult?
+
+    /// Starts `executable` with `arguments`.
+    /// - Parameters:
+    ///   - executable: an absolute path.
+    ///   - arguments: the arguments after the program name.
+    ///   - environment: the complete environment of the child.
+    ///   - stdin: bytes written to its standard input, which is then closed.
+    /// - Throws: ``ChildProcessError`` when the process cannot be started.
+    public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = []) throws {
+        ChildProcess.ignoreSIGPIPE
+        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+        // pipe2 is not visible to Swift: pipe, then close-on-exec, under the
+        // spawn lock so that no other child inherits these ends meanwhile.
+        ChildProcess.spawnLock.lock()
+        defer { ChildProcess.spawnLock.unlock() }
+        for index in 0..<3 {
+            let ok = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : pipe(&errors)
+            guard ok == 0 else { throw ChildProcessError(description: "pipe: \(String(cString: strerror(errno)))") }
+        }
+        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        let pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
+                                         actions: &actions, newSession: true)
+        self.pid = pid
+        close(input[0]); close(output[1]); close(errors[1])
+        let stdinFD = input[1], stdoutFD = output[0], stderrFD = errors[0]
+        _ = fcntl(stdinFD, F_SETFL, fcntl(stdinFD, F_GETFL) | O_NONBLOCK)
+        let thread = Thread { [self] in
+            let (out, err) = ChildProcess.pump(stdin: stdin, stdinFD: stdinFD, stdoutFD: stdoutFD, stderrFD: stderrFD)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let signal: Int32? = (status & 0x7f) != 0 ? status & 0x7f : nil
+            let code = signal.map { 128 + $0 } ?? ((status >> 8) & 0xff)
+            lock.lock()
+            result = ProcessResult(status: code, signal: signal, stdout: out, stderr: err, timedOut: false)
+            lock.unlock()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Sends `signal` (such as `SIGKILL`) to the child.
+    public func send(signal: Int32) { kill(pid, signal) }
+
+    /// Waits for the child to end; after `timeout` seconds kills it with SIGKILL
+    /// and reports ``ProcessResult/timedOut``.
+    /// - Parameter timeout: seconds.
+    public func wait(timeout: Double = 60) -> ProcessResult {
+        var timedOut = false
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(pid, SIGKILL)
+            done.wait()
+        }
+        done.signal() // let later calls return at once
+        lock.lock()
+        defer { lock.unlock() }
+        var final = result!
+        final.timedOut = final.timedOut || timedOut
+        return final
+    }
+
+    /// Starts `executable` and waits for it (see ``init(executable:arguments:environment:stdin:)``).
+    public static func run(executable: String, arguments: [String], environment: [String: String],
+                           stdin: [UInt8] = [], timeout: Double = 60) throws -> ProcessResult {
+        try ChildProcess(executable: executable, arguments: arguments, environment: environment, stdin: stdin)
+            .wait(timeout: timeout)
+    }
+
+    /// Held while pipes are made and children spawned.
+    static let spawnLock = NSLock()
+
+    /// glibc's `POSIX_SPAWN_SETSID` (a GNU extension Swift does not see).
+    static let spawnSetSID: Int32 = 0x80
+
+    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// `posix_spawn` with every signal reset to its default and an empty mask.
+    static func spawn(executable: String, arguments: [String], environment: [String: String],
+                      actions: inout posix_spawn_file_actions_t, newSession: Bool) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= spawnSetSID }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else {
+            throw ChildProcessError(description: "posix_spawn \(executable): \(String(cString: strerror(rc)))")
+        }
+        return pid
+    }
+
+    /// Writes `stdin` and reads both outputs until they close.
+    private static func pump(stdin: [UInt8], stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) -> ([UInt8], [UInt8]) {
+        var out: [UInt8] = [], err: [UInt8] = []
+        var written = 0
+        var inFD: Int32 = stdinFD
+        if stdin.isEmpty { close(inFD); inFD = -1 }
+        var outFD = stdoutFD, errFD = stderrFD
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while outFD >= 0 || errFD >= 0 || inFD >= 0 {
+            var fds = [pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0),
+                       pollfd(fd: outFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 3, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if inFD >= 0 && fds[0].revents != 0 {
+                let n = stdin.withUnsafeBytes { write(inFD, $0.baseAddress! + written, stdin.count - written) }
+                if n > 0 { written += n }
+                if n < 0 && errno != EAGAIN && errno != EINTR || written == stdin.count {
+                    close(inFD)
+                    inFD = -1
+                }
+            }
+            for index in 1...2 where fds[index].revents != 0 {
+                let fd = fds[index].fd
+                let n = read(fd, &buffer, buffer.count)
+                if n > 0 {
+                    if index == 1 { out += buffer[0..<n] } else { err += buffer[0..<n] }
+                } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(fd)
+                    if index == 1 { outFD = -1 } else { errFD = -1 }
+                }
+            }
+        }
+        if inFD >= 0 { close(inFD) }
+        return (out, err)
+    }
+}
