@@ -20,6 +20,16 @@ extension FobCLI {
             JWTCommand.self,
             PKCECommand.self,
             OAuthCommand.self,
+            CopyCommand.self,
+            LogoutCommand.self,
+        ]
+    }
+
+    /// Commands for fob's own use, not listed by `fob --help` (the clipboard
+    /// clearer `fob copy` leaves behind).
+    public static var internalCommands: [any FobCommand.Type] {
+        [
+            ClipboardClearerCommand.self,
         ]
     }
 
