@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "FobTestSupport", dependencies: ["FobStore"]),
 
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
-        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobViewModels", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobStore", "FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobTestSupport"]),
