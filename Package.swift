@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobTestSupport"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobStore", "FobTestSupport"]),
         // Runs the built `fob` binary as a child process and inside tmux.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

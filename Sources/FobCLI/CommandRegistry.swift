@@ -20,9 +20,19 @@ extension FobCLI {
             JWTCommand.self,
             PKCECommand.self,
             OAuthCommand.self,
+            CopyCommand.self,
+            LogoutCommand.self,
+        ]
+    }
+
+    /// Commands for fob's own use, not listed by `fob --help` (the clipboard
+    /// clearer `fob copy` leaves behind).
+    public static var internalCommands: [any FobCommand.Type] {
+        [
+            ClipboardClearerCommand.self,
         ]
     }
 
     /// What `fob` runs when no command is given: the terminal UI.
-    public static var interactiveCommand: any FobCommand.Type { TerminalUIUnavailableCommand.self }
+    public static var interactiveCommand: any FobCommand.Type { TerminalUICommand.self }
 }

@@ -81,7 +81,7 @@ public enum FobCLI {
 
     /// The registered command with this name.
     public static func command(named name: String) -> (any FobCommand.Type)? {
-        commands.first { $0.name == name }
+        (commands + internalCommands).first { $0.name == name }
     }
 
     /// The text of `fob --help`: usage, every command with its summary

@@ -80,7 +80,7 @@ import FobTestSupport
     @Test func emptyFileIsNotAVault() throws {
         let dir = TemporaryDirectory()
         let url = dir.file("empty.db")
-        FileManager.default.createFile(atPath: url.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: url.path, contents: Data())
         #expect(throws: KeychainError.self) { _ = try Vault(url: url) }
     }
 

@@ -1,0 +1,96 @@
+import FobStore
+
+/// Everything the user can ask for. The front end maps keys to these (which
+/// key depends on the screen and ``MainFocus``) and passes them to
+/// ``AppModel/send(_:)``; every action counts as input for the idle lock.
+public enum Action: Sendable, Equatable {
+    // MARK: Text editing (the focused field)
+    /// Insert typed or pasted text at the cursor.
+    case insert(String)
+    /// Delete the whole character before the cursor (Backspace).
+    case deleteBackward
+    /// Delete the whole character after the cursor (Delete).
+    case deleteForward
+    /// Move the cursor in the focused field.
+    case moveCursor(CursorMove)
+    /// Empty the focused field.
+    case clearField
+    /// Show or hide the focused password field; elsewhere on the main
+    /// screen, the Retrieved Password (`Ctrl-R`).
+    case toggleReveal
+
+    // MARK: Focus and generic keys
+    /// Next field or button (Tab).
+    case focusNext
+    /// Previous field or button (Shift-Tab).
+    case focusPrevious
+    /// Focus a given part of the main screen.
+    case focus(MainFocus)
+    /// Enter: submit the screen, press the focused button, open the selected item, keep the filter.
+    case submit
+    /// Esc: close a dialog, clear the filter, or go back to the list.
+    case cancel
+
+    // MARK: Vault setup
+    /// The KDF preset for a new vault.
+    case setKDFPreset(KDFParameters.Preset)
+
+    // MARK: Item list
+    /// Move the selection by this many rows (Up = -1, Down = +1).
+    case moveSelection(Int)
+    /// Start typing a filter (`/`).
+    case startFilter
+    /// Put the selected item in the form (Enter on the list).
+    case openSelected
+    /// Start a new item: empty form, focus on Service (`n`).
+    case newItem
+    /// Copy the selected item's secret to the clipboard (`c`).
+    case copySelected
+    /// Ask to delete the selected item (`d`).
+    case deleteSelected
+    /// Lock now (`l`).
+    case lock
+    /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).
+    case logoutWipe(service: String?)
+    /// Show the help overlay (`?`).
+    case showHelp
+    /// Quit (`q`).
+    case quit
+
+    // MARK: Home form buttons
+    /// Save (add or update) Service / User ID / Password.
+    case save
+    /// Retrieve the item named by Service / User ID.
+    case retrieve
+    /// Delete the item named by Service / User ID.
+    case delete
+
+    // MARK: Dialogs
+    /// Answer yes to the open confirmation (`y`).
+    case confirm
+    /// Answer no / close the overlay (`n`, Esc).
+    case dismiss
+}
+
+/// What has focus on the main screen.
+public enum MainFocus: Sendable, Equatable, CaseIterable {
+    /// The item list (single-key commands).
+    case list
+    /// The filter line (typing filters).
+    case filter
+    /// The Service field.
+    case service
+    /// The User ID field.
+    case userID
+    /// The Password field (masked).
+    case password
+    /// The Save button.
+    case saveButton
+    /// The Retrieve button.
+    case retrieveButton
+    /// The Delete button.
+    case deleteButton
+
+    /// The Tab order.
+    static let tabOrder: [MainFocus] = [.list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton]
+}

@@ -1,0 +1,352 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+
+/// Runs clipboard helper programs: the secret goes to the child's stdin,
+/// never to argv or the environment.
+enum HelperProcess {
+    /// What a helper run produced.
+    struct Result {
+        var status: Int32
+        /// stdout when captured (may hold a secret: wipe it after use).
+        var output: [UInt8]
+    }
+
+    private static let ignorePipeSignal: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+
+    /// The path of `tool` on `PATH`, or `nil`.
+    static func find(_ tool: String, environment: [String: String]) -> String? {
+        if tool.contains("/") { return access(tool, X_OK) == 0 ? tool : nil }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") where !dir.isEmpty {
+            let candidate = "\(dir)/\(tool)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
+    /// - Parameters:
+    ///   - input: bytes for stdin (then closed); `nil` gives an empty stdin.
+    ///   - captureOutput: read stdout (else it goes to /dev/null).
+    ///   - timeout: seconds before the helper is terminated.
+    /// - Throws: `.helperMissing` if it is not installed or cannot start.
+    static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
+                    environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
+        _ = ignorePipeSignal
+        guard let path = find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        let stdinPipe = Pipe()
+        process.standardInput = stdinPipe
+        let stdoutPipe = captureOutput ? Pipe() : nil
+        process.standardOutput = stdoutPipe ?? FileHandle.nullDevice
+        // Helpers such as xclip fork a child that keeps running to own the
+        // selection; it must not hold a pipe we wait on.
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw .helperMissing("cannot start \(tool): \(error.localizedDescription)")
+        }
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if finished.wait(timeout: .now() + timeout) == .timedOut, process.isRunning { process.terminate() }
+        }
+        defer { finished.signal() }
+        let writeFD = stdinPipe.fileHandleForWriting.fileDescriptor
+        if let input {
+            input.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(writeFD, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 { if errno == EINTR { continue }; break }
+                    offset += n
+                }
+            }
+        }
+        try? stdinPipe.fileHandleForWriting.close()
+        var output: [UInt8] = []
+        if let stdoutPipe {
+            let readFD = stdoutPipe.fileHandleForReading.fileDescriptor
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress!, $0.count) }
+                if n < 0 { if errno == EINTR { continue }; break }
+                if n == 0 { break }
+                grow(&output, with: chunk[0..<n])
+            }
+            chunk.wipe()
+            try? stdoutPipe.fileHandleForReading.close()
+        }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: output)
+    }
+
+    /// Appends, wiping the old storage when the array has to move.
+    private static func grow(_ array: inout [UInt8], with more: ArraySlice<UInt8>) {
+        if array.count + more.count > array.capacity {
+            var bigger: [UInt8] = []
+            bigger.reserveCapacity(max(array.capacity * 2, array.count + more.count, 4096))
+            bigger.append(contentsOf: array)
+            array.wipe()
+            array = bigger
+        }
+        array.append(contentsOf: more)
+    }
+
+    /// Runs a helper and fails unless it exits 0.
+    static func check(_ tool: String, _ arguments: [String], input: SecretBytes? = nil,
+                      environment: [String: String]) throws(ClipboardError) {
+        let result = try run(tool, arguments, input: input, environment: environment)
+        guard result.status == 0 else { throw .helperFailed("\(tool) \(arguments.joined(separator: " ")) exited with status \(result.status)") }
+    }
+
+    /// Runs a reading helper and compares its stdout with `secret` in
+    /// constant time; `false` when it fails or prints something else.
+    static func outputEquals(_ secret: SecretBytes, _ tool: String, _ arguments: [String],
+                             environment: [String: String]) -> Bool {
+        guard var result = try? run(tool, arguments, captureOutput: true, environment: environment) else { return false }
+        defer { result.output.wipe() }
+        guard result.status == 0 else { return false }
+        return SecretBytes(result.output) == secret
+    }
+}
+
+/// Wayland: `wl-copy` (secret on stdin), read back with `wl-paste --no-newline`,
+/// cleared with `wl-copy --clear`.
+///
+/// wl-copy offers one MIME type per copy, so the copy is plain text and
+/// cannot also carry the `x-kde-passwordManagerHint` type.
+public struct WlCopyClipboard: Clipboard {
+    public let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+    public var name: String { "wl-copy" }
+    public var canReadBack: Bool { true }
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        try HelperProcess.check("wl-copy", [], input: secret, environment: environment)
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? {
+        HelperProcess.outputEquals(secret, "wl-paste", ["--no-newline"], environment: environment)
+    }
+    public func clear() throws(ClipboardError) {
+        try HelperProcess.check("wl-copy", ["--clear"], environment: environment)
+    }
+}
+
+/// X11 with xclip: `xclip -selection clipboard -in` (secret on stdin; xclip
+/// stays running to own the selection), read back with `-out`, cleared by
+/// owning the selection with an empty value.
+///
+/// xclip serves one target per process, so the copy is `UTF8_STRING` text
+/// and cannot also offer `x-kde-passwordManagerHint`.
+public struct XclipClipboard: Clipboard {
+    public let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+    public var name: String { "xclip" }
+    public var canReadBack: Bool { true }
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        try HelperProcess.check("xclip", ["-selection", "clipboard", "-in"], input: secret, environment: environment)
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? {
+        HelperProcess.outputEquals(secret, "xclip", ["-selection", "clipboard", "-out"], environment: environment)
+    }
+    public func clear() throws(ClipboardError) {
+        try HelperProcess.check("xclip", ["-selection", "clipboard", "-in"], input: SecretBytes([UInt8]()), environment: environment)
+    }
+}
+
+/// X11 with xsel: `xsel --clipboard --input` (secret on stdin), read back
+/// with `--output`, cleared with `--clear`. Like xclip, one target only.
+public struct XselClipboard: Clipboard {
+    public let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+    public var name: String { "xsel" }
+    public var canReadBack: Bool { true }
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        try HelperProcess.check("xsel", ["--clipboard", "--input"], input: secret, environment: environment)
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? {
+        HelperProcess.outputEquals(secret, "xsel", ["--clipboard", "--output"], environment: environment)
+    }
+    public func clear() throws(ClipboardError) {
+        try HelperProcess.check("xsel", ["--clipboard", "--clear"], environment: environment)
+    }
+}
+
+/// tmux: the secret goes into a named paste buffer with
+/// `tmux load-buffer -w -b NAME -` (stdin; `-w` also forwards it to the
+/// outer terminal's clipboard through OSC 52), is read back with
+/// `show-buffer -b NAME`, and cleared with `delete-buffer -b NAME`.
+///
+/// tmux keeps every buffer it is sent and ignores an empty OSC 52, so this
+/// named buffer is the only thing Fob can remove: the copy forwarded to the
+/// outer terminal by `-w` stays there.
+public struct TmuxClipboard: Clipboard {
+    public let environment: [String: String]
+    /// The paste buffer's name; default `fob`.
+    public let bufferName: String
+    /// Arguments before the tmux command, such as `["-L", "socket"]`; empty
+    /// inside tmux, where `$TMUX` names the server.
+    public let serverArguments: [String]
+
+    /// - Parameters:
+    ///   - bufferName: the paste buffer to use.
+    ///   - serverArguments: e.g. `["-L", "name"]` to reach a private server.
+    public init(environment: [String: String], bufferName: String = "fob", serverArguments: [String] = []) {
+        self.environment = environment
+        self.bufferName = bufferName
+        self.serverArguments = serverArguments
+    }
+    public var name: String { "tmux" }
+    public var canReadBack: Bool { true }
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        try HelperProcess.check("tmux", serverArguments + ["load-buffer", "-w", "-b", bufferName, "-"], input: secret, environment: environment)
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? {
+        HelperProcess.outputEquals(secret, "tmux", serverArguments + ["show-buffer", "-b", bufferName], environment: environment)
+    }
+    public func clear() throws(ClipboardError) {
+        // A missing buffer is already clear.
+        _ = try HelperProcess.run("tmux", serverArguments + ["delete-buffer", "-b", bufferName], environment: environment)
+    }
+}
+
+/// OSC 52: writes `ESC ] 52 ; c ; base64 BEL` to the terminal, which sets its
+/// clipboard (also over SSH). Clearing sends an empty selection. The
+/// terminal's clipboard cannot be read back, so ``holds(_:)`` is `nil` and a
+/// due clear happens whatever the clipboard holds by then.
+public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
+    private let descriptor: Int32?
+    private let lock = NSLock()
+
+    /// - Parameter descriptor: the terminal's file descriptor; `nil` opens
+    ///   `/dev/tty` for each write.
+    public init(descriptor: Int32? = nil) { self.descriptor = descriptor }
+
+    /// Whether `/dev/tty` can be opened (there is a controlling terminal).
+    public static func canOpenTerminal() -> Bool {
+        let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        if fd >= 0 { close(fd); return true }
+        return false
+    }
+
+    public var name: String { "osc52" }
+    public var canReadBack: Bool { false }
+
+    /// The escape sequence that sets the clipboard to `payload` (empty: clear).
+    /// - Important: the result holds the base64 of the secret; wipe it after use.
+    static func sequence(for payload: SecretBytes) -> [UInt8] {
+        var out: [UInt8] = Array("\u{1B}]52;c;".utf8)
+        out.reserveCapacity(out.count + (payload.count + 2) / 3 * 4 + 1)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        payload.withUnsafeBytes { raw in
+            var i = 0
+            while i < raw.count {
+                let b0 = raw[i], b1 = i + 1 < raw.count ? raw[i + 1] : 0, b2 = i + 2 < raw.count ? raw[i + 2] : 0
+                out.append(alphabet[Int(b0 >> 2)])
+                out.append(alphabet[Int((b0 & 0x03) << 4 | b1 >> 4)])
+                out.append(i + 1 < raw.count ? alphabet[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
+                out.append(i + 2 < raw.count ? alphabet[Int(b2 & 0x3F)] : UInt8(ascii: "="))
+                i += 3
+            }
+        }
+        out.append(0x07)
+        return out
+    }
+
+    private func send(_ payload: SecretBytes) throws(ClipboardError) {
+        var bytes = OSC52Clipboard.sequence(for: payload)
+        defer { bytes.wipe() }
+        let fd: Int32
+        var opened = false
+        if let descriptor {
+            fd = descriptor
+        } else {
+            fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { throw .terminal(String(cString: strerror(errno))) }
+            opened = true
+        }
+        defer { if opened { close(fd) } }
+        let failure: String? = lock.withLock {
+            bytes.withUnsafeBytes { raw -> String? in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 { if errno == EINTR { continue }; return String(cString: strerror(errno)) }
+                    offset += n
+                }
+                return nil
+            }
+        }
+        if let failure { throw .terminal(failure) }
+    }
+
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) { try send(secret) }
+    public func holds(_ secret: SecretBytes) -> Bool? { nil }
+    public func clear() throws(ClipboardError) { try send(SecretBytes([UInt8]())) }
+}
+
+/// No clipboard (`--clipboard none`): copying fails with a clear message.
+public struct NoClipboard: Clipboard {
+    public init() {}
+    public var name: String { "none" }
+    public var canReadBack: Bool { false }
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        throw .unavailable("no clipboard mechanism (set --clipboard or FOB_CLIPBOARD)")
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? { false }
+    public func clear() throws(ClipboardError) {}
+}
+
+/// A clipboard in memory for tests: records every call, can fail, and lets a
+/// test put "the user's" text on it.
+public final class FakeClipboard: Clipboard, @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: [UInt8]?
+    private var log: [String] = []
+    private var failing: ClipboardError?
+    private let readable: Bool
+
+    /// - Parameter canReadBack: whether ``holds(_:)`` answers (false acts like OSC 52).
+    public init(canReadBack: Bool = true) { readable = canReadBack }
+
+    public var name: String { "fake" }
+    public var canReadBack: Bool { readable }
+
+    /// What the clipboard holds as text, or `nil` when empty.
+    public var contents: String? { lock.withLock { value.map { String(decoding: $0, as: UTF8.self) } } }
+    /// The calls made, in order: "copy", "holds", "clear".
+    public var calls: [String] { lock.withLock { log } }
+    /// Makes later copies and clears throw `error` (`nil` to stop).
+    public func fail(with error: ClipboardError?) { lock.withLock { failing = error } }
+    /// Puts text there as if the user copied it elsewhere.
+    public func userCopies(_ text: String) { lock.withLock { value = Array(text.utf8) } }
+
+    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
+        let failure: ClipboardError? = lock.withLock {
+            log.append("copy")
+            if let failing { return failing }
+            value = secret.unsafeArray
+            return nil
+        }
+        if let failure { throw failure }
+    }
+    public func holds(_ secret: SecretBytes) -> Bool? {
+        lock.withLock {
+            log.append("holds")
+            guard readable else { return nil }
+            guard let value else { return false }
+            return SecretBytes(value) == secret
+        }
+    }
+    public func clear() throws(ClipboardError) {
+        let failure: ClipboardError? = lock.withLock {
+            log.append("clear")
+            if let failing { return failing }
+            value = nil
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,1 +1,0 @@
-// The FobViewModels module; see README.md for its role.
