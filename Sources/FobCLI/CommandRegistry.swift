@@ -17,11 +17,11 @@ extension FobCLI {
             RemoveCommand.self,
             ListCommand.self,
             PasswdCommand.self,
+            CopyCommand.self,
+            LogoutCommand.self,
             JWTCommand.self,
             PKCECommand.self,
             OAuthCommand.self,
-            CopyCommand.self,
-            LogoutCommand.self,
         ]
     }
 
