@@ -8,14 +8,18 @@ import FoundationNetworking
 /// - Important: `headers` and `body` may hold credentials (a client secret
 ///   in `Authorization`, a code or refresh token in the body); never log them.
 public struct HTTPRequest: Sendable, Equatable {
+    /// The HTTP method, `GET` or `POST`.
     public var method: String
+    /// The endpoint.
     public var url: URL
     /// Header fields; names as written (compare case-insensitively).
     public var headers: [String: String]
+    /// The request body (a form for token requests).
     public var body: [UInt8]
     /// How long to wait for the whole response: seconds.
     public var timeout: TimeInterval
 
+    /// A request; `timeout` in seconds.
     public init(method: String, url: URL, headers: [String: String] = [:], body: [UInt8] = [], timeout: TimeInterval) {
         self.method = method
         self.url = url
@@ -36,8 +40,10 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     /// Header fields with lower-case names.
     public var headers: [String: String]
+    /// The response body.
     public var body: [UInt8]
 
+    /// A response; header names are lower-cased.
     public init(status: Int, headers: [String: String] = [:], body: [UInt8]) {
         self.status = status
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
@@ -59,8 +65,11 @@ public protocol HTTPTransport: Sendable {
 /// calling thread. Redirects are not followed: an OAuth endpoint that
 /// redirects a request carrying credentials is reported, not obeyed.
 public struct URLSessionTransport: HTTPTransport {
+    /// The live transport.
     public init() {}
 
+    /// Sends `request` on an ephemeral `URLSession` and blocks until the answer or the timeout.
+    /// - Throws: ``OAuthError/timeout(_:seconds:)``, ``OAuthError/network(_:)``.
     public func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData,
                                     timeoutInterval: request.timeout)

@@ -125,8 +125,11 @@ public enum JSONValue: Sendable, Equatable {
 public struct JSONObject: Sendable, Equatable {
     /// One `"name": value` pair.
     public struct Member: Sendable, Equatable {
+        /// The member name.
         public var name: String
+        /// The member value.
         public var value: JSONValue
+        /// A member.
         public init(name: String, value: JSONValue) {
             self.name = name
             self.value = value
@@ -161,6 +164,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, for example `expected ':'`.
     public let reason: String
 
+    /// `reason at byte N`.
     public var description: String { "\(reason) at byte \(offset)" }
 }
 

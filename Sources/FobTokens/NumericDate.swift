@@ -86,6 +86,7 @@ public struct NumericDate: Sendable, Equatable, Comparable {
         return f
     }()
 
+    /// Earlier dates compare less.
     public static func < (lhs: NumericDate, rhs: NumericDate) -> Bool {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }

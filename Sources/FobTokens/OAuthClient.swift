@@ -104,17 +104,20 @@ public enum ClientAuthentication: Sendable, Equatable {
 
 /// A successful token response (RFC 6749 §5.1).
 public struct TokenResponse: Sendable, Equatable {
+    /// `access_token` (RFC 6749 §5.1).
     public var accessToken: String
     /// `token_type`; `Bearer` when the provider omits it.
     public var tokenType: String
     /// `expires_in` in seconds, when given as a number or a numeric string.
     public var expiresIn: Double?
+    /// `refresh_token`, when the provider issued (or rotated) one.
     public var refreshToken: String?
     /// The OpenID Connect ID token, when the provider sends one.
     public var idToken: String?
     /// The granted scope, when the provider says (RFC 6749 §5.1: omitted means as requested).
     public var scope: String?
 
+    /// A response with these members.
     public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Double? = nil,
                 refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
         self.accessToken = accessToken
@@ -172,14 +175,18 @@ public struct TokenResponse: Sendable, Equatable {
 /// (RFC 6749 §4.1, RFC 7636) and refresh (RFC 6749 §6), as a native app
 /// (RFC 8252).
 public struct OAuthClient: Sendable {
+    /// The authorization and token endpoints.
     public var endpoints: OAuthEndpoints
     /// `client_id` (RFC 6749 §2.2).
     public var clientID: String
+    /// How the client authenticates at the token endpoint.
     public var authentication: ClientAuthentication
+    /// How requests are sent.
     public var transport: any HTTPTransport
     /// How long to wait for the token endpoint: seconds.
     public var timeout: TimeInterval
 
+    /// A client; `timeout` in seconds for each token request.
     public init(endpoints: OAuthEndpoints, clientID: String, authentication: ClientAuthentication = .none,
                 transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30) {
         self.endpoints = endpoints

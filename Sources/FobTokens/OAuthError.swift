@@ -1,7 +1,8 @@
 /// What went wrong talking to an OAuth 2.0 provider, or in the login flow.
 ///
 /// Descriptions are one line and never contain a token, code, verifier or
-/// client secret; provider texts (`error_description`) are shown as sent.
+/// client secret; provider texts (`error`, `error_description`) are shown
+/// on one line, control characters replaced and at most 300 characters.
 public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The token endpoint answered with an error response (RFC 6749 §5.2),
     /// such as `invalid_grant` or `invalid_client`.
@@ -34,14 +35,14 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .provider(let error, let description, let status):
-            var text = "the provider refused the request: \(error)"
-            if let description, !description.isEmpty { text += " (\(description))" }
+            var text = "the provider refused the request: \(OAuthError.oneLine(error))"
+            if let description, !description.isEmpty { text += " (\(OAuthError.oneLine(description)))" }
             text += " [HTTP \(status)]"
             if error == "invalid_grant" { text += "; log in again with `fob oauth login`" }
             return text
         case .authorization(let error, let description):
-            var text = "authorization failed: \(error)"
-            if let description, !description.isEmpty { text += " (\(description))" }
+            var text = "authorization failed: \(OAuthError.oneLine(error))"
+            if let description, !description.isEmpty { text += " (\(OAuthError.oneLine(description)))" }
             return text
         case .http(let status, let endpoint):
             return "HTTP \(status) from \(endpoint)"
@@ -64,5 +65,13 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .storedItem(let why):
             return "not a usable oauth item: \(why)"
         }
+    }
+
+    /// A provider's text on one line: control characters become spaces, runs
+    /// of spaces collapse, and more than 300 characters are cut with `…`.
+    static func oneLine(_ text: String) -> String {
+        let spaced = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        let collapsed = spaced.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return collapsed.count > 300 ? String(collapsed.prefix(300)) + "…" : collapsed
     }
 }

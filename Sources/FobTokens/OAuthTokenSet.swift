@@ -20,16 +20,23 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     /// JWT `exp`: 5 minutes, so an unknown token is refreshed soon rather than trusted long.
     public static let defaultLifetime: TimeInterval = 300
 
+    /// The layout version the set was written with.
     public var version: Int
+    /// The access token (RFC 6749 §1.4).
     public var accessToken: String
+    /// `Bearer` (RFC 6750).
     public var tokenType: String
+    /// The refresh token (RFC 6749 §1.5), if one was issued.
     public var refreshToken: String?
+    /// The OpenID Connect ID token, if one was issued.
     public var idToken: String?
     /// When the access token stops being valid.
     public var expiresAt: Date
     /// The granted scope, space-separated (RFC 6749 §3.3).
     public var scope: String?
+    /// Where refreshes go (RFC 6749 §3.2).
     public var tokenEndpoint: URL
+    /// `client_id` (RFC 6749 §2.2).
     public var clientID: String
     /// The file holding the client secret (`client_secret_basic`); `nil` for a public client.
     public var clientSecretFile: String?
@@ -50,6 +57,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         case issuer
     }
 
+    /// A token set with these values, in the current layout version.
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
                 expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
                 clientSecretFile: String? = nil, issuer: String? = nil) {

@@ -53,6 +53,7 @@ public enum PKCEError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The verifier contains a character outside the unreserved set.
     case character(Character)
 
+    /// One line naming the rule broken.
     public var description: String {
         switch self {
         case .length(let n):

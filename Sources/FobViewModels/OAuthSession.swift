@@ -20,7 +20,9 @@ public final class OAuthSession {
 
     /// The vault holding the item (unlocked).
     public let vault: Vault
+    /// The item's service.
     public let service: String
+    /// The item's account.
     public let account: String
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date

@@ -115,6 +115,10 @@ import Testing
         let text = OAuthError.provider(error: "invalid_grant", description: "expired", status: 400).description
         #expect(text == "the provider refused the request: invalid_grant (expired) [HTTP 400]; log in again with `fob oauth login`")
         #expect(!text.contains("\n"))
+        let hostile = OAuthError.provider(error: "invalid_grant", description: "line one\nline\ttwo\r\n" + String(repeating: "x", count: 400), status: 400)
+        #expect(!hostile.description.contains("\n"))
+        #expect(hostile.description.contains("(line one line two xxx"))
+        #expect(hostile.description.count < 400)
 
         provider.failure = .status(502, body: "<html>Bad Gateway</html>")
         #expect(throws: OAuthError.http(status: 502, endpoint: "https://idp.example.com/oauth2/token")) {
