@@ -65,27 +65,91 @@ public final class LoopbackRedirectListener {
     ///   ``OAuthError/authorization(error:description:)``, ``OAuthError/listener(_:)``.
     public func waitForCode(expectedState: String, timeout: TimeInterval) throws(OAuthError) -> String {
         let deadline = Date().addingTimeInterval(timeout)
+        // Browsers open spare connections that may never carry a request, so
+        // every connection is read as its data comes, none waited on alone.
+        var clients: [Int32: PendingRequest] = [:]
+        defer { for client in clients.keys { close(client) } }
         while true {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else {
+            let now = Date()
+            guard now < deadline else {
                 throw .timeout("the browser to return to \(redirectURI)", seconds: timeout)
             }
-            guard try waitReadable(fd, seconds: remaining) else { continue }
-            let client = accept(fd, nil, nil)
-            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
-            if client < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
-                throw .listener("accept: \(LoopbackRedirectListener.errnoText())")
+            for (client, pending) in clients where pending.deadline <= now {
+                close(client)
+                clients[client] = nil
             }
-            defer { close(client) }
-            if let code = try handle(client, expectedState: expectedState, deadline: deadline) { return code }
+            var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            entries += clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let wake = clients.values.map(\.deadline).reduce(deadline) { min($0, $1) }
+            let ms = Int32(min(max(wake.timeIntervalSince(now) * 1000, 1), 60_000))
+            let ready = poll(&entries, nfds_t(entries.count), ms)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .listener("poll: \(LoopbackRedirectListener.errnoText())")
+            }
+            if ready == 0 { continue }
+            if entries[0].revents != 0 { try acceptClient(into: &clients) }
+            for entry in entries.dropFirst() where entry.revents != 0 {
+                guard let head = receive(entry.fd, into: &clients) else { continue }
+                clients[entry.fd] = nil
+                defer { close(entry.fd) }
+                if let code = try handle(entry.fd, head: head, expectedState: expectedState) { return code }
+            }
         }
     }
 
-    /// Handles one connection; returns the code when this was the redirect.
-    private func handle(_ client: Int32, expectedState: String, deadline: Date) throws(OAuthError) -> String? {
-        guard let head = readRequestHead(client, until: min(deadline, Date().addingTimeInterval(Self.requestTimeout))),
-              let line = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first else {
+    /// A connection whose request head is still arriving.
+    private struct PendingRequest {
+        var bytes: [UInt8] = []
+        let deadline: Date
+    }
+
+    /// The most connections read at once; more are closed at once.
+    static let maxClients = 32
+
+    private func acceptClient(into clients: inout [Int32: PendingRequest]) throws(OAuthError) {
+        let client = accept(fd, nil, nil)
+        if client < 0 {
+            if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { return }
+            throw .listener("accept: \(LoopbackRedirectListener.errnoText())")
+        }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        guard clients.count < Self.maxClients else {
+            close(client)
+            return
+        }
+        clients[client] = PendingRequest(deadline: Date().addingTimeInterval(Self.requestTimeout))
+    }
+
+    /// Reads what `client` sent; returns the request head once complete. A
+    /// closed, failed or oversized connection is closed and dropped.
+    private func receive(_ client: Int32, into clients: inout [Int32: PendingRequest]) -> String? {
+        guard var pending = clients[client] else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+        if n < 0 && errno == EINTR { return nil }
+        guard n > 0 else {
+            close(client)
+            clients[client] = nil
+            return nil
+        }
+        pending.bytes.append(contentsOf: buffer[0..<n])
+        if let end = pending.bytes.firstRange(of: [13, 10, 13, 10] as [UInt8]) {
+            return String(decoding: pending.bytes[..<end.lowerBound], as: UTF8.self)
+        }
+        guard pending.bytes.count < Self.maxRequestBytes else {
+            respond(client, status: "431 Request Header Fields Too Large", title: "Request too large", message: "Fob refused this request.")
+            close(client)
+            clients[client] = nil
+            return nil
+        }
+        clients[client] = pending
+        return nil
+    }
+
+    /// Answers one request; returns the code when this was the redirect.
+    private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> String? {
+        guard let line = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first else {
             return nil
         }
         let parts = line.split(separator: " ")
@@ -130,26 +194,6 @@ public final class LoopbackRedirectListener {
         return code
     }
 
-    /// Reads up to the blank line that ends the request head; `nil` on
-    /// timeout, a closed connection or an oversized head.
-    private func readRequestHead(_ client: Int32, until deadline: Date) -> String? {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        while bytes.count < Self.maxRequestBytes {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0, (try? waitReadable(client, seconds: remaining)) == true else { return nil }
-            let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            bytes.append(contentsOf: buffer[0..<n])
-            if let end = bytes.firstRange(of: terminator) {
-                return String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
-            }
-        }
-        return nil
-    }
-
     private func respond(_ client: Int32, status: String, title: String, message: String) {
         let html = """
             <!doctype html>
@@ -171,18 +215,6 @@ public final class LoopbackRedirectListener {
         }
         data.removeAll()
         shutdown(client, Int32(SHUT_WR))
-    }
-
-    /// `poll` for readability; `false` on timeout.
-    private func waitReadable(_ descriptor: Int32, seconds: TimeInterval) throws(OAuthError) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ms = Int32(min(max(seconds * 1000, 1), 60_000))
-        let r = poll(&entry, 1, ms)
-        if r < 0 {
-            if errno == EINTR { return false }
-            throw .listener("poll: \(LoopbackRedirectListener.errnoText())")
-        }
-        return r > 0
     }
 
     private static func escape(_ text: String) -> String {

@@ -94,9 +94,11 @@ final class FakeBrowser: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(silent, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         #expect(connected == 0)
-        shutdown(silent, Int32(SHUT_WR))
+        // Like a browser's spare connection: open, silent, never closed.
+        let start = Date()
         _ = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=c&state=s"])
-        #expect(try listener.waitForCode(expectedState: "s", timeout: 10) == "c")
+        #expect(try listener.waitForCode(expectedState: "s", timeout: 20) == "c")
+        #expect(Date().timeIntervalSince(start) < LoopbackRedirectListener.requestTimeout)
     }
 
     @Test func loginFlowExchangesTheCodeWithTheVerifier() throws {
