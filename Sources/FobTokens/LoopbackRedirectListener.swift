@@ -189,8 +189,8 @@ public final class LoopbackRedirectListener {
             respond(client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code.")
             throw .listener("the redirect carried an empty code")
         }
-        respond(client, status: "200 OK", title: "Signed in",
-                message: "Fob received the authorization. You can close this tab and return to the terminal.")
+        respond(client, status: "200 OK", title: "Authorization received",
+                message: "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
         return code
     }
 

@@ -45,7 +45,7 @@ final class FakeBrowser: @unchecked Sendable {
         let responses = browser.finished()
         #expect(responses.map(\.status) == [404, 200])
         let page = String(decoding: responses.last?.body ?? [], as: UTF8.self)
-        #expect(page.contains("Signed in"))
+        #expect(page.contains("Authorization received"))
         #expect(responses.last?.headers["cache-control"] == "no-store")
     }
 
