@@ -188,12 +188,24 @@ import FobTestSupport
         #expect(result.stdoutText == "fob \(FobCLI.version)\n")
     }
 
-    @Test func noCommandSaysTheTerminalUIIsNotBuiltYet() throws {
+    /// Only while the placeholder is registered: the terminal UI, once it
+    /// replaces it, takes over the real terminal and is tested end to end.
+    @Test(.enabled(if: String(describing: FobCLI.interactiveCommand) == "TerminalUIUnavailableCommand"))
+    func noCommandSaysTheTerminalUIIsNotBuiltYet() throws {
         let h = try CLIHarness()
         let result = h.run([])
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1)
         #expect(result.stderr.contains("terminal UI is not built yet"))
+    }
+
+    @Test func noCommandWithStrayArgumentsIsAUsageError() throws {
+        let h = try CLIHarness()
+        for arguments in [["--raw"], ["--", "x"]] {
+            let result = h.run(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderrLines.count == 2)
+        }
     }
 
     @Test func registryNamesAreUniqueAndDoNotShadowGlobals() {
