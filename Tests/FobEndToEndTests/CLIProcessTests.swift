@@ -342,8 +342,10 @@ private let bullet = "•"
                 let command = index == 0 ? "add" : "save"
                 return (try FobProcess.start([command, "kill", account], environment: v.environment, stdin: Array(secret.utf8)), account, secret)
             }
-            usleep(UInt32.random(in: 0..<120_000, using: &generator))
-            for (child, _, _) in writers { child.send(signal: SIGKILL) }
+            // Early kills (during start-up or the first write) and late ones alternate;
+            // the last writer of a round is left to finish, so there are always acknowledged writes.
+            usleep(UInt32.random(in: 0..<(round % 2 == 0 ? 15_000 : 120_000), using: &generator))
+            for (child, _, _) in writers.dropLast() { child.send(signal: SIGKILL) }
             for (child, account, secret) in writers {
                 let result = child.wait(timeout: 60)
                 if result.status == 0 { acknowledged[account] = secret } else if result.signal == SIGKILL { killed += 1 }
