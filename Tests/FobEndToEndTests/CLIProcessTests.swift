@@ -611,6 +611,11 @@ private let bullet = "•"
             exposures.formUnion(Self.pidsExposing(needles))
             usleep(10_000)
         }
+        // The scan did see the writer itself (its argv and environment were readable).
+        let argv = FileManager.default.contents(atPath: "/proc/\(child.pid)/cmdline").map { [UInt8]($0) } ?? []
+        let environ = FileManager.default.contents(atPath: "/proc/\(child.pid)/environ").map { [UInt8]($0) } ?? []
+        #expect(VaultFile.firstIndex(of: Array("add\0mail\0ana".utf8), in: argv) != nil)
+        #expect(VaultFile.firstIndex(of: Array("FOB_VAULT=".utf8), in: environ) != nil)
         child.closeStdin()
         #expect(child.wait().status == 0)
         // And while other commands run, scan continuously.
