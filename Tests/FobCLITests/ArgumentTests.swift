@@ -197,6 +197,15 @@ import FobTestSupport
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func noCommandWithStrayArgumentsIsAUsageError() throws {
+        let h = try CLIHarness()
+        for arguments in [["--raw"], ["--", "x"]] {
+            let result = h.run(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderrLines.count == 2)
+        }
+    }
+
     @Test func registryNamesAreUniqueAndDoNotShadowGlobals() {
         let names = CommandInfo.all.map(\.name)
         #expect(Set(names).count == names.count)

@@ -342,8 +342,10 @@ private let bullet = "•"
                 let command = index == 0 ? "add" : "save"
                 return (try FobProcess.start([command, "kill", account], environment: v.environment, stdin: Array(secret.utf8)), account, secret)
             }
-            usleep(UInt32.random(in: 0..<120_000, using: &generator))
-            for (child, _, _) in writers { child.send(signal: SIGKILL) }
+            // Early kills (during start-up or the first write) and late ones alternate;
+            // the last writer of a round is left to finish, so there are always acknowledged writes.
+            usleep(UInt32.random(in: 0..<(round % 2 == 0 ? 15_000 : 120_000), using: &generator))
+            for (child, _, _) in writers.dropLast() { child.send(signal: SIGKILL) }
             for (child, account, secret) in writers {
                 let result = child.wait(timeout: 60)
                 if result.status == 0 { acknowledged[account] = secret } else if result.signal == SIGKILL { killed += 1 }
@@ -609,6 +611,11 @@ private let bullet = "•"
             exposures.formUnion(Self.pidsExposing(needles))
             usleep(10_000)
         }
+        // The scan did see the writer itself (its argv and environment were readable).
+        let argv = FileManager.default.contents(atPath: "/proc/\(child.pid)/cmdline").map { [UInt8]($0) } ?? []
+        let environ = FileManager.default.contents(atPath: "/proc/\(child.pid)/environ").map { [UInt8]($0) } ?? []
+        #expect(VaultFile.firstIndex(of: Array("add\0mail\0ana".utf8), in: argv) != nil)
+        #expect(VaultFile.firstIndex(of: Array("FOB_VAULT=".utf8), in: environ) != nil)
         child.closeStdin()
         #expect(child.wait().status == 0)
         // And while other commands run, scan continuously.
