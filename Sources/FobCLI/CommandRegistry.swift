@@ -17,6 +17,19 @@ extension FobCLI {
             RemoveCommand.self,
             ListCommand.self,
             PasswdCommand.self,
+            CopyCommand.self,
+            LogoutCommand.self,
+            JWTCommand.self,
+            PKCECommand.self,
+            OAuthCommand.self,
+        ]
+    }
+
+    /// Commands for fob's own use, not listed by `fob --help` (the clipboard
+    /// clearer `fob copy` leaves behind).
+    public static var internalCommands: [any FobCommand.Type] {
+        [
+            ClipboardClearerCommand.self,
         ]
     }
 

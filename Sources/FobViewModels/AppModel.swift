@@ -95,6 +95,24 @@ public final class AppModel {
         }
     }
 
+    /// The create-vault model when that screen shows.
+    public var createVaultModel: CreateVaultModel? {
+        if case .createVault(let model) = screen { return model }
+        return nil
+    }
+
+    /// The unlock model when that screen shows.
+    public var unlockModel: UnlockModel? {
+        if case .unlock(let model) = screen { return model }
+        return nil
+    }
+
+    /// The main model when that screen shows.
+    public var mainModel: MainModel? {
+        if case .main(let model) = screen { return model }
+        return nil
+    }
+
     /// The current time from the clock.
     public var now: Date { clock.now }
 

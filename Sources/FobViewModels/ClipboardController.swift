@@ -105,16 +105,17 @@ public final class ClipboardController: @unchecked Sendable {
             ours = nil
             return value
         }
-        if let due { clearInBackground(due) }
+        if let due { clearInBackground(due, reportAll: true) }
     }
 
-    /// Clears now if the clipboard holds our value (lock, logout wipe).
+    /// Clears now if the clipboard holds our value (lock, logout wipe); posts
+    /// an event only if clearing fails.
     public func clearNow() {
         let value: SecretBytes? = lock.withLock {
             defer { ours = nil; deadline = nil }
             return ours
         }
-        if let value { clearInBackground(value) }
+        if let value { clearInBackground(value, reportAll: false) }
     }
 
     /// Clears if ours and waits for pending helper work (program exit).
@@ -132,10 +133,17 @@ public final class ClipboardController: @unchecked Sendable {
         }
     }
 
-    private func clearInBackground(_ value: SecretBytes) {
+    /// - Parameter reportAll: post every outcome (timed clear); otherwise
+    ///   only failures (a clear on lock or logout keeps that message).
+    private func clearInBackground(_ value: SecretBytes, reportAll: Bool) {
         let clipboard = self.clipboard
         runner.run { [weak self] in
-            self?.post(.cleared(clipboard.clearIfHolds(value)))
+            let outcome = clipboard.clearIfHolds(value)
+            if case .failed = outcome {
+                self?.post(.cleared(outcome))
+            } else if reportAll {
+                self?.post(.cleared(outcome))
+            }
         }
     }
 

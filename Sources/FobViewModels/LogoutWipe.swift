@@ -12,6 +12,13 @@ public enum LogoutWipe {
         public var deleted: Int
         /// Items that could not be deleted, with the error's words.
         public var failures: [String]
+        /// Creates a report.
+        public init(found: Int, deleted: Int, failures: [String]) {
+            self.found = found
+            self.deleted = deleted
+            self.failures = failures
+        }
+
         /// Whether every item found was deleted.
         public var succeeded: Bool { failures.isEmpty && deleted == found }
 

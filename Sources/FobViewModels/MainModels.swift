@@ -101,14 +101,13 @@ public final class ItemListModel {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
+    /// Service, then account, each compared case- and diacritic-insensitively,
+    /// with the exact bytes breaking ties so the order is total.
     static func ordering(_ a: ItemRow, _ b: ItemRow) -> Bool {
-        let (sa, sb) = (fold(a.service), fold(b.service))
-        if sa != sb { return sa < sb }
-        if a.service != b.service { return a.service.utf8.lexicographicallyPrecedes(b.service.utf8) }
-        let (aa, ab) = (fold(a.account), fold(b.account))
-        if aa != ab { return aa < ab }
-        if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
-        return a.key.accessGroup.utf8.lexicographicallyPrecedes(b.key.accessGroup.utf8)
+        let keysA = [fold(a.service), fold(a.account)], keysB = [fold(b.service), fold(b.account)]
+        if keysA != keysB { return keysA.lexicographicallyPrecedes(keysB) }
+        let rawA = [a.service, a.account, a.key.accessGroup], rawB = [b.service, b.account, b.key.accessGroup]
+        return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }
 

@@ -1,0 +1,255 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+import FobViewModels
+
+/// The clipboard mechanism of `--clipboard` (`auto` resolved against the
+/// environment and the controlling terminal).
+private func resolvedClipboard(_ invocation: Invocation) -> any Clipboard {
+    let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .auto
+    return ClipboardFactory.make(mode: mode, environment: invocation.context.environment)
+}
+
+/// The file naming the pid of the `fob copy` clearer that owns the current
+/// copy: `<vault>.clearer`, next to the vault (mode 0600).
+private func clearerStateFile(_ invocation: Invocation) -> String {
+    invocation.globals.vaultURL.path + ".clearer"
+}
+
+/// The pid in the state file, if that process is still a `fob` clearer.
+private func runningClearer(stateFile: String) -> pid_t? {
+    guard let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
+          let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 else { return nil }
+    // A recycled pid must never be signalled: check its command line.
+    guard let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+    let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    guard words.contains(ClipboardClearerCommand.name) else { return nil }
+    return pid
+}
+
+/// `fob copy SERVICE ACCOUNT`: puts the secret on the clipboard, returns at
+/// once, and leaves a detached `fob` process that clears it after
+/// `--clear-after` seconds if the clipboard still holds it.
+enum CopyCommand: FobCommand {
+    static let name = "copy"
+    static let summary = "copy the secret to the clipboard; returns at once, cleared after --clear-after seconds"
+    static let positionals = ["SERVICE", "ACCOUNT"]
+    static let discussion = """
+        The clipboard comes from --clipboard (default auto: wl-copy with
+        WAYLAND_DISPLAY, xclip or xsel with DISPLAY, tmux with TMUX, else OSC 52
+        on the terminal). A detached fob process, given the secret on its
+        standard input, clears the clipboard after --clear-after seconds (0 =
+        never) only if it still holds this secret; text copied since is left
+        alone, and a later copy takes over the clearing. OSC 52 cannot read the
+        clipboard back, so it is cleared whatever it holds by then.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let (service, account) = (invocation.arguments.positionals[0], invocation.arguments.positionals[1])
+        let vault = try invocation.unlockedVault()
+        let item = try vault.item(service: service, account: account)
+        vault.lock()
+        guard let secret = item.secret else { throw KeychainError.itemNotFound(item.displayName) }
+        let clipboard = resolvedClipboard(invocation)
+        do {
+            try clipboard.copy(secret)
+        } catch {
+            throw CLIFailure("cannot copy \(item.displayName): \(error)")
+        }
+        let clearAfter = invocation.globals.clearAfter
+        if clearAfter > 0 {
+            do {
+                try startClearer(invocation, clipboard: clipboard, secret: secret, clearAfter: clearAfter)
+            } catch {
+                // The copy is on the clipboard but nothing will clear it: take it back.
+                _ = clipboard.clearIfHolds(secret)
+                throw error
+            }
+            invocation.standardError.write("fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); clearing in \(clearAfter) s\n")
+        } else {
+            invocation.standardError.write("fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); not cleared automatically (--clear-after 0)\n")
+        }
+        return 0
+    }
+
+    /// Starts `fob … __clear-clipboard` in its own session with the secret on
+    /// its standard input (never in argv or the environment), and does not wait.
+    private static func startClearer(_ invocation: Invocation, clipboard: any Clipboard, secret: SecretBytes,
+                                     clearAfter: Int) throws {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            throw CLIFailure("cannot find the fob executable to clear the clipboard later")
+        }
+        let arguments = ["--vault", invocation.globals.vaultURL.path, "--clipboard", clipboard.name,
+                         "--clear-after", String(clearAfter), ClipboardClearerCommand.name]
+        var environment = invocation.context.environment
+        environment["FOB_PASSWORD_FILE"] = nil
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw CLIFailure("pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        defer { close(fds[0]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // OSC 52 clears by writing to the terminal: the clearer gets it as stderr.
+        if clipboard.name == "osc52" {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/tty", O_WRONLY | O_NOCTTY, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        // POSIX_SPAWN_SETSID (glibc 2.26): a new session, away from the terminal's hangup.
+        let setSID: Int32 = 0x80
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | setSID))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else {
+            close(fds[1])
+            throw CLIFailure("cannot start the clipboard clearer: \(String(cString: strerror(rc)))")
+        }
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let written: Bool = secret.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fds[1], raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+        close(fds[1])
+        guard written else { throw CLIFailure("cannot hand the secret to the clipboard clearer") }
+    }
+}
+
+/// `fob … __clear-clipboard` (internal, not listed): the detached process
+/// `fob copy` leaves. Reads the secret from standard input, records its pid
+/// in `<vault>.clearer`, waits `--clear-after` seconds (or until SIGUSR1 from
+/// `fob logout`), then clears the clipboard if it still holds the secret —
+/// unless a later copy has taken over.
+enum ClipboardClearerCommand: FobCommand {
+    static let name = "__clear-clipboard"
+    static let summary = "internal: clear a copied secret later (started by fob copy)"
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        signal(SIGHUP, SIG_IGN)
+        _ = setsid()
+        let secret = try invocation.readItemSecret(raw: true, what: "the copied value")
+        let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .none
+        let clipboard: any Clipboard = mode == .osc52
+            ? OSC52Clipboard(descriptor: STDERR_FILENO)
+            : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
+        let stateFile = clearerStateFile(invocation)
+        let me = getpid()
+        let fd = open(stateFile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            let text = Array("\(me)\n".utf8)
+            _ = text.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            close(fd)
+        }
+        // Wake early on SIGUSR1 (logout), SIGTERM or SIGINT: clear, then exit.
+        let wake = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGUSR1, SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { wake.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        let woken = wake.wait(timeout: .now() + .seconds(invocation.globals.clearAfter)) == .success
+        sources.forEach { $0.cancel() }
+        let stillOurs = runningClearer(stateFile: stateFile) == me
+        if stillOurs { unlink(stateFile) }
+        // A later copy's clearer owns the clipboard now, unless we were woken to clear.
+        if stillOurs || woken {
+            _ = clipboard.clearIfHolds(secret)
+        }
+        return 0
+    }
+}
+
+/// `fob logout [--service S] [--yes]`: deletes every token and oauth item
+/// (of S), after a confirmation that says how many, then clears the
+/// clipboard if it holds one of them or a pending `fob copy`.
+enum LogoutCommand: FobCommand {
+    static let name = "logout"
+    static let summary = "delete every token and oauth item (of --service S), print how many, clear the clipboard"
+    static let options: [OptionSpec] = [
+        .value("--service", "S", help: "only the items of service S"),
+        .flag("--yes", help: "do not ask for confirmation (needed without a terminal)"),
+    ]
+    static let discussion = """
+        Without --yes, asks on the terminal how many items it will delete and
+        waits for y. Prints "Logged out: deleted N token/OAuth items". If any
+        delete fails, says which and exits 1. The clipboard is cleared if it
+        holds a deleted token or a value a pending fob copy would clear (OSC 52:
+        cleared whatever it holds).
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let service = invocation.arguments.value("--service")
+        let vault = try invocation.unlockedVault()
+        defer { vault.lock() }
+        let store = VaultStore(vault: vault)
+        let items = try LogoutWipe.sessionItems(in: store, service: service)
+        let scope = service.map { " of service \"\($0)\"" } ?? ""
+        if !invocation.arguments.flag("--yes") && !items.isEmpty {
+            let question = "Delete \(items.count) token/OAuth item\(items.count == 1 ? "" : "s")\(scope)? Type y to confirm: "
+            let answer: SecretBytes
+            do {
+                answer = try invocation.context.terminal.readSecret(prompt: question, maxBytes: 16)
+            } catch .noTerminal {
+                throw KeychainError.interactionNotAllowed("no terminal to confirm the logout; pass --yes")
+            } catch .interrupted {
+                throw CLIFailure("interrupted; nothing was deleted")
+            } catch .tooLong {
+                throw CLIFailure("not confirmed; nothing was deleted")
+            }
+            guard ["y", "yes", "Y", "YES"].contains(answer.unsafeString ?? "") else {
+                throw CLIFailure("not confirmed; nothing was deleted")
+            }
+        }
+        // Keep the secrets to check the clipboard against once they are gone.
+        var secrets: [SecretBytes] = []
+        for item in items {
+            if let full = try? store.item(ItemKey(item)), let secret = full.secret { secrets.append(secret) }
+        }
+        let report = try LogoutWipe.run(in: store, service: service)
+        clearClipboard(invocation, wiped: secrets)
+        guard report.succeeded else { throw CLIFailure(report.summary) }
+        invocation.standardOutput.write(report.summary + "\n")
+        return 0
+    }
+
+    /// Wakes a pending `fob copy` clearer, and clears the clipboard if it
+    /// holds a wiped secret (or blindly, when it cannot be read back).
+    private static func clearClipboard(_ invocation: Invocation, wiped: [SecretBytes]) {
+        if let pid = runningClearer(stateFile: clearerStateFile(invocation)) { kill(pid, SIGUSR1) }
+        let clipboard = resolvedClipboard(invocation)
+        guard clipboard.name != "none" else { return }
+        if !clipboard.canReadBack {
+            try? clipboard.clear()
+            return
+        }
+        for secret in wiped where clipboard.holds(secret) == true {
+            try? clipboard.clear()
+            return
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import FobCLI
+import FobTestSupport
+
+/// The man page, `Assets/fob.1`, must describe every command and option.
+@Suite struct ManPageTests {
+    static let manPage: String = {
+        let url = FobProcess.packageRoot.appendingPathComponent("Assets/fob.1")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+    }()
+
+    /// The roff text with escapes for dashes and fonts removed.
+    static var plainManPage: String {
+        manPage.replacingOccurrences(of: "\\-", with: "-")
+            .replacingOccurrences(of: "\\fB", with: "").replacingOccurrences(of: "\\fI", with: "")
+            .replacingOccurrences(of: "\\fR", with: "").replacingOccurrences(of: "\\fP", with: "")
+    }
+
+    /// The command names of the man page's COMMANDS section: the first word of
+    /// each `.B` line that follows a `.TP`.
+    static var manPageCommands: Set<String> {
+        var names: Set<String> = []
+        var inCommands = false
+        var afterTP = false
+        for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".SH ") { inCommands = line == ".SH COMMANDS" }
+            guard inCommands else { continue }
+            if line == ".TP" { afterTP = true; continue }
+            if afterTP, line.hasPrefix(".B ") {
+                let words = line.dropFirst(3).split(separator: " ")
+                if let first = words.first { names.insert(String(first).replacingOccurrences(of: "\\-", with: "-")) }
+            }
+            afterTP = false
+        }
+        return names
+    }
+
+    /// The command names `fob --help` lists: the first word of each indented
+    /// line under `Commands:`.
+    static func helpCommands() -> [String] {
+        let out = BufferSink()
+        _ = FobCLI.run(CLIContext(arguments: ["--help"], standardOutput: out))
+        var names: [String] = []
+        var inCommands = false
+        for line in out.text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "Commands:" { inCommands = true; continue }
+            guard inCommands else { continue }
+            guard line.hasPrefix("  ") else { break }
+            if let first = line.split(separator: " ").first { names.append(String(first)) }
+        }
+        return names
+    }
+
+    @Test func theManPageExistsAndHasItsSections() {
+        #expect(!Self.manPage.isEmpty)
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "GLOBAL OPTIONS", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
+            #expect(Self.manPage.contains(".SH \(section)\n"), "\(section)")
+        }
+    }
+
+    @Test func everyCommandInHelpIsInTheManPage() {
+        let help = Self.helpCommands()
+        #expect(help.count == CommandInfo.all.count)
+        let documented = Self.manPageCommands
+        for name in help {
+            #expect(documented.contains(name), "fob --help names '\(name)', which Assets/fob.1 lacks")
+        }
+    }
+
+    @Test func everyOptionIsInTheManPage() {
+        let text = Self.plainManPage
+        for command in CommandInfo.all {
+            for option in command.options {
+                #expect(text.contains(option.name), "\(command.name) \(option.name)")
+            }
+        }
+        for (option, variable) in GlobalOptions.specs {
+            #expect(text.contains(option.name))
+            #expect(text.contains(variable))
+        }
+        for flag in ["--help", "-h", "--version"] { #expect(text.contains(flag)) }
+    }
+
+    @Test func everyExitStatusIsInTheManPage() {
+        for status in [0, 1, 2, 36, 44, 45, 50, 51, 93] {
+            #expect(Self.manPage.contains(".B \(status)\n"), "\(status)")
+        }
+    }
+}

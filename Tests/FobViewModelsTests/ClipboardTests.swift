@@ -1,0 +1,236 @@
+import Foundation
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Testing
+
+@Suite struct ClipboardControllerTests {
+    private func make(clearAfter: TimeInterval = 45, canReadBack: Bool = true) -> (ClipboardController, FakeClipboard, TestClock) {
+        let clock = TestClock()
+        let board = FakeClipboard(canReadBack: canReadBack)
+        return (ClipboardController(clipboard: board, clearAfter: clearAfter, clock: clock, runner: InlineRunner()), board, clock)
+    }
+
+    @Test func clearsAfterTheDelayIfStillOurs() {
+        let (c, board, clock) = make()
+        c.copy(.text("pw"))
+        #expect(board.contents == "pw")
+        #expect(c.takeEvents() == [.copied(clearAfter: 45)])
+        #expect(c.clearDeadline == clock.now.addingTimeInterval(45))
+        clock.advance(by: 44.9)
+        c.tick()
+        #expect(board.contents == "pw")
+        clock.advance(by: 0.1)
+        c.tick()
+        #expect(board.contents == nil)
+        #expect(c.takeEvents() == [.cleared(.cleared)])
+        #expect(!c.holdsOurValue)
+    }
+
+    @Test func leavesTextCopiedSinceAlone() {
+        let (c, board, clock) = make()
+        c.copy(.text("pw"))
+        board.userCopies("unrelated")
+        clock.advance(by: 45)
+        c.tick()
+        #expect(board.contents == "unrelated")
+        #expect(c.takeEvents().last == .cleared(.leftAlone))
+        #expect(!board.calls.contains("clear"))
+    }
+
+    @Test func secondCopyRestartsTheTimer() {
+        let (c, board, clock) = make()
+        c.copy(.text("one"))
+        clock.advance(by: 30)
+        c.copy(.text("two"))
+        clock.advance(by: 30)
+        c.tick()
+        #expect(board.contents == "two")
+        clock.advance(by: 15)
+        c.tick()
+        #expect(board.contents == nil)
+    }
+
+    @Test func zeroMeansNeverButClearNowStillClears() {
+        let (c, board, clock) = make(clearAfter: 0)
+        c.copy(.text("pw"))
+        #expect(c.clearDeadline == nil)
+        clock.advance(by: 100_000)
+        c.tick()
+        #expect(board.contents == "pw")
+        c.clearNow()
+        #expect(board.contents == nil)
+    }
+
+    @Test func withoutReadBackItClearsBlindly() {
+        let (c, board, clock) = make(canReadBack: false)
+        c.copy(.text("pw"))
+        board.userCopies("other")
+        clock.advance(by: 45)
+        c.tick()
+        #expect(board.contents == nil)
+        #expect(c.takeEvents().last == .cleared(.clearedUnchecked))
+    }
+
+    @Test func copyFailureIsReportedAndNothingIsPending() {
+        let (c, board, _) = make()
+        board.fail(with: .helperFailed("xclip exited with status 1"))
+        c.copy(.text("pw"))
+        #expect(c.takeEvents() == [.copyFailed(.helperFailed("xclip exited with status 1"))])
+        #expect(!c.holdsOurValue)
+        #expect(c.clearDeadline == nil)
+    }
+
+    @Test func clearFailureIsReported() {
+        let (c, board, clock) = make()
+        c.copy(.text("pw"))
+        board.fail(with: .helperFailed("boom"))
+        clock.advance(by: 45)
+        c.tick()
+        #expect(c.takeEvents().last == .cleared(.failed(.helperFailed("boom"))))
+    }
+
+    @Test func clearNowWithNothingCopiedTouchesNothing() {
+        let (c, board, _) = make()
+        board.userCopies("mine")
+        c.clearNow()
+        c.shutdown()
+        #expect(board.contents == "mine")
+        #expect(board.calls.isEmpty)
+    }
+
+    @Test func serialQueueRunnerDoesNotBlockTheCaller() {
+        let clock = TestClock()
+        let board = FakeClipboard()
+        let c = ClipboardController(clipboard: board, clearAfter: 45, clock: clock, runner: SerialQueueRunner())
+        c.copy(.text("pw"))
+        c.shutdown(timeout: 10)
+        #expect(board.contents == nil)
+        #expect(board.calls == ["copy", "holds", "clear"])
+    }
+}
+
+@Suite struct AppClipboardTests {
+    @Test func copySelectedPutsTheSecretAndReportsTheDelay() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.copySelected)
+        #expect(h.clipboard.contents == "pw")
+        #expect(h.message == "Copied to the clipboard (fake); clears in 45 s")
+        h.clock.advance(by: 45)
+        h.app.tick()
+        #expect(h.clipboard.contents == nil)
+        #expect(h.message == "Clipboard cleared")
+    }
+
+    @Test func copyWithoutAutoClear() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], clearAfter: 0)
+        h.send(.copySelected)
+        #expect(h.message == "Copied to the clipboard (fake)")
+    }
+
+    @Test func copyFailureAndLeftAloneMessages() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.clipboard.fail(with: .unavailable("none"))
+        h.send(.copySelected)
+        #expect(h.message == "Copy failed: \(ClipboardError.unavailable("none"))")
+        h.clipboard.fail(with: nil)
+        h.send(.copySelected)
+        h.clipboard.userCopies("mine")
+        h.clock.advance(by: 45)
+        h.app.tick()
+        #expect(h.message == "Clipboard left alone: it holds other text now")
+        #expect(h.clipboard.contents == "mine")
+    }
+
+    @Test func copyOfAnItemGoneMeanwhileShowsTheError() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
+        h.send(.copySelected)
+        #expect(h.message.hasPrefix("item not found"))
+        #expect(h.clipboard.calls.isEmpty)
+    }
+
+    @Test func noClipboardSaysHowToConfigureOne() throws {
+        let clock = TestClock()
+        let store = InMemoryStore(password: "pw")
+        store.externalPut(item("mail", "ana"))
+        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: NoClipboard(), clock: clock, runner: InlineRunner()), clock: clock)
+        app.send(.insert("pw"))
+        app.send(.submit)
+        app.send(.copySelected)
+        #expect(app.mainModel?.form.message.contains("no clipboard") == true)
+    }
+}
+
+@Suite struct ClipboardSelectionTests {
+    @Test func autoPicksInOrder() {
+        let path = ["PATH": "/usr/bin:/bin"]
+        let hasXclip = FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
+        #expect(ClipboardFactory.autoMode(environment: path.merging(["DISPLAY": ":0", "TMUX": "x"]) { a, _ in a }, hasTerminal: true)
+                == (hasXclip ? .xclip : .xsel))
+        #expect(ClipboardFactory.autoMode(environment: path.merging(["TMUX": "/tmp/s,1,0"]) { a, _ in a }, hasTerminal: true) == .tmux)
+        #expect(ClipboardFactory.autoMode(environment: path, hasTerminal: true) == .osc52)
+        #expect(ClipboardFactory.autoMode(environment: path, hasTerminal: false) == .none)
+        // WAYLAND_DISPLAY without wl-copy installed falls through.
+        #expect(ClipboardFactory.autoMode(environment: ["PATH": "/nonexistent", "WAYLAND_DISPLAY": "wayland-0"], hasTerminal: true) == .osc52)
+    }
+
+    @Test func waylandIsPreferredWhenWlCopyIsInstalled() throws {
+        let dir = TemporaryDirectory()
+        let tool = dir.file("wl-copy")
+        try "#!/bin/sh\nexit 0\n".write(to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let env = ["PATH": dir.url.path + ":/usr/bin", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"]
+        #expect(ClipboardFactory.autoMode(environment: env, hasTerminal: true) == .wlCopy)
+    }
+
+    @Test func makeBuildsEachMode() {
+        let env = ["PATH": "/usr/bin"]
+        #expect(ClipboardFactory.make(mode: .xclip, environment: env).name == "xclip")
+        #expect(ClipboardFactory.make(mode: .xsel, environment: env).name == "xsel")
+        #expect(ClipboardFactory.make(mode: .wlCopy, environment: env).name == "wl-copy")
+        #expect(ClipboardFactory.make(mode: .tmux, environment: env).name == "tmux")
+        #expect(ClipboardFactory.make(mode: .osc52, environment: env, terminalDescriptor: 1).name == "osc52")
+        #expect(ClipboardFactory.make(mode: .none, environment: env).name == "none")
+        #expect(ClipboardMode(rawValue: "wl-copy") == .wlCopy)
+    }
+
+    @Test func osc52WritesTheEscapeAndAnEmptyOneToClear() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let board = OSC52Clipboard(descriptor: fds[1])
+        try board.copy(.text("hunter2"))
+        try board.clear()
+        #expect(board.holds(.text("hunter2")) == nil)
+        #expect(!board.canReadBack)
+        close(fds[1])
+        let data = FileHandle(fileDescriptor: fds[0]).readDataToEndOfFile()
+        #expect(String(decoding: data, as: UTF8.self) == "\u{1B}]52;c;aHVudGVyMg==\u{07}\u{1B}]52;c;\u{07}")
+    }
+
+    @Test func helperSeesTheSecretOnStdinOnly() throws {
+        let dir = TemporaryDirectory()
+        let tool = dir.file("xclip")
+        let log = dir.file("log")
+        // Records argv, environment and stdin of the helper.
+        try """
+        #!/bin/sh
+        printf '%s\\n' "$@" > "\(log.path).argv"
+        env > "\(log.path).env"
+        cat > "\(log.path).stdin"
+        """.write(to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let board = XclipClipboard(environment: ["PATH": dir.url.path + ":/usr/bin:/bin"])
+        try board.copy(.text("top-secret-value"))
+        #expect(try String(contentsOfFile: log.path + ".stdin", encoding: .utf8) == "top-secret-value")
+        #expect(try !String(contentsOfFile: log.path + ".argv", encoding: .utf8).contains("top-secret"))
+        #expect(try !String(contentsOfFile: log.path + ".env", encoding: .utf8).contains("top-secret"))
+    }
+
+    @Test func missingHelperIsAClearError() {
+        let board = XselClipboard(environment: ["PATH": "/nonexistent"])
+        #expect(throws: ClipboardError.helperMissing("xsel is not installed")) { try board.copy(.text("x")) }
+        #expect(board.holds(.text("x")) == false)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Testing
+
+@Suite struct HomeFormTests {
+    @Test func saveAddsThenUpdates() throws {
+        let h = try Harness.unlocked()
+        h.send(.newItem)
+        #expect(h.main.focus == .service)
+        h.send(.insert("mail"), .submit, .insert("ana"), .submit, .insert("pw1"), .submit)
+        #expect(h.main.focus == .saveButton)
+        h.send(.submit)
+        #expect(h.message == "Saved")
+        #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw1"))
+        #expect(h.form.password.isEmpty)
+        #expect(h.list.selectedRow?.account == "ana")
+        h.send(.focus(.password), .insert("pw2"), .save)
+        #expect(h.message == "Saved")
+        #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw2"))
+        #expect(h.list.rows.count == 1)
+    }
+
+    @Test func emptyUserIDCannotBeSaved() throws {
+        let h = try Harness.unlocked()
+        h.send(.focus(.service), .insert("mail"), .focus(.password), .insert("pw"), .save)
+        #expect(h.message == "User ID cannot be empty")
+        #expect(h.main.focus == .userID)
+        #expect(h.store.calls["save"] == nil)
+    }
+
+    @Test func saveErrorInItsOwnWords() throws {
+        let h = try Harness.unlocked()
+        h.send(.focus(.userID), .insert("ana"))
+        h.store.failure = .param("secret larger than 1 MiB")
+        h.send(.save)
+        #expect(h.message == KeychainError.param("secret larger than 1 MiB").description)
+    }
+
+    @Test func retrieveFillsMaskedValuesAndRevealToggles() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
+        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.retrieveButton), .submit)
+        #expect(h.message == "Retrieved")
+        #expect(h.form.retrievedID == "ana")
+        #expect(h.form.retrievedPasswordText == "•••••••")
+        h.send(.toggleReveal)
+        #expect(h.form.retrievedPasswordText == "hunter2")
+        h.send(.toggleReveal)
+        #expect(h.form.retrievedPasswordText == "•••••••")
+    }
+
+    @Test func revealOnPasswordFieldTogglesTheField() throws {
+        let h = try Harness.unlocked()
+        h.send(.focus(.password), .insert("abc"), .toggleReveal)
+        #expect(h.form.password.displayText == "abc")
+        h.send(.toggleReveal)
+        #expect(h.form.password.displayText == "•••")
+    }
+
+    @Test func retrieveMissingSaysNoItem() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("bob"), .retrieve)
+        #expect(h.message == #"No item for service "mail", user ID "bob""#)
+        #expect(h.form.retrievedID == "")
+        #expect(h.form.retrievedPassword == nil)
+    }
+
+    @Test func retrieveOtherErrorInItsOwnWords() throws {
+        let h = try Harness.unlocked()
+        h.store.failure = .decode("tampered")
+        h.send(.retrieve)
+        #expect(h.message == KeychainError.decode("tampered").description)
+    }
+
+    @Test func binarySecretIsNotShownAsText() throws {
+        var binary = item("bin", "x")
+        binary.secret = SecretBytes([0xff, 0xfe, 0x00])
+        let h = try Harness.unlocked(items: [binary])
+        h.send(.openSelected, .toggleReveal)
+        #expect(h.form.retrievedPasswordText == "(3 bytes, not text)")
+    }
+
+    @Test func deleteFromFormAndMissing() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit)
+        #expect(h.message == "Deleted")
+        #expect(h.store.storedItems.isEmpty)
+        #expect(h.list.rows.isEmpty)
+        h.send(.delete)
+        #expect(h.message == #"No item for service "mail", user ID "ana""#)
+        h.store.failure = .io("read-only")
+        h.send(.delete)
+        #expect(h.message == KeychainError.io("read-only").description)
+    }
+
+    @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
+        let h = try Harness.unlocked()
+        var seen: [MainFocus] = []
+        for _ in 0..<7 { h.send(.focusNext); seen.append(h.main.focus) }
+        #expect(seen == [.service, .userID, .password, .saveButton, .retrieveButton, .deleteButton, .list])
+        h.send(.focusPrevious)
+        #expect(h.main.focus == .deleteButton)
+        h.send(.cancel)
+        #expect(h.main.focus == .list)
+    }
+
+    @Test func newItemClearsTheForm() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.openSelected)
+        #expect(h.form.service.text == "mail")
+        h.send(.newItem)
+        #expect(h.form.service.isEmpty)
+        #expect(h.form.userID.isEmpty)
+        #expect(h.form.retrievedPassword == nil)
+        #expect(h.message == "New item")
+    }
+
+    @Test func editingInFormFields() throws {
+        let h = try Harness.unlocked()
+        h.send(.focus(.service), .insert("mial"), .moveCursor(.left), .moveCursor(.left), .deleteBackward,
+               .moveCursor(.right), .insert("i"), .moveCursor(.end), .insert("!"), .deleteBackward)
+        #expect(h.form.service.text == "mail")
+        h.send(.moveCursor(.home), .deleteForward, .clearField)
+        #expect(h.form.service.isEmpty)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Testing
+
+@Suite struct ItemListTests {
+    @Test func rowsShowAttributesSortedByServiceThenAccount() throws {
+        let modified = Date(timeIntervalSince1970: 1_767_225_600)
+        let h = try Harness.unlocked(items: [
+            item("zeta", "b"), item("Alpha", "z"), item("alpha", "a", label: "Work", modified: modified), item("Beta", "x", kind: .note),
+        ])
+        #expect(h.list.rows.map { "\($0.service)/\($0.account)" } == ["alpha/a", "Alpha/z", "Beta/x", "zeta/b"])
+        let first = try #require(h.list.rows.first)
+        #expect(first.label == "Work")
+        #expect(first.kind == .password)
+        #expect(first.modified == modified)
+        #expect(first.expiryText == nil)
+        #expect(h.list.rows[2].kind == .note)
+        #expect(h.list.selectedIndex == 0)
+    }
+
+    @Test func tokenExpiryFromJWTAndOAuth() throws {
+        let h = Harness(items: [
+            item("api", "soon", jwt(exp: 1_767_225_600 + 240), kind: .token),
+            item("api", "old", jwt(exp: "\(1_767_225_600 - 7200)"), kind: .token),
+            item("api", "frac", jwt(exp: 1_767_225_600.5 + 90), kind: .token),
+            item("idp", "ana", #"{"access_token":"opaque","expires_at":\#(1_767_225_600 + 3 * 86_400)}"#, kind: .oauth),
+            item("idp", "bob", #"{"access_token":"\#(jwt(exp: 1_767_225_600 + 30))"}"#, kind: .oauth),
+            item("bad", "tok", "not a jwt", kind: .token),
+        ], lockAfter: 0)
+        h.unlock()
+        func text(_ account: String) -> String? { h.list.rows.first { $0.account == account }?.expiryText }
+        #expect(text("soon") == "expires in 4m")
+        #expect(text("old") == "expired 2h ago")
+        #expect(text("frac") == "expires in 1m")
+        #expect(text("ana") == "expires in 3d")
+        #expect(text("bob") == "expires in 30s")
+        #expect(text("tok") == nil)
+        h.clock.advance(by: 300)
+        h.app.tick()
+        #expect(text("soon") == "expired 1m ago")
+    }
+
+    @Test func filterIsCaseAndDiacriticInsensitiveOverServiceAccountLabel() throws {
+        let h = try Harness.unlocked(items: [
+            item("Café", "ana"), item("mail", "JOSÉ"), item("bank", "x", label: "Épargne"), item("other", "y"),
+        ])
+        h.send(.startFilter, .insert("cafe"))
+        #expect(h.main.focus == .filter)
+        #expect(h.list.rows.map(\.service) == ["Café"])
+        h.send(.clearField, .insert("jose"))
+        #expect(h.list.rows.map(\.service) == ["mail"])
+        h.send(.clearField, .insert("EPAR"))
+        #expect(h.list.rows.map(\.service) == ["bank"])
+        h.send(.deleteBackward, .deleteBackward, .deleteBackward, .deleteBackward, .insert("zzz"))
+        #expect(h.list.rows.isEmpty)
+        #expect(h.list.selectedIndex == nil)
+        h.send(.clearField, .insert("a"), .submit)
+        #expect(h.main.focus == .list)
+        #expect(h.list.filter.text == "a")
+        #expect(h.list.rows.count == 3)
+        h.send(.cancel)
+        #expect(h.list.filter.isEmpty)
+        #expect(h.list.rows.count == 4)
+        h.send(.startFilter, .insert("bank"), .cancel)
+        #expect(h.list.filter.isEmpty)
+        #expect(h.main.focus == .list)
+    }
+
+    @Test func selectionMovesAndStopsAtTheEnds() throws {
+        let h = try Harness.unlocked(items: [item("a", "1"), item("b", "2"), item("c", "3")])
+        h.send(.moveSelection(1), .moveSelection(1), .moveSelection(1))
+        #expect(h.list.selectedRow?.service == "c")
+        h.send(.moveSelection(-5))
+        #expect(h.list.selectedRow?.service == "a")
+    }
+
+    @Test func selectionKeptAcrossFilterChanges() throws {
+        let h = try Harness.unlocked(items: [item("alpha", "1"), item("beta", "2"), item("gamma", "3")])
+        h.send(.moveSelection(1))
+        h.send(.startFilter, .insert("a"))
+        #expect(h.list.selectedRow?.service == "beta")
+    }
+
+    @Test func enterPutsSelectedItemInTheForm() throws {
+        let h = try Harness.unlocked(items: [item("a", "1"), item("mail", "ana", "pw")])
+        h.send(.moveSelection(1), .submit)
+        #expect(h.form.service.text == "mail")
+        #expect(h.form.userID.text == "ana")
+        #expect(h.form.retrievedID == "ana")
+        #expect(h.form.retrievedPassword == SecretBytes(utf8: "pw"))
+        #expect(h.main.focus == .password)
+    }
+
+    @Test func commandsOnAnEmptyListSayNoItemSelected() throws {
+        let h = try Harness.unlocked()
+        for action in [Action.openSelected, .copySelected, .deleteSelected] {
+            h.send(.newItem, action)
+            #expect(h.message == "No item selected")
+        }
+        #expect(h.app.overlay == nil)
+    }
+
+    @Test func anotherProcessesChangesAppearWithinASecondKeepingSelectionAndFilter() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana"), item("mail", "bob"), item("web", "x")])
+        h.send(.startFilter, .insert("mail"), .submit, .moveSelection(1))
+        #expect(h.list.selectedRow?.account == "bob")
+        h.store.externalPut(item("mail", "aaron"))
+        h.store.externalPut(item("news", "z"))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.list.rows.map(\.account) == ["aaron", "ana", "bob"])
+        #expect(h.list.selectedRow?.account == "bob")
+        #expect(h.list.filter.text == "mail")
+        #expect(h.list.allRows.count == 5)
+    }
+
+    @Test func selectedItemRemovedElsewhereSelectsANeighbour() throws {
+        let h = try Harness.unlocked(items: [item("a", "1"), item("b", "2"), item("c", "3")])
+        h.send(.moveSelection(2))
+        h.store.externalRemove(ItemKey(service: "c", account: "3"))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.list.selectedRow?.service == "b")
+    }
+
+    @Test func ticksDoNotReloadWithoutAChange() throws {
+        let h = try Harness.unlocked(items: [item("a", "1")])
+        let loads = h.store.calls["allItems"] ?? 0
+        for _ in 0..<5 { h.clock.advance(by: 1); h.app.tick() }
+        #expect(h.store.calls["allItems"] == loads)
+    }
+
+    @Test func helpOverlayOpensAndAnyKeyCloses() throws {
+        let h = try Harness.unlocked()
+        h.send(.showHelp)
+        #expect(h.app.overlay == .help)
+        #expect(!AppModel.helpLines.isEmpty)
+        h.send(.moveSelection(1))
+        #expect(h.app.overlay == nil)
+        h.send(.showHelp, .quit)
+        #expect(h.app.shouldQuit)
+    }
+
+    @Test func quitFromTheList() throws {
+        let h = try Harness.unlocked()
+        h.send(.quit)
+        #expect(h.app.shouldQuit)
+    }
+}
+
+@Suite struct DialogTests {
+    @Test func deleteAsksThenDeletes() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "x")])
+        h.send(.deleteSelected)
+        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
+        #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
+        #expect(dialog.purpose == .deleteItem(ItemKey(service: "mail", account: "ana")))
+        h.send(.moveSelection(1))
+        #expect(h.app.overlay != nil)
+        h.send(.confirm)
+        #expect(h.app.overlay == nil)
+        #expect(h.message == "Deleted")
+        #expect(h.list.rows.map(\.service) == ["web"])
+    }
+
+    @Test func deleteDeclinedKeepsTheItem() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.deleteSelected, .dismiss)
+        #expect(h.app.overlay == nil)
+        #expect(h.message == "Cancelled")
+        #expect(h.store.storedItems.count == 1)
+        h.send(.deleteSelected, .cancel)
+        #expect(h.app.overlay == nil)
+        #expect(h.store.storedItems.count == 1)
+    }
+
+    @Test func deleteOfAnItemGoneMeanwhileSaysSo() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.deleteSelected)
+        h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
+        h.send(.confirm)
+        #expect(h.message == #"No item for service "mail", user ID "ana""#)
+    }
+
+    @Test func deleteFailureInItsOwnWords() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.store.failingDeletes = [ItemKey(service: "mail", account: "ana")]
+        h.send(.deleteSelected, .confirm)
+        #expect(h.message == KeychainError.io(#"cannot delete service "mail", account "ana""#).description)
+        #expect(h.list.rows.count == 1)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Testing
+
+/// Checks that the app shows only the unlock screen with nothing decrypted left.
+private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(h.app.unlockModel != nil, sourceLocation: sourceLocation)
+    #expect(h.app.overlay == nil, sourceLocation: sourceLocation)
+    #expect(h.store.isLocked, sourceLocation: sourceLocation)
+    #expect(main.list.rows.isEmpty && main.list.allRows.isEmpty, sourceLocation: sourceLocation)
+    #expect(main.list.filter.isEmpty, sourceLocation: sourceLocation)
+    #expect(main.form.service.isEmpty && main.form.userID.isEmpty && main.form.password.isEmpty, sourceLocation: sourceLocation)
+    #expect(main.form.retrievedPassword == nil && main.form.retrievedID.isEmpty, sourceLocation: sourceLocation)
+    #expect(h.clipboard.contents == nil, sourceLocation: sourceLocation)
+}
+
+@Suite struct IdleLockTests {
+    /// Puts the main screen in a state, waits out the idle time, checks the lock.
+    private func idleLock(after setup: (Harness) -> Void) throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("api", "t", jwt(exp: 1), kind: .token)], lockAfter: 300)
+        let main = h.main
+        h.send(.copySelected)
+        #expect(h.clipboard.contents == jwt(exp: 1))
+        setup(h)
+        h.clock.advance(by: 299)
+        h.app.tick()
+        #expect(h.app.mainModel != nil)
+        h.clock.advance(by: 1)
+        h.app.tick()
+        expectLockedAndWiped(h, main: main)
+        #expect(h.app.unlockModel?.message == "Locked after 300 s without input")
+    }
+
+    @Test func fromTheList() throws { try idleLock { _ in } }
+
+    @Test func fromAHalfTypedForm() throws {
+        try idleLock { h in
+            h.send(.openSelected, .insert("new pass"), .toggleReveal)
+            #expect(h.form.password.count == 8)
+        }
+    }
+
+    @Test func fromTheFilter() throws {
+        try idleLock { h in h.send(.startFilter, .insert("ma")) }
+    }
+
+    @Test func fromTheDeleteDialog() throws {
+        try idleLock { h in
+            h.send(.deleteSelected)
+            #expect(h.app.overlay != nil)
+        }
+    }
+
+    @Test func fromTheLogoutDialog() throws {
+        try idleLock { h in
+            h.send(.logoutWipe(service: nil))
+            guard case .confirm(let d) = h.app.overlay else { Issue.record("no dialog"); return }
+            #expect(d.purpose == .logoutWipe(service: nil, count: 1))
+        }
+    }
+
+    @Test func fromTheHelpOverlay() throws {
+        try idleLock { h in h.send(.showHelp) }
+    }
+
+    @Test func fromTheUnlockScreenWipesTheHalfTypedPassword() throws {
+        let h = Harness(lockAfter: 60)
+        h.send(.insert("half"))
+        h.clock.advance(by: 60)
+        h.app.tick()
+        #expect(h.app.unlockModel?.password.isEmpty == true)
+    }
+
+    @Test func fromTheCreateScreenWipesBothFields() throws {
+        let h = Harness(vault: false, lockAfter: 60)
+        h.send(.insert("half"), .focusNext, .insert("ha"))
+        h.clock.advance(by: 60)
+        h.app.tick()
+        let create = try #require(h.app.createVaultModel)
+        #expect(create.newPassword.isEmpty && create.confirmation.isEmpty)
+        #expect(create.focus == .newPassword)
+    }
+
+    @Test func inputResetsTheTimerButTicksAndRefreshesDoNot() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")], lockAfter: 300)
+        h.clock.advance(by: 200)
+        h.app.tick()
+        h.send(.moveSelection(1))
+        h.clock.advance(by: 200)
+        h.app.tick()
+        #expect(h.app.mainModel != nil)
+        h.app.noteInput()
+        h.clock.advance(by: 250)
+        h.store.externalPut(item("web", "x"))
+        h.app.tick()
+        #expect(h.app.mainModel?.list.rows.count == 2)
+        h.clock.advance(by: 50)
+        h.app.tick()
+        #expect(h.app.unlockModel != nil)
+    }
+
+    @Test func zeroMeansNever() throws {
+        let h = try Harness.unlocked(lockAfter: 0)
+        #expect(h.app.idleLockDeadline == nil)
+        h.clock.advance(by: 1_000_000)
+        h.app.tick()
+        #expect(h.app.mainModel != nil)
+    }
+
+    @Test func deadlineIsReported() throws {
+        let h = try Harness.unlocked(lockAfter: 300)
+        #expect(h.app.idleLockDeadline == h.clock.now.addingTimeInterval(300))
+    }
+
+    @Test func unlockAgainAfterIdleLock() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")], lockAfter: 10)
+        h.send(.startFilter, .insert("zz"))
+        h.clock.advance(by: 10)
+        h.app.tick()
+        h.unlock()
+        let main = try #require(h.app.mainModel)
+        #expect(main.list.filter.isEmpty)
+        #expect(main.list.rows.count == 1)
+    }
+}
+
+@Suite struct ManualLockTests {
+    @Test func lockFromTheListWipesEverything() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        let main = h.main
+        h.send(.copySelected, .openSelected, .toggleReveal, .lock)
+        expectLockedAndWiped(h, main: main)
+        #expect(h.app.unlockModel?.message == "Locked")
+        #expect(h.clipboard.calls.last == "clear")
+    }
+
+    @Test func lockLeavesTextTheUserCopiedSince() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.copySelected)
+        h.clipboard.userCopies("mine")
+        h.send(.lock)
+        #expect(h.clipboard.contents == "mine")
+    }
+
+    @Test func shutdownClearsAndLocks() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.copySelected, .openSelected, .quit)
+        #expect(h.app.shouldQuit)
+        h.app.shutdown()
+        #expect(h.clipboard.contents == nil)
+        #expect(h.store.isLocked)
+        #expect(h.form.retrievedPassword == nil)
+    }
+}
