@@ -10,6 +10,7 @@ defer { try? FileManager.default.removeItem(at: scratch) }
 print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 do {
     try StoreBenchmark.run(scratch: scratch)
+    try TerminalBenchmark.run(scratch: scratch)
 } catch {
     print("fob-bench: \(error)")
     exit(1)
