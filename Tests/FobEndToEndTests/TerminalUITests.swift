@@ -313,7 +313,9 @@ extension TerminalUITests {
         #expect(try tmux.display("#{pane_dead_status}") == "0")
     }
 
-    @Test(arguments: [("C-c", Int32(130)), ("TERM", 143), ("HUP", 129)])
+    /// Ctrl-C, SIGTERM and SIGHUP end fob normally; SIGSEGV and SIGABRT
+    /// stand for a crash (restore, then die of the signal).
+    @Test(arguments: [("C-c", Int32(130)), ("TERM", 143), ("HUP", 129), ("SEGV", 139), ("ABRT", 134)])
     func signalsRestoreTheTerminal(_ how: String, _ status: Int32) throws {
         let fx = try Fixture()
         let tmux = try fx.startFromShell()
@@ -323,7 +325,8 @@ extension TerminalUITests {
             try tmux.press("C-c")
         } else {
             let pid = try tmux.childPID()
-            #expect(kill(pid, how == "TERM" ? SIGTERM : SIGHUP) == 0)
+            let signals = ["TERM": SIGTERM, "HUP": SIGHUP, "SEGV": SIGSEGV, "ABRT": SIGABRT]
+            #expect(kill(pid, signals[how]!) == 0)
         }
         try tmux.waitUntil("the shell") { _ in (try? tmux.display("#{alternate_on}")) == "0" }
         try tmux.type("echo status=$?")

@@ -1,0 +1,184 @@
+@preconcurrency import Glibc
+import Foundation
+import Testing
+import FobStore
+import FobViewModels
+@testable import FobTerminal
+
+private let utf8Locale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
+
+/// An app on an in-memory store with `items`, unlocked unless `locked`.
+private func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+                     clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
+    let store = InMemoryStore(password: vault ? "pw" : nil, now: { clock.now })
+    for (service, account, secret) in items {
+        store.externalPut(Item(service: service, account: account, secret: SecretBytes(utf8: secret)))
+    }
+    let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock,
+                                                                    runner: InlineRunner()),
+                       clock: clock, lockAfter: lockAfter)
+    if vault && !locked {
+        app.send(.insert("pw"))
+        app.send(.submit)
+    }
+    return app
+}
+
+private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
+    var renderer = Renderer(vaultDescription: "~/vault.db")
+    return renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+}
+
+@Suite struct RendererTests {
+    @Test func createScreenHasBothMaskedFields() throws {
+        try #require(utf8Locale)
+        let app = makeApp(vault: false)
+        app.send(.insert("sekrit"))
+        let text = draw(app).text
+        #expect(text.contains("New master password"))
+        #expect(text.contains("Confirm"))
+        #expect(text.contains("••••••"))
+        #expect(!text.contains("sekrit"))
+    }
+
+    @Test func unlockScreenMasksAndShowsNoItems() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: [("github.com", "ana", "s")], locked: true)
+        app.send(.insert("åäö€"))
+        let canvas = draw(app)
+        #expect(canvas.text.contains("Master password"))
+        #expect(canvas.text.contains("••••"))
+        #expect(!canvas.text.contains("•••••"))
+        #expect(!canvas.text.contains("github.com"))
+        #expect(canvas.cursor != nil)
+    }
+
+    @Test func mainScreenHasEveryLabelAndTheLegend() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: [("github.com", "ana", "s3cret"), ("密码", "🔑", "x")])
+        let canvas = draw(app)
+        for label in ["Service", "User ID", "Password", "[ Save ]", "[ Retrieve ]", "[ Delete ]",
+                      "Retrieved ID", "Retrieved Password", "Message", "Items 2", "github.com", "密码", "🔑"] {
+            #expect(canvas.text.contains(label), "missing \(label)")
+        }
+        #expect(canvas.line(31).contains("? help"))
+        #expect(!canvas.text.contains("s3cret"))
+    }
+
+    @Test func retrievedPasswordIsMaskedUntilRevealed() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        app.send(.openSelected)
+        var text = draw(app).text
+        #expect(text.contains("••••••"))
+        #expect(!text.contains("s3cret"))
+        app.send(.focus(.saveButton))
+        app.send(.toggleReveal)
+        text = draw(app).text
+        #expect(text.contains("s3cret"))
+    }
+
+    @Test func tooSmallAndBack() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: [("github.com", "ana", "s")])
+        let small = draw(app, rows: 5, columns: 20)
+        #expect(small.text.contains("Terminal too small"))
+        #expect(draw(app, rows: 9, columns: 80).text.contains("Terminal too small"))
+        #expect(draw(app, rows: 10, columns: 39).text.contains("Terminal too small"))
+        let minimum = draw(app, rows: 10, columns: 40)
+        #expect(!minimum.text.contains("Terminal too small"))
+        #expect(minimum.text.contains("github.com"))
+    }
+
+    @Test func everySizeDrawsWithinItsBounds() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: (0..<50).map { ("service-\($0)-密码-with-a-long-name", "user\($0)", "s") })
+        app.send(.deleteSelected)
+        for columns in stride(from: 1, through: 130, by: 7) {
+            for rows in stride(from: 1, through: 40, by: 3) {
+                let canvas = draw(app, rows: rows, columns: columns)
+                #expect(canvas.rows == rows && canvas.columns == columns)
+                for r in 0..<rows { #expect(DisplayWidth.cells(of: canvas.line(r)) <= columns) }
+            }
+        }
+    }
+
+    @Test func listScrollsToKeepTheSelectionInView() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: (0..<100).map { (String(format: "svc%03d", $0), "a", "s") })
+        var renderer = Renderer(vaultDescription: "v")
+        _ = renderer.render(app, rows: 20, columns: 100, glyphs: .unicodeSet)
+        app.send(.moveSelection(60))
+        let canvas = renderer.render(app, rows: 20, columns: 100, glyphs: .unicodeSet)
+        #expect(canvas.text.contains("svc060"))
+        #expect(!canvas.text.contains("svc000"))
+        #expect(renderer.listTop > 0)
+    }
+
+    @Test func dialogAndHelpOverlays() throws {
+        try #require(utf8Locale)
+        let app = makeApp(items: [("github.com", "ana", "s")])
+        app.send(.deleteSelected)
+        var text = draw(app).text
+        #expect(text.contains("Delete item"))
+        #expect(text.contains("y Yes"))
+        #expect(Renderer.legend(for: app).contains("y yes"))
+        app.send(.dismiss)
+        app.send(.showHelp)
+        text = draw(app).text
+        #expect(text.contains("Help"))
+        #expect(text.contains("Ctrl-R"))
+    }
+
+    @Test func wrapKeepsWordsTogether() {
+        #expect(Renderer.wrap("Delete service \"a\", user ID \"b\"? (y/n)", width: 16)
+                == ["Delete service", "\"a\", user ID", "\"b\"? (y/n)"])
+        #expect(Renderer.wrap("", width: 10) == [""])
+    }
+}
+
+@Suite struct KeyMapTests {
+    @Test func listKeys() {
+        let app = makeApp(items: [("a", "b", "c")])
+        let cases: [(Key, Action)] = [
+            (.down, .moveSelection(1)), (.character("j"), .moveSelection(1)), (.up, .moveSelection(-1)),
+            (.character("k"), .moveSelection(-1)), (.character("/"), .startFilter), (.enter, .openSelected),
+            (.character("c"), .copySelected), (.character("n"), .newItem), (.character("d"), .deleteSelected),
+            (.character("l"), .lock), (.character("W"), .logoutWipe(service: nil)), (.character("?"), .showHelp),
+            (.character("q"), .quit), (.tab, .focusNext), (.backTab, .focusPrevious), (.escape, .cancel),
+        ]
+        for (key, action) in cases { #expect(KeyMap.action(for: key, in: app) == action, "\(key)") }
+        #expect(KeyMap.action(for: .character("z"), in: app) == nil)
+    }
+
+    @Test func fieldKeysEditInsteadOfCommanding() {
+        let app = makeApp()
+        app.send(.newItem)
+        #expect(KeyMap.action(for: .character("q"), in: app) == .insert("q"))
+        #expect(KeyMap.action(for: .paste("a b"), in: app) == .insert("a b"))
+        #expect(KeyMap.action(for: .backspace, in: app) == .deleteBackward)
+        #expect(KeyMap.action(for: .control("r"), in: app) == .toggleReveal)
+        #expect(KeyMap.action(for: .enter, in: app) == .submit)
+        #expect(KeyMap.action(for: .escape, in: app) == .cancel)
+        #expect(KeyMap.action(for: .left, in: app) == .moveCursor(.left))
+    }
+
+    @Test func dialogKeys() {
+        let app = makeApp(items: [("a", "b", "c")])
+        app.send(.deleteSelected)
+        #expect(KeyMap.action(for: .character("y"), in: app) == .confirm)
+        #expect(KeyMap.action(for: .character("n"), in: app) == .dismiss)
+        #expect(KeyMap.action(for: .escape, in: app) == .dismiss)
+        #expect(KeyMap.action(for: .character("q"), in: app) == nil)
+    }
+
+    @Test func setupScreenKeys() {
+        let create = makeApp(vault: false)
+        #expect(KeyMap.action(for: .control("t"), in: create) == .setKDFPreset(.sensitive))
+        #expect(KeyMap.action(for: .tab, in: create) == .focusNext)
+        #expect(KeyMap.action(for: .escape, in: create) == .quit)
+        let unlock = makeApp(locked: true)
+        #expect(KeyMap.action(for: .character("q"), in: unlock) == .insert("q"))
+        #expect(KeyMap.action(for: .enter, in: unlock) == .submit)
+    }
+}
