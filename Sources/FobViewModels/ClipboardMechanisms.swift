@@ -26,61 +26,116 @@ enum HelperProcess {
     }
 
     /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
+    ///
+    /// The child is started with `posix_spawn`, every signal at its default
+    /// and none blocked (threads of this process may block signals, and a
+    /// helper such as xclip, which stays running, must still obey SIGTERM).
     /// - Parameters:
     ///   - input: bytes for stdin (then closed); `nil` gives an empty stdin.
     ///   - captureOutput: read stdout (else it goes to /dev/null).
-    ///   - timeout: seconds before the helper is terminated.
-    /// - Throws: `.helperMissing` if it is not installed or cannot start.
+    ///   - timeout: seconds before the helper is killed.
+    /// - Throws: `.helperMissing` if it is not installed or cannot start;
+    ///   `.helperFailed` if it outruns `timeout`.
     static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
                     environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
         guard let path = find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        let stdinPipe = Pipe()
-        process.standardInput = stdinPipe
-        let stdoutPipe = captureOutput ? Pipe() : nil
-        process.standardOutput = stdoutPipe ?? FileHandle.nullDevice
-        // Helpers such as xclip fork a child that keeps running to own the
-        // selection; it must not hold a pipe we wait on.
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw .helperMissing("cannot start \(tool): \(error.localizedDescription)")
+        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1]
+        guard pipe(&stdinPipe) == 0 else { throw .helperMissing("pipe: \(String(cString: strerror(errno)))") }
+        for fd in stdinPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if captureOutput {
+            guard pipe(&stdoutPipe) == 0 else {
+                stdinPipe.forEach { close($0) }
+                throw .helperMissing("pipe: \(String(cString: strerror(errno)))")
+            }
+            for fd in stdoutPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            if finished.wait(timeout: .now() + timeout) == .timedOut, process.isRunning { process.terminate() }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        if captureOutput {
+            posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        } else {
+            // Helpers such as xclip fork a child that keeps running to own
+            // the selection; it must not hold a pipe anyone waits on.
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        defer { finished.signal() }
-        let writeFD = stdinPipe.fileHandleForWriting.fileDescriptor
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        close(stdinPipe[0])
+        if captureOutput { close(stdoutPipe[1]) }
+        guard rc == 0 else {
+            close(stdinPipe[1])
+            if captureOutput { close(stdoutPipe[0]) }
+            throw .helperMissing("cannot start \(tool): \(String(cString: strerror(rc)))")
+        }
+        let deadline = Date().addingTimeInterval(timeout)
         if let input {
             input.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let n = Glibc.write(writeFD, raw.baseAddress! + offset, raw.count - offset)
+                    let n = Glibc.write(stdinPipe[1], raw.baseAddress! + offset, raw.count - offset)
                     if n < 0 { if errno == EINTR { continue }; break }
                     offset += n
                 }
             }
         }
-        try? stdinPipe.fileHandleForWriting.close()
+        close(stdinPipe[1])
         var output: [UInt8] = []
-        if let stdoutPipe {
-            let readFD = stdoutPipe.fileHandleForReading.fileDescriptor
+        var timedOut = false
+        if captureOutput {
+            let readFD = stdoutPipe[0]
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
+                let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+                var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&fds, 1, remaining)
+                if ready < 0 { if errno == EINTR { continue }; break }
+                if ready == 0 { timedOut = true; break }
                 let n = chunk.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress!, $0.count) }
                 if n < 0 { if errno == EINTR { continue }; break }
                 if n == 0 { break }
                 grow(&output, with: chunk[0..<n])
             }
             chunk.wipe()
-            try? stdoutPipe.fileHandleForReading.close()
+            close(readFD)
         }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: output)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { break }
+            if timedOut || Date() >= deadline {
+                timedOut = true
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(2_000)
+        }
+        if timedOut {
+            output.wipe()
+            throw .helperFailed("\(tool) did not finish within \(Int(timeout)) s")
+        }
+        let code = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
+        return Result(status: code, output: output)
     }
 
     /// Appends, wiping the old storage when the array has to move.
