@@ -33,14 +33,14 @@ let package = Package(
         // Helpers shared by the test targets: temporary vaults, child processes, tmux.
         .target(name: "FobTestSupport", dependencies: ["FobStore"]),
 
-        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "FobTestSupport"]),
-        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobViewModels", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobStore", "FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobTestSupport"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobStore", "FobTestSupport"]),
         // Runs the built `fob` binary as a child process and inside tmux.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

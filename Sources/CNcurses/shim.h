@@ -6,6 +6,7 @@
 #include <locale.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
+#include <sys/ioctl.h>
 
 // Swift 6 rejects C globals such as stdscr: read them through functions.
 static inline WINDOW *fob_stdscr(void) { return stdscr; }
@@ -18,4 +19,11 @@ static inline attr_t fob_a_reverse(void) { return A_REVERSE; }
 static inline attr_t fob_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t fob_a_dim(void) { return A_DIM; }
 static inline attr_t fob_color_pair(int n) { return COLOR_PAIR(n); }
+// A_NORMAL is built from NCURSES_BITS, a macro expression that does not import.
+static inline attr_t fob_a_normal(void) { return A_NORMAL; }
+// wcwidth is declared only under _XOPEN_SOURCE, which the Glibc module does not set.
+static inline int fob_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
+
+// ioctl is variadic, which Swift cannot call: the window size (TIOCGWINSZ) of fd in rows and columns.
+static inline int fob_winsize(int fd, int *rows, int *cols) { struct winsize w; int r = ioctl(fd, TIOCGWINSZ, &w); if (r == 0) { *rows = w.ws_row; *cols = w.ws_col; } return r; }
 #endif

@@ -19,6 +19,9 @@ extension FobCLI {
             PasswdCommand.self,
             CopyCommand.self,
             LogoutCommand.self,
+            JWTCommand.self,
+            PKCECommand.self,
+            OAuthCommand.self,
         ]
     }
 
@@ -31,5 +34,5 @@ extension FobCLI {
     }
 
     /// What `fob` runs when no command is given: the terminal UI.
-    public static var interactiveCommand: any FobCommand.Type { TerminalUIUnavailableCommand.self }
+    public static var interactiveCommand: any FobCommand.Type { TerminalUICommand.self }
 }

@@ -99,9 +99,9 @@ public enum FobCLI {
             """
         text += HelpFormatter.table(commands.map { ($0.name, $0.summary) })
         text += "\nGlobal options (before or after the command):\n"
-        text += HelpFormatter.table(GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") })
-        text += HelpFormatter.table([("-h, --help", "show help (fob COMMAND --help for a command)"),
-                                     ("--version", "show the version")])
+        text += HelpFormatter.table(GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") }
+                                    + [("-h, --help", "show help (fob COMMAND --help for a command)"),
+                                       ("--version", "show the version")])
         text += """
 
             Secrets are read from standard input (one trailing newline dropped

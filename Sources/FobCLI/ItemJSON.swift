@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Foundation
 import FobStore
 
@@ -9,12 +10,17 @@ import FobStore
 /// (ISO 8601, UTC), and for `get --json` either `secret` (valid UTF-8) or
 /// `secretBase64` (RFC 4648 §4, with padding).
 enum ItemJSON {
-    /// `2026-05-01T12:00:00Z`.
+    /// ISO 8601 in UTC to the second (RFC 3339 §5.6), such as `2026-05-01T12:00:00Z`.
     static func date(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
     }
 
     /// The object for `item`, with its secret when `includeSecret`.

@@ -170,7 +170,8 @@ public final class ControllingTerminal: SecretPrompter {
         while true {
             let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
-            let outcome: MaskedLineEditor.Outcome = n == 1 ? editor.feed(byte, echo: &echo) : .finished
+            // End of input or a read error (the terminal hung up): give up rather than use half a line.
+            let outcome: MaskedLineEditor.Outcome = n == 1 ? editor.feed(byte, echo: &echo) : .cancelled
             byte = 0
             if !echo.isEmpty {
                 writeAll(fd, echo)

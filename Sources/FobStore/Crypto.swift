@@ -37,7 +37,7 @@ enum Crypto {
         guard record.count >= nonceBytes + tagBytes else { return nil }
         let plainCount = record.count - nonceBytes - tagBytes
         var ok = false
-        let plain = SecretBytes(count: plainCount) { p in
+        let plain = SecretBytes(count: plainCount, guarded: true) { p in
             record.withUnsafeBufferPointer { r in
                 key.withUnsafeBytes { k in
                     var plen: UInt64 = 0
@@ -55,12 +55,27 @@ enum Crypto {
         return ok ? plain : nil
     }
 
+    /// Opens nonce ‖ ciphertext ‖ tag into `output`, which must hold
+    /// exactly `record.count - 40` bytes; `false` if authentication fails.
+    static func open(_ record: UnsafeRawBufferPointer, ad: [UInt8], key: SecretBytes, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        guard record.count >= nonceBytes + tagBytes, output.count == record.count - nonceBytes - tagBytes,
+              let out = output.baseAddress else { return false }
+        var plen: UInt64 = 0
+        let r = record.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        return key.withUnsafeBytes { k in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                out.assumingMemoryBound(to: UInt8.self), &plen, nil,
+                r + nonceBytes, UInt64(record.count - nonceBytes), ad, UInt64(ad.count),
+                r, k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+        }
+    }
+
     /// Argon2id13 (`crypto_pwhash`) of `password` into a 32-byte key.
     /// - Throws: `.io` when libsodium cannot allocate `memlimit` bytes.
     static func deriveKey(password: SecretBytes, salt: [UInt8], opslimit: UInt64, memlimit: Int) throws(KeychainError) -> SecretBytes {
         Sodium.ensureInitialised()
         var rc: Int32 = 0
-        let key = SecretBytes(count: keyBytes) { out in
+        let key = SecretBytes(count: keyBytes, guarded: true) { out in
             password.withUnsafeBytes { pw in
                 var empty: CChar = 0
                 withUnsafePointer(to: &empty) { fallback in
@@ -76,7 +91,7 @@ enum Crypto {
 
     /// A 32-byte subkey of `key` (`crypto_kdf_derive_from_key`, context "fobvault").
     static func subkey(of key: SecretBytes, id: UInt64) -> SecretBytes {
-        SecretBytes(count: keyBytes) { out in
+        SecretBytes(count: keyBytes, guarded: true) { out in
             key.withUnsafeBytes { k in
                 _ = crypto_kdf_derive_from_key(out.baseAddress!, keyBytes, id, "fobvault",
                                                k.baseAddress!.assumingMemoryBound(to: UInt8.self))

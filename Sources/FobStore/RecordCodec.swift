@@ -44,11 +44,11 @@ enum RecordCodec {
 
     /// - Throws: `.decode` when the layout is broken (which authenticated
     ///   encryption makes possible only with a bug or a foreign writer).
-    static func decode(_ plain: SecretBytes, withSecret: Bool) throws(KeychainError) -> Item {
+    static func decode(_ raw: UnsafeRawBufferPointer, withSecret: Bool) throws(KeychainError) -> Item {
         var item = Item(service: "", account: "", created: Date(timeIntervalSince1970: 0),
                         modified: Date(timeIntervalSince1970: 0), secret: nil)
         var sawService = false, sawAccount = false
-        let failure: KeychainError? = plain.withUnsafeBytes { raw -> KeychainError? in
+        let failure: KeychainError? = { () -> KeychainError? in
             guard raw.count >= 1, raw[0] == 1 else { return .decode("unknown record format") }
             var i = 1
             while i < raw.count {
@@ -84,7 +84,7 @@ enum RecordCodec {
                 }
             }
             return nil
-        }
+        }()
         if let failure { throw failure }
         guard sawService, sawAccount else { throw .decode("record without service or account") }
         return item

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import CSQLite
 
 /// A SQLite result code that is not OK, with the library's message (which
@@ -5,6 +6,8 @@ import CSQLite
 struct SQLiteError: Error {
     let code: Int32
     let message: String
+    /// The operating-system error behind an I/O failure (`sqlite3_system_errno`), or 0.
+    var systemErrno: Int32 = 0
 
     var primary: Int32 { code & 0xff }
 
@@ -17,6 +20,9 @@ struct SQLiteError: Error {
         case SQLITE_BUSY, SQLITE_LOCKED: return .io("vault busy: \(message)")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN: return .io("cannot write the vault: \(message)")
         case SQLITE_TOOBIG: return .param("value too large")
+        // A full disk can surface as an I/O error (growing -shm or -wal) rather than SQLITE_FULL.
+        case SQLITE_IOERR where [ENOSPC, EDQUOT, EFBIG].contains(systemErrno):
+            return .io("disk full: \(message) (\(String(cString: strerror(systemErrno))))")
         default: return .io("\(message) (SQLite \(code))")
         }
     }
@@ -55,7 +61,7 @@ final class SQLiteConnection {
     }
 
     func error(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
     }
 
     /// An integer from a one-row query such as `PRAGMA data_version`.
@@ -120,6 +126,12 @@ final class SQLiteStatement {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    /// Calls `body` with the column's bytes in place (valid only during the call).
+    func withBlob<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError) -> R {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: n))
     }
 
     func text(_ column: Int32) -> String? {

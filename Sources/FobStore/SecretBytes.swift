@@ -20,8 +20,14 @@ public enum Sodium {
     }
 }
 
-/// Bytes of a secret held in `sodium_malloc` memory (guard pages, canary),
-/// wiped with `sodium_memzero` and freed when the last reference goes.
+/// Bytes of a secret, wiped with `sodium_memzero` and freed when the last
+/// reference goes.
+///
+/// Keys (``SecretBytes/random(count:)`` and everything the vault derives) live
+/// in `sodium_malloc` memory: guard pages, a canary, locked against swap.
+/// Item secrets, which come and go by the thousand, use `malloc` memory
+/// locked with `sodium_mlock` where the limit allows, because a guarded
+/// allocation costs several system calls.
 ///
 /// Equality is constant-time (`sodium_memcmp`) for equal lengths. The contents
 /// are immutable after creation, so an instance may cross threads.
@@ -30,10 +36,12 @@ public enum Sodium {
 ///   cannot be wiped; do it only to show or send the secret.
 public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private let pointer: UnsafeMutableRawPointer?
+    private let guarded: Bool
+    private let locked: Bool
     /// The number of bytes.
     public let count: Int
 
-    /// Copies `bytes` into protected memory.
+    /// Copies `bytes` into wiped-on-free memory.
     public convenience init<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         let n = bytes.count
         self.init(count: n) { buffer in
@@ -48,34 +56,46 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     /// Allocates `count` bytes and lets `fill` write them.
-    public init(count: Int, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
+    /// - Parameter guarded: `true` for key material: `sodium_malloc` memory.
+    public init(count: Int, guarded: Bool = false, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
         Sodium.ensureInitialised()
         self.count = count
+        self.guarded = guarded
         if count == 0 {
             pointer = nil
+            locked = false
         } else {
-            guard let p = sodium_malloc(count) else {
-                fatalError("sodium_malloc failed for \(count) bytes")
+            guard let p = guarded ? sodium_malloc(count) : malloc(count) else {
+                fatalError("cannot allocate \(count) bytes")
             }
             pointer = p
+            locked = !guarded && sodium_mlock(p, count) == 0
             let typed = p.bindMemory(to: UInt8.self, capacity: count)
             do {
                 try fill(UnsafeMutableBufferPointer(start: typed, count: count))
             } catch {
-                sodium_free(p)
+                SecretBytes.release(p, count: count, guarded: guarded, locked: locked)
                 throw error
             }
         }
     }
 
-    /// `count` random bytes (`randombytes_buf`), for keys.
+    /// `count` random bytes (`randombytes_buf`) in guarded memory, for keys.
     public static func random(count: Int) -> SecretBytes {
-        SecretBytes(count: count) { randombytes_buf($0.baseAddress!, count) }
+        SecretBytes(count: count, guarded: true) { randombytes_buf($0.baseAddress!, count) }
+    }
+
+    private static func release(_ p: UnsafeMutableRawPointer, count: Int, guarded: Bool, locked: Bool) {
+        if guarded {
+            sodium_free(p)  // zeroes the whole allocation first
+        } else {
+            if locked { sodium_munlock(p, count) } else { sodium_memzero(p, count) }  // munlock zeroes too
+            free(p)
+        }
     }
 
     deinit {
-        // sodium_free zeroes the whole allocation before releasing it.
-        if let pointer { sodium_free(pointer) }
+        if let pointer { SecretBytes.release(pointer, count: count, guarded: guarded, locked: locked) }
     }
 
     /// Calls `body` with a read-only view of the bytes (empty for a zero-length secret).
@@ -123,4 +143,27 @@ extension Array where Element == UInt8 {
     public mutating func wipe() {
         withUnsafeMutableBytes { if let b = $0.baseAddress { sodium_memzero(b, $0.count) } }
     }
+}
+
+/// A growable `sodium_malloc` buffer that the vault reuses to decrypt
+/// records (one guarded allocation instead of one per record); the bytes
+/// used are wiped with `sodium_memzero` after each use and the whole buffer
+/// is freed (and wiped) with the vault.
+final class ScratchBuffer {
+    private var pointer: UnsafeMutableRawPointer?
+    private var capacity = 0
+
+    /// Calls `body` with `count` writable bytes, wiped afterwards.
+    func withBuffer<R>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError) -> R {
+        if count > capacity || pointer == nil {
+            if let pointer { sodium_free(pointer) }
+            capacity = max(4096, count)
+            guard let p = sodium_malloc(capacity) else { fatalError("sodium_malloc failed for \(capacity) bytes") }
+            pointer = p
+        }
+        defer { sodium_memzero(pointer!, count) }
+        return try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    deinit { if let pointer { sodium_free(pointer) } }
 }

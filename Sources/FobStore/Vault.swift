@@ -31,6 +31,8 @@ public final class Vault {
     private let db: SQLiteConnection
     private let now: @Sendable () -> Date
     private var keys: Keys?
+    private let scratch = ScratchBuffer()
+    private var statements: [String: SQLiteStatement] = [:]
 
     fileprivate struct Keys {
         let vault: SecretBytes
@@ -197,6 +199,26 @@ public final class Vault {
         let record = Vault.seal(item, lookup: lookup, keys: keys)
         try write { () throws(KeychainError) in
             try insert(lookup: lookup, record: record, name: item.displayName)
+        }
+    }
+
+    /// Adds several items in one transaction (an import): all or none.
+    /// - Throws: `.duplicateItem` for the first item whose key exists (nothing is added);
+    ///   `.param`, `.interactionNotAllowed`, `.io` as ``add(_:)``.
+    public func add(contentsOf items: [Item]) throws(KeychainError) {
+        let keys = try unlockedKeys()
+        let stamp = now()
+        var sealed: [(lookup: [UInt8], record: [UInt8], name: String)] = []
+        sealed.reserveCapacity(items.count)
+        for var item in items {
+            try Vault.check(item)
+            item.created = stamp
+            item.modified = stamp
+            let lookup = Vault.lookup(for: item, keys: keys)
+            sealed.append((lookup, Vault.seal(item, lookup: lookup, keys: keys), item.displayName))
+        }
+        try write { () throws(KeychainError) in
+            for row in sealed { try insert(lookup: row.lookup, record: row.record, name: row.name) }
         }
     }
 
@@ -419,17 +441,21 @@ public final class Vault {
     private func rows(matching query: ItemQuery, keys: Keys, withSecrets: Bool) throws(SQLiteError) -> [Row] {
         let stmt: SQLiteStatement
         if query.isExactKey, let c = query.itemClass, let g = query.accessGroup, let s = query.service, let a = query.account {
-            stmt = try db.prepare("SELECT id, lookup, record FROM items WHERE lookup = ?")
+            stmt = try cached("SELECT id, lookup, record FROM items WHERE lookup = ?")
             let key = RecordCodec.primaryKey(itemClass: c, accessGroup: g, service: s, account: a)
             try stmt.bind(1, Crypto.keyedHash(key, key: keys.lookup))
         } else {
-            stmt = try db.prepare("SELECT id, lookup, record FROM items")
+            stmt = try cached("SELECT id, lookup, record FROM items")
         }
+        // A statement left mid-way would hold a read snapshot open.
+        defer { stmt.reset() }
         var out: [Row] = []
         while try stmt.step() {
             let item: Item
             do {
-                item = try Vault.open(record: stmt.blob(2), lookup: stmt.blob(1), keys: keys, withSecret: withSecrets || query.isExactKey)
+                item = try stmt.withBlob(2) { record throws(KeychainError) in
+                    try open(record: record, lookup: stmt.blob(1), keys: keys, withSecret: withSecrets)
+                }
             } catch {
                 throw SQLiteError(code: SQLITE_CORRUPT, message: "an item record failed authentication")
             }
@@ -440,6 +466,17 @@ public final class Vault {
             }
         }
         return out
+    }
+
+    /// A prepared statement kept for the life of the connection, reset for reuse.
+    private func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let stmt = statements[sql] {
+            stmt.reset()
+            return stmt
+        }
+        let stmt = try db.prepare(sql)
+        statements[sql] = stmt
+        return stmt
     }
 
     private static func lookup(for item: Item, keys: Keys) -> [UInt8] {
@@ -456,11 +493,13 @@ public final class Vault {
         return plain.withUnsafeBytes { Crypto.seal($0, ad: recordAD(lookup), key: keys.record) }
     }
 
-    private static func open(record: [UInt8], lookup: [UInt8], keys: Keys, withSecret: Bool) throws(KeychainError) -> Item {
-        guard let plain = Crypto.open(record, ad: recordAD(lookup), key: keys.record) else {
-            throw .decode("an item record failed authentication")
+    private func open(record: UnsafeRawBufferPointer, lookup: [UInt8], keys: Keys, withSecret: Bool) throws(KeychainError) -> Item {
+        let failed = KeychainError.decode("an item record failed authentication")
+        guard record.count >= Crypto.nonceBytes + Crypto.tagBytes else { throw failed }
+        let item = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) { plain throws(KeychainError) in
+            guard Crypto.open(record, ad: Vault.recordAD(lookup), key: keys.record, into: plain) else { throw failed }
+            return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: withSecret)
         }
-        let item = try RecordCodec.decode(plain, withSecret: withSecret)
         // A record moved under another row's lookup fails the AEAD above; a
         // record whose contents disagree with its own lookup is caught here.
         guard Vault.lookup(for: item, keys: keys) == lookup else { throw .decode("an item record does not match its key") }

@@ -38,6 +38,7 @@ public final class ChildProcess: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var result: ProcessResult?
+    private let wakeFD: Int32
 
     /// Starts `executable` with `arguments`.
     /// - Parameters:
@@ -45,19 +46,24 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - arguments: the arguments after the program name.
     ///   - environment: the complete environment of the child.
     ///   - stdin: bytes written to its standard input, which is then closed.
+    ///   - holdStdinOpen: keep standard input open after `stdin` is written,
+    ///     until ``closeStdin()`` (so the child blocks reading it).
     /// - Throws: ``ChildProcessError`` when the process cannot be started.
-    public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = []) throws {
+    public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = [],
+                holdStdinOpen: Bool = false) throws {
         ChildProcess.ignoreSIGPIPE
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
         // pipe2 is not visible to Swift: pipe, then close-on-exec, under the
         // spawn lock so that no other child inherits these ends meanwhile.
         ChildProcess.spawnLock.lock()
         defer { ChildProcess.spawnLock.unlock() }
-        for index in 0..<3 {
-            let ok = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : pipe(&errors)
+        var wake: [Int32] = [0, 0]
+        for index in 0..<4 {
+            let ok = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : index == 2 ? pipe(&errors) : pipe(&wake)
             guard ok == 0 else { throw ChildProcessError(description: "pipe: \(String(cString: strerror(errno)))") }
         }
-        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in input + output + errors + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        wakeFD = wake[1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -68,10 +74,12 @@ public final class ChildProcess: @unchecked Sendable {
                                          actions: &actions, newSession: true)
         self.pid = pid
         close(input[0]); close(output[1]); close(errors[1])
-        let stdinFD = input[1], stdoutFD = output[0], stderrFD = errors[0]
+        let stdinFD = input[1], stdoutFD = output[0], stderrFD = errors[0], wakeRead = wake[0]
         _ = fcntl(stdinFD, F_SETFL, fcntl(stdinFD, F_GETFL) | O_NONBLOCK)
         let thread = Thread { [self] in
-            let (out, err) = ChildProcess.pump(stdin: stdin, stdinFD: stdinFD, stdoutFD: stdoutFD, stderrFD: stderrFD)
+            let (out, err) = ChildProcess.pump(stdin: stdin, hold: holdStdinOpen, stdinFD: stdinFD, stdoutFD: stdoutFD,
+                                               stderrFD: stderrFD, wakeFD: wakeRead)
+            close(wakeRead)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             let signal: Int32? = (status & 0x7f) != 0 ? status & 0x7f : nil
@@ -82,6 +90,15 @@ public final class ChildProcess: @unchecked Sendable {
             done.signal()
         }
         thread.start()
+    }
+
+    deinit { close(wakeFD) }
+
+    /// Closes the child's standard input once everything given is written
+    /// (for a child started with `holdStdinOpen`).
+    public func closeStdin() {
+        var byte: UInt8 = 1
+        _ = write(wakeFD, &byte, 1)
     }
 
     /// Sends `signal` (such as `SIGKILL`) to the child.
@@ -149,26 +166,36 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Writes `stdin` and reads both outputs until they close.
-    private static func pump(stdin: [UInt8], stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) -> ([UInt8], [UInt8]) {
+    private static func pump(stdin: [UInt8], hold: Bool, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32,
+                             wakeFD: Int32) -> ([UInt8], [UInt8]) {
         var out: [UInt8] = [], err: [UInt8] = []
         var written = 0
         var inFD: Int32 = stdinFD
-        if stdin.isEmpty { close(inFD); inFD = -1 }
+        var held = hold
+        var wake = hold ? wakeFD : -1
+        if stdin.isEmpty && !held { close(inFD); inFD = -1 }
         var outFD = stdoutFD, errFD = stderrFD
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while outFD >= 0 || errFD >= 0 || inFD >= 0 {
-            var fds = [pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0),
+        while outFD >= 0 || errFD >= 0 || (inFD >= 0 && !(held && written == stdin.count)) {
+            let wantWrite = inFD >= 0 && written < stdin.count
+            var fds = [pollfd(fd: wantWrite ? inFD : -1, events: Int16(POLLOUT), revents: 0),
                        pollfd(fd: outFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 3, -1)
+                       pollfd(fd: errFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 4, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if inFD >= 0 && fds[0].revents != 0 {
+            if fds[3].revents != 0 {
+                held = false
+                wake = -1
+                if inFD >= 0 && written == stdin.count { close(inFD); inFD = -1 }
+            }
+            if wantWrite && fds[0].revents != 0 {
                 let n = stdin.withUnsafeBytes { write(inFD, $0.baseAddress! + written, stdin.count - written) }
                 if n > 0 { written += n }
-                if n < 0 && errno != EAGAIN && errno != EINTR || written == stdin.count {
+                if n < 0 && errno != EAGAIN && errno != EINTR || (written == stdin.count && !held) {
                     close(inFD)
                     inFD = -1
                 }

@@ -52,11 +52,13 @@ public enum FobProcess {
     ///   - arguments: the arguments after `fob`.
     ///   - environment: added to ``baseEnvironment`` (a value replaces the base one).
     ///   - stdin: bytes for standard input, which is then closed.
+    ///   - holdStdinOpen: keep standard input open until ``ChildProcess/closeStdin()``.
     /// - Throws: ``ChildProcessError`` when the binary is missing or cannot start.
     public static func start(_ arguments: [String], environment: [String: String] = [:],
-                             stdin: [UInt8] = []) throws -> ChildProcess {
+                             stdin: [UInt8] = [], holdStdinOpen: Bool = false) throws -> ChildProcess {
         try ChildProcess(executable: try executablePath(), arguments: arguments,
-                         environment: baseEnvironment.merging(environment) { $1 }, stdin: stdin)
+                         environment: baseEnvironment.merging(environment) { $1 }, stdin: stdin,
+                         holdStdinOpen: holdStdinOpen)
     }
 
     /// Runs `fob` to the end.
@@ -174,6 +176,14 @@ public final class TerminalSession: @unchecked Sendable {
     deinit {
         if (lock.withLock { exitStatus }) == nil { kill(pid, SIGKILL) }
         close(master)
+    }
+
+    /// The terminal's local mode flags (`c_lflag`: `ECHO`, `ICANON`, …) as
+    /// the program last set them.
+    public var localFlags: UInt32 {
+        var attributes = termios()
+        _ = tcgetattr(master, &attributes)
+        return attributes.c_lflag
     }
 
     /// Everything the program has written to the terminal so far.

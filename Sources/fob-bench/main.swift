@@ -1,1 +1,17 @@
-print("fob-bench")
+import Foundation
+import FobStore
+
+// fob-bench: prints Fob's speed and memory figures. Build and run with
+//   swift run -c release fob-bench
+// Figures depend on the machine; the README lists one run.
+
+let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fob-bench-\(getpid())")
+defer { try? FileManager.default.removeItem(at: scratch) }
+print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+do {
+    try StoreBenchmark.run(scratch: scratch)
+} catch {
+    print("fob-bench: \(error)")
+    exit(1)
+}
+print(String(format: "\npeak memory (max RSS): %.1f MiB", peakMemoryMiB()))

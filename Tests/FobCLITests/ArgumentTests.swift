@@ -188,12 +188,22 @@ import FobTestSupport
         #expect(result.stdoutText == "fob \(FobCLI.version)\n")
     }
 
-    @Test func noCommandSaysTheTerminalUIIsNotBuiltYet() throws {
+    /// No command starts the terminal UI, which needs a terminal: without
+    /// one (as in this harness) it is interaction-not-allowed, at once.
+    @Test func noCommandWithoutATerminalIsInteractionNotAllowed() throws {
         let h = try CLIHarness()
         let result = h.run([])
-        #expect(result.status == 1)
-        #expect(result.stderrLines.count == 1)
-        #expect(result.stderr.contains("terminal UI is not built yet"))
+        #expect(result.status == 36)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func noCommandWithStrayArgumentsIsAUsageError() throws {
+        let h = try CLIHarness()
+        for arguments in [["--raw"], ["--", "x"]] {
+            let result = h.run(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderrLines.count == 2)
+        }
     }
 
     @Test func registryNamesAreUniqueAndDoNotShadowGlobals() {

@@ -119,3 +119,13 @@ private let erase = MaskedLineEditor.erase
         #expect(decoded == text)
     }
 }
+
+@Suite struct DateFormatTests {
+    @Test func datesAreISO8601InUTC() {
+        #expect(ItemJSON.date(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(ItemJSON.date(Date(timeIntervalSince1970: 1_777_777_777.9)) == "2026-05-03T03:09:37Z")
+        let now = Date()
+        let formatter = ISO8601DateFormatter()
+        #expect(ItemJSON.date(now) == formatter.string(from: now))
+    }
+}

@@ -1,0 +1,299 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+import FobTokens
+import FobViewModels
+
+/// `fob jwt [SERVICE ACCOUNT]`: decodes a JWT without verifying it.
+enum JWTCommand: FobCommand {
+    static let name = "jwt"
+    static let summary = "decode a stored JWT, or one on standard input: header, claims, expiry (not verified)"
+    static let positionals = ["SERVICE", "ACCOUNT"]
+    static let optionalPositionals = 2
+    static let options: [OptionSpec] = [
+        .flag("--json", help: "print one JSON object: header, claims, issuedAt, expiresAt, notBefore, expired"),
+        .flag("--id-token", help: "for an oauth item, decode its ID token instead of its access token"),
+    ]
+    static let discussion = """
+        The signature is not verified: the output says what the token claims,
+        not that anyone vouches for it. For an oauth item the access token is
+        decoded (its ID token when the access token is opaque, or with --id-token).
+        iat, exp and nbf may be integers, fractions or numeric strings; any other
+        value is reported and the exit status is 1.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let args = invocation.arguments
+        let token = try tokenText(invocation)
+        let jwt: JWT
+        do { jwt = try JWT(decoding: token) } catch { throw CLIFailure(error.description) }
+        let now = Date()
+        if args.flag("--json") {
+            invocation.standardOutput.write(jsonReport(jwt, now: now).serialized + "\n")
+        } else {
+            invocation.standardOutput.write(humanReport(jwt, now: now))
+        }
+        do { try jwt.checkTimeClaims() } catch { throw CLIFailure(error.description) }
+        return 0
+    }
+
+    /// The token: from the item when SERVICE ACCOUNT are given, else standard input.
+    private static func tokenText(_ invocation: Invocation) throws -> String {
+        let positionals = invocation.arguments.positionals
+        if positionals.count == 1 {
+            throw UsageError("'jwt' needs both SERVICE and ACCOUNT, or neither (token on standard input)", command: name)
+        }
+        if positionals.count == 2 {
+            let vault = try invocation.unlockedVault()
+            defer { vault.lock() }
+            let item = try vault.item(service: positionals[0], account: positionals[1])
+            if item.kind == .oauth {
+                let set: OAuthTokenSet
+                do { set = try OAuthSession.tokenSet(of: item) } catch { throw CLIFailure(error.description) }
+                if invocation.arguments.flag("--id-token") || !JWT.looksLikeJWT(set.accessToken) {
+                    guard let id = set.idToken else {
+                        throw CLIFailure("the access token of \(item.displayName) is not a JWT and there is no ID token")
+                    }
+                    if !invocation.arguments.flag("--id-token") {
+                        invocation.standardError.write("fob: the access token is opaque; decoding the ID token\n")
+                    }
+                    return id
+                }
+                return set.accessToken
+            }
+            guard let text = item.secret?.unsafeString else { throw CLIFailure("the secret of \(item.displayName) is not text") }
+            return text
+        }
+        guard !invocation.context.standardInputIsTerminal else {
+            throw UsageError("give SERVICE ACCOUNT, or pipe a token to standard input", command: name)
+        }
+        let secret = try invocation.readItemSecret(raw: false, what: "the token")
+        guard let text = secret.unsafeString else { throw CLIFailure("standard input is not UTF-8 text") }
+        return text
+    }
+
+    static func jsonReport(_ jwt: JWT, now: Date) -> JSONValue {
+        func date(_ claim: JWT.TimeClaim) -> JSONValue { claim.date.map { .string($0.iso8601) } ?? .null }
+        return .object(JSONObject([
+            .init(name: "header", value: .object(jwt.header)),
+            .init(name: "claims", value: .object(jwt.claims)),
+            .init(name: "issuedAt", value: date(jwt.issuedAt)),
+            .init(name: "expiresAt", value: date(jwt.expiresAt)),
+            .init(name: "notBefore", value: date(jwt.notBefore)),
+            .init(name: "expired", value: .bool(jwt.isExpired(at: now))),
+            .init(name: "signatureVerified", value: .bool(false)),
+        ]))
+    }
+
+    static func humanReport(_ jwt: JWT, now: Date) -> String {
+        func line(_ label: String, _ claim: JWT.TimeClaim, relative: (Date) -> String) -> String? {
+            let padded = label.padding(toLength: 11, withPad: " ", startingAt: 0)
+            switch claim {
+            case .absent: return nil
+            case .date(let d): return "\(padded) \(TimeText.local(d.date)) (\(relative(d.date)))"
+            case .invalid(let v): return "\(padded) invalid: \(v.serialized) is not a NumericDate"
+            }
+        }
+        var lines = ["Header:", indent(JSONValue.object(jwt.header).prettySerialized),
+                     "Claims:", indent(JSONValue.object(jwt.claims).prettySerialized)]
+        lines += [line("Issued:", jwt.issuedAt) { TimeText.relative($0, now: now) },
+                  line("Not before:", jwt.notBefore) { TimeText.relative($0, now: now) },
+                  line("Expires:", jwt.expiresAt) { TimeText.expiry($0, now: now) }].compactMap { $0 }
+        if case .absent = jwt.expiresAt { lines.append("Expires:    never (no exp claim)") }
+        lines.append("Signature:  not verified (alg \(jwt.algorithm ?? "unknown"))")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func indent(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+    }
+}
+
+/// `fob pkce [--verifier V] [--json]`: a PKCE verifier and its S256 challenge.
+enum PKCECommand: FobCommand {
+    static let name = "pkce"
+    static let summary = "print a new (or the given) PKCE code verifier and its S256 challenge"
+    static let options: [OptionSpec] = [
+        .value("--verifier", "V", help: "use this verifier (43 to 128 of A-Z a-z 0-9 - . _ ~) instead of a new one"),
+        .flag("--json", help: "print one JSON object: verifier, challenge, method"),
+    ]
+    static let discussion = "RFC 7636: challenge = BASE64URL(SHA-256(verifier)) without padding; new verifiers are 64 random characters."
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let pkce: PKCE
+        do {
+            if let given = invocation.arguments.value("--verifier") {
+                pkce = try PKCE(verifier: given)
+            } else {
+                pkce = try PKCE.generate()
+            }
+        } catch {
+            throw UsageError(error.description, command: name)
+        }
+        if invocation.arguments.flag("--json") {
+            let object = JSONValue.object(JSONObject([
+                .init(name: "verifier", value: .string(pkce.verifier)),
+                .init(name: "challenge", value: .string(pkce.challenge)),
+                .init(name: "method", value: .string(pkce.method)),
+            ]))
+            invocation.standardOutput.write(object.serialized + "\n")
+        } else {
+            invocation.standardOutput.write("verifier:  \(pkce.verifier)\nchallenge: \(pkce.challenge)\nmethod:    \(pkce.method)\n")
+        }
+        return 0
+    }
+}
+
+/// `fob oauth login|token|refresh SERVICE ACCOUNT`.
+enum OAuthCommand: FobCommand {
+    static let name = "oauth"
+    static let summary = "OAuth 2.0: 'login' (authorization code + PKCE), 'token' (a valid access token), 'refresh'"
+    static let positionals = ["login|token|refresh", "SERVICE", "ACCOUNT"]
+    static let loginOptions: [OptionSpec] = [
+        .value("--issuer", "URL", help: "login: discover the endpoints from URL/.well-known/openid-configuration"),
+        .value("--authorization-endpoint", "URL", help: "login: the authorization endpoint (with --token-endpoint, instead of --issuer)"),
+        .value("--token-endpoint", "URL", help: "login: the token endpoint"),
+        .value("--client-id", "ID", help: "login: the client id (required)"),
+        .value("--client-secret-file", "F", help: "login: a confidential client's secret, first line of F (client_secret_basic)"),
+        .value("--scope", "S", help: "login: the scope to ask for, space-separated"),
+        .value("--timeout", "SECONDS", help: "login: how long to wait for the browser (default 300)"),
+        .flag("--no-browser", help: "login: only print the URL, do not run xdg-open"),
+    ]
+    static let options = loginOptions
+    static let discussion = """
+        login prints the authorization URL on standard error, opens it with
+        xdg-open when DISPLAY or WAYLAND_DISPLAY is set, waits for the redirect
+        to http://127.0.0.1:PORT/callback, and stores the tokens as an oauth item.
+        token prints a valid access token, refreshing it first when it expires
+        within 30 seconds; refresh forces a refresh. One process refreshes at a
+        time; the others use its result. A provider error leaves the item as it was.
+        """
+
+    /// Seconds `login` waits for the browser unless `--timeout` says otherwise.
+    static let defaultTimeout: TimeInterval = 300
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let positionals = invocation.arguments.positionals
+        let (action, service, account) = (positionals[0], positionals[1], positionals[2])
+        switch action {
+        case "login":
+            return try login(invocation, service: service, account: account)
+        case "token", "refresh":
+            for option in loginOptions where invocation.arguments.value(option.name) != nil || invocation.arguments.flag(option.name) {
+                throw UsageError("\(option.name) is an option of 'oauth login', not 'oauth \(action)'", command: name)
+            }
+            let vault = try invocation.unlockedVault()
+            defer { vault.lock() }
+            let session = OAuthSession(vault: vault, service: service, account: account)
+            do {
+                if action == "token" {
+                    invocation.standardOutput.write(try session.validAccessToken() + "\n")
+                } else {
+                    let set = try session.refresh(force: true)
+                    invocation.standardOutput.write("refreshed \(describe(service, account)): \(TimeText.expiry(set.expiresAt, now: Date()))\n")
+                }
+            } catch {
+                throw cliError(error)
+            }
+            return 0
+        default:
+            throw UsageError("'oauth' wants login, token or refresh, not '\(action)'", command: name)
+        }
+    }
+
+    private static func login(_ invocation: Invocation, service: String, account: String) throws -> Int32 {
+        let args = invocation.arguments
+        guard let clientID = args.value("--client-id"), !clientID.isEmpty else {
+            throw UsageError("'oauth login' needs --client-id ID", command: name)
+        }
+        let issuer = args.value("--issuer")
+        let authorization = args.value("--authorization-endpoint")
+        let token = args.value("--token-endpoint")
+        guard (issuer != nil) != (authorization != nil || token != nil) else {
+            throw UsageError("'oauth login' needs --issuer URL, or --authorization-endpoint URL and --token-endpoint URL", command: name)
+        }
+        if issuer == nil && (authorization == nil || token == nil) {
+            throw UsageError("--authorization-endpoint and --token-endpoint go together", command: name)
+        }
+        var timeout = defaultTimeout
+        if let text = args.value("--timeout") {
+            guard let value = Double(text), value > 0, value <= 86_400 else {
+                throw UsageError("--timeout wants seconds from 1 to 86400, not '\(text)'", command: name)
+            }
+            timeout = value
+        }
+        let secretPath = args.value("--client-secret-file").map { path in
+            path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+
+        // Unlock first, so the password is asked before the browser step,
+        // and refuse to replace an item that is not an oauth item.
+        let vault = try invocation.unlockedVault()
+        defer { vault.lock() }
+        if let existing = try? vault.items(matching: .key(service: service, account: account), limit: .one).first,
+           existing.kind != .oauth {
+            throw KeychainError.duplicateItem("\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
+        }
+        do {
+            let authentication: ClientAuthentication = try secretPath.map { .secretBasic(secret: try ClientAuthentication.readSecret(path: $0)) } ?? .none
+            let transport = URLSessionTransport()
+            let endpoints: OAuthEndpoints
+            if let issuer {
+                endpoints = try OAuthEndpoints.discover(issuer: issuer, transport: transport)
+            } else {
+                guard let a = URL(string: authorization!), let t = URL(string: token!) else {
+                    throw OAuthError.configuration("the endpoints must be absolute URLs")
+                }
+                endpoints = try OAuthEndpoints(authorization: a, token: t)
+            }
+            let client = OAuthClient(endpoints: endpoints, clientID: clientID, authentication: authentication, transport: transport)
+            let openBrowser = !args.flag("--no-browser") && hasDisplay(invocation.context.environment)
+            let set = try OAuthLogin.run(client: client, scope: args.value("--scope"), timeout: timeout,
+                                         clientSecretFile: secretPath) { url in
+                invocation.standardError.write("Open this URL in a browser to sign in:\n\n  \(url.absoluteString)\n\n")
+                invocation.standardError.write("Waiting up to \(TimeText.duration(timeout)) for the browser…\n")
+                if openBrowser { launchBrowser(url, environment: invocation.context.environment) }
+            }
+            try OAuthSession.store(set, in: vault, service: service, account: account)
+            invocation.standardError.write("fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n")
+        } catch {
+            throw cliError(error)
+        }
+        return 0
+    }
+
+    private static func describe(_ service: String, _ account: String) -> String {
+        Item(service: service, account: account, secret: nil).displayName
+    }
+
+    /// Store errors keep their exit status; OAuth errors exit 1 with their one line.
+    private static func cliError(_ error: Error) -> Error {
+        switch error {
+        case let e as OAuthSessionError:
+            if case .keychain(let k) = e { return k }
+            return CLIFailure(e.description)
+        case let e as OAuthError:
+            return CLIFailure(e.description)
+        default:
+            return error
+        }
+    }
+
+    private static func hasDisplay(_ environment: [String: String]) -> Bool {
+        !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
+    /// Runs `xdg-open URL` in the background, output discarded; does nothing when it is not installed.
+    private static func launchBrowser(_ url: URL, environment: [String: String]) {
+        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/xdg-open" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [url.absoluteString]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+    }
+}

@@ -1,0 +1,132 @@
+@preconcurrency import Glibc
+import FobStore
+import Foundation
+
+/// Chooses the vault behind the `SecItem…` functions.
+///
+/// By default the first call opens the vault named by `FOB_VAULT` (else
+/// ``FobStore/Vault/defaultURL(environment:)``) and unlocks it with the first
+/// line of the file named by `FOB_PASSWORD_FILE`. A program can instead hand
+/// over a vault it opened and unlocked itself with ``configure(vault:)``.
+///
+/// Every `SecItem…` call runs under one process-wide lock, so calls from
+/// several threads at once are serialised; the vault itself never leaves that lock.
+public enum FobKeychain {
+    /// Makes every later `SecItem…` call use `vault`.
+    ///
+    /// A locked vault is accepted; calls then answer `errSecInteractionNotAllowed`
+    /// until it is unlocked.
+    /// - Parameter vault: an open vault, normally unlocked.
+    /// - Important: after this call the vault belongs to FobSecurity: do not use it
+    ///   from other threads while `SecItem…` calls may run.
+    public static func configure(vault: Vault) {
+        state.withLock { $0 = .open(vault) }
+    }
+
+    /// Makes the next `SecItem…` call open and unlock the vault named by these
+    /// variables (`FOB_VAULT`, `FOB_PASSWORD_FILE`, `XDG_DATA_HOME`, `HOME`)
+    /// instead of the process environment's, then keep it open.
+    /// - Parameter environment: the variables to read.
+    public static func configure(environment: [String: String]) {
+        state.withLock { $0 = .pending(environment) }
+    }
+
+    /// Forgets the configured or opened vault; the next call opens the one the
+    /// process environment names. A vault given to ``configure(vault:)`` is not locked.
+    public static func reset() {
+        state.withLock { $0 = .pending(nil) }
+    }
+
+    // MARK: - Internals
+
+    enum Source {
+        /// Open on the next call from these variables (`nil`: the process environment).
+        case pending([String: String]?)
+        case open(Vault)
+    }
+
+    /// The vault source behind a lock; the `Vault` is not `Sendable`, so it
+    /// is only touched while the lock is held.
+    final class LockedState: @unchecked Sendable {
+        private let lock = NSLock()
+        private var source: Source = .pending(nil)
+
+        func withLock<R>(_ body: (inout Source) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&source)
+        }
+
+        func withLock(_ body: (inout Source) -> Void) {
+            lock.lock()
+            defer { lock.unlock() }
+            body(&source)
+        }
+    }
+
+    static let state = LockedState()
+
+    /// Runs `body` with the vault, under the lock, opening it first if needed.
+    static func withVault<R>(_ body: (Vault) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
+        try state.withLock { (source: inout Source) throws(SecItemFailure) -> R in
+            switch source {
+            case .open(let vault):
+                return try body(vault)
+            case .pending(let environment):
+                let vault = try openVault(environment: environment ?? ProcessInfo.processInfo.environment)
+                source = .open(vault)
+                return try body(vault)
+            }
+        }
+    }
+
+    /// Opens and unlocks the vault the environment names.
+    static func openVault(environment: [String: String]) throws(SecItemFailure) -> Vault {
+        let url: URL
+        if let path = environment["FOB_VAULT"], !path.isEmpty {
+            url = URL(fileURLWithPath: path)
+        } else {
+            url = Vault.defaultURL(environment: environment)
+        }
+        guard let passwordPath = environment["FOB_PASSWORD_FILE"], !passwordPath.isEmpty else {
+            throw SecItemFailure(errSecInteractionNotAllowed, "FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
+        }
+        guard passwordPath != "-" else {
+            throw SecItemFailure(errSecInteractionNotAllowed, "FOB_PASSWORD_FILE=- (standard input) is not read by the library")
+        }
+        let password = try readFirstLine(of: passwordPath)
+        do {
+            let vault = try Vault(url: url)
+            try vault.unlock(password: password)
+            return vault
+        } catch {
+            throw SecItemFailure(error)
+        }
+    }
+
+    /// The first line of a file, without its `\n` (or `\r\n`), read into protected memory.
+    static func readFirstLine(of path: String) throws(SecItemFailure) -> SecretBytes {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SecItemFailure(errSecInteractionNotAllowed, "cannot read the password file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        let limit = Vault.maxPasswordBytes + 2
+        var buffer = [UInt8](repeating: 0, count: limit + 1)
+        defer { buffer.wipe() }
+        var filled = 0
+        while filled < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SecItemFailure(errSecInteractionNotAllowed, "cannot read the password file \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            filled += n
+            if buffer[..<filled].contains(UInt8(ascii: "\n")) { break }
+        }
+        var end = buffer[..<filled].firstIndex(of: UInt8(ascii: "\n")) ?? filled
+        if end > 0, end < filled, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return SecretBytes(buffer[..<end])
+    }
+}

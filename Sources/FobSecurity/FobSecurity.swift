@@ -1,1 +1,0 @@
-// The FobSecurity module; see README.md for its role.

@@ -1,0 +1,231 @@
+import FobStore
+import Foundation
+
+// Apple's SecItem functions over a Fob vault. Each returns a status and never
+// traps on bad input; see README "FobSecurity" for what differs from Apple.
+
+/// Adds an item (Apple's `SecItemAdd`).
+///
+/// `kSecClass` is required; `kSecAttrService` (or `kSecAttrServer` for internet
+/// passwords), `kSecAttrAccount` and `kSecAttrAccessGroup` default to `""`;
+/// `kSecValueData` (a `Data`, up to 1 MiB) defaults to empty;
+/// `kSecAttrAccessible` defaults to `kSecAttrAccessibleWhenUnlocked`.
+/// - Parameters:
+///   - attributes: the new item's class, attributes and secret, and
+///     optionally `kSecReturnData` / `kSecReturnAttributes`.
+///   - result: receives the added item as ``SecItemCopyMatching(_:_:)`` would
+///     return it when return keys are given, else `nil`. Pass `nil` if not needed.
+/// - Returns: `errSecSuccess`; `errSecDuplicateItem` if an item with the same
+///   class, access group, service and account exists; `errSecParam` for a
+///   malformed dictionary; `errSecNoSuchAttr`, `errSecUnimplemented`,
+///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
+///   `errSecDecode`, `errSecIO`.
+/// - Important: the secret passes through `Data`, which cannot be wiped.
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    result?.pointee = nil
+    return run { () throws(SecItemFailure) in
+        let parsed = try ParsedDictionary(attributes, role: .add)
+        guard case .stored(let itemClass)? = parsed.itemClass else {
+            throw SecItemFailure(errSecUnimplemented, "Fob stores only generic and internet passwords")
+        }
+        let values = parsed.attributes
+        let item = Item(itemClass: itemClass, service: values.service ?? "", account: values.account ?? "",
+                        accessGroup: values.accessGroup ?? "", label: values.label, comment: values.comment,
+                        kind: values.kind ?? .password, accessible: values.accessible ?? .whenUnlocked, generic: values.generic.map { Array($0) },
+                        secret: SecretBytes(parsed.data ?? Data()))
+        let answer: AnyObject? = try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) -> AnyObject? in
+            try store { () throws(KeychainError) in try vault.add(item) }
+            guard parsed.returnData || parsed.returnAttributes else { return nil }
+            let added = try store { () throws(KeychainError) in
+                try vault.items(matching: ItemQuery(itemClass: itemClass, service: item.service, account: item.account,
+                                                    accessGroup: item.accessGroup),
+                                limit: .one, withSecrets: parsed.returnData)[0]
+            }
+            return resultValue(for: [added], parsed: parsed, limit: .one)
+        }
+        result?.pointee = answer
+    }
+}
+
+/// Finds items (Apple's `SecItemCopyMatching`).
+///
+/// Matches on every attribute given (strings byte for byte). The result is
+/// chosen by the return keys and `kSecMatchLimit` (default one):
+/// `kSecReturnData` alone gives `Data`; `kSecReturnAttributes` gives
+/// `[String: Any]` with Apple's keys (plus `kSecValueData` when both are asked);
+/// with `kSecMatchLimitAll` or a count above 1, an array of those; with no
+/// return key, nothing (only the status says whether an item matches).
+/// - Parameters:
+///   - query: `kSecClass`, attributes to match, return keys and `kSecMatchLimit`.
+///   - result: receives the result, or `nil`; pass `nil` to test for existence.
+/// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
+///   `errSecParam` for a malformed query; `errSecNoSuchAttr`,
+///   `errSecUnimplemented`, `errSecInteractionNotAllowed`, `errSecAuthFailed`,
+///   `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
+/// - Important: returned secrets are `Data`, which cannot be wiped.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    result?.pointee = nil
+    return run { () throws(SecItemFailure) in
+        let parsed = try ParsedDictionary(query, role: .copy)
+        let limit = parsed.limit ?? .one
+        let answer: AnyObject? = try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) -> AnyObject? in
+            let found = try matches(of: parsed, in: vault, withSecrets: parsed.returnData)
+            let kept: [Item]
+            switch limit {
+            case .one: kept = [found[0]]
+            case .all: kept = found
+            case .count(let n): kept = Array(found.prefix(n))
+            }
+            guard parsed.returnData || parsed.returnAttributes else { return nil }
+            return resultValue(for: kept, parsed: parsed, limit: limit)
+        }
+        result?.pointee = answer
+    }
+}
+
+/// Changes every matching item (Apple's `SecItemUpdate`).
+/// - Parameters:
+///   - query: `kSecClass` and attributes to match (no return keys, and no
+///     limit but `kSecMatchLimitAll`).
+///   - attributesToUpdate: the attributes and/or `kSecValueData` to set; it may
+///     repeat the query's `kSecClass` but not change it.
+/// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
+///   `errSecDuplicateItem` when a changed service, account or access group
+///   collides with another item; `errSecParam` for malformed or empty
+///   dictionaries or a class change; `errSecNoSuchAttr`, `errSecUnimplemented`,
+///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
+///   `errSecDecode`, `errSecIO`.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    run { () throws(SecItemFailure) in
+        let parsed = try ParsedDictionary(query, role: .updateQuery)
+        let update = try ParsedDictionary(attributesToUpdate, role: .updateAttributes)
+        if let newClass = update.itemClass, newClass != parsed.itemClass {
+            throw SecItemFailure(errSecParam, "SecItemUpdate cannot change an item's kSecClass")
+        }
+        guard !update.attributes.isEmpty || update.data != nil else {
+            throw SecItemFailure(errSecParam, "SecItemUpdate needs at least one attribute or kSecValueData to change")
+        }
+        guard case .stored(let itemClass)? = parsed.itemClass else {
+            throw SecItemFailure(errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
+        }
+        try update.checkAttributes(of: itemClass)
+        let changes = update.attributes.changes(secret: update.data.map { SecretBytes($0) })
+        try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) in
+            if parsed.attributes.needsLocalFilter {
+                for item in try matches(of: parsed, in: vault, withSecrets: false) {
+                    try store { () throws(KeychainError) in try vault.update(matching: exactQuery(item), with: changes) }
+                }
+            } else {
+                try store { () throws(KeychainError) in try vault.update(matching: parsed.attributes.storeQuery(itemClass), with: changes) }
+            }
+        }
+    }
+}
+
+/// Deletes every matching item (Apple's `SecItemDelete`).
+/// - Parameter query: `kSecClass` and attributes to match; `kSecValueData` is ignored.
+/// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
+///   `errSecParam` for a malformed query; `errSecNoSuchAttr`,
+///   `errSecUnimplemented`, `errSecInteractionNotAllowed`, `errSecAuthFailed`,
+///   `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    run { () throws(SecItemFailure) in
+        let parsed = try ParsedDictionary(query, role: .delete)
+        guard case .stored(let itemClass)? = parsed.itemClass else {
+            throw SecItemFailure(errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
+        }
+        try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) in
+            if parsed.attributes.needsLocalFilter {
+                for item in try matches(of: parsed, in: vault, withSecrets: false) {
+                    try store { () throws(KeychainError) in try vault.delete(matching: exactQuery(item)) }
+                }
+            } else {
+                try store { () throws(KeychainError) in try vault.delete(matching: parsed.attributes.storeQuery(itemClass)) }
+            }
+        }
+    }
+}
+
+/// A sentence describing `status` (Apple's `SecCopyErrorMessageString`).
+/// - Parameters:
+///   - status: an `errSec…` status.
+///   - reserved: pass `nil`.
+/// - Returns: Apple's message for the statuses this module returns, else
+///   `"OSStatus <status>"`; never `nil`.
+public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
+    statusMessages[status] ?? "OSStatus \(status)"
+}
+
+// MARK: - Internals
+
+/// Runs one call, turning its failure into a status.
+private func run(_ body: () throws(SecItemFailure) -> Void) -> OSStatus {
+    do {
+        try body()
+        return errSecSuccess
+    } catch {
+        return error.status
+    }
+}
+
+/// Runs a store operation, converting its error.
+@discardableResult
+private func store<R>(_ body: () throws(KeychainError) -> R) throws(SecItemFailure) -> R {
+    do { return try body() } catch { throw SecItemFailure(error) }
+}
+
+/// The items matching a parsed query, sorted by service then account.
+/// - Throws: `errSecItemNotFound` when none match.
+private func matches(of parsed: ParsedDictionary, in vault: Vault, withSecrets: Bool) throws(SecItemFailure) -> [Item] {
+    guard case .stored(let itemClass)? = parsed.itemClass else {
+        throw SecItemFailure(errSecItemNotFound, "Fob holds no items of this class")
+    }
+    let values = parsed.attributes
+    var found = try store { () throws(KeychainError) in
+        try vault.items(matching: values.storeQuery(itemClass), limit: .all, withSecrets: withSecrets)
+    }
+    if values.needsLocalFilter {
+        found = found.filter(values.matches)
+        guard !found.isEmpty else { throw SecItemFailure(errSecItemNotFound, "no item matches the query") }
+    }
+    return found
+}
+
+/// The query for exactly `item`'s primary key.
+private func exactQuery(_ item: Item) -> ItemQuery {
+    ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account, accessGroup: item.accessGroup)
+}
+
+/// The result object for `items` by the return keys and limit.
+private func resultValue(for items: [Item], parsed: ParsedDictionary, limit: ResultLimit) -> AnyObject {
+    if parsed.returnAttributes {
+        let dictionaries = items.map { attributeDictionary($0, withData: parsed.returnData) }
+        return limit == .one ? dictionaries[0] as AnyObject : dictionaries as AnyObject
+    }
+    let secrets = items.map(secretData)
+    return limit == .one ? secrets[0] as AnyObject : secrets as AnyObject
+}
+
+private func secretData(_ item: Item) -> Data {
+    item.secret?.withUnsafeBytes { Data($0) } ?? Data()
+}
+
+/// An item's attributes under Apple's keys and value types.
+private func attributeDictionary(_ item: Item, withData: Bool) -> [String: Any] {
+    var out: [String: Any] = [
+        kSecClass: item.itemClass == .genericPassword ? kSecClassGenericPassword : kSecClassInternetPassword,
+        item.itemClass == .genericPassword ? kSecAttrService : kSecAttrServer: item.service,
+        kSecAttrAccount: item.account,
+        kSecAttrAccessGroup: item.accessGroup,
+        kSecAttrAccessible: item.accessible == .whenUnlocked ? kSecAttrAccessibleWhenUnlocked : kSecAttrAccessibleAfterFirstUnlock,
+        kSecAttrCreationDate: item.created,
+        kSecAttrModificationDate: item.modified,
+        kSecAttrSynchronizable: false,
+        kFobAttrKind: item.kind.rawValue,
+    ]
+    if let label = item.label { out[kSecAttrLabel] = label }
+    if let comment = item.comment { out[kSecAttrComment] = comment }
+    if let generic = item.generic { out[kSecAttrGeneric] = Data(generic) }
+    if withData { out[kSecValueData] = secretData(item) }
+    return out
+}

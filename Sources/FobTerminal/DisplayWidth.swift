@@ -1,0 +1,118 @@
+@preconcurrency import Glibc
+import CNcurses
+
+/// Measures text in terminal cells, one grapheme cluster at a time, with the
+/// C library's `wcwidth` under the process's `LC_CTYPE`.
+///
+/// A cluster takes the width of its first scalar; the marks that follow it
+/// (combining accents, variation selectors, zero-width joiners) add nothing,
+/// except that U+FE0F (emoji presentation) makes an emoji two cells wide.
+/// So `café` (with `é` precomposed or as `e` + U+0301) is 4 cells, `密码` 4,
+/// and `🔑` 2.
+public enum DisplayWidth {
+    /// The cells a cluster takes on screen, or `nil` when the terminal cannot
+    /// show it (a control character, a lone combining mark, or anything the
+    /// locale does not know: everything non-ASCII under `LANG=C`).
+    /// - Parameter cluster: one grapheme cluster.
+    /// - Returns: 1 or 2, or `nil`.
+    public static func cells(of cluster: Character) -> Int? {
+        let scalars = cluster.unicodeScalars
+        guard let first = scalars.first else { return nil }
+        let value = first.value
+        if value < 0x20 || value == 0x7F { return nil }
+        if value < 0x7F { return 1 }
+        let width = Int(fob_wcwidth(value))
+        guard width > 0 else { return nil }
+        if width == 1, first.properties.isEmoji, scalars.contains(where: { $0.value == 0xFE0F }) {
+            return 2
+        }
+        return min(width, 2)
+    }
+
+    /// The cells `text` takes after ``Glyphs/displayable(_:)`` replaced what
+    /// cannot be shown.
+    /// - Parameters:
+    ///   - text: any text.
+    ///   - glyphs: the glyph set in use (its replacement is one cell).
+    public static func cells(of text: String, glyphs: Glyphs = .current) -> Int {
+        var total = 0
+        for cluster in text { total += cells(of: cluster) ?? 1 }
+        return total
+    }
+}
+
+/// The few symbols the screens draw, in a UTF-8 form and an ASCII form for
+/// terminals whose locale is not UTF-8.
+public struct Glyphs: Sendable, Equatable {
+    /// One per masked character.
+    public var mask: Character
+    /// The end of a cut value.
+    public var ellipsis: Character
+    /// Stands for a cluster that cannot be shown.
+    public var replacement: Character
+    /// Box lines: horizontal, vertical, and the four corners.
+    public var horizontal: Character, vertical: Character
+    public var topLeft: Character, topRight: Character, bottomLeft: Character, bottomRight: Character
+    /// Marks the selected row of a list.
+    public var pointer: Character
+    /// Whether the locale can show text beyond ASCII.
+    public var unicode: Bool
+
+    /// Symbols for a UTF-8 locale: `•`, `…`, U+FFFD, box drawing.
+    public static let unicodeSet = Glyphs(mask: "•", ellipsis: "…", replacement: "\u{FFFD}",
+                                          horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐",
+                                          bottomLeft: "└", bottomRight: "┘", pointer: "▸", unicode: true)
+    /// Symbols for any other locale: `*`, `~`, `?`, `-`, `|`, `+`.
+    public static let asciiSet = Glyphs(mask: "*", ellipsis: "~", replacement: "?",
+                                        horizontal: "-", vertical: "|", topLeft: "+", topRight: "+",
+                                        bottomLeft: "+", bottomRight: "+", pointer: ">", unicode: false)
+
+    /// The set for the process's `LC_CTYPE` (call `setlocale` first).
+    public static var current: Glyphs {
+        guard let codeset = nl_langinfo(Int32(CODESET)) else { return asciiSet }
+        let name = String(cString: codeset).uppercased()
+        return (name == "UTF-8" || name == "UTF8") ? unicodeSet : asciiSet
+    }
+
+    /// `cluster` if the terminal can show it, else the replacement; and its width.
+    /// - Parameter cluster: one grapheme cluster.
+    /// - Returns: the cluster to draw and its cells (1 or 2).
+    public func displayable(_ cluster: Character) -> (Character, Int) {
+        if !unicode, !cluster.isASCII { return (replacement, 1) }
+        if let w = DisplayWidth.cells(of: cluster) { return (cluster, w) }
+        return (replacement, 1)
+    }
+}
+
+/// Cutting text to a width in cells.
+public enum TextFit {
+    /// `text` cut to at most `width` cells, ending in the ellipsis when it was
+    /// cut; clusters the terminal cannot show are replaced first.
+    /// - Parameters:
+    ///   - text: any text.
+    ///   - width: the cells available (0 or more).
+    ///   - glyphs: the symbols in use.
+    /// - Returns: the clusters to draw with their widths; their sum is at most `width`.
+    public static func fit(_ text: String, width: Int, glyphs: Glyphs) -> [(Character, Int)] {
+        guard width > 0 else { return [] }
+        var out: [(Character, Int)] = []
+        var used = 0
+        var cut = false
+        for cluster in text {
+            let (shown, w) = glyphs.displayable(cluster)
+            if used + w > width { cut = true; break }
+            out.append((shown, w))
+            used += w
+        }
+        guard cut else { return out }
+        // Make room for the one-cell ellipsis.
+        while used + 1 > width, let last = out.popLast() { used -= last.1 }
+        out.append((glyphs.ellipsis, 1))
+        return out
+    }
+
+    /// The result of ``fit(_:width:glyphs:)`` as a string.
+    public static func truncate(_ text: String, width: Int, glyphs: Glyphs) -> String {
+        String(fit(text, width: width, glyphs: glyphs).map(\.0))
+    }
+}

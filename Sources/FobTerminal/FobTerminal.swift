@@ -1,1 +1,0 @@
-// The FobTerminal module; see README.md for its role.

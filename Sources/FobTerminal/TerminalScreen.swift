@@ -1,0 +1,205 @@
+@preconcurrency import Glibc
+@preconcurrency import CNcurses
+
+/// The ncurses screen: set up in `init`, put back by `close()` (also on
+/// signals, crashes and `exit`), with one polling input loop step in
+/// ``poll(timeout:)`` and drawing in ``present(_:)``.
+///
+/// `setlocale(LC_ALL, "")` runs before `newterm`; the terminal gets cbreak,
+/// noecho, keypad and nonl modes, a 25 ms `ESCDELAY` and bracketed paste
+/// (`ESC [?2004h`, turned off again on every exit).
+final class TerminalScreen {
+    /// Turns bracketed paste on and off (xterm control sequences).
+    static let pasteOn: [UInt8] = Array("\u{1B}[?2004h".utf8)
+    static let pasteOff: [UInt8] = Array("\u{1B}[?2004l".utf8)
+
+    private let relay: SignalRelay
+    private var screen: OpaquePointer?
+    private var savedTermios = termios()
+    private(set) var theme: Theme
+    let glyphs: Glyphs
+    private var shown: Canvas?
+    private var active = false
+    private let decoderLimit = 4096
+
+    /// The terminal's size in cells.
+    var size: (rows: Int, columns: Int) { (Int(fob_lines()), Int(fob_cols())) }
+
+    /// Starts full-screen mode on the controlling terminal (standard input and output).
+    /// - Parameter environment: for `NO_COLOR` and `TERM`.
+    /// - Throws: `TerminalError.notATerminal` when stdin or stdout is not a
+    ///   terminal, `.cannotInitialise` when ncurses cannot set it up.
+    init(environment: [String: String]) throws(TerminalError) {
+        guard isatty(0) == 1, isatty(1) == 1 else { throw .notATerminal }
+        setlocale(LC_ALL, "")
+        glyphs = Glyphs.current
+        relay = try SignalRelay()
+        guard tcgetattr(0, &savedTermios) == 0 else { throw .system("tcgetattr", errno) }
+        relay.install()
+        guard let s = newterm(nil, stdout, stdin) else {
+            relay.uninstall()
+            throw .cannotInitialise(environment["TERM"] ?? "")
+        }
+        screen = s
+        set_term(s)
+        theme = Theme(environment: environment)
+        relay.arm(termios: savedTermios, restoreSequence: Self.restoreSequence())
+        enterProgramMode()
+        active = true
+    }
+
+    deinit { close() }
+
+    /// Leaves full-screen mode and puts the terminal back as it was; safe to call twice.
+    func close() {
+        guard active else { return }
+        active = false
+        leaveProgramMode()
+        relay.disarm()
+        relay.uninstall()
+        if let s = screen { delscreen(s); screen = nil }
+    }
+
+    /// The descriptor the loop polls for signals.
+    var signalFD: Int32 { relay.readFD }
+
+    /// Waits up to `timeout` milliseconds for a key or a signal.
+    /// - Returns: the signals and raw keys that arrived (both may be empty on a timeout).
+    func poll(timeout: Int32) -> (signals: [TerminalSignal], input: [RawInput]) {
+        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: relay.readFD, events: Int16(POLLIN), revents: 0)]
+        let n = Glibc.poll(&fds, 2, timeout)
+        var signals: [TerminalSignal] = []
+        if n > 0, fds[1].revents != 0 { signals = relay.drain() }
+        var input: [RawInput] = []
+        if n > 0, fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, fds[0].revents & Int16(POLLIN) == 0 {
+            // The terminal went away: behave as on SIGHUP.
+            signals.append(.terminate(SIGHUP))
+        }
+        if n > 0, fds[0].revents & Int16(POLLIN) != 0 { input = readKeys() }
+        return (signals, input)
+    }
+
+    /// Every key ncurses has ready, without waiting (beyond `ESCDELAY` after an Esc).
+    func readKeys() -> [RawInput] {
+        var out: [RawInput] = []
+        var c: wint_t = 0
+        while out.count < decoderLimit {
+            let r = wget_wch(fob_stdscr(), &c)
+            if r == KEY_CODE_YES { out.append(.function(Int32(c))) }
+            else if r == OK { out.append(.character(UInt32(c))) }
+            else { break }
+        }
+        return out
+    }
+
+    /// Follows a size change: asks the kernel for the size and resizes ncurses's screens.
+    func resize() {
+        var rows: Int32 = 0, cols: Int32 = 0
+        if fob_winsize(1, &rows, &cols) == 0, rows > 0, cols > 0 {
+            _ = resizeterm(rows, cols)
+        }
+        shown = nil
+    }
+
+    /// Restores the terminal and stops the process (SIGTSTP); after `fg`,
+    /// takes the terminal back and forgets what was on screen.
+    func suspend() {
+        leaveProgramMode()
+        relay.disarm()
+        relay.stopSelf()
+        relay.arm(termios: savedTermios, restoreSequence: Self.restoreSequence())
+        enterProgramMode()
+        resize()
+    }
+
+    /// Forgets what is on screen so the next ``present(_:)`` draws everything.
+    func invalidate() {
+        shown = nil
+        _ = clearok(curscr, true)
+    }
+
+    /// Draws the rows of `canvas` that differ from what is on screen.
+    func present(_ canvas: Canvas) {
+        let win = fob_stdscr()
+        let old = shown.flatMap { ($0.rows == canvas.rows && $0.columns == canvas.columns) ? $0 : nil }
+        if old == nil { _ = werase(win) }
+        var cc = cchar_t()
+        var wide: [wchar_t] = Array(repeating: 0, count: 6)
+        for row in 0..<canvas.rows {
+            if let old, (0..<canvas.columns).allSatisfy({ old[row, $0] == canvas[row, $0] }) { continue }
+            for col in 0..<canvas.columns {
+                let cell = canvas[row, col]
+                guard let text = cell.text else { continue }
+                var i = 0
+                for scalar in text.unicodeScalars where i < 5 {
+                    wide[i] = wchar_t(bitPattern: scalar.value)
+                    i += 1
+                }
+                wide[i] = 0
+                let attrs = theme.attributes(for: cell.role)
+                _ = setcchar(&cc, wide, attrs, 0, nil)
+                _ = mvwadd_wch(win, Int32(row), Int32(col), &cc)
+            }
+        }
+        if let cursor = canvas.cursor {
+            _ = curs_set(1)
+            _ = wmove(win, Int32(cursor.row), Int32(cursor.column))
+        } else {
+            _ = curs_set(0)
+        }
+        _ = wnoutrefresh(win)
+        _ = doupdate()
+        shown = canvas
+    }
+
+    private func enterProgramMode() {
+        _ = cbreak()
+        _ = noecho()
+        _ = nonl()
+        _ = intrflush(fob_stdscr(), false)
+        _ = keypad(fob_stdscr(), true)
+        _ = nodelay(fob_stdscr(), true)
+        _ = set_escdelay(25)
+        _ = curs_set(0)
+        _ = refresh()
+        writeAll(Self.pasteOn)
+        shown = nil
+    }
+
+    private func leaveProgramMode() {
+        writeAll(Self.pasteOff)
+        _ = curs_set(1)
+        _ = endwin()
+        _ = tcsetattr(0, TCSANOW, &savedTermios)
+        // endwin leaves the alternate screen through rmcup; say it again for
+        // terminals whose terminfo entry has none, and show the cursor.
+        writeAll(Array("\u{1B}[?25h".utf8))
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        _ = fflush(stdout)
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+    }
+
+    /// What a crash handler writes: bracketed paste off, attributes reset,
+    /// the terminfo `rmcup` (leave the alternate screen), cursor shown.
+    private static func restoreSequence() -> [UInt8] {
+        var bytes = pasteOff + Array("\u{1B}[0m".utf8)
+        if let rmcup = tigetstr("rmcup"), Int(bitPattern: rmcup) > 0 {
+            bytes += Array(String(cString: rmcup).utf8)
+        } else {
+            bytes += Array("\u{1B}[?1049l".utf8)
+        }
+        bytes += Array("\u{1B}[?25h\r\n".utf8)
+        return bytes
+    }
+}

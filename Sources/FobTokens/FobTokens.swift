@@ -1,1 +1,0 @@
-// The FobTokens module; see README.md for its role.

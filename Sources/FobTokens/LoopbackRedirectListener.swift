@@ -1,0 +1,258 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// The redirect target of a native app's login (RFC 8252 §7.3): an HTTP
+/// listener on `127.0.0.1` and an ephemeral port chosen by the kernel,
+/// serving one path, `/callback`.
+///
+/// It owns its socket: opened in `init`, closed in `deinit`. Use it from
+/// one thread.
+public final class LoopbackRedirectListener {
+    /// The port the kernel assigned.
+    public let port: UInt16
+    private let fd: Int32
+
+    /// The largest request accepted from the browser: 16 KiB.
+    static let maxRequestBytes = 16 * 1024
+    /// How long one browser connection may take to send its request: seconds.
+    static let requestTimeout: TimeInterval = 10
+
+    /// Opens the listening socket on `127.0.0.1:0`.
+    /// - Throws: ``OAuthError/listener(_:)`` when the socket cannot be made.
+    public init() throws(OAuthError) {
+        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard s >= 0 else { throw .listener("socket: \(LoopbackRedirectListener.errnoText())") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(s, 16) == 0 else {
+            let why = LoopbackRedirectListener.errnoText()
+            close(s)
+            throw .listener("cannot listen on 127.0.0.1: \(why)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &length) }
+        }
+        guard named == 0 else {
+            let why = LoopbackRedirectListener.errnoText()
+            close(s)
+            throw .listener("getsockname: \(why)")
+        }
+        fd = s
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(fd) }
+
+    /// `http://127.0.0.1:<port>/callback`, the `redirect_uri` to send (RFC 8252 §7.3).
+    public var redirectURI: String { "http://127.0.0.1:\(port)/callback" }
+
+    /// Waits for the browser's redirect and answers it with a short page.
+    ///
+    /// Requests for other paths get 404 and the wait goes on. A redirect
+    /// whose `state` differs from `expectedState` ends the wait with an
+    /// error, as does an error redirect (RFC 6749 §4.1.2.1).
+    /// - Parameters:
+    ///   - expectedState: the `state` of the authorization request.
+    ///   - timeout: seconds to wait in all.
+    /// - Returns: the authorization code.
+    /// - Throws: ``OAuthError/timeout(_:seconds:)``, ``OAuthError/stateMismatch``,
+    ///   ``OAuthError/authorization(error:description:)``, ``OAuthError/listener(_:)``.
+    public func waitForCode(expectedState: String, timeout: TimeInterval) throws(OAuthError) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        // Browsers open spare connections that may never carry a request, so
+        // every connection is read as its data comes, none waited on alone.
+        var clients: [Int32: PendingRequest] = [:]
+        defer { for client in clients.keys { close(client) } }
+        while true {
+            let now = Date()
+            guard now < deadline else {
+                throw .timeout("the browser to return to \(redirectURI)", seconds: timeout)
+            }
+            for (client, pending) in clients where pending.deadline <= now {
+                close(client)
+                clients[client] = nil
+            }
+            var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            entries += clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let wake = clients.values.map(\.deadline).reduce(deadline) { min($0, $1) }
+            let ms = Int32(min(max(wake.timeIntervalSince(now) * 1000, 1), 60_000))
+            let ready = poll(&entries, nfds_t(entries.count), ms)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .listener("poll: \(LoopbackRedirectListener.errnoText())")
+            }
+            if ready == 0 { continue }
+            if entries[0].revents != 0 { try acceptClient(into: &clients) }
+            for entry in entries.dropFirst() where entry.revents != 0 {
+                guard let head = receive(entry.fd, into: &clients) else { continue }
+                clients[entry.fd] = nil
+                defer { close(entry.fd) }
+                if let code = try handle(entry.fd, head: head, expectedState: expectedState) { return code }
+            }
+        }
+    }
+
+    /// A connection whose request head is still arriving.
+    private struct PendingRequest {
+        var bytes: [UInt8] = []
+        let deadline: Date
+    }
+
+    /// The most connections read at once; more are closed at once.
+    static let maxClients = 32
+
+    private func acceptClient(into clients: inout [Int32: PendingRequest]) throws(OAuthError) {
+        let client = accept(fd, nil, nil)
+        if client < 0 {
+            if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { return }
+            throw .listener("accept: \(LoopbackRedirectListener.errnoText())")
+        }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        guard clients.count < Self.maxClients else {
+            close(client)
+            return
+        }
+        clients[client] = PendingRequest(deadline: Date().addingTimeInterval(Self.requestTimeout))
+    }
+
+    /// Reads what `client` sent; returns the request head once complete. A
+    /// closed, failed or oversized connection is closed and dropped.
+    private func receive(_ client: Int32, into clients: inout [Int32: PendingRequest]) -> String? {
+        guard var pending = clients[client] else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+        if n < 0 && errno == EINTR { return nil }
+        guard n > 0 else {
+            close(client)
+            clients[client] = nil
+            return nil
+        }
+        pending.bytes.append(contentsOf: buffer[0..<n])
+        if let end = pending.bytes.firstRange(of: [13, 10, 13, 10] as [UInt8]) {
+            return String(decoding: pending.bytes[..<end.lowerBound], as: UTF8.self)
+        }
+        guard pending.bytes.count < Self.maxRequestBytes else {
+            respond(client, status: "431 Request Header Fields Too Large", title: "Request too large", message: "Fob refused this request.")
+            close(client)
+            clients[client] = nil
+            return nil
+        }
+        clients[client] = pending
+        return nil
+    }
+
+    /// Answers one request; returns the code when this was the redirect.
+    private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> String? {
+        guard let line = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first else {
+            return nil
+        }
+        let parts = line.split(separator: " ")
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+            respond(client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request.")
+            return nil
+        }
+        guard parts[0] == "GET" else {
+            respond(client, status: "405 Method Not Allowed", title: "Method not allowed", message: "Only GET is served here.")
+            return nil
+        }
+        let target = parts[1]
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard path == "/callback" else {
+            respond(client, status: "404 Not Found", title: "Not found", message: "Nothing here.")
+            return nil
+        }
+        let query = target.contains("?") ? target[target.index(after: target.firstIndex(of: "?")!)...] : ""
+        var fields: [String: String] = [:]
+        for (name, value) in FormEncoding.decode(query) where fields[name] == nil { fields[name] = value }
+        guard fields["code"] != nil || fields["error"] != nil else {
+            respond(client, status: "400 Bad Request", title: "Not a login redirect",
+                    message: "This address expects the provider's redirect with a code or an error.")
+            return nil
+        }
+        guard let state = fields["state"], state == expectedState else {
+            respond(client, status: "400 Bad Request", title: "Login refused",
+                    message: "The state parameter does not match this login, so Fob refused it. Start the login again from the terminal.")
+            throw .stateMismatch
+        }
+        if let error = fields["error"] {
+            respond(client, status: "200 OK", title: "Login failed",
+                    message: "The provider said: \(error)\(fields["error_description"].map { " (\($0))" } ?? ""). You can close this tab.")
+            throw .authorization(error: error, description: fields["error_description"])
+        }
+        guard let code = fields["code"], !code.isEmpty else {
+            respond(client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code.")
+            throw .listener("the redirect carried an empty code")
+        }
+        respond(client, status: "200 OK", title: "Authorization received",
+                message: "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
+        return code
+    }
+
+    private func respond(_ client: Int32, status: String, title: String, message: String) {
+        let html = """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><title>Fob: \(Self.escape(title))</title></head>
+            <body style="font-family: sans-serif; max-width: 36em; margin: 4em auto">
+            <h1>\(Self.escape(title))</h1><p>\(Self.escape(message))</p></body></html>
+
+            """
+        let body = Array(html.utf8)
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+            + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
+        var data = Array(head.utf8) + body
+        var sent = 0
+        while sent < data.count {
+            let n = data.withUnsafeMutableBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            sent += n
+        }
+        data.removeAll()
+        shutdown(client, Int32(SHUT_WR))
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+@available(*, unavailable)
+extension LoopbackRedirectListener: Sendable {}
+
+/// The whole authorization-code login of a native app (RFC 8252): a
+/// loopback listener, a fresh PKCE pair and `state`, the browser, the code
+/// exchange.
+public enum OAuthLogin {
+    /// Runs the login.
+    /// - Parameters:
+    ///   - client: endpoints, client id, authentication and transport.
+    ///   - scope: the scope to ask for, space-separated; `nil` for the provider's default.
+    ///   - timeout: seconds to wait for the browser.
+    ///   - clientSecretFile: recorded in the result for later refreshes.
+    ///   - now: the clock.
+    ///   - present: shows the authorization URL to the user (print it, open a browser).
+    /// - Returns: the token set to store.
+    /// - Throws: ``OAuthError`` from the listener, the redirect, or the token endpoint.
+    public static func run(client: OAuthClient, scope: String?, timeout: TimeInterval, clientSecretFile: String?,
+                           now: @Sendable () -> Date = Date.init, present: (URL) -> Void) throws(OAuthError) -> OAuthTokenSet {
+        let listener = try LoopbackRedirectListener()
+        let pkce: PKCE
+        do { pkce = try PKCE.generate() } catch { throw .configuration("\(error)") }
+        let state = OAuthClient.makeState()
+        let url = client.authorizationURL(redirectURI: listener.redirectURI, scope: scope, state: state, pkce: pkce)
+        present(url)
+        let code = try listener.waitForCode(expectedState: state, timeout: timeout)
+        let response = try client.exchange(code: code, verifier: pkce.verifier, redirectURI: listener.redirectURI)
+        return OAuthTokenSet(response: response, requestedScope: scope, endpoints: client.endpoints, clientID: client.clientID,
+                             clientSecretFile: clientSecretFile, now: now())
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A JWT NumericDate (RFC 7519 §2): seconds since 1970-01-01T00:00:00Z UTC,
+/// ignoring leap seconds, possibly with a fraction.
+public struct NumericDate: Sendable, Equatable, Comparable {
+    /// Seconds since the epoch.
+    public let secondsSince1970: Double
+    /// Whether the claim carried a fraction of a second.
+    public let hasFraction: Bool
+
+    /// The latest accepted instant: 9999-12-31T23:59:59Z. Later values are
+    /// refused as not a date anyone means.
+    public static let maximumSeconds: Double = 253_402_300_799
+
+    /// A date from seconds since the epoch.
+    /// - Parameter secondsSince1970: finite, with magnitude at most ``maximumSeconds``.
+    /// - Returns: `nil` for a value out of range.
+    public init?(secondsSince1970: Double) {
+        guard secondsSince1970.isFinite, abs(secondsSince1970) <= NumericDate.maximumSeconds else { return nil }
+        self.secondsSince1970 = secondsSince1970
+        hasFraction = secondsSince1970.rounded(.towardZero) != secondsSince1970
+    }
+
+    /// Reads a claim value: a JSON integer, a fractional number (RFC 7519 §2),
+    /// or a string holding a plain decimal number such as `"1459872074"`, as
+    /// some servers send.
+    /// - Parameter value: the claim's JSON value.
+    /// - Returns: `nil` for anything else (booleans, other strings, objects,
+    ///   out-of-range numbers); the caller reports it rather than guessing.
+    public init?(json value: JSONValue) {
+        switch value {
+        case .number(let literal):
+            guard let seconds = Double(literal) else { return nil }
+            self.init(secondsSince1970: seconds)
+        case .string(let text):
+            guard NumericDate.isDecimal(text), let seconds = Double(text) else { return nil }
+            self.init(secondsSince1970: seconds)
+        default:
+            return nil
+        }
+    }
+
+    /// `-?[0-9]+(\.[0-9]+)?`: the only string form accepted.
+    static func isDecimal(_ text: String) -> Bool {
+        var chars = Substring(text).utf8[...]
+        if chars.first == UInt8(ascii: "-") { chars = chars.dropFirst() }
+        let isDigit: (UInt8) -> Bool = { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        let integer = chars.prefix(while: isDigit)
+        guard !integer.isEmpty else { return false }
+        var rest = chars.dropFirst(integer.count)
+        if rest.isEmpty { return true }
+        guard rest.first == UInt8(ascii: ".") else { return false }
+        rest = rest.dropFirst()
+        return !rest.isEmpty && rest.allSatisfy(isDigit)
+    }
+
+    /// The instant as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: secondsSince1970) }
+
+    /// ISO 8601 in UTC: `2016-04-05T16:01:14Z`, or with the fraction when the
+    /// claim had one (up to microseconds, trailing zeros dropped):
+    /// `2016-04-05T16:01:14.5Z`.
+    public var iso8601: String {
+        var whole = secondsSince1970.rounded(.down)
+        var micros = ((secondsSince1970 - whole) * 1_000_000).rounded()
+        if micros >= 1_000_000 {
+            whole += 1
+            micros -= 1_000_000
+        }
+        var text = NumericDate.utcFormatter.string(from: Date(timeIntervalSince1970: whole))
+        if hasFraction && micros > 0 {
+            var digits = String(Int(micros))
+            digits = String(repeating: "0", count: 6 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + "Z"
+    }
+
+    private static let utcFormatter: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.calendar = Calendar(identifier: .gregorian)
+        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        return f
+    }()
+
+    /// Earlier dates compare less.
+    public static func < (lhs: NumericDate, rhs: NumericDate) -> Bool {
+        lhs.secondsSince1970 < rhs.secondsSince1970
+    }
+}
+
+/// Words for dates and durations in terminal output.
+public enum TimeText {
+    /// A date in the given time zone: `2016-04-05 18:01:14 CEST`.
+    /// - Parameters:
+    ///   - date: the instant.
+    ///   - timeZone: the zone to show it in; the process's local zone by default.
+    public static func local(_ date: Date, timeZone: TimeZone = .current) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.calendar = Calendar(identifier: .gregorian)
+        f.timeZone = timeZone
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
+        return f.string(from: date)
+    }
+
+    /// A duration in the two largest units: `45s`, `4m`, `2h 5m`, `3d 4h`, `10y 239d`.
+    /// - Parameter seconds: the duration in seconds (its sign is ignored).
+    public static func duration(_ seconds: TimeInterval) -> String {
+        let s = Int(abs(seconds).rounded(.down))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" }
+        if s < 86_400 {
+            let m = (s % 3600) / 60
+            return m == 0 ? "\(s / 3600)h" : "\(s / 3600)h \(m)m"
+        }
+        if s < 365 * 86_400 {
+            let h = (s % 86_400) / 3600
+            return h == 0 ? "\(s / 86_400)d" : "\(s / 86_400)d \(h)h"
+        }
+        let d = (s % (365 * 86_400)) / 86_400
+        return d == 0 ? "\(s / (365 * 86_400))y" : "\(s / (365 * 86_400))y \(d)d"
+    }
+
+    /// `expires in 4m` or `expired 2h 5m ago`, relative to `now`.
+    /// - Parameters:
+    ///   - expiry: when the token stops being valid.
+    ///   - now: the current time.
+    public static func expiry(_ expiry: Date, now: Date) -> String {
+        let delta = expiry.timeIntervalSince(now)
+        return delta > 0 ? "expires in \(duration(delta))" : "expired \(duration(delta)) ago"
+    }
+
+    /// `in 4m` or `2h 5m ago`, relative to `now`.
+    public static func relative(_ date: Date, now: Date) -> String {
+        let delta = date.timeIntervalSince(now)
+        return delta > 0 ? "in \(duration(delta))" : "\(duration(delta)) ago"
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The stored form of an `oauth` item: everything needed to use and refresh
+/// the tokens, serialized as JSON into the item's secret (which the vault
+/// encrypts as a whole).
+///
+/// The client secret itself is not stored: only the path of the file it was
+/// read from (``clientSecretFile``), read again at each refresh. The secret
+/// then has one home, the file its owner manages and rotates, and a copy of
+/// the vault never carries it.
+///
+/// JSON layout (version 1): `{"version":1,"access_token":…,"token_type":"Bearer",
+/// "refresh_token":…,"id_token":…,"expires_at":<seconds since 1970>,
+/// "scope":…,"token_endpoint":…,"client_id":…,"client_secret_file":…,"issuer":…}`;
+/// optional members are omitted when absent.
+public struct OAuthTokenSet: Codable, Sendable, Equatable {
+    /// The layout version this build writes.
+    public static let currentVersion = 1
+    /// The lifetime assumed when the provider gives neither `expires_in` nor a
+    /// JWT `exp`: 5 minutes, so an unknown token is refreshed soon rather than trusted long.
+    public static let defaultLifetime: TimeInterval = 300
+
+    /// The layout version the set was written with.
+    public var version: Int
+    /// The access token (RFC 6749 §1.4).
+    public var accessToken: String
+    /// `Bearer` (RFC 6750).
+    public var tokenType: String
+    /// The refresh token (RFC 6749 §1.5), if one was issued.
+    public var refreshToken: String?
+    /// The OpenID Connect ID token, if one was issued.
+    public var idToken: String?
+    /// When the access token stops being valid.
+    public var expiresAt: Date
+    /// The granted scope, space-separated (RFC 6749 §3.3).
+    public var scope: String?
+    /// Where refreshes go (RFC 6749 §3.2).
+    public var tokenEndpoint: URL
+    /// `client_id` (RFC 6749 §2.2).
+    public var clientID: String
+    /// The file holding the client secret (`client_secret_basic`); `nil` for a public client.
+    public var clientSecretFile: String?
+    /// The issuer the endpoints were discovered from, if any.
+    public var issuer: String?
+
+    enum CodingKeys: String, CodingKey {
+        case version
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case refreshToken = "refresh_token"
+        case idToken = "id_token"
+        case expiresAt = "expires_at"
+        case scope
+        case tokenEndpoint = "token_endpoint"
+        case clientID = "client_id"
+        case clientSecretFile = "client_secret_file"
+        case issuer
+    }
+
+    /// A token set with these values, in the current layout version.
+    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
+                expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
+                clientSecretFile: String? = nil, issuer: String? = nil) {
+        version = OAuthTokenSet.currentVersion
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.expiresAt = expiresAt
+        self.scope = scope
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.clientSecretFile = clientSecretFile
+        self.issuer = issuer
+    }
+
+    /// The token set from a first token response (after login).
+    /// - Parameters:
+    ///   - response: the token endpoint's answer.
+    ///   - requestedScope: the scope asked for, kept when the response omits `scope` (RFC 6749 §5.1).
+    ///   - now: the time the response arrived.
+    public init(response: TokenResponse, requestedScope: String?, endpoints: OAuthEndpoints, clientID: String,
+                clientSecretFile: String?, now: Date) {
+        self.init(accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
+                  idToken: response.idToken, expiresAt: OAuthTokenSet.expiry(of: response, now: now),
+                  scope: response.scope ?? requestedScope, tokenEndpoint: endpoints.token, clientID: clientID,
+                  clientSecretFile: clientSecretFile, issuer: endpoints.issuer)
+    }
+
+    /// The token set after a refresh response (RFC 6749 §6): the new access
+    /// token and expiry; the new refresh token when the provider rotated it,
+    /// else the old one; the new ID token and scope when sent, else the old.
+    public func refreshed(with response: TokenResponse, now: Date) -> OAuthTokenSet {
+        var next = self
+        next.version = OAuthTokenSet.currentVersion
+        next.accessToken = response.accessToken
+        next.tokenType = response.tokenType
+        next.refreshToken = response.refreshToken ?? refreshToken
+        next.idToken = response.idToken ?? idToken
+        next.scope = response.scope ?? scope
+        next.expiresAt = OAuthTokenSet.expiry(of: response, now: now)
+        return next
+    }
+
+    /// When a fresh access token expires: `now + expires_in` when the
+    /// provider says; else the access token's JWT `exp`; else
+    /// `now +` ``defaultLifetime``. Never "valid forever".
+    public static func expiry(of response: TokenResponse, now: Date) -> Date {
+        if let seconds = response.expiresIn { return now.addingTimeInterval(seconds) }
+        if let jwt = try? JWT(decoding: response.accessToken), let exp = jwt.expiresAt.date { return exp.date }
+        return now.addingTimeInterval(defaultLifetime)
+    }
+
+    /// Whether the access token expires within `margin` seconds of `now` (or already has).
+    public func expires(within margin: TimeInterval, of now: Date) -> Bool {
+        expiresAt.timeIntervalSince(now) <= margin
+    }
+
+    /// The JSON bytes stored as the item's secret.
+    /// - Important: the bytes hold tokens; put them in protected memory and wipe the copy.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        // Encoding plain strings, numbers, dates and URLs cannot fail.
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// Reads the stored JSON.
+    /// - Throws: ``OAuthError/storedItem(_:)`` for bytes that are not this
+    ///   layout or come from a newer version.
+    public static func decode<C: Collection>(_ bytes: C) throws(OAuthError) -> OAuthTokenSet where C.Element == UInt8 {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let set: OAuthTokenSet
+        do {
+            set = try decoder.decode(OAuthTokenSet.self, from: Data(bytes))
+        } catch {
+            throw .storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)")
+        }
+        guard set.version <= currentVersion else {
+            throw .storedItem("token set version \(set.version) is newer than this fob understands (\(currentVersion))")
+        }
+        guard !set.accessToken.isEmpty else { throw .storedItem("it has no access token") }
+        return set
+    }
+}

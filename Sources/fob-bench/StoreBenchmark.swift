@@ -1,0 +1,105 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+
+/// Store figures: KDF presets, adds, lookups, listing, bytes per item.
+enum StoreBenchmark {
+    static func run(scratch: URL) throws {
+        let password = SecretBytes(utf8: "benchmark master password")
+        section("Key derivation (Argon2id, crypto_pwhash), one unlock")
+        for preset in KDFParameters.Preset.allCases {
+            let dir = scratch.appendingPathComponent("kdf-\(preset.rawValue)")
+            let url = dir.appendingPathComponent("vault.db")
+            _ = try Vault.create(at: url, password: password, kdf: KDFParameters(preset))
+            let vault = try Vault(url: url)
+            let t = try time { try vault.unlock(password: password) }
+            let kdf = KDFParameters(preset)
+            report("\(preset.rawValue) (\(kdf.opslimit) passes, \(kdf.memlimit >> 20) MiB)", seconds: t)
+        }
+
+        let fast = KDFParameters(.interactive)
+        section("Writes")
+        let url10k = scratch.appendingPathComponent("10k/vault.db")
+        let vault = try Vault.create(at: url10k, password: password, kdf: fast)
+        let batch = items(0..<10_000)
+        let tBatch = try time { try vault.add(contentsOf: batch) }
+        report("add 10,000 items in one transaction", seconds: tBatch, per: 10_000)
+        let single = items(10_000..<11_000)
+        let tSingle = try time { for item in single { try vault.add(item) } }
+        report("add 1,000 items one at a time (a durable commit each)", seconds: tSingle, per: 1_000)
+        try vault.delete(matching: ItemQuery(service: "svc-10k"))
+
+        section("Reads at 10,000 items")
+        try lookups(vault, count: 10_000)
+        let reopened = try Vault(url: url10k)
+        try reopened.unlock(password: password)
+        var listed = 0
+        let tList = try time { listed = try reopened.allItems().count }
+        report("list all \(listed) items after unlock (no secrets)", seconds: tList)
+        let size = fileSize(url10k)
+        print("  " + pad("vault file") + String(format: "%10d bytes   %8d per item", size, size / 10_000))
+
+        section("Reads at 100,000 items")
+        let url100k = scratch.appendingPathComponent("100k/vault.db")
+        let big = try Vault.create(at: url100k, password: password, kdf: fast)
+        for start in stride(from: 0, to: 100_000, by: 10_000) {
+            try big.add(contentsOf: items(start..<(start + 10_000)))
+        }
+        try lookups(big, count: 100_000)
+    }
+
+    private static func lookups(_ vault: Vault, count: Int) throws {
+        var rng = SystemRandomNumberGenerator()
+        let keys = (0..<2_000).map { _ in Int.random(in: 0..<count, using: &rng) }
+        for k in keys.prefix(50) { _ = try vault.item(service: service(k), account: account(k)) }
+        let t = try time {
+            for k in keys { _ = try vault.item(service: service(k), account: account(k)) }
+        }
+        report("get by service and account (random, 2,000 lookups)", seconds: t, per: keys.count)
+    }
+
+    private static func service(_ i: Int) -> String { i >= 10_000 && i < 11_000 ? "svc-10k" : "service-\(i % 500)" }
+    private static func account(_ i: Int) -> String { "user\(i)@example.com" }
+
+    private static func items(_ range: Range<Int>) -> [Item] {
+        range.map { i in
+            Item(service: service(i), account: account(i), label: "Label \(i)",
+                 kind: i % 5 == 0 ? .token : .password, secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
+        }
+    }
+
+    private static func fileSize(_ url: URL) -> Int {
+        var st = stat()
+        return stat(url.path, &st) == 0 ? Int(st.st_size) : 0
+    }
+}
+
+/// Wall-clock seconds of `body`.
+func time(_ body: () throws -> Void) throws -> Double {
+    var start = timespec(), end = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    try body()
+    clock_gettime(CLOCK_MONOTONIC, &end)
+    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+func section(_ title: String) { print("\n\(title)") }
+
+/// One line: total, and per operation in µs when `per` is given.
+func report(_ what: String, seconds: Double, per: Int? = nil) {
+    var line = "  " + pad(what) + String(format: "%10.1f ms", seconds * 1000)
+    if let per { line += String(format: "   %8.1f µs each", seconds * 1e6 / Double(per)) }
+    print(line)
+}
+
+/// `text` padded with spaces to 58 characters.
+func pad(_ text: String) -> String {
+    text.count >= 58 ? text + " " : text + String(repeating: " ", count: 58 - text.count)
+}
+
+/// Peak resident memory of this process in MiB (`getrusage`, `ru_maxrss`).
+func peakMemoryMiB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}

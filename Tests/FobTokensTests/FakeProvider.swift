@@ -1,0 +1,134 @@
+import Foundation
+import FobTokens
+
+/// A clock tests can move.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = start }
+
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+    /// A closure for the code under test.
+    var function: @Sendable () -> Date { { [self] in self.now } }
+}
+
+/// An OAuth provider in memory, behind the ``HTTPTransport`` protocol.
+///
+/// Its token endpoint honours single use of refresh tokens when rotating
+/// (a refresh token used twice is `invalid_grant`), counts every request,
+/// and can be told to fail.
+final class FakeProvider: HTTPTransport, @unchecked Sendable {
+    enum Failure {
+        case status(Int, body: String)
+        case timeout
+        case network
+    }
+
+    let tokenURL = URL(string: "https://idp.example.com/oauth2/token")!
+    let authorizationURL = URL(string: "https://idp.example.com/oauth2/authorize")!
+    let issuer = "https://idp.example.com"
+
+    private let lock = NSLock()
+    private var validRefreshTokens: Set<String> = []
+    private var counter = 0
+    private(set) var requests: [HTTPRequest] = []
+
+    /// Issue a new refresh token on each refresh and revoke the used one.
+    var rotate = true
+    /// The `expires_in` member to send, as JSON text; `nil` leaves it out.
+    var expiresInJSON: String? = "3600"
+    /// Seconds each token request takes (to widen races).
+    var delay: TimeInterval = 0
+    /// The next token requests fail this way.
+    var failure: Failure?
+    /// The client secret required with Basic authentication, if any.
+    var requiredSecret: String?
+    /// Access tokens to hand out instead of opaque ones, in order.
+    var accessTokenOverride: String?
+
+    var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
+    var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
+    var allRequests: [HTTPRequest] { lock.withLock { requests } }
+
+    /// Issues a refresh token as if after a login.
+    func issueRefreshToken() -> String {
+        lock.withLock {
+            counter += 1
+            let token = "rt-\(counter)"
+            validRefreshTokens.insert(token)
+            return token
+        }
+    }
+
+    func form(_ request: HTTPRequest) -> [String: String] {
+        var out: [String: String] = [:]
+        for (k, v) in FormEncoding.decode(Substring(String(decoding: request.body, as: UTF8.self))) { out[k] = v }
+        return out
+    }
+
+    func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            requests.append(request)
+            switch failure {
+            case .status(let status, let body)?: return HTTPResponse(status: status, body: Array(body.utf8))
+            case .timeout?: throw OAuthError.timeout("the token endpoint", seconds: request.timeout)
+            case .network?: throw OAuthError.network("connection refused")
+            case nil: break
+            }
+            if request.url.path == "/.well-known/openid-configuration" {
+                let doc = #"{"issuer":"\#(issuer)","authorization_endpoint":"\#(authorizationURL.absoluteString)","token_endpoint":"\#(tokenURL.absoluteString)"}"#
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(doc.utf8))
+            }
+            guard request.url == tokenURL, request.method == "POST" else { return HTTPResponse(status: 404, body: Array("no".utf8)) }
+            if let requiredSecret {
+                let expected = "Basic " + Data("client-1:\(FormEncoding.percentEncode(requiredSecret))".utf8).base64EncodedString()
+                guard request.header("Authorization") == expected else { return error(401, "invalid_client", "client authentication failed") }
+            }
+            let fields = form(request)
+            switch fields["grant_type"] {
+            case "authorization_code":
+                guard fields["code"] == "good-code", fields["code_verifier"] != nil else {
+                    return error(400, "invalid_grant", "unknown code")
+                }
+                counter += 1
+                let rt = "rt-\(counter)"
+                validRefreshTokens.insert(rt)
+                return tokens(access: "at-\(counter)", refresh: rt)
+            case "refresh_token":
+                guard let rt = fields["refresh_token"], validRefreshTokens.contains(rt) else {
+                    return error(400, "invalid_grant", "refresh token is invalid or was already used")
+                }
+                counter += 1
+                if rotate {
+                    validRefreshTokens.remove(rt)
+                    let next = "rt-\(counter)"
+                    validRefreshTokens.insert(next)
+                    return tokens(access: "at-\(counter)", refresh: next)
+                }
+                return tokens(access: "at-\(counter)", refresh: nil)
+            default:
+                return error(400, "unsupported_grant_type", nil)
+            }
+        }
+    }
+
+    private func tokens(access: String, refresh: String?) -> HTTPResponse {
+        var members = [#""access_token":"\#(accessTokenOverride ?? access)""#, #""token_type":"Bearer""#]
+        if let expiresInJSON { members.append(#""expires_in":\#(expiresInJSON)"#) }
+        if let refresh { members.append(#""refresh_token":"\#(refresh)""#) }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
+                            body: Array(("{" + members.joined(separator: ",") + "}").utf8))
+    }
+
+    private func error(_ status: Int, _ code: String, _ description: String?) -> HTTPResponse {
+        var body = #"{"error":"\#(code)""#
+        if let description { body += #","error_description":"\#(description)""# }
+        body += "}"
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+@testable import FobTokens
+
+/// Builds a compact token from raw header and claims JSON texts.
+func makeToken(header: String = #"{"alg":"HS256","typ":"JWT"}"#, claims: String, signature: String = "c2ln") -> String {
+    Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "." + signature
+}
+
+@Suite struct JWTTests {
+    static let issueToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZXZAZXhhbXBsZS5jb20iLCJpYXQiOjE0NTk4NzAyNzQsImV4cCI6MTQ1OTg3MjA3NH0.c2ln"
+
+    @Test func decodesTheIssueTokenWhosePayloadLacksPadding() throws {
+        // The claims segment is 71 characters: one `=` of padding was dropped.
+        let segment = JWTTests.issueToken.split(separator: ".")[1]
+        #expect(segment.count % 4 == 3)
+        let jwt = try JWT(decoding: JWTTests.issueToken)
+        #expect(jwt.claims["sub"] == .string("dev@example.com"))
+        #expect(jwt.header["alg"] == .string("HS256"))
+        #expect(jwt.algorithm == "HS256")
+        #expect(jwt.expiresAt.date?.iso8601 == "2016-04-05T16:01:14Z")
+        #expect(jwt.issuedAt.date?.iso8601 == "2016-04-05T15:31:14Z")
+        #expect(jwt.notBefore == .absent)
+        #expect(jwt.signature == Array("sig".utf8))
+        #expect(jwt.claims.members.map(\.name) == ["sub", "iat", "exp"])
+    }
+
+    @Test func paddedSegmentsDecodeTheSame() throws {
+        let parts = JWTTests.issueToken.split(separator: ".").map(String.init)
+        let padded = parts.map { $0 + String(repeating: "=", count: (4 - $0.count % 4) % 4) }.joined(separator: ".")
+        #expect(padded != JWTTests.issueToken)
+        #expect(try JWT(decoding: padded) == JWT(decoding: JWTTests.issueToken))
+    }
+
+    @Test func surroundingWhitespaceIsIgnored() throws {
+        #expect(try JWT(decoding: "  \(JWTTests.issueToken)\n").claims["sub"] == .string("dev@example.com"))
+    }
+
+    @Test func payloadThatIsTheJSONStringXIsAnError() {
+        let token = makeToken(claims: #""x""#)
+        #expect(throws: JWTError.notAnObject(.claims, found: "a string")) { try JWT(decoding: token) }
+        let error = (try? JWT(decoding: token)) == nil
+        #expect(error)
+        #expect(JWTError.notAnObject(.claims, found: "a string").description == "not a JWT: the claims is a string, not a JSON object")
+    }
+
+    @Test func headerThatIsAnArrayIsAnError() {
+        #expect(throws: JWTError.notAnObject(.header, found: "an array")) {
+            try JWT(decoding: makeToken(header: "[1]", claims: "{}"))
+        }
+    }
+
+    @Test(arguments: [("", 0), ("abc", 1), ("a.b", 2), ("a.b.c.d", 4), ("a.b.c.d.e", 5)])
+    func wrongSegmentCountsAreErrors(token: String, count: Int) {
+        let expected: JWTError = count == 0 ? .empty : .segmentCount(count)
+        #expect(throws: expected) { try JWT(decoding: token) }
+    }
+
+    @Test func fiveSegmentsAreReportedAsJWE() {
+        #expect(JWTError.segmentCount(5).description.contains("JWE"))
+        #expect(JWTError.segmentCount(2).description.contains("found 2"))
+    }
+
+    @Test func badBase64IsAnError() {
+        let claims = Base64URL.encode(Array(#"{"a":1}"#.utf8))
+        // Standard base64 characters are not base64url.
+        #expect(throws: JWTError.base64(.header)) { try JWT(decoding: "ab+/.\(claims).c2ln") }
+        #expect(throws: JWTError.base64(.claims)) { try JWT(decoding: "e30.\(claims)!.c2ln") }
+        // A length of 4n+1 is impossible.
+        #expect(throws: JWTError.base64(.claims)) { try JWT(decoding: "e30.\(claims)AAA.c2ln") }
+        #expect(throws: JWTError.base64(.signature)) { try JWT(decoding: "e30.\(claims).c2l=n") }
+    }
+
+    @Test func claimsThatAreNotUTF8OrNotJSONAreErrors() {
+        let notUTF8 = "e30." + Base64URL.encode([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]) + ".c2ln"
+        #expect(throws: JWTError.notUTF8(.claims)) { try JWT(decoding: notUTF8) }
+        let notJSON = "e30." + Base64URL.encode(Array("{sub: 1}".utf8)) + ".c2ln"
+        #expect(throws: JWTError.self) { try JWT(decoding: notJSON) }
+        do {
+            _ = try JWT(decoding: notJSON)
+        } catch {
+            guard case .json(.claims, let json) = error else { Issue.record("wrong error \(error)"); return }
+            #expect(json.offset == 1)
+        }
+        let duplicate = makeToken(claims: #"{"exp":1,"exp":2}"#)
+        #expect(throws: JWTError.self) { try JWT(decoding: duplicate) }
+    }
+
+    @Test func unsecuredTokenWithEmptySignatureDecodes() throws {
+        let jwt = try JWT(decoding: makeToken(header: #"{"alg":"none"}"#, claims: #"{"sub":"a"}"#, signature: ""))
+        #expect(jwt.signature.isEmpty)
+        #expect(jwt.algorithm == "none")
+    }
+
+    @Test func numericDatesAcceptIntegersFractionsAndNumericStrings() throws {
+        let jwt = try JWT(decoding: makeToken(claims: #"{"iat":1459870274,"exp":1459872074.5,"nbf":"1459870000"}"#))
+        #expect(jwt.issuedAt.date?.secondsSince1970 == 1_459_870_274)
+        #expect(jwt.issuedAt.date?.hasFraction == false)
+        #expect(jwt.expiresAt.date?.iso8601 == "2016-04-05T16:01:14.5Z")
+        #expect(jwt.expiresAt.date?.hasFraction == true)
+        #expect(jwt.notBefore.date?.iso8601 == "2016-04-05T15:26:40Z")
+        try jwt.checkTimeClaims()
+
+        let fractionString = try JWT(decoding: makeToken(claims: #"{"exp":"1459872074.125"}"#))
+        #expect(fractionString.expiresAt.date?.iso8601 == "2016-04-05T16:01:14.125Z")
+        let exponent = try JWT(decoding: makeToken(claims: #"{"exp":1.459872074E9}"#))
+        #expect(exponent.expiresAt.date?.iso8601 == "2016-04-05T16:01:14Z")
+    }
+
+    @Test(arguments: [#"true"#, #""tomorrow""#, #""1e9""#, #"" 12""#, #"{"t":1}"#, #"[1]"#, #"null"#, #"1e400"#, #""""#])
+    func otherTimeValuesAreReportedNotGuessed(value: String) throws {
+        let jwt = try JWT(decoding: makeToken(claims: #"{"sub":"a","exp":\#(value)}"#))
+        guard case .invalid(let found) = jwt.expiresAt else {
+            Issue.record("exp \(value) was accepted as \(jwt.expiresAt)")
+            return
+        }
+        #expect(found == (try JSONValue.parse(Array(value.utf8))))
+        #expect(throws: JWTError.invalidNumericDate(claim: "exp", value: found)) { try jwt.checkTimeClaims() }
+        #expect(!jwt.isExpired(at: Date()))
+    }
+
+    @Test func expiryIsComparedWithTheGivenClock() throws {
+        let jwt = try JWT(decoding: JWTTests.issueToken)
+        #expect(jwt.isExpired(at: Date(timeIntervalSince1970: 1_459_872_074)))
+        #expect(!jwt.isExpired(at: Date(timeIntervalSince1970: 1_459_872_073)))
+        #expect(!(try JWT(decoding: makeToken(claims: "{}"))).isExpired(at: Date()))
+    }
+
+    @Test func errorsNeverContainTheToken() {
+        let token = makeToken(claims: #""secret-claims""#)
+        do {
+            _ = try JWT(decoding: token)
+            Issue.record("decoded")
+        } catch {
+            #expect(!error.description.contains(token))
+            #expect(!error.description.contains("secret-claims"))
+        }
+    }
+}
+
+@Suite struct TimeTextTests {
+    @Test func durations() {
+        #expect(TimeText.duration(0) == "0s")
+        #expect(TimeText.duration(59.9) == "59s")
+        #expect(TimeText.duration(240) == "4m")
+        #expect(TimeText.duration(3600) == "1h")
+        #expect(TimeText.duration(7500) == "2h 5m")
+        #expect(TimeText.duration(-(3 * 86_400 + 4 * 3600 + 5)) == "3d 4h")
+        #expect(TimeText.duration(10 * 365 * 86_400 + 239 * 86_400 + 7) == "10y 239d")
+    }
+
+    @Test func relativeExpiry() {
+        let now = Date(timeIntervalSince1970: 1000)
+        #expect(TimeText.expiry(now.addingTimeInterval(245), now: now) == "expires in 4m")
+        #expect(TimeText.expiry(now.addingTimeInterval(-7500), now: now) == "expired 2h 5m ago")
+        #expect(TimeText.expiry(now, now: now) == "expired 0s ago")
+    }
+
+    @Test func localTimeUsesTheGivenZone() throws {
+        let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let text = TimeText.local(Date(timeIntervalSince1970: 1_459_872_074), timeZone: zone)
+        #expect(text.hasPrefix("2016-04-05 18:01:14 "))
+    }
+}
+
+@Suite struct Base64URLTests {
+    // RFC 4648 §10 vectors, in the URL-safe alphabet and without padding.
+    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
+                      ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    func rfc4648Vectors(plain: String, encoded: String) {
+        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+        #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+        let padded = encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+        #expect(Base64URL.decode(padded) == Array(plain.utf8))
+    }
+
+    @Test func urlSafeAlphabet() {
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+        #expect(Base64URL.decode("-_8") == [0xFB, 0xFF])
+        #expect(Base64URL.decode("+/8") == nil)
+    }
+
+    @Test func malformedInputIsRefused() {
+        #expect(Base64URL.decode("Z") == nil)         // 4n+1 characters
+        #expect(Base64URL.decode("Zg=") == nil)       // wrong padding
+        #expect(Base64URL.decode("Zm9v=") == nil)     // padding on a full group
+        #expect(Base64URL.decode("Zh") == nil)        // non-zero trailing bits
+        #expect(Base64URL.decode("Zm 9v") == nil)
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func keepsMemberOrderAndNumberLiterals() throws {
+        let text = #"{"z":1.50,"a":[true,false,null],"m":{"k":"v"},"n":-0.0e+1}"#
+        let value = try JSONValue.parse(Array(text.utf8))
+        #expect(value.serialized == text)
+        #expect(value.objectValue?.members.map(\.name) == ["z", "a", "m", "n"])
+    }
+
+    @Test func escapesAndUnicode() throws {
+        let value = try JSONValue.parse(Array(#""a\"b\\c\n\u00e9\ud83d\udd11\/""#.utf8))
+        #expect(value == .string("a\"b\\c\né🔑/"))
+        #expect(JSONValue.string("q\"\u{01}\n").serialized == #""q\"\u0001\n""#)
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "01", "1.", "-", "\"\u{01}\"", #""\x""#, #""\ud800""#, "tru", "{} {}", #"{"a" 1}"#, #"{"a":1,"a":2}"#])
+    func malformedJSONIsAnError(text: String) {
+        #expect(throws: JSONError.self) { try JSONValue.parse(Array(text.utf8)) }
+    }
+
+    @Test func deepNestingIsRefusedWithoutCrashing() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONError.self) { try JSONValue.parse(Array(deep.utf8)) }
+        let ok = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: Never.self) { try JSONValue.parse(Array(ok.utf8)) }
+    }
+
+    @Test func prettyOutput() throws {
+        let value = try JSONValue.parse(Array(#"{"a":[1,2],"b":{}}"#.utf8))
+        #expect(value.prettySerialized == "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}")
+    }
+}

@@ -1,0 +1,132 @@
+@preconcurrency import Glibc
+import Foundation
+import Testing
+@testable import FobTokens
+
+/// Plays the browser: GETs the given URLs in order on a background thread,
+/// each once the previous answered, and keeps the responses.
+final class FakeBrowser: @unchecked Sendable {
+    private let lock = NSLock()
+    private var responses: [HTTPResponse] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ urls: [String]) {
+        Thread.detachNewThread { [self] in
+            for url in urls {
+                let response = try? URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: url)!, timeout: 5))
+                if let response { lock.withLock { responses.append(response) } }
+            }
+            done.signal()
+        }
+    }
+
+    /// The responses, after every request finished (at most 10 s).
+    func finished() -> [HTTPResponse] {
+        _ = done.wait(timeout: .now() + 10)
+        return lock.withLock { responses }
+    }
+}
+
+@Suite struct LoopbackRedirectListenerTests {
+    @Test func listensOnLoopbackWithAnEphemeralPort() throws {
+        let a = try LoopbackRedirectListener()
+        let b = try LoopbackRedirectListener()
+        #expect(a.port > 0)
+        #expect(a.port != b.port)
+        #expect(a.redirectURI == "http://127.0.0.1:\(a.port)/callback")
+    }
+
+    @Test func returnsTheCodeAndAnswersTheBrowser() throws {
+        let listener = try LoopbackRedirectListener()
+        let base = "http://127.0.0.1:\(listener.port)"
+        let browser = FakeBrowser(["\(base)/favicon.ico", "\(base)/callback?code=abc%2B1&state=st-1"])
+        let code = try listener.waitForCode(expectedState: "st-1", timeout: 10)
+        #expect(code == "abc+1")
+        let responses = browser.finished()
+        #expect(responses.map(\.status) == [404, 200])
+        let page = String(decoding: responses.last?.body ?? [], as: UTF8.self)
+        #expect(page.contains("Authorization received"))
+        #expect(responses.last?.headers["cache-control"] == "no-store")
+    }
+
+    @Test func wrongStateIsRefused() throws {
+        let listener = try LoopbackRedirectListener()
+        let browser = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=abc&state=forged"])
+        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 10) }
+        #expect(browser.finished().map(\.status) == [400])
+    }
+
+    @Test func missingStateIsRefused() throws {
+        let listener = try LoopbackRedirectListener()
+        _ = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=abc"])
+        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 10) }
+    }
+
+    @Test func errorRedirectIsReported() throws {
+        let listener = try LoopbackRedirectListener()
+        let browser = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?error=access_denied&error_description=User+said+%3Cno%3E&state=s"])
+        #expect(throws: OAuthError.authorization(error: "access_denied", description: "User said <no>")) {
+            try listener.waitForCode(expectedState: "s", timeout: 10)
+        }
+        let page = String(decoding: browser.finished().first?.body ?? [], as: UTF8.self)
+        #expect(page.contains("User said &lt;no&gt;"))
+    }
+
+    @Test func timesOut() throws {
+        let listener = try LoopbackRedirectListener()
+        let start = Date()
+        #expect(throws: OAuthError.timeout("the browser to return to \(listener.redirectURI)", seconds: 0.3)) {
+            try listener.waitForCode(expectedState: "s", timeout: 0.3)
+        }
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test func aSilentConnectionDoesNotBlockTheRedirect() throws {
+        let listener = try LoopbackRedirectListener()
+        // A client that connects and sends nothing, then closes.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = listener.port.bigEndian
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(silent, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        // Like a browser's spare connection: open, silent, never closed.
+        let start = Date()
+        _ = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=c&state=s"])
+        #expect(try listener.waitForCode(expectedState: "s", timeout: 20) == "c")
+        #expect(Date().timeIntervalSince(start) < LoopbackRedirectListener.requestTimeout)
+    }
+
+    @Test func loginFlowExchangesTheCodeWithTheVerifier() throws {
+        let provider = FakeProvider()
+        let client = OAuthClient(endpoints: try OAuthEndpoints(authorization: provider.authorizationURL, token: provider.tokenURL),
+                                 clientID: "client-1", transport: provider)
+        let clock = TestClock()
+        var shown: URL?
+        let set = try OAuthLogin.run(client: client, scope: "openid", timeout: 10, clientSecretFile: nil, now: clock.function) { url in
+            shown = url
+            // The provider would redirect the browser with the code and the request's state.
+            let query = FormEncoding.decode(Substring(url.query ?? ""))
+            let state = query.first { $0.0 == "state" }!.1
+            let redirect = query.first { $0.0 == "redirect_uri" }!.1
+            _ = FakeBrowser(["\(redirect)?code=good-code&state=\(state)"])
+        }
+        let url = try #require(shown)
+        let query = Dictionary(FormEncoding.decode(Substring(url.query ?? "")), uniquingKeysWith: { a, _ in a })
+        #expect(query["code_challenge_method"] == "S256")
+        let exchange = try #require(provider.allRequests.last)
+        let verifier = try #require(provider.form(exchange)["code_verifier"])
+        #expect(try PKCE(verifier: verifier).challenge == query["code_challenge"])
+        #expect(provider.form(exchange)["redirect_uri"] == query["redirect_uri"])
+        #expect(set.accessToken.hasPrefix("at-"))
+        #expect(set.refreshToken != nil)
+        #expect(set.expiresAt == clock.now.addingTimeInterval(3600))
+        #expect(set.scope == "openid")
+        #expect(set.tokenEndpoint == provider.tokenURL)
+        #expect(set.clientID == "client-1")
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+import FobStore
+import FobTestSupport
+import FobTokens
+import FobViewModels
+
+@Suite struct OAuthSessionTests {
+    /// A vault with one `oauth` item `api`/`me` whose token expires `expiresIn` seconds from `clock.now`.
+    struct Fixture {
+        let vault: TestVault
+        let provider = FakeProvider()
+        let clock = TestClock()
+
+        init(expiresIn: TimeInterval = 600, refreshToken: Bool = true, secretFile: String? = nil) throws {
+            vault = try TestVault()
+            let set = OAuthTokenSet(accessToken: "at-0", refreshToken: refreshToken ? provider.issueRefreshToken() : nil,
+                                    idToken: "id-0", expiresAt: clock.now.addingTimeInterval(expiresIn), scope: "openid",
+                                    tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecretFile: secretFile)
+            try OAuthSession.store(set, in: vault.vault, service: "api", account: "me")
+        }
+
+        func session(_ vault: Vault? = nil) -> OAuthSession {
+            OAuthSession(vault: vault ?? self.vault.vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
+        }
+
+        func stored() throws -> OAuthTokenSet { try session().load() }
+
+        /// The item exactly as stored: secret bytes and modification date.
+        func snapshot() throws -> (SecretBytes?, Date) {
+            let item = try vault.vault.item(service: "api", account: "me")
+            return (item.secret, item.modified)
+        }
+    }
+
+    @Test func freshTokenIsReturnedWithoutAskingTheProvider() throws {
+        let f = try Fixture(expiresIn: 31)
+        #expect(try f.session().validAccessToken() == "at-0")
+        #expect(f.provider.allRequests.isEmpty)
+        let item = try f.vault.vault.item(service: "api", account: "me")
+        #expect(item.kind == .oauth)
+    }
+
+    @Test func tokenExpiringWithin30SecondsIsRefreshedAndTheRefreshTokenRotated() throws {
+        let f = try Fixture(expiresIn: 30)
+        let before = try f.stored()
+        let token = try f.session().validAccessToken()
+        #expect(token != "at-0")
+        #expect(f.provider.refreshCount == 1)
+        let after = try f.stored()
+        #expect(after.accessToken == token)
+        #expect(after.refreshToken != before.refreshToken)
+        #expect(after.idToken == "id-0")
+        #expect(after.expiresAt == f.clock.now.addingTimeInterval(3600))
+        let sent = f.provider.form(try #require(f.provider.allRequests.last))
+        #expect(sent["refresh_token"] == before.refreshToken)
+        #expect(sent["client_id"] == "client-1")
+
+        // The rotated refresh token is the one used next; the old one is dead at the provider.
+        f.clock.advance(3600)
+        let third = try f.session().validAccessToken()
+        #expect(third != token)
+        #expect(f.provider.form(try #require(f.provider.allRequests.last))["refresh_token"] == after.refreshToken)
+        #expect(f.provider.refreshCount == 2)
+    }
+
+    @Test func withoutRotationTheOldRefreshTokenIsKept() throws {
+        let f = try Fixture(expiresIn: -10)
+        f.provider.rotate = false
+        let before = try f.stored()
+        _ = try f.session().validAccessToken()
+        #expect(try f.stored().refreshToken == before.refreshToken)
+    }
+
+    @Test func forcedRefreshRefreshesAFreshToken() throws {
+        let f = try Fixture(expiresIn: 3000)
+        let set = try f.session().refresh(force: true)
+        #expect(set.accessToken != "at-0")
+        #expect(f.provider.refreshCount == 1)
+        #expect(try f.stored() == set)
+    }
+
+    @Test(arguments: ["3600", #""3600""#, "1800.5"])
+    func expiresInAsNumberOrStringSetsTheExpiry(json: String) throws {
+        let f = try Fixture(expiresIn: 0)
+        f.provider.expiresInJSON = json
+        _ = try f.session().validAccessToken()
+        let seconds = Double(json.replacingOccurrences(of: "\"", with: ""))!
+        #expect(try f.stored().expiresAt == f.clock.now.addingTimeInterval(seconds))
+    }
+
+    @Test func missingExpiresInUsesTheJWTExpElseTheDefault() throws {
+        let f = try Fixture(expiresIn: 0)
+        f.provider.expiresInJSON = nil
+        f.provider.accessTokenOverride = makeToken(claims: #"{"exp":\#(Int(f.clock.now.timeIntervalSince1970) + 777)}"#)
+        _ = try f.session().validAccessToken()
+        #expect(try f.stored().expiresAt == f.clock.now.addingTimeInterval(777))
+
+        f.clock.advance(800)
+        f.provider.accessTokenOverride = "opaque"
+        _ = try f.session().validAccessToken()
+        #expect(try f.stored().expiresAt == f.clock.now.addingTimeInterval(OAuthTokenSet.defaultLifetime))
+    }
+
+    @Test(arguments: [
+        FakeProvider.Failure.status(400, body: #"{"error":"invalid_grant","error_description":"revoked"}"#),
+        .status(401, body: #"{"error":"invalid_client"}"#),
+        .status(500, body: "Internal Server Error"),
+        .status(200, body: "{}"),
+        .timeout,
+        .network,
+    ])
+    func providerErrorsLeaveTheItemAsItWas(failure: FakeProvider.Failure) throws {
+        let f = try Fixture(expiresIn: 5)
+        let before = try f.snapshot()
+        f.provider.failure = failure
+        #expect(throws: OAuthSessionError.self) { try f.session().validAccessToken() }
+        let after = try f.snapshot()
+        #expect(after.0 == before.0)
+        #expect(after.1 == before.1)
+        do {
+            _ = try f.session().validAccessToken()
+        } catch {
+            #expect(error.exitStatus == 1)
+            #expect(!error.description.contains("\n"))
+            #expect(!error.description.contains("rt-"))
+        }
+    }
+
+    @Test func invalidGrantIsReportedInOneClearLine() throws {
+        let f = try Fixture(expiresIn: 5)
+        f.provider.failure = .status(400, body: #"{"error":"invalid_grant","error_description":"revoked"}"#)
+        #expect(throws: OAuthSessionError.oauth(.provider(error: "invalid_grant", description: "revoked", status: 400))) {
+            try f.session().validAccessToken()
+        }
+    }
+
+    @Test func expiredWithoutRefreshTokenAsksForALogin() throws {
+        let soon = try Fixture(expiresIn: 10, refreshToken: false)
+        // Still valid for 10 s: returned as it is.
+        #expect(try soon.session().validAccessToken() == "at-0")
+        soon.clock.advance(10)
+        #expect(throws: OAuthSessionError.oauth(.noRefreshToken)) { try soon.session().validAccessToken() }
+        #expect(soon.provider.allRequests.isEmpty)
+    }
+
+    @Test func clientSecretComesFromTheRecordedFile() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.file("client-secret")
+        try Data("s3cret\n".utf8).write(to: file)
+        let f = try Fixture(expiresIn: 0, secretFile: file.path)
+        f.provider.requiredSecret = "s3cret"
+        _ = try f.session().validAccessToken()
+        #expect(f.provider.refreshCount == 1)
+        #expect(!String(decoding: try f.snapshot().0!.unsafeArray, as: UTF8.self).contains("s3cret"))
+
+        try FileManager.default.removeItem(at: file)
+        f.clock.advance(4000)
+        #expect(throws: OAuthSessionError.oauth(.configuration("cannot read the client secret file \(file.path)"))) {
+            try f.session().validAccessToken()
+        }
+    }
+
+    @Test func itemsThatAreNotOAuthAreRefused() throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "api", account: "me", kind: .password, secret: .text("hunter2")))
+        let session = OAuthSession(vault: t.vault, service: "api", account: "me", transport: FakeProvider())
+        #expect(throws: OAuthSessionError.oauth(.storedItem("service \"api\", account \"me\" is a password item, not an oauth item"))) {
+            try session.validAccessToken()
+        }
+        #expect(throws: OAuthSessionError.keychain(.itemNotFound("service \"api\", account \"nobody\""))) {
+            try OAuthSession(vault: t.vault, service: "api", account: "nobody", transport: FakeProvider()).validAccessToken()
+        }
+        // A login does not overwrite a password item.
+        let set = OAuthTokenSet(accessToken: "a", expiresAt: Date(), tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
+        #expect(throws: OAuthSessionError.self) { try OAuthSession.store(set, in: t.vault, service: "api", account: "me") }
+        #expect(try t.vault.item(service: "api", account: "me").secret == .text("hunter2"))
+        // An oauth secret that is not a token set is reported.
+        try t.vault.add(Item(service: "api", account: "junk", kind: .oauth, secret: .text("not json")))
+        #expect(throws: OAuthSessionError.self) {
+            try OAuthSession(vault: t.vault, service: "api", account: "junk", transport: FakeProvider()).validAccessToken()
+        }
+    }
+
+    @Test func storingALoginAgainReplacesTheOAuthItem() throws {
+        let f = try Fixture()
+        let set = OAuthTokenSet(accessToken: "new", expiresAt: f.clock.now.addingTimeInterval(100),
+                                tokenEndpoint: f.provider.tokenURL, clientID: "client-1")
+        #expect(try OAuthSession.store(set, in: f.vault.vault, service: "api", account: "me", label: "API") == .updated)
+        #expect(try f.stored() == set)
+        #expect(try f.vault.vault.item(service: "api", account: "me").label == "API")
+    }
+
+    @Test func concurrentCallersMakeExactlyOneRefresh() throws {
+        let f = try Fixture(expiresIn: 5)
+        f.provider.delay = 0.3
+        let url = f.vault.vault.url
+        let password = f.vault.password
+        let callers = 6
+        let results = ResultList()
+        let group = DispatchGroup()
+        for _ in 0..<callers {
+            group.enter()
+            // Each thread has its own connection, as separate processes would.
+            Thread.detachNewThread { [provider = f.provider, clock = f.clock] in
+                defer { group.leave() }
+                do {
+                    let vault = try Vault(url: url)
+                    try vault.unlock(password: password)
+                    let session = OAuthSession(vault: vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
+                    results.append(.success(try session.validAccessToken()))
+                } catch {
+                    results.append(.failure("\(error)"))
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        let tokens = results.all
+        #expect(tokens.count == callers)
+        let values = tokens.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
+        #expect(values.count == callers, "failures: \(tokens)")
+        #expect(Set(values).count == 1)
+        #expect(values.first != "at-0")
+        #expect(f.provider.refreshCount == 1)
+        #expect(try f.stored().accessToken == values.first)
+    }
+}
+
+enum CallResult: Sendable, Equatable {
+    case success(String)
+    case failure(String)
+}
+
+final class ResultList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [CallResult] = []
+    func append(_ r: CallResult) { lock.withLock { items.append(r) } }
+    var all: [CallResult] { lock.withLock { items } }
+}

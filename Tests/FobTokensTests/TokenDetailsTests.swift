@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import FobStore
+import FobTestSupport
+import FobTokens
+import FobViewModels
+
+@Suite struct TokenDetailsTests {
+    @Test func tokenItemsShowTheJWTExpiry() throws {
+        let item = Item(service: "s", account: "a", kind: .token, secret: .text(JWTTests.issueToken))
+        let details = try #require(TokenDetails(item: item))
+        #expect(details.expiresAt == Date(timeIntervalSince1970: 1_459_872_074))
+        #expect(details.jwt?.claims["sub"] == .string("dev@example.com"))
+        #expect(!details.canRefresh)
+        #expect(details.expiryText(now: Date(timeIntervalSince1970: 1_459_871_834)) == "expires in 4m")
+        let opaque = try #require(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text("ghp_opaque"))))
+        #expect(opaque.jwt == nil)
+        #expect(opaque.expiryText(now: Date()) == "no expiry")
+    }
+
+    @Test func oauthItemsShowTheStoredExpiryAndTheIDTokenClaims() throws {
+        let id = makeToken(claims: #"{"sub":"ana","exp":1}"#)
+        let set = OAuthTokenSet(accessToken: "opaque", refreshToken: "rt", idToken: id, expiresAt: Date(timeIntervalSince1970: 5000),
+                                tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
+        let item = Item(service: "s", account: "a", kind: .oauth, secret: SecretBytes(set.encoded()))
+        let details = try #require(TokenDetails(item: item))
+        #expect(details.expiresAt == Date(timeIntervalSince1970: 5000))
+        #expect(details.jwt?.claims["sub"] == .string("ana"))
+        #expect(details.canRefresh)
+    }
+
+    @Test func otherItemsHaveNoDetails() {
+        #expect(TokenDetails(item: Item(service: "s", account: "a", kind: .password, secret: .text("x"))) == nil)
+        #expect(TokenDetails(item: Item(service: "s", account: "a", kind: .oauth, secret: .text("not json"))) == nil)
+        #expect(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: nil)) == nil)
+    }
+}
