@@ -43,6 +43,15 @@ public protocol Clipboard: Sendable {
     /// Empties the clipboard (or removes Fob's buffer).
     /// - Throws: ``ClipboardError``.
     func clear() throws(ClipboardError)
+    /// Whether ``ClipboardController`` should call this mechanism on the
+    /// caller's thread instead of its background queue: true for OSC 52,
+    /// whose short write to the terminal must not land in the middle of the
+    /// front end's own output. Default false.
+    var runsOnCallerThread: Bool { get }
+}
+
+extension Clipboard {
+    public var runsOnCallerThread: Bool { false }
 }
 
 /// The `--clipboard` / `FOB_CLIPBOARD` modes.

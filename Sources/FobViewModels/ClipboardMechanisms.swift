@@ -288,6 +288,8 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
 
     public var name: String { "osc52" }
     public var canReadBack: Bool { false }
+    /// A write of a few bytes to the terminal, kept between the front end's frames.
+    public var runsOnCallerThread: Bool { true }
 
     /// The escape sequence that sets the clipboard to `payload` (empty: clear).
     /// - Important: the result holds the base64 of the secret; wipe it after use.

@@ -234,3 +234,33 @@ import Testing
         #expect(board.holds(.text("x")) == false)
     }
 }
+
+/// A runner that keeps the work and never runs it.
+private final class HoldingRunner: BackgroundRunner, @unchecked Sendable {
+    var held = 0
+    func run(_ work: @escaping @Sendable () -> Void) { held += 1 }
+    func drain(timeout: TimeInterval) -> Bool { false }
+}
+
+@Suite struct OSC52ControllerTests {
+    @Test func osc52RunsOnTheCallersThreadAndOtherMechanismsDoNot() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let runner = HoldingRunner()
+        let clock = TestClock()
+        let c = ClipboardController(clipboard: OSC52Clipboard(descriptor: fds[1]), clearAfter: 45, clock: clock, runner: runner)
+        c.copy(.text("pw"))
+        clock.advance(by: 45)
+        c.tick()
+        close(fds[1])
+        let written = FileHandle(fileDescriptor: fds[0]).readDataToEndOfFile()
+        #expect(String(decoding: written, as: UTF8.self) == "\u{1B}]52;c;cHc=\u{07}\u{1B}]52;c;\u{07}")
+        #expect(runner.held == 0)
+        #expect(c.takeEvents() == [.copied(clearAfter: 45), .cleared(.clearedUnchecked)])
+
+        let other = ClipboardController(clipboard: FakeClipboard(), clock: clock, runner: runner)
+        other.copy(.text("pw"))
+        #expect(runner.held == 1)
+    }
+}
