@@ -3,7 +3,9 @@ import Foundation
 
 /// Why a test server could not start or a command failed.
 public struct TestServerError: Error, CustomStringConvertible {
+    /// What failed.
     public var description: String
+    /// - Parameter description: what failed.
     public init(_ description: String) { self.description = description }
 }
 

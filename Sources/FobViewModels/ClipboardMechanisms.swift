@@ -174,7 +174,9 @@ enum HelperProcess {
 /// wl-copy offers one MIME type per copy, so the copy is plain text and
 /// cannot also carry the `x-kde-passwordManagerHint` type.
 public struct WlCopyClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "wl-copy" }
     public var canReadBack: Bool { true }
@@ -196,7 +198,9 @@ public struct WlCopyClipboard: Clipboard {
 /// xclip serves one target per process, so the copy is `UTF8_STRING` text
 /// and cannot also offer `x-kde-passwordManagerHint`.
 public struct XclipClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "xclip" }
     public var canReadBack: Bool { true }
@@ -214,7 +218,9 @@ public struct XclipClipboard: Clipboard {
 /// X11 with xsel: `xsel --clipboard --input` (secret on stdin), read back
 /// with `--output`, cleared with `--clear`. Like xclip, one target only.
 public struct XselClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "xsel" }
     public var canReadBack: Bool { true }
@@ -238,6 +244,7 @@ public struct XselClipboard: Clipboard {
 /// named buffer is the only thing Fob can remove: the copy forwarded to the
 /// outer terminal by `-w` stays there.
 public struct TmuxClipboard: Clipboard {
+    /// The environment tmux runs with (`TMUX` names the server; never the secret).
     public let environment: [String: String]
     /// The paste buffer's name; default `fob`.
     public let bufferName: String
@@ -246,6 +253,7 @@ public struct TmuxClipboard: Clipboard {
     public let serverArguments: [String]
 
     /// - Parameters:
+    ///   - environment: the environment for tmux.
     ///   - bufferName: the paste buffer to use.
     ///   - serverArguments: e.g. `["-L", "name"]` to reach a private server.
     public init(environment: [String: String], bufferName: String = "fob", serverArguments: [String] = []) {
@@ -346,6 +354,7 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
 
 /// No clipboard (`--clipboard none`): copying fails with a clear message.
 public struct NoClipboard: Clipboard {
+    /// The mechanism that has no clipboard.
     public init() {}
     public var name: String { "none" }
     public var canReadBack: Bool { false }
