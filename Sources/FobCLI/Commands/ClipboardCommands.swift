@@ -172,7 +172,8 @@ enum ClipboardClearerCommand: FobCommand {
             source.resume()
             sources.append(source)
         }
-        let woken = wake.wait(timeout: .now() + .seconds(invocation.globals.clearAfter)) == .success
+        // Wall-clock time, so a suspended laptop still clears on time after resuming.
+        let woken = wake.wait(wallTimeout: .now() + .seconds(invocation.globals.clearAfter)) == .success
         sources.forEach { $0.cancel() }
         let stillOurs = runningClearer(stateFile: stateFile) == me
         if stillOurs { unlink(stateFile) }
