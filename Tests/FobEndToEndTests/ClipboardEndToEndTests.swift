@@ -68,6 +68,7 @@ import Testing
         #expect(try eventually { try x.clipboardText() == "pw-SECRET-3" })
         #expect(eventually { f.clearerRunning })
         try x.userCopies("copied later by the user")
+        #expect(try eventually { try x.clipboardText() == "copied later by the user" })
         #expect(eventually(timeout: 15) { !f.clearerRunning })
         #expect(try x.clipboardText() == "copied later by the user")
 
