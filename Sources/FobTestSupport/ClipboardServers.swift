@@ -95,8 +95,12 @@ public final class XvfbServer: @unchecked Sendable {
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") }
 
     /// Starts Xvfb and waits until its socket accepts connections.
-    /// - Throws: ``TestServerError`` when it does not come up within 10 s.
+    /// - Throws: ``TestServerError`` when Xvfb or xclip is missing (`scripts/setup --test`
+    ///   installs them) or the server does not come up within 10 s.
     public init() throws {
+        guard XvfbServer.isAvailable, FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip") else {
+            throw TestServerError("Xvfb and xclip are needed: run scripts/setup --test")
+        }
         var chosen: Int?
         for _ in 0..<50 {
             let n = Int.random(in: 300...2000)
