@@ -2,6 +2,27 @@
 import Foundation
 import FobStore
 
+/// Spawn helpers shared by the clipboard helpers and `fob copy`'s clearer.
+public enum SpawnActions {
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
+    /// Glibc module does not show; looked up once with `dlsym`.
+    private static let closeFrom: CloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
+
+    /// Adds an action that closes every descriptor from 3 up in the child,
+    /// so a long-running helper (xclip keeps the selection) holds none of
+    /// this process's files. Add it after the `dup2`s onto 0, 1 and 2.
+    /// Without glibc 2.34 it does nothing (descriptors opened close-on-exec
+    /// are closed anyway).
+    public static func closeDescriptorsFromThree(_ actions: inout posix_spawn_file_actions_t) {
+        _ = closeFrom?(&actions, 3)
+    }
+}
+
 /// Runs clipboard helper programs: the secret goes to the child's stdin,
 /// never to argv or the environment.
 enum HelperProcess {
@@ -62,6 +83,7 @@ enum HelperProcess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        SpawnActions.closeDescriptorsFromThree(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -78,7 +100,15 @@ enum HelperProcess {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        var rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        // ETXTBSY: the helper was just written and another thread's child
+        // still holds it open for a moment (a freshly installed script).
+        var attempts = 0
+        while rc == ETXTBSY && attempts < 50 {
+            attempts += 1
+            usleep(10_000)
+            rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        }
         close(stdinPipe[0])
         if captureOutput { close(stdoutPipe[1]) }
         guard rc == 0 else {
@@ -171,8 +201,10 @@ enum HelperProcess {
 /// Wayland: `wl-copy` (secret on stdin), read back with `wl-paste --no-newline`,
 /// cleared with `wl-copy --clear`.
 ///
-/// wl-copy offers one MIME type per copy, so the copy is plain text and
-/// cannot also carry the `x-kde-passwordManagerHint` type.
+/// wl-copy 2.3 and later take `--sensitive`, which also offers the
+/// `x-kde-passwordManagerHint` type (value `secret`) so clipboard managers
+/// leave the copy out of their history; it is passed when `wl-copy --help`
+/// lists it. Older versions copy plain text only.
 public struct WlCopyClipboard: Clipboard {
     /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
@@ -180,14 +212,42 @@ public struct WlCopyClipboard: Clipboard {
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "wl-copy" }
     public var canReadBack: Bool { true }
+
+    /// Whether this wl-copy marks copies as sensitive (`--sensitive` in its help).
+    public var marksAsPassword: Bool {
+        guard let path = HelperProcess.find("wl-copy", environment: environment) else { return false }
+        return WlCopyClipboard.sensitiveSupport.withLock { cache in
+            if let known = cache[path] { return known }
+            var result = try? HelperProcess.run("wl-copy", ["--help"], captureOutput: true, environment: environment)
+            defer { result?.output.wipe() }
+            let supported = result.map { String(decoding: $0.output, as: UTF8.self).contains("--sensitive") } ?? false
+            cache[path] = supported
+            return supported
+        }
+    }
+
+    /// Whether each wl-copy binary (by path) takes `--sensitive`.
+    private static let sensitiveSupport = LockedCache()
+
     public func copy(_ secret: SecretBytes) throws(ClipboardError) {
-        try HelperProcess.check("wl-copy", [], input: secret, environment: environment)
+        try HelperProcess.check("wl-copy", marksAsPassword ? ["--sensitive"] : [], input: secret, environment: environment)
     }
     public func holds(_ secret: SecretBytes) -> Bool? {
         HelperProcess.outputEquals(secret, "wl-paste", ["--no-newline"], environment: environment)
     }
     public func clear() throws(ClipboardError) {
         try HelperProcess.check("wl-copy", ["--clear"], environment: environment)
+    }
+}
+
+/// A dictionary behind a lock.
+final class LockedCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: Bool] = [:]
+    func withLock<R>(_ body: (inout [String: Bool]) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&values)
     }
 }
 
