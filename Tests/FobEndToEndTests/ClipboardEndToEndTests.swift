@@ -115,6 +115,19 @@ import Testing
         #expect(!list.stdoutText.contains("api") && !list.stdoutText.contains("idp"))
     }
 
+    @Test func theClearerClearsWhenTerminated() throws {
+        let f = try Fixture()
+        let tmux = try TmuxServer()
+        let env = ["TMUX": tmux.tmuxVariable]
+        #expect(try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["copy", "api", "ana"]), environment: env).status == 0)
+        #expect(eventually { f.clearerRunning })
+        let pid = try #require(pid_t(try String(contentsOfFile: f.stateFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(try tmux.buffers()["fob"] == "tok-SECRET-1")
+        kill(pid, SIGTERM)
+        #expect(try eventually { try tmux.buffers()["fob"] == nil })
+        #expect(eventually { !f.clearerRunning })
+    }
+
     @Test func logoutOfOneService() throws {
         let f = try Fixture()
         let result = try FobProcess.run(f.arguments("none", clearAfter: 45, ["logout", "--service", "idp", "--yes"]))
