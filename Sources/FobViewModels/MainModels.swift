@@ -49,10 +49,24 @@ public final class ItemListModel {
     /// The selected row.
     public var selectedRow: ItemRow? { selectedIndex.map { rows[$0] } }
 
+    /// The folded UTF-8 of each row's service, account and label (one line
+    /// each), parallel to ``allRows``: folded once per load, so a filter
+    /// keystroke over 10,000 rows is a byte search, not 30,000 foldings.
+    private var searchKeys: [[UInt8]] = []
+
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
         let selected = selectedRow?.key
-        allRows = newRows.sorted(by: ItemListModel.ordering)
+        let folded = newRows.map { row in
+            (row: row, service: ItemListModel.fold(row.service), account: ItemListModel.fold(row.account))
+        }
+        let sorted = folded.sorted { a, b in
+            if a.service != b.service { return a.service < b.service }
+            if a.account != b.account { return a.account < b.account }
+            return ItemListModel.ordering(a.row, b.row)
+        }
+        allRows = sorted.map(\.row)
+        searchKeys = sorted.map { Array("\($0.service)\n\($0.account)\n\(ItemListModel.fold($0.row.label))".utf8) }
         applyFilter(keeping: selected)
     }
 
@@ -60,11 +74,14 @@ public final class ItemListModel {
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
-        let needle = ItemListModel.fold(filter.text)
-        rows = needle.isEmpty ? allRows : allRows.filter { row in
-            ItemListModel.fold(row.service).contains(needle)
-                || ItemListModel.fold(row.account).contains(needle)
-                || ItemListModel.fold(row.label).contains(needle)
+        let needle = Array(ItemListModel.fold(filter.text).utf8)
+        if needle.isEmpty {
+            rows = allRows
+        } else {
+            rows = []
+            for (index, key) in searchKeys.enumerated() where ItemListModel.bytes(key, contain: needle) {
+                rows.append(allRows[index])
+            }
         }
         if rows.isEmpty {
             selectedIndex = nil
@@ -95,9 +112,27 @@ public final class ItemListModel {
     /// Drops every row and the filter.
     func wipe() {
         allRows = []
+        searchKeys = []
         rows = []
         selectedIndex = nil
         filter.clear()
+    }
+
+    /// Whether `haystack` contains `needle` (non-empty) as a byte substring.
+    static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        let first = needle[0]
+        var i = 0
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count, haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
     }
 
     static func fold(_ text: String) -> String {
