@@ -164,7 +164,7 @@ public struct Renderer {
     private mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
         let top = 1, height = canvas.rows - 2
         if canvas.columns >= 76 {
-            let listWidth = max(34, canvas.columns / 2)
+            let listWidth = max(34, canvas.columns * 11 / 20)
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
             drawForm(&canvas, main, row: top, column: listWidth, height: height, width: canvas.columns - listWidth)
         } else if main.focus == .list || main.focus == .filter {
@@ -202,13 +202,13 @@ public struct Renderer {
         }
         // Columns: pointer, service, account, kind, expiry.
         let hasExpiry = list.rows.contains { $0.expires != nil }
-        var kindWidth = 8, expiryWidth = hasExpiry ? 12 : 0
+        var kindWidth = 8, expiryWidth = hasExpiry ? 17 : 0
         var nameWidth = inner - 2 - (kindWidth + 1) - (expiryWidth > 0 ? expiryWidth + 1 : 0)
         if nameWidth < 16 {
             kindWidth = 0; expiryWidth = min(expiryWidth, 8)
             nameWidth = inner - 2 - (expiryWidth > 0 ? expiryWidth + 1 : 0)
         }
-        let serviceWidth = max(1, nameWidth / 2)
+        let serviceWidth = max(1, nameWidth * 3 / 5)
         let accountWidth = max(0, nameWidth - serviceWidth - 1)
         let now = app.now
         for i in listTop..<min(list.rows.count, listTop + visible) {

@@ -37,7 +37,7 @@ public struct Theme: Sendable {
         .expired:   Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: [], monoAttributes: .dim),
         .masked:    Look(foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .underline, monoAttributes: .underline),
         .legend:    Look(foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [], monoAttributes: .reverse),
-        .dim:       Look(foreground: Int16(COLOR_BLUE), background: -1, colourAttributes: [], monoAttributes: .dim),
+        .dim:       Look(foreground: -1, background: -1, colourAttributes: .dim, monoAttributes: .dim),
         .info:      Look(foreground: Int16(COLOR_GREEN), background: -1, colourAttributes: [], monoAttributes: .bold),
     ]
 

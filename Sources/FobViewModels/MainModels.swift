@@ -136,7 +136,9 @@ public final class ItemListModel {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        // ASCII has no diacritics: lower case is the whole fold, and far cheaper.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     /// Service, then account, each compared case- and diacritic-insensitively,
