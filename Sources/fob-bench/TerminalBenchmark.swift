@@ -20,7 +20,7 @@ enum TerminalBenchmark {
         if let fob = siblingExecutable("fob") {
             let times = (0..<5).compactMap { _ in try? processStartToUnlockScreen(fob: fob, vault: url, home: scratch) }
             if let median = times.sorted().dropFirst(times.count / 2).first {
-                report("start `fob` in a pty to the unlock screen drawn (median of \(times.count))", seconds: median)
+                report("start fob in a pty to the unlock screen (median of \(times.count))", seconds: median)
             }
         } else {
             print("  (no `fob` next to fob-bench: build it to time a real start)")
@@ -36,7 +36,7 @@ enum TerminalBenchmark {
             canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
         }
         precondition(canvas.text.contains("Master password"))
-        report("in process: open the vault, build the models, draw the unlock screen", seconds: tOpen)
+        report("in process: open vault, models, draw unlock screen", seconds: tOpen)
 
         let kdf = try (0..<3).map { _ in
             try time { let v = try Vault(url: url); try v.unlock(password: password) }
@@ -67,9 +67,9 @@ enum TerminalBenchmark {
                 canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
             })
         }
-        report("filter keystroke, list re-filtered and drawn (mean of \(keystrokes.count))",
+        report("filter keystroke: filter and draw (mean of \(keystrokes.count))",
                seconds: keystrokes.reduce(0, +) / Double(keystrokes.count))
-        report("filter keystroke, slowest (\"user42\": \(shown) rows, and back)", seconds: keystrokes.max() ?? 0)
+        report("filter keystroke: slowest (\(shown) rows match \"user42\")", seconds: keystrokes.max() ?? 0)
         app.shutdown(timeout: 0)
     }
 
