@@ -412,6 +412,22 @@ extension TerminalUITests {
         #expect(try tmux.display("#{pane_dead}") == "0")
     }
 
+    @Test func monochromeTerminalWorks() throws {
+        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let tmux = try fx.start(environment: ["TERM": "vt100"])
+        try fx.unlock(tmux)
+        try tmux.waitFor("github.com")
+        try tmux.press("d")
+        try tmux.waitFor("Delete item")
+        try tmux.press("n")
+        try tmux.waitForAbsence(of: "Delete item")
+        let screen = try tmux.capture(escapes: true)
+        #expect(screen.range(of: #"\x1b\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
+        try tmux.press("q")
+        try tmux.waitUntil("fob to exit") { _ in (try? tmux.display("#{pane_dead}")) == "1" }
+        #expect(try tmux.display("#{pane_dead_status}") == "0")
+    }
+
     @Test func noColorLeavesOnlyAttributes() throws {
         let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
         let coloured = try fx.start()
