@@ -26,7 +26,7 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// A child process started with `posix_spawn` in a new session (so it has
+/// A child process started by ``ChildProcessSpawner`` in a new session (so it has
 /// no controlling terminal), with its standard input, output and error on
 /// pipes, its signals reset to their defaults and an explicit environment.
 ///
@@ -53,24 +53,26 @@ public final class ChildProcess: @unchecked Sendable {
     public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = [],
                 holdStdinOpen: Bool = false) throws {
         ChildProcess.ignoreSIGPIPE
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
         // pipe2 is not visible to Swift: pipe, then close-on-exec, under the
         // spawn lock so that no other child inherits these ends meanwhile.
         ChildProcess.spawnLock.lock()
         defer { ChildProcess.spawnLock.unlock() }
-        var wake: [Int32] = [0, 0]
-        for index in 0..<4 {
-            let ok = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : index == 2 ? pipe(&errors) : pipe(&wake)
-            guard ok == 0 else { throw ChildProcessError(description: "pipe: \(String(cString: strerror(errno)))") }
+        let input, output, errors, wake: (read: Int32, write: Int32)
+        do {
+            input = try ChildProcessSpawner.makePipe()
+            output = try ChildProcessSpawner.makePipe()
+            errors = try ChildProcessSpawner.makePipe()
+            wake = try ChildProcessSpawner.makePipe()
+        } catch {
+            throw ChildProcessError(description: error.description)
         }
-        for fd in input + output + errors + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        wakeFD = wake[1]
+        wakeFD = wake.write
         let pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                         standardInput: .descriptor(input[0]), standardOutput: .descriptor(output[1]),
-                                         standardError: .descriptor(errors[1]), newSession: true)
+                                         standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write),
+                                         standardError: .descriptor(errors.write), newSession: true)
         self.pid = pid
-        close(input[0]); close(output[1]); close(errors[1])
-        let stdinFD = input[1], stdoutFD = output[0], stderrFD = errors[0], wakeRead = wake[0]
+        close(input.read); close(output.write); close(errors.write)
+        let stdinFD = input.write, stdoutFD = output.read, stderrFD = errors.read, wakeRead = wake.read
         _ = fcntl(stdinFD, F_SETFL, fcntl(stdinFD, F_GETFL) | O_NONBLOCK)
         let thread = Thread { [self] in
             let (out, err) = ChildProcess.pump(stdin: stdin, hold: holdStdinOpen, stdinFD: stdinFD, stdoutFD: stdoutFD,

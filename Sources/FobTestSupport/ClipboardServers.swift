@@ -12,7 +12,7 @@ public struct TestServerError: Error, CustomStringConvertible {
 
 /// Runs a program to the end and returns its exit status and standard output.
 ///
-/// Started with `posix_spawn`, signals at their defaults and unblocked, so
+/// Started by ``ChildProcessSpawner``, signals at their defaults and unblocked, so
 /// that helpers which stay running (xclip, xsel, the tmux server) can be
 /// ended by a signal.
 /// - Parameters:
