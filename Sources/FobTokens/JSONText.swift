@@ -15,6 +15,10 @@ import Foundation
 ///   `NSNumber(value: 1) is Bool` is `true`: use ``isBoolean(_:)`` and
 ///   ``number(_:)``, never `as? Bool` or `as? NSNumber` alone.
 /// - Nesting deeper than 512 levels is an error, not a crash.
+/// - One trailing comma in an array or object (`[1,]`) is accepted, a
+///   non-JSON form RFC 8259 §9 allows a parser to take; other extensions
+///   (comments, `NaN`, single quotes, leading zeros) and lone surrogate
+///   escapes are errors.
 public enum JSONText {
     /// Parses one JSON text; any value is accepted at the top level.
     /// - Parameter bytes: the JSON text in UTF-8 (RFC 8259 §8.1).

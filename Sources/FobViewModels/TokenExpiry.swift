@@ -1,5 +1,6 @@
 import Foundation
 import FobStore
+import FobTokens
 
 /// Reads when a stored token expires, for the item list.
 ///
@@ -37,10 +38,13 @@ enum TokenExpiry {
         return date(from: claims["exp"])
     }
 
-    private static func date(from value: Any?) -> Date? {
-        switch value {
-        case let number as NSNumber:
+    /// A number or numeric string of seconds, or ISO 8601 text; JSON `true`
+    /// (an `NSNumber` too, from `JSONSerialization`) is not the number 1.
+    static func date(from value: Any?) -> Date? {
+        if let value, let number = JSONText.number(value) {
             return Date(timeIntervalSince1970: number.doubleValue)
+        }
+        switch value {
         case let text as String:
             if let seconds = Double(text.trimmingCharacters(in: .whitespaces)) { return Date(timeIntervalSince1970: seconds) }
             return ISO8601DateFormatter().date(from: text)

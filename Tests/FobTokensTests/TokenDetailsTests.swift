@@ -3,14 +3,14 @@ import Testing
 import FobStore
 import FobTestSupport
 import FobTokens
-import FobViewModels
+@testable import FobViewModels
 
 @Suite struct TokenDetailsTests {
     @Test func tokenItemsShowTheJWTExpiry() throws {
         let item = Item(service: "s", account: "a", kind: .token, secret: .text(JWTTests.issueToken))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 1_459_872_074))
-        #expect(details.jwt?.claims["sub"] == .string("dev@example.com"))
+        #expect(details.jwt?.claims["sub"] as? String == "dev@example.com")
         #expect(!details.canRefresh)
         #expect(details.expiryText(now: Date(timeIntervalSince1970: 1_459_871_834)) == "expires in 4m")
         let opaque = try #require(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text("ghp_opaque"))))
@@ -25,8 +25,18 @@ import FobViewModels
         let item = Item(service: "s", account: "a", kind: .oauth, secret: SecretBytes(set.encoded()))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 5000))
-        #expect(details.jwt?.claims["sub"] == .string("ana"))
+        #expect(details.jwt?.claims["sub"] as? String == "ana")
         #expect(details.canRefresh)
+    }
+
+    /// The item list reads `exp` with JSONSerialization, which hands out
+    /// JSON `true` as an NSNumber: it must not be read as 1 second after 1970.
+    @Test func listExpiryIgnoresABooleanExp() {
+        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":true}"#).utf8)) == nil)
+        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":1}"#).utf8)) == Date(timeIntervalSince1970: 1))
+        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":"1"}"#).utf8)) == Date(timeIntervalSince1970: 1))
+        let set = #"{"access_token":"a","expires_at":false}"#
+        #expect(TokenExpiry.expiry(of: .text(set), kind: .oauth) == nil)
     }
 
     @Test func otherItemsHaveNoDetails() {
