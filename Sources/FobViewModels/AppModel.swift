@@ -564,7 +564,7 @@ public final class AppModel {
     private func expiry(of item: Item, key: ItemKey) -> Date? {
         guard item.kind.isSessionToken else { return nil }
         if let cached = expiryCache[key], cached.modified == item.modified { return cached.expires }
-        let expires = (try? store.item(key)).flatMap { full in full.secret.flatMap { TokenExpiry.expiry(of: $0, kind: full.kind) } }
+        let expires = (try? store.item(key)).flatMap(TokenExpiry.expiry(of:))
         expiryCache[key] = (item.modified, expires)
         return expires
     }

@@ -43,16 +43,33 @@ public protocol Clipboard: Sendable {
     /// Empties the clipboard (or removes Fob's buffer).
     /// - Throws: ``ClipboardError``.
     func clear() throws(ClipboardError)
+    /// Whether ``ClipboardController`` should call this mechanism on the
+    /// caller's thread instead of its background queue: true for OSC 52,
+    /// whose short write to the terminal must not land in the middle of the
+    /// front end's own output. Default false.
+    var runsOnCallerThread: Bool { get }
+}
+
+extension Clipboard {
+    /// Helpers run on the controller's background queue by default.
+    public var runsOnCallerThread: Bool { false }
 }
 
 /// The `--clipboard` / `FOB_CLIPBOARD` modes.
 public enum ClipboardMode: String, Sendable, CaseIterable {
+    /// Chosen from the environment: see ``ClipboardFactory/autoMode(environment:hasTerminal:)``.
     case auto
+    /// Wayland's `wl-copy` / `wl-paste`.
     case wlCopy = "wl-copy"
+    /// X11's `xclip`.
     case xclip
+    /// X11's `xsel`.
     case xsel
+    /// A named tmux paste buffer.
     case tmux
+    /// The OSC 52 escape sequence on the terminal.
     case osc52
+    /// No clipboard: copying fails.
     case none
 }
 

@@ -86,7 +86,7 @@ public final class ClipboardController: @unchecked Sendable {
             deadline = after > 0 ? clock.now.addingTimeInterval(after) : nil
         }
         let clipboard = self.clipboard
-        runner.run { [weak self] in
+        schedule { [weak self] in
             do throws(ClipboardError) {
                 try clipboard.copy(secret)
                 self?.post(.copied(clearAfter: after))
@@ -137,7 +137,7 @@ public final class ClipboardController: @unchecked Sendable {
     ///   only failures (a clear on lock or logout keeps that message).
     private func clearInBackground(_ value: SecretBytes, reportAll: Bool) {
         let clipboard = self.clipboard
-        runner.run { [weak self] in
+        schedule { [weak self] in
             let outcome = clipboard.clearIfHolds(value)
             if case .failed = outcome {
                 self?.post(.cleared(outcome))
@@ -145,6 +145,12 @@ public final class ClipboardController: @unchecked Sendable {
                 self?.post(.cleared(outcome))
             }
         }
+    }
+
+    /// Runs clipboard work on the runner, or at once for mechanisms that
+    /// must stay on the caller's thread (OSC 52).
+    private func schedule(_ work: @escaping @Sendable () -> Void) {
+        if clipboard.runsOnCallerThread { work() } else { runner.run(work) }
     }
 
     private func forget(_ secret: SecretBytes) {

@@ -2,6 +2,27 @@
 import Foundation
 import FobStore
 
+/// Spawn helpers shared by the clipboard helpers and `fob copy`'s clearer.
+public enum SpawnActions {
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
+    /// Glibc module does not show; looked up once with `dlsym`.
+    private static let closeFrom: CloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
+
+    /// Adds an action that closes every descriptor from 3 up in the child,
+    /// so a long-running helper (xclip keeps the selection) holds none of
+    /// this process's files. Add it after the `dup2`s onto 0, 1 and 2.
+    /// Without glibc 2.34 it does nothing (descriptors opened close-on-exec
+    /// are closed anyway).
+    public static func closeDescriptorsFromThree(_ actions: inout posix_spawn_file_actions_t) {
+        _ = closeFrom?(&actions, 3)
+    }
+}
+
 /// Runs clipboard helper programs: the secret goes to the child's stdin,
 /// never to argv or the environment.
 enum HelperProcess {
@@ -26,61 +47,125 @@ enum HelperProcess {
     }
 
     /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
+    ///
+    /// The child is started with `posix_spawn`, every signal at its default
+    /// and none blocked (threads of this process may block signals, and a
+    /// helper such as xclip, which stays running, must still obey SIGTERM).
     /// - Parameters:
     ///   - input: bytes for stdin (then closed); `nil` gives an empty stdin.
     ///   - captureOutput: read stdout (else it goes to /dev/null).
-    ///   - timeout: seconds before the helper is terminated.
-    /// - Throws: `.helperMissing` if it is not installed or cannot start.
+    ///   - timeout: seconds before the helper is killed.
+    /// - Throws: `.helperMissing` if it is not installed or cannot start;
+    ///   `.helperFailed` if it outruns `timeout`.
     static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
                     environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
         guard let path = find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        let stdinPipe = Pipe()
-        process.standardInput = stdinPipe
-        let stdoutPipe = captureOutput ? Pipe() : nil
-        process.standardOutput = stdoutPipe ?? FileHandle.nullDevice
-        // Helpers such as xclip fork a child that keeps running to own the
-        // selection; it must not hold a pipe we wait on.
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw .helperMissing("cannot start \(tool): \(error.localizedDescription)")
+        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1]
+        guard pipe(&stdinPipe) == 0 else { throw .helperMissing("pipe: \(String(cString: strerror(errno)))") }
+        for fd in stdinPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if captureOutput {
+            guard pipe(&stdoutPipe) == 0 else {
+                stdinPipe.forEach { close($0) }
+                throw .helperMissing("pipe: \(String(cString: strerror(errno)))")
+            }
+            for fd in stdoutPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            if finished.wait(timeout: .now() + timeout) == .timedOut, process.isRunning { process.terminate() }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        if captureOutput {
+            posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        } else {
+            // Helpers such as xclip fork a child that keeps running to own
+            // the selection; it must not hold a pipe anyone waits on.
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        defer { finished.signal() }
-        let writeFD = stdinPipe.fileHandleForWriting.fileDescriptor
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        SpawnActions.closeDescriptorsFromThree(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        var rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        // ETXTBSY: the helper was just written and another thread's child
+        // still holds it open for a moment (a freshly installed script).
+        var attempts = 0
+        while rc == ETXTBSY && attempts < 50 {
+            attempts += 1
+            usleep(10_000)
+            rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        }
+        close(stdinPipe[0])
+        if captureOutput { close(stdoutPipe[1]) }
+        guard rc == 0 else {
+            close(stdinPipe[1])
+            if captureOutput { close(stdoutPipe[0]) }
+            throw .helperMissing("cannot start \(tool): \(String(cString: strerror(rc)))")
+        }
+        let deadline = Date().addingTimeInterval(timeout)
         if let input {
             input.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let n = Glibc.write(writeFD, raw.baseAddress! + offset, raw.count - offset)
+                    let n = Glibc.write(stdinPipe[1], raw.baseAddress! + offset, raw.count - offset)
                     if n < 0 { if errno == EINTR { continue }; break }
                     offset += n
                 }
             }
         }
-        try? stdinPipe.fileHandleForWriting.close()
+        close(stdinPipe[1])
         var output: [UInt8] = []
-        if let stdoutPipe {
-            let readFD = stdoutPipe.fileHandleForReading.fileDescriptor
+        var timedOut = false
+        if captureOutput {
+            let readFD = stdoutPipe[0]
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
+                let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+                var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&fds, 1, remaining)
+                if ready < 0 { if errno == EINTR { continue }; break }
+                if ready == 0 { timedOut = true; break }
                 let n = chunk.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress!, $0.count) }
                 if n < 0 { if errno == EINTR { continue }; break }
                 if n == 0 { break }
                 grow(&output, with: chunk[0..<n])
             }
             chunk.wipe()
-            try? stdoutPipe.fileHandleForReading.close()
+            close(readFD)
         }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: output)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { break }
+            if timedOut || Date() >= deadline {
+                timedOut = true
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(2_000)
+        }
+        if timedOut {
+            output.wipe()
+            throw .helperFailed("\(tool) did not finish within \(Int(timeout)) s")
+        }
+        let code = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
+        return Result(status: code, output: output)
     }
 
     /// Appends, wiping the old storage when the array has to move.
@@ -116,21 +201,53 @@ enum HelperProcess {
 /// Wayland: `wl-copy` (secret on stdin), read back with `wl-paste --no-newline`,
 /// cleared with `wl-copy --clear`.
 ///
-/// wl-copy offers one MIME type per copy, so the copy is plain text and
-/// cannot also carry the `x-kde-passwordManagerHint` type.
+/// wl-copy 2.3 and later take `--sensitive`, which also offers the
+/// `x-kde-passwordManagerHint` type (value `secret`) so clipboard managers
+/// leave the copy out of their history; it is passed when `wl-copy --help`
+/// lists it. Older versions copy plain text only.
 public struct WlCopyClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "wl-copy" }
     public var canReadBack: Bool { true }
+
+    /// Whether this wl-copy marks copies as sensitive (`--sensitive` in its help).
+    public var marksAsPassword: Bool {
+        guard let path = HelperProcess.find("wl-copy", environment: environment) else { return false }
+        return WlCopyClipboard.sensitiveSupport.withLock { cache in
+            if let known = cache[path] { return known }
+            var result = try? HelperProcess.run("wl-copy", ["--help"], captureOutput: true, environment: environment)
+            defer { result?.output.wipe() }
+            let supported = result.map { String(decoding: $0.output, as: UTF8.self).contains("--sensitive") } ?? false
+            cache[path] = supported
+            return supported
+        }
+    }
+
+    /// Whether each wl-copy binary (by path) takes `--sensitive`.
+    private static let sensitiveSupport = LockedCache()
+
     public func copy(_ secret: SecretBytes) throws(ClipboardError) {
-        try HelperProcess.check("wl-copy", [], input: secret, environment: environment)
+        try HelperProcess.check("wl-copy", marksAsPassword ? ["--sensitive"] : [], input: secret, environment: environment)
     }
     public func holds(_ secret: SecretBytes) -> Bool? {
         HelperProcess.outputEquals(secret, "wl-paste", ["--no-newline"], environment: environment)
     }
     public func clear() throws(ClipboardError) {
         try HelperProcess.check("wl-copy", ["--clear"], environment: environment)
+    }
+}
+
+/// A dictionary behind a lock.
+final class LockedCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: Bool] = [:]
+    func withLock<R>(_ body: (inout [String: Bool]) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&values)
     }
 }
 
@@ -141,7 +258,9 @@ public struct WlCopyClipboard: Clipboard {
 /// xclip serves one target per process, so the copy is `UTF8_STRING` text
 /// and cannot also offer `x-kde-passwordManagerHint`.
 public struct XclipClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "xclip" }
     public var canReadBack: Bool { true }
@@ -159,7 +278,9 @@ public struct XclipClipboard: Clipboard {
 /// X11 with xsel: `xsel --clipboard --input` (secret on stdin), read back
 /// with `--output`, cleared with `--clear`. Like xclip, one target only.
 public struct XselClipboard: Clipboard {
+    /// The environment helpers run with (`PATH`, `DISPLAY`, `WAYLAND_DISPLAY`; never the secret).
     public let environment: [String: String]
+    /// - Parameter environment: the environment for the helpers.
     public init(environment: [String: String]) { self.environment = environment }
     public var name: String { "xsel" }
     public var canReadBack: Bool { true }
@@ -183,6 +304,7 @@ public struct XselClipboard: Clipboard {
 /// named buffer is the only thing Fob can remove: the copy forwarded to the
 /// outer terminal by `-w` stays there.
 public struct TmuxClipboard: Clipboard {
+    /// The environment tmux runs with (`TMUX` names the server; never the secret).
     public let environment: [String: String]
     /// The paste buffer's name; default `fob`.
     public let bufferName: String
@@ -191,6 +313,7 @@ public struct TmuxClipboard: Clipboard {
     public let serverArguments: [String]
 
     /// - Parameters:
+    ///   - environment: the environment for tmux.
     ///   - bufferName: the paste buffer to use.
     ///   - serverArguments: e.g. `["-L", "name"]` to reach a private server.
     public init(environment: [String: String], bufferName: String = "fob", serverArguments: [String] = []) {
@@ -233,6 +356,8 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
 
     public var name: String { "osc52" }
     public var canReadBack: Bool { false }
+    /// A write of a few bytes to the terminal, kept between the front end's frames.
+    public var runsOnCallerThread: Bool { true }
 
     /// The escape sequence that sets the clipboard to `payload` (empty: clear).
     /// - Important: the result holds the base64 of the secret; wipe it after use.
@@ -289,6 +414,7 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
 
 /// No clipboard (`--clipboard none`): copying fails with a clear message.
 public struct NoClipboard: Clipboard {
+    /// The mechanism that has no clipboard.
     public init() {}
     public var name: String { "none" }
     public var canReadBack: Bool { false }

@@ -3,9 +3,13 @@ import FobStore
 
 /// The primary key of an item: class, access group, service and account.
 public struct ItemKey: Hashable, Sendable {
+    /// The item class (`kSecClass`).
     public var itemClass: ItemClass
+    /// The access group (`kSecAttrAccessGroup`); empty by default.
     public var accessGroup: String
+    /// The service (`kSecAttrService`).
     public var service: String
+    /// The account (`kSecAttrAccount`), shown as "User ID" in the form.
     public var account: String
 
     /// Creates a key (generic password, empty access group unless given).
@@ -146,6 +150,7 @@ public final class InMemoryStore: KeychainStore {
     public private(set) var createdKDF: KDFParameters?
     /// The stored items, with secrets.
     public private(set) var storedItems: [ItemKey: Item] = [:]
+    /// Whether the fake is locked (it starts locked).
     public private(set) var isLocked = true
     /// The value ``dataVersion()`` returns.
     public var version: Int64 = 1

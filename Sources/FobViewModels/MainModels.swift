@@ -5,10 +5,13 @@ import FobStore
 public struct ItemRow: Sendable, Equatable {
     /// The item's primary key.
     public var key: ItemKey
+    /// The service.
     public var service: String { key.service }
+    /// The account (User ID).
     public var account: String { key.account }
     /// The label, or empty.
     public var label: String
+    /// The kind: password, token, oauth or note.
     public var kind: ItemKind
     /// The modification date.
     public var modified: Date

@@ -148,7 +148,9 @@ public final class TextFieldState {
     // MARK: - Storage
 
     private func byteOffset(ofCharacter index: Int) -> Int {
-        lengths[..<index].reduce(0, +)
+        // Typing and pasting append at the end: keep that O(1).
+        if index == lengths.count { return bytes.count }
+        return lengths[..<index].reduce(0, +)
     }
 
     private func insertCharacter(_ encoded: [UInt8]) {

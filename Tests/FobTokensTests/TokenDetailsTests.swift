@@ -3,7 +3,7 @@ import Testing
 import FobStore
 import FobTestSupport
 import FobTokens
-@testable import FobViewModels
+import FobViewModels
 
 @Suite struct TokenDetailsTests {
     @Test func tokenItemsShowTheJWTExpiry() throws {
@@ -29,14 +29,16 @@ import FobTokens
         #expect(details.canRefresh)
     }
 
-    /// The item list reads `exp` with JSONSerialization, which hands out
-    /// JSON `true` as an NSNumber: it must not be read as 1 second after 1970.
-    @Test func listExpiryIgnoresABooleanExp() {
-        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":true}"#).utf8)) == nil)
-        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":1}"#).utf8)) == Date(timeIntervalSince1970: 1))
-        #expect(TokenExpiry.jwtExpiry(Array(makeToken(claims: #"{"exp":"1"}"#).utf8)) == Date(timeIntervalSince1970: 1))
-        let set = #"{"access_token":"a","expires_at":false}"#
-        #expect(TokenExpiry.expiry(of: .text(set), kind: .oauth) == nil)
+    /// JSONSerialization hands out JSON `true` as an NSNumber: a boolean
+    /// `exp` must not be read as 1 second after 1970.
+    @Test func aBooleanExpIsNoExpiry() throws {
+        func details(_ claims: String) throws -> TokenDetails {
+            try #require(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text(makeToken(claims: claims)))))
+        }
+        #expect(try details(#"{"exp":true}"#).expiresAt == nil)
+        #expect(try details(#"{"exp":true}"#).expiryText(now: Date()) == "no expiry")
+        #expect(try details(#"{"exp":1}"#).expiresAt == Date(timeIntervalSince1970: 1))
+        #expect(try details(#"{"exp":"1"}"#).expiresAt == Date(timeIntervalSince1970: 1))
     }
 
     @Test func otherItemsHaveNoDetails() {

@@ -234,3 +234,96 @@ import Testing
         #expect(board.holds(.text("x")) == false)
     }
 }
+
+/// A runner that keeps the work and never runs it.
+private final class HoldingRunner: BackgroundRunner, @unchecked Sendable {
+    var held = 0
+    func run(_ work: @escaping @Sendable () -> Void) { held += 1 }
+    func drain(timeout: TimeInterval) -> Bool { false }
+}
+
+@Suite struct OSC52ControllerTests {
+    @Test func osc52RunsOnTheCallersThreadAndOtherMechanismsDoNot() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let runner = HoldingRunner()
+        let clock = TestClock()
+        let c = ClipboardController(clipboard: OSC52Clipboard(descriptor: fds[1]), clearAfter: 45, clock: clock, runner: runner)
+        c.copy(.text("pw"))
+        clock.advance(by: 45)
+        c.tick()
+        close(fds[1])
+        let written = FileHandle(fileDescriptor: fds[0]).readDataToEndOfFile()
+        #expect(String(decoding: written, as: UTF8.self) == "\u{1B}]52;c;cHc=\u{07}\u{1B}]52;c;\u{07}")
+        #expect(runner.held == 0)
+        #expect(c.takeEvents() == [.copied(clearAfter: 45), .cleared(.clearedUnchecked)])
+
+        let other = ClipboardController(clipboard: FakeClipboard(), clock: clock, runner: runner)
+        other.copy(.text("pw"))
+        #expect(runner.held == 1)
+    }
+}
+
+@Suite struct WlCopyTests {
+    /// A fake wl-copy whose help does or does not list `--sensitive`; it
+    /// records its arguments and standard input.
+    private func fakeWlCopy(sensitive: Bool) throws -> (TemporaryDirectory, [String: String], String) {
+        let dir = TemporaryDirectory()
+        let log = dir.file("log").path
+        let help = sensitive ? "  -s, --sensitive  mark as sensitive" : "  -o, --paste-once"
+        try """
+        #!/bin/sh
+        if [ "$1" = "--help" ]; then echo "Usage: wl-copy"; echo "\(help)"; exit 0; fi
+        printf '%s\\n' "$@" > "\(log).argv"
+        cat > "\(log).stdin"
+        """.write(to: dir.file("wl-copy"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.file("wl-copy").path)
+        return (dir, ["PATH": dir.url.path + ":/usr/bin:/bin"], log)
+    }
+
+    @Test func sensitiveIsPassedWhenSupported() throws {
+        let (dir, env, log) = try fakeWlCopy(sensitive: true)
+        let board = WlCopyClipboard(environment: env)
+        #expect(board.marksAsPassword)
+        try board.copy(.text("pw"))
+        #expect(try String(contentsOfFile: log + ".argv", encoding: .utf8) == "--sensitive\n")
+        #expect(try String(contentsOfFile: log + ".stdin", encoding: .utf8) == "pw")
+        _ = dir
+    }
+
+    @Test func plainCopyWithAnOlderWlCopy() throws {
+        let (dir, env, log) = try fakeWlCopy(sensitive: false)
+        let board = WlCopyClipboard(environment: env)
+        #expect(!board.marksAsPassword)
+        try board.copy(.text("pw"))
+        // printf with no arguments writes one empty line: no argument was given.
+        #expect(try String(contentsOfFile: log + ".argv", encoding: .utf8) == "\n")
+        try board.clear()
+        #expect(try String(contentsOfFile: log + ".argv", encoding: .utf8) == "--clear\n")
+        _ = dir
+    }
+}
+
+@Suite struct HelperDescriptorTests {
+    @Test func helpersInheritOnlyTheirStandardStreams() throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file("fds").path
+        try """
+        #!/bin/sh
+        ls /proc/$$/fd > "\(log)"
+        cat > /dev/null
+        """.write(to: dir.file("xsel"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.file("xsel").path)
+        // A descriptor of this process without close-on-exec, at a number nothing else uses.
+        let marker: Int32 = 777
+        let opened = Glibc.open("/dev/null", O_RDONLY)
+        #expect(dup2(opened, marker) == marker)
+        close(opened)
+        defer { close(marker) }
+        try XselClipboard(environment: ["PATH": dir.url.path + ":/usr/bin:/bin"]).copy(.text("x"))
+        let fds = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(fds.contains(0) && fds.contains(1) && fds.contains(2))
+        #expect(!fds.contains(marker))
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobTestSupport
+import FobTokens
 import FobViewModels
 import Testing
 
@@ -57,6 +58,13 @@ func item(_ service: String, _ account: String, _ secret: String = "s3cret", kin
           label: String? = nil, modified: Date = Date(timeIntervalSince1970: 1_767_000_000)) -> Item {
     Item(service: service, account: account, label: label, kind: kind, created: modified, modified: modified,
          secret: SecretBytes(utf8: secret))
+}
+
+/// An `oauth` item holding a token set that expires at `expiresAt` (seconds since 1970).
+func oauthItem(_ service: String, _ account: String, expiresAt: TimeInterval) -> Item {
+    let set = OAuthTokenSet(accessToken: "opaque", refreshToken: "rt", expiresAt: Date(timeIntervalSince1970: expiresAt),
+                            tokenEndpoint: URL(string: "https://idp.example/token")!, clientID: "fob")
+    return Item(service: service, account: account, kind: .oauth, secret: SecretBytes(set.encoded()))
 }
 
 /// A compact JWT with the given `exp` (unsigned; the signature part is arbitrary).

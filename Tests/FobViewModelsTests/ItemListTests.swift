@@ -25,14 +25,15 @@ import Testing
             item("api", "soon", jwt(exp: 1_767_225_600 + 240), kind: .token),
             item("api", "old", jwt(exp: "\(1_767_225_600 - 7200)"), kind: .token),
             item("api", "frac", jwt(exp: 1_767_225_600.5 + 90), kind: .token),
-            item("idp", "ana", #"{"access_token":"opaque","expires_at":\#(1_767_225_600 + 3 * 86_400)}"#, kind: .oauth),
-            item("idp", "bob", #"{"access_token":"\#(jwt(exp: 1_767_225_600 + 30))"}"#, kind: .oauth),
+            oauthItem("idp", "ana", expiresAt: 1_767_225_600 + 3 * 86_400),
+            oauthItem("idp", "bob", expiresAt: 1_767_225_600 + 30),
             item("bad", "tok", "not a jwt", kind: .token),
         ], lockAfter: 0)
         h.unlock()
         func text(_ account: String) -> String? { h.list.rows.first { $0.account == account }?.expiryText }
         #expect(text("soon") == "expires in 4m")
         #expect(text("old") == "expired 2h ago")
+        #expect(h.list.rows.first { $0.account == "old" }?.expires == Date(timeIntervalSince1970: 1_767_225_600 - 7200))
         #expect(text("frac") == "expires in 1m")
         #expect(text("ana") == "expires in 3d")
         #expect(text("bob") == "expires in 30s")
@@ -40,6 +41,7 @@ import Testing
         h.clock.advance(by: 300)
         h.app.tick()
         #expect(text("soon") == "expired 1m ago")
+        #expect(text("ana") == "expires in 2d 23h")
     }
 
     @Test func filterIsCaseAndDiacriticInsensitiveOverServiceAccountLabel() throws {

@@ -84,3 +84,14 @@ import Testing
     }
 }
 
+
+@Suite struct TextFieldStateSizeTests {
+    @Test func aLargePasteIsAccepted() {
+        let field = TextFieldState(secure: true, maxBytes: 1 << 20)
+        field.insert(String(repeating: "aé", count: 50_000))
+        #expect(field.count == 100_000)
+        #expect(field.byteCount == 150_000)
+        field.deleteBackward()
+        #expect(field.count == 99_999)
+    }
+}

@@ -98,6 +98,7 @@ enum CopyCommand: FobCommand {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
+        SpawnActions.closeDescriptorsFromThree(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -149,20 +150,8 @@ enum ClipboardClearerCommand: FobCommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         signal(SIGHUP, SIG_IGN)
         _ = setsid()
-        let secret = try invocation.readItemSecret(raw: true, what: "the copied value")
-        let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .none
-        let clipboard: any Clipboard = mode == .osc52
-            ? OSC52Clipboard(descriptor: STDERR_FILENO)
-            : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
-        let stateFile = clearerStateFile(invocation)
-        let me = getpid()
-        let fd = open(stateFile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            let text = Array("\(me)\n".utf8)
-            _ = text.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-            close(fd)
-        }
         // Wake early on SIGUSR1 (logout), SIGTERM or SIGINT: clear, then exit.
+        // Installed before the pid is published, so no signal finds the default action.
         let wake = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
         for number in [SIGUSR1, SIGTERM, SIGINT] {
@@ -172,10 +161,27 @@ enum ClipboardClearerCommand: FobCommand {
             source.resume()
             sources.append(source)
         }
-        let woken = wake.wait(timeout: .now() + .seconds(invocation.globals.clearAfter)) == .success
+        let secret = try invocation.readItemSecret(raw: true, what: "the copied value")
+        let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .none
+        let clipboard: any Clipboard = mode == .osc52
+            ? OSC52Clipboard(descriptor: STDERR_FILENO)
+            : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
+        let stateFile = clearerStateFile(invocation)
+        let me = getpid()
+        let fd = open(stateFile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+        // Without a state file (read-only directory) no later copy can take
+        // over, so this clearer always clears what it copied.
+        let recorded = fd >= 0
+        if fd >= 0 {
+            let text = Array("\(me)\n".utf8)
+            _ = text.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            close(fd)
+        }
+        // Wall-clock time, so a suspended laptop still clears on time after resuming.
+        let woken = wake.wait(wallTimeout: .now() + .seconds(invocation.globals.clearAfter)) == .success
         sources.forEach { $0.cancel() }
-        let stillOurs = runningClearer(stateFile: stateFile) == me
-        if stillOurs { unlink(stateFile) }
+        let stillOurs = recorded ? runningClearer(stateFile: stateFile) == me : true
+        if recorded && stillOurs { unlink(stateFile) }
         // A later copy's clearer owns the clipboard now, unless we were woken to clear.
         if stillOurs || woken {
             _ = clipboard.clearIfHolds(secret)
