@@ -21,8 +21,10 @@ public struct TestServerError: Error, CustomStringConvertible {
 ///   - environment: the complete environment (default: this process's).
 ///   - captureOutput: read standard output; pass `false` for programs that
 ///     leave a child running with it (xclip, xsel), or the read never ends.
+///   - newSession: start it in a new session (no controlling terminal).
 public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] = [],
-                    environment: [String: String]? = nil, captureOutput: Bool = true) throws -> (status: Int32, output: String) {
+                    environment: [String: String]? = nil, captureOutput: Bool = true,
+                    newSession: Bool = false) throws -> (status: Int32, output: String) {
     signal(SIGPIPE, SIG_IGN)
     let inPipe: (read: Int32, write: Int32), outPipe: (read: Int32, write: Int32)
     do {
@@ -37,7 +39,7 @@ public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] 
                                      environment: environment ?? ProcessInfo.processInfo.environment,
                                      standardInput: .descriptor(inPipe.read),
                                      standardOutput: captureOutput ? .descriptor(outPipe.write) : .null,
-                                     standardError: .null, newSession: false)
+                                     standardError: .null, newSession: newSession)
     } catch {
         [inPipe.read, inPipe.write, outPipe.read, outPipe.write].forEach { close($0) }
         throw error

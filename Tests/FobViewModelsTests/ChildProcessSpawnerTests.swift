@@ -1,35 +1,14 @@
 @preconcurrency import Glibc
 import Foundation
 import Testing
+import FobTestSupport
 import FobViewModels
 
-/// Runs `/bin/sh -c script` through the spawner with `input` on a pipe and
-/// stdout captured; returns the exit code and what it printed.
+/// Runs `/bin/sh -c script` (through FobTestSupport's `runTool`, which
+/// starts it with ``ChildProcessSpawner``) with `input` on its stdin.
 private func runShell(_ script: String, input: [UInt8] = [], environment: [String: String] = ["PATH": "/usr/bin:/bin"],
-                      newSession: Bool = false) throws -> (status: Int32, output: String, pid: pid_t) {
-    signal(SIGPIPE, SIG_IGN)
-    let stdinPipe = try ChildProcessSpawner.makePipe()
-    let stdoutPipe = try ChildProcessSpawner.makePipe()
-    let pid = try ChildProcessSpawner.spawn(executable: "/bin/sh", arguments: ["-c", script], environment: environment,
-                                            standardInput: .descriptor(stdinPipe.read),
-                                            standardOutput: .descriptor(stdoutPipe.write),
-                                            standardError: .null, newSession: newSession)
-    close(stdinPipe.read)
-    close(stdoutPipe.write)
-    _ = input.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: stdinPipe.write) }
-    close(stdinPipe.write)
-    var output: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = read(stdoutPipe.read, &chunk, chunk.count)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        output += chunk[0..<n]
-    }
-    close(stdoutPipe.read)
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (ChildProcessSpawner.exitCode(waitStatus: status), String(decoding: output, as: UTF8.self), pid)
+                      newSession: Bool = false) throws -> (status: Int32, output: String) {
+    try runTool("/bin/sh", ["-c", script], input: input, environment: environment, newSession: newSession)
 }
 
 /// The hexadecimal signal set on line `name` (`SigIgn`, `SigBlk`) of a `/proc/PID/status` text.
@@ -86,7 +65,7 @@ struct ChildProcessSpawnerTests {
             return fields.count > 3 ? pid_t(fields[3]) : nil
         }
         let detached = try runShell("cat /proc/$$/stat", newSession: true)
-        #expect(session(detached.output) == detached.pid)
+        #expect(session(detached.output) == pid_t(detached.output.prefix { $0 != " " }))
         let attached = try runShell("cat /proc/$$/stat")
         #expect(session(attached.output) == getsid(0))
     }
