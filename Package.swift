@@ -31,7 +31,7 @@ let package = Package(
         .executableTarget(name: "fob-bench", dependencies: ["FobStore", "FobViewModels", "FobTerminal"]),
 
         // Helpers shared by the test targets: temporary vaults, child processes, tmux.
-        .target(name: "FobTestSupport", dependencies: ["FobStore"]),
+        .target(name: "FobTestSupport", dependencies: ["FobStore", "FobViewModels"]),
 
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobViewModels", "FobStore", "FobTestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import FobStore
+import FobViewModels
 
 /// A mistake in the command line: exit status 2, one line on stderr and a hint.
 public struct UsageError: Error, Equatable, Sendable {
@@ -147,24 +148,6 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 }
 
-/// How `copy` and the terminal UI put a secret on the clipboard (`--clipboard`).
-public enum ClipboardMode: String, Sendable, CaseIterable {
-    /// The first available of wl-copy, xclip, xsel, tmux, OSC 52.
-    case auto
-    /// Wayland's `wl-copy`.
-    case wlCopy = "wl-copy"
-    /// X11's `xclip`.
-    case xclip
-    /// X11's `xsel`.
-    case xsel
-    /// A tmux paste buffer.
-    case tmux
-    /// The OSC 52 terminal escape sequence.
-    case osc52
-    /// No clipboard: `copy` fails.
-    case none
-}
-
 /// The options every command accepts, before or after the command name,
 /// each with an environment variable; an option given on the command line
 /// wins over its variable.
@@ -178,7 +161,7 @@ public struct GlobalOptions: Sendable, Equatable {
     public var lockAfter: Int
     /// Seconds before a copied secret is cleared (`--clear-after`, `FOB_CLEAR_AFTER`); 0 = never.
     public var clearAfter: Int
-    /// The clipboard to use (`--clipboard`, `FOB_CLIPBOARD`).
+    /// The clipboard to use (`--clipboard`, `FOB_CLIPBOARD`); FobViewModels' ``ClipboardMode``.
     public var clipboard: ClipboardMode
 
     /// Default idle lock: 300 seconds.

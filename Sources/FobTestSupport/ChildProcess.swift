@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobViewModels
 
 /// What a finished child process left: its status and everything it wrote.
 public struct ProcessResult: Sendable, Equatable {
@@ -25,7 +26,7 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// A child process started with `posix_spawn` in a new session (so it has
+/// A child process started by ``ChildProcessSpawner`` in a new session (so it has
 /// no controlling terminal), with its standard input, output and error on
 /// pipes, its signals reset to their defaults and an explicit environment.
 ///
@@ -52,29 +53,26 @@ public final class ChildProcess: @unchecked Sendable {
     public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = [],
                 holdStdinOpen: Bool = false) throws {
         ChildProcess.ignoreSIGPIPE
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
         // pipe2 is not visible to Swift: pipe, then close-on-exec, under the
         // spawn lock so that no other child inherits these ends meanwhile.
         ChildProcess.spawnLock.lock()
         defer { ChildProcess.spawnLock.unlock() }
-        var wake: [Int32] = [0, 0]
-        for index in 0..<4 {
-            let ok = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : index == 2 ? pipe(&errors) : pipe(&wake)
-            guard ok == 0 else { throw ChildProcessError(description: "pipe: \(String(cString: strerror(errno)))") }
+        let input, output, errors, wake: (read: Int32, write: Int32)
+        do {
+            input = try ChildProcessSpawner.makePipe()
+            output = try ChildProcessSpawner.makePipe()
+            errors = try ChildProcessSpawner.makePipe()
+            wake = try ChildProcessSpawner.makePipe()
+        } catch {
+            throw ChildProcessError(description: error.description)
         }
-        for fd in input + output + errors + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        wakeFD = wake[1]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        wakeFD = wake.write
         let pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                         actions: &actions, newSession: true)
+                                         standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write),
+                                         standardError: .descriptor(errors.write), newSession: true)
         self.pid = pid
-        close(input[0]); close(output[1]); close(errors[1])
-        let stdinFD = input[1], stdoutFD = output[0], stderrFD = errors[0], wakeRead = wake[0]
+        close(input.read); close(output.write); close(errors.write)
+        let stdinFD = input.write, stdoutFD = output.read, stderrFD = errors.read, wakeRead = wake.read
         _ = fcntl(stdinFD, F_SETFL, fcntl(stdinFD, F_GETFL) | O_NONBLOCK)
         let thread = Thread { [self] in
             let (out, err) = ChildProcess.pump(stdin: stdin, hold: holdStdinOpen, stdinFD: stdinFD, stdoutFD: stdoutFD,
@@ -132,37 +130,22 @@ public final class ChildProcess: @unchecked Sendable {
     /// Held while pipes are made and children spawned.
     static let spawnLock = NSLock()
 
-    /// glibc's `POSIX_SPAWN_SETSID` (a GNU extension Swift does not see).
-    static let spawnSetSID: Int32 = 0x80
-
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
-    /// `posix_spawn` with every signal reset to its default and an empty mask.
+    /// Starts a child with the product's ``ChildProcessSpawner`` (explicit
+    /// environment, signals at their defaults and unblocked, only
+    /// descriptors 0–2 inherited), so tests start programs the way Fob does.
+    /// - Throws: ``ChildProcessError`` naming the `posix_spawn` error.
     static func spawn(executable: String, arguments: [String], environment: [String: String],
-                      actions: inout posix_spawn_file_actions_t, newSession: Bool) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if newSession { flags |= spawnSetSID }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+                      standardInput: ChildProcessSpawner.Stream, standardOutput: ChildProcessSpawner.Stream,
+                      standardError: ChildProcessSpawner.Stream, newSession: Bool) throws -> pid_t {
+        do {
+            return try ChildProcessSpawner.spawn(executable: executable, arguments: arguments, environment: environment,
+                                                 standardInput: standardInput, standardOutput: standardOutput,
+                                                 standardError: standardError, newSession: newSession)
+        } catch {
+            throw ChildProcessError(description: error.description)
         }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard rc == 0 else {
-            throw ChildProcessError(description: "posix_spawn \(executable): \(String(cString: strerror(rc)))")
-        }
-        return pid
     }
 
     /// Writes `stdin` and reads both outputs until they close.

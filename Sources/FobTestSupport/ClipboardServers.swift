@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobViewModels
 
 /// Why a test server could not start or a command failed.
 public struct TestServerError: Error, CustomStringConvertible {
@@ -11,7 +12,7 @@ public struct TestServerError: Error, CustomStringConvertible {
 
 /// Runs a program to the end and returns its exit status and standard output.
 ///
-/// Started with `posix_spawn`, signals at their defaults and unblocked, so
+/// Started by ``ChildProcessSpawner``, signals at their defaults and unblocked, so
 /// that helpers which stay running (xclip, xsel, the tmux server) can be
 /// ended by a signal.
 /// - Parameters:
@@ -20,55 +21,45 @@ public struct TestServerError: Error, CustomStringConvertible {
 ///   - environment: the complete environment (default: this process's).
 ///   - captureOutput: read standard output; pass `false` for programs that
 ///     leave a child running with it (xclip, xsel), or the read never ends.
+///   - newSession: start it in a new session (no controlling terminal).
 public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] = [],
-                    environment: [String: String]? = nil, captureOutput: Bool = true) throws -> (status: Int32, output: String) {
+                    environment: [String: String]? = nil, captureOutput: Bool = true,
+                    newSession: Bool = false) throws -> (status: Int32, output: String) {
     signal(SIGPIPE, SIG_IGN)
-    var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
-    guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { throw TestServerError("pipe failed") }
-    for fd in inPipe + outPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-    if captureOutput {
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-    } else {
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let inPipe: (read: Int32, write: Int32), outPipe: (read: Int32, write: Int32)
+    do {
+        inPipe = try ChildProcessSpawner.makePipe()
+        outPipe = try ChildProcessSpawner.makePipe()
+    } catch {
+        throw TestServerError("pipe failed")
     }
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let pid: pid_t
     do {
         pid = try ChildProcess.spawn(executable: executable, arguments: arguments,
                                      environment: environment ?? ProcessInfo.processInfo.environment,
-                                     actions: &actions, newSession: false)
+                                     standardInput: .descriptor(inPipe.read),
+                                     standardOutput: captureOutput ? .descriptor(outPipe.write) : .null,
+                                     standardError: .null, newSession: newSession)
     } catch {
-        (inPipe + outPipe).forEach { close($0) }
+        [inPipe.read, inPipe.write, outPipe.read, outPipe.write].forEach { close($0) }
         throw error
     }
-    close(inPipe[0])
-    close(outPipe[1])
-    input.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let n = write(inPipe[1], raw.baseAddress! + offset, raw.count - offset)
-            if n <= 0 { break }
-            offset += n
-        }
-    }
-    close(inPipe[1])
+    close(inPipe.read)
+    close(outPipe.write)
+    _ = input.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: inPipe.write) }
+    close(inPipe.write)
     var output: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-        let n = chunk.withUnsafeMutableBytes { read(outPipe[0], $0.baseAddress!, $0.count) }
+        let n = chunk.withUnsafeMutableBytes { read(outPipe.read, $0.baseAddress!, $0.count) }
         if n < 0 && errno == EINTR { continue }
         if n <= 0 { break }
         output += chunk[0..<n]
     }
-    close(outPipe[0])
+    close(outPipe.read)
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let code = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
-    return (code, String(decoding: output, as: UTF8.self))
+    return (ChildProcessSpawner.exitCode(waitStatus: status), String(decoding: output, as: UTF8.self))
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.
@@ -111,14 +102,9 @@ public final class XvfbServer: @unchecked Sendable {
         }
         guard let number = chosen else { throw TestServerError("no free X display number") }
         display = ":\(number)"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         pid = try ChildProcess.spawn(executable: "/usr/bin/Xvfb", arguments: [display, "-nolisten", "tcp", "-screen", "0", "320x200x24"],
-                                     environment: ["PATH": "/usr/bin:/bin"], actions: &actions, newSession: true)
+                                     environment: ["PATH": "/usr/bin:/bin"],
+                                     standardInput: .null, standardOutput: .null, standardError: .null, newSession: true)
         let socket = "/tmp/.X11-unix/X\(number)"
         let up = eventually { FileManager.default.fileExists(atPath: socket) }
         guard up, kill(pid, 0) == 0 else {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobViewModels
 
 /// Runs the built `fob` binary as a child process, for end-to-end tests.
 ///
@@ -127,19 +128,15 @@ public final class TerminalSession: @unchecked Sendable {
             throw ChildProcessError(description: "cannot make a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let slavePath = "/dev/pts/\(number)"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // After setsid, opening the terminal without O_NOCTTY makes it the controlling terminal.
-        posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
         self.master = master
         do {
-                ChildProcess.spawnLock.lock()
+            ChildProcess.spawnLock.lock()
             defer { ChildProcess.spawnLock.unlock() }
+            // After setsid, opening the terminal without O_NOCTTY makes it
+            // the controlling terminal; stdout and stderr are copies of it.
             pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                         actions: &actions, newSession: true)
+                                         standardInput: .file(slavePath, flags: O_RDWR),
+                                         standardOutput: .descriptor(0), standardError: .descriptor(0), newSession: true)
         } catch {
             close(master)
             throw error
@@ -164,9 +161,8 @@ public final class TerminalSession: @unchecked Sendable {
         let waiter = Thread { [self] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            let signal = status & 0x7f
             lock.lock()
-            exitStatus = signal != 0 ? 128 + signal : (status >> 8) & 0xff
+            exitStatus = ChildProcessSpawner.exitCode(waitStatus: status)
             lock.unlock()
             exited.signal()
         }

@@ -5,11 +5,17 @@ import Foundation
 ///
 /// - Important: Decoding does **not** verify the signature. The header and
 ///   claims say what the token claims, not that anyone vouches for it.
+///
+/// Header and claims are read with Foundation's `JSONSerialization` (see
+/// ``JSONText``): they are dictionaries, so the members' order in the token
+/// is not kept (list them with sorted keys), and a member name given twice
+/// keeps its lexically last value (RFC 7519 §4 allows this instead of
+/// rejecting the token).
 public struct JWT: Sendable, Equatable {
-    /// The JOSE header (RFC 7515 §4), members in token order.
-    public let header: JSONObject
-    /// The claims set (RFC 7519 §4), members in token order.
-    public let claims: JSONObject
+    /// The JOSE header's JSON text (UTF-8), as decoded from the first segment.
+    public let headerJSON: [UInt8]
+    /// The claims set's JSON text (UTF-8), as decoded from the second segment.
+    public let claimsJSON: [UInt8]
     /// The signature bytes (empty for an unsecured JWT, `alg` `none`); not verified.
     public let signature: [UInt8]
 
@@ -26,8 +32,9 @@ public struct JWT: Sendable, Equatable {
         case absent
         /// A valid NumericDate.
         case date(NumericDate)
-        /// The claim is present but is not a NumericDate; the value as found.
-        case invalid(JSONValue)
+        /// The claim is present but is not a NumericDate; the value's JSON
+        /// text (for example `"tomorrow"` with its quotes, or `true`).
+        case invalid(String)
 
         /// The date, when valid.
         public var date: NumericDate? {
@@ -56,14 +63,24 @@ public struct JWT: Sendable, Equatable {
         guard text.utf8.count <= JWT.maxLength else { throw .tooLong(text.utf8.count) }
         let segments = text.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3 else { throw .segmentCount(segments.count) }
-        header = try JWT.object(segments[0], part: .header)
-        claims = try JWT.object(segments[1], part: .claims)
+        let header = try JWT.object(segments[0], part: .header)
+        let claims = try JWT.object(segments[1], part: .claims)
         guard let signature = Base64URL.decode(segments[2]) else { throw .base64(.signature) }
+        headerJSON = header.text
+        claimsJSON = claims.text
         self.signature = signature
-        issuedAt = JWT.timeClaim(claims["iat"])
-        expiresAt = JWT.timeClaim(claims["exp"])
-        notBefore = JWT.timeClaim(claims["nbf"])
+        issuedAt = JWT.timeClaim(claims.object["iat"])
+        expiresAt = JWT.timeClaim(claims.object["exp"])
+        notBefore = JWT.timeClaim(claims.object["nbf"])
     }
+
+    /// The JOSE header (RFC 7515 §4) as `JSONSerialization` reads it: no
+    /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
+    public var header: [String: Any] { JWT.dictionary(headerJSON) }
+
+    /// The claims set (RFC 7519 §4) as `JSONSerialization` reads it: no
+    /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
+    public var claims: [String: Any] { JWT.dictionary(claimsJSON) }
 
     /// Whether `text` has the shape of a compact JWS (three base64url
     /// segments whose first two decode to JSON objects).
@@ -72,7 +89,7 @@ public struct JWT: Sendable, Equatable {
     }
 
     /// The header's `alg` (RFC 7515 §4.1.1), when it is a string.
-    public var algorithm: String? { header["alg"]?.stringValue }
+    public var algorithm: String? { header["alg"] as? String }
 
     /// Whether the token has expired at `now`: `exp` is present and not after
     /// `now` (RFC 7519 §4.1.4). A token without a valid `exp` is not
@@ -91,23 +108,29 @@ public struct JWT: Sendable, Equatable {
         }
     }
 
-    private static func timeClaim(_ value: JSONValue?) -> TimeClaim {
+    private static func timeClaim(_ value: Any?) -> TimeClaim {
         guard let value else { return .absent }
         if let date = NumericDate(json: value) { return .date(date) }
-        return .invalid(value)
+        return .invalid(JSONText.text(value))
     }
 
-    private static func object(_ segment: Substring, part: JWTError.Part) throws(JWTError) -> JSONObject {
+    /// A segment's JSON text and the object it holds.
+    private static func object(_ segment: Substring, part: JWTError.Part) throws(JWTError) -> (text: [UInt8], object: [String: Any]) {
         guard let bytes = Base64URL.decode(segment) else { throw .base64(part) }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .notUTF8(part) }
-        let value: JSONValue
+        let value: Any
         do {
-            value = try JSONValue.parse(bytes)
+            value = try JSONText.parse(bytes)
         } catch {
             throw .json(part, error)
         }
-        guard case .object(let object) = value else { throw .notAnObject(part, found: value.typeDescription) }
-        return object
+        guard let object = value as? [String: Any] else { throw .notAnObject(part, found: JSONText.typeDescription(value)) }
+        return (bytes, object)
+    }
+
+    /// The object in a JSON text that ``init(decoding:)`` already parsed as one.
+    private static func dictionary(_ text: [UInt8]) -> [String: Any] {
+        ((try? JSONText.parse(text)) as? [String: Any]) ?? [:]
     }
 }
 
@@ -133,7 +156,8 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A decoded segment is JSON but not an object; `found` names its type.
     case notAnObject(Part, found: String)
     /// `iat`, `exp` or `nbf` is neither a number nor a numeric string.
-    case invalidNumericDate(claim: String, value: JSONValue)
+    /// `value` is the claim's JSON text.
+    case invalidNumericDate(claim: String, value: String)
 
     /// One line naming the problem; never the token itself.
     public var description: String {
@@ -154,8 +178,7 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAnObject(let part, let found):
             return "not a JWT: the \(part.rawValue) is \(found), not a JSON object"
         case .invalidNumericDate(let claim, let value):
-            let shown = value.serialized
-            let clipped = shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
+            let clipped = value.count > 40 ? String(value.prefix(40)) + "…" : value
             return "claim \"\(claim)\" is not a NumericDate (seconds since 1970): \(clipped)"
         }
     }

@@ -24,18 +24,16 @@ public struct NumericDate: Sendable, Equatable, Comparable {
     /// Reads a claim value: a JSON integer, a fractional number (RFC 7519 §2),
     /// or a string holding a plain decimal number such as `"1459872074"`, as
     /// some servers send.
-    /// - Parameter value: the claim's JSON value.
-    /// - Returns: `nil` for anything else (booleans, other strings, objects,
-    ///   out-of-range numbers); the caller reports it rather than guessing.
-    public init?(json value: JSONValue) {
-        switch value {
-        case .number(let literal):
-            guard let seconds = Double(literal) else { return nil }
+    /// - Parameter value: the claim's value as `JSONSerialization` returns it.
+    /// - Returns: `nil` for anything else (booleans, which Foundation also
+    ///   hands out as `NSNumber`; other strings; objects; out-of-range
+    ///   numbers); the caller reports it rather than guessing.
+    public init?(json value: Any) {
+        if let number = JSONText.number(value) {
+            self.init(secondsSince1970: number.doubleValue)
+        } else if let text = value as? String, NumericDate.isDecimal(text), let seconds = Double(text) {
             self.init(secondsSince1970: seconds)
-        case .string(let text):
-            guard NumericDate.isDecimal(text), let seconds = Double(text) else { return nil }
-            self.init(secondsSince1970: seconds)
-        default:
+        } else {
             return nil
         }
     }

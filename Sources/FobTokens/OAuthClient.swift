@@ -49,26 +49,24 @@ public struct OAuthEndpoints: Sendable, Equatable {
         try checkTransport(url, name: "issuer")
         let response = try transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
         guard response.status == 200 else { throw .discovery("HTTP \(response.status) from \(url.absoluteString)") }
-        let document: JSONObject
+        let value: Any
         do {
-            guard let object = try JSONValue.parse(response.body).objectValue else {
-                throw OAuthError.discovery("\(url.absoluteString) is not a JSON object")
-            }
-            document = object
-        } catch let error as JSONError {
-            throw .discovery("\(url.absoluteString) is not JSON (\(error))")
+            value = try JSONText.parse(response.body)
         } catch {
-            throw .discovery("\(url.absoluteString) is not a JSON object")
+            throw .discovery("\(url.absoluteString) is not JSON (\(error))")
         }
-        guard let found = document["issuer"]?.stringValue else { throw .discovery("the document has no issuer") }
+        guard let document = value as? [String: Any] else {
+            throw .discovery("\(url.absoluteString) is \(JSONText.typeDescription(value)), not a JSON object")
+        }
+        guard let found = document["issuer"] as? String else { throw .discovery("the document has no issuer") }
         let foundTrimmed = found.hasSuffix("/") ? String(found.dropLast()) : found
         guard foundTrimmed == trimmed else {
             throw .discovery("the document names issuer \(found), not \(issuer)")
         }
-        guard let auth = document["authorization_endpoint"]?.stringValue, let authURL = URL(string: auth) else {
+        guard let auth = document["authorization_endpoint"] as? String, let authURL = URL(string: auth) else {
             throw .discovery("the document has no authorization_endpoint")
         }
-        guard let token = document["token_endpoint"]?.stringValue, let tokenURL = URL(string: token) else {
+        guard let token = document["token_endpoint"] as? String, let tokenURL = URL(string: token) else {
             throw .discovery("the document has no token_endpoint")
         }
         return try OAuthEndpoints(authorization: authURL, token: tokenURL, issuer: found)
@@ -134,37 +132,40 @@ public struct TokenResponse: Sendable, Equatable {
     ///   error body, ``OAuthError/http(status:endpoint:)`` for another HTTP
     ///   error, ``OAuthError/invalidResponse(_:)`` for a malformed success.
     public static func parse(_ response: HTTPResponse, endpoint: URL) throws(OAuthError) -> TokenResponse {
-        let object = (try? JSONValue.parse(response.body))?.objectValue
-        if let error = object?["error"]?.stringValue {
-            throw .provider(error: error, description: object?["error_description"]?.stringValue, status: response.status)
+        let object = (try? JSONText.parse(response.body)) as? [String: Any]
+        if let error = object?["error"] as? String {
+            throw .provider(error: error, description: object?["error_description"] as? String, status: response.status)
         }
         guard (200..<300).contains(response.status) else {
             throw .http(status: response.status, endpoint: endpoint.hostDescription + endpoint.path)
         }
         guard let object else { throw .invalidResponse("the token response is not a JSON object") }
-        guard let access = object["access_token"]?.stringValue, !access.isEmpty else {
+        guard let access = object["access_token"] as? String, !access.isEmpty else {
             throw .invalidResponse("the token response has no access_token")
         }
-        let type = object["token_type"]?.stringValue ?? "Bearer"
+        let type = object["token_type"] as? String ?? "Bearer"
         guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
             throw .invalidResponse("token_type \(type) is not supported (only Bearer, RFC 6750)")
         }
         return TokenResponse(accessToken: access, tokenType: "Bearer",
                              expiresIn: object["expires_in"].flatMap(TokenResponse.seconds),
-                             refreshToken: object["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-                             idToken: object["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-                             scope: object["scope"]?.stringValue)
+                             refreshToken: (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+                             idToken: (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+                             scope: object["scope"] as? String)
     }
 
-    /// `expires_in` as a non-negative number or numeric string; anything else is ignored.
-    static func seconds(_ value: JSONValue) -> Double? {
+    /// `expires_in` as a non-negative number or numeric string; anything
+    /// else (a boolean among them) is ignored.
+    /// - Parameter value: the member's value as `JSONSerialization` returns it.
+    static func seconds(_ value: Any) -> Double? {
         let number: Double?
-        switch value {
-        case .number(let literal): number = Double(literal)
-        case .string(let text):
+        if let n = JSONText.number(value) {
+            number = n.doubleValue
+        } else if let text = value as? String {
             let t = text.trimmingCharacters(in: .whitespaces)
             number = NumericDate.isDecimal(t) ? Double(t) : nil
-        default: number = nil
+        } else {
+            number = nil
         }
         guard let number, number.isFinite, number >= 0, number <= 10 * 365 * 86_400 else { return nil }
         return number

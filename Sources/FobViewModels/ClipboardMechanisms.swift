@@ -2,27 +2,6 @@
 import Foundation
 import FobStore
 
-/// Spawn helpers shared by the clipboard helpers and `fob copy`'s clearer.
-public enum SpawnActions {
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
-    /// Glibc module does not show; looked up once with `dlsym`.
-    private static let closeFrom: CloseFrom? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: CloseFrom.self)
-    }()
-
-    /// Adds an action that closes every descriptor from 3 up in the child,
-    /// so a long-running helper (xclip keeps the selection) holds none of
-    /// this process's files. Add it after the `dup2`s onto 0, 1 and 2.
-    /// Without glibc 2.34 it does nothing (descriptors opened close-on-exec
-    /// are closed anyway).
-    public static func closeDescriptorsFromThree(_ actions: inout posix_spawn_file_actions_t) {
-        _ = closeFrom?(&actions, 3)
-    }
-}
-
 /// Runs clipboard helper programs: the secret goes to the child's stdin,
 /// never to argv or the environment.
 enum HelperProcess {
@@ -48,9 +27,9 @@ enum HelperProcess {
 
     /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
     ///
-    /// The child is started with `posix_spawn`, every signal at its default
-    /// and none blocked (threads of this process may block signals, and a
-    /// helper such as xclip, which stays running, must still obey SIGTERM).
+    /// The child is started by ``ChildProcessSpawner``, every signal at its
+    /// default and none blocked (threads of this process may block signals,
+    /// and a helper such as xclip, which stays running, must still obey SIGTERM).
     /// - Parameters:
     ///   - input: bytes for stdin (then closed); `nil` gives an empty stdin.
     ///   - captureOutput: read stdout (else it goes to /dev/null).
@@ -61,77 +40,43 @@ enum HelperProcess {
                     environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
         guard let path = find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
-        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1]
-        guard pipe(&stdinPipe) == 0 else { throw .helperMissing("pipe: \(String(cString: strerror(errno)))") }
-        for fd in stdinPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        if captureOutput {
-            guard pipe(&stdoutPipe) == 0 else {
-                stdinPipe.forEach { close($0) }
-                throw .helperMissing("pipe: \(String(cString: strerror(errno)))")
-            }
-            for fd in stdoutPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let stdinPipe: (read: Int32, write: Int32), stdoutPipe: (read: Int32, write: Int32)
+        do {
+            stdinPipe = try ChildProcessSpawner.makePipe()
+        } catch {
+            throw .helperMissing(error.description)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-        if captureOutput {
-            posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-        } else {
+        do {
+            stdoutPipe = captureOutput ? try ChildProcessSpawner.makePipe() : (-1, -1)
+        } catch {
+            close(stdinPipe.read)
+            close(stdinPipe.write)
+            throw .helperMissing(error.description)
+        }
+        let pid: pid_t
+        do {
             // Helpers such as xclip fork a child that keeps running to own
-            // the selection; it must not hold a pipe anyone waits on.
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            // the selection; without captureOutput it must not hold a pipe
+            // anyone waits on, so its stdout is /dev/null.
+            pid = try ChildProcessSpawner.spawn(executable: path, arguments: arguments, environment: environment,
+                                                standardInput: .descriptor(stdinPipe.read),
+                                                standardOutput: captureOutput ? .descriptor(stdoutPipe.write) : .null,
+                                                standardError: .null)
+        } catch {
+            for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write] where fd >= 0 { close(fd) }
+            throw .helperMissing("cannot start \(tool): \(error.reason)")
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        SpawnActions.closeDescriptorsFromThree(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        var rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        // ETXTBSY: the helper was just written and another thread's child
-        // still holds it open for a moment (a freshly installed script).
-        var attempts = 0
-        while rc == ETXTBSY && attempts < 50 {
-            attempts += 1
-            usleep(10_000)
-            rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        }
-        close(stdinPipe[0])
-        if captureOutput { close(stdoutPipe[1]) }
-        guard rc == 0 else {
-            close(stdinPipe[1])
-            if captureOutput { close(stdoutPipe[0]) }
-            throw .helperMissing("cannot start \(tool): \(String(cString: strerror(rc)))")
-        }
+        close(stdinPipe.read)
+        if captureOutput { close(stdoutPipe.write) }
         let deadline = Date().addingTimeInterval(timeout)
         if let input {
-            input.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(stdinPipe[1], raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 { if errno == EINTR { continue }; break }
-                    offset += n
-                }
-            }
+            _ = input.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: stdinPipe.write) }
         }
-        close(stdinPipe[1])
+        close(stdinPipe.write)
         var output: [UInt8] = []
         var timedOut = false
         if captureOutput {
-            let readFD = stdoutPipe[0]
+            let readFD = stdoutPipe.read
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
                 let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
@@ -164,8 +109,7 @@ enum HelperProcess {
             output.wipe()
             throw .helperFailed("\(tool) did not finish within \(Int(timeout)) s")
         }
-        let code = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
-        return Result(status: code, output: output)
+        return Result(status: ChildProcessSpawner.exitCode(waitStatus: status), output: output)
     }
 
     /// Appends, wiping the old storage when the array has to move.

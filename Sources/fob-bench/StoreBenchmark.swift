@@ -6,17 +6,6 @@ import FobStore
 enum StoreBenchmark {
     static func run(scratch: URL) throws {
         let password = SecretBytes(utf8: "benchmark master password")
-        section("Key derivation (Argon2id, crypto_pwhash), one unlock")
-        for preset in KDFParameters.Preset.allCases {
-            let dir = scratch.appendingPathComponent("kdf-\(preset.rawValue)")
-            let url = dir.appendingPathComponent("vault.db")
-            _ = try Vault.create(at: url, password: password, kdf: KDFParameters(preset))
-            let vault = try Vault(url: url)
-            let t = try time { try vault.unlock(password: password) }
-            let kdf = KDFParameters(preset)
-            report("\(preset.rawValue) (\(kdf.opslimit) passes, \(kdf.memlimit >> 20) MiB)", seconds: t)
-        }
-
         let fast = KDFParameters(.interactive)
         section("Writes")
         let url10k = scratch.appendingPathComponent("10k/vault.db")
@@ -46,6 +35,18 @@ enum StoreBenchmark {
             try big.add(contentsOf: items(start..<(start + 10_000)))
         }
         try lookups(big, count: 100_000)
+        print("\n  " + pad("peak memory before any KDF above 64 MiB (max RSS)") + String(format: "%10.1f MiB", peakMemoryMiB()))
+
+        section("Key derivation (Argon2id, crypto_pwhash), one unlock; its memory is the peak below")
+        for preset in KDFParameters.Preset.allCases {
+            let dir = scratch.appendingPathComponent("kdf-\(preset.rawValue)")
+            let url = dir.appendingPathComponent("vault.db")
+            _ = try Vault.create(at: url, password: password, kdf: KDFParameters(preset))
+            let vault = try Vault(url: url)
+            let t = try time { try vault.unlock(password: password) }
+            let kdf = KDFParameters(preset)
+            report("\(preset.rawValue) (\(kdf.opslimit) passes, \(kdf.memlimit >> 20) MiB)", seconds: t)
+        }
     }
 
     private static func lookups(_ vault: Vault, count: Int) throws {

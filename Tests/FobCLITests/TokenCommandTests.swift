@@ -139,7 +139,7 @@ import FobTestSupport
     @Test func pkceOfAGivenVerifier() throws {
         let h = try CLIHarness(createVault: false)
         let run = h.run(["pkce", "--verifier", "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "--json"], plain: true)
-        #expect(run.stdoutText == #"{"verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk","challenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","method":"S256"}"# + "\n")
+        #expect(run.stdoutText == #"{"challenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","method":"S256","verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"# + "\n")
         for bad in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), String(repeating: "a", count: 50) + "+",
                     String(repeating: "a", count: 50) + "/", String(repeating: "a", count: 50) + "="] {
             let refused = h.run(["pkce", "--verifier", bad], plain: true)

@@ -6,8 +6,7 @@ import FobViewModels
 /// The clipboard mechanism of `--clipboard` (`auto` resolved against the
 /// environment and the controlling terminal).
 private func resolvedClipboard(_ invocation: Invocation) -> any Clipboard {
-    let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .auto
-    return ClipboardFactory.make(mode: mode, environment: invocation.context.environment)
+    ClipboardFactory.make(mode: invocation.globals.clipboard, environment: invocation.context.environment)
 }
 
 /// The file naming the pid of the `fob copy` clearer that owns the current
@@ -83,57 +82,29 @@ enum CopyCommand: FobCommand {
                          "--clear-after", String(clearAfter), ClipboardClearerCommand.name]
         var environment = invocation.context.environment
         environment["FOB_PASSWORD_FILE"] = nil
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw CLIFailure("pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        defer { close(fds[0]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        // OSC 52 clears by writing to the terminal: the clearer gets it as stderr.
-        if clipboard.name == "osc52" {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/tty", O_WRONLY | O_NOCTTY, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let fds: (read: Int32, write: Int32)
+        do {
+            fds = try ChildProcessSpawner.makePipe()
+        } catch {
+            throw CLIFailure(error.description)
         }
-        SpawnActions.closeDescriptorsFromThree(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        // POSIX_SPAWN_SETSID (glibc 2.26): a new session, away from the terminal's hangup.
-        let setSID: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | setSID))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard rc == 0 else {
-            close(fds[1])
-            throw CLIFailure("cannot start the clipboard clearer: \(String(cString: strerror(rc)))")
+        defer { close(fds.read) }
+        do {
+            // A new session, away from the terminal's hangup. OSC 52 clears
+            // by writing to the terminal: the clearer gets it as stderr.
+            _ = try ChildProcessSpawner.spawn(
+                executable: executable, arguments: arguments, environment: environment,
+                standardInput: .descriptor(fds.read), standardOutput: .null,
+                standardError: clipboard.name == "osc52" ? .file("/dev/tty", flags: O_WRONLY | O_NOCTTY) : .null,
+                newSession: true)
+        } catch {
+            close(fds.write)
+            throw CLIFailure("cannot start the clipboard clearer: \(error.reason)")
         }
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
-        let written: Bool = secret.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fds[1], raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        close(fds[1])
+        let written = secret.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: fds.write) }
+        close(fds.write)
         guard written else { throw CLIFailure("cannot hand the secret to the clipboard clearer") }
     }
 }
@@ -162,7 +133,7 @@ enum ClipboardClearerCommand: FobCommand {
             sources.append(source)
         }
         let secret = try invocation.readItemSecret(raw: true, what: "the copied value")
-        let mode = FobViewModels.ClipboardMode(rawValue: invocation.globals.clipboard.rawValue) ?? .none
+        let mode = invocation.globals.clipboard
         let clipboard: any Clipboard = mode == .osc52
             ? OSC52Clipboard(descriptor: STDERR_FILENO)
             : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)

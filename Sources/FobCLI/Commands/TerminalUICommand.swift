@@ -17,7 +17,7 @@ enum TerminalUICommand: FobCommand {
             vault: globals.vaultURL,
             lockAfter: TimeInterval(globals.lockAfter),
             clearAfter: TimeInterval(globals.clearAfter),
-            clipboard: FobViewModels.ClipboardMode(rawValue: globals.clipboard.rawValue) ?? .auto,
+            clipboard: globals.clipboard,
             environment: invocation.context.environment)
         return TerminalApp.run(options)
     }

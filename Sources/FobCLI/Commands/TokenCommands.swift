@@ -29,7 +29,7 @@ enum JWTCommand: FobCommand {
         do { jwt = try JWT(decoding: token) } catch { throw CLIFailure(error.description) }
         let now = Date()
         if args.flag("--json") {
-            invocation.standardOutput.write(jsonReport(jwt, now: now).serialized + "\n")
+            invocation.standardOutput.write(JSONText.text(jsonReport(jwt, now: now)) + "\n")
         } else {
             invocation.standardOutput.write(humanReport(jwt, now: now))
         }
@@ -72,30 +72,35 @@ enum JWTCommand: FobCommand {
         return text
     }
 
-    static func jsonReport(_ jwt: JWT, now: Date) -> JSONValue {
-        func date(_ claim: JWT.TimeClaim) -> JSONValue { claim.date.map { .string($0.iso8601) } ?? .null }
-        return .object(JSONObject([
-            .init(name: "header", value: .object(jwt.header)),
-            .init(name: "claims", value: .object(jwt.claims)),
-            .init(name: "issuedAt", value: date(jwt.issuedAt)),
-            .init(name: "expiresAt", value: date(jwt.expiresAt)),
-            .init(name: "notBefore", value: date(jwt.notBefore)),
-            .init(name: "expired", value: .bool(jwt.isExpired(at: now))),
-            .init(name: "signatureVerified", value: .bool(false)),
-        ]))
+    /// The `--json` object: `header`, `claims`, `issuedAt`, `expiresAt`,
+    /// `notBefore` (ISO 8601 UTC or null), `expired`, `signatureVerified`.
+    /// Written with sorted keys, since the decoded header and claims keep no member order.
+    static func jsonReport(_ jwt: JWT, now: Date) -> [String: Any] {
+        func date(_ claim: JWT.TimeClaim) -> Any { claim.date.map(\.iso8601) ?? NSNull() }
+        return [
+            "header": jwt.header,
+            "claims": jwt.claims,
+            "issuedAt": date(jwt.issuedAt),
+            "expiresAt": date(jwt.expiresAt),
+            "notBefore": date(jwt.notBefore),
+            "expired": jwt.isExpired(at: now),
+            "signatureVerified": false,
+        ]
     }
 
+    /// Header and claims one member a line, `"name": value` in sorted key
+    /// order (the token's own order is not kept), then the times and a
+    /// reminder that the signature is not verified.
     static func humanReport(_ jwt: JWT, now: Date) -> String {
         func line(_ label: String, _ claim: JWT.TimeClaim, relative: (Date) -> String) -> String? {
             let padded = label.padding(toLength: 11, withPad: " ", startingAt: 0)
             switch claim {
             case .absent: return nil
             case .date(let d): return "\(padded) \(TimeText.local(d.date)) (\(relative(d.date)))"
-            case .invalid(let v): return "\(padded) invalid: \(v.serialized) is not a NumericDate"
+            case .invalid(let text): return "\(padded) invalid: \(text) is not a NumericDate"
             }
         }
-        var lines = ["Header:", indent(JSONValue.object(jwt.header).prettySerialized),
-                     "Claims:", indent(JSONValue.object(jwt.claims).prettySerialized)]
+        var lines = ["Header:"] + members(jwt.header) + ["Claims:"] + members(jwt.claims)
         lines += [line("Issued:", jwt.issuedAt) { TimeText.relative($0, now: now) },
                   line("Not before:", jwt.notBefore) { TimeText.relative($0, now: now) },
                   line("Expires:", jwt.expiresAt) { TimeText.expiry($0, now: now) }].compactMap { $0 }
@@ -104,8 +109,10 @@ enum JWTCommand: FobCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+    /// `  "name": value` lines in sorted key order, values as compact JSON; `  {}` for no members.
+    private static func members(_ object: [String: Any]) -> [String] {
+        guard !object.isEmpty else { return ["  {}"] }
+        return object.keys.sorted().map { "  \(JSONText.text($0)): \(JSONText.text(object[$0] ?? NSNull()))" }
     }
 }
 
@@ -131,12 +138,8 @@ enum PKCECommand: FobCommand {
             throw UsageError(error.description, command: name)
         }
         if invocation.arguments.flag("--json") {
-            let object = JSONValue.object(JSONObject([
-                .init(name: "verifier", value: .string(pkce.verifier)),
-                .init(name: "challenge", value: .string(pkce.challenge)),
-                .init(name: "method", value: .string(pkce.method)),
-            ]))
-            invocation.standardOutput.write(object.serialized + "\n")
+            let object = ["verifier": pkce.verifier, "challenge": pkce.challenge, "method": pkce.method]
+            invocation.standardOutput.write(JSONText.text(object) + "\n")
         } else {
             invocation.standardOutput.write("verifier:  \(pkce.verifier)\nchallenge: \(pkce.challenge)\nmethod:    \(pkce.method)\n")
         }
