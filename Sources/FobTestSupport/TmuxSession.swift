@@ -57,22 +57,9 @@ public final class TmuxSession: @unchecked Sendable {
     /// every signal unblocked and at its default (test threads block them,
     /// and the pane's programs would inherit that mask).
     private static func startServer(socket: String, arguments: [String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in Int32(0)...2 {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        ChildProcess.spawnLock.lock()
-        let pid: pid_t
-        do {
-            defer { ChildProcess.spawnLock.unlock() }
-            pid = try ChildProcess.spawn(executable: "/usr/bin/tmux", arguments: ["-L", socket, "-f", "/dev/null"] + arguments,
-                                         environment: ["PATH": "/usr/bin:/bin"], actions: &actions, newSession: true)
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        guard status == 0 else { throw Failure(description: "tmux new-session failed (wait status \(status))") }
+        let result = try runTool("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments,
+                                 environment: ["PATH": "/usr/bin:/bin"], captureOutput: false, newSession: true)
+        guard result.status == 0 else { throw Failure(description: "tmux new-session failed (status \(result.status))") }
     }
 
     /// Runs a tmux subcommand on this server.
