@@ -153,6 +153,7 @@ public struct Canvas: Equatable, Sendable {
         cells[i] = cell
     }
 
+    /// Same size, same cells, same cursor: nothing to redraw.
     public static func == (a: Canvas, b: Canvas) -> Bool {
         a.rows == b.rows && a.columns == b.columns && a.cells == b.cells
             && a.cursorRow == b.cursorRow && a.cursorColumn == b.cursorColumn

@@ -50,8 +50,9 @@ public struct Glyphs: Sendable, Equatable {
     public var ellipsis: Character
     /// Stands for a cluster that cannot be shown.
     public var replacement: Character
-    /// Box lines: horizontal, vertical, and the four corners.
+    /// Box lines: horizontal and vertical.
     public var horizontal: Character, vertical: Character
+    /// Box corners.
     public var topLeft: Character, topRight: Character, bottomLeft: Character, bottomRight: Character
     /// Marks the selected row of a list.
     public var pointer: Character

@@ -20,7 +20,19 @@ public enum Key: Equatable, Sendable {
     case alt(Character)
     /// Text from a bracketed paste, markers removed, line ends as `\n`.
     case paste(String)
-    case enter, tab, backTab, backspace, delete, escape
+    /// Enter or Return (`\r`, `\n`, `KEY_ENTER`).
+    case enter
+    /// Tab.
+    case tab
+    /// Shift-Tab (`KEY_BTAB`, `ESC [Z`).
+    case backTab
+    /// Backspace (DEL, Ctrl-H, `KEY_BACKSPACE`).
+    case backspace
+    /// Delete (`KEY_DC`).
+    case delete
+    /// Esc pressed alone (nothing followed within the read burst).
+    case escape
+    /// Cursor and paging keys.
     case up, down, left, right, home, end, pageUp, pageDown
     /// The terminal changed size.
     case resize

@@ -362,7 +362,8 @@ public struct Renderer {
         return lines
     }
 
-    /// Success messages in the information colour, the rest as errors.
+    /// Success messages (they start with a word such as "Saved" or
+    /// "Copied") in the information colour, the rest in the error colour.
     static func messageRole(_ message: String) -> Role {
         if message.isEmpty { return .normal }
         let ok = ["Saved", "Retrieved", "Deleted", "Copied", "Copying", "Clipboard cleared", "New item",

@@ -177,6 +177,7 @@ public enum TerminalError: Error, Equatable, CustomStringConvertible {
     /// A system call failed: its name and `errno`.
     case system(String, Int32)
 
+    /// One line naming the cause.
     public var description: String {
         switch self {
         case .notATerminal: return "the terminal UI needs a terminal on standard input and output"

@@ -16,11 +16,17 @@ public struct Theme: Sendable {
 
     /// ncurses video attributes by name, independent of their bit values.
     public struct Attributes: OptionSet, Sendable {
+        /// The set as bits (ours, not ncurses's).
         public let rawValue: UInt8
+        /// A set from its bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// `A_BOLD`.
         public static let bold = Attributes(rawValue: 1)
+        /// `A_REVERSE`.
         public static let reverse = Attributes(rawValue: 2)
+        /// `A_UNDERLINE`.
         public static let underline = Attributes(rawValue: 4)
+        /// `A_DIM`.
         public static let dim = Attributes(rawValue: 8)
     }
 
