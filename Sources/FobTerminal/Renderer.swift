@@ -91,25 +91,25 @@ public struct Renderer {
     public static func legend(for app: AppModel) -> String {
         if let overlay = app.overlay {
             switch overlay {
-            case .help: return "any key closes the help   q quit"
-            case .confirm: return "y yes   n/Esc no"
+            case .help: return "any key closes the help  q quit"
+            case .confirm: return "y yes  n/Esc no"
             }
         }
         switch app.screen {
         case .createVault:
-            return "Tab next field   Enter create   Ctrl-R reveal   Ctrl-T key derivation   Esc quit"
+            return "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit"
         case .unlock:
-            return "Enter unlock   Ctrl-R reveal   Esc quit"
+            return "Enter unlock  Ctrl-R reveal  Esc quit"
         case .main(let main):
             switch main.focus {
             case .list:
-                return "Up/Down j/k move   / filter   Enter open   c copy   n new   d delete   l lock   W logout   Tab form   ? help   q quit"
+                return "Up/Down j/k move  / filter  Enter open  c copy  n new  d delete  l lock  W logout  Tab form  ? help  q quit"
             case .filter:
-                return "type to filter   Enter keep   Esc clear   Up/Down move"
+                return "type to filter  Enter keep  Esc clear  Up/Down move"
             case .service, .userID, .password:
-                return "Tab/S-Tab move   Enter next   Ctrl-R reveal   Ctrl-U clear   Esc list"
+                return "Tab/S-Tab move  Enter next  Ctrl-R reveal  Ctrl-U clear  Esc list"
             case .saveButton, .retrieveButton, .deleteButton:
-                return "Tab/S-Tab move   Enter press   Ctrl-R reveal retrieved   Esc list   ? help"
+                return "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help"
             }
         }
     }
