@@ -76,9 +76,28 @@ public struct Item: Sendable, Equatable {
 
 func describeKey(service: String?, account: String?) -> String {
     var parts: [String] = []
-    if let service { parts.append("service \"\(service)\"") }
-    if let account { parts.append("account \"\(account)\"") }
+    if let service { parts.append("service \"\(displaySafe(service))\"") }
+    if let account { parts.append("account \"\(displaySafe(account))\"") }
     return parts.isEmpty ? "any item" : parts.joined(separator: ", ")
+}
+
+/// `text` with control characters (C0, DEL, C1) written as `\u{1B}`, so a
+/// name can never move the cursor or recolour a terminal that shows a message.
+public func displaySafe(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) {
+            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
 
 /// How many items a query returns (`kSecMatchLimit`).

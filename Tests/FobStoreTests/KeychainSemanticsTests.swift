@@ -186,3 +186,11 @@ final class ManualClock: @unchecked Sendable {
         set { lock.lock(); value = newValue; lock.unlock() }
     }
 }
+
+@Suite struct MessageTests {
+    @Test func controlCharactersInNamesAreEscapedInMessages() {
+        let error = KeychainError.itemNotFound(describeKey(service: "mail\u{1B}[2J", account: "a\u{9B}b\tc"))
+        #expect(error.description == "item not found: service \"mail\\u{1B}[2J\", account \"a\\u{9B}b\\u{9}c\" (errSecItemNotFound)")
+        #expect(displaySafe("café 密码 🔑") == "café 密码 🔑")
+    }
+}
