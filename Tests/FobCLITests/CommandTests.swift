@@ -46,7 +46,7 @@ private func isoDate(_ value: Any?) -> Date? {
         let other = try h.file("other", "another password\n")
         let result = h.run(["--vault", h.vaultPath, "--password-file", other, "init"], plain: true)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("not overwriting"))
+        #expect(result.stderr == "fob: a file already exists at \(h.vaultPath); fob init never overwrites it (choose another --vault)\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: h.vaultPath)) == before)
         #expect(try h.secret("mail", "ana") == Array("pw".utf8))
     }

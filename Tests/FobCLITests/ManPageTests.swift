@@ -59,6 +59,23 @@ import FobTestSupport
         }
     }
 
+    /// A stray control character (a `\f` that became a form feed) shows as
+    /// garbage in `man`; roff needs none but the newline.
+    @Test func theManPageHasNoControlCharacters() {
+        let lines = Self.manPage.split(separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "line \(number + 1)")
+        }
+    }
+
+    /// groff reads the page without a warning (`-ww` turns every warning on).
+    @Test func groffRendersTheManPageWithoutWarnings() throws {
+        let page = FobProcess.packageRoot.appendingPathComponent("Assets/fob.1").path
+        let result = try runTool("/bin/sh", ["-c", "groff -man -ww -z \"$0\" 2>&1", page])
+        #expect(result.status == 0)
+        #expect(result.output.isEmpty, "\(result.output)")
+    }
+
     @Test func everyCommandInHelpIsInTheManPage() {
         let help = Self.helpCommands()
         #expect(help.count == CommandInfo.all.count)

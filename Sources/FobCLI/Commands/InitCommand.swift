@@ -22,7 +22,7 @@ enum InitCommand: FobCommand {
         }
         let url = invocation.globals.vaultURL
         guard !Vault.exists(at: url) else {
-            throw KeychainError.io("a file already exists at \(url.path); not overwriting it")
+            throw CLIFailure("a file already exists at \(url.path); fob init never overwrites it (choose another --vault)")
         }
         let password = try invocation.newMasterPassword(file: invocation.globals.passwordFile,
                                                         prompt: "New master password: ")
