@@ -44,6 +44,15 @@ import FobTestSupport
         #expect(out.contains("Signature:  not verified (alg HS256)"))
     }
 
+    /// A token is untrusted input: its claims must not drive the terminal.
+    @Test func jwtHumanOutputEscapesControlCharacters() throws {
+        let h = try CLIHarness(createVault: false)
+        let run = h.run(["jwt"], input: Self.token(claims: "{\"sub\":\"a\u{9B}31mb\u{7F}\"}"), plain: true)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutText.contains(#""sub": "a\u{9B}31mb\u{7F}""#))
+        #expect(!run.stdoutText.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x7F })
+    }
+
     @Test func jwtJSONHasISODatesAndExpired() throws {
         let h = try CLIHarness(createVault: false)
         let run = h.run(["jwt", "--json"], input: Self.issueToken, plain: true)

@@ -106,7 +106,8 @@ enum JWTCommand: FobCommand {
                   line("Expires:", jwt.expiresAt) { TimeText.expiry($0, now: now) }].compactMap { $0 }
         if case .absent = jwt.expiresAt { lines.append("Expires:    never (no exp claim)") }
         lines.append("Signature:  not verified (alg \(jwt.algorithm ?? "unknown"))")
-        return lines.joined(separator: "\n") + "\n"
+        // JSON escapes C0 controls but not DEL or C1 (U+009B is CSI to some terminals).
+        return lines.map(displaySafe).joined(separator: "\n") + "\n"
     }
 
     /// `  "name": value` lines in sorted key order, values as compact JSON; `  {}` for no members.
