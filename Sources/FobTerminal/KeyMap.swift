@@ -12,7 +12,12 @@ public enum KeyMap {
     ///   - key: a decoded key.
     ///   - app: the root view model (read only).
     ///   - pageRows: how many list rows one page is (PageUp/PageDown).
-    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10) -> Action? {
+    ///   - fits: whether the terminal is big enough for the screens
+    ///     (``Renderer/fits(rows:columns:)``); when it is not, nothing is
+    ///     drawn but the "terminal too small" notice, so every key but `q`
+    ///     (quit) means nothing.
+    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true) -> Action? {
+        guard fits else { return key == .character("q") ? .quit : nil }
         if let overlay = app.overlay {
             switch overlay {
             case .help:

@@ -29,10 +29,20 @@ public struct Renderer {
         self.vaultDescription = vaultDescription
     }
 
+    /// Whether `rows` × `columns` is big enough for the screens; below it
+    /// only the "terminal too small" notice shows and keys other than `q`
+    /// are ignored.
+    /// - Parameters:
+    ///   - rows: the terminal's height in cells.
+    ///   - columns: the terminal's width in cells.
+    public static func fits(rows: Int, columns: Int) -> Bool {
+        rows >= minimumRows && columns >= minimumColumns
+    }
+
     /// Draws `app` on a canvas of `rows` × `columns` cells.
     public mutating func render(_ app: AppModel, rows: Int, columns: Int, glyphs: Glyphs) -> Canvas {
         var canvas = Canvas(rows: rows, columns: columns, glyphs: glyphs)
-        guard rows >= Self.minimumRows, columns >= Self.minimumColumns else {
+        guard Self.fits(rows: rows, columns: columns) else {
             drawTooSmall(&canvas)
             return canvas
         }
@@ -58,7 +68,8 @@ public struct Renderer {
     private func drawTooSmall(_ canvas: inout Canvas) {
         let times = canvas.glyphs.unicode ? "×" : "x"
         let lines = ["Terminal too small",
-                     "\(canvas.columns)\(times)\(canvas.rows), needs \(Self.minimumColumns)\(times)\(Self.minimumRows)"]
+                     "\(canvas.columns)\(times)\(canvas.rows), needs \(Self.minimumColumns)\(times)\(Self.minimumRows)",
+                     "q quits"]
         let top = max(0, (canvas.rows - lines.count) / 2)
         for (i, line) in lines.enumerated() {
             let w = min(DisplayWidth.cells(of: line), canvas.columns)
@@ -106,8 +117,11 @@ public struct Renderer {
                 return "Up/Down j/k move  / filter  Enter open  c copy  n new  d delete  l lock  W logout  Tab form  ? help  q quit"
             case .filter:
                 return "type to filter  Enter keep  Esc clear  Up/Down move"
-            case .service, .userID, .password:
-                return "Tab/S-Tab move  Enter next  Ctrl-R reveal  Ctrl-U clear  Esc list"
+            case .service, .userID:
+                return "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-U clear  Esc list"
+            case .password:
+                let reveals = main.form.password.isEmpty && main.form.retrievedPassword != nil ? "reveal retrieved" : "reveal typed"
+                return "Tab/S-Tab move  Enter next  Ctrl-R \(reveals)  Ctrl-U clear  Esc list"
             case .saveButton, .retrieveButton, .deleteButton:
                 return "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help"
             }
@@ -201,13 +215,15 @@ public struct Renderer {
             return
         }
         // Columns: pointer, service, account, kind, expiry.
+        // The expiry column as wide as its longest text (TokenExpiry keeps them short).
+        let expiryTextWidth = list.rows.compactMap(\.expiryText).map { DisplayWidth.cells(of: $0) }.max() ?? 0
         let hasExpiry = list.rows.contains { $0.expires != nil }
-        var kindWidth = 8, expiryWidth = hasExpiry ? 17 : 0
-        var nameWidth = inner - 2 - (kindWidth + 1) - (expiryWidth > 0 ? expiryWidth + 1 : 0)
-        if nameWidth < 16 {
-            kindWidth = 0; expiryWidth = min(expiryWidth, 8)
-            nameWidth = inner - 2 - (expiryWidth > 0 ? expiryWidth + 1 : 0)
-        }
+        var kindWidth = 8, expiryWidth = hasExpiry ? min(max(expiryTextWidth, 15), 20) : 0
+        func names() -> Int { inner - 2 - (kindWidth > 0 ? kindWidth + 1 : 0) - (expiryWidth > 0 ? expiryWidth + 1 : 0) }
+        // Narrow lists drop the kind first, and only then shorten the expiry.
+        if names() < 16 { kindWidth = 0 }
+        if names() < 16 { expiryWidth = min(expiryWidth, 8) }
+        let nameWidth = names()
         let serviceWidth = max(1, nameWidth * 3 / 5)
         let accountWidth = max(0, nameWidth - serviceWidth - 1)
         let now = app.now
@@ -276,8 +292,20 @@ public struct Renderer {
         }
         y += 1
         label("Message")
-        canvas.put(form.message, row: y, column: x + Self.labelWidth, width: fieldWidth, role: Self.messageRole(form.message))
+        // The message wraps onto up to three lines, as room in the box allows.
+        let room = max(1, min(Self.messageLines, row + height - 1 - y))
+        var lines = Self.wrap(form.message, width: max(1, fieldWidth))
+        if lines.count > room {
+            lines = Array(lines[0..<(room - 1)]) + [lines[(room - 1)...].joined(separator: " ")]
+        }
+        let role = Self.messageRole(form.message)
+        for (i, line) in lines.enumerated() {
+            canvas.put(line, row: y + i, column: x + Self.labelWidth, width: fieldWidth, role: role)
+        }
     }
+
+    /// How many lines the form's Message may take before it is cut.
+    static let messageLines = 3
 
     /// A one-line text field: its text (masks for a hidden secret), scrolled
     /// sideways to keep the cursor in view, and the terminal cursor when focused.
@@ -318,17 +346,34 @@ public struct Renderer {
 
     // MARK: - Overlays
 
+    /// The help: as wide as its longest line allows up to the screen's
+    /// width, with long explanations wrapped under themselves.
     private func drawHelp(_ canvas: inout Canvas) {
-        let lines = AppModel.helpLines
-        let keyWidth = lines.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10
-        let box = dialogBox(&canvas, height: lines.count + 4, width: 78, title: "Help")
+        let entries = AppModel.helpLines
+        let footer = "Any key closes this help."
+        let keyWidth = entries.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10
+        let widest = max(entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
+                         DisplayWidth.cells(of: footer))
+        let width = min(widest + 4, canvas.columns - 2)
+        let actionWidth = max(1, width - 4 - keyWidth - 2)
+        var lines: [(key: String, action: String)] = []
+        for entry in entries {
+            for (i, part) in Self.wrap(entry.action, width: actionWidth).enumerated() {
+                lines.append((i == 0 ? entry.key : "", part))
+            }
+        }
+        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
         let x = box.column + 2, inner = box.width - 4
+        let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1   // the box's lower border
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
+            if y >= bottom { break }
             canvas.put(line.key, row: y, column: x, width: min(keyWidth, inner), role: .label)
             canvas.put(line.action, row: y, column: x + keyWidth + 2, width: max(0, inner - keyWidth - 2))
         }
-        canvas.put("Any key closes this help.", row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
+        if box.row + lines.count + 2 < bottom {
+            canvas.put(footer, row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
+        }
     }
 
     private func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {

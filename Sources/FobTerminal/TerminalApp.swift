@@ -125,7 +125,9 @@ public enum TerminalApp {
                 last = nil
                 return
             }
-            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage) else {
+            let size = screen.size
+            let fits = Renderer.fits(rows: size.rows, columns: size.columns)
+            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits) else {
                 app.noteInput()
                 return
             }

@@ -15,8 +15,10 @@ public enum Action: Sendable, Equatable {
     case moveCursor(CursorMove)
     /// Empty the focused field.
     case clearField
-    /// Show or hide the focused password field; elsewhere on the main
-    /// screen, the Retrieved Password (`Ctrl-R`).
+    /// `Ctrl-R`: show or hide the focused master-password field; on the
+    /// main screen, the Retrieved Password, except in the Password field
+    /// while it holds text, where it is that field (or that field when
+    /// nothing was retrieved).
     case toggleReveal
 
     // MARK: Focus and generic keys

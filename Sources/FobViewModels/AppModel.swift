@@ -130,7 +130,7 @@ public final class AppModel {
         ("l", "lock now"),
         ("W", "logout: delete every token and OAuth item, then lock (asks first)"),
         ("Tab, Shift-Tab", "move between the form's fields and buttons"),
-        ("Ctrl-R", "reveal or hide a password"),
+        ("Ctrl-R", "reveal or hide the Retrieved Password; in the Password field while it holds text, that field instead"),
         ("Esc", "back to the list; close a dialog"),
         ("?", "this help"),
         ("q", "quit"),
@@ -170,7 +170,11 @@ public final class AppModel {
             if lastPoll.map({ now.timeIntervalSince($0) >= AppModel.pollInterval }) ?? true {
                 lastPoll = now
                 if let version = try? store.dataVersion(), version != knownVersion {
-                    reloadItems()
+                    let shown = main.form.retrievedKey
+                    if reloadItems(), let shown {
+                        main.form.message = "Deleted elsewhere: \(AppModel.describe(service: shown.service, account: shown.account))"
+                            + AppModel.retrievedClearedNote
+                    }
                 }
             }
             main.list.updateExpiryTexts(now: now)
@@ -239,6 +243,8 @@ public final class AppModel {
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = screen { main.form.message = "Cancelled" }
+            case .quit:
+                shouldQuit = true
             default:
                 break
             }
@@ -249,15 +255,19 @@ public final class AppModel {
         guard case .main(let main) = screen else { return }
         switch purpose {
         case .deleteItem(let key):
+            let name = AppModel.describe(service: key.service, account: key.account)
             do {
                 try store.delete(matching: key.query)
-                main.form.message = "Deleted"
             } catch .itemNotFound {
-                main.form.message = "No item for \(AppModel.describe(service: key.service, account: key.account))"
+                main.form.message = "No item for \(name)"
+                reloadItems()
+                return
             } catch {
                 main.form.message = error.description
+                return
             }
-            reloadItems()
+            let cleared = reloadItems()
+            main.form.message = "Deleted" + (cleared ? AppModel.retrievedClearedNote : "")
         case .logoutWipe(let service, _):
             let report: LogoutWipe.Report
             do { report = try LogoutWipe.run(in: store, service: service) } catch {
@@ -268,8 +278,8 @@ public final class AppModel {
                 lockNow(message: report.summary)
             } else {
                 clipboard.clearNow()
-                reloadItems()
-                main.form.message = report.summary
+                let cleared = reloadItems()
+                main.form.message = report.summary + (cleared ? AppModel.retrievedClearedNote : "")
             }
         }
     }
@@ -351,8 +361,13 @@ public final class AppModel {
 
     private func handleMain(_ main: MainModel, _ action: Action) {
         let form = main.form
-        if case .toggleReveal = action, main.focus != .password {
-            if form.retrievedPassword != nil { form.isRetrievedPasswordRevealed.toggle() }
+        // Ctrl-R: the Retrieved Password, except in a Password field holding text.
+        if case .toggleReveal = action, main.focus != .password || form.password.isEmpty {
+            if form.retrievedPassword != nil {
+                form.isRetrievedPasswordRevealed.toggle()
+            } else if main.focus == .password {
+                form.password.toggleReveal()
+            }
             return
         }
         if let field = main.focusedField, edit(field, action) {
@@ -452,14 +467,20 @@ public final class AppModel {
             return
         }
         let key = formKey(form)
+        let outcome: Vault.SaveOutcome
         do {
-            _ = try store.save(service: key.service, account: key.account, secret: form.password.secret())
+            outcome = try store.save(service: key.service, account: key.account, secret: form.password.secret())
         } catch {
             form.message = error.description
             return
         }
         form.password.clear()
-        form.message = "Saved"
+        switch outcome {
+        case .added:
+            form.message = "Saved (new item)"
+        case .updated:
+            form.message = "Saved (replaced the password of \(AppModel.describe(service: key.service, account: key.account)))"
+        }
         reloadItems()
         main.list.select(key)
     }
@@ -470,6 +491,7 @@ public final class AppModel {
         form.clearRetrieved()
         do {
             let item = try store.item(key)
+            form.retrievedKey = ItemKey(item)
             form.retrievedID = item.account
             form.retrievedPassword = item.secret
             form.message = "Retrieved"
@@ -480,14 +502,16 @@ public final class AppModel {
         }
     }
 
+    /// The Delete button: asks first, like `d` in the list.
     private func deleteFromForm(_ main: MainModel) {
         let form = main.form
         let key = formKey(form)
         do {
-            try store.delete(matching: key.query)
-            form.clearRetrieved()
-            form.message = "Deleted"
-            reloadItems()
+            _ = try store.items(matching: key.query, withSecrets: false)
+            overlay = .confirm(ConfirmDialog(
+                title: "Delete item",
+                message: "Delete \(AppModel.describe(service: key.service, account: key.account))? (y/n)",
+                purpose: .deleteItem(key)))
         } catch .itemNotFound {
             form.message = "No item for \(AppModel.describe(service: key.service, account: key.account))"
         } catch {
@@ -502,6 +526,7 @@ public final class AppModel {
         main.form.userID.setText(row.account)
         do {
             let item = try store.item(row.key)
+            main.form.retrievedKey = row.key
             main.form.retrievedID = item.account
             main.form.retrievedPassword = item.secret
             main.form.message = "Retrieved"
@@ -524,30 +549,43 @@ public final class AppModel {
     }
 
     private func askLogout(_ main: MainModel, service: String?) {
-        let count: Int
-        do { count = try LogoutWipe.sessionItems(in: store, service: service).count } catch {
+        let items: [Item]
+        do { items = try LogoutWipe.sessionItems(in: store, service: service) } catch {
             main.form.message = error.description
             return
         }
         let scope = service.map { " of service \"\($0)\"" } ?? ""
-        guard count > 0 else {
+        guard !items.isEmpty else {
             main.form.message = "No token or OAuth items\(scope) to delete"
             return
         }
+        let count = items.count
+        let shown = items.prefix(AppModel.logoutNamesShown).map { AppModel.describe(service: $0.service, account: $0.account) }
+        let more = count > shown.count ? "; and \(count - shown.count) more" : ""
         overlay = .confirm(ConfirmDialog(
             title: "Logout",
-            message: "Delete \(count) token/OAuth item\(count == 1 ? "" : "s")\(scope), clear the clipboard and lock? (y/n)",
+            message: "Delete \(count) token/OAuth item\(count == 1 ? "" : "s")\(scope) (\(shown.joined(separator: "; "))\(more)), "
+                + "clear the clipboard and lock? (y/n)",
             purpose: .logoutWipe(service: service, count: count)))
     }
 
-    /// Reloads the list from the store, keeping selection and filter.
-    private func reloadItems() {
-        guard case .main(let main) = screen else { return }
+    /// How many items the logout confirmation names before "and N more".
+    static let logoutNamesShown = 3
+
+    /// Appended to a message when the form's retrieved values were dropped.
+    static let retrievedClearedNote = "; Retrieved ID and Password cleared"
+
+    /// Reloads the list from the store, keeping selection and filter. When
+    /// the item the form's retrieved values came from is gone, clears them.
+    /// - Returns: whether the retrieved values were cleared.
+    @discardableResult
+    private func reloadItems() -> Bool {
+        guard case .main(let main) = screen else { return false }
         knownVersion = try? store.dataVersion()
         let items: [Item]
         do { items = try store.allItems() } catch {
             main.form.message = error.description
-            return
+            return false
         }
         var seen = Set<ItemKey>()
         let rows = items.map { item -> ItemRow in
@@ -559,6 +597,11 @@ public final class AppModel {
         expiryCache = expiryCache.filter { seen.contains($0.key) }
         main.list.replace(with: rows)
         main.list.updateExpiryTexts(now: clock.now)
+        if let shown = main.form.retrievedKey, !seen.contains(shown) {
+            main.form.clearRetrieved()
+            return true
+        }
+        return false
     }
 
     private func expiry(of item: Item, key: ItemKey) -> Date? {

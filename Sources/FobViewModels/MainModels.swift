@@ -161,6 +161,8 @@ public final class HomeFormModel {
     public let userID = TextFieldState()
     /// The Password field (masked).
     public let password = TextFieldState(secure: true, maxBytes: Item.maxSecretBytes)
+    /// The item the retrieved values came from, or `nil`.
+    public internal(set) var retrievedKey: ItemKey?
     /// The account of the last retrieved item, or empty.
     public internal(set) var retrievedID = ""
     /// The last retrieved secret, held until the next retrieve, clear or lock.
@@ -185,6 +187,7 @@ public final class HomeFormModel {
 
     /// Drops the retrieved values.
     func clearRetrieved() {
+        retrievedKey = nil
         retrievedID = ""
         retrievedPassword = nil
         isRetrievedPasswordRevealed = false

@@ -12,8 +12,17 @@ enum TokenExpiry {
         TokenDetails(item: item)?.expiresAt
     }
 
-    /// "expires in 4m", "expired 2h 5m ago" (FobTokens' `TimeText`).
+    /// "expires in 4m", "expired 2h 5m ago" (FobTokens' `TimeText`); when
+    /// that is longer than ``maximumLength`` characters, only the largest
+    /// unit: "expired 10y ago" rather than "expired 10y 239d ago".
     static func describe(_ expiry: Date, now: Date) -> String {
-        TimeText.expiry(expiry, now: now)
+        let full = TimeText.expiry(expiry, now: now)
+        guard full.count > maximumLength else { return full }
+        let delta = expiry.timeIntervalSince(now)
+        let unit = TimeText.duration(delta).split(separator: " ").first.map(String.init) ?? ""
+        return delta > 0 ? "expires in \(unit)" : "expired \(unit) ago"
     }
+
+    /// The longest expiry text kept with two units, in characters.
+    static let maximumLength = 17
 }

@@ -197,9 +197,15 @@ extension TerminalUITests {
         try tmux.press("C-r")
         try tmux.waitForAbsence(of: secret)
 
-        try tmux.press("Tab")   // Delete
+        try tmux.press("Tab")   // Delete: asks first, like d in the list
         try tmux.press("Enter")
-        screen = try tmux.waitUntil("the Deleted message") { value(of: "Message", in: $0) == "Deleted" }
+        screen = try tmux.waitFor("Delete item")
+        #expect(screen.contains(#"Delete service "mail.example", user ID "ana"? (y/n)"#))
+        #expect(try fx.open().allItems().count == 1)
+        try tmux.press("y")
+        screen = try tmux.waitUntil("the Deleted message") { value(of: "Message", in: $0)?.hasPrefix("Deleted;") == true }
+        #expect(value(of: "Retrieved ID", in: screen) == "")
+        #expect(value(of: "Retrieved Password", in: screen) == "")
         try tmux.waitFor("Items 0")
         #expect(throws: KeychainError.self) { try fx.open().item(service: "mail.example", account: "ana") }
     }
@@ -287,8 +293,14 @@ extension TerminalUITests {
         try fx.unlock(tmux)
         try tmux.resize(width: 20, height: 5)
         try tmux.waitFor("Terminal too small")
+        // Keys other than q mean nothing while the screen cannot be seen.
+        try tmux.press("l")
+        try tmux.press("n")
+        try tmux.type("typed blind")
         try tmux.resize(width: 110, height: 32)
-        try tmux.waitFor("Items 1")
+        let back = try tmux.waitFor("Items 1")
+        #expect(!back.contains("typed blind"))
+        #expect(!back.contains("Master password"))
         try tmux.press("d")
         try tmux.waitFor("Delete item")
         try tmux.resize(width: 60, height: 12)

@@ -130,6 +130,78 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
         #expect(text.contains("Ctrl-R"))
     }
 
+    @Test func helpBoxFitsItsLongestLineAndWrapsOnNarrowScreens() throws {
+        try #require(utf8Locale)
+        let app = makeApp()
+        app.send(.showHelp)
+        let wLine = AppModel.helpLines.first { $0.key == "W" }!.action
+        let wide = draw(app, rows: 40, columns: 160).text
+        for (_, action) in AppModel.helpLines { #expect(wide.contains(action), "cut: \(action)") }
+        #expect(!wide.contains("…"))
+        // Narrower than the longest line: the explanations wrap, nothing is cut.
+        let narrow = draw(app, rows: 40, columns: 60)
+        #expect(!narrow.text.contains("…"))
+        let joined = (0..<40).map { narrow.line($0) }.joined(separator: " ")
+            .split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
+        #expect(joined.contains(wLine))
+        #expect(joined.contains("Any key closes this help."))
+    }
+
+    @Test func messageWrapsOntoTheFollowingLines() throws {
+        try #require(utf8Locale)
+        let app = makeApp()
+        app.send(.focus(.service))
+        app.send(.insert("nosuchservice.example"))
+        app.send(.focus(.userID))
+        app.send(.insert("someone"))
+        app.send(.retrieve)
+        let canvas = draw(app)
+        let rows = (0..<canvas.rows).map { canvas.line($0) }
+        let first = try #require(rows.firstIndex { $0.contains("Message") })
+        let column = try #require(rows[first].range(of: "No item for"))
+        let start = rows[first].distance(from: rows[first].startIndex, to: column.lowerBound)
+        let parts = rows[first...(first + 2)].map { line -> String in
+            let chars = Array(line)
+            return String(chars[min(start, chars.count)...]).split(separator: "│").first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+        }
+        #expect(parts.filter { !$0.isEmpty }.joined(separator: " ") == #"No item for service "nosuchservice.example", user ID "someone""#)
+        #expect(!canvas.text.contains("…"))
+    }
+
+    @Test func expiryColumnShowsTheWholeText() throws {
+        try #require(utf8Locale)
+        let clock = TestClock()
+        let store = InMemoryStore(password: "pw", now: { clock.now })
+        // An unsigned JWT whose exp (RFC 7519 §4.1.4) is 10 years and 239 days ago.
+        let exp = Int(clock.now.timeIntervalSince1970) - (10 * 365 + 239) * 86_400
+        func b64url(_ s: String) -> String {
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let jwt = b64url(#"{"alg":"none"}"#) + "." + b64url(#"{"exp":\#(exp)}"#) + ".c2ln"
+        store.externalPut(Item(service: "idp.example", account: "ana", kind: .token, secret: SecretBytes(utf8: jwt)))
+        store.externalPut(Item(service: "api.example", account: "bo", secret: SecretBytes(utf8: "x")))
+        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock,
+                                                                        runner: InlineRunner()),
+                           clock: clock, lockAfter: 0)
+        app.send(.insert("pw"))
+        app.send(.submit)
+        for columns in [80, 110, 160] {
+            let text = draw(app, columns: columns).text
+            #expect(text.contains("expired 10y ago"), "at \(columns) columns")
+        }
+    }
+
+    @Test func passwordLegendSaysWhatCtrlRReveals() throws {
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        app.send(.openSelected)
+        #expect(Renderer.legend(for: app).contains("Ctrl-R reveal retrieved"))
+        app.send(.insert("x"))
+        #expect(Renderer.legend(for: app).contains("Ctrl-R reveal typed"))
+        #expect(AppModel.helpLines.contains { $0.key == "Ctrl-R" && $0.action.contains("Retrieved Password") })
+    }
+
     @Test func wrapKeepsWordsTogether() {
         #expect(Renderer.wrap("Delete service \"a\", user ID \"b\"? (y/n)", width: 16)
                 == ["Delete service", "\"a\", user ID", "\"b\"? (y/n)"])
@@ -170,6 +242,26 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
         #expect(KeyMap.action(for: .character("n"), in: app) == .dismiss)
         #expect(KeyMap.action(for: .escape, in: app) == .dismiss)
         #expect(KeyMap.action(for: .character("q"), in: app) == nil)
+    }
+
+    @Test func tooSmallIgnoresEveryKeyButQ() {
+        let unlock = makeApp(locked: true)
+        for key: Key in [.character("x"), .enter, .tab, .escape, .control("r"), .paste("pw"), .backspace] {
+            #expect(KeyMap.action(for: key, in: unlock, fits: false) == nil, "\(key)")
+        }
+        #expect(KeyMap.action(for: .character("q"), in: unlock, fits: false) == .quit)
+        let main = makeApp(items: [("a", "b", "c")])
+        #expect(KeyMap.action(for: .character("d"), in: main, fits: false) == nil)
+        #expect(KeyMap.action(for: .character("l"), in: main, fits: false) == nil)
+        // q quits even with a dialog open.
+        main.send(.deleteSelected)
+        #expect(KeyMap.action(for: .character("y"), in: main, fits: false) == nil)
+        let quit = KeyMap.action(for: .character("q"), in: main, fits: false)
+        #expect(quit == .quit)
+        main.send(quit!)
+        #expect(main.shouldQuit)
+        #expect(Renderer.fits(rows: 10, columns: 40))
+        #expect(!Renderer.fits(rows: 8, columns: 30))
     }
 
     @Test func setupScreenKeys() {

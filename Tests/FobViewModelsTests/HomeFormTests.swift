@@ -12,12 +12,12 @@ import Testing
         h.send(.insert("mail"), .submit, .insert("ana"), .submit, .insert("pw1"), .submit)
         #expect(h.main.focus == .saveButton)
         h.send(.submit)
-        #expect(h.message == "Saved")
+        #expect(h.message == "Saved (new item)")
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw1"))
         #expect(h.form.password.isEmpty)
         #expect(h.list.selectedRow?.account == "ana")
         h.send(.focus(.password), .insert("pw2"), .save)
-        #expect(h.message == "Saved")
+        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana")"#)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw2"))
         #expect(h.list.rows.count == 1)
     }
@@ -81,17 +81,95 @@ import Testing
         #expect(h.form.retrievedPasswordText == "(3 bytes, not text)")
     }
 
-    @Test func deleteFromFormAndMissing() throws {
+    @Test func saveOverAnExistingItemSaysItReplacedThePassword() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "old")])
+        h.send(.newItem, .insert("mail"), .submit, .insert("ana"), .submit, .insert("new"), .save)
+        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana")"#)
+        #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "new"))
+        h.send(.newItem, .insert("mail"), .submit, .insert("bob"), .submit, .insert("pw"), .save)
+        #expect(h.message == "Saved (new item)")
+    }
+
+    @Test func deleteButtonAsksFirstNamingTheItem() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
         h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit)
+        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
+        #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
+        #expect(h.store.storedItems.count == 1)
+        h.send(.dismiss)
+        #expect(h.message == "Cancelled")
+        #expect(h.store.storedItems.count == 1)
+        h.send(.submit)
+        #expect(h.app.overlay != nil)
+        h.send(.confirm)
+        #expect(h.app.overlay == nil)
+        #expect(h.store.storedItems.isEmpty)
+    }
+
+    @Test func deleteFromFormAndMissing() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit, .confirm)
         #expect(h.message == "Deleted")
         #expect(h.store.storedItems.isEmpty)
         #expect(h.list.rows.isEmpty)
         h.send(.delete)
+        #expect(h.app.overlay == nil)
         #expect(h.message == #"No item for service "mail", user ID "ana""#)
         h.store.failure = .io("read-only")
         h.send(.delete)
         #expect(h.message == KeychainError.io("read-only").description)
+    }
+
+    @Test func deletingTheShownItemFromTheFormClearsTheRetrievedValues() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2"), item("web", "x")])
+        h.send(.openSelected)
+        #expect(h.form.retrievedID == "ana")
+        h.send(.focus(.deleteButton), .submit, .confirm)
+        #expect(h.form.retrievedID == "")
+        #expect(h.form.retrievedPassword == nil)
+        #expect(h.form.retrievedKey == nil)
+        #expect(h.message == "Deleted; Retrieved ID and Password cleared")
+    }
+
+    @Test func deletingTheShownItemFromTheListClearsTheRetrievedValues() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2"), item("web", "x")])
+        h.send(.openSelected, .cancel, .deleteSelected, .confirm)
+        #expect(h.form.retrievedPassword == nil)
+        #expect(h.message == "Deleted; Retrieved ID and Password cleared")
+        // Deleting another item leaves the shown values alone.
+        h.send(.openSelected, .cancel)
+        #expect(h.form.retrievedID == "x")
+        h.store.externalPut(item("zzz", "y"))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        h.send(.moveSelection(1), .deleteSelected, .confirm)
+        #expect(h.message == "Deleted")
+        #expect(h.form.retrievedID == "x")
+    }
+
+    @Test func theShownItemDeletedElsewhereClearsTheRetrievedValues() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
+        h.send(.openSelected)
+        h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.form.retrievedPassword == nil)
+        #expect(h.form.retrievedID == "")
+        #expect(h.message == #"Deleted elsewhere: service "mail", user ID "ana"; Retrieved ID and Password cleared"#)
+    }
+
+    @Test func revealRightAfterOpeningShowsTheRetrievedPassword() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
+        h.send(.openSelected)
+        #expect(h.main.focus == .password)
+        h.send(.toggleReveal)
+        #expect(h.form.retrievedPasswordText == "hunter2")
+        h.send(.toggleReveal)
+        #expect(h.form.retrievedPasswordText == "•••••••")
+        // With text typed, Ctrl-R in the Password field is about that text.
+        h.send(.insert("new"), .toggleReveal)
+        #expect(h.form.password.displayText == "new")
+        #expect(h.form.retrievedPasswordText == "•••••••")
     }
 
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {

@@ -20,6 +20,23 @@ import Testing
         #expect(h.list.selectedIndex == 0)
     }
 
+    @Test func longExpirySpansKeepOnlyTheLargestUnit() throws {
+        let now = 1_767_225_600.0
+        let h = Harness(items: [
+            oauthItem("idp", "decade", expiresAt: now - (10 * 365 + 239) * 86_400),
+            oauthItem("idp", "hours", expiresAt: now - (23 * 3600 + 59 * 60)),
+            oauthItem("idp", "short", expiresAt: now - (2 * 3600 + 5 * 60)),
+            oauthItem("idp", "future", expiresAt: now + (200 * 86_400 + 5 * 3600)),
+        ], lockAfter: 0)
+        h.unlock()
+        func text(_ account: String) -> String? { h.list.rows.first { $0.account == account }?.expiryText }
+        #expect(text("decade") == "expired 10y ago")
+        #expect(text("hours") == "expired 23h ago")
+        #expect(text("short") == "expired 2h 5m ago")
+        #expect(text("future") == "expires in 200d")
+        #expect(h.list.rows.allSatisfy { ($0.expiryText?.count ?? 0) <= 17 })
+    }
+
     @Test func tokenExpiryFromJWTAndOAuth() throws {
         let h = Harness(items: [
             item("api", "soon", jwt(exp: 1_767_225_600 + 240), kind: .token),

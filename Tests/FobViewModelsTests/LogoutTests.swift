@@ -16,7 +16,8 @@ import Testing
         h.send(.copySelected, .openSelected)
         h.send(.logoutWipe(service: nil))
         guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
-        #expect(dialog.message == "Delete 3 token/OAuth items, clear the clipboard and lock? (y/n)")
+        #expect(dialog.message == #"Delete 3 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
+                + #"service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
         h.send(.confirm)
         #expect(h.store.storedItems.keys.map(\.service).sorted() == ["mail", "notes"])
         #expect(h.clipboard.contents == nil)
@@ -30,10 +31,19 @@ import Testing
         let h = try Harness.unlocked(items: items)
         h.send(.logoutWipe(service: "idp"))
         guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
-        #expect(dialog.message == #"Delete 1 token/OAuth item of service "idp", clear the clipboard and lock? (y/n)"#)
+        #expect(dialog.message == #"Delete 1 token/OAuth item of service "idp" (service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
         h.send(.confirm)
         #expect(h.store.storedItems.count == 4)
         #expect(h.app.unlockModel?.message == "Logged out: deleted 1 token/OAuth item")
+    }
+
+    @Test func confirmationNamesThreeItemsThenCountsTheRest() throws {
+        let tokens = (1...5).map { item("api", "t\($0)", "tok", kind: .token) }
+        let h = try Harness.unlocked(items: tokens)
+        h.send(.logoutWipe(service: nil))
+        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
+        #expect(dialog.message == #"Delete 5 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
+                + #"service "api", user ID "t3"; and 2 more), clear the clipboard and lock? (y/n)"#)
     }
 
     @Test func nothingToDelete() throws {

@@ -33,7 +33,7 @@ import Testing
         a.send(.focusNext)
         a.send(.insert("pw"))
         a.send(.save)
-        #expect(main.form.message == "Saved")
+        #expect(main.form.message == "Saved (new item)")
         a.send(.retrieve)
         #expect(main.form.retrievedPassword == SecretBytes(utf8: "pw"))
         a.send(.lock)
@@ -53,6 +53,7 @@ import Testing
         b.send(.focus(.userID))
         b.send(.insert("ana"))
         b.send(.delete)
+        b.send(.confirm)
         #expect(b.mainModel?.form.message == "Deleted")
     }
 
