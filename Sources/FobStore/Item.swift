@@ -26,6 +26,7 @@ public enum Accessibility: String, Sendable, CaseIterable, Codable {
 
 /// A stored item's attributes and, when asked for, its secret.
 public struct Item: Sendable, Equatable {
+    /// `kSecClass`: part of the primary key.
     public var itemClass: ItemClass
     /// `kSecAttrService`. An empty service is a value, not a wildcard.
     public var service: String
@@ -37,7 +38,9 @@ public struct Item: Sendable, Equatable {
     public var label: String?
     /// `kSecAttrComment`; `nil` when not set.
     public var comment: String?
+    /// What the secret is; `token` and `oauth` items go on logout.
     public var kind: ItemKind
+    /// `kSecAttrAccessible`; not part of the primary key.
     public var accessible: Accessibility
     /// `kSecAttrGeneric`: application bytes (not secret, but stored encrypted).
     public var generic: [UInt8]?
@@ -51,6 +54,7 @@ public struct Item: Sendable, Equatable {
     /// The largest secret an item holds: 1 MiB.
     public static let maxSecretBytes = 1 << 20
 
+    /// An item; `created` and `modified` are set by the store when it is added.
     public init(itemClass: ItemClass = .genericPassword, service: String, account: String,
                 accessGroup: String = "", label: String? = nil, comment: String? = nil,
                 kind: ItemKind = .password, accessible: Accessibility = .whenUnlocked,
@@ -111,16 +115,22 @@ public enum MatchLimit: Sendable, Equatable {
 /// Attributes to match; `nil` matches anything. Strings compare byte for
 /// byte (UTF-8), as the Keychain does.
 public struct ItemQuery: Sendable, Equatable {
+    /// `kSecClass`; `nil` matches both classes.
     public var itemClass: ItemClass?
+    /// `kSecAttrService`; `""` matches only the empty service.
     public var service: String?
+    /// `kSecAttrAccount`.
     public var account: String?
     /// `nil` matches every access group; the CLI always passes `""`.
     public var accessGroup: String?
+    /// `kSecAttrLabel`; `""` matches items without a label.
     public var label: String?
+    /// The item's kind.
     public var kind: ItemKind?
     /// Narrows only when given.
     public var accessible: Accessibility?
 
+    /// A query; by default every generic password.
     public init(itemClass: ItemClass? = .genericPassword, service: String? = nil, account: String? = nil,
                 accessGroup: String? = nil, label: String? = nil, kind: ItemKind? = nil,
                 accessible: Accessibility? = nil) {
@@ -158,17 +168,26 @@ public struct ItemQuery: Sendable, Equatable {
 
 /// Attributes to change in ``Vault/update(matching:with:)``; `nil` leaves a value as it is.
 public struct ItemChanges: Sendable {
+    /// A new service (changes the primary key).
     public var service: String?
+    /// A new account (changes the primary key).
     public var account: String?
+    /// A new access group (changes the primary key).
     public var accessGroup: String?
     /// `.some(nil)` removes the label.
     public var label: String??
+    /// `.some(nil)` removes the comment.
     public var comment: String??
+    /// A new kind.
     public var kind: ItemKind?
+    /// A new accessibility class.
     public var accessible: Accessibility?
+    /// `.some(nil)` removes the generic bytes.
     public var generic: [UInt8]??
+    /// A new secret, up to 1 MiB.
     public var secret: SecretBytes?
 
+    /// Changes; every attribute left `nil` stays as it is.
     public init(service: String? = nil, account: String? = nil, accessGroup: String? = nil,
                 label: String?? = nil, comment: String?? = nil, kind: ItemKind? = nil,
                 accessible: Accessibility? = nil, generic: [UInt8]?? = nil, secret: SecretBytes? = nil) {

@@ -8,6 +8,7 @@ public struct KDFParameters: Sendable, Equatable {
     /// Memory in bytes (`memlimit`).
     public var memlimit: Int
 
+    /// Explicit limits; see ``isValid`` for libsodium's bounds.
     public init(opslimit: UInt64, memlimit: Int) {
         self.opslimit = opslimit
         self.memlimit = memlimit
@@ -39,7 +40,7 @@ public struct KDFParameters: Sendable, Equatable {
     public static var `default`: KDFParameters { KDFParameters(.moderate) }
 
     /// Whether libsodium accepts these limits for Argon2id.
-    var isValid: Bool {
+    public var isValid: Bool {
         opslimit >= UInt64(crypto_pwhash_opslimit_min()) && opslimit <= UInt64(crypto_pwhash_opslimit_max())
             && memlimit >= crypto_pwhash_memlimit_min() && memlimit <= crypto_pwhash_memlimit_max()
     }

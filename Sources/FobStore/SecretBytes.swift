@@ -135,6 +135,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// Never shows the bytes.
     public var description: String { "SecretBytes(\(count) bytes)" }
+    /// Never shows the bytes.
     public var debugDescription: String { description }
 }
 
