@@ -260,13 +260,7 @@ public final class Vault {
             let matches = try guarded { () throws(SQLiteError) in try rows(matching: query, keys: keys, withSecrets: true) }
             guard !matches.isEmpty else { throw .itemNotFound(query.displayName) }
             let stamp = now()
-            for row in matches {
-                var item = row.item
-                changes.apply(to: &item, now: stamp)
-                try Vault.check(item)
-                let lookup = Vault.lookup(for: item, keys: keys)
-                try replace(id: row.id, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys), name: item.displayName)
-            }
+            for row in matches { try rewrite(row, with: changes, now: stamp, keys: keys) }
             return matches.count
         }
     }
@@ -315,11 +309,7 @@ public final class Vault {
         return try write { () throws(KeychainError) -> SaveOutcome in
             let stamp = now()
             if let row = try guarded({ () throws(SQLiteError) in try rows(matching: query, keys: keys, withSecrets: true) }).first {
-                var item = row.item
-                changes.apply(to: &item, now: stamp)
-                try Vault.check(item)
-                try replace(id: row.id, lookup: Vault.lookup(for: item, keys: keys),
-                            record: Vault.seal(item, lookup: Vault.lookup(for: item, keys: keys), keys: keys), name: item.displayName)
+                try rewrite(row, with: changes, now: stamp, keys: keys)
                 return .updated
             }
             var item = Item(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
@@ -421,6 +411,16 @@ public final class Vault {
             if error.primary == SQLITE_CONSTRAINT { throw .duplicateItem(name) }
             throw error.keychainError
         }
+    }
+
+    /// Applies `changes` to a stored row and writes it back under its
+    /// (possibly new) lookup; a key that collides is `.duplicateItem`.
+    private func rewrite(_ row: Row, with changes: ItemChanges, now stamp: Date, keys: Keys) throws(KeychainError) {
+        var item = row.item
+        changes.apply(to: &item, now: stamp)
+        try Vault.check(item)
+        let lookup = Vault.lookup(for: item, keys: keys)
+        try replace(id: row.id, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys), name: item.displayName)
     }
 
     private func replace(id: Int64, lookup: [UInt8], record: [UInt8], name: String) throws(KeychainError) {
