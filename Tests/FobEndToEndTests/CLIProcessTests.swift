@@ -84,6 +84,20 @@ private let bullet = "•"
         return String(text[range.upperBound...])
     }
 
+    /// Secrets must not reach a core file: `fob` sets RLIMIT_CORE to 0 (soft
+    /// and hard) before it asks for anything.
+    @Test func coreDumpsAreOffWhileFobRuns() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "get", "mail", "ana"])
+        #expect(session.waitFor("Master password: "))
+        let limits = try String(contentsOfFile: "/proc/\(session.pid)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+        let fields = core.map { $0.dropFirst("Max core file size".count).split(separator: " ") } ?? []
+        #expect(fields.prefix(2) == ["0", "0"], "\(core ?? "no core limit line")")
+        session.send([0x03])
+        _ = session.wait()
+    }
+
     @Test func masterPasswordPromptShowsOneBulletPerCharacter() throws {
         let v = try ProcessTestVault(password: "pÉ🔑")
         #expect(try v.run(["add", "mail", "ana"], input: "the secret").status == 0)
