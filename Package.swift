@@ -21,26 +21,42 @@ let package = Package(
         .systemLibrary(name: "CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
 
+        // Linux calls Swift cannot import directly (prctl …); no library to link.
+        .systemLibrary(name: "CLinux"),
+
+        // Each module imports only modules below it; scripts/check-layers enforces
+        // the README's layer diagram against these declarations.
+        .target(name: "FobSystem", dependencies: ["CLinux"]),
         .target(name: "FobStore", dependencies: ["CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["CSodium"]),
         .target(name: "FobSecurity", dependencies: ["FobStore"]),
-        .target(name: "FobViewModels", dependencies: ["FobStore", "FobTokens"]),
-        .target(name: "FobTerminal", dependencies: ["FobViewModels", "CNcurses"]),
-        .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobTokens", "FobStore"]),
+        .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
+        .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),
+        .target(name: "FobViewModels", dependencies: ["FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
+        .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
+        .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
+                                               "FobTokens", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
-        .executableTarget(name: "fob-bench", dependencies: ["FobStore", "FobViewModels", "FobTerminal"]),
+        .executableTarget(name: "fob-bench", dependencies: ["FobStore", "FobViewModels", "FobTerminal", "FobSessions",
+                                                            "FobClipboard", "FobSystem", "FobTestSupport"]),
 
-        // Helpers shared by the test targets: temporary vaults, child processes, tmux.
-        .target(name: "FobTestSupport", dependencies: ["FobStore", "FobViewModels"]),
+        // Every fake and fixture shared by the test targets: temporary vaults,
+        // in-memory store and clipboard, test clock, child processes, tmux.
+        .target(name: "FobTestSupport", dependencies: ["FobStore", "FobSessions", "FobClipboard", "FobSystem", "FobTokens"]),
 
+        .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
-        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobViewModels", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
-        .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobStore", "FobTokens", "FobTestSupport"]),
-        .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobTestSupport"]),
+        .testTarget(name: "FobClipboardTests", dependencies: ["FobClipboard", "FobStore", "FobSystem", "FobTestSupport"]),
+        .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobStore", "FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobSessions", "FobClipboard", "FobStore",
+                                                               "FobTokens", "FobSystem", "FobTestSupport"]),
+        .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobStore", "CNcurses", "FobTestSupport"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobStore", "FobTestSupport"]),
-        // Runs the built `fob` binary as a child process and inside tmux.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobTestSupport"]),
+        // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",
+                                                             "FobSystem", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

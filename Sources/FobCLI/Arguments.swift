@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobViewModels
+import FobClipboard
 
 /// A mistake in the command line: exit status 2, one line on stderr and a hint.
 public struct UsageError: Error, Equatable, Sendable {

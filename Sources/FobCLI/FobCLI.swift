@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FobStore
+import FobSystem
 
 /// The `fob` command line: global options, the command registry
 /// (``commands``), help, and the mapping of errors to exit statuses.

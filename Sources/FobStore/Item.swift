@@ -152,7 +152,9 @@ public struct ItemQuery: Sendable, Equatable {
     /// find the item by its lookup hash instead of scanning.
     var isExactKey: Bool { itemClass != nil && service != nil && account != nil && accessGroup != nil }
 
-    func matches(_ item: Item) -> Bool {
+    /// Whether `item` has every attribute this query names (strings
+    /// compared byte for byte, as the Keychain does).
+    public func matches(_ item: Item) -> Bool {
         if let c = itemClass, c != item.itemClass { return false }
         if let s = service, !s.utf8.elementsEqual(item.service.utf8) { return false }
         if let a = account, !a.utf8.elementsEqual(item.account.utf8) { return false }
@@ -202,7 +204,9 @@ public struct ItemChanges: Sendable {
         self.secret = secret
     }
 
-    func apply(to item: inout Item, now: Date) {
+    /// Sets the changed attributes on `item` and stamps `modified`.
+    /// - Parameter now: the new modification date.
+    public func apply(to item: inout Item, now: Date) {
         if let service { item.service = service }
         if let account { item.account = account }
         if let accessGroup { item.accessGroup = accessGroup }

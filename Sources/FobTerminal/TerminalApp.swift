@@ -2,6 +2,9 @@
 import Foundation
 import FobStore
 import FobViewModels
+import FobSessions
+import FobClipboard
+import FobSystem
 
 /// The terminal UI: `fob` with no command.
 ///

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
-import FobViewModels
+import FobSystem
 
 /// What a finished child process left: its status and everything it wrote.
 public struct ProcessResult: Sendable, Equatable {

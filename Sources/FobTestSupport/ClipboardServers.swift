@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
-import FobViewModels
+import FobSystem
 
 /// Why a test server could not start or a command failed.
 public struct TestServerError: Error, CustomStringConvertible {
@@ -46,7 +46,7 @@ public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] 
     }
     close(inPipe.read)
     close(outPipe.write)
-    _ = input.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: inPipe.write) }
+    _ = input.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: inPipe.write) }
     close(inPipe.write)
     var output: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
-import FobViewModels
+import FobSystem
 
 /// Runs the built `fob` binary as a child process, for end-to-end tests.
 ///

@@ -1,5 +1,8 @@
 import Foundation
 import FobStore
+import FobSessions
+import FobClipboard
+import FobSystem
 
 /// The screen on show. Each case carries its view model.
 public enum Screen {
@@ -65,7 +68,7 @@ public final class AppModel {
     public static let pollInterval: TimeInterval = 0.5
 
     private let store: any KeychainStore
-    private let clock: any Clock
+    private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private var lastPoll: Date?
     private var knownVersion: Int64?
@@ -77,7 +80,7 @@ public final class AppModel {
     ///   - clock: the time source.
     ///   - lockAfter: idle seconds before locking (default 300; 0 = never).
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
-    public init(store: any KeychainStore, clipboard: ClipboardController, clock: any Clock,
+    public init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
                 lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil) {
         self.store = store
         self.clipboard = clipboard

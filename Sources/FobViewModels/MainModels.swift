@@ -1,5 +1,6 @@
 import Foundation
 import FobStore
+import FobSessions
 
 /// One line of the item list: names and dates only, never a secret.
 public struct ItemRow: Sendable, Equatable {

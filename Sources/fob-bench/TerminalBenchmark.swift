@@ -2,7 +2,11 @@
 import Foundation
 import FobStore
 import FobTerminal
+import FobTestSupport
 import FobViewModels
+import FobSessions
+import FobClipboard
+import FobSystem
 
 /// Terminal UI figures at 10,000 items: start to the unlock screen, the
 /// KDF to the first full list, and one filter keystroke re-rendering the list.
@@ -81,11 +85,7 @@ enum TerminalBenchmark {
     }
 
     private static func jwt(exp: Int) -> String {
-        func b64(_ s: String) -> String {
-            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        }
-        return b64(#"{"alg":"none"}"#) + "." + b64(#"{"exp":\#(exp)}"#) + ".c2ln"
+        makeToken(header: #"{"alg":"none"}"#, claims: #"{"exp":\#(exp)}"#)
     }
 
     /// An executable in the same directory as this one.

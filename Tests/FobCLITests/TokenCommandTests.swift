@@ -6,14 +6,10 @@ import FobTestSupport
 
 /// `fob jwt`, `fob pkce` and the offline parts of `fob oauth`, in process.
 @Suite struct TokenCommandTests {
-    static let issueToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZXZAZXhhbXBsZS5jb20iLCJpYXQiOjE0NTk4NzAyNzQsImV4cCI6MTQ1OTg3MjA3NH0.c2ln"
+    static let issueToken = FobTestSupport.issueToken
 
     static func token(claims: String) -> String {
-        func b64(_ s: String) -> String {
-            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        }
-        return b64(#"{"alg":"RS256","typ":"JWT"}"#) + "." + b64(claims) + ".c2ln"
+        makeToken(header: #"{"alg":"RS256","typ":"JWT"}"#, claims: claims)
     }
 
     static func jsonObject(_ run: CLIRun) throws -> [String: Any] {

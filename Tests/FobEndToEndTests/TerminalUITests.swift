@@ -60,19 +60,6 @@ private struct Fixture {
         try tmux.press("Enter")
         try tmux.waitFor("Items ")
     }
-
-    static func item(_ service: String, _ account: String, _ secret: String, kind: ItemKind = .password) -> Item {
-        Item(service: service, account: account, kind: kind, secret: .text(secret))
-    }
-
-    /// A JWT (`alg: none`) whose `exp` is `exp` seconds since the epoch.
-    static func jwt(exp: Int) -> String {
-        func b64(_ s: String) -> String {
-            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        }
-        return b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"ana","exp":\#(exp)}"#) + ".c2ln"
-    }
 }
 
 /// The lines of `screen` that mention `text`.
@@ -141,7 +128,7 @@ extension TerminalUITests {
     }
 
     @Test func unlockWithMaskedPassword() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s3cret")])
+        let fx = try Fixture(items: [item("github.com", "ana", "s3cret")])
         let tmux = try fx.start()
         try tmux.waitFor("Master password")
         let wrong = "Wr0ng-Horse-XQZ"
@@ -211,8 +198,8 @@ extension TerminalUITests {
     }
 
     @Test func filterTheList() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "a"), Fixture.item("gitlab.com", "bo", "b"),
-                                     Fixture.item("mail.example", "cy", "c")])
+        let fx = try Fixture(items: [item("github.com", "ana", "a"), item("gitlab.com", "bo", "b"),
+                                     item("mail.example", "cy", "c")])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         try tmux.waitFor("Items 3")
@@ -233,7 +220,7 @@ extension TerminalUITests {
 
     @Test func copyWithTmuxClipboardAndClear() throws {
         let secret = "Clip-Otter-4417"
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", secret)])
+        let fx = try Fixture(items: [item("github.com", "ana", secret)])
         let tmux = try fx.start(["--clipboard", "tmux", "--clear-after", "2"])
         try fx.unlock(tmux)
         try tmux.press("c")
@@ -245,7 +232,7 @@ extension TerminalUITests {
     }
 
     @Test func idleLockFromTheForm() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s")])
+        let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
         try tmux.press("n")
@@ -259,7 +246,7 @@ extension TerminalUITests {
     }
 
     @Test func idleLockFromADialog() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "s")])
+        let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
         try tmux.press("d")
@@ -275,8 +262,8 @@ extension TerminalUITests {
     }
 
     @Test func logoutWipeDeletesTokensAndLocks() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw"),
-                                     Fixture.item("api.example", "svc", Fixture.jwt(exp: 1_000_000_000), kind: .token)])
+        let fx = try Fixture(items: [item("github.com", "ana", "pw"),
+                                     item("api.example", "svc", jwt(exp: 1_000_000_000), kind: .token)])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         var screen = try tmux.waitFor("api.example")
@@ -291,7 +278,7 @@ extension TerminalUITests {
     }
 
     @Test func resizeToTinyAndBackAlsoInADialog() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let fx = try Fixture(items: [item("github.com", "ana", "pw")])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         try tmux.resize(width: 20, height: 5)
@@ -319,7 +306,7 @@ extension TerminalUITests {
     }
 
     @Test func fiveHundredResizesInARow() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let fx = try Fixture(items: [item("github.com", "ana", "pw")])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         let sizes = [(110, 32), (41, 10), (20, 5), (80, 24), (200, 60), (39, 9)]
@@ -428,7 +415,7 @@ extension TerminalUITests {
     }
 
     @Test func plainCLocaleShowsReplacements() throws {
-        let fx = try Fixture(items: [Fixture.item("café", "密码", "pw")])
+        let fx = try Fixture(items: [item("café", "密码", "pw")])
         let tmux = try fx.start(environment: ["LANG": "C", "LC_ALL": "C"])
         try tmux.waitFor("Master password")
         try tmux.type(fx.password)
@@ -441,7 +428,7 @@ extension TerminalUITests {
     }
 
     @Test func monochromeTerminalWorks() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let fx = try Fixture(items: [item("github.com", "ana", "pw")])
         let tmux = try fx.start(environment: ["TERM": "vt100"])
         try fx.unlock(tmux)
         try tmux.waitFor("github.com")
@@ -456,7 +443,7 @@ extension TerminalUITests {
     }
 
     @Test func noColorLeavesOnlyAttributes() throws {
-        let fx = try Fixture(items: [Fixture.item("github.com", "ana", "pw")])
+        let fx = try Fixture(items: [item("github.com", "ana", "pw")])
         let coloured = try fx.start()
         try fx.unlock(coloured)
         let colourScreen = try coloured.capture(escapes: true)

@@ -1,9 +1,11 @@
 @preconcurrency import Glibc
 import Foundation
+import FobTestSupport
 import Testing
 import FobStore
 import FobViewModels
 @testable import FobTerminal
+import FobClipboard
 
 private let utf8Locale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
 

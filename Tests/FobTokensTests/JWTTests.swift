@@ -1,14 +1,10 @@
 import Foundation
+import FobTestSupport
 import Testing
 @testable import FobTokens
 
-/// Builds a compact token from raw header and claims JSON texts.
-func makeToken(header: String = #"{"alg":"HS256","typ":"JWT"}"#, claims: String, signature: String = "c2ln") -> String {
-    Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "." + signature
-}
-
 @Suite struct JWTTests {
-    static let issueToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZXZAZXhhbXBsZS5jb20iLCJpYXQiOjE0NTk4NzAyNzQsImV4cCI6MTQ1OTg3MjA3NH0.c2ln"
+    static let issueToken = FobTestSupport.issueToken
 
     @Test func decodesTheIssueTokenWhosePayloadLacksPadding() throws {
         // The claims segment is 71 characters: one `=` of padding was dropped.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobTestSupport
 import Testing
 @testable import FobTokens
 
@@ -105,7 +106,7 @@ final class FakeBrowser: @unchecked Sendable {
         let provider = FakeProvider()
         let client = OAuthClient(endpoints: try OAuthEndpoints(authorization: provider.authorizationURL, token: provider.tokenURL),
                                  clientID: "client-1", transport: provider)
-        let clock = TestClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
         var shown: URL?
         let set = try OAuthLogin.run(client: client, scope: "openid", timeout: 10, clientSecretFile: nil, now: clock.function) { url in
             shown = url

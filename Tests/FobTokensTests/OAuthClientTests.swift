@@ -1,4 +1,5 @@
 import Foundation
+import FobTestSupport
 import Testing
 @testable import FobTokens
 

@@ -4,6 +4,7 @@ import FobTestSupport
 import FobTokens
 import FobViewModels
 import Testing
+import FobClipboard
 
 /// An app model over a fake store, a fake clipboard and a test clock.
 final class Harness {
@@ -53,27 +54,3 @@ final class Harness {
     func send(_ actions: Action...) { for a in actions { app.send(a) } }
 }
 
-/// A password item.
-func item(_ service: String, _ account: String, _ secret: String = "s3cret", kind: ItemKind = .password,
-          label: String? = nil, modified: Date = Date(timeIntervalSince1970: 1_767_000_000)) -> Item {
-    Item(service: service, account: account, label: label, kind: kind, created: modified, modified: modified,
-         secret: SecretBytes(utf8: secret))
-}
-
-/// An `oauth` item holding a token set that expires at `expiresAt` (seconds since 1970).
-func oauthItem(_ service: String, _ account: String, expiresAt: TimeInterval) -> Item {
-    let set = OAuthTokenSet(accessToken: "opaque", refreshToken: "rt", expiresAt: Date(timeIntervalSince1970: expiresAt),
-                            tokenEndpoint: URL(string: "https://idp.example/token")!, clientID: "fob")
-    return Item(service: service, account: account, kind: .oauth, secret: SecretBytes(set.encoded()))
-}
-
-/// A compact JWT with the given `exp` (unsigned; the signature part is arbitrary).
-func jwt(exp: Any) -> String {
-    func b64(_ s: String) -> String {
-        Data(s.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-    let expJSON: String
-    if let text = exp as? String { expJSON = "\"\(text)\"" } else { expJSON = "\(exp)" }
-    return b64(#"{"alg":"HS256","typ":"JWT"}"#) + "." + b64(#"{"sub":"ana","exp":\#(expJSON)}"#) + ".c2ln"
-}

@@ -3,6 +3,7 @@ import FobStore
 import FobTestSupport
 import FobViewModels
 import Testing
+import FobSessions
 
 @Suite struct LogoutWipeTests {
     private let items = [

@@ -4,6 +4,8 @@ import FobTestSupport
 import FobTokens
 import FobViewModels
 import Testing
+import FobSessions
+import FobClipboard
 
 /// The live store over a real vault file.
 @Suite struct VaultStoreTests {

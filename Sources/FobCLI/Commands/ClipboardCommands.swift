@@ -2,6 +2,9 @@
 import Foundation
 import FobStore
 import FobViewModels
+import FobSessions
+import FobClipboard
+import FobSystem
 
 /// The clipboard mechanism of `--clipboard` (`auto` resolved against the
 /// environment and the controlling terminal).
@@ -103,7 +106,7 @@ enum CopyCommand: FobCommand {
         }
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
-        let written = secret.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: fds.write) }
+        let written = secret.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: fds.write) }
         close(fds.write)
         guard written else { throw CLIFailure("cannot hand the secret to the clipboard clearer") }
     }

@@ -3,6 +3,7 @@ import Foundation
 import FobStore
 import FobTokens
 import FobViewModels
+import FobSessions
 
 /// `fob jwt [SERVICE ACCOUNT]`: decodes a JWT without verifying it.
 enum JWTCommand: FobCommand {
@@ -258,7 +259,7 @@ enum OAuthCommand: FobCommand {
                 invocation.standardError.write("Waiting up to \(TimeText.duration(timeout)) for the browser…\n")
                 if openBrowser { launchBrowser(url, environment: invocation.context.environment) }
             }
-            try OAuthSession.store(set, in: vault, service: service, account: account)
+            try OAuthSession.store(set, in: VaultStore(vault: vault), service: service, account: account)
             invocation.standardError.write("fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n")
         } catch {
             throw cliError(error)

@@ -3,6 +3,7 @@ import FobStore
 import FobTestSupport
 import FobViewModels
 import Testing
+import FobClipboard
 
 @Suite struct ClipboardControllerTests {
     private func make(clearAfter: TimeInterval = 45, canReadBack: Bool = true) -> (ClipboardController, FakeClipboard, TestClock) {
@@ -107,58 +108,6 @@ import Testing
         c.shutdown(timeout: 10)
         #expect(board.contents == nil)
         #expect(board.calls == ["copy", "holds", "clear"])
-    }
-}
-
-@Suite struct AppClipboardTests {
-    @Test func copySelectedPutsTheSecretAndReportsTheDelay() throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
-        h.send(.copySelected)
-        #expect(h.clipboard.contents == "pw")
-        #expect(h.message == "Copied to the clipboard (fake); clears in 45 s")
-        h.clock.advance(by: 45)
-        h.app.tick()
-        #expect(h.clipboard.contents == nil)
-        #expect(h.message == "Clipboard cleared")
-    }
-
-    @Test func copyWithoutAutoClear() throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], clearAfter: 0)
-        h.send(.copySelected)
-        #expect(h.message == "Copied to the clipboard (fake)")
-    }
-
-    @Test func copyFailureAndLeftAloneMessages() throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
-        h.clipboard.fail(with: .unavailable("none"))
-        h.send(.copySelected)
-        #expect(h.message == "Copy failed: \(ClipboardError.unavailable("none"))")
-        h.clipboard.fail(with: nil)
-        h.send(.copySelected)
-        h.clipboard.userCopies("mine")
-        h.clock.advance(by: 45)
-        h.app.tick()
-        #expect(h.message == "Clipboard left alone: it holds other text now")
-        #expect(h.clipboard.contents == "mine")
-    }
-
-    @Test func copyOfAnItemGoneMeanwhileShowsTheError() throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
-        h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
-        h.send(.copySelected)
-        #expect(h.message.hasPrefix("item not found"))
-        #expect(h.clipboard.calls.isEmpty)
-    }
-
-    @Test func noClipboardSaysHowToConfigureOne() throws {
-        let clock = TestClock()
-        let store = InMemoryStore(password: "pw")
-        store.externalPut(item("mail", "ana"))
-        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: NoClipboard(), clock: clock, runner: InlineRunner()), clock: clock)
-        app.send(.insert("pw"))
-        app.send(.submit)
-        app.send(.copySelected)
-        #expect(app.mainModel?.form.message.contains("no clipboard") == true)
     }
 }
 

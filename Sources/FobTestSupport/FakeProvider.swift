@@ -1,34 +1,24 @@
 import Foundation
 import FobTokens
 
-/// A clock tests can move.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = start }
-
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
-    /// A closure for the code under test.
-    var function: @Sendable () -> Date { { [self] in self.now } }
-}
-
 /// An OAuth provider in memory, behind the ``HTTPTransport`` protocol.
 ///
 /// Its token endpoint honours single use of refresh tokens when rotating
 /// (a refresh token used twice is `invalid_grant`), counts every request,
 /// and can be told to fail.
-final class FakeProvider: HTTPTransport, @unchecked Sendable {
-    enum Failure {
+public final class FakeProvider: HTTPTransport, @unchecked Sendable {
+    public enum Failure: Sendable {
         case status(Int, body: String)
         case timeout
         case network
     }
 
-    let tokenURL = URL(string: "https://idp.example.com/oauth2/token")!
-    let authorizationURL = URL(string: "https://idp.example.com/oauth2/authorize")!
-    let issuer = "https://idp.example.com"
+    /// A provider that rotates refresh tokens and answers every request.
+    public init() {}
+
+    public let tokenURL = URL(string: "https://idp.example.com/oauth2/token")!
+    public let authorizationURL = URL(string: "https://idp.example.com/oauth2/authorize")!
+    public let issuer = "https://idp.example.com"
 
     private let lock = NSLock()
     private var validRefreshTokens: Set<String> = []
@@ -36,24 +26,24 @@ final class FakeProvider: HTTPTransport, @unchecked Sendable {
     private(set) var requests: [HTTPRequest] = []
 
     /// Issue a new refresh token on each refresh and revoke the used one.
-    var rotate = true
+    public var rotate = true
     /// The `expires_in` member to send, as JSON text; `nil` leaves it out.
-    var expiresInJSON: String? = "3600"
+    public var expiresInJSON: String? = "3600"
     /// Seconds each token request takes (to widen races).
-    var delay: TimeInterval = 0
+    public var delay: TimeInterval = 0
     /// The next token requests fail this way.
-    var failure: Failure?
+    public var failure: Failure?
     /// The client secret required with Basic authentication, if any.
-    var requiredSecret: String?
+    public var requiredSecret: String?
     /// Access tokens to hand out instead of opaque ones, in order.
-    var accessTokenOverride: String?
+    public var accessTokenOverride: String?
 
-    var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
-    var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
-    var allRequests: [HTTPRequest] { lock.withLock { requests } }
+    public var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
+    public var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
+    public var allRequests: [HTTPRequest] { lock.withLock { requests } }
 
     /// Issues a refresh token as if after a login.
-    func issueRefreshToken() -> String {
+    public func issueRefreshToken() -> String {
         lock.withLock {
             counter += 1
             let token = "rt-\(counter)"
@@ -62,13 +52,13 @@ final class FakeProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
-    func form(_ request: HTTPRequest) -> [String: String] {
+    public func form(_ request: HTTPRequest) -> [String: String] {
         var out: [String: String] = [:]
         for (k, v) in FormEncoding.decode(Substring(String(decoding: request.body, as: UTF8.self))) { out[k] = v }
         return out
     }
 
-    func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         lock.lock()
         defer { lock.unlock() }

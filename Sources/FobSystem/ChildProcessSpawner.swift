@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import CLinux
 
 /// Starts child programs (clipboard helpers, `fob copy`'s detached clearer,
 /// the programs tests run) with `posix_spawn`: an explicit environment,
@@ -22,7 +23,7 @@ import Foundation
 ///   written whose descriptor another thread's child briefly holds).
 ///
 /// - Important: secrets go to a child only through a pipe on its standard
-///   input (see ``makePipe()`` and ``writeAll(_:to:)``), never in its
+///   input (see ``makePipe()`` and ``FileDescriptorIO/writeAll(_:to:)``), never in its
 ///   arguments or environment, which other users can read in `/proc`.
 public enum ChildProcessSpawner {
     /// Where one of the child's standard streams (0, 1 or 2) comes from.
@@ -52,14 +53,14 @@ public enum ChildProcessSpawner {
     /// How many times a spawn failing with ETXTBSY is retried, 10 ms apart.
     private static let busyRetries = 50
 
-    /// Makes a pipe whose two ends are close-on-exec (so no child inherits
-    /// them except as the stream it is given).
+    /// Makes a pipe whose two ends are close-on-exec from the start
+    /// (`pipe2(O_CLOEXEC)`, so no child started meanwhile by another thread
+    /// inherits them except as the stream it is given).
     /// - Returns: the read and write descriptors; the caller closes both.
-    /// - Throws: ``SpawnError`` with the `errno` of `pipe(2)` (EMFILE, ENFILE).
+    /// - Throws: ``SpawnError`` with the `errno` of `pipe2(2)` (EMFILE, ENFILE).
     public static func makePipe() throws(SpawnError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw SpawnError(code: errno, operation: "pipe") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard fob_pipe_cloexec(&fds) == 0 else { throw SpawnError(code: errno, operation: "pipe2") }
         return (fds[0], fds[1])
     }
 
@@ -130,26 +131,6 @@ public enum ChildProcessSpawner {
         }
         guard rc == 0 else { throw SpawnError(code: rc, operation: "posix_spawn \(executable)") }
         return pid
-    }
-
-    /// Writes all of `bytes` to `fd`, retrying after EINTR.
-    /// - Parameters:
-    ///   - bytes: what to write (a secret stays in the caller's buffer).
-    ///   - fd: a blocking descriptor, such as a pipe's write end; not closed.
-    /// - Returns: `false` when a write fails (EPIPE once the reader has gone;
-    ///   SIGPIPE must then be ignored or it ends this process first).
-    @discardableResult
-    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
-        }
-        return true
     }
 
     /// The exit status of a `waitpid` status word: the program's exit code,

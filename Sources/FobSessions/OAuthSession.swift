@@ -5,21 +5,21 @@ import Foundation
 /// Keeps one stored `oauth` item usable: hands out a valid access token and
 /// refreshes it (RFC 6749 §6) when it is about to expire.
 ///
-/// Refreshes are serialised across processes with ``Vault/withExclusiveLock(_:)``
+/// Refreshes are serialised across processes with ``KeychainStore/withExclusiveLock(_:)``
 /// and the item is read again once the lock is held, so when several
 /// processes need a fresh token at once only the first reaches the
 /// provider; the others use what it stored (a provider may revoke a refresh
 /// token that is used twice). The new token set is written with one
-/// ``Vault/update(matching:with:)`` (one transaction); when the provider
+/// ``KeychainStore/update(matching:with:)`` (one transaction); when the provider
 /// refuses, times out or answers nonsense, the item is left as it was.
 ///
-/// Like the `Vault` it uses, an instance stays on one thread at a time.
+/// Like the store it uses, an instance stays on one thread at a time.
 public final class OAuthSession {
     /// Refresh when the access token expires within this many seconds.
     public static let refreshMargin: TimeInterval = 30
 
-    /// The vault holding the item (unlocked).
-    public let vault: Vault
+    /// The store holding the item (unlocked).
+    public let store: any KeychainStore
     /// The item's service.
     public let service: String
     /// The item's account.
@@ -30,20 +30,20 @@ public final class OAuthSession {
     private let readClientSecret: @Sendable (String) throws(OAuthError) -> String
 
     /// - Parameters:
-    ///   - vault: an unlocked vault.
+    ///   - store: an unlocked store.
     ///   - service: the item's service.
     ///   - account: the item's account.
     ///   - transport: how to reach the token endpoint (a fake provider in tests).
     ///   - timeout: seconds to wait for the token endpoint.
     ///   - now: the clock.
     ///   - readClientSecret: reads the client secret from the stored file path.
-    public init(vault: Vault, service: String, account: String,
+    public init(store: any KeychainStore, service: String, account: String,
                 transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30,
                 now: @escaping @Sendable () -> Date = Date.init,
                 readClientSecret: @escaping @Sendable (String) throws(OAuthError) -> String = { path throws(OAuthError) in
                     try ClientAuthentication.readSecret(path: path)
                 }) {
-        self.vault = vault
+        self.store = store
         self.service = service
         self.account = account
         self.transport = transport
@@ -52,12 +52,21 @@ public final class OAuthSession {
         self.readClientSecret = readClientSecret
     }
 
+    /// A session over an unlocked vault (wrapped in a ``VaultStore``).
+    /// - Parameters: as ``init(store:service:account:transport:timeout:now:readClientSecret:)``.
+    public convenience init(vault: Vault, service: String, account: String,
+                            transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30,
+                            now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(store: VaultStore(vault: vault), service: service, account: account,
+                  transport: transport, timeout: timeout, now: now)
+    }
+
     /// The stored token set.
     /// - Throws: `.keychain(.itemNotFound)` when there is no such item;
     ///   `.oauth(.storedItem)` when it is not an `oauth` item or cannot be read.
     public func load() throws(OAuthSessionError) -> OAuthTokenSet {
         let item: Item
-        do { item = try vault.item(service: service, account: account) } catch { throw .keychain(error) }
+        do { item = try store.item(ItemKey(service: service, account: account)) } catch { throw .keychain(error) }
         return try OAuthSession.tokenSet(of: item)
     }
 
@@ -99,7 +108,7 @@ public final class OAuthSession {
     @discardableResult
     public func refresh(force: Bool) throws(OAuthSessionError) -> OAuthTokenSet {
         do {
-            return try vault.withExclusiveLock { () throws -> OAuthTokenSet in
+            return try store.withExclusiveLock { () throws -> OAuthTokenSet in
                 try refreshHoldingLock(force: force)
             }
         } catch let error as OAuthSessionError {
@@ -148,7 +157,7 @@ public final class OAuthSession {
         var bytes = set.encoded()
         defer { bytes.wipe() }
         do {
-            try vault.update(matching: .key(service: service, account: account),
+            _ = try store.update(matching: .key(service: service, account: account),
                              with: ItemChanges(kind: .oauth, secret: SecretBytes(bytes)))
         } catch {
             throw .keychain(error)
@@ -165,20 +174,20 @@ public final class OAuthSession {
     /// - Throws: `.keychain(.duplicateItem)` when an item of another kind has
     ///   this service and account (it is not overwritten); other store errors.
     @discardableResult
-    public static func store(_ set: OAuthTokenSet, in vault: Vault, service: String, account: String,
+    public static func store(_ set: OAuthTokenSet, in store: any KeychainStore, service: String, account: String,
                              label: String? = nil) throws(OAuthSessionError) -> Vault.SaveOutcome {
         var bytes = set.encoded()
         defer { bytes.wipe() }
         let secret = SecretBytes(bytes)
         do {
-            return try vault.withExclusiveLock { () throws -> Vault.SaveOutcome in
-                if let existing = try? vault.items(matching: .key(service: service, account: account), limit: .one).first,
+            return try store.withExclusiveLock { () throws -> Vault.SaveOutcome in
+                if let existing = try? store.items(matching: .key(service: service, account: account), withSecrets: false).first,
                    existing.kind != .oauth {
                     throw KeychainError.duplicateItem("\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
                 }
                 var changes = ItemChanges(kind: .oauth)
                 if let label { changes.label = .some(label) }
-                return try vault.save(service: service, account: account, secret: secret, attributes: changes)
+                return try store.save(service: service, account: account, secret: secret, attributes: changes)
             }
         } catch let error as KeychainError {
             throw .keychain(error)

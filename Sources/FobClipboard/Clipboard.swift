@@ -1,5 +1,6 @@
 import Foundation
 import FobStore
+import FobSystem
 
 /// Why a clipboard operation failed. Messages name the helper and never
 /// contain the copied value.
@@ -113,7 +114,7 @@ public enum ClipboardFactory {
     ///   - hasTerminal: whether a terminal is attached (for OSC 52).
     public static func autoMode(environment: [String: String], hasTerminal: Bool) -> ClipboardMode {
         func set(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
-        func installed(_ tool: String) -> Bool { HelperProcess.find(tool, environment: environment) != nil }
+        func installed(_ tool: String) -> Bool { ExecutableLookup.find(tool, environment: environment) != nil }
         if set("WAYLAND_DISPLAY"), installed("wl-copy") { return .wlCopy }
         if set("DISPLAY") {
             if installed("xclip") { return .xclip }

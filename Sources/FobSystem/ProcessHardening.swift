@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import CSodium
+import CLinux
 
 /// Process-wide protections for a program that handles secrets.
 public enum ProcessHardening {

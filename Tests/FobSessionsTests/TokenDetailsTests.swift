@@ -4,10 +4,11 @@ import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import FobSessions
 
 @Suite struct TokenDetailsTests {
     @Test func tokenItemsShowTheJWTExpiry() throws {
-        let item = Item(service: "s", account: "a", kind: .token, secret: .text(JWTTests.issueToken))
+        let item = Item(service: "s", account: "a", kind: .token, secret: .text(issueToken))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 1_459_872_074))
         #expect(details.jwt?.claims["sub"] as? String == "dev@example.com")

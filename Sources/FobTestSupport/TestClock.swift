@@ -1,26 +1,8 @@
 import Foundation
-
-/// The source of the current time for the view models: idle lock, clipboard
-/// auto-clear, token expiry and refresh polling all read it, so tests can
-/// drive time without sleeping.
-///
-/// This protocol shadows the standard library's `Clock` inside code that
-/// imports FobViewModels; write `FobViewModels.Clock` where both are meant.
-public protocol Clock: AnyObject, Sendable {
-    /// The current time.
-    var now: Date { get }
-}
-
-/// The system's wall clock (`Date()`).
-public final class LiveClock: Clock {
-    /// Creates the wall clock.
-    public init() {}
-    /// The current system time.
-    public var now: Date { Date() }
-}
+import FobSystem
 
 /// A clock that moves only when told to, for tests.
-public final class TestClock: Clock, @unchecked Sendable {
+public final class TestClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
 
@@ -37,6 +19,12 @@ public final class TestClock: Clock, @unchecked Sendable {
     public func advance(by seconds: TimeInterval) {
         lock.withLock { current = current.addingTimeInterval(seconds) }
     }
+
+    /// Moves the clock forward by `seconds`; see ``advance(by:)``.
+    public func advance(_ seconds: TimeInterval) { advance(by: seconds) }
+
+    /// A closure reading this clock, for code that takes `() -> Date`.
+    public var function: @Sendable () -> Date { { [self] in self.now } }
 
     /// Sets the clock to `date`.
     public func set(_ date: Date) {

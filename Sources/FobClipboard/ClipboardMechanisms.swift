@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import FobStore
+import FobSystem
 
 /// Runs clipboard helper programs: the secret goes to the child's stdin,
 /// never to argv or the environment.
@@ -13,17 +14,6 @@ enum HelperProcess {
     }
 
     private static let ignorePipeSignal: Void = { signal(SIGPIPE, SIG_IGN); return () }()
-
-    /// The path of `tool` on `PATH`, or `nil`.
-    static func find(_ tool: String, environment: [String: String]) -> String? {
-        if tool.contains("/") { return access(tool, X_OK) == 0 ? tool : nil }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for dir in path.split(separator: ":") where !dir.isEmpty {
-            let candidate = "\(dir)/\(tool)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
-    }
 
     /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
     ///
@@ -39,7 +29,7 @@ enum HelperProcess {
     static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
                     environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
-        guard let path = find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
+        guard let path = ExecutableLookup.find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
         let stdinPipe: (read: Int32, write: Int32), stdoutPipe: (read: Int32, write: Int32)
         do {
             stdinPipe = try ChildProcessSpawner.makePipe()
@@ -70,7 +60,7 @@ enum HelperProcess {
         if captureOutput { close(stdoutPipe.write) }
         let deadline = Date().addingTimeInterval(timeout)
         if let input {
-            _ = input.withUnsafeBytes { ChildProcessSpawner.writeAll($0, to: stdinPipe.write) }
+            _ = input.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: stdinPipe.write) }
         }
         close(stdinPipe.write)
         var output: [UInt8] = []
@@ -159,7 +149,7 @@ public struct WlCopyClipboard: Clipboard {
 
     /// Whether this wl-copy marks copies as sensitive (`--sensitive` in its help).
     public var marksAsPassword: Bool {
-        guard let path = HelperProcess.find("wl-copy", environment: environment) else { return false }
+        guard let path = ExecutableLookup.find("wl-copy", environment: environment) else { return false }
         return WlCopyClipboard.sensitiveSupport.withLock { cache in
             if let known = cache[path] { return known }
             var result = try? HelperProcess.run("wl-copy", ["--help"], captureOutput: true, environment: environment)
@@ -367,56 +357,4 @@ public struct NoClipboard: Clipboard {
     }
     public func holds(_ secret: SecretBytes) -> Bool? { false }
     public func clear() throws(ClipboardError) {}
-}
-
-/// A clipboard in memory for tests: records every call, can fail, and lets a
-/// test put "the user's" text on it.
-public final class FakeClipboard: Clipboard, @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: [UInt8]?
-    private var log: [String] = []
-    private var failing: ClipboardError?
-    private let readable: Bool
-
-    /// - Parameter canReadBack: whether ``holds(_:)`` answers (false acts like OSC 52).
-    public init(canReadBack: Bool = true) { readable = canReadBack }
-
-    public var name: String { "fake" }
-    public var canReadBack: Bool { readable }
-
-    /// What the clipboard holds as text, or `nil` when empty.
-    public var contents: String? { lock.withLock { value.map { String(decoding: $0, as: UTF8.self) } } }
-    /// The calls made, in order: "copy", "holds", "clear".
-    public var calls: [String] { lock.withLock { log } }
-    /// Makes later copies and clears throw `error` (`nil` to stop).
-    public func fail(with error: ClipboardError?) { lock.withLock { failing = error } }
-    /// Puts text there as if the user copied it elsewhere.
-    public func userCopies(_ text: String) { lock.withLock { value = Array(text.utf8) } }
-
-    public func copy(_ secret: SecretBytes) throws(ClipboardError) {
-        let failure: ClipboardError? = lock.withLock {
-            log.append("copy")
-            if let failing { return failing }
-            value = secret.unsafeArray
-            return nil
-        }
-        if let failure { throw failure }
-    }
-    public func holds(_ secret: SecretBytes) -> Bool? {
-        lock.withLock {
-            log.append("holds")
-            guard readable else { return nil }
-            guard let value else { return false }
-            return SecretBytes(value) == secret
-        }
-    }
-    public func clear() throws(ClipboardError) {
-        let failure: ClipboardError? = lock.withLock {
-            log.append("clear")
-            if let failing { return failing }
-            value = nil
-            return nil
-        }
-        if let failure { throw failure }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import FobStore
+import FobSystem
 
 /// Runs clipboard work somewhere other than the input thread.
 public protocol BackgroundRunner: Sendable {
@@ -52,7 +53,7 @@ public final class ClipboardController: @unchecked Sendable {
     public let clipboard: any Clipboard
     /// Seconds before a copied value is cleared; 0 = never.
     public let clearAfter: TimeInterval
-    private let clock: any Clock
+    private let clock: any WallClock
     private let runner: any BackgroundRunner
     private let lock = NSLock()
     private var ours: SecretBytes?
@@ -64,7 +65,7 @@ public final class ClipboardController: @unchecked Sendable {
     ///   - clearAfter: seconds until the auto-clear (default 45; 0 = never).
     ///   - clock: time source for the deadline.
     ///   - runner: where helpers run (default a serial background queue).
-    public init(clipboard: any Clipboard, clearAfter: TimeInterval = 45, clock: any Clock = LiveClock(),
+    public init(clipboard: any Clipboard, clearAfter: TimeInterval = 45, clock: any WallClock = LiveClock(),
                 runner: any BackgroundRunner = SerialQueueRunner()) {
         self.clipboard = clipboard
         self.clearAfter = clearAfter

@@ -3,6 +3,7 @@ import FobStore
 import FobTestSupport
 import FobViewModels
 import Testing
+import FobClipboard
 
 /// The real mechanisms: xclip and xsel under a private Xvfb, and tmux in a
 /// private server. Time is a test clock; only the helpers really run.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import FobTestSupport
 import FobViewModels
+import FobSystem
 
 /// Runs `/bin/sh -c script` (through FobTestSupport's `runTool`, which
 /// starts it with ``ChildProcessSpawner``) with `input` on its stdin.

@@ -4,20 +4,21 @@ import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import FobSessions
 
 @Suite struct OAuthSessionTests {
     /// A vault with one `oauth` item `api`/`me` whose token expires `expiresIn` seconds from `clock.now`.
     struct Fixture {
         let vault: TestVault
         let provider = FakeProvider()
-        let clock = TestClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
 
         init(expiresIn: TimeInterval = 600, refreshToken: Bool = true, secretFile: String? = nil) throws {
             vault = try TestVault()
             let set = OAuthTokenSet(accessToken: "at-0", refreshToken: refreshToken ? provider.issueRefreshToken() : nil,
                                     idToken: "id-0", expiresAt: clock.now.addingTimeInterval(expiresIn), scope: "openid",
                                     tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecretFile: secretFile)
-            try OAuthSession.store(set, in: vault.vault, service: "api", account: "me")
+            try OAuthSession.store(set, in: VaultStore(vault: vault.vault), service: "api", account: "me")
         }
 
         func session(_ vault: Vault? = nil) -> OAuthSession {
@@ -173,7 +174,7 @@ import FobViewModels
         }
         // A login does not overwrite a password item.
         let set = OAuthTokenSet(accessToken: "a", expiresAt: Date(), tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
-        #expect(throws: OAuthSessionError.self) { try OAuthSession.store(set, in: t.vault, service: "api", account: "me") }
+        #expect(throws: OAuthSessionError.self) { try OAuthSession.store(set, in: VaultStore(vault: t.vault), service: "api", account: "me") }
         #expect(try t.vault.item(service: "api", account: "me").secret == .text("hunter2"))
         // An oauth secret that is not a token set is reported.
         try t.vault.add(Item(service: "api", account: "junk", kind: .oauth, secret: .text("not json")))
@@ -186,7 +187,7 @@ import FobViewModels
         let f = try Fixture()
         let set = OAuthTokenSet(accessToken: "new", expiresAt: f.clock.now.addingTimeInterval(100),
                                 tokenEndpoint: f.provider.tokenURL, clientID: "client-1")
-        #expect(try OAuthSession.store(set, in: f.vault.vault, service: "api", account: "me", label: "API") == .updated)
+        #expect(try OAuthSession.store(set, in: VaultStore(vault: f.vault.vault), service: "api", account: "me", label: "API") == .updated)
         #expect(try f.stored() == set)
         #expect(try f.vault.vault.item(service: "api", account: "me").label == "API")
     }

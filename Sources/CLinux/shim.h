@@ -1,0 +1,27 @@
+#ifndef FOB_CLINUX_SHIM_H
+#define FOB_CLINUX_SHIM_H
+// Linux calls that Swift cannot import as they are: variadic functions
+// (prctl) and GNU extensions the Glibc module leaves out (pipe2, accept4).
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+// GNU extensions, declared here rather than through _GNU_SOURCE, which
+// would make these headers differ from the Glibc module's copies.
+extern int pipe2(int fds[2], int flags);
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+// prctl is variadic, which Swift cannot call: one wrapper per use.
+static inline int fob_disable_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
+// A pipe whose ends are close-on-exec from the start (no window in which
+// another thread's child could inherit them).
+static inline int fob_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+// accept(2) with the new descriptor close-on-exec from the start.
+static inline int fob_accept_cloexec(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_CLOEXEC);
+}
+#endif

@@ -1,0 +1,139 @@
+import Foundation
+import FobStore
+
+/// What the view models need from the item store. ``VaultStore`` is the
+/// live implementation over `FobStore.Vault`; FobTestSupport's `InMemoryStore` is
+/// a fake for tests.
+///
+/// Instances are used from one thread (the UI's).
+public protocol KeychainStore: AnyObject {
+    /// Whether a vault exists to unlock (otherwise the create screen shows).
+    var vaultExists: Bool { get }
+    /// Whether the store holds no keys.
+    var isLocked: Bool { get }
+    /// Creates the vault, unlocked.
+    /// - Throws: `.param` for an empty or too long password; `.io` if it exists or cannot be written.
+    func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError)
+    /// Unlocks with the master password.
+    /// - Throws: `.authFailed` for a wrong password; `.noSuchKeychain`, `.decode`, `.io`.
+    func unlock(password: SecretBytes) throws(KeychainError)
+    /// Drops every key.
+    func lock()
+    /// Every item without secrets (any class and access group).
+    /// - Throws: `.interactionNotAllowed` when locked; `.decode`.
+    func allItems() throws(KeychainError) -> [Item]
+    /// The item with this key, with its secret.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`.
+    func item(_ key: ItemKey) throws(KeychainError) -> Item
+    /// Items matching `query`; `.itemNotFound` when none.
+    /// - Parameter withSecrets: whether to decrypt secrets.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`.
+    func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item]
+    /// Adds or updates the generic password with this service and account
+    /// (empty access group); `attributes` are set on either path.
+    /// - Returns: whether it was added or replaced.
+    /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome
+    /// Changes every item matching `query`, in one transaction.
+    /// - Returns: how many were changed.
+    /// - Throws: `.itemNotFound` when none; `.duplicateItem`, `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int
+    /// Runs `body` holding the store's exclusive lock across processes
+    /// (a refresh that must reach the provider only once).
+    /// - Throws: what `body` throws; `.io` when the lock cannot be taken.
+    func withExclusiveLock<R>(_ body: () throws -> R) throws -> R
+    /// Deletes every item matching `query`.
+    @discardableResult
+    /// - Returns: how many were deleted.
+    /// - Throws: `.itemNotFound` when none; `.interactionNotAllowed`, `.io`.
+    func delete(matching query: ItemQuery) throws(KeychainError) -> Int
+    /// A number that changes when another process commits a change (SQLite `PRAGMA data_version`).
+    /// - Throws: `.io`, `.decode`.
+    func dataVersion() throws(KeychainError) -> Int64
+}
+
+/// The live store: a `Vault` file, opened on first use.
+public final class VaultStore: KeychainStore {
+    /// The vault file.
+    public let url: URL
+    /// The open vault, once created or unlocked.
+    public private(set) var vault: Vault?
+    private let now: @Sendable () -> Date
+
+    /// A store for the vault at `url`; nothing is opened yet.
+    /// - Parameter now: the clock for item dates.
+    public init(url: URL, now: @escaping @Sendable () -> Date = Date.init) {
+        self.url = url
+        self.now = now
+    }
+
+    /// Wraps an already open vault.
+    public init(vault: Vault) {
+        self.url = vault.url
+        self.vault = vault
+        self.now = Date.init
+    }
+
+    public var vaultExists: Bool { vault != nil || Vault.exists(at: url) }
+    public var isLocked: Bool { vault?.isLocked ?? true }
+
+    public func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
+        vault = try Vault.create(at: url, password: password, kdf: kdf, now: now)
+    }
+
+    public func unlock(password: SecretBytes) throws(KeychainError) {
+        try opened().unlock(password: password)
+    }
+
+    public func lock() { vault?.lock() }
+
+    public func allItems() throws(KeychainError) -> [Item] {
+        try opened().allItems()
+    }
+
+    public func item(_ key: ItemKey) throws(KeychainError) -> Item {
+        try opened().items(matching: key.query, limit: .one, withSecrets: true)[0]
+    }
+
+    public func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
+        try opened().items(matching: query, withSecrets: withSecrets)
+    }
+
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+        try opened().save(service: service, account: account, secret: secret, attributes: attributes)
+    }
+
+    public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
+        try opened().update(matching: query, with: changes)
+    }
+
+    public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        try opened().withExclusiveLock(body)
+    }
+
+    @discardableResult
+    public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
+        try opened().delete(matching: query)
+    }
+
+    public func dataVersion() throws(KeychainError) -> Int64 {
+        guard let vault else { return 0 }
+        return try vault.dataVersion()
+    }
+
+    private func opened() throws(KeychainError) -> Vault {
+        if let vault { return vault }
+        let opened = try Vault(url: url, now: now)
+        vault = opened
+        return opened
+    }
+}
+
+extension KeychainStore {
+    /// Adds or updates the generic password with this service and account,
+    /// changing no other attribute; see ``save(service:account:secret:attributes:)``.
+    /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    public func save(service: String, account: String, secret: SecretBytes) throws(KeychainError) -> Vault.SaveOutcome {
+        try save(service: service, account: account, secret: secret, attributes: ItemChanges())
+    }
+}

@@ -1,0 +1,78 @@
+@preconcurrency import Glibc
+
+/// Reading and writing whole buffers on file descriptors, the one copy of
+/// the `EINTR` and short-write loops that pipes, terminals and sockets need.
+public enum FileDescriptorIO {
+    /// Writes all of `bytes` to `fd`, retrying after `EINTR` and short writes.
+    /// - Parameters:
+    ///   - bytes: what to write (a secret stays in the caller's buffer).
+    ///   - fd: a blocking descriptor, such as a pipe's write end or a terminal; not closed.
+    /// - Returns: `false` when a write fails (EPIPE once the reader has gone;
+    ///   SIGPIPE must then be ignored or it ends this process first).
+    @discardableResult
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+        guard var next = bytes.baseAddress else { return true }
+        var left = bytes.count
+        while left > 0 {
+            let n = write(fd, next, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if n == 0 { return false }
+            next += n
+            left -= n
+        }
+        return true
+    }
+
+    /// Writes all of `bytes` to `fd`; see ``writeAll(_:to:)-(UnsafeRawBufferPointer,_)``.
+    /// - Returns: `false` when a write fails.
+    @discardableResult
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { writeAll($0, to: fd) }
+    }
+
+    /// Reads once into `buffer`, retrying after `EINTR`.
+    /// - Returns: the number of bytes read (0 at end of file), or -1 with
+    ///   `errno` set (never EINTR).
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.read(fd, base, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
+    /// Waits for `pid` to end, retrying after `EINTR`.
+    /// - Returns: the `waitpid` status word, or `nil` when `waitpid` fails
+    ///   (ECHILD: not our child, or already reaped).
+    public static func waitForExit(_ pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return nil }
+        }
+        return status
+    }
+}
+
+/// Finding programs the way a shell does.
+public enum ExecutableLookup {
+    /// The path of `tool`: itself when it contains a `/` and is executable,
+    /// else the first executable `DIR/tool` for DIR in `PATH`.
+    /// - Parameters:
+    ///   - tool: a program name such as `xclip`, or a path.
+    ///   - environment: where `PATH` is read (default search path
+    ///     `/usr/local/bin:/usr/bin:/bin` when unset).
+    /// - Returns: the path, or `nil` when none is found.
+    public static func find(_ tool: String, environment: [String: String]) -> String? {
+        if tool.contains("/") { return access(tool, X_OK) == 0 ? tool : nil }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") where !dir.isEmpty {
+            let candidate = "\(dir)/\(tool)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import FobSessions
+import FobStore
+
+/// A store in memory for tests: a password, items, a data version you can
+/// bump to simulate another process, and injectable failures.
+public final class InMemoryStore: KeychainStore {
+    /// The master password (`nil`: no vault yet).
+    public private(set) var password: SecretBytes?
+    /// The KDF parameters given to ``create(password:kdf:)``.
+    public private(set) var createdKDF: KDFParameters?
+    /// The stored items, with secrets.
+    public private(set) var storedItems: [ItemKey: Item] = [:]
+    /// Whether the fake is locked (it starts locked).
+    public private(set) var isLocked = true
+    /// The value ``dataVersion()`` returns.
+    public var version: Int64 = 1
+    /// Deletes of these keys fail with `.io`.
+    public var failingDeletes: Set<ItemKey> = []
+    /// When set, every operation but lock throws this.
+    public var failure: KeychainError?
+    /// How many times each operation ran, by name ("unlock", "allItems", …).
+    public private(set) var calls: [String: Int] = [:]
+    /// The clock for item dates.
+    public var now: () -> Date
+
+    /// An empty store; with `password`, a vault exists (locked).
+    public init(password: String? = nil, now: @escaping () -> Date = Date.init) {
+        self.password = password.map { SecretBytes(utf8: $0) }
+        self.now = now
+    }
+
+    public var vaultExists: Bool { password != nil }
+
+    /// Puts an item in place as another process would (bumps ``version``).
+    public func externalPut(_ item: Item) {
+        storedItems[ItemKey(item)] = item
+        version += 1
+    }
+
+    /// Removes an item as another process would (bumps ``version``).
+    public func externalRemove(_ key: ItemKey) {
+        storedItems[key] = nil
+        version += 1
+    }
+
+    private func record(_ name: String) throws(KeychainError) {
+        calls[name, default: 0] += 1
+        if let failure { throw failure }
+    }
+
+    private func requireUnlocked() throws(KeychainError) {
+        if isLocked { throw .interactionNotAllowed("the vault is locked") }
+    }
+
+    public func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
+        try record("create")
+        guard self.password == nil else { throw .io("a file already exists") }
+        guard password.count > 0 else { throw .param("the master password is empty") }
+        self.password = password
+        createdKDF = kdf
+        isLocked = false
+    }
+
+    public func unlock(password: SecretBytes) throws(KeychainError) {
+        try record("unlock")
+        guard let stored = self.password else { throw .noSuchKeychain("memory") }
+        guard stored == password else { throw .authFailed }
+        isLocked = false
+    }
+
+    public func lock() {
+        calls["lock", default: 0] += 1
+        isLocked = true
+    }
+
+    public func allItems() throws(KeychainError) -> [Item] {
+        try record("allItems")
+        try requireUnlocked()
+        return storedItems.values.map { item in
+            var copy = item
+            copy.secret = nil
+            return copy
+        }.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+    }
+
+    public func item(_ key: ItemKey) throws(KeychainError) -> Item {
+        try record("item")
+        try requireUnlocked()
+        guard let item = storedItems[key] else { throw .itemNotFound("service \"\(key.service)\", account \"\(key.account)\"") }
+        return item
+    }
+
+    public func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
+        try record("items")
+        try requireUnlocked()
+        let found = storedItems.values.filter { query.matches($0) }.map { item -> Item in
+            var copy = item
+            if !withSecrets { copy.secret = nil }
+            return copy
+        }.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+        guard !found.isEmpty else { throw .itemNotFound("service \"\(query.service ?? "")\"") }
+        return found
+    }
+
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+        try record("save")
+        try requireUnlocked()
+        let key = ItemKey(service: service, account: account)
+        let stamp = now()
+        var changes = attributes
+        changes.secret = secret
+        if var existing = storedItems[key] {
+            changes.apply(to: &existing, now: stamp)
+            storedItems[key] = existing
+            return .updated
+        }
+        var item = Item(service: service, account: account, created: stamp, modified: stamp, secret: secret)
+        changes.apply(to: &item, now: stamp)
+        storedItems[key] = item
+        return .added
+    }
+
+    public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
+        try record("update")
+        try requireUnlocked()
+        let found = try items(matching: query, withSecrets: true)
+        for var item in found {
+            storedItems[ItemKey(item)] = nil
+            changes.apply(to: &item, now: now())
+            storedItems[ItemKey(item)] = item
+        }
+        return found.count
+    }
+
+    public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        try body()
+    }
+
+    @discardableResult
+    public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
+        try record("delete")
+        try requireUnlocked()
+        let found = try items(matching: query, withSecrets: false)
+        for item in found where failingDeletes.contains(ItemKey(item)) {
+            throw .io("cannot delete \(item.displayName)")
+        }
+        for item in found { storedItems[ItemKey(item)] = nil }
+        return found.count
+    }
+
+    public func dataVersion() throws(KeychainError) -> Int64 {
+        try record("dataVersion")
+        return version
+    }
+}
