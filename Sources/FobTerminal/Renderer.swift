@@ -1,7 +1,6 @@
 import Foundation
 import FobStore
 import FobViewModels
-import FobSessions
 
 /// Draws the app's state into a ``Canvas``: the create-vault, unlock and
 /// main screens, confirmation dialogs and the help overlay, a header and a

@@ -1,10 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
-import FobStore
 import FobViewModels
-import FobSessions
-import FobClipboard
-import FobSystem
 
 /// The terminal UI: `fob` with no command.
 ///
@@ -17,69 +13,32 @@ public enum TerminalApp {
     /// How long one poll waits for input, in milliseconds: the tick period.
     public static let tickMilliseconds: Int32 = 200
 
-    /// What `fob` passes in from its global options.
-    public struct Options: Sendable {
-        /// The vault file (created through the UI when missing).
-        public var vault: URL
-        /// Idle seconds before locking; 0 = never.
-        public var lockAfter: TimeInterval
-        /// Seconds before the clipboard is cleared; 0 = never.
-        public var clearAfter: TimeInterval
-        /// The clipboard mechanism.
-        public var clipboard: ClipboardMode
-        /// The process environment (`NO_COLOR`, `TERM`, clipboard helpers).
-        public var environment: [String: String]
-
-        /// - Parameters:
-        ///   - vault: the vault file.
-        ///   - lockAfter: idle lock in seconds (default 300; 0 = never).
-        ///   - clearAfter: clipboard auto-clear in seconds (default 45; 0 = never).
-        ///   - clipboard: the clipboard mechanism (default `auto`).
-        ///   - environment: the environment (default: this process's).
-        public init(vault: URL, lockAfter: TimeInterval = 300, clearAfter: TimeInterval = 45,
-                    clipboard: ClipboardMode = .auto,
-                    environment: [String: String] = ProcessInfo.processInfo.environment) {
-            self.vault = vault
-            self.lockAfter = lockAfter
-            self.clearAfter = clearAfter
-            self.clipboard = clipboard
-            self.environment = environment
-        }
-    }
-
-    /// Runs the UI until `q`, a signal or the terminal going away.
-    /// - Parameter options: vault, timers and clipboard.
+    /// Runs the UI over `app` until `q`, a signal or the terminal going
+    /// away, then shuts the model down (clipboard cleared if it still holds
+    /// a copied value). The caller builds the model (FobCLI is where the live
+    /// store, clipboard and clock are put together); this only draws it and
+    /// feeds it keys.
+    /// - Parameters:
+    ///   - app: the model, on its first screen.
+    ///   - vaultDescription: the vault's path as shown in the title (`~` for home).
+    ///   - environment: the environment (`NO_COLOR`, `TERM`).
     /// - Returns: the exit status: 0 after `q`; 128 + the signal number after
     ///   SIGINT (130), SIGTERM (143) or SIGHUP (129); 36 without a terminal;
     ///   1 when the terminal cannot be set up. Errors are printed to stderr.
-    public static func run(_ options: Options) -> Int32 {
+    public static func run(_ app: AppModel, vaultDescription: String, environment: [String: String]) -> Int32 {
         let screen: TerminalScreen
         do {
-            screen = try TerminalScreen(environment: options.environment)
+            screen = try TerminalScreen(environment: environment)
         } catch {
             FileHandle.standardError.write(Data("fob: \(error)\n".utf8))
+            app.shutdown()
             return error == .notATerminal ? 36 : 1
         }
-        let clock = LiveClock()
-        let clipboard = ClipboardController(
-            clipboard: ClipboardFactory.make(mode: options.clipboard, environment: options.environment),
-            clearAfter: options.clearAfter, clock: clock)
-        let store = VaultStore(url: options.vault)
-        let app = AppModel(store: store, clipboard: clipboard, clock: clock, lockAfter: options.lockAfter)
-        var loop = Loop(app: app, screen: screen, renderer: Renderer(vaultDescription: displayPath(options.vault, environment: options.environment)))
+        var loop = Loop(app: app, screen: screen, renderer: Renderer(vaultDescription: vaultDescription))
         let status = loop.run()
         screen.close()
         app.shutdown()
         return status
-    }
-
-    /// `path` with the home directory shown as `~`.
-    static func displayPath(_ url: URL, environment: [String: String]) -> String {
-        let path = url.path
-        if let home = environment["HOME"], !home.isEmpty, path.hasPrefix(home + "/") {
-            return "~" + path.dropFirst(home.count)
-        }
-        return path
     }
 
     /// The input loop over one screen and one model.

@@ -1,10 +1,17 @@
 import Foundation
+import FobClipboard
+import FobSessions
+import FobSystem
 import FobTerminal
 import FobViewModels
 
 /// `fob` without a command: the terminal UI on the vault of `--vault`
 /// (a create-vault screen when it does not exist yet), with `--lock-after`,
 /// `--clear-after` and `--clipboard`.
+///
+/// This is where the terminal UI's live parts are put together: the wall
+/// clock, the clipboard mechanism with its clearing controller, the vault
+/// store and the app model; FobTerminal only draws the model.
 enum TerminalUICommand: FobCommand {
     static let name = ""
     static let summary = "start the terminal UI"
@@ -13,12 +20,23 @@ enum TerminalUICommand: FobCommand {
     ///   SIGHUP; 36 without a terminal; 1 when the terminal cannot be set up.
     static func run(_ invocation: Invocation) throws -> Int32 {
         let globals = invocation.globals
-        let options = TerminalApp.Options(
-            vault: globals.vaultURL,
-            lockAfter: TimeInterval(globals.lockAfter),
-            clearAfter: TimeInterval(globals.clearAfter),
-            clipboard: globals.clipboard,
-            environment: invocation.context.environment)
-        return TerminalApp.run(options)
+        let environment = invocation.context.environment
+        let clock = LiveClock()
+        let clipboard = ClipboardController(
+            clipboard: ClipboardFactory.make(mode: globals.clipboard, environment: environment),
+            clearAfter: TimeInterval(globals.clearAfter), clock: clock)
+        let app = AppModel(store: VaultStore(url: globals.vaultURL), clipboard: clipboard, clock: clock,
+                           lockAfter: TimeInterval(globals.lockAfter))
+        return TerminalApp.run(app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
+                               environment: environment)
+    }
+
+    /// `url`'s path with the home directory shown as `~`.
+    static func displayPath(_ url: URL, environment: [String: String]) -> String {
+        let path = url.path
+        if let home = environment["HOME"], !home.isEmpty, path.hasPrefix(home + "/") {
+            return "~" + path.dropFirst(home.count)
+        }
+        return path
     }
 }
