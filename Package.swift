@@ -27,8 +27,8 @@ let package = Package(
         // Each module imports only modules below it; scripts/check-layers enforces
         // the README's layer diagram against these declarations.
         .target(name: "FobSystem", dependencies: ["CLinux"]),
-        .target(name: "FobStore", dependencies: ["CSodium", "CSQLite"]),
-        .target(name: "FobTokens", dependencies: ["CSodium"]),
+        .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
+        .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium"]),
         .target(name: "FobSecurity", dependencies: ["FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
         .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),

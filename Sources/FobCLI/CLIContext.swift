@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import FobStore
+import FobSystem
 
 /// The process state a `fob` run sees: arguments, environment, the three
 /// standard streams, the controlling terminal and the KDF presets.
@@ -165,11 +166,7 @@ public final class FileDescriptorSink: ByteSink {
 
     /// Writes with `write(2)` until everything is written or an error other than `EINTR`.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        FileDescriptorIO.writeAll(bytes, to: fd)
     }
 }
 

@@ -200,7 +200,7 @@ public final class Invocation {
         if path == "-" {
             password = try input.readLine(maxBytes: Vault.maxPasswordBytes + 1)
         } else {
-            password = try InputReader.firstLine(ofFile: path, maxBytes: Vault.maxPasswordBytes + 1)
+            password = try PasswordFile.readFirstLine(path: path, maxBytes: Vault.maxPasswordBytes + 1)
         }
         guard password.count <= Vault.maxPasswordBytes else {
             throw KeychainError.param("the master password is longer than \(Vault.maxPasswordBytes) bytes")

@@ -74,18 +74,6 @@ final class InputReader {
         return InputReader.joined(parts)
     }
 
-    /// The first line of a file (see ``readLine(maxBytes:)``).
-    /// - Throws: `.io` naming the file when it cannot be opened or read.
-    static func firstLine(ofFile path: String, maxBytes: Int) throws(KeychainError) -> SecretBytes {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw .io("cannot read the password file \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let reader = InputReader(source: FileDescriptorSource(fd: fd, name: "the password file \(path)"))
-        return try reader.readLine(maxBytes: maxBytes)
-    }
-
     /// `secret` without one trailing `\n` or `\r\n`.
     static func droppingOneNewline(_ secret: SecretBytes) -> SecretBytes {
         let n = secret.count

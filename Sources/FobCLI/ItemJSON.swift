@@ -50,7 +50,7 @@ enum ItemJSON {
                     appendString(bytes, to: &out)
                 } else {
                     out += Array(",\"secretBase64\":\"".utf8)
-                    appendBase64(bytes, to: &out)
+                    secret.base64().withUnsafeBytes { out.append(contentsOf: $0) }
                     out.append(UInt8(ascii: "\""))
                 }
             }
@@ -76,22 +76,5 @@ enum ItemJSON {
             }
         }
         out.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends standard base64 with padding (RFC 4648 §4).
-    static func appendBase64(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var index = 0
-        while index < bytes.count {
-            let b0 = UInt32(bytes[index])
-            let b1 = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
-            let b2 = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
-            let triple = b0 << 16 | b1 << 8 | b2
-            out.append(alphabet[Int(triple >> 18 & 63)])
-            out.append(alphabet[Int(triple >> 12 & 63)])
-            out.append(index + 1 < bytes.count ? alphabet[Int(triple >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(index + 2 < bytes.count ? alphabet[Int(triple & 63)] : UInt8(ascii: "="))
-            index += 3
-        }
     }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FobStore
+import FobSystem
 
 /// Why a masked prompt gave no answer.
 public enum PromptError: Error, Equatable, Sendable {
@@ -194,11 +195,7 @@ public final class ControllingTerminal: SecretPrompter {
     }
 
     private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        FileDescriptorIO.writeAll(bytes, to: fd)
     }
 }
 

@@ -297,19 +297,9 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
     /// - Important: the result holds the base64 of the secret; wipe it after use.
     static func sequence(for payload: SecretBytes) -> [UInt8] {
         var out: [UInt8] = Array("\u{1B}]52;c;".utf8)
-        out.reserveCapacity(out.count + (payload.count + 2) / 3 * 4 + 1)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        payload.withUnsafeBytes { raw in
-            var i = 0
-            while i < raw.count {
-                let b0 = raw[i], b1 = i + 1 < raw.count ? raw[i + 1] : 0, b2 = i + 2 < raw.count ? raw[i + 2] : 0
-                out.append(alphabet[Int(b0 >> 2)])
-                out.append(alphabet[Int((b0 & 0x03) << 4 | b1 >> 4)])
-                out.append(i + 1 < raw.count ? alphabet[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
-                out.append(i + 2 < raw.count ? alphabet[Int(b2 & 0x3F)] : UInt8(ascii: "="))
-                i += 3
-            }
-        }
+        let encoded = payload.base64()
+        out.reserveCapacity(out.count + encoded.count + 1)
+        encoded.withUnsafeBytes { out.append(contentsOf: $0) }
         out.append(0x07)
         return out
     }
@@ -328,15 +318,7 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
         }
         defer { if opened { close(fd) } }
         let failure: String? = lock.withLock {
-            bytes.withUnsafeBytes { raw -> String? in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 { if errno == EINTR { continue }; return String(cString: strerror(errno)) }
-                    offset += n
-                }
-                return nil
-            }
+            FileDescriptorIO.writeAll(bytes, to: fd) ? nil : String(cString: strerror(errno))
         }
         if let failure { throw .terminal(failure) }
     }

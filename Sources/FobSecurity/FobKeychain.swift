@@ -104,29 +104,16 @@ public enum FobKeychain {
         }
     }
 
-    /// The first line of a file, without its `\n` (or `\r\n`), read into protected memory.
+    /// The first line of the password file (``PasswordFile``).
+    /// - Throws: `errSecInteractionNotAllowed` when it cannot be read (the
+    ///   library cannot ask instead); `errSecParam` when the line is too long.
     static func readFirstLine(of path: String) throws(SecItemFailure) -> SecretBytes {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SecItemFailure(errSecInteractionNotAllowed, "cannot read the password file \(path): \(String(cString: strerror(errno)))")
+        do {
+            return try PasswordFile.readFirstLine(path: path)
+        } catch .io(let reason) {
+            throw SecItemFailure(errSecInteractionNotAllowed, reason)
+        } catch {
+            throw SecItemFailure(error)
         }
-        defer { close(fd) }
-        let limit = Vault.maxPasswordBytes + 2
-        var buffer = [UInt8](repeating: 0, count: limit + 1)
-        defer { buffer.wipe() }
-        var filled = 0
-        while filled < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SecItemFailure(errSecInteractionNotAllowed, "cannot read the password file \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            filled += n
-            if buffer[..<filled].contains(UInt8(ascii: "\n")) { break }
-        }
-        var end = buffer[..<filled].firstIndex(of: UInt8(ascii: "\n")) ?? filled
-        if end > 0, end < filled, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        return SecretBytes(buffer[..<end])
     }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 @preconcurrency import CNcurses
+import FobSystem
 
 /// The ncurses screen: set up in `init`, put back by `close()` (also on
 /// signals, crashes and `exit`), with one polling input loop step in
@@ -183,15 +184,7 @@ final class TerminalScreen {
 
     private func writeAll(_ bytes: [UInt8]) {
         _ = fflush(stdout)
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-        }
+        FileDescriptorIO.writeAll(bytes, to: 1)
     }
 
     /// What a crash handler writes: bracketed paste off, attributes reset,

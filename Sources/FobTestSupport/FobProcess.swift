@@ -190,11 +190,7 @@ public final class TerminalSession: @unchecked Sendable {
 
     /// Types `bytes` (keys: `[0x7F]` is Backspace, `[0x15]` Ctrl-U, `[0x03]` Ctrl-C, `[0x0D]` Enter).
     public func send(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(master, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        FileDescriptorIO.writeAll(bytes, to: master)
     }
 
     /// Types the UTF-8 bytes of `text`.

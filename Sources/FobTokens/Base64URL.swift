@@ -1,28 +1,18 @@
+import CSodium
+
 /// Base64url (RFC 4648 §5): the URL- and filename-safe alphabet with `-`
 /// and `_`, as JWS (RFC 7515 §2) and PKCE (RFC 7636 Appendix A) use it.
+/// Encoding and decoding are libsodium's (`sodium_bin2base64`,
+/// `sodium_base642bin`, the URL-safe variant without padding).
 public enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    private static let values: [Int8] = {
-        var table = [Int8](repeating: -1, count: 256)
-        for (i, c) in alphabet.enumerated() { table[Int(c)] = Int8(i) }
-        return table
-    }()
-
     /// Encodes `bytes` without `=` padding (RFC 7515 §2, RFC 7636 §4.2).
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var iterator = bytes.makeIterator()
-        while let b0 = iterator.next() {
-            let b1 = iterator.next()
-            let b2 = iterator.next()
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
-            if let b1 { out.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)]) }
-            if let b2 { out.append(alphabet[Int(b2 & 0x3F)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        LibSodium.ensureInitialised()
+        let input = Array(bytes)
+        let length = sodium_base64_encoded_len(input.count, sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+        var out = [CChar](repeating: 0, count: length)
+        _ = sodium_bin2base64(&out, length, input, input.count, sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+        return String(decoding: out.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Decodes base64url text with or without trailing `=` padding.
@@ -33,6 +23,7 @@ public enum Base64URL {
     /// - Parameter text: the encoded text.
     /// - Returns: the bytes, or `nil` when `text` is not valid base64url.
     public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+        LibSodium.ensureInitialised()
         var chars = Array(text.utf8)
         var padding = 0
         while chars.last == UInt8(ascii: "=") {
@@ -42,22 +33,16 @@ public enum Base64URL {
         let remainder = chars.count % 4
         if remainder == 1 { return nil }
         if padding > 0 && (remainder == 0 || padding != 4 - remainder) { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in chars {
-            let v = values[Int(c)]
-            if v < 0 { return nil }
-            accumulator = accumulator << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        var out = [UInt8](repeating: 0, count: chars.count * 3 / 4 + 1)
+        var written = 0
+        let rc = chars.withUnsafeBufferPointer { input in
+            input.withMemoryRebound(to: CChar.self) { text in
+                sodium_base642bin(&out, out.count, text.baseAddress, text.count, nil, &written, nil,
+                                  sodium_base64_VARIANT_URLSAFE_NO_PADDING)
             }
         }
-        // Leftover bits (2 or 4) must be zero in a canonical encoding.
-        if bits > 0 && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
-        return out
+        // With no end pointer, libsodium refuses any character outside the alphabet.
+        guard rc == 0 else { return nil }
+        return Array(out.prefix(written))
     }
 }

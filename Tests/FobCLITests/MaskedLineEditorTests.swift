@@ -105,8 +105,7 @@ private let erase = MaskedLineEditor.erase
     @Test func base64MatchesFoundation() {
         for length in 0..<40 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) }
-            var out: [UInt8] = []
-            bytes.withUnsafeBytes { ItemJSON.appendBase64($0, to: &out) }
+            let out = SecretBytes(bytes).base64().unsafeArray
             #expect(String(decoding: out, as: UTF8.self) == Data(bytes).base64EncodedString())
         }
     }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import FobStore
+import FobSystem
 import FobTokens
 import FobViewModels
 import FobSessions
@@ -288,17 +289,13 @@ enum OAuthCommand: FobCommand {
         !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
     }
 
-    /// Runs `xdg-open URL` in the background, output discarded; does nothing when it is not installed.
+    /// Starts `xdg-open URL` in its own session, streams on /dev/null, and
+    /// does not wait for it; does nothing when it is not installed. The URL
+    /// holds the `state` and the PKCE challenge, never a secret.
     private static func launchBrowser(_ url: URL, environment: [String: String]) {
-        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/xdg-open" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [url.absoluteString]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
+        guard let path = ExecutableLookup.find("xdg-open", environment: environment) else { return }
+        _ = try? ChildProcessSpawner.spawn(executable: path, arguments: [url.absoluteString], environment: environment,
+                                           standardInput: .null, standardOutput: .null, standardError: .null,
+                                           newSession: true)
     }
 }
