@@ -42,7 +42,7 @@ let package = Package(
 
         // Every fake and fixture shared by the test targets: temporary vaults,
         // in-memory store and clipboard, test clock, child processes, tmux.
-        .target(name: "FobTestSupport", dependencies: ["FobStore", "FobSessions", "FobClipboard", "FobSystem", "FobTokens"]),
+        .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
@@ -52,7 +52,8 @@ let package = Package(
         .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobStore", "FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobSessions", "FobClipboard", "FobStore",
                                                                "FobTokens", "FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobStore", "CNcurses", "FobTestSupport"]),
+        .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
+                                                             "FobTestSupport"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",

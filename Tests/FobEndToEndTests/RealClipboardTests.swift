@@ -1,7 +1,6 @@
 import Foundation
 import FobStore
 import FobTestSupport
-import FobViewModels
 import Testing
 import FobClipboard
 

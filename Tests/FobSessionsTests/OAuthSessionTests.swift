@@ -3,7 +3,6 @@ import Testing
 import FobStore
 import FobTestSupport
 import FobTokens
-import FobViewModels
 import FobSessions
 
 @Suite struct OAuthSessionTests {

@@ -2,7 +2,6 @@
 import Foundation
 import Testing
 import FobTestSupport
-import FobViewModels
 import FobSystem
 
 /// Runs `/bin/sh -c script` (through FobTestSupport's `runTool`, which
