@@ -136,9 +136,9 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
         try #require(utf8Locale)
         let app = makeApp()
         app.send(.showHelp)
-        let wLine = AppModel.helpLines.first { $0.key == "W" }!.action
+        let wLine = KeyBindings.helpLines.first { $0.key == "W" }!.action
         let wide = draw(app, rows: 40, columns: 160).text
-        for (_, action) in AppModel.helpLines { #expect(wide.contains(action), "cut: \(action)") }
+        for (_, action) in KeyBindings.helpLines { #expect(wide.contains(action), "cut: \(action)") }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
         let narrow = draw(app, rows: 40, columns: 60)
@@ -201,7 +201,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal retrieved"))
         app.send(.insert("x"))
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal typed"))
-        #expect(AppModel.helpLines.contains { $0.key == "Ctrl-R" && $0.action.contains("Retrieved Password") })
+        #expect(KeyBindings.helpLines.contains { $0.key == "Ctrl-R" && $0.action.contains("Retrieved Password") })
     }
 
     @Test func wrapKeepsWordsTogether() {
