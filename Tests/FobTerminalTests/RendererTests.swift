@@ -9,8 +9,8 @@ import FobClipboard
 
 private let utf8Locale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
 
-/// An app on an in-memory store with `items`, unlocked unless `locked`.
-private func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+/// An app on an in-memory store with `items`, unlocked unless `locked` (shared by this target's tests).
+func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
                      clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
     let store = InMemoryStore(password: vault ? "pw" : nil, now: { clock.now })
     for (service, account, secret) in items {
@@ -26,7 +26,7 @@ private func makeApp(items: [(String, String, String)] = [], locked: Bool = fals
     return app
 }
 
-private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
+func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     var renderer = Renderer(vaultDescription: "~/vault.db")
     return renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
 }
