@@ -78,6 +78,12 @@ public struct KeyBinding: Sendable {
         public let app: AppModel
         /// How many list rows one page is (PageUp/PageDown).
         public let pageRows: Int
+
+        /// What `app` shows, with pages of `pageRows` list rows.
+        public init(app: AppModel, pageRows: Int) {
+            self.app = app
+            self.pageRows = pageRows
+        }
     }
 
     /// A row's entry in the key legend (the bottom line).
@@ -254,7 +260,7 @@ public enum KeyBindings {
         switch key {
         case .character(let c): return .insert(String(c))
         case .paste(let text): return .insert(text)
-        default: return .insert("")
+        default: return .insert("")   // not reached: `.text` rows match only characters and pastes
         }
     }
 

@@ -5,6 +5,7 @@ import FobViewModels
 /// The boxes drawn over the middle of the screen: the create-vault and
 /// unlock screens, the help overlay and confirmation dialogs.
 extension Renderer {
+    /// The create-vault box: both masked password fields, the KDF preset, the message.
     func drawCreate(_ canvas: inout Canvas, _ model: CreateVaultModel) {
         let box = dialogBox(&canvas, height: 10, width: 72, title: "Create a vault")
         let inner = box.width - 4
@@ -24,6 +25,7 @@ extension Renderer {
         }
     }
 
+    /// The unlock box: the masked master password and the message.
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
         let box = dialogBox(&canvas, height: 8, width: 72, title: "Unlock")
         let inner = box.width - 4
@@ -67,6 +69,7 @@ extension Renderer {
         }
     }
 
+    /// A confirmation dialog: its question wrapped, then the Yes and No buttons.
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)

@@ -4,6 +4,8 @@ import FobViewModels
 
 /// The main screen: the item list beside (or, when narrow, instead of) the Home form.
 extension Renderer {
+    /// The list and the form side by side from 76 columns; below that, the
+    /// one that has focus.
     mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
         let top = 1, height = canvas.rows - 2
         if canvas.columns >= 76 {
@@ -17,6 +19,8 @@ extension Renderer {
         }
     }
 
+    /// The item list: the filter line when in use, then rows scrolled to keep
+    /// the selection in view, with kind and expiry columns as width allows.
     mutating func drawList(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel,
                                    row: Int, column: Int, height: Int, width: Int) {
         let list = main.list
@@ -80,6 +84,8 @@ extension Renderer {
         }
     }
 
+    /// The Home form: fields, buttons, retrieved values and the Message line
+    /// coloured by its tone.
     func drawForm(_ canvas: inout Canvas, _ main: MainModel, row: Int, column: Int, height: Int, width: Int) {
         let form = main.form
         canvas.box(row: row, column: column, height: height, width: width, title: "Item")

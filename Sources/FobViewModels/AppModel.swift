@@ -92,12 +92,6 @@ public final class AppModel {
     /// The current time from the clock.
     public var now: Date { clock.now }
 
-    /// Seconds without input before the idle lock; 0 = never.
-    public var lockAfter: TimeInterval { idleLock.lockAfter }
-
-    /// When the last input arrived.
-    public var lastInput: Date { idleLock.lastInput }
-
     /// When the idle lock will fire if no input comes, or `nil` when it is off.
     public var idleLockDeadline: Date? { idleLock.deadline }
 

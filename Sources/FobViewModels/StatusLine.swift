@@ -39,7 +39,4 @@ public struct StatusLine: Sendable, Equatable {
     public static func warning(_ text: String) -> StatusLine { StatusLine(.warning, text) }
     /// An error.
     public static func error(_ text: String) -> StatusLine { StatusLine(.error, text) }
-
-    /// The same message with `suffix` appended to its text.
-    func appending(_ suffix: String) -> StatusLine { StatusLine(tone, text + suffix) }
 }

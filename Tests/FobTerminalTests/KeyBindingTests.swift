@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import Foundation
 import FobStore
 import FobTestSupport
@@ -118,18 +117,11 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
 
 /// The Message line is coloured by the message's tone, not by its words.
 @Suite struct MessageColourTests {
-    /// An unlocked app over a store and a clipboard the test holds.
+    /// An unlocked app with one item, and the store, clipboard and clock it uses.
     private func unlockedApp() -> (AppModel, InMemoryStore, FakeClipboard, TestClock) {
         let clock = TestClock()
-        let store = InMemoryStore(password: "pw", now: { clock.now })
-        store.externalPut(Item(service: "github.com", account: "ana", secret: SecretBytes(utf8: "s3cret")))
-        let clipboard = FakeClipboard()
-        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: clipboard, clearAfter: 45, clock: clock,
-                                                                        runner: InlineRunner()),
-                           clock: clock, lockAfter: 0)
-        app.send(.insert("pw"))
-        app.send(.submit)
-        return (app, store, clipboard, clock)
+        let made = makeTestApp(items: [("github.com", "ana", "s3cret")], clock: clock, lockAfter: 0)
+        return (made.app, made.store, made.clipboard, clock)
     }
 
     /// The role of the first cell of `text` on the canvas.
@@ -153,7 +145,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     }
 
     @Test func deletedElsewhereIsNotDrawnAsSuccess() throws {
-        try #require(setlocale(LC_CTYPE, "C.UTF-8") != nil)
+        try #require(unicodeLocale)
         let (app, store, _, clock) = unlockedApp()
         app.send(.openSelected)
         store.externalRemove(ItemKey(service: "github.com", account: "ana"))
@@ -164,7 +156,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     }
 
     @Test func clipboardLeftAloneIsNotDrawnAsAnError() throws {
-        try #require(setlocale(LC_CTYPE, "C.UTF-8") != nil)
+        try #require(unicodeLocale)
         let (app, _, clipboard, clock) = unlockedApp()
         app.send(.copySelected)
         #expect(role(of: "Copied to the clipboard", in: draw(app)) == .info)
@@ -176,7 +168,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     }
 
     @Test func failuresAreDrawnAsErrors() throws {
-        try #require(setlocale(LC_CTYPE, "C.UTF-8") != nil)
+        try #require(unicodeLocale)
         let (app, _, clipboard, _) = unlockedApp()
         clipboard.fail(with: .unavailable("none"))
         app.send(.copySelected)
@@ -184,7 +176,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     }
 
     @Test func theUnlockScreenColoursByToneToo() throws {
-        try #require(setlocale(LC_CTYPE, "C.UTF-8") != nil)
+        try #require(unicodeLocale)
         let (app, _, _, _) = unlockedApp()
         app.send(.lock)
         #expect(role(of: "Locked", in: draw(app)) == .info)
