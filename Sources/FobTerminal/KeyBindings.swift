@@ -157,6 +157,7 @@ public enum KeyBindings {
         KeyBinding([.character("q")], in: [.tooSmall], .quit),
     ]
 
+    /// The help overlay and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
         KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, _ in
             key == .character("q") ? .quit : .dismiss
@@ -165,6 +166,7 @@ public enum KeyBindings {
         KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
     ]
 
+    /// The create-vault and unlock screens (their text editing is in ``editing``).
     private static let setup: [KeyBinding] = [
         KeyBinding([.tab, .down], in: [.createVault], .focusNext, legend: "Tab next field"),
         KeyBinding([.backTab, .up], in: [.createVault], .focusPrevious),
@@ -180,6 +182,7 @@ public enum KeyBindings {
     /// The farthest a selection moves (Home and End in the list).
     private static let farthest = Int(Int32.max)
 
+    /// The item list; its rows carry the help overlay's lines.
     private static let list: [KeyBinding] = [
         KeyBinding([.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move",
                    help: KeyBinding.Help(position: 0, keys: "Up/Down, j/k", text: "move in the list")),
@@ -204,11 +207,13 @@ public enum KeyBindings {
                    help: KeyBinding.Help(position: 7, keys: "W",
                                          text: "logout: delete every token and OAuth item, then lock (asks first)")),
         KeyBinding([.tab], in: [.list], .focusNext, legend: "Tab form",
-                   help: KeyBinding.Help(position: 8, keys: "Tab, Shift-Tab", text: "move between the form's fields and buttons")),
+                   help: KeyBinding.Help(position: 8, keys: "Tab, Shift-Tab",
+                                         text: "move between the form's fields and buttons")),
         KeyBinding([.backTab], in: [.list], .focusPrevious),
         KeyBinding([.control("r")], in: [.list, .filter], .toggleReveal,
                    help: KeyBinding.Help(position: 9, keys: "Ctrl-R",
-                                         text: "reveal or hide the Retrieved Password; in the Password field while it holds text, that field instead")),
+                                         text: "reveal or hide the Retrieved Password; "
+                                             + "in the Password field while it holds text, that field instead")),
         KeyBinding([.escape], in: [.list], .cancel,
                    help: KeyBinding.Help(position: 10, keys: "Esc", text: "back to the list; close a dialog")),
         KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
@@ -217,6 +222,7 @@ public enum KeyBindings {
                    help: KeyBinding.Help(position: 12, keys: "q", text: "quit")),
     ]
 
+    /// The filter line (its other editing keys are in ``editing``).
     private static let filter: [KeyBinding] = [
         KeyBinding(.text, in: [.filter], legend: .text("type to filter")) { key, _ in insert(key) },
         KeyBinding([.enter], in: [.filter], .submit, legend: "Enter keep"),
@@ -227,6 +233,7 @@ public enum KeyBindings {
         KeyBinding([.backTab], in: [.filter], .focusPrevious),
     ]
 
+    /// The Home form's fields and buttons (the fields' editing keys are in ``editing``).
     private static let form: [KeyBinding] = [
         KeyBinding([.tab, .down], in: [.field], .focusNext, legend: "Tab/S-Tab move"),
         KeyBinding([.tab, .right, .down], in: [.button], .focusNext, legend: "Tab/S-Tab move"),
