@@ -171,7 +171,7 @@ public final class HomeFormModel {
     /// Whether the Retrieved Password shows its characters.
     public internal(set) var isRetrievedPasswordRevealed = false
     /// The Message line.
-    public internal(set) var message = ""
+    public internal(set) var message = StatusLine.empty
 
     init() {}
 
@@ -200,7 +200,7 @@ public final class HomeFormModel {
         userID.clear()
         password.clear()
         clearRetrieved()
-        message = ""
+        message = .empty
     }
 }
 

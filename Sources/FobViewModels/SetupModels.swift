@@ -16,7 +16,7 @@ public final class CreateVaultModel {
     /// The Argon2id preset for the new vault (default `moderate`).
     public internal(set) var kdfPreset: KDFParameters.Preset = .moderate
     /// The message line: empty, or why creating failed.
-    public internal(set) var message = ""
+    public internal(set) var message = StatusLine.empty
 
     /// "The password cannot be empty".
     public static let emptyMessage = "The password cannot be empty"
@@ -31,14 +31,14 @@ public final class CreateVaultModel {
     /// Checks the fields; on success returns the password (fields wiped).
     func validate() -> SecretBytes? {
         if newPassword.isEmpty {
-            message = CreateVaultModel.emptyMessage
+            message = .warning(CreateVaultModel.emptyMessage)
             focus = .newPassword
             return nil
         }
         let first = newPassword.secret()
         let second = confirmation.secret()
         guard first == second else {
-            message = CreateVaultModel.mismatchMessage
+            message = .warning(CreateVaultModel.mismatchMessage)
             confirmation.clear()
             focus = .confirm
             return nil
@@ -62,12 +62,12 @@ public final class UnlockModel {
     /// Wrong passwords entered since this screen appeared.
     public internal(set) var failedAttempts = 0
     /// The message line: why the vault is locked, or why unlocking failed.
-    public internal(set) var message: String
+    public internal(set) var message: StatusLine
 
     /// "Wrong master password".
     public static let wrongPasswordMessage = "Wrong master password"
 
-    init(message: String = "") { self.message = message }
+    init(message: StatusLine = .empty) { self.message = message }
 
     /// Wipes the field.
     func wipe() { password.clear() }

@@ -25,9 +25,8 @@ public enum CursorMove: Sendable, Equatable {
 /// A reference type on purpose: copies of the bytes would escape wiping.
 /// Use one instance from one thread.
 ///
-/// - Important: ``text`` and a revealed ``displayText`` return `String`
-///   copies that cannot be wiped; for a secure field, take the value with
-///   ``secret()``.
+/// - Important: ``text`` returns a `String` copy that cannot be wiped; for
+///   a secure field, take the value with ``secret()``.
 public final class TextFieldState {
     /// Whether the field holds a secret: shown masked unless revealed.
     public let isSecure: Bool
@@ -70,14 +69,6 @@ public final class TextFieldState {
     /// The contents as text.
     /// - Important: the `String` cannot be wiped; for secure fields use ``secret()``.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
-
-    /// What to draw: one ``maskCharacter`` per character for a secure field
-    /// that is not revealed, otherwise the text. The cursor column is the
-    /// display width of the first ``cursor`` characters of this string.
-    public var displayText: String {
-        if isSecure && !isRevealed { return String(repeating: TextFieldState.maskCharacter, count: count) }
-        return text
-    }
 
     /// A copy of the bytes in protected memory.
     public func secret() -> SecretBytes { SecretBytes(bytes) }
@@ -199,5 +190,23 @@ public final class TextFieldState {
 
     private func wipeStorage() {
         bytes.wipe()
+    }
+}
+
+extension TextFieldState {
+    /// Applies an editing action (typing, deleting, moving the cursor,
+    /// clearing, revealing) to this field.
+    /// - Returns: whether `action` was an editing action.
+    func apply(_ action: Action) -> Bool {
+        switch action {
+        case .insert(let text): insert(text)
+        case .deleteBackward: deleteBackward()
+        case .deleteForward: deleteForward()
+        case .moveCursor(let move): moveCursor(move)
+        case .clearField: clear()
+        case .toggleReveal: toggleReveal()
+        default: return false
+        }
+        return true
     }
 }

@@ -7,33 +7,44 @@ import FobViewModels
 @testable import FobTerminal
 import FobClipboard
 
-private let utf8Locale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
+/// Whether the tests can switch to a UTF-8 locale (needed to draw `•` and box lines).
+let unicodeLocale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
 
-/// An app on an in-memory store with `items`, unlocked unless `locked`.
-private func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
-                     clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
+/// An app on an in-memory store with `items`, unlocked unless `locked`,
+/// with the store and the fake clipboard it uses.
+func makeTestApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+                 clock: TestClock = TestClock(), lockAfter: TimeInterval = 300)
+    -> (app: AppModel, store: InMemoryStore, clipboard: FakeClipboard) {
     let store = InMemoryStore(password: vault ? "pw" : nil, now: { clock.now })
     for (service, account, secret) in items {
         store.externalPut(Item(service: service, account: account, secret: SecretBytes(utf8: secret)))
     }
-    let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock,
+    let clipboard = FakeClipboard()
+    let app = AppModel(store: store, clipboard: ClipboardController(clipboard: clipboard, clearAfter: 45, clock: clock,
                                                                     runner: InlineRunner()),
                        clock: clock, lockAfter: lockAfter)
     if vault && !locked {
         app.send(.insert("pw"))
         app.send(.submit)
     }
-    return app
+    return (app, store, clipboard)
 }
 
-private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
+/// An app on an in-memory store with `items`, unlocked unless `locked`.
+func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+             clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
+    makeTestApp(items: items, locked: locked, vault: vault, clock: clock, lockAfter: lockAfter).app
+}
+
+/// The app drawn on a 32 × 110 (or `rows` × `columns`) Unicode canvas.
+func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     var renderer = Renderer(vaultDescription: "~/vault.db")
     return renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
 }
 
 @Suite struct RendererTests {
     @Test func createScreenHasBothMaskedFields() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(vault: false)
         app.send(.insert("sekrit"))
         let text = draw(app).text
@@ -44,7 +55,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func unlockScreenMasksAndShowsNoItems() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s")], locked: true)
         app.send(.insert("åäö€"))
         let canvas = draw(app)
@@ -56,7 +67,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func mainScreenHasEveryLabelAndTheLegend() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s3cret"), ("密码", "🔑", "x")])
         let canvas = draw(app)
         for label in ["Service", "User ID", "Password", "[ Save ]", "[ Retrieve ]", "[ Delete ]",
@@ -68,7 +79,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func retrievedPasswordIsMaskedUntilRevealed() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s3cret")])
         app.send(.openSelected)
         var text = draw(app).text
@@ -81,7 +92,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func tooSmallAndBack() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s")])
         let small = draw(app, rows: 5, columns: 20)
         #expect(small.text.contains("Terminal too small"))
@@ -93,7 +104,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func everySizeDrawsWithinItsBounds() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: (0..<50).map { ("service-\($0)-密码-with-a-long-name", "user\($0)", "s") })
         app.send(.deleteSelected)
         for columns in stride(from: 1, through: 130, by: 7) {
@@ -106,7 +117,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func listScrollsToKeepTheSelectionInView() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: (0..<100).map { (String(format: "svc%03d", $0), "a", "s") })
         var renderer = Renderer(vaultDescription: "v")
         _ = renderer.render(app, rows: 20, columns: 100, glyphs: .unicodeSet)
@@ -118,7 +129,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func dialogAndHelpOverlays() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s")])
         app.send(.deleteSelected)
         var text = draw(app).text
@@ -133,12 +144,12 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func helpBoxFitsItsLongestLineAndWrapsOnNarrowScreens() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp()
         app.send(.showHelp)
-        let wLine = AppModel.helpLines.first { $0.key == "W" }!.action
+        let wLine = KeyBindings.helpLines.first { $0.key == "W" }!.action
         let wide = draw(app, rows: 40, columns: 160).text
-        for (_, action) in AppModel.helpLines { #expect(wide.contains(action), "cut: \(action)") }
+        for (_, action) in KeyBindings.helpLines { #expect(wide.contains(action), "cut: \(action)") }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
         let narrow = draw(app, rows: 40, columns: 60)
@@ -150,7 +161,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func messageWrapsOntoTheFollowingLines() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let app = makeApp()
         app.send(.focus(.service))
         app.send(.insert("nosuchservice.example"))
@@ -172,7 +183,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
     }
 
     @Test func expiryColumnShowsTheWholeText() throws {
-        try #require(utf8Locale)
+        try #require(unicodeLocale)
         let clock = TestClock()
         let store = InMemoryStore(password: "pw", now: { clock.now })
         // An unsigned JWT whose exp (RFC 7519 §4.1.4) is 10 years and 239 days ago.
@@ -201,7 +212,7 @@ private func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal retrieved"))
         app.send(.insert("x"))
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal typed"))
-        #expect(AppModel.helpLines.contains { $0.key == "Ctrl-R" && $0.action.contains("Retrieved Password") })
+        #expect(KeyBindings.helpLines.contains { $0.key == "Ctrl-R" && $0.action.contains("Retrieved Password") })
     }
 
     @Test func wrapKeepsWordsTogether() {

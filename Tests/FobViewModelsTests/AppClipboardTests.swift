@@ -54,6 +54,6 @@ import Testing
         app.send(.insert("pw"))
         app.send(.submit)
         app.send(.copySelected)
-        #expect(app.mainModel?.form.message.contains("no clipboard") == true)
+        #expect(app.mainModel?.form.message.text.contains("no clipboard") == true)
     }
 }

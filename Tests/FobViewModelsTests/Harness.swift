@@ -48,7 +48,7 @@ final class Harness {
     var main: MainModel { app.mainModel! }
     var form: HomeFormModel { main.form }
     var list: ItemListModel { main.list }
-    var message: String { form.message }
+    var message: String { form.message.text }
 
     /// Sends each action in order.
     func send(_ actions: Action...) { for a in actions { app.send(a) } }

@@ -155,7 +155,6 @@ import Testing
         let h = try Harness.unlocked()
         h.send(.showHelp)
         #expect(h.app.overlay == .help)
-        #expect(!AppModel.helpLines.isEmpty)
         h.send(.moveSelection(1))
         #expect(h.app.overlay == nil)
         h.send(.showHelp, .quit)

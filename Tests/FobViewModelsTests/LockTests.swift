@@ -30,7 +30,7 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
         h.clock.advance(by: 1)
         h.app.tick()
         expectLockedAndWiped(h, main: main)
-        #expect(h.app.unlockModel?.message == "Locked after 300 s without input")
+        #expect(h.app.unlockModel?.message.text == "Locked after 300 s without input")
     }
 
     @Test func fromTheList() throws { try idleLock { _ in } }
@@ -132,7 +132,7 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
         let main = h.main
         h.send(.copySelected, .openSelected, .toggleReveal, .lock)
         expectLockedAndWiped(h, main: main)
-        #expect(h.app.unlockModel?.message == "Locked")
+        #expect(h.app.unlockModel?.message.text == "Locked")
         #expect(h.clipboard.calls.last == "clear")
     }
 

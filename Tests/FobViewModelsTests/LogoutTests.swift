@@ -23,7 +23,7 @@ import FobSessions
         #expect(h.store.storedItems.keys.map(\.service).sorted() == ["mail", "notes"])
         #expect(h.clipboard.contents == nil)
         #expect(h.store.isLocked)
-        #expect(h.app.unlockModel?.message == "Logged out: deleted 3 token/OAuth items")
+        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 3 token/OAuth items")
         #expect(main.form.retrievedPassword == nil)
         #expect(main.list.rows.isEmpty)
     }
@@ -35,7 +35,7 @@ import FobSessions
         #expect(dialog.message == #"Delete 1 token/OAuth item of service "idp" (service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
         h.send(.confirm)
         #expect(h.store.storedItems.count == 4)
-        #expect(h.app.unlockModel?.message == "Logged out: deleted 1 token/OAuth item")
+        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 1 token/OAuth item")
     }
 
     @Test func confirmationNamesThreeItemsThenCountsTheRest() throws {
@@ -67,8 +67,8 @@ import FobSessions
         h.send(.copySelected)
         h.send(.logoutWipe(service: nil), .confirm)
         let main = try #require(h.app.mainModel)
-        #expect(main.form.message.hasPrefix("Logout failed: deleted 2 of 3; could not delete service \"api\", account \"t2\""))
-        #expect(!main.form.message.contains("Logged out"))
+        #expect(main.form.message.text.hasPrefix("Logout failed: deleted 2 of 3; could not delete service \"api\", account \"t2\""))
+        #expect(!main.form.message.text.contains("Logged out"))
         #expect(h.clipboard.contents == nil)
         #expect(h.store.storedItems.count == 3)
     }

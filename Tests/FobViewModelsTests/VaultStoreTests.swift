@@ -35,7 +35,7 @@ import FobClipboard
         a.send(.focusNext)
         a.send(.insert("pw"))
         a.send(.save)
-        #expect(main.form.message == "Saved (new item)")
+        #expect(main.form.message.text == "Saved (new item)")
         a.send(.retrieve)
         #expect(main.form.retrievedPassword == SecretBytes(utf8: "pw"))
         a.send(.lock)
@@ -56,7 +56,7 @@ import FobClipboard
         b.send(.insert("ana"))
         b.send(.delete)
         b.send(.confirm)
-        #expect(b.mainModel?.form.message == "Deleted")
+        #expect(b.mainModel?.form.message.text == "Deleted")
     }
 
     @Test func anotherConnectionsCommitAppearsOnTheNextTick() throws {
@@ -79,7 +79,7 @@ import FobClipboard
         // Logout over the real store.
         a.send(.logoutWipe(service: nil))
         a.send(.confirm)
-        #expect(a.unlockModel?.message == "Logged out: deleted 1 token/OAuth item")
+        #expect(a.unlockModel?.message.text == "Logged out: deleted 1 token/OAuth item")
         #expect(try test.vault.allItems().map(\.service) == ["web"])
     }
 
@@ -90,6 +90,6 @@ import FobClipboard
         let a = app(VaultStore(url: url), clock: TestClock())
         a.send(.insert("x"))
         a.send(.submit)
-        #expect(a.unlockModel?.message.contains("errSecDecode") == true)
+        #expect(a.unlockModel?.message.text.contains("errSecDecode") == true)
     }
 }

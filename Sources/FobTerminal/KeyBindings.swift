@@ -1,0 +1,302 @@
+import FobStore
+import FobViewModels
+
+/// Where a key binding applies: what the app shows, as far as keys go.
+public enum KeyContext: Sendable, Equatable, CaseIterable {
+    /// The terminal is below ``Renderer/minimumColumns`` × ``Renderer/minimumRows``.
+    case tooSmall
+    /// The help overlay.
+    case help
+    /// A confirmation dialog.
+    case confirm
+    /// The create-vault screen.
+    case createVault
+    /// The unlock screen.
+    case unlock
+    /// The item list has focus.
+    case list
+    /// The list's filter line has focus.
+    case filter
+    /// A form field (Service, User ID, Password) has focus.
+    case field
+    /// A form button (Save, Retrieve, Delete) has focus.
+    case button
+
+    /// The context for what `app` shows.
+    /// - Parameter fits: whether the terminal is big enough for the screens
+    ///   (``Renderer/fits(rows:columns:)``).
+    public init(_ app: AppModel, fits: Bool = true) {
+        guard fits else { self = .tooSmall; return }
+        if let overlay = app.overlay {
+            self = overlay == .help ? .help : .confirm
+            return
+        }
+        switch app.screen {
+        case .createVault: self = .createVault
+        case .unlock: self = .unlock
+        case .main(let main):
+            switch main.focus {
+            case .list: self = .list
+            case .filter: self = .filter
+            case .service, .userID, .password: self = .field
+            case .saveButton, .retrieveButton, .deleteButton: self = .button
+            }
+        }
+    }
+}
+
+/// One row of the key table: which keys, where, what they ask for, and how
+/// the legend and the help overlay describe them.
+public struct KeyBinding: Sendable {
+    /// The keys a row binds.
+    public enum Keys: Sendable {
+        /// Exactly these keys.
+        case these([Key])
+        /// Typed characters and pastes: the text goes into the focused field.
+        case text
+        /// Every key.
+        case any
+
+        /// Whether `key` is one of these keys.
+        func match(_ key: Key) -> Bool {
+            switch self {
+            case .these(let keys): return keys.contains(key)
+            case .text:
+                switch key {
+                case .character, .paste: return true
+                default: return false
+                }
+            case .any: return true
+            }
+        }
+    }
+
+    /// What the app shows when a key is pressed, for bindings whose action
+    /// or legend depends on it.
+    public struct Situation {
+        /// The root view model (read only).
+        public let app: AppModel
+        /// How many list rows one page is (PageUp/PageDown).
+        public let pageRows: Int
+
+        /// What `app` shows, with pages of `pageRows` list rows.
+        public init(app: AppModel, pageRows: Int) {
+            self.app = app
+            self.pageRows = pageRows
+        }
+    }
+
+    /// A row's entry in the key legend (the bottom line).
+    public enum Legend: Sendable {
+        /// Fixed text.
+        case text(String)
+        /// Text that depends on what the app shows.
+        case computed(@Sendable (AppModel) -> String)
+
+        /// The text for `app`.
+        func text(for app: AppModel) -> String {
+            switch self {
+            case .text(let text): return text
+            case .computed(let make): return make(app)
+            }
+        }
+    }
+
+    /// A row's line in the help overlay.
+    public struct Help: Sendable {
+        /// Where the line comes in the overlay (lowest first).
+        public let position: Int
+        /// The keys as the overlay names them.
+        public let keys: String
+        /// What they do.
+        public let text: String
+    }
+
+    /// The keys.
+    public let keys: Keys
+    /// Where the keys mean ``action(for:in:)``.
+    public let contexts: [KeyContext]
+    /// The legend entry, or `nil` for keys the legend leaves out.
+    public let legend: Legend?
+    /// The help line, or `nil` for keys the help leaves out.
+    public let help: Help?
+    private let makeAction: @Sendable (Key, Situation) -> Action
+
+    /// A row whose keys all ask for `action`.
+    init(_ keys: [Key], in contexts: [KeyContext], _ action: Action, legend: String? = nil, help: Help? = nil) {
+        self.init(.these(keys), in: contexts, legend: legend.map(Legend.text), help: help) { _, _ in action }
+    }
+
+    /// A row whose action depends on the key or on what the app shows.
+    init(_ keys: Keys, in contexts: [KeyContext], legend: Legend? = nil, help: Help? = nil,
+         action: @escaping @Sendable (Key, Situation) -> Action) {
+        self.keys = keys
+        self.contexts = contexts
+        self.legend = legend
+        self.help = help
+        makeAction = action
+    }
+
+    /// The intent `key` (one of ``keys``) stands for in `situation`.
+    public func action(for key: Key, in situation: Situation) -> Action { makeAction(key, situation) }
+}
+
+/// The one table of key bindings. The key map (``KeyMap``), the key legend
+/// on the bottom line (``legend(for:)``) and the help overlay
+/// (``helpLines``) are all read from it (README, "Terminal UI").
+///
+/// In a context the first row holding a key decides it; the legend lists
+/// a context's rows in table order; the help lists the rows with a help
+/// line by ``KeyBinding/Help/position``.
+public enum KeyBindings {
+    /// Every binding.
+    public static let table: [KeyBinding] = tooSmall + overlays + setup + list + filter + form + editing
+
+    /// With the terminal too small only `q` means something.
+    private static let tooSmall: [KeyBinding] = [
+        KeyBinding([.character("q")], in: [.tooSmall], .quit),
+    ]
+
+    /// The help overlay and confirmation dialogs.
+    private static let overlays: [KeyBinding] = [
+        KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, _ in
+            key == .character("q") ? .quit : .dismiss
+        },
+        KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
+        KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
+    ]
+
+    /// The create-vault and unlock screens (their text editing is in ``editing``).
+    private static let setup: [KeyBinding] = [
+        KeyBinding([.tab, .down], in: [.createVault], .focusNext, legend: "Tab next field"),
+        KeyBinding([.backTab, .up], in: [.createVault], .focusPrevious),
+        KeyBinding([.enter], in: [.createVault], .submit, legend: "Enter create"),
+        KeyBinding([.enter], in: [.unlock], .submit, legend: "Enter unlock"),
+        KeyBinding([.control("r")], in: [.createVault, .unlock], .toggleReveal, legend: "Ctrl-R reveal"),
+        KeyBinding(.these([.control("t")]), in: [.createVault], legend: .text("Ctrl-T key derivation")) { _, situation in
+            .setKDFPreset(KeyMap.nextPreset(after: situation.app.createVaultModel?.kdfPreset ?? .moderate))
+        },
+        KeyBinding([.escape], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
+    ]
+
+    /// The farthest a selection moves (Home and End in the list).
+    private static let farthest = Int(Int32.max)
+
+    /// The item list; its rows carry the help overlay's lines.
+    private static let list: [KeyBinding] = [
+        KeyBinding([.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move",
+                   help: KeyBinding.Help(position: 0, keys: "Up/Down, j/k", text: "move in the list")),
+        KeyBinding([.up, .character("k")], in: [.list], .moveSelection(-1)),
+        KeyBinding(.these([.pageDown]), in: [.list, .filter]) { _, situation in .moveSelection(max(situation.pageRows, 1)) },
+        KeyBinding(.these([.pageUp]), in: [.list, .filter]) { _, situation in .moveSelection(-max(situation.pageRows, 1)) },
+        KeyBinding([.end], in: [.list], .moveSelection(farthest)),
+        KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
+        KeyBinding([.character("/")], in: [.list], .startFilter, legend: "/ filter",
+                   help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
+        KeyBinding([.enter], in: [.list], .openSelected, legend: "Enter open",
+                   help: KeyBinding.Help(position: 2, keys: "Enter", text: "put the selected item in the form; press a button")),
+        KeyBinding([.character("c")], in: [.list], .copySelected, legend: "c copy",
+                   help: KeyBinding.Help(position: 4, keys: "c", text: "copy the selected secret (cleared automatically)")),
+        KeyBinding([.character("n")], in: [.list], .newItem, legend: "n new",
+                   help: KeyBinding.Help(position: 3, keys: "n", text: "new item")),
+        KeyBinding([.character("d")], in: [.list], .deleteSelected, legend: "d delete",
+                   help: KeyBinding.Help(position: 5, keys: "d", text: "delete the selected item (asks first)")),
+        KeyBinding([.character("l")], in: [.list], .lock, legend: "l lock",
+                   help: KeyBinding.Help(position: 6, keys: "l", text: "lock now")),
+        KeyBinding([.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
+                   help: KeyBinding.Help(position: 7, keys: "W",
+                                         text: "logout: delete every token and OAuth item, then lock (asks first)")),
+        KeyBinding([.tab], in: [.list], .focusNext, legend: "Tab form",
+                   help: KeyBinding.Help(position: 8, keys: "Tab, Shift-Tab",
+                                         text: "move between the form's fields and buttons")),
+        KeyBinding([.backTab], in: [.list], .focusPrevious),
+        KeyBinding([.control("r")], in: [.list, .filter], .toggleReveal,
+                   help: KeyBinding.Help(position: 9, keys: "Ctrl-R",
+                                         text: "reveal or hide the Retrieved Password; "
+                                             + "in the Password field while it holds text, that field instead")),
+        KeyBinding([.escape], in: [.list], .cancel,
+                   help: KeyBinding.Help(position: 10, keys: "Esc", text: "back to the list; close a dialog")),
+        KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
+                   help: KeyBinding.Help(position: 11, keys: "?", text: "this help")),
+        KeyBinding([.character("q")], in: [.list], .quit, legend: "q quit",
+                   help: KeyBinding.Help(position: 12, keys: "q", text: "quit")),
+    ]
+
+    /// The filter line (its other editing keys are in ``editing``).
+    private static let filter: [KeyBinding] = [
+        KeyBinding(.text, in: [.filter], legend: .text("type to filter")) { key, _ in insert(key) },
+        KeyBinding([.enter], in: [.filter], .submit, legend: "Enter keep"),
+        KeyBinding([.escape], in: [.filter], .cancel, legend: "Esc clear"),
+        KeyBinding([.down], in: [.filter], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding([.up], in: [.filter], .moveSelection(-1)),
+        KeyBinding([.tab], in: [.filter], .focusNext),
+        KeyBinding([.backTab], in: [.filter], .focusPrevious),
+    ]
+
+    /// The Home form's fields and buttons (the fields' editing keys are in ``editing``).
+    private static let form: [KeyBinding] = [
+        KeyBinding([.tab, .down], in: [.field], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.tab, .right, .down], in: [.button], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.backTab, .up], in: [.field], .focusPrevious),
+        KeyBinding([.backTab, .left, .up], in: [.button], .focusPrevious),
+        KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
+        KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
+        KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in .toggleReveal },
+        KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
+        KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
+        KeyBinding([.character("?"), .function(1)], in: [.button], .showHelp, legend: "? help"),
+    ]
+
+    /// Keys that edit the focused text field.
+    private static let editing: [KeyBinding] = [
+        KeyBinding(.text, in: [.createVault, .unlock, .field]) { key, _ in insert(key) },
+        KeyBinding([.backspace], in: textContexts, .deleteBackward),
+        KeyBinding([.delete, .control("d")], in: textContexts, .deleteForward),
+        KeyBinding([.left, .control("b")], in: textContexts, .moveCursor(.left)),
+        KeyBinding([.right, .control("f")], in: textContexts, .moveCursor(.right)),
+        KeyBinding([.home, .control("a")], in: textContexts, .moveCursor(.home)),
+        KeyBinding([.end, .control("e")], in: textContexts, .moveCursor(.end)),
+        KeyBinding([.control("u")], in: [.createVault, .unlock, .filter], .clearField),
+    ]
+
+    /// Where a text field has focus.
+    private static let textContexts: [KeyContext] = [.createVault, .unlock, .filter, .field]
+
+    /// A typed character or a paste as text to insert.
+    private static func insert(_ key: Key) -> Action {
+        switch key {
+        case .character(let c): return .insert(String(c))
+        case .paste(let text): return .insert(text)
+        default: return .insert("")   // not reached: `.text` rows match only characters and pastes
+        }
+    }
+
+    /// What Ctrl-R reveals from a form field or button: the Retrieved
+    /// Password, except in the Password field while it holds text or when
+    /// nothing was retrieved, where it is the typed password.
+    @Sendable private static func revealLegend(_ app: AppModel) -> String {
+        guard let main = app.mainModel, main.focus == .password else { return "Ctrl-R reveal retrieved" }
+        let retrieved = main.form.password.isEmpty && main.form.retrievedPassword != nil
+        return "Ctrl-R " + (retrieved ? "reveal retrieved" : "reveal typed")
+    }
+
+    // MARK: - Derived
+
+    /// The first row binding `key` in `context`.
+    public static func binding(for key: Key, in context: KeyContext) -> KeyBinding? {
+        table.first { $0.contexts.contains(context) && $0.keys.match(key) }
+    }
+
+    /// The key legend for what `app` shows: its context's legend entries in
+    /// table order, two spaces apart.
+    public static func legend(for app: AppModel) -> String {
+        let context = KeyContext(app)
+        return table.filter { $0.contexts.contains(context) }
+            .compactMap { $0.legend?.text(for: app) }
+            .joined(separator: "  ")
+    }
+
+    /// The help overlay's lines: key, then what it does.
+    public static let helpLines: [(key: String, action: String)] =
+        table.compactMap(\.help).sorted { $0.position < $1.position }.map { ($0.keys, $0.text) }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import FobStore
+import FobSessions
+
+/// Keeps the main screen's list in step with the store: reloads it,
+/// polls for changes made by other processes, and remembers each token's
+/// expiry so a reload decrypts only tokens that changed.
+final class ItemRefresh {
+    /// How often ``poll(_:now:)`` asks the store whether it changed, in seconds.
+    static let pollInterval: TimeInterval = 0.5
+
+    private let store: any KeychainStore
+    private var lastPoll: Date?
+    private var knownVersion: Int64?
+    private var expiryCache: [ItemKey: (modified: Date, expires: Date?)] = [:]
+
+    init(store: any KeychainStore) { self.store = store }
+
+    /// Reloads `main`'s list from the store, keeping selection and filter.
+    /// When the item the form's retrieved values came from is gone, clears them.
+    /// - Returns: whether the retrieved values were cleared.
+    @discardableResult
+    func reload(_ main: MainModel, now: Date) -> Bool {
+        knownVersion = try? store.dataVersion()
+        let items: [Item]
+        do { items = try store.allItems() } catch {
+            main.form.message = .error(error.description)
+            return false
+        }
+        var seen = Set<ItemKey>()
+        let rows = items.map { item -> ItemRow in
+            let key = ItemKey(item)
+            seen.insert(key)
+            return ItemRow(key: key, label: item.label ?? "", kind: item.kind, modified: item.modified,
+                           expires: expiry(of: item, key: key), expiryText: nil)
+        }
+        expiryCache = expiryCache.filter { seen.contains($0.key) }
+        main.list.replace(with: rows)
+        main.list.updateExpiryTexts(now: now)
+        if let shown = main.form.retrievedKey, !seen.contains(shown) {
+            main.form.clearRetrieved()
+            return true
+        }
+        return false
+    }
+
+    /// At most every ``pollInterval``, reloads `main` when another process
+    /// changed the store, saying so when the item shown in the form went
+    /// away; then brings the expiry texts up to `now`.
+    func poll(_ main: MainModel, now: Date) {
+        if lastPoll.map({ now.timeIntervalSince($0) >= ItemRefresh.pollInterval }) ?? true {
+            lastPoll = now
+            if let version = try? store.dataVersion(), version != knownVersion {
+                let shown = main.form.retrievedKey
+                if reload(main, now: now), let shown {
+                    main.form.message = .warning("Deleted elsewhere: \(shown.described)" + MainScreen.retrievedClearedNote)
+                }
+            }
+        }
+        main.list.updateExpiryTexts(now: now)
+    }
+
+    /// The expiry of a token or OAuth item, decrypted only when the item
+    /// changed since it was last read.
+    private func expiry(of item: Item, key: ItemKey) -> Date? {
+        guard item.kind.isSessionToken else { return nil }
+        if let cached = expiryCache[key], cached.modified == item.modified { return cached.expires }
+        let expires = (try? store.item(key)).flatMap(TokenExpiry.expiry(of:))
+        expiryCache[key] = (item.modified, expires)
+        return expires
+    }
+}
+
+extension ItemKey {
+    /// `service "…", user ID "…"`, as messages and dialogs name an item.
+    var described: String { "service \"\(service)\", user ID \"\(account)\"" }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import FobStore
+import FobSessions
+import FobClipboard
+import FobSystem
+
+/// The main screen's intents over its ``MainModel``: focus and the list's
+/// keys, the form's buttons (save, retrieve, delete), opening and copying
+/// the selected item, the delete and logout confirmations, and the
+/// messages clipboard events leave on the form.
+final class MainScreen {
+    /// The state drawn.
+    let model = MainModel()
+    let store: any KeychainStore
+    let clipboard: ClipboardController
+    let clock: any WallClock
+    /// Keeps the list in step with the store.
+    let refresh: ItemRefresh
+
+    /// Appended to a message when the form's retrieved values were dropped.
+    static let retrievedClearedNote = "; Retrieved ID and Password cleared"
+
+    /// Builds the screen and loads the list from the unlocked `store`.
+    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock) {
+        self.store = store
+        self.clipboard = clipboard
+        self.clock = clock
+        refresh = ItemRefresh(store: store)
+        refresh.reload(model, now: clock.now)
+    }
+
+    /// Reloads the list from the store.
+    /// - Returns: whether the form's retrieved values were cleared.
+    @discardableResult
+    func reloadItems() -> Bool { refresh.reload(model, now: clock.now) }
+
+    /// Performs `action` on the main screen.
+    func handle(_ action: Action) -> Transition {
+        let form = model.form
+        // Ctrl-R: the Retrieved Password, except in a Password field holding text.
+        if case .toggleReveal = action, model.focus != .password || form.password.isEmpty {
+            if form.retrievedPassword != nil {
+                form.isRetrievedPasswordRevealed.toggle()
+            } else if model.focus == .password {
+                form.password.toggleReveal()
+            }
+            return .stay
+        }
+        if let field = model.focusedField, field.apply(action) {
+            if model.focus == .filter { model.list.applyFilter() }
+            return .stay
+        }
+        switch action {
+        case .focusNext, .focusPrevious:
+            let order = MainFocus.tabOrder
+            let current = order.firstIndex(of: model.focus == .filter ? .list : model.focus) ?? 0
+            let step = action == .focusNext ? 1 : order.count - 1
+            model.focus = order[(current + step) % order.count]
+        case .focus(let focus):
+            model.focus = focus
+        case .submit:
+            return submit()
+        case .cancel:
+            if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
+                model.list.filter.clear()
+                model.list.applyFilter()
+            }
+            model.focus = .list
+        case .moveSelection(let delta):
+            model.list.moveSelection(by: delta)
+        case .startFilter:
+            model.focus = .filter
+        case .openSelected:
+            openSelected()
+        case .newItem:
+            form.wipe()
+            form.message = .info("New item")
+            model.focus = .service
+        case .copySelected:
+            copySelected()
+        case .deleteSelected:
+            return askDeleteSelected()
+        case .lock:
+            return .lock(.info("Locked"))
+        case .logoutWipe(let service):
+            return askLogout(service: service)
+        case .showHelp:
+            return .show(.help)
+        case .quit:
+            return .quit
+        case .save:
+            save()
+        case .retrieve:
+            retrieve()
+        case .delete:
+            return askDeleteFromForm()
+        case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
+             .setKDFPreset, .confirm, .dismiss:
+            break
+        }
+        return .stay
+    }
+
+    /// Enter: opens the selected item, keeps the filter, moves to the next
+    /// field, or presses the focused button.
+    private func submit() -> Transition {
+        switch model.focus {
+        case .list: openSelected()
+        case .filter: model.focus = .list
+        case .service: model.focus = .userID
+        case .userID: model.focus = .password
+        case .password: model.focus = .saveButton
+        case .saveButton: save()
+        case .retrieveButton: retrieve()
+        case .deleteButton: return askDeleteFromForm()
+        }
+        return .stay
+    }
+
+    /// Wipes everything the screen holds.
+    func wipe() { model.wipe() }
+}

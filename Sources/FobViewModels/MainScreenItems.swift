@@ -1,0 +1,111 @@
+import FobStore
+import FobClipboard
+
+/// The Home form's Save and Retrieve buttons, opening the selected item in
+/// the form, copying its secret, and the clipboard's reports.
+extension MainScreen {
+    /// The item the form's Service and User ID name.
+    private var formKey: ItemKey { ItemKey(service: model.form.service.text, account: model.form.userID.text) }
+
+    /// Save: adds the item or replaces its password, then selects it.
+    func save() {
+        let form = model.form
+        guard !form.userID.isEmpty else {
+            form.message = .warning("User ID cannot be empty")
+            model.focus = .userID
+            return
+        }
+        let key = formKey
+        let outcome: Vault.SaveOutcome
+        do {
+            outcome = try store.save(service: key.service, account: key.account, secret: form.password.secret())
+        } catch {
+            form.message = .error(error.description)
+            return
+        }
+        form.password.clear()
+        switch outcome {
+        case .added: form.message = .success("Saved (new item)")
+        case .updated: form.message = .success("Saved (replaced the password of \(key.described))")
+        }
+        reloadItems()
+        model.list.select(key)
+    }
+
+    /// Retrieve: fills Retrieved ID and Retrieved Password (masked).
+    func retrieve() {
+        let form = model.form
+        let key = formKey
+        form.clearRetrieved()
+        do {
+            let item = try store.item(key)
+            form.retrievedKey = ItemKey(item)
+            form.retrievedID = item.account
+            form.retrievedPassword = item.secret
+            form.message = .success("Retrieved")
+        } catch .itemNotFound {
+            form.message = .warning("No item for \(key.described)")
+        } catch {
+            form.message = .error(error.description)
+        }
+    }
+
+    /// Enter on the list: the selected item's names and retrieved values in
+    /// the form, focus on Password.
+    func openSelected() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        form.wipe()
+        form.service.setText(row.service)
+        form.userID.setText(row.account)
+        do {
+            let item = try store.item(row.key)
+            form.retrievedKey = row.key
+            form.retrievedID = item.account
+            form.retrievedPassword = item.secret
+            form.message = .success("Retrieved")
+        } catch {
+            form.message = .error(error.description)
+        }
+        model.focus = .password
+    }
+
+    /// `c`: hands the selected secret to the clipboard helper; the outcome
+    /// arrives later as a clipboard event (``show(_:)``).
+    func copySelected() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        do {
+            let item = try store.item(row.key)
+            guard let secret = item.secret else { return }
+            form.message = .info("Copying \(row.key.described)…")
+            clipboard.copy(secret)
+        } catch {
+            form.message = .error(error.description)
+        }
+    }
+
+    /// Puts what the clipboard did on the Message line.
+    func show(_ events: [ClipboardEvent]) {
+        let form = model.form
+        for event in events {
+            switch event {
+            case .copied(let after):
+                let name = clipboard.clipboard.name
+                form.message = .success(after > 0 ? "Copied to the clipboard (\(name)); clears in \(Int(after)) s"
+                                                  : "Copied to the clipboard (\(name))")
+            case .copyFailed(let error):
+                form.message = .error("Copy failed: \(error)")
+            case .cleared(.cleared), .cleared(.clearedUnchecked):
+                form.message = .info("Clipboard cleared")
+            case .cleared(.leftAlone):
+                form.message = .info("Clipboard left alone: it holds other text now")
+            case .cleared(.failed(let error)):
+                form.message = .error("Could not clear the clipboard: \(error)")
+            }
+        }
+    }
+
+    /// "No item selected", for list commands on an empty list.
+    static let noSelection = StatusLine.warning("No item selected")
+}

@@ -1,0 +1,50 @@
+import FobStore
+
+/// The screen on show. Each case carries its view model.
+public enum Screen {
+    /// No vault yet: `New master password` and `Confirm`.
+    case createVault(CreateVaultModel)
+    /// The vault is locked: `Master password`.
+    case unlock(UnlockModel)
+    /// Unlocked: the item list and the Home form.
+    case main(MainModel)
+}
+
+/// A confirmation dialog: a title, a question, and what `y` does.
+public struct ConfirmDialog: Sendable, Equatable {
+    /// What confirming does.
+    public enum Purpose: Sendable, Equatable {
+        /// Delete this item.
+        case deleteItem(ItemKey)
+        /// Delete `count` token and OAuth items (of `service`, or all), then lock.
+        case logoutWipe(service: String?, count: Int)
+    }
+    /// The dialog's title.
+    public var title: String
+    /// The question, ending with "(y/n)".
+    public var message: String
+    /// What `y` does.
+    public var purpose: ConfirmDialog.Purpose
+}
+
+/// Something drawn over the current screen.
+public enum Overlay: Sendable, Equatable {
+    /// A yes/no question; ``Action/confirm`` or ``Action/dismiss`` answers it.
+    case confirm(ConfirmDialog)
+    /// The key help; any action closes it.
+    case help
+}
+
+/// What a screen's intent asks of the ``AppModel`` that routes it.
+enum Transition {
+    /// Nothing beyond the screen's own state.
+    case stay
+    /// Draw this overlay over the screen.
+    case show(Overlay)
+    /// Lock the vault and show the unlock screen with this message.
+    case lock(StatusLine)
+    /// The vault was created or unlocked: show the main screen.
+    case openVault
+    /// Quit the app.
+    case quit
+}

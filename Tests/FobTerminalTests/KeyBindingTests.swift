@@ -1,0 +1,187 @@
+import Foundation
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Testing
+import FobClipboard
+@testable import FobTerminal
+
+/// An app showing `context`, with one item in the vault.
+private func app(in context: KeyContext) -> AppModel {
+    switch context {
+    case .createVault: return makeApp(vault: false)
+    case .unlock: return makeApp(locked: true)
+    default: break
+    }
+    let app = makeApp(items: [("github.com", "ana", "s3cret")])
+    switch context {
+    case .help: app.send(.showHelp)
+    case .confirm: app.send(.deleteSelected)
+    case .filter: app.send(.startFilter)
+    case .field: app.send(.newItem)
+    case .button: app.send(.focus(.saveButton))
+    case .tooSmall, .list, .createVault, .unlock: break
+    }
+    return app
+}
+
+/// Keys standing for a row's keys in the checks.
+private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
+    switch keys {
+    case .these(let keys): return keys
+    case .text: return [.character("x"), .character("é"), .paste("a b")]
+    case .any: return [.character("z"), .character("q"), .enter, .escape, .tab, .control("r")]
+    }
+}
+
+@Suite struct KeyBindingTableTests {
+    @Test func eachContextCanBeReached() {
+        for context in KeyContext.allCases {
+            #expect(KeyContext(app(in: context), fits: context != .tooSmall) == context, "\(context)")
+        }
+    }
+
+    /// Every row's keys reach the key map with the row's action: no earlier
+    /// row in the same context shadows them.
+    @Test func everyBindingIsReachableThroughTheKeyMap() {
+        for context in KeyContext.allCases {
+            let app = app(in: context)
+            let situation = KeyBinding.Situation(app: app, pageRows: 7)
+            for (index, row) in KeyBindings.table.enumerated() where row.contexts.contains(context) {
+                for key in sampleKeys(row.keys) {
+                    let first = KeyBindings.table.firstIndex { $0.contexts.contains(context) && $0.keys.match(key) }
+                    #expect(first == index, "\(key) in \(context): row \(index) shadowed by row \(first ?? -1)")
+                    let mapped = KeyMap.action(for: key, in: app, pageRows: 7, fits: context != .tooSmall)
+                    #expect(mapped == row.action(for: key, in: situation), "\(key) in \(context)")
+                }
+            }
+        }
+    }
+
+    @Test func keysOutsideTheTableMeanNothing() {
+        #expect(KeyMap.action(for: .character("z"), in: app(in: .list)) == nil)
+        #expect(KeyMap.action(for: .character("q"), in: app(in: .confirm)) == nil)
+        #expect(KeyMap.action(for: .tab, in: app(in: .unlock)) == nil)
+        #expect(KeyMap.action(for: .character("x"), in: app(in: .button)) == nil)
+        #expect(KeyMap.action(for: .enter, in: app(in: .list), fits: false) == nil)
+    }
+
+    @Test func pagingUsesThePageSize() {
+        let list = app(in: .list)
+        #expect(KeyMap.action(for: .pageDown, in: list, pageRows: 7) == .moveSelection(7))
+        #expect(KeyMap.action(for: .pageUp, in: list, pageRows: 0) == .moveSelection(-1))
+        #expect(KeyMap.action(for: .end, in: list) == .moveSelection(Int(Int32.max)))
+    }
+
+    /// The legend of each context: the table's legend entries in order,
+    /// and exactly the text the end-to-end tests and the docs show.
+    @Test func legendsComeFromTheTable() {
+        let expected: [KeyContext: String] = [
+            .help: "any key closes the help  q quit",
+            .confirm: "y yes  n/Esc no",
+            .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
+            .unlock: "Enter unlock  Ctrl-R reveal  Esc quit",
+            .list: "Up/Down j/k move  / filter  Enter open  c copy  n new  d delete  l lock  W logout  Tab form  ? help  q quit",
+            .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
+            .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-U clear  Esc list",
+            .button: "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help",
+        ]
+        for (context, legend) in expected {
+            let app = app(in: context)
+            let fromTable = KeyBindings.table.filter { $0.contexts.contains(context) }
+                .compactMap { $0.legend?.text(for: app) }.joined(separator: "  ")
+            #expect(Renderer.legend(for: app) == fromTable, "\(context)")
+            #expect(Renderer.legend(for: app) == legend, "\(context)")
+        }
+    }
+
+    @Test func helpComesFromTheTable() {
+        let fromTable = KeyBindings.table.compactMap(\.help).sorted { $0.position < $1.position }
+        #expect(KeyBindings.helpLines.map(\.key) == fromTable.map(\.keys))
+        #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
+        #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
+        #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "n", "c", "d", "l", "W",
+                                                     "Tab, Shift-Tab", "Ctrl-R", "Esc", "?", "q"])
+        #expect(KeyBindings.helpLines.first { $0.key == "Esc" }?.action == "back to the list; close a dialog")
+    }
+
+    /// Each help line documents a key its row binds in the list.
+    @Test func helpLinesBelongToListKeys() {
+        let list = app(in: .list)
+        for row in KeyBindings.table where row.help != nil {
+            #expect(row.contexts.contains(.list))
+            for key in sampleKeys(row.keys) { #expect(KeyMap.action(for: key, in: list) != nil, "\(key)") }
+        }
+    }
+}
+
+/// The Message line is coloured by the message's tone, not by its words.
+@Suite struct MessageColourTests {
+    /// An unlocked app with one item, and the store, clipboard and clock it uses.
+    private func unlockedApp() -> (AppModel, InMemoryStore, FakeClipboard, TestClock) {
+        let clock = TestClock()
+        let made = makeTestApp(items: [("github.com", "ana", "s3cret")], clock: clock, lockAfter: 0)
+        return (made.app, made.store, made.clipboard, clock)
+    }
+
+    /// The role of the first cell of `text` on the canvas.
+    private func role(of text: String, in canvas: Canvas) -> Role? {
+        let needle = Array(text)
+        for row in 0..<canvas.rows {
+            let line = Array(canvas.line(row))
+            guard line.count >= needle.count else { continue }
+            for column in 0...(line.count - needle.count) where Array(line[column..<(column + needle.count)]) == needle {
+                return canvas[row, column].role
+            }
+        }
+        return nil
+    }
+
+    @Test func tonesHaveTheirLooks() {
+        #expect(Renderer.role(for: .success) == .info)
+        #expect(Renderer.role(for: .info) == .info)
+        #expect(Renderer.role(for: .warning) == .error)
+        #expect(Renderer.role(for: .error) == .error)
+    }
+
+    @Test func deletedElsewhereIsNotDrawnAsSuccess() throws {
+        try #require(unicodeLocale)
+        let (app, store, _, clock) = unlockedApp()
+        app.send(.openSelected)
+        store.externalRemove(ItemKey(service: "github.com", account: "ana"))
+        clock.advance(by: 1)
+        app.tick()
+        #expect(app.mainModel?.form.message.tone == .warning)
+        #expect(role(of: "Deleted elsewhere", in: draw(app)) == .error)
+    }
+
+    @Test func clipboardLeftAloneIsNotDrawnAsAnError() throws {
+        try #require(unicodeLocale)
+        let (app, _, clipboard, clock) = unlockedApp()
+        app.send(.copySelected)
+        #expect(role(of: "Copied to the clipboard", in: draw(app)) == .info)
+        clipboard.userCopies("mine")
+        clock.advance(by: 45)
+        app.tick()
+        #expect(app.mainModel?.form.message.tone == .info)
+        #expect(role(of: "Clipboard left alone", in: draw(app)) == .info)
+    }
+
+    @Test func failuresAreDrawnAsErrors() throws {
+        try #require(unicodeLocale)
+        let (app, _, clipboard, _) = unlockedApp()
+        clipboard.fail(with: .unavailable("none"))
+        app.send(.copySelected)
+        #expect(role(of: "Copy failed", in: draw(app)) == .error)
+    }
+
+    @Test func theUnlockScreenColoursByToneToo() throws {
+        try #require(unicodeLocale)
+        let (app, _, _, _) = unlockedApp()
+        app.send(.lock)
+        #expect(role(of: "Locked", in: draw(app)) == .info)
+        app.send(.insert("wrong"))
+        app.send(.submit)
+        #expect(role(of: "Wrong master password", in: draw(app)) == .error)
+    }
+}
