@@ -15,6 +15,9 @@ let package = Package(
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        // HMAC-SHA-1 for one-time codes (libsodium has no SHA-1).
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle",
+                       providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // No pkgConfig: ncursesw's .pc adds -D flags SwiftPM refuses; the module map links it.
@@ -22,7 +25,7 @@ let package = Package(
                        providers: [.apt(["libncurses-dev"])]),
 
         .target(name: "FobStore", dependencies: ["CSodium", "CSQLite"]),
-        .target(name: "FobTokens", dependencies: ["CSodium"]),
+        .target(name: "FobTokens", dependencies: ["CSodium", "CNettle"]),
         .target(name: "FobSecurity", dependencies: ["FobStore"]),
         .target(name: "FobViewModels", dependencies: ["FobStore", "FobTokens"]),
         .target(name: "FobTerminal", dependencies: ["FobViewModels", "CNcurses"]),
