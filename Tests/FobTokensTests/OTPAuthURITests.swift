@@ -54,11 +54,19 @@ import Testing
         #expect(unicode.account == "zü")
     }
 
-    @Test(arguments: ["jbswy3dpehpk3pxp", "JBSW Y3DP EHPK 3PXP", "jbsw%20y3dp%20ehpk%203pxp", "JBSWY3DPEHPK3PXP======",
-                      "JBSWY3DPEHPK3PXP%3D%3D%3D%3D%3D%3D", "JbSwY3dPeHpK3pXp"])
+    @Test(arguments: ["jbswy3dpehpk3pxp", "JBSW Y3DP EHPK 3PXP", "jbsw%20y3dp%20ehpk%203pxp", "JbSwY3dPeHpK3pXp",
+                      "JBSWY3DPEHPK3PXP\t"])
     func secretsInEveryWriting(_ written: String) throws {
         let otp = try OneTimePassword(parsing: "otpauth://totp/a?secret=\(written)")
         #expect(otp.secret == Self.secretBytes)
+    }
+
+    @Test func paddedSecrets() throws {
+        // 4 bytes take 7 symbols and 1 '=': "foob" (RFC 4648 §10).
+        #expect(try OneTimePassword(parsing: "otpauth://totp/a?secret=MZXW6YQ%3D").secret == Array("foob".utf8))
+        #expect(try OneTimePassword(parsing: "otpauth://totp/a?secret=mzxw6yq=").secret == Array("foob".utf8))
+        #expect(try OneTimePassword(parsing: "MZXW 6YTB OI== ====").secret == Array("foobar".utf8))
+        #expect(throws: OTPError.badSecret(.padding)) { try OneTimePassword(parsing: "JBSWY3DPEHPK3PXP======") }
     }
 
     @Test func algorithmNamesInAnyCaseAndParameterNamesInAnyCase() throws {
@@ -76,7 +84,7 @@ import Testing
     }
 
     @Test func aBareSecretIsATOTPSeedWithDefaults() throws {
-        for text in ["JBSWY3DPEHPK3PXP", "  jbsw y3dp ehpk 3pxp\n", "JBSWY3DPEHPK3PXP======"] {
+        for text in ["JBSWY3DPEHPK3PXP", "  jbsw y3dp ehpk 3pxp\n", "\tJBSWY3DPEHPK3PXP\r\n"] {
             let otp = try OneTimePassword(parsing: text)
             #expect(otp.secret == Self.secretBytes)
             #expect(otp.kind == .totp(period: 30))
