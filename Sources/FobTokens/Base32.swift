@@ -16,10 +16,20 @@ public enum Base32 {
     /// - Throws: ``Base32Error`` naming the problem and, for a bad
     ///   character, its position (never the text itself: it is a secret).
     public static func decode(_ text: some StringProtocol) throws(Base32Error) -> [UInt8] {
+        try decode(bytes: text.utf8)
+    }
+
+    /// Decodes base32 given as UTF-8 bytes (for a secret that never became a
+    /// `String`); as ``decode(_:)``.
+    /// - Parameter bytes: the base32 text's UTF-8 bytes.
+    /// - Returns: the decoded bytes; never empty.
+    /// - Throws: ``Base32Error``.
+    public static func decode(bytes: some Collection<UInt8>) throws(Base32Error) -> [UInt8] {
         var values: [UInt8] = []
-        values.reserveCapacity(text.utf8.count)
+        values.reserveCapacity(bytes.count)
+        defer { values.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         var padding = 0
-        for (offset, byte) in text.utf8.enumerated() {
+        for (offset, byte) in bytes.enumerated() {
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 continue
@@ -50,8 +60,6 @@ public enum Base32 {
                 buffer &= (1 << UInt32(bits)) - 1
             }
         }
-        buffer = 0
-        values.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         return out
     }
 

@@ -8,7 +8,7 @@ extension OneTimePassword {
     /// cannot read exactly is an error, never a generator of wrong codes.
     /// - `TYPE` is `totp` or `hotp` (any case). `LABEL` is
     ///   `ACCOUNT` or `ISSUER:ACCOUNT`; the colon may be written `%3A`, and
-    ///   spaces after it are dropped. `issuer=` wins over the label's prefix.
+    ///   spaces after it are dropped. A non-empty `issuer=` wins over the label's prefix.
     /// - Names and values are percent-decoded (RFC 3986 §2.1, UTF-8); `+`
     ///   stays a plus sign. Parameter names are read in any case; other
     ///   parameters (`image=`, …) are ignored, a known one given twice is an error.
@@ -25,12 +25,23 @@ extension OneTimePassword {
     ///   `.badPeriod`, `.missingCounter`, `.badCounter`. None of them
     ///   quotes the secret.
     public init(parsing text: String) throws(OTPError) {
-        let trimmed = Self.trimmingWhitespace(Array(text.utf8))
+        try self.init(parsing: text.utf8)
+    }
+
+    /// ``init(parsing:)-(String)`` for UTF-8 bytes, such as a stored item's
+    /// secret, which then never becomes a `String`. Copies made while
+    /// parsing are zeroed.
+    /// - Parameter bytes: the URI or the bare secret, UTF-8.
+    /// - Throws: ``OTPError``, as for text.
+    public init(parsing bytes: some Collection<UInt8>) throws(OTPError) {
+        var input = Array(bytes)
+        defer { input.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        let trimmed = Self.trimmingWhitespace(input)
         guard !trimmed.isEmpty else { throw .empty }
         guard let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) else {
             // No scheme: a bare base32 secret.
             let secret: [UInt8]
-            do { secret = try Base32.decode(String(decoding: trimmed, as: UTF8.self)) } catch { throw .badSecret(error) }
+            do { secret = try Base32.decode(bytes: trimmed) } catch { throw .badSecret(error) }
             self = try OneTimePassword(secret: secret)
             return
         }
@@ -52,20 +63,21 @@ extension OneTimePassword {
         let type = String(decoding: rest[..<typeEnd], as: UTF8.self).lowercased()
         let rawLabel = typeEnd < rest.endIndex ? rest[(typeEnd + 1)...] : []
 
-        let parameters = try Self.parameters(query)
-        guard let secretText = parameters["secret"], !secretText.allSatisfy({ $0 == " " }) else { throw .missingSecret }
+        var parameters = try Self.parameters(query)
+        defer { parameters["secret"]?.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        guard let secretText = parameters["secret"], !secretText.allSatisfy({ $0 == UInt8(ascii: " ") }) else { throw .missingSecret }
         let secret: [UInt8]
-        do { secret = try Base32.decode(secretText) } catch { throw .badSecret(error) }
+        do { secret = try Base32.decode(bytes: secretText) } catch { throw .badSecret(error) }
 
         let algorithm: OTPAlgorithm
-        if let name = parameters["algorithm"] {
+        if let name = try Self.text(parameters["algorithm"]) {
             guard let known = OTPAlgorithm(rawValue: name.uppercased()) else { throw .unknownAlgorithm }
             algorithm = known
         } else {
             algorithm = .sha1
         }
         var digits = OneTimePassword.defaultDigits
-        if let given = parameters["digits"] {
+        if let given = try Self.text(parameters["digits"]) {
             guard let number = Self.decimal(given, maxDigits: 2), Self.digitRange.contains(Int(number)) else { throw .badDigits }
             digits = Int(number)
         }
@@ -74,49 +86,51 @@ extension OneTimePassword {
         switch type {
         case "totp":
             var period = OneTimePassword.defaultPeriod
-            if let given = parameters["period"] {
+            if let given = try Self.text(parameters["period"]) {
                 guard let number = Self.decimal(given, maxDigits: 18), number >= 1 else { throw .badPeriod }
                 period = Int(number)
             }
             kind = .totp(period: period)
         case "hotp":
-            guard let given = parameters["counter"] else { throw .missingCounter }
+            guard let given = try Self.text(parameters["counter"]) else { throw .missingCounter }
             guard let counter = Self.decimal(given, maxDigits: 20) else { throw .badCounter }
             kind = .hotp(counter: counter)
         default:
             throw .unknownType
         }
 
-        let label = try Self.percentDecoded(rawLabel)
+        guard let label = try Self.text(Self.percentDecoded(rawLabel)) else { throw .badPercentEncoding }
         var issuer: String?
         var account = label
         if let separator = label.firstIndex(of: ":") {
             issuer = String(label[..<separator])
             account = String(label[label.index(after: separator)...].drop(while: { $0 == " " }))
         }
-        if let given = parameters["issuer"] { issuer = given }
+        if let given = try Self.text(parameters["issuer"]), !given.isEmpty { issuer = given }
         if issuer?.isEmpty == true { issuer = nil }
         self = try OneTimePassword(secret: secret, kind: kind, algorithm: algorithm, digits: digits,
                                    issuer: issuer, account: account)
     }
 
     /// The known parameters, percent-decoded, by lower-case name.
-    private static func parameters(_ query: ArraySlice<UInt8>) throws(OTPError) -> [String: String] {
+    private static func parameters(_ query: ArraySlice<UInt8>) throws(OTPError) -> [String: [UInt8]] {
         let known: Set<String> = ["secret", "issuer", "algorithm", "digits", "period", "counter"]
-        var result: [String: String] = [:]
+        var result: [String: [UInt8]] = [:]
         for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
-            let name = try percentDecoded(pair[..<equals]).lowercased()
-            guard known.contains(name) else { continue }
-            let value = equals < pair.endIndex ? try percentDecoded(pair[(equals + 1)...]) : ""
-            guard result[name] == nil else { throw .duplicateParameter(name) }
+            guard let name = try text(percentDecoded(pair[..<equals]))?.lowercased(), known.contains(name) else { continue }
+            var value = equals < pair.endIndex ? try percentDecoded(pair[(equals + 1)...]) : []
+            guard result[name] == nil else {
+                value.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+                throw .duplicateParameter(name)
+            }
             result[name] = value
         }
         return result
     }
 
-    /// RFC 3986 §2.1 percent-decoding into UTF-8 text.
-    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) throws(OTPError) -> String {
+    /// RFC 3986 §2.1 percent-decoding.
+    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) throws(OTPError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -125,6 +139,7 @@ extension OneTimePassword {
             if byte == UInt8(ascii: "%") {
                 guard bytes.distance(from: index, to: bytes.endIndex) >= 3,
                       let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    out.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
                     throw .badPercentEncoding
                 }
                 out.append(high << 4 | low)
@@ -134,7 +149,14 @@ extension OneTimePassword {
                 index += 1
             }
         }
-        guard let text = String(validating: out, as: UTF8.self) else { throw .badPercentEncoding }
+        return out
+    }
+
+    /// Decoded bytes as text (`nil` stays `nil`).
+    /// - Throws: `.badPercentEncoding` when they are not UTF-8.
+    private static func text(_ bytes: [UInt8]?) throws(OTPError) -> String? {
+        guard let bytes else { return nil }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .badPercentEncoding }
         return text
     }
 

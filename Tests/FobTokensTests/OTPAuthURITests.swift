@@ -41,6 +41,9 @@ import Testing
         let both = try OneTimePassword(parsing: "otpauth://totp/Old:ana?secret=\(Self.secret)&issuer=New")
         #expect(both.issuer == "New")
         #expect(both.account == "ana")
+        // An empty issuer= leaves the label's prefix.
+        #expect(try OneTimePassword(parsing: "otpauth://totp/Old:ana?secret=\(Self.secret)&issuer=").issuer == "Old")
+        #expect(try OneTimePassword(parsing: "otpauth://totp/:ana?secret=\(Self.secret)").issuer == nil)
     }
 
     @Test func anEncodedColonSeparatesTheIssuer() throws {
@@ -92,6 +95,18 @@ import Testing
             #expect(otp.digits == 6)
             #expect(otp.issuer == nil && otp.account == "")
         }
+    }
+
+    /// A stored secret can be parsed from its bytes without becoming a `String`.
+    @Test func parsingBytesMatchesParsingText() throws {
+        let uri = "otpauth://hotp/Example:ana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=9&digits=8"
+        let fromBytes = try OneTimePassword(parsing: Array(uri.utf8))
+        let fromText = try OneTimePassword(parsing: uri)
+        #expect(fromBytes.secret == fromText.secret && fromBytes.kind == fromText.kind && fromBytes.digits == 8)
+        #expect(fromBytes.issuer == "Example" && fromBytes.account == "ana")
+        #expect(try OneTimePassword(parsing: Array("JBSWY3DPEHPK3PXP\n".utf8)).secret == Self.secretBytes)
+        #expect(throws: OTPError.badPercentEncoding) { try OneTimePassword(parsing: [UInt8]("otpauth://totp/".utf8) + [0xFF] + Array("?secret=JBSWY3DPEHPK3PXP".utf8)) }
+        #expect(throws: OTPError.badSecret(.character(offset: 0))) { try OneTimePassword(parsing: [0xC3, 0xA9]) }
     }
 
     @Test func otherParametersAndAFragmentAreIgnored() throws {
