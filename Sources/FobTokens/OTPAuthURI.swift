@@ -35,15 +35,20 @@ extension OneTimePassword {
     /// - Throws: ``OTPError``, as for text.
     public init(parsing bytes: some Collection<UInt8>) throws(OTPError) {
         var input = Array(bytes)
+        // Once parse returns, no slice of input is left, so this zeroes its own storage.
         defer { input.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-        let trimmed = Self.trimmingWhitespace(input)
+        self = try Self.parse(input)
+    }
+
+    /// The parser behind ``init(parsing:)-(String)``.
+    private static func parse(_ input: [UInt8]) throws(OTPError) -> OneTimePassword {
+        let trimmed = trimmingWhitespace(input)
         guard !trimmed.isEmpty else { throw .empty }
         guard let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) else {
             // No scheme: a bare base32 secret.
             let secret: [UInt8]
             do { secret = try Base32.decode(bytes: trimmed) } catch { throw .badSecret(error) }
-            self = try OneTimePassword(secret: secret)
-            return
+            return try OneTimePassword(secret: secret)
         }
         let scheme = String(decoding: trimmed[..<colon], as: UTF8.self).lowercased()
         guard scheme == "otpauth" else { throw .wrongScheme }
@@ -61,13 +66,12 @@ extension OneTimePassword {
         }
         let typeEnd = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         let type = String(decoding: rest[..<typeEnd], as: UTF8.self).lowercased()
+        guard type == "totp" || type == "hotp" else { throw .unknownType }
         let rawLabel = typeEnd < rest.endIndex ? rest[(typeEnd + 1)...] : []
 
-        var parameters = try Self.parameters(query)
-        defer { parameters["secret"]?.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-        guard let secretText = parameters["secret"], !secretText.allSatisfy({ $0 == UInt8(ascii: " ") }) else { throw .missingSecret }
-        let secret: [UInt8]
-        do { secret = try Base32.decode(bytes: secretText) } catch { throw .badSecret(error) }
+        var parameters = try self.parameters(query)
+        var secretText = parameters.removeValue(forKey: "secret")
+        let secret = try decodeSecret(&secretText)
 
         let algorithm: OTPAlgorithm
         if let name = try Self.text(parameters["algorithm"]) {
@@ -96,7 +100,7 @@ extension OneTimePassword {
             guard let counter = Self.decimal(given, maxDigits: 20) else { throw .badCounter }
             kind = .hotp(counter: counter)
         default:
-            throw .unknownType
+            preconditionFailure("the type was checked above")
         }
 
         guard let label = try Self.text(Self.percentDecoded(rawLabel)) else { throw .badPercentEncoding }
@@ -108,8 +112,17 @@ extension OneTimePassword {
         }
         if let given = try Self.text(parameters["issuer"]), !given.isEmpty { issuer = given }
         if issuer?.isEmpty == true { issuer = nil }
-        self = try OneTimePassword(secret: secret, kind: kind, algorithm: algorithm, digits: digits,
+        return try OneTimePassword(secret: secret, kind: kind, algorithm: algorithm, digits: digits,
                                    issuer: issuer, account: account)
+    }
+
+    /// The decoded `secret=` value; zeroes the percent-decoded text.
+    /// - Throws: `.missingSecret` when absent or blank, `.badSecret` when not base32.
+    private static func decodeSecret(_ text: inout [UInt8]?) throws(OTPError) -> [UInt8] {
+        // No other reference to the text is kept, so this zeroes its own storage.
+        defer { text?.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        guard text != nil, !text!.allSatisfy({ $0 == UInt8(ascii: " ") }) else { throw .missingSecret }
+        do { return try Base32.decode(bytes: text!) } catch { throw .badSecret(error) }
     }
 
     /// The known parameters, percent-decoded, by lower-case name.

@@ -120,6 +120,8 @@ import Testing
         ("https://example.com/?secret=JBSWY3DPEHPK3PXP", .wrongScheme),
         ("otpauth:totp/a?secret=JBSWY3DPEHPK3PXP", .malformedURI),
         ("otpauth://motp/a?secret=JBSWY3DPEHPK3PXP", .unknownType),
+        ("otpauth://motp/a", .unknownType),
+        ("otpauth://", .unknownType),
         ("otpauth://totp/a?issuer=Example", .missingSecret),
         ("otpauth://totp/a?secret=", .missingSecret),
         ("otpauth://totp/a?secret=JBSWY3DPEHPK3PX1", .badSecret(.character(offset: 15))),
