@@ -42,14 +42,14 @@ public enum OTPAlgorithm: String, Sendable, Equatable, CaseIterable {
             nettle_hmac_sha1_digest(&context, out.count, &out)
             wipe(&context)
         case .sha256:
-            Self.ensureSodium()
+            LibSodium.ensureInitialised()
             var state = crypto_auth_hmacsha256_state()
             _ = crypto_auth_hmacsha256_init(&state, key, key.count)
             _ = crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
             _ = crypto_auth_hmacsha256_final(&state, &out)
             wipe(&state)
         case .sha512:
-            Self.ensureSodium()
+            LibSodium.ensureInitialised()
             var state = crypto_auth_hmacsha512_state()
             _ = crypto_auth_hmacsha512_init(&state, key, key.count)
             _ = crypto_auth_hmacsha512_update(&state, message, UInt64(message.count))
@@ -59,17 +59,10 @@ public enum OTPAlgorithm: String, Sendable, Equatable, CaseIterable {
         return out
     }
 
-    /// `sodium_init` once per process (it is idempotent and thread-safe).
-    private static let sodiumReady: Bool = { sodium_init() >= 0 }()
-
-    private static func ensureSodium() {
-        precondition(sodiumReady, "libsodium could not be initialised")
-    }
-
     /// Zeroes a hash state (key-derived pads) with `sodium_memzero`, which
     /// the compiler cannot drop.
     private func wipe<T>(_ value: inout T) {
-        Self.ensureSodium()
+        LibSodium.ensureInitialised()
         withUnsafeMutableBytes(of: &value) { sodium_memzero($0.baseAddress, $0.count) }
     }
 }

@@ -225,11 +225,9 @@ public enum PasswordGenerator {
 
     /// `randombytes_uniform(n)`: uniform in `0..<n`.
     static func libsodiumUniform(_ bound: UInt32) -> UInt32 {
-        precondition(sodiumReady, "libsodium could not be initialised")
+        LibSodium.ensureInitialised()
         return randombytes_uniform(bound)
     }
-
-    private static let sodiumReady: Bool = { sodium_init() >= 0 }()
 
     /// ``generate(_:)`` with the random source given, for tests.
     /// - Parameter uniform: returns a uniform value in `0..<bound`.
