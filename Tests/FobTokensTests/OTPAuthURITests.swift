@@ -185,6 +185,43 @@ import Testing
         #expect(throws: Base32Error.length(1)) { try Base32.decode("M") }
     }
 
+    /// URIs built from random settings read back as those settings: names
+    /// with spaces, `&`, `?`, `#`, `%`, `=`, `/` and non-ASCII letters,
+    /// percent-encoded, in any parameter order.
+    @Test func randomURIsReadBackAsTheirSettings() throws {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("aZ09 &?#%=/+.@_-éü密🔑")
+        func name() -> String { String((0..<Int.random(in: 1...12, using: &generator)).map { _ in letters.randomElement(using: &generator)! }) }
+        func encoded(_ text: String) -> String {
+            text.utf8.map { byte in
+                let c = Character(Unicode.Scalar(byte))
+                return byte < 0x80 && (c.isLetter || c.isNumber || "-._~@".contains(c)) ? String(c) : String(format: "%%%02X", byte)
+            }.joined()
+        }
+        for _ in 0..<300 {
+            let secret = (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let algorithm = OTPAlgorithm.allCases.randomElement(using: &generator)!
+            let digits = Int.random(in: 6...8, using: &generator)
+            let issuer = name().trimmingCharacters(in: .whitespaces)
+            let account = name().trimmingCharacters(in: .whitespaces)
+            let hotp = Bool.random(using: &generator)
+            let period = Int.random(in: 1...300, using: &generator)
+            let counter = UInt64.random(in: 0...UInt64.max, using: &generator)
+            var parameters = ["secret=\(Base32.encode(secret))", "algorithm=\(algorithm.rawValue)", "digits=\(digits)",
+                              hotp ? "counter=\(counter)" : "period=\(period)"]
+            if !issuer.isEmpty { parameters.append("issuer=\(encoded(issuer))") }
+            parameters.shuffle(using: &generator)
+            let label = issuer.isEmpty ? encoded(account) : "\(encoded(issuer)):\(encoded(account))"
+            let uri = "otpauth://\(hotp ? "hotp" : "totp")/\(label)?\(parameters.joined(separator: "&"))"
+            let otp = try OneTimePassword(parsing: uri)
+            #expect(otp.secret == secret)
+            #expect(otp.algorithm == algorithm && otp.digits == digits)
+            #expect(otp.kind == (hotp ? .hotp(counter: counter) : .totp(period: period)))
+            #expect(otp.issuer == (issuer.isEmpty ? nil : issuer))
+            #expect(otp.account == account)
+        }
+    }
+
     /// Bytes that are not a URI or a secret are always an error, never a crash.
     @Test func arbitraryBytesNeverCrash() {
         var generator = SystemRandomNumberGenerator()
