@@ -10,8 +10,9 @@ import Foundation
 ///
 /// ```swift
 /// let otp = try OneTimePassword(parsing: "otpauth://totp/Example:ana?secret=JBSWY3DPEHPK3PXP&issuer=Example")
-/// let code = otp.code(at: Date())          // "492039"
-/// let left = otp.secondsLeft(at: Date())   // 1...30
+/// let now = Date()
+/// let code = otp.code(at: now)             // six digits, such as "062753"
+/// let left = otp.secondsLeft(at: now)      // 1...30, or nil for HOTP
 /// ```
 ///
 /// - Important: ``secret`` is the key itself. `description`,
