@@ -15,6 +15,9 @@ let package = Package(
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        // HMAC-SHA-1 for one-time codes (libsodium has no SHA-1).
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle",
+                       providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // No pkgConfig: ncursesw's .pc adds -D flags SwiftPM refuses; the module map links it.
@@ -28,7 +31,7 @@ let package = Package(
         // the README's layer diagram against these declarations.
         .target(name: "FobSystem", dependencies: ["CLinux"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
-        .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium"]),
+        .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
         .target(name: "FobSecurity", dependencies: ["FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
         .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),
@@ -54,7 +57,7 @@ let package = Package(
                                                                "FobTokens", "FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
                                                              "FobTestSupport"]),
-        .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),

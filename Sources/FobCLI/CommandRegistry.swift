@@ -21,6 +21,7 @@ extension FobCLI {
             LogoutCommand.self,
             JWTCommand.self,
             PKCECommand.self,
+            GenerateCommand.self,
             OAuthCommand.self,
         ]
     }
