@@ -274,7 +274,8 @@ public struct ItemQuery: Sendable, Equatable {
         }
     }
 
-    func matches(_ item: Item) -> Bool {
+    /// Whether `item` has every attribute this query gives.
+    public func matches(_ item: Item) -> Bool {
         if let c = itemClass, c != item.itemClass { return false }
         if let s = service, !s.utf8.elementsEqual(item.service.utf8) { return false }
         if let a = account, !a.utf8.elementsEqual(item.account.utf8) { return false }
