@@ -1,13 +1,15 @@
 // Keychain constants with Apple's names and values (the values are the
 // strings and numbers Apple's Security framework uses: SecItem.h, SecBase.h).
+// Apple: https://developer.apple.com/documentation/security/keychain_services/keychain_items/item_attribute_keys_and_values
 
 // MARK: - Item class
 
 /// The item class key (`"class"`); required in every query.
 public let kSecClass: CFString = "class"
-/// A generic password (`"genp"`): keyed by service and account.
+/// A generic password (`"genp"`): keyed by service, account, access group and synchronizable.
 public let kSecClassGenericPassword: CFString = "genp"
-/// An internet password (`"inet"`): keyed by server (stored as the item's service) and account.
+/// An internet password (`"inet"`): keyed by server (stored as the item's service), protocol,
+/// port, path, authentication type, security domain, account, access group and synchronizable.
 public let kSecClassInternetPassword: CFString = "inet"
 /// Certificates (`"cert"`): Fob holds none; queries find nothing, adds answer `errSecUnimplemented`.
 public let kSecClassCertificate: CFString = "cert"

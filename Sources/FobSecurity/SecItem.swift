@@ -4,22 +4,28 @@ import Foundation
 // Apple's SecItem functions over a Fob vault. Each returns a status and never
 // traps on bad input; see README "FobSecurity" for what differs from Apple.
 
-/// Adds an item (Apple's `SecItemAdd`).
+/// Adds an item (Apple's `SecItemAdd`,
+/// <https://developer.apple.com/documentation/security/1401659-secitemadd>).
 ///
 /// `kSecClass` is required; `kSecAttrService` (or `kSecAttrServer` for internet
 /// passwords), `kSecAttrAccount` and `kSecAttrAccessGroup` default to `""`;
 /// `kSecValueData` (a `Data`, up to 1 MiB) defaults to empty;
-/// `kSecAttrAccessible` defaults to `kSecAttrAccessibleWhenUnlocked`.
+/// `kSecAttrAccessible` defaults to `kSecAttrAccessibleWhenUnlocked`;
+/// `kSecAttrSynchronizable` to `false`. An internet password's protocol,
+/// authentication type, path and security domain default to none and its
+/// port to 0; all of them are part of its primary key.
 /// - Parameters:
 ///   - attributes: the new item's class, attributes and secret, and
 ///     optionally `kSecReturnData` / `kSecReturnAttributes`.
 ///   - result: receives the added item as ``SecItemCopyMatching(_:_:)`` would
-///     return it when return keys are given, else `nil`. Pass `nil` if not needed.
+///     return it when return keys (data, attributes, persistent reference) are
+///     given, else `nil`. Pass `nil` if not needed.
 /// - Returns: `errSecSuccess`; `errSecDuplicateItem` if an item with the same
-///   class, access group, service and account exists; `errSecParam` for a
-///   malformed dictionary; `errSecNoSuchAttr`, `errSecUnimplemented`,
-///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
-///   `errSecDecode`, `errSecIO`.
+///   primary key exists; `errSecParam` for a malformed dictionary or an
+///   attribute over its limit; `errSecNoSuchAttr` for an attribute of the
+///   other password class; `errSecAuthFailed` for access control that needs a
+///   passcode or biometry (or a wrong master password); `errSecUnimplemented`,
+///   `errSecInteractionNotAllowed`, `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
 /// - Important: the secret passes through `Data`, which cannot be wiped.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
@@ -41,14 +47,20 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     }
 }
 
-/// Finds items (Apple's `SecItemCopyMatching`).
+/// Finds items (Apple's `SecItemCopyMatching`,
+/// <https://developer.apple.com/documentation/security/1398306-secitemcopymatching>).
 ///
-/// Matches on every attribute given (strings byte for byte). The result is
-/// chosen by the return keys and `kSecMatchLimit` (default one):
-/// `kSecReturnData` alone gives `Data`; `kSecReturnAttributes` gives
-/// `[String: Any]` with Apple's keys (plus `kSecValueData` when both are asked);
-/// with `kSecMatchLimitAll` or a count above 1, an array of those; with no
-/// return key, nothing (only the status says whether an item matches).
+/// Matches on every attribute given (strings byte for byte); without
+/// `kSecAttrSynchronizable` only items stored with `false` match
+/// (`kSecAttrSynchronizableAny` matches both); `kSecValuePersistentRef` finds
+/// one item, with or without `kSecClass`. The result is chosen by the return
+/// keys and `kSecMatchLimit` (default one): `kSecReturnData` alone gives
+/// `Data`, `kSecReturnPersistentRef` alone a 20-byte `Data`;
+/// `kSecReturnAttributes`, or more than one return key, gives
+/// `[String: Any]` with Apple's keys (plus `kSecValueData` and
+/// `kSecValuePersistentRef` when asked); with `kSecMatchLimitAll` or a count
+/// above 1, an array of those; with no return key, nothing (only the status
+/// says whether an item matches).
 /// - Parameters:
 ///   - query: `kSecClass`, attributes to match, return keys and `kSecMatchLimit`.
 ///   - result: receives the result, or `nil`; pass `nil` to test for existence.
@@ -77,7 +89,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     }
 }
 
-/// Changes every matching item (Apple's `SecItemUpdate`).
+/// Changes every matching item (Apple's `SecItemUpdate`,
+/// <https://developer.apple.com/documentation/security/1393617-secitemupdate>).
+///
+/// Matching is as in ``SecItemCopyMatching(_:_:)``. Changing a primary-key
+/// attribute (service or server, account, access group, synchronizable, an
+/// internet password's protocol, port, path, authentication type or security
+/// domain) moves the item; its persistent reference stays the same.
 /// - Parameters:
 ///   - query: `kSecClass` and attributes to match (no return keys, and no
 ///     limit but `kSecMatchLimitAll`).
@@ -86,9 +104,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
 ///   `errSecDuplicateItem` when a changed service, account or access group
 ///   collides with another item; `errSecParam` for malformed or empty
-///   dictionaries or a class change; `errSecNoSuchAttr`, `errSecUnimplemented`,
-///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
-///   `errSecDecode`, `errSecIO`.
+///   dictionaries, a class change or `kSecAttrSynchronizableAny` as a new value;
+///   `errSecAuthFailed` for access control that needs a passcode or biometry;
+///   `errSecNoSuchAttr`, `errSecUnimplemented`, `errSecInteractionNotAllowed`,
+///   `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     run { () throws(SecItemFailure) in
         let parsed = try ParsedDictionary(query, role: .updateQuery)
@@ -116,7 +135,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     }
 }
 
-/// Deletes every matching item (Apple's `SecItemDelete`).
+/// Deletes every matching item (Apple's `SecItemDelete`,
+/// <https://developer.apple.com/documentation/security/1395547-secitemdelete>);
+/// matching is as in ``SecItemCopyMatching(_:_:)``.
 /// - Parameter query: `kSecClass` and attributes to match; `kSecValueData` is ignored.
 /// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
 ///   `errSecParam` for a malformed query; `errSecNoSuchAttr`,
@@ -140,7 +161,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     }
 }
 
-/// A sentence describing `status` (Apple's `SecCopyErrorMessageString`).
+/// A sentence describing `status` (Apple's `SecCopyErrorMessageString`,
+/// <https://developer.apple.com/documentation/security/1394686-seccopyerrormessagestring>).
 /// - Parameters:
 ///   - status: an `errSec…` status.
 ///   - reserved: pass `nil`.
