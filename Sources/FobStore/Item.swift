@@ -118,6 +118,7 @@ public struct Item: Sendable, Equatable {
     public var accessControlFlags: UInt64?
     /// A random identifier given when the item is created, stable for the item's
     /// life (updates keep it); FobSecurity's persistent references carry it.
+    /// ``Vault/add(_:)`` stores the one given: give a copy of an item its own (`UUID()`).
     /// Records written before it existed get one derived from their primary
     /// key and creation date, kept from their first rewrite on.
     public var persistentID: UUID
@@ -260,7 +261,9 @@ public struct ItemQuery: Sendable, Equatable {
         var item = Item(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
                         persistentID: RecordCodec.nilUUID, secret: nil)
         if itemClass == .internetPassword {
-            guard let internetProtocol, let authenticationType, let port, let path, let securityDomain else { return nil }
+            // A port no item can have (checkLimits) leaves the query to the scan, which finds nothing.
+            guard let internetProtocol, let authenticationType, let port, let path, let securityDomain,
+                  (0...Item.maxPort).contains(port) else { return nil }
             item.internetProtocol = internetProtocol
             item.authenticationType = authenticationType
             item.port = port

@@ -75,7 +75,7 @@ enum RecordCodec {
                              (.path, item.path), (.securityDomain, item.securityDomain)] where !value.isEmpty {
             fields.append(text(tag, value))
         }
-        if item.port != 0 { fields.append((Tag.port.rawValue, [.plain(le(UInt64(item.port), bytes: 4))])) }
+        if item.port != 0 { fields.append((Tag.port.rawValue, [.plain(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))])) }
         if let description = item.itemDescription { fields.append(text(.itemDescription, description)) }
         if let type = item.itemType { fields.append((Tag.itemType.rawValue, [.plain(le(UInt64(type), bytes: 4))])) }
         if let creator = item.creator { fields.append((Tag.creator.rawValue, [.plain(le(UInt64(creator), bytes: 4))])) }
@@ -283,7 +283,7 @@ enum RecordCodec {
                 || item.port != 0 || !item.path.isEmpty || !item.securityDomain.isEmpty {
                 field(Array(item.internetProtocol.utf8))
                 field(Array(item.authenticationType.utf8))
-                field(le(UInt64(item.port), bytes: 4))
+                field(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))
                 field(Array(item.path.utf8))
                 field(Array(item.securityDomain.utf8))
                 field([item.synchronizable ? 1 : 0])

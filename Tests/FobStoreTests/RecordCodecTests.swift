@@ -354,3 +354,24 @@ import FobTestSupport
         #expect(try t.vault.items(matching: ItemQuery(itemClass: .internetPassword, service: "example.com")).count == 3)
     }
 }
+
+extension ItemAttributeVaultTests {
+    @Test func outOfRangePortsInQueriesMatchNothingAndNeverTrap() throws {
+        let t = try TestVault()
+        var item = Item(itemClass: .internetPassword, service: "h", account: "a", secret: .text("x"))
+        item.port = 443
+        try t.vault.add(item)
+        for port in [-1, Item.maxPort + 1, Int.max, Int.min] {
+            var query = ItemQuery(itemClass: .internetPassword, service: "h", account: "a", accessGroup: "", synchronizable: false)
+            query.internetProtocol = ""
+            query.authenticationType = ""
+            query.path = ""
+            query.securityDomain = ""
+            query.port = port
+            #expect(query.primaryKeyCandidates == nil)
+            #expect(throws: KeychainError.self) { try t.vault.items(matching: query) }
+            item.port = port
+            #expect(throws: KeychainError.self) { try t.vault.add(item) }
+        }
+    }
+}
