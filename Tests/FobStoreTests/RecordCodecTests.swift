@@ -375,3 +375,22 @@ extension ItemAttributeVaultTests {
         }
     }
 }
+
+extension RecordCodecTests {
+    /// Every byte of a full record changed, and random truncations: decoding
+    /// either succeeds or throws, and never traps or allocates wildly.
+    @Test func mutatedRecordsNeverTrap() {
+        let bytes = RecordCodec.encode(Self.fullItem()).unsafeArray
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices {
+            for value: UInt8 in [0, 0xFF, bytes[index] ^ 0x80, UInt8.random(in: 0...255, using: &generator)] {
+                var mutated = bytes
+                mutated[index] = value
+                _ = try? Self.decode(mutated)
+            }
+        }
+        for length in stride(from: 0, to: bytes.count, by: 7) {
+            _ = try? Self.decode(Array(bytes[..<length]))
+        }
+    }
+}
