@@ -22,8 +22,10 @@ import Foundation
 /// | 27 | access-control flags | UInt64 LE |
 /// | 28 | persistent ID | 16 bytes |
 ///
-/// Every length is bounded (``Item/checkLimits()``); a field over its limit
-/// is a decode error. Unknown tags are kept in ``Item/unknownFields`` and
+/// Every length is bounded: tags 13 and later by ``Item/checkLimits()``,
+/// the first release's by 1 MiB (it had no other limit, and its records must
+/// stay readable; such an item must be shortened to be rewritten). A field
+/// over its limit is a decode error. Unknown tags are kept in ``Item/unknownFields`` and
 /// written back after the known ones, so a record that a later version
 /// wrote keeps its fields through an update made by this one. (Versions
 /// before tag 13 skip unknown tags and drop them when they rewrite a record.)
@@ -128,11 +130,11 @@ enum RecordCodec {
                 /// A new field's text, bounded; `nil` (a decode error) when over the limit or not UTF-8.
                 func boundedText(_ limit: Int = Item.maxTextBytes) -> String? { n <= limit ? text() : nil }
                 let known = Tag(rawValue: tag)
-                // Text attributes of the first release are bounded too.
-                if let known, [.service, .account, .accessGroup, .label].contains(known), n > Item.maxTextBytes {
+                // The first release's fields had no limit but the secret's; they are
+                // read up to 1 MiB, so that no record it wrote becomes unreadable.
+                if let known, known.rawValue <= Tag.secret.rawValue, n > Item.maxSecretBytes {
                     return .decode("a record field is over its limit")
                 }
-                if (known == .comment || known == .generic), n > Item.maxNotesBytes { return .decode("a record field is over its limit") }
                 switch known {
                 case .itemClass:
                     guard let c = text().flatMap(ItemClass.init(rawValue:)) else { return .decode("bad item class") }

@@ -195,8 +195,9 @@ import FobTestSupport
     @Test func fieldsOverTheirLimitAreDecodeErrors() {
         let cases: [(UInt8, [UInt8])] = [
             (13, [UInt8](repeating: 0x61, count: Item.maxTextBytes + 1)),        // url
-            (2, [UInt8](repeating: 0x61, count: Item.maxTextBytes + 1)),         // service
-            (6, [UInt8](repeating: 0x61, count: Item.maxNotesBytes + 1)),        // comment
+            (2, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),       // service
+            (6, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),       // comment
+            (12, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),      // secret
             (14, [UInt8](repeating: 0x61, count: Item.maxOneTimePasswordBytes + 1)),
             (18, [0xFF, 0xFF, 0x01, 0x00]),                                      // port 131071
             (18, [1, 0]),                                                        // port of 2 bytes
@@ -214,6 +215,13 @@ import FobTestSupport
         for (tag, bytes) in cases {
             #expect(throws: KeychainError.self, "tag \(tag)") { try Self.decode(Self.firstReleaseRecord(extra: [(tag, bytes)])) }
         }
+    }
+
+    @Test func firstReleaseFieldsOverTodaysWriteLimitStillRead() throws {
+        let label = String(repeating: "l", count: Item.maxTextBytes + 1)
+        let item = try Self.decode(Self.firstReleaseRecord(extra: [(5, Array(label.utf8))]))
+        #expect(item.label == label)
+        #expect(throws: KeychainError.self) { try item.checkLimits() }
     }
 
     @Test func tooManyCustomFieldsOrUnknownFieldsAreDecodeErrors() {
