@@ -226,7 +226,9 @@ struct CompatBehaviourTests {
             #expect(throws: InternetPasswordStore.StoreError.notFound) { try store.password(persistentRef: reference) }
             #expect(InternetPasswordStore.StoreError.notFound.message == "The specified item could not be found in the keychain.")
 
+            #expect(store.hasCredentials(host: "example.com"))
             try store.deleteAll(host: "example.com")
+            #expect(!store.hasCredentials(host: "example.com"))
             #expect(try test.vault.allItems().isEmpty)
         }
     }

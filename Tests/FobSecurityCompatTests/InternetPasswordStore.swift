@@ -156,6 +156,15 @@ final class InternetPasswordStore {
         guard status == errSecSuccess || status == errSecItemNotFound else { throw StoreError(status: status) }
     }
 
+    /// Whether any credential exists for `host`, written as Apple's own documentation writes queries.
+    func hasCredentials(host: String) -> Bool {
+        let query = [kSecClass: kSecClassInternetPassword,
+                     kSecAttrServer: host,
+                     kSecAttrSynchronizable: kSecAttrSynchronizableAny,
+                     kSecMatchLimit: kSecMatchLimitOne] as [String: Any]
+        return SecItemCopyMatching(query as CFDictionary, nil) == errSecSuccess
+    }
+
     private func keyAttributes(url: URL) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass as String: kSecClassInternetPassword,
