@@ -51,6 +51,10 @@ let package = Package(
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
+        // Keychain code written as iOS projects write it, in Swift 5 mode: it must build
+        // unchanged but for `import FobSecurity`.
+        .testTarget(name: "FobSecurityCompatTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "FobClipboardTests", dependencies: ["FobClipboard", "FobStore", "FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobStore", "FobTokens", "FobTestSupport"]),
         .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobSessions", "FobClipboard", "FobStore",

@@ -32,6 +32,13 @@ enum ResultLimit: Equatable {
     case count(Int)
 }
 
+/// `kSecAttrSynchronizable` as given.
+enum SynchronizableValue: Equatable {
+    case value(Bool)
+    /// `kSecAttrSynchronizableAny` (queries only).
+    case any
+}
+
 /// The attribute values of a dictionary, by Fob field.
 struct AttributeValues {
     var service: String?
@@ -44,49 +51,143 @@ struct AttributeValues {
     var generic: Data?
     var created: Date?
     var modified: Date?
+    var internetProtocol: String?
+    var authenticationType: String?
+    var port: Int?
+    var path: String?
+    var securityDomain: String?
+    var itemDescription: String?
+    var itemType: UInt32?
+    var creator: UInt32?
+    var isInvisible: Bool?
+    var isNegative: Bool?
+    var synchronizable: SynchronizableValue?
+    var accessControl: SecAccessControl?
+    /// From `kSecValuePersistentRef`.
+    var persistentID: UUID?
+    /// Set when the query cannot match anything (a persistent reference of another class).
+    var matchesNothing = false
 
     var isEmpty: Bool {
         service == nil && account == nil && accessGroup == nil && label == nil && comment == nil
             && accessible == nil && kind == nil && generic == nil && created == nil && modified == nil
+            && internetProtocol == nil && authenticationType == nil && port == nil && path == nil
+            && securityDomain == nil && itemDescription == nil && itemType == nil && creator == nil
+            && isInvisible == nil && isNegative == nil && synchronizable == nil && accessControl == nil
     }
 
-    /// Whether the attributes the store cannot match on are given (they are matched here).
-    var needsLocalFilter: Bool { comment != nil || generic != nil || created != nil || modified != nil }
+    /// Whether attributes the store does not match on are given (they are matched here).
+    var needsLocalFilter: Bool {
+        comment != nil || generic != nil || created != nil || modified != nil || itemDescription != nil
+            || itemType != nil || creator != nil || isInvisible != nil || isNegative != nil
+            || accessControl != nil || matchesNothing
+    }
 
-    /// The part of the match the store answers.
+    /// The part of the match the store answers. Without `kSecAttrSynchronizable`
+    /// only items stored with `false` match, as Apple documents; a persistent
+    /// reference finds its item either way.
     func storeQuery(_ itemClass: ItemClass) -> ItemQuery {
-        ItemQuery(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
-                  label: label, kind: kind, accessible: accessible)
+        let sync: Bool?
+        switch synchronizable {
+        case .value(let flag)?: sync = flag
+        case .any?: sync = nil
+        case nil: sync = persistentID == nil ? false : nil
+        }
+        var query = ItemQuery(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
+                              label: label, kind: kind, accessible: accessControl.flatMap { try? accessibility(named: $0.protection) } ?? accessible,
+                              synchronizable: sync)
+        query.internetProtocol = internetProtocol
+        query.authenticationType = authenticationType
+        query.port = port
+        query.path = path
+        query.securityDomain = securityDomain
+        query.persistentID = persistentID
+        return query
     }
 
     /// Whether `item` matches every attribute given (strings byte for byte, as the Keychain does).
     func matches(_ item: Item) -> Bool {
+        if matchesNothing { return false }
         if let comment, !comment.utf8.elementsEqual((item.comment ?? "").utf8) { return false }
         if let generic, !generic.elementsEqual(item.generic ?? []) { return false }
         if let created, created != item.created { return false }
         if let modified, modified != item.modified { return false }
-        return storeQuery(item.itemClass).matchesForSecItem(item)
+        if let itemDescription, !itemDescription.utf8.elementsEqual((item.itemDescription ?? "").utf8) { return false }
+        if let itemType, itemType != item.itemType ?? 0 { return false }
+        if let creator, creator != item.creator ?? 0 { return false }
+        if let isInvisible, isInvisible != item.isInvisible { return false }
+        if let isNegative, isNegative != item.isNegative { return false }
+        if let accessControl, accessControl.flags.rawValue != item.accessControlFlags.map(CFOptionFlags.init) { return false }
+        return storeQuery(item.itemClass).matches(item)
+    }
+
+    /// A new item of `itemClass` with these values (defaults for the rest).
+    func newItem(_ itemClass: ItemClass, secret: SecretBytes) -> Item {
+        var item = Item(itemClass: itemClass, service: service ?? "", account: account ?? "",
+                        accessGroup: accessGroup ?? "", label: label, comment: comment,
+                        kind: kind ?? .password, accessible: accessible ?? .whenUnlocked,
+                        generic: generic.map { Array($0) }, secret: secret)
+        changes(secret: nil).apply(to: &item)
+        return item
     }
 
     /// These values as store changes.
     func changes(secret: SecretBytes?) -> ItemChanges {
-        ItemChanges(service: service, account: account, accessGroup: accessGroup,
-                    label: label.map { .some($0) }, comment: comment.map { .some($0) }, kind: kind,
-                    accessible: accessible, generic: generic.map { .some(Array($0)) }, secret: secret)
+        var changes = ItemChanges(service: service, account: account, accessGroup: accessGroup,
+                                  label: label.map { .some($0) }, comment: comment.map { .some($0) }, kind: kind,
+                                  accessible: accessible, generic: generic.map { .some(Array($0)) }, secret: secret)
+        changes.internetProtocol = internetProtocol
+        changes.authenticationType = authenticationType
+        changes.port = port
+        changes.path = path
+        changes.securityDomain = securityDomain
+        changes.itemDescription = itemDescription.map { .some($0) }
+        changes.itemType = itemType.map { .some($0) }
+        changes.creator = creator.map { .some($0) }
+        changes.isInvisible = isInvisible
+        changes.isNegative = isNegative
+        if case .value(let flag)? = synchronizable { changes.synchronizable = flag }
+        if let accessControl {
+            changes.accessible = try? accessibility(named: accessControl.protection)
+            changes.accessControlFlags = .some(UInt64(accessControl.flags.rawValue))
+        }
+        return changes
     }
 }
 
-extension ItemQuery {
-    /// The store's own matching, restated with the public fields.
-    func matchesForSecItem(_ item: Item) -> Bool {
-        if let c = itemClass, c != item.itemClass { return false }
-        if let s = service, !s.utf8.elementsEqual(item.service.utf8) { return false }
-        if let a = account, !a.utf8.elementsEqual(item.account.utf8) { return false }
-        if let g = accessGroup, !g.utf8.elementsEqual(item.accessGroup.utf8) { return false }
-        if let l = label, !l.utf8.elementsEqual((item.label ?? "").utf8) { return false }
-        if let x = accessible, x != item.accessible { return false }
-        if let k = kind, k != item.kind { return false }
-        return true
+extension ItemChanges {
+    /// Applies the attribute changes (not the dates) to a new item.
+    fileprivate func apply(to item: inout Item) {
+        if let internetProtocol { item.internetProtocol = internetProtocol }
+        if let authenticationType { item.authenticationType = authenticationType }
+        if let port { item.port = port }
+        if let path { item.path = path }
+        if let securityDomain { item.securityDomain = securityDomain }
+        if let itemDescription { item.itemDescription = itemDescription }
+        if let itemType { item.itemType = itemType }
+        if let creator { item.creator = creator }
+        if let isInvisible { item.isInvisible = isInvisible }
+        if let isNegative { item.isNegative = isNegative }
+        if let synchronizable { item.synchronizable = synchronizable }
+        if let accessible { item.accessible = accessible }
+        if let accessControlFlags { item.accessControlFlags = accessControlFlags }
+    }
+}
+
+/// A persistent reference: the class's four characters ‖ the item's 16-byte ``Item/persistentID``.
+enum PersistentReference {
+    static func make(_ item: Item) -> Data {
+        Data(item.itemClass.rawValue.utf8) + withUnsafeBytes(of: item.persistentID.uuid) { Data($0) }
+    }
+
+    /// - Throws: `errSecParam` for bytes that are not a Fob persistent reference.
+    static func parse(_ data: Data) throws(SecItemFailure) -> (ItemClass, UUID) {
+        guard data.count == 20, let itemClass = String(data: data.prefix(4), encoding: .utf8).flatMap(ItemClass.init(rawValue:)) else {
+            throw SecItemFailure(errSecParam, "kSecValuePersistentRef is not a persistent reference")
+        }
+        var uuid = UUID().uuid
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data.suffix(16)) }
+        return (itemClass, UUID(uuid: uuid))
     }
 }
 
@@ -98,35 +199,64 @@ struct ParsedDictionary {
     var data: Data?
     var returnData = false
     var returnAttributes = false
+    var returnPersistentRef = false
     var limit: ResultLimit?
+
+    /// Whether any return key asks for something.
+    var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef }
 
     /// Decodes `dictionary` for `role`.
     ///
     /// Keys are checked in sorted order, so that the status of a dictionary
     /// with several faults does not depend on hashing order.
     /// - Throws: `errSecParam` for an unknown key, a value of the wrong type,
-    ///   or a key the role does not take; `errSecNoSuchAttr` for an Apple
-    ///   attribute Fob does not store; `errSecUnimplemented` for references
-    ///   and synchronisation.
+    ///   or a key the role does not take; `errSecNoSuchAttr` for an attribute
+    ///   of the other password class; `errSecUnimplemented` for item
+    ///   references; `errSecAuthFailed` for access control that needs
+    ///   authentication Fob cannot check.
     init(_ dictionary: [String: Any], role: DictionaryRole) throws(SecItemFailure) {
+        var refClass: ItemClass?
         for key in dictionary.keys.sorted() {
             guard let value = unwrapOptional(dictionary[key]!) else {
                 throw SecItemFailure(errSecParam, "\(key) has no value")
             }
+            if key == kSecValuePersistentRef {
+                guard role.isQuery else { throw SecItemFailure(errSecParam, "kSecValuePersistentRef is taken only by queries") }
+                let (c, id) = try PersistentReference.parse(try data(key, value))
+                refClass = c
+                attributes.persistentID = id
+                continue
+            }
             try read(key: key, value: value, role: role)
+        }
+        if let refClass {
+            // A persistent reference names its class (Apple lets the query leave kSecClass out).
+            if itemClass == nil { itemClass = .stored(refClass) } else if itemClass != .stored(refClass) { attributes.matchesNothing = true }
         }
         if role != .updateAttributes, itemClass == nil {
             throw SecItemFailure(errSecParam, "kSecClass is missing")
         }
         if case .stored(let c)? = itemClass { try checkAttributes(of: c) }
+        if let control = attributes.accessControl, !role.isQuery {
+            guard !accessibleGiven else {
+                throw SecItemFailure(errSecParam, "kSecAttrAccessible and kSecAttrAccessControl cannot be given together")
+            }
+            guard !control.flags.contains(.privateKeyUsage) else {
+                throw SecItemFailure(errSecParam, "kSecAccessControlPrivateKeyUsage is for keys, not passwords")
+            }
+            guard control.flags.isDisjoint(with: .needsAuthentication) else {
+                throw SecItemFailure(errSecAuthFailed, "Fob cannot check a passcode, biometry, a companion device or an application password (SecAccessControlCreateFlags 0x\(String(control.flags.rawValue, radix: 16)))")
+            }
+        }
     }
 
-    /// Checks that the service-like attribute given is the one `itemClass`
-    /// has: `kSecAttrService` for generic, `kSecAttrServer` for internet passwords.
+    /// Checks that the attributes given belong to `itemClass`: `kSecAttrService`
+    /// to generic passwords; `kSecAttrServer` and the other internet attributes
+    /// to internet passwords.
     /// - Throws: `errSecNoSuchAttr` otherwise.
     func checkAttributes(of itemClass: ItemClass) throws(SecItemFailure) {
-        if itemClass == .genericPassword, serverGiven {
-            throw SecItemFailure(errSecNoSuchAttr, "kSecAttrServer is not an attribute of kSecClassGenericPassword")
+        if itemClass == .genericPassword, let key = internetKeyGiven {
+            throw SecItemFailure(errSecNoSuchAttr, "\(key) is not an attribute of kSecClassGenericPassword")
         }
         if itemClass == .internetPassword, serviceGiven {
             throw SecItemFailure(errSecNoSuchAttr, "kSecAttrService is not an attribute of kSecClassInternetPassword")
@@ -134,7 +264,8 @@ struct ParsedDictionary {
     }
 
     private var serviceGiven = false
-    private var serverGiven = false
+    private var internetKeyGiven: String?
+    private var accessibleGiven = false
 
     private mutating func read(key: String, value: Any, role: DictionaryRole) throws(SecItemFailure) {
         switch key {
@@ -150,26 +281,45 @@ struct ParsedDictionary {
             serviceGiven = true
             attributes.service = try string(key, value)
         case kSecAttrServer:
-            serverGiven = true
+            internetKeyGiven = internetKeyGiven ?? key
             attributes.service = try string(key, value)
+        case kSecAttrProtocol:
+            internetKeyGiven = internetKeyGiven ?? key
+            attributes.internetProtocol = try string(key, value)
+        case kSecAttrAuthenticationType:
+            internetKeyGiven = internetKeyGiven ?? key
+            attributes.authenticationType = try string(key, value)
+        case kSecAttrPath:
+            internetKeyGiven = internetKeyGiven ?? key
+            attributes.path = try string(key, value)
+        case kSecAttrSecurityDomain:
+            internetKeyGiven = internetKeyGiven ?? key
+            attributes.securityDomain = try string(key, value)
+        case kSecAttrPort:
+            internetKeyGiven = internetKeyGiven ?? key
+            let port = try integer(key, value)
+            guard (0...Item.maxPort).contains(port) else { throw SecItemFailure(errSecParam, "kSecAttrPort is not between 0 and 65535") }
+            attributes.port = port
         case kSecAttrAccount: attributes.account = try string(key, value)
         case kSecAttrAccessGroup: attributes.accessGroup = try string(key, value)
         case kSecAttrLabel: attributes.label = try string(key, value)
         case kSecAttrComment: attributes.comment = try string(key, value)
+        case kSecAttrDescription: attributes.itemDescription = try string(key, value)
         case kSecAttrGeneric: attributes.generic = try data(key, value)
-        case kSecAttrAccessible:
-            let name = try string(key, value)
-            switch name {
-            case kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
-                 kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly:
-                attributes.accessible = .whenUnlocked
-            case kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly:
-                attributes.accessible = .afterFirstUnlock
-            case kSecAttrAccessibleAlways, kSecAttrAccessibleAlwaysThisDeviceOnly:
-                throw SecItemFailure(errSecParam, "kSecAttrAccessibleAlways… is not supported: a Fob vault is never read while locked")
-            default:
-                throw SecItemFailure(errSecParam, "unknown kSecAttrAccessible value \"\(name)\"")
+        case kSecAttrType, kSecAttrCreator:
+            let code = try integer(key, value)
+            guard let code32 = UInt32(exactly: code) ?? Int32(exactly: code).map({ UInt32(bitPattern: $0) }) else {
+                throw SecItemFailure(errSecParam, "\(key) is not a four-character code")
             }
+            if key == kSecAttrType { attributes.itemType = code32 } else { attributes.creator = code32 }
+        case kSecAttrIsInvisible: attributes.isInvisible = try bool(key, value)
+        case kSecAttrIsNegative: attributes.isNegative = try bool(key, value)
+        case kSecAttrAccessible:
+            accessibleGiven = true
+            attributes.accessible = try accessibility(named: try string(key, value))
+        case kSecAttrAccessControl:
+            guard let control = value as? SecAccessControl else { throw wrongType(key, "a SecAccessControl") }
+            attributes.accessControl = control
         case kFobAttrKind:
             let name = try string(key, value)
             guard let kind = ItemKind(rawValue: name) else { throw SecItemFailure(errSecParam, "unknown kFobAttrKind value \"\(name)\"") }
@@ -181,16 +331,20 @@ struct ParsedDictionary {
         case kSecValueData:
             // Apple ignores the secret in a query (code often deletes with its add dictionary).
             data = try data(key, value)
-        case kSecReturnData, kSecReturnAttributes:
+        case kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef:
             let wanted = try bool(key, value)
             guard !wanted || role == .copy || role == .add else {
                 throw SecItemFailure(errSecParam, "\(key) is only taken by SecItemCopyMatching and SecItemAdd")
             }
-            if key == kSecReturnData { returnData = wanted } else { returnAttributes = wanted }
-        case kSecReturnRef, kSecReturnPersistentRef:
-            if try bool(key, value) { throw SecItemFailure(errSecUnimplemented, "item references (\(key)) are not implemented") }
-        case kSecValueRef, kSecValuePersistentRef:
-            throw SecItemFailure(errSecUnimplemented, "item references (\(key)) are not implemented")
+            switch key {
+            case kSecReturnData: returnData = wanted
+            case kSecReturnAttributes: returnAttributes = wanted
+            default: returnPersistentRef = wanted
+            }
+        case kSecReturnRef:
+            if try bool(key, value) { throw SecItemFailure(errSecUnimplemented, "item references (kSecReturnRef) are not implemented") }
+        case kSecValueRef:
+            throw SecItemFailure(errSecUnimplemented, "item references (kSecValueRef) are not implemented")
         case kSecMatchLimit:
             let limit = try self.limit(value)
             switch role {
@@ -202,11 +356,12 @@ struct ParsedDictionary {
             }
         case kSecAttrSynchronizable:
             if let name = value as? String {
-                guard name == kSecAttrSynchronizableAny, role.isQuery else { throw wrongType(key, "a Bool or kSecAttrSynchronizableAny in a query") }
-            } else if try bool(key, value) {
-                throw SecItemFailure(errSecUnimplemented, "Fob does not synchronise items (kSecAttrSynchronizable)")
+                guard name == kSecAttrSynchronizableAny, role.isQuery else { throw wrongType(key, "a Bool, or kSecAttrSynchronizableAny in a query") }
+                attributes.synchronizable = .any
+            } else {
+                attributes.synchronizable = .value(try bool(key, value))
             }
-        case kSecUseDataProtectionKeychain:
+        case kSecUseDataProtectionKeychain, kSecUseNoAuthenticationUI:
             _ = try bool(key, value)
         case kSecUseAuthenticationUI:
             let name = try string(key, value)
@@ -215,10 +370,9 @@ struct ParsedDictionary {
             }
         case kSecUseOperationPrompt:
             _ = try string(key, value)
-        case kSecAttrDescription, kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative,
-             kSecAttrSecurityDomain, kSecAttrProtocol, kSecAttrAuthenticationType, kSecAttrPort, kSecAttrPath,
-             kSecAttrAccessControl:
-            throw SecItemFailure(errSecNoSuchAttr, "Fob does not store the attribute \(key)")
+        case kSecUseAuthenticationContext:
+            // A LAContext on Apple platforms; no Fob item needs one.
+            break
         default:
             throw SecItemFailure(errSecParam, "unknown key \"\(key)\"")
         }
@@ -243,6 +397,14 @@ struct ParsedDictionary {
         if value is String { throw wrongType(key, "a Bool") }
         if let number = value as? NSNumber { return number.boolValue }
         throw wrongType(key, "a Bool")
+    }
+
+    /// A whole number (`Int`, another integer type, or an `NSNumber` of one); not a `Bool`.
+    private func integer(_ key: String, _ value: Any) throws(SecItemFailure) -> Int {
+        if isBoolean(value) || value is String { throw wrongType(key, "a number") }
+        if let number = value as? Int { return number }
+        if let number = value as? NSNumber, let exact = Int(exactly: number.doubleValue) { return exact }
+        throw wrongType(key, "a number")
     }
 
     private func limit(_ value: Any) throws(SecItemFailure) -> ResultLimit {

@@ -4,22 +4,28 @@ import Foundation
 // Apple's SecItem functions over a Fob vault. Each returns a status and never
 // traps on bad input; see README "FobSecurity" for what differs from Apple.
 
-/// Adds an item (Apple's `SecItemAdd`).
+/// Adds an item (Apple's `SecItemAdd`,
+/// <https://developer.apple.com/documentation/security/1401659-secitemadd>).
 ///
 /// `kSecClass` is required; `kSecAttrService` (or `kSecAttrServer` for internet
 /// passwords), `kSecAttrAccount` and `kSecAttrAccessGroup` default to `""`;
 /// `kSecValueData` (a `Data`, up to 1 MiB) defaults to empty;
-/// `kSecAttrAccessible` defaults to `kSecAttrAccessibleWhenUnlocked`.
+/// `kSecAttrAccessible` defaults to `kSecAttrAccessibleWhenUnlocked`;
+/// `kSecAttrSynchronizable` to `false`. An internet password's protocol,
+/// authentication type, path and security domain default to none and its
+/// port to 0; all of them are part of its primary key.
 /// - Parameters:
 ///   - attributes: the new item's class, attributes and secret, and
 ///     optionally `kSecReturnData` / `kSecReturnAttributes`.
 ///   - result: receives the added item as ``SecItemCopyMatching(_:_:)`` would
-///     return it when return keys are given, else `nil`. Pass `nil` if not needed.
+///     return it when return keys (data, attributes, persistent reference) are
+///     given, else `nil`. Pass `nil` if not needed.
 /// - Returns: `errSecSuccess`; `errSecDuplicateItem` if an item with the same
-///   class, access group, service and account exists; `errSecParam` for a
-///   malformed dictionary; `errSecNoSuchAttr`, `errSecUnimplemented`,
-///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
-///   `errSecDecode`, `errSecIO`.
+///   primary key exists; `errSecParam` for a malformed dictionary or an
+///   attribute over its limit; `errSecNoSuchAttr` for an attribute of the
+///   other password class; `errSecAuthFailed` for access control that needs a
+///   passcode or biometry (or a wrong master password); `errSecUnimplemented`,
+///   `errSecInteractionNotAllowed`, `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
 /// - Important: the secret passes through `Data`, which cannot be wiped.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
@@ -28,18 +34,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         guard case .stored(let itemClass)? = parsed.itemClass else {
             throw SecItemFailure(errSecUnimplemented, "Fob stores only generic and internet passwords")
         }
-        let values = parsed.attributes
-        let item = Item(itemClass: itemClass, service: values.service ?? "", account: values.account ?? "",
-                        accessGroup: values.accessGroup ?? "", label: values.label, comment: values.comment,
-                        kind: values.kind ?? .password, accessible: values.accessible ?? .whenUnlocked, generic: values.generic.map { Array($0) },
-                        secret: SecretBytes(parsed.data ?? Data()))
+        let item = parsed.attributes.newItem(itemClass, secret: SecretBytes(parsed.data ?? Data()))
         let answer: AnyObject? = try FobKeychain.withVault { (vault: Vault) throws(SecItemFailure) -> AnyObject? in
             try store { () throws(KeychainError) in try vault.add(item) }
-            guard parsed.returnData || parsed.returnAttributes else { return nil }
+            guard parsed.returnsSomething else { return nil }
             let added = try store { () throws(KeychainError) in
-                try vault.items(matching: ItemQuery(itemClass: itemClass, service: item.service, account: item.account,
-                                                    accessGroup: item.accessGroup),
-                                limit: .one, withSecrets: parsed.returnData)[0]
+                try vault.items(matching: exactQuery(item), limit: .one, withSecrets: parsed.returnData)[0]
             }
             return resultValue(for: [added], parsed: parsed, limit: .one)
         }
@@ -47,14 +47,20 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     }
 }
 
-/// Finds items (Apple's `SecItemCopyMatching`).
+/// Finds items (Apple's `SecItemCopyMatching`,
+/// <https://developer.apple.com/documentation/security/1398306-secitemcopymatching>).
 ///
-/// Matches on every attribute given (strings byte for byte). The result is
-/// chosen by the return keys and `kSecMatchLimit` (default one):
-/// `kSecReturnData` alone gives `Data`; `kSecReturnAttributes` gives
-/// `[String: Any]` with Apple's keys (plus `kSecValueData` when both are asked);
-/// with `kSecMatchLimitAll` or a count above 1, an array of those; with no
-/// return key, nothing (only the status says whether an item matches).
+/// Matches on every attribute given (strings byte for byte); without
+/// `kSecAttrSynchronizable` only items stored with `false` match
+/// (`kSecAttrSynchronizableAny` matches both); `kSecValuePersistentRef` finds
+/// one item, with or without `kSecClass`. The result is chosen by the return
+/// keys and `kSecMatchLimit` (default one): `kSecReturnData` alone gives
+/// `Data`, `kSecReturnPersistentRef` alone a 20-byte `Data`;
+/// `kSecReturnAttributes`, or more than one return key, gives
+/// `[String: Any]` with Apple's keys (plus `kSecValueData` and
+/// `kSecValuePersistentRef` when asked); with `kSecMatchLimitAll` or a count
+/// above 1, an array of those; with no return key, nothing (only the status
+/// says whether an item matches).
 /// - Parameters:
 ///   - query: `kSecClass`, attributes to match, return keys and `kSecMatchLimit`.
 ///   - result: receives the result, or `nil`; pass `nil` to test for existence.
@@ -76,14 +82,20 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             case .all: kept = found
             case .count(let n): kept = Array(found.prefix(n))
             }
-            guard parsed.returnData || parsed.returnAttributes else { return nil }
+            guard parsed.returnsSomething else { return nil }
             return resultValue(for: kept, parsed: parsed, limit: limit)
         }
         result?.pointee = answer
     }
 }
 
-/// Changes every matching item (Apple's `SecItemUpdate`).
+/// Changes every matching item (Apple's `SecItemUpdate`,
+/// <https://developer.apple.com/documentation/security/1393617-secitemupdate>).
+///
+/// Matching is as in ``SecItemCopyMatching(_:_:)``. Changing a primary-key
+/// attribute (service or server, account, access group, synchronizable, an
+/// internet password's protocol, port, path, authentication type or security
+/// domain) moves the item; its persistent reference stays the same.
 /// - Parameters:
 ///   - query: `kSecClass` and attributes to match (no return keys, and no
 ///     limit but `kSecMatchLimitAll`).
@@ -92,9 +104,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
 ///   `errSecDuplicateItem` when a changed service, account or access group
 ///   collides with another item; `errSecParam` for malformed or empty
-///   dictionaries or a class change; `errSecNoSuchAttr`, `errSecUnimplemented`,
-///   `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecNoSuchKeychain`,
-///   `errSecDecode`, `errSecIO`.
+///   dictionaries, a class change or `kSecAttrSynchronizableAny` as a new value;
+///   `errSecAuthFailed` for access control that needs a passcode or biometry;
+///   `errSecNoSuchAttr`, `errSecUnimplemented`, `errSecInteractionNotAllowed`,
+///   `errSecNoSuchKeychain`, `errSecDecode`, `errSecIO`.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     run { () throws(SecItemFailure) in
         let parsed = try ParsedDictionary(query, role: .updateQuery)
@@ -122,7 +135,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     }
 }
 
-/// Deletes every matching item (Apple's `SecItemDelete`).
+/// Deletes every matching item (Apple's `SecItemDelete`,
+/// <https://developer.apple.com/documentation/security/1395547-secitemdelete>);
+/// matching is as in ``SecItemCopyMatching(_:_:)``.
 /// - Parameter query: `kSecClass` and attributes to match; `kSecValueData` is ignored.
 /// - Returns: `errSecSuccess`; `errSecItemNotFound` when nothing matches;
 ///   `errSecParam` for a malformed query; `errSecNoSuchAttr`,
@@ -146,12 +161,13 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     }
 }
 
-/// A sentence describing `status` (Apple's `SecCopyErrorMessageString`).
+/// A sentence describing `status` (Apple's `SecCopyErrorMessageString`,
+/// <https://developer.apple.com/documentation/security/1394686-seccopyerrormessagestring>).
 /// - Parameters:
 ///   - status: an `errSec…` status.
 ///   - reserved: pass `nil`.
-/// - Returns: Apple's message for the statuses this module returns, else
-///   `"OSStatus <status>"`; never `nil`.
+/// - Returns: Apple's message (SecBase.h) for every status declared in this
+///   module, which includes every status it returns; else `"OSStatus <status>"`; never `nil`.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     statusMessages[status] ?? "OSStatus \(status)"
 }
@@ -191,41 +207,79 @@ private func matches(of parsed: ParsedDictionary, in vault: Vault, withSecrets: 
     return found
 }
 
-/// The query for exactly `item`'s primary key.
+/// The query for exactly `item`'s primary key (one indexed lookup).
 private func exactQuery(_ item: Item) -> ItemQuery {
-    ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account, accessGroup: item.accessGroup)
+    var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
+                          accessGroup: item.accessGroup, synchronizable: item.synchronizable)
+    if item.itemClass == .internetPassword {
+        query.internetProtocol = item.internetProtocol
+        query.authenticationType = item.authenticationType
+        query.port = item.port
+        query.path = item.path
+        query.securityDomain = item.securityDomain
+    }
+    return query
 }
 
-/// The result object for `items` by the return keys and limit.
+/// The result object for `items` by the return keys and limit, as Apple
+/// documents it: one kind of result alone is that value (`Data` for data or
+/// a persistent reference); attributes, or more than one kind, give a
+/// dictionary holding `kSecValueData` and `kSecValuePersistentRef` beside the
+/// attributes asked for; several matches give an array of those.
 private func resultValue(for items: [Item], parsed: ParsedDictionary, limit: ResultLimit) -> AnyObject {
-    if parsed.returnAttributes {
-        let dictionaries = items.map { attributeDictionary($0, withData: parsed.returnData) }
-        return limit == .one ? dictionaries[0] as AnyObject : dictionaries as AnyObject
+    let kinds = [parsed.returnData, parsed.returnAttributes, parsed.returnPersistentRef].filter { $0 }.count
+    let values: [Any]
+    if parsed.returnAttributes || kinds > 1 {
+        values = items.map { item in
+            var out = parsed.returnAttributes ? attributeDictionary(item) : [:]
+            if parsed.returnData { out[kSecValueData] = secretData(item) }
+            if parsed.returnPersistentRef { out[kSecValuePersistentRef] = PersistentReference.make(item) }
+            return out
+        }
+    } else if parsed.returnPersistentRef {
+        values = items.map(PersistentReference.make)
+    } else {
+        values = items.map(secretData)
     }
-    let secrets = items.map(secretData)
-    return limit == .one ? secrets[0] as AnyObject : secrets as AnyObject
+    return limit == .one ? values[0] as AnyObject : values as AnyObject
 }
 
 private func secretData(_ item: Item) -> Data {
     item.secret?.withUnsafeBytes { Data($0) } ?? Data()
 }
 
-/// An item's attributes under Apple's keys and value types.
-private func attributeDictionary(_ item: Item, withData: Bool) -> [String: Any] {
+/// An item's attributes under Apple's keys and value types: those of its
+/// class always (with their defaults), the optional ones when set.
+private func attributeDictionary(_ item: Item) -> [String: Any] {
     var out: [String: Any] = [
         kSecClass: item.itemClass == .genericPassword ? kSecClassGenericPassword : kSecClassInternetPassword,
         item.itemClass == .genericPassword ? kSecAttrService : kSecAttrServer: item.service,
         kSecAttrAccount: item.account,
         kSecAttrAccessGroup: item.accessGroup,
-        kSecAttrAccessible: item.accessible == .whenUnlocked ? kSecAttrAccessibleWhenUnlocked : kSecAttrAccessibleAfterFirstUnlock,
+        kSecAttrAccessible: accessibilityName(item.accessible),
         kSecAttrCreationDate: item.created,
         kSecAttrModificationDate: item.modified,
-        kSecAttrSynchronizable: false,
+        kSecAttrSynchronizable: item.synchronizable,
         kFobAttrKind: item.kind.rawValue,
     ]
+    if item.itemClass == .internetPassword {
+        out[kSecAttrPort] = item.port
+        out[kSecAttrPath] = item.path
+        out[kSecAttrSecurityDomain] = item.securityDomain
+        if !item.internetProtocol.isEmpty { out[kSecAttrProtocol] = item.internetProtocol }
+        if !item.authenticationType.isEmpty { out[kSecAttrAuthenticationType] = item.authenticationType }
+    }
     if let label = item.label { out[kSecAttrLabel] = label }
     if let comment = item.comment { out[kSecAttrComment] = comment }
     if let generic = item.generic { out[kSecAttrGeneric] = Data(generic) }
-    if withData { out[kSecValueData] = secretData(item) }
+    if let description = item.itemDescription { out[kSecAttrDescription] = description }
+    if let type = item.itemType { out[kSecAttrType] = NSNumber(value: type) }
+    if let creator = item.creator { out[kSecAttrCreator] = NSNumber(value: creator) }
+    if item.isInvisible { out[kSecAttrIsInvisible] = true }
+    if item.isNegative { out[kSecAttrIsNegative] = true }
+    if let flags = item.accessControlFlags {
+        out[kSecAttrAccessControl] = SecAccessControl(protection: accessibilityName(item.accessible),
+                                                      flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(truncatingIfNeeded: flags)))
+    }
     return out
 }

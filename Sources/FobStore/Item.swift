@@ -1,10 +1,11 @@
 import Foundation
 
-/// The Keychain item class. Fob stores generic passwords (`kSecClassGenericPassword`).
+/// The Keychain item class: Fob stores generic and internet passwords.
 public enum ItemClass: String, Sendable, CaseIterable, Codable {
     /// `kSecClassGenericPassword`.
     case genericPassword = "genp"
-    /// `kSecClassInternetPassword` (stored with the same primary key fields).
+    /// `kSecClassInternetPassword`: the server is stored as the service; the
+    /// primary key adds protocol, port, path, authentication type and security domain.
     case internetPassword = "inet"
 }
 
@@ -25,10 +26,24 @@ public enum Accessibility: String, Sendable, CaseIterable, Codable {
 }
 
 /// A stored item's attributes and, when asked for, its secret.
+///
+/// Everything here lives inside the item's encrypted record. Besides the
+/// Keychain's attributes an item holds Fob's own: a ``url``, ``notes`` (the
+/// Keychain's `comment`), a one-time-password seed and ``customFields``.
+///
+/// The primary key is (class, access group, service, account,
+/// ``synchronizable``) for generic passwords; internet passwords add
+/// ``securityDomain``, ``internetProtocol``, ``authenticationType``, ``port``
+/// and ``path``, as Apple's `errSecDuplicateItem` documentation defines it
+/// (<https://developer.apple.com/documentation/security/errsecduplicateitem>).
+///
+/// - Important: ``secret``, ``oneTimePassword`` and every custom field's value
+///   are held in ``SecretBytes``; `description` and `debugDescription` of
+///   those types never show their bytes.
 public struct Item: Sendable, Equatable {
     /// `kSecClass`: part of the primary key.
     public var itemClass: ItemClass
-    /// `kSecAttrService`. An empty service is a value, not a wildcard.
+    /// `kSecAttrService` (for internet passwords: `kSecAttrServer`). An empty service is a value, not a wildcard.
     public var service: String
     /// `kSecAttrAccount`.
     public var account: String
@@ -36,13 +51,13 @@ public struct Item: Sendable, Equatable {
     public var accessGroup: String
     /// `kSecAttrLabel`; `nil` when not set.
     public var label: String?
-    /// `kSecAttrComment`; `nil` when not set.
+    /// `kSecAttrComment`; `nil` when not set. The same value as ``notes``.
     public var comment: String?
     /// What the secret is; `token` and `oauth` items go on logout.
     public var kind: ItemKind
     /// `kSecAttrAccessible`; not part of the primary key.
     public var accessible: Accessibility
-    /// `kSecAttrGeneric`: application bytes (not secret, but stored encrypted).
+    /// `kSecAttrGeneric`: application bytes (not secret, but stored encrypted), up to ``maxNotesBytes``.
     public var generic: [UInt8]?
     /// `kSecAttrCreationDate`, UTC.
     public var created: Date
@@ -51,15 +66,82 @@ public struct Item: Sendable, Equatable {
     /// The secret (`kSecValueData`), up to ``Item/maxSecretBytes`` bytes; `nil` in listings.
     public var secret: SecretBytes?
 
+    // MARK: Fob's own attributes
+
+    /// The web address the item is for (any text up to ``maxTextBytes``; Fob does not parse it); `nil` when not set.
+    public var url: String?
+    /// A one-time-password seed: an `otpauth://` URI (Key Uri Format) of up
+    /// to ``maxOneTimePasswordBytes`` bytes, kept as a secret; `nil` when not set.
+    /// Unlike ``secret`` it is decoded in listings too.
+    public var oneTimePassword: SecretBytes?
+    /// Custom fields in the order the user gave them (at most ``maxCustomFields``;
+    /// names need not be unique). Decoded in listings too; hidden values stay in ``SecretBytes``.
+    public var customFields: [CustomField]
+
+    /// Multi-line notes: another name for ``comment`` (`kSecAttrComment`,
+    /// the CLI's `--comment`), so notes written by any front end show in all.
+    public var notes: String? {
+        get { comment }
+        set { comment = newValue }
+    }
+
+    // MARK: Apple's other attributes (used by FobSecurity)
+
+    /// `kSecAttrProtocol` of an internet password: a four-character code such
+    /// as `"htps"`; `""` when not set. Part of an internet password's primary key.
+    public var internetProtocol: String = ""
+    /// `kSecAttrAuthenticationType`: a four-character code such as `"dflt"`;
+    /// `""` when not set. Part of an internet password's primary key.
+    public var authenticationType: String = ""
+    /// `kSecAttrPort`, 0 to ``maxPort``; 0 when not set. Part of an internet password's primary key.
+    public var port: Int = 0
+    /// `kSecAttrPath`; `""` when not set. Part of an internet password's primary key.
+    public var path: String = ""
+    /// `kSecAttrSecurityDomain`; `""` when not set. Part of an internet password's primary key.
+    public var securityDomain: String = ""
+    /// `kSecAttrDescription`: what kind of item this is, for people; `nil` when not set.
+    public var itemDescription: String?
+    /// `kSecAttrType`: a four-character code as its `UInt32` value; `nil` when not set.
+    public var itemType: UInt32?
+    /// `kSecAttrCreator`: a four-character code as its `UInt32` value; `nil` when not set.
+    public var creator: UInt32?
+    /// `kSecAttrIsInvisible`: whether the item is hidden from user-facing lists of Apple's Keychain Access.
+    public var isInvisible: Bool = false
+    /// `kSecAttrIsNegative`: whether the item is a placeholder with no valid password.
+    public var isNegative: Bool = false
+    /// `kSecAttrSynchronizable`: whether the item asked to be synchronised.
+    /// Fob never synchronises; the flag is kept and is part of the primary
+    /// key, as on a device without iCloud Keychain.
+    public var synchronizable: Bool = false
+    /// The flags of the item's `SecAccessControl` (`kSecAttrAccessControl`,
+    /// Apple's `SecAccessControlCreateFlags` raw value), or `nil` when the item has none.
+    public var accessControlFlags: UInt64?
+    /// A random identifier given when the item is created, stable for the item's
+    /// life (updates keep it); FobSecurity's persistent references carry it.
+    /// ``Vault/add(_:)`` stores the one given: give a copy of an item its own (`UUID()`).
+    /// Records written before it existed get one derived from their primary
+    /// key and creation date, kept from their first rewrite on.
+    public var persistentID: UUID
+
+    /// Fields of the record that this version does not know, written back unchanged on update.
+    var unknownFields: [UnknownRecordField] = []
+
     /// The largest secret an item holds: 1 MiB.
     public static let maxSecretBytes = 1 << 20
 
     /// An item; `created` and `modified` are set by the store when it is added.
+    /// - Parameters:
+    ///   - notes: see ``comment``; `comment` and `notes` are one attribute.
+    ///   - url: the web address, up to ``maxTextBytes`` bytes.
+    ///   - oneTimePassword: an `otpauth://` URI, up to ``maxOneTimePasswordBytes`` bytes.
+    ///   - customFields: up to ``maxCustomFields`` fields.
+    ///   - persistentID: a new random identifier unless given.
     public init(itemClass: ItemClass = .genericPassword, service: String, account: String,
                 accessGroup: String = "", label: String? = nil, comment: String? = nil,
                 kind: ItemKind = .password, accessible: Accessibility = .whenUnlocked,
                 generic: [UInt8]? = nil, created: Date = Date(), modified: Date = Date(),
-                secret: SecretBytes?) {
+                url: String? = nil, oneTimePassword: SecretBytes? = nil, customFields: [CustomField] = [],
+                persistentID: UUID = UUID(), secret: SecretBytes?) {
         self.itemClass = itemClass
         self.service = service
         self.account = account
@@ -71,6 +153,10 @@ public struct Item: Sendable, Equatable {
         self.generic = generic
         self.created = created
         self.modified = modified
+        self.url = url
+        self.oneTimePassword = oneTimePassword
+        self.customFields = customFields
+        self.persistentID = persistentID
         self.secret = secret
     }
 
@@ -117,7 +203,7 @@ public enum MatchLimit: Sendable, Equatable {
 public struct ItemQuery: Sendable, Equatable {
     /// `kSecClass`; `nil` matches both classes.
     public var itemClass: ItemClass?
-    /// `kSecAttrService`; `""` matches only the empty service.
+    /// `kSecAttrService` (`kSecAttrServer`); `""` matches only the empty service.
     public var service: String?
     /// `kSecAttrAccount`.
     public var account: String?
@@ -129,11 +215,27 @@ public struct ItemQuery: Sendable, Equatable {
     public var kind: ItemKind?
     /// Narrows only when given.
     public var accessible: Accessibility?
+    /// The item's ``Item/url``; `""` matches items without one.
+    public var url: String?
+    /// `kSecAttrSynchronizable`; `nil` matches both (Apple's `kSecAttrSynchronizableAny`).
+    public var synchronizable: Bool?
+    /// `kSecAttrProtocol`; `""` matches items without one.
+    public var internetProtocol: String?
+    /// `kSecAttrAuthenticationType`; `""` matches items without one.
+    public var authenticationType: String?
+    /// `kSecAttrPort`; 0 matches items without one.
+    public var port: Int?
+    /// `kSecAttrPath`; `""` matches items without one.
+    public var path: String?
+    /// `kSecAttrSecurityDomain`; `""` matches items without one.
+    public var securityDomain: String?
+    /// The item's ``Item/persistentID`` (a FobSecurity persistent reference).
+    public var persistentID: UUID?
 
     /// A query; by default every generic password.
     public init(itemClass: ItemClass? = .genericPassword, service: String? = nil, account: String? = nil,
                 accessGroup: String? = nil, label: String? = nil, kind: ItemKind? = nil,
-                accessible: Accessibility? = nil) {
+                accessible: Accessibility? = nil, url: String? = nil, synchronizable: Bool? = nil) {
         self.itemClass = itemClass
         self.service = service
         self.account = account
@@ -141,16 +243,39 @@ public struct ItemQuery: Sendable, Equatable {
         self.label = label
         self.kind = kind
         self.accessible = accessible
+        self.url = url
+        self.synchronizable = synchronizable
     }
 
-    /// The query for exactly one generic-password primary key.
+    /// The query for exactly one generic-password primary key (synchronizable or not).
     public static func key(service: String, account: String, accessGroup: String = "") -> ItemQuery {
         ItemQuery(itemClass: .genericPassword, service: service, account: account, accessGroup: accessGroup)
     }
 
-    /// Whether every attribute of the primary key is given, so the store can
-    /// find the item by its lookup hash instead of scanning.
-    var isExactKey: Bool { itemClass != nil && service != nil && account != nil && accessGroup != nil }
+    /// The primary keys (``RecordCodec/primaryKey(of:)`` bytes) of the items
+    /// this query can match, when it names every attribute of the primary key
+    /// but perhaps ``synchronizable`` (then two keys, one per value), so the
+    /// store finds them by their lookup hashes instead of scanning; `nil` otherwise.
+    var primaryKeyCandidates: [[UInt8]]? {
+        guard let itemClass, let service, let account, let accessGroup else { return nil }
+        var item = Item(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
+                        persistentID: RecordCodec.nilUUID, secret: nil)
+        if itemClass == .internetPassword {
+            // A port no item can have (checkLimits) leaves the query to the scan, which finds nothing.
+            guard let internetProtocol, let authenticationType, let port, let path, let securityDomain,
+                  (0...Item.maxPort).contains(port) else { return nil }
+            item.internetProtocol = internetProtocol
+            item.authenticationType = authenticationType
+            item.port = port
+            item.path = path
+            item.securityDomain = securityDomain
+        }
+        let values = synchronizable.map { [$0] } ?? [false, true]
+        return values.map { flag in
+            item.synchronizable = flag
+            return RecordCodec.primaryKey(of: item)
+        }
+    }
 
     /// Whether `item` has every attribute this query names (strings
     /// compared byte for byte, as the Keychain does).
@@ -162,13 +287,27 @@ public struct ItemQuery: Sendable, Equatable {
         if let l = label, !l.utf8.elementsEqual((item.label ?? "").utf8) { return false }
         if let k = kind, k != item.kind { return false }
         if let x = accessible, x != item.accessible { return false }
+        if let u = url, !u.utf8.elementsEqual((item.url ?? "").utf8) { return false }
+        if let y = synchronizable, y != item.synchronizable { return false }
+        if let p = internetProtocol, !p.utf8.elementsEqual(item.internetProtocol.utf8) { return false }
+        if let t = authenticationType, !t.utf8.elementsEqual(item.authenticationType.utf8) { return false }
+        if let n = port, n != item.port { return false }
+        if let p = path, !p.utf8.elementsEqual(item.path.utf8) { return false }
+        if let d = securityDomain, !d.utf8.elementsEqual(item.securityDomain.utf8) { return false }
+        if let i = persistentID, i != item.persistentID { return false }
         return true
     }
 
     var displayName: String { describeKey(service: service, account: account) }
 }
 
-/// Attributes to change in ``Vault/update(matching:with:)``; `nil` leaves a value as it is.
+/// Attributes to change in ``Vault/update(matching:with:)``; `nil` leaves a value as it is,
+/// and for optional attributes `.some(nil)` removes the value.
+///
+/// ``Vault/save(service:account:accessGroup:itemClass:secret:attributes:)``
+/// ignores the service, account and access group given here; any other
+/// primary-key attribute (``synchronizable``, the internet-password ones)
+/// moves the saved item to that key.
 public struct ItemChanges: Sendable {
     /// A new service (changes the primary key).
     public var service: String?
@@ -178,7 +317,7 @@ public struct ItemChanges: Sendable {
     public var accessGroup: String?
     /// `.some(nil)` removes the label.
     public var label: String??
-    /// `.some(nil)` removes the comment.
+    /// `.some(nil)` removes the comment (the notes).
     public var comment: String??
     /// A new kind.
     public var kind: ItemKind?
@@ -188,11 +327,49 @@ public struct ItemChanges: Sendable {
     public var generic: [UInt8]??
     /// A new secret, up to 1 MiB.
     public var secret: SecretBytes?
+    /// `.some(nil)` removes the URL.
+    public var url: String??
+    /// A new one-time-password seed (`otpauth://` URI); `.some(nil)` removes it.
+    public var oneTimePassword: SecretBytes??
+    /// Replaces every custom field (`[]` removes them all).
+    public var customFields: [CustomField]?
+    /// A new `kSecAttrSynchronizable` (changes the primary key).
+    public var synchronizable: Bool?
+    /// A new `kSecAttrProtocol`, `""` for none (changes an internet password's primary key).
+    public var internetProtocol: String?
+    /// A new `kSecAttrAuthenticationType`, `""` for none (changes an internet password's primary key).
+    public var authenticationType: String?
+    /// A new `kSecAttrPort`, 0 for none (changes an internet password's primary key).
+    public var port: Int?
+    /// A new `kSecAttrPath`, `""` for none (changes an internet password's primary key).
+    public var path: String?
+    /// A new `kSecAttrSecurityDomain`, `""` for none (changes an internet password's primary key).
+    public var securityDomain: String?
+    /// `.some(nil)` removes `kSecAttrDescription`.
+    public var itemDescription: String??
+    /// `.some(nil)` removes `kSecAttrType`.
+    public var itemType: UInt32??
+    /// `.some(nil)` removes `kSecAttrCreator`.
+    public var creator: UInt32??
+    /// A new `kSecAttrIsInvisible`.
+    public var isInvisible: Bool?
+    /// A new `kSecAttrIsNegative`.
+    public var isNegative: Bool?
+    /// New access-control flags; `.some(nil)` removes the access control.
+    public var accessControlFlags: UInt64??
+
+    /// Changes the notes: another name for ``comment``.
+    public var notes: String?? {
+        get { comment }
+        set { comment = newValue }
+    }
 
     /// Changes; every attribute left `nil` stays as it is.
     public init(service: String? = nil, account: String? = nil, accessGroup: String? = nil,
                 label: String?? = nil, comment: String?? = nil, kind: ItemKind? = nil,
-                accessible: Accessibility? = nil, generic: [UInt8]?? = nil, secret: SecretBytes? = nil) {
+                accessible: Accessibility? = nil, generic: [UInt8]?? = nil,
+                url: String?? = nil, oneTimePassword: SecretBytes?? = nil, customFields: [CustomField]? = nil,
+                secret: SecretBytes? = nil) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup
@@ -201,6 +378,9 @@ public struct ItemChanges: Sendable {
         self.kind = kind
         self.accessible = accessible
         self.generic = generic
+        self.url = url
+        self.oneTimePassword = oneTimePassword
+        self.customFields = customFields
         self.secret = secret
     }
 
@@ -216,6 +396,21 @@ public struct ItemChanges: Sendable {
         if let accessible { item.accessible = accessible }
         if let generic { item.generic = generic }
         if let secret { item.secret = secret }
+        if let url { item.url = url }
+        if let oneTimePassword { item.oneTimePassword = oneTimePassword }
+        if let customFields { item.customFields = customFields }
+        if let synchronizable { item.synchronizable = synchronizable }
+        if let internetProtocol { item.internetProtocol = internetProtocol }
+        if let authenticationType { item.authenticationType = authenticationType }
+        if let port { item.port = port }
+        if let path { item.path = path }
+        if let securityDomain { item.securityDomain = securityDomain }
+        if let itemDescription { item.itemDescription = itemDescription }
+        if let itemType { item.itemType = itemType }
+        if let creator { item.creator = creator }
+        if let isInvisible { item.isInvisible = isInvisible }
+        if let isNegative { item.isNegative = isNegative }
+        if let accessControlFlags { item.accessControlFlags = accessControlFlags }
         item.modified = now
     }
 }

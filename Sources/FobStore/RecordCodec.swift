@@ -1,53 +1,119 @@
+import CSodium
 import Foundation
 
 /// The plaintext layout of an item record (before encryption), format 1:
 /// a version byte (1), then fields as tag (1 byte) ‖ length (UInt32 LE) ‖ bytes.
-/// Unknown tags are skipped, so later formats can add fields.
+///
+/// Tags 1–12 are the first release's; 13 and later were added without a new
+/// format, and are written only when their attribute is set, so an item that
+/// uses none of them encodes to the same bytes as before.
+///
+/// | tag | field | bytes |
+/// | --- | --- | --- |
+/// | 1–12 | class, service, account, access group, label, comment, kind, accessible, generic, created, modified, secret | UTF-8, or 8-byte LE `Double` dates |
+/// | 13 | url | UTF-8 |
+/// | 14 | one-time-password seed | UTF-8 `otpauth://` URI |
+/// | 15 | custom field (one per field, in order) | flags (bit 0: hidden) ‖ name length (UInt32 LE) ‖ name ‖ value |
+/// | 16, 17 | protocol, authentication type | UTF-8 |
+/// | 18 | port | UInt32 LE |
+/// | 19, 20, 21 | path, security domain, description | UTF-8 |
+/// | 22, 23 | type, creator | UInt32 LE |
+/// | 24, 25, 26 | is-invisible, is-negative, synchronizable | one byte, 1 |
+/// | 27 | access-control flags | UInt64 LE |
+/// | 28 | persistent ID | 16 bytes |
+///
+/// Every length is bounded: tags 13 and later by ``Item/checkLimits()``,
+/// the first release's by 1 MiB (it had no other limit, and its records must
+/// stay readable; such an item must be shortened to be rewritten). A field
+/// over its limit is a decode error. Unknown tags are kept in ``Item/unknownFields`` and
+/// written back after the known ones, so a record that a later version
+/// wrote keeps its fields through an update made by this one. (Versions
+/// before tag 13 skip unknown tags and drop them when they rewrite a record.)
 enum RecordCodec {
     private enum Tag: UInt8 {
         case itemClass = 1, service, account, accessGroup, label, comment, kind, accessible,
              generic, created, modified, secret
+        case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
+             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
+             synchronizable, accessControl, persistentID
+    }
+
+    /// A field's bytes: plain, or held in protected memory.
+    private enum Piece {
+        case plain([UInt8])
+        case secret(SecretBytes)
+
+        var count: Int {
+            switch self {
+            case .plain(let bytes): return bytes.count
+            case .secret(let bytes): return bytes.count
+            }
+        }
     }
 
     static func encode(_ item: Item) -> SecretBytes {
-        var fields: [(Tag, [UInt8])] = [
-            (.itemClass, Array(item.itemClass.rawValue.utf8)),
-            (.service, Array(item.service.utf8)),
-            (.account, Array(item.account.utf8)),
-            (.accessGroup, Array(item.accessGroup.utf8)),
-            (.kind, Array(item.kind.rawValue.utf8)),
-            (.accessible, Array(item.accessible.rawValue.utf8)),
-            (.created, le64(item.created.timeIntervalSince1970.bitPattern)),
-            (.modified, le64(item.modified.timeIntervalSince1970.bitPattern)),
+        func text(_ tag: Tag, _ value: String) -> (UInt8, [Piece]) { (tag.rawValue, [.plain(Array(value.utf8))]) }
+        var fields: [(UInt8, [Piece])] = [
+            text(.itemClass, item.itemClass.rawValue),
+            text(.service, item.service),
+            text(.account, item.account),
+            text(.accessGroup, item.accessGroup),
+            text(.kind, item.kind.rawValue),
+            text(.accessible, item.accessible.rawValue),
+            (Tag.created.rawValue, [.plain(le(item.created.timeIntervalSince1970.bitPattern, bytes: 8))]),
+            (Tag.modified.rawValue, [.plain(le(item.modified.timeIntervalSince1970.bitPattern, bytes: 8))]),
         ]
-        if let label = item.label { fields.append((.label, Array(label.utf8))) }
-        if let comment = item.comment { fields.append((.comment, Array(comment.utf8))) }
-        if let generic = item.generic { fields.append((.generic, generic)) }
-        let secret = item.secret ?? SecretBytes([])
-        let total = 1 + fields.reduce(0) { $0 + 5 + $1.1.count } + 5 + secret.count
+        if let label = item.label { fields.append(text(.label, label)) }
+        if let comment = item.comment { fields.append(text(.comment, comment)) }
+        if let generic = item.generic { fields.append((Tag.generic.rawValue, [.plain(generic)])) }
+        if let url = item.url { fields.append(text(.url, url)) }
+        if let seed = item.oneTimePassword { fields.append((Tag.oneTimePassword.rawValue, [.secret(seed)])) }
+        for field in item.customFields {
+            let name = Array(field.name.utf8)
+            fields.append((Tag.customField.rawValue, [.plain([field.isHidden ? 1 : 0] + le(UInt64(name.count), bytes: 4) + name),
+                                                      .secret(field.value)]))
+        }
+        for (tag, value) in [(Tag.internetProtocol, item.internetProtocol), (.authenticationType, item.authenticationType),
+                             (.path, item.path), (.securityDomain, item.securityDomain)] where !value.isEmpty {
+            fields.append(text(tag, value))
+        }
+        if item.port != 0 { fields.append((Tag.port.rawValue, [.plain(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))])) }
+        if let description = item.itemDescription { fields.append(text(.itemDescription, description)) }
+        if let type = item.itemType { fields.append((Tag.itemType.rawValue, [.plain(le(UInt64(type), bytes: 4))])) }
+        if let creator = item.creator { fields.append((Tag.creator.rawValue, [.plain(le(UInt64(creator), bytes: 4))])) }
+        for (tag, flag) in [(Tag.isInvisible, item.isInvisible), (.isNegative, item.isNegative), (.synchronizable, item.synchronizable)] where flag {
+            fields.append((tag.rawValue, [.plain([1])]))
+        }
+        if let flags = item.accessControlFlags { fields.append((Tag.accessControl.rawValue, [.plain(le(flags, bytes: 8))])) }
+        fields.append((Tag.persistentID.rawValue, [.plain(withUnsafeBytes(of: item.persistentID.uuid) { Array($0) })]))
+        for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
+        fields.append((Tag.secret.rawValue, [.secret(item.secret ?? SecretBytes([]))]))
+
+        let total = 1 + fields.reduce(0) { sum, field in sum + 5 + field.1.reduce(0) { $0 + $1.count } }
         return SecretBytes(count: total) { out in
             var i = 0
             func put(_ b: UInt8) { out[i] = b; i += 1 }
-            func header(_ tag: Tag, _ n: Int) {
-                put(tag.rawValue)
-                for s in stride(from: 0, to: 32, by: 8) { put(UInt8(truncatingIfNeeded: UInt32(n) >> UInt32(s))) }
-            }
             put(1)
-            for (tag, bytes) in fields {
-                header(tag, bytes.count)
-                for b in bytes { put(b) }
+            for (tag, pieces) in fields {
+                put(tag)
+                for b in le(UInt64(pieces.reduce(0) { $0 + $1.count }), bytes: 4) { put(b) }
+                for piece in pieces {
+                    switch piece {
+                    case .plain(let bytes): for b in bytes { put(b) }
+                    case .secret(let bytes): bytes.withUnsafeBytes { for b in $0 { put(b) } }
+                    }
+                }
             }
-            header(.secret, secret.count)
-            secret.withUnsafeBytes { for b in $0 { put(b) } }
         }
     }
 
     /// - Throws: `.decode` when the layout is broken (which authenticated
-    ///   encryption makes possible only with a bug or a foreign writer).
+    ///   encryption makes possible only with a bug or a foreign writer), or
+    ///   when a field is over its limit (``Item/checkLimits()``).
     static func decode(_ raw: UnsafeRawBufferPointer, withSecret: Bool) throws(KeychainError) -> Item {
         var item = Item(service: "", account: "", created: Date(timeIntervalSince1970: 0),
-                        modified: Date(timeIntervalSince1970: 0), secret: nil)
-        var sawService = false, sawAccount = false
+                        modified: Date(timeIntervalSince1970: 0), persistentID: nilUUID, secret: nil)
+        var sawService = false, sawAccount = false, sawPersistentID = false
         let failure: KeychainError? = { () -> KeychainError? in
             guard raw.count >= 1, raw[0] == 1 else { return .decode("unknown record format") }
             var i = 1
@@ -61,7 +127,15 @@ enum RecordCodec {
                 let field = UnsafeRawBufferPointer(rebasing: raw[i..<(i + n)])
                 i += n
                 func text() -> String? { String(validating: field, as: UTF8.self) }
-                switch Tag(rawValue: tag) {
+                /// A new field's text, bounded; `nil` (a decode error) when over the limit or not UTF-8.
+                func boundedText(_ limit: Int = Item.maxTextBytes) -> String? { n <= limit ? text() : nil }
+                let known = Tag(rawValue: tag)
+                // The first release's fields had no limit but the secret's; they are
+                // read up to 1 MiB, so that no record it wrote becomes unreadable.
+                if let known, known.rawValue <= Tag.secret.rawValue, n > Item.maxSecretBytes {
+                    return .decode("a record field is over its limit")
+                }
+                switch known {
                 case .itemClass:
                     guard let c = text().flatMap(ItemClass.init(rawValue:)) else { return .decode("bad item class") }
                     item.itemClass = c
@@ -79,34 +153,143 @@ enum RecordCodec {
                 case .generic: item.generic = Array(field)
                 case .created: item.created = date(field)
                 case .modified: item.modified = date(field)
-                case .secret: if withSecret { item.secret = SecretBytes(field) }
-                case nil: break
+                case .secret:
+                    guard n <= Item.maxSecretBytes else { return .decode("a record field is over its limit") }
+                    if withSecret { item.secret = SecretBytes(field) }
+                case .url:
+                    guard let s = boundedText() else { return .decode("bad URL") }
+                    item.url = s
+                case .oneTimePassword:
+                    guard n <= Item.maxOneTimePasswordBytes else { return .decode("a record field is over its limit") }
+                    item.oneTimePassword = SecretBytes(field)
+                case .customField:
+                    guard item.customFields.count < Item.maxCustomFields else { return .decode("too many custom fields") }
+                    guard let custom = customField(field) else { return .decode("bad custom field") }
+                    item.customFields.append(custom)
+                case .internetProtocol:
+                    guard let s = boundedText() else { return .decode("bad protocol") }
+                    item.internetProtocol = s
+                case .authenticationType:
+                    guard let s = boundedText() else { return .decode("bad authentication type") }
+                    item.authenticationType = s
+                case .path:
+                    guard let s = boundedText() else { return .decode("bad path") }
+                    item.path = s
+                case .securityDomain:
+                    guard let s = boundedText() else { return .decode("bad security domain") }
+                    item.securityDomain = s
+                case .itemDescription:
+                    guard let s = boundedText() else { return .decode("bad description") }
+                    item.itemDescription = s
+                case .port:
+                    guard n == 4, let port = Int(exactly: uint(field)), port <= Item.maxPort else { return .decode("bad port") }
+                    item.port = port
+                case .itemType, .creator:
+                    guard n == 4 else { return .decode("bad four-character code") }
+                    if known == .itemType { item.itemType = UInt32(uint(field)) } else { item.creator = UInt32(uint(field)) }
+                case .isInvisible, .isNegative, .synchronizable:
+                    guard n == 1, field[0] <= 1 else { return .decode("bad flag") }
+                    let flag = field[0] == 1
+                    switch known {
+                    case .isInvisible: item.isInvisible = flag
+                    case .isNegative: item.isNegative = flag
+                    default: item.synchronizable = flag
+                    }
+                case .accessControl:
+                    guard n == 8 else { return .decode("bad access control") }
+                    item.accessControlFlags = uint(field)
+                case .persistentID:
+                    guard n == 16 else { return .decode("bad persistent ID") }
+                    var bytes = nilUUID.uuid
+                    withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: field) }
+                    item.persistentID = UUID(uuid: bytes)
+                    sawPersistentID = true
+                case nil:
+                    guard item.unknownFields.count < maxUnknownFields, n <= Item.maxSecretBytes else {
+                        return .decode("too many or too large unknown record fields")
+                    }
+                    item.unknownFields.append(UnknownRecordField(tag: tag, bytes: SecretBytes(field)))
                 }
             }
             return nil
         }()
         if let failure { throw failure }
         guard sawService, sawAccount else { throw .decode("record without service or account") }
+        if !sawPersistentID { item.persistentID = derivedPersistentID(of: item) }
         return item
     }
 
-    private static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    /// The most unknown fields a record may carry: 64.
+    static let maxUnknownFields = 64
+
+    /// The all-zero UUID, a placeholder until the real identifier is known.
+    static let nilUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// flags (bit 0: hidden) ‖ name length (UInt32 LE) ‖ name ‖ value, bounded.
+    private static func customField(_ field: UnsafeRawBufferPointer) -> CustomField? {
+        guard field.count >= 5, field[0] <= 1 else { return nil }
+        var nameCount = 0
+        for k in 0..<4 { nameCount |= Int(field[1 + k]) << (8 * k) }
+        guard nameCount >= 1, nameCount <= Item.maxFieldNameBytes, nameCount <= field.count - 5 else { return nil }
+        let valueCount = field.count - 5 - nameCount
+        guard valueCount <= Item.maxFieldValueBytes,
+              let name = String(validating: UnsafeRawBufferPointer(rebasing: field[5..<(5 + nameCount)]), as: UTF8.self) else { return nil }
+        return CustomField(name: name, value: SecretBytes(UnsafeRawBufferPointer(rebasing: field[(5 + nameCount)...])),
+                           isHidden: field[0] == 1)
+    }
+
+    /// A stable identifier for a record written before persistent IDs: the
+    /// first 16 bytes of BLAKE2b of its primary key and creation date, so it
+    /// is the same on every read; the first rewrite stores it.
+    private static func derivedPersistentID(of item: Item) -> UUID {
+        let input = Array("fob persistent id v1".utf8) + primaryKey(of: item)
+            + le(item.created.timeIntervalSince1970.bitPattern, bytes: 8)
+        var out = nilUUID.uuid
+        withUnsafeMutableBytes(of: &out) { buffer in
+            _ = crypto_generichash(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
+                                   input, UInt64(input.count), nil, 0)
+        }
+        return UUID(uuid: out)
+    }
+
+    private static func le(_ v: UInt64, bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+
+    private static func uint(_ field: UnsafeRawBufferPointer) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<field.count { v |= UInt64(field[k]) << (8 * UInt64(k)) }
+        return v
+    }
 
     private static func date(_ field: UnsafeRawBufferPointer) -> Date {
         guard field.count == 8 else { return Date(timeIntervalSince1970: 0) }
-        var v: UInt64 = 0
-        for k in 0..<8 { v |= UInt64(field[k]) << (8 * UInt64(k)) }
-        return Date(timeIntervalSince1970: Double(bitPattern: v))
+        return Date(timeIntervalSince1970: Double(bitPattern: uint(field)))
     }
 
     /// The primary key bytes hashed into `lookup`: class, access group,
-    /// service, account, each as length (UInt32 LE) ‖ UTF-8.
-    static func primaryKey(itemClass: ItemClass, accessGroup: String, service: String, account: String) -> [UInt8] {
+    /// service, account, each as length (UInt32 LE) ‖ UTF-8 — exactly the
+    /// first release's bytes — then, only when one of them is set, the
+    /// attributes added since, each length-prefixed the same way:
+    /// synchronizable (one byte) for generic passwords; protocol,
+    /// authentication type, port (UInt32 LE), path, security domain and
+    /// synchronizable for internet passwords. Every field is length-prefixed,
+    /// so a longer key can never equal a shorter one.
+    static func primaryKey(of item: Item) -> [UInt8] {
         var out: [UInt8] = []
-        for s in [itemClass.rawValue, accessGroup, service, account] {
-            let b = Array(s.utf8)
-            out += (0..<4).map { UInt8(truncatingIfNeeded: UInt32(b.count) >> (8 * UInt32($0))) }
-            out += b
+        func field(_ bytes: [UInt8]) { out += le(UInt64(bytes.count), bytes: 4) + bytes }
+        for s in [item.itemClass.rawValue, item.accessGroup, item.service, item.account] { field(Array(s.utf8)) }
+        switch item.itemClass {
+        case .genericPassword:
+            if item.synchronizable { field([1]) }
+        case .internetPassword:
+            if item.synchronizable || !item.internetProtocol.isEmpty || !item.authenticationType.isEmpty
+                || item.port != 0 || !item.path.isEmpty || !item.securityDomain.isEmpty {
+                field(Array(item.internetProtocol.utf8))
+                field(Array(item.authenticationType.utf8))
+                field(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))
+                field(Array(item.path.utf8))
+                field(Array(item.securityDomain.utf8))
+                field([item.synchronizable ? 1 : 0])
+            }
         }
         return out
     }

@@ -376,6 +376,7 @@ public final class Vault {
     private static func check(_ item: Item) throws(KeychainError) {
         guard let secret = item.secret else { throw .param("an item needs a secret (kSecValueData)") }
         guard secret.count <= Item.maxSecretBytes else { throw secretTooLarge }
+        try item.checkLimits()
     }
 
     private func unlockedKeys() throws(KeychainError) -> Keys {
@@ -440,10 +441,10 @@ public final class Vault {
     /// given, else a scan that decrypts every record.
     private func rows(matching query: ItemQuery, keys: Keys, withSecrets: Bool) throws(SQLiteError) -> [Row] {
         let stmt: SQLiteStatement
-        if query.isExactKey, let c = query.itemClass, let g = query.accessGroup, let s = query.service, let a = query.account {
-            stmt = try cached("SELECT id, lookup, record FROM items WHERE lookup = ?")
-            let key = RecordCodec.primaryKey(itemClass: c, accessGroup: g, service: s, account: a)
-            try stmt.bind(1, Crypto.keyedHash(key, key: keys.lookup))
+        if let candidates = query.primaryKeyCandidates {
+            stmt = try cached("SELECT id, lookup, record FROM items WHERE lookup IN (?, ?)")
+            try stmt.bind(1, Crypto.keyedHash(candidates[0], key: keys.lookup))
+            try stmt.bind(2, Crypto.keyedHash(candidates[candidates.count - 1], key: keys.lookup))
         } else {
             stmt = try cached("SELECT id, lookup, record FROM items")
         }
@@ -480,8 +481,7 @@ public final class Vault {
     }
 
     private static func lookup(for item: Item, keys: Keys) -> [UInt8] {
-        Crypto.keyedHash(RecordCodec.primaryKey(itemClass: item.itemClass, accessGroup: item.accessGroup,
-                                                service: item.service, account: item.account), key: keys.lookup)
+        Crypto.keyedHash(RecordCodec.primaryKey(of: item), key: keys.lookup)
     }
 
     private static func recordAD(_ lookup: [UInt8]) -> [UInt8] {

@@ -61,25 +61,30 @@ extension SecItemTests {
 
     @Test func unsupportedFeaturesAreRefused() throws {
         try Self.withVault { test in
-            // Item references are not implemented.
-            for key in [kSecReturnRef, kSecReturnPersistentRef] {
-                var result: AnyObject?
-                #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [key as String: true]) as CFDictionary, &result) == errSecUnimplemented)
-                #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: [key as String: true]) as CFDictionary, &result) == errSecUnimplemented)
-                // Asking for no reference is fine.
-                #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [key as String: false]) as CFDictionary, &result) == errSecItemNotFound)
-            }
+            // Item references (kSecReturnRef, kSecValueRef) are not implemented.
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [kSecReturnRef as String: true]) as CFDictionary, &result) == errSecUnimplemented)
+            #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: [kSecReturnRef as String: true]) as CFDictionary, &result) == errSecUnimplemented)
+            // Asking for no reference is fine.
+            #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [kSecReturnRef as String: false]) as CFDictionary, &result) == errSecItemNotFound)
             #expect(Self.statuses([kSecValueRef as String: Data()]).add == errSecUnimplemented)
-            #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).copy == errSecUnimplemented)
-            #expect(Self.statuses([kSecAttrSynchronizable as String: true]).add == errSecUnimplemented)
-            // Attributes Apple has but Fob does not store.
-            for key in [kSecAttrDescription, kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrPort, kSecAttrAccessControl] {
-                let got = Self.statuses([key as String: "x"])
+            // A persistent reference is for queries, and must be one.
+            #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).copy == errSecParam)
+            #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).add == errSecParam)
+            #expect(Self.statuses([kSecValuePersistentRef as String: "genp"]).copy == errSecParam)
+            // Internet-password attributes on a generic password.
+            for (key, value) in [(kSecAttrPort, 443 as Any), (kSecAttrProtocol, kSecAttrProtocolHTTPS as Any), (kSecAttrPath, "/" as Any),
+                                 (kSecAttrSecurityDomain, "d" as Any), (kSecAttrAuthenticationType, kSecAttrAuthenticationTypeDefault as Any),
+                                 (kSecAttrServer, "example.com" as Any)] {
+                let got = Self.statuses([key as String: value])
                 #expect(got.add == errSecNoSuchAttr, "\(key)")
                 #expect(got.copy == errSecNoSuchAttr, "\(key)")
             }
-            // A server is an internet-password attribute.
-            #expect(Self.statuses([kSecAttrServer as String: "example.com"]).add == errSecNoSuchAttr)
+            // Values of the wrong type.
+            for (key, value) in [(kSecAttrAccessControl, "x" as Any), (kSecAttrPort, "443" as Any), (kSecAttrType, true as Any),
+                                 (kSecAttrIsInvisible, "yes" as Any), (kSecAttrCreator, "aCrt" as Any)] {
+                #expect(Self.statuses([key as String: value]).add == errSecParam, "\(key)")
+            }
             // Certificates, keys and identities: none exist, none can be added.
             for itemClass in [kSecClassCertificate, kSecClassKey, kSecClassIdentity] {
                 let query: [String: Any] = [kSecClass as String: itemClass, kSecValueData as String: Data([1])]

@@ -89,7 +89,7 @@ extension SecItemTests {
             #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecReturnData as String: true] as CFDictionary) == errSecParam)
             #expect(SecItemUpdate([kSecAttrService as String: "s"] as CFDictionary, data as CFDictionary) == errSecParam)
             #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrServer as String: "x"] as CFDictionary) == errSecNoSuchAttr)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrDescription as String: "x"] as CFDictionary) == errSecNoSuchAttr)
+            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrPort as String: 80] as CFDictionary) == errSecNoSuchAttr)
             #expect(Self.secret("s", "a") == Data("x".utf8))
             #expect(Self.secret("s", "b") == Data("s-b".utf8))
         }
