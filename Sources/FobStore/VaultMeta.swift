@@ -28,7 +28,7 @@ struct VaultMeta: Equatable {
     /// The size of `integrity`: counter, count, MAC.
     static let integrityBytes = 8 + 8 + 32
     /// The longest value the `meta` table may hold; anything longer is damage.
-    static let maxValueBytes = 64
+    static let maxValueBytes = 128
 }
 
 extension Vault {
