@@ -92,17 +92,16 @@ extension Vault {
     /// Makes the in-memory commitment current: when another connection has
     /// committed since it was read (`PRAGMA data_version`), or it was never
     /// read, checks the schema, the sealed vault key and every row again.
-    /// Inside a write transaction (which holds the write lock) this is
-    /// consistent by itself; otherwise it reads in one read transaction.
+    /// Inside a transaction (a write, or the read of ``rows(matching:withSecrets:)``)
+    /// the check and what follows see one snapshot; otherwise it reads in a
+    /// read transaction of its own.
     /// - Throws: `.decode` for tampering; `.interactionNotAllowed` (and the
     ///   vault locks) when the vault key was changed by another process.
     func ensureFresh() throws(KeychainError) {
-        let version = try dataVersion()
-        if let integrity, integrity.dataVersion == version { return }
-        guard let keys else { throw Vault.lockedError }
-        let inWrite = inWriteTransaction
-        if !inWrite { try guarded { () throws(SQLiteError) in try db.execute("BEGIN") } }
-        do throws(KeychainError) {
+        try inTransaction { () throws(KeychainError) in
+            let version = try dataVersion()
+            if let integrity, integrity.dataVersion == version { return }
+            guard let keys else { throw Vault.lockedError }
             integrity = nil
             guard try readFormat() == Vault.formatVersion else { throw KeychainError.decode("the vault's format changed") }
             try checkSchema()
@@ -111,11 +110,21 @@ extension Vault {
                 lock()
                 throw KeychainError.interactionNotAllowed("the master password or vault key was changed by another process; unlock again")
             }
-            let state = try scanCommitment(meta: meta, keys: keys, dataVersion: version)
-            if !inWrite { try guarded { () throws(SQLiteError) in try db.execute("COMMIT") } }
-            integrity = state
+            integrity = try scanCommitment(meta: meta, keys: keys, dataVersion: version)
+        }
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN … COMMIT`), or as it is when
+    /// a transaction is already open, so that everything it reads is one snapshot.
+    func inTransaction<R>(_ body: () throws(KeychainError) -> R) throws(KeychainError) -> R {
+        guard sqlite3_get_autocommit(db.handle) != 0 else { return try body() }
+        _ = try guarded { () throws(SQLiteError) in try cached("BEGIN").step() }
+        do throws(KeychainError) {
+            let result = try body()
+            _ = try guarded { () throws(SQLiteError) in try cached("COMMIT").step() }
+            return result
         } catch {
-            if !inWrite { _ = try? db.execute("ROLLBACK") }
+            _ = try? cached("ROLLBACK").step()
             throw error
         }
     }

@@ -80,8 +80,8 @@ extension Vault {
 
     enum ReadOutcome {
         case rows([Row])
-        /// A row differs from the verified commitment: the file changed since
-        /// it was verified, or was tampered with.
+        /// A row differs from the verified commitment, in the snapshot the
+        /// commitment was verified in: the file was tampered with.
         case stale
     }
 
@@ -91,21 +91,16 @@ extension Vault {
     /// - Throws: `.decode` for tampering; `.interactionNotAllowed` when locked,
     ///   or for a `whenUnlocked` item named by its whole key while partially locked.
     func rows(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Row] {
-        var attempts = 0
-        while true {
-            let keys = try unlockedKeys()
+        let keys = try unlockedKeys()
+        // One snapshot for the freshness check and the read: a row that then
+        // differs from the verified commitment can only be tampering.
+        return try inTransaction { () throws(KeychainError) -> [Row] in
             try ensureFresh()
             switch try readRows(matching: query, keys: keys, withSecrets: withSecrets) {
             case .rows(let rows): return rows
             case .stale:
-                // Another process may have committed between the check and the
-                // read: verify again. With no commit in between, it is tampering.
-                attempts += 1
-                let version = try dataVersion()
-                guard !inWriteTransaction, attempts < 3, version != integrity?.dataVersion else {
-                    integrity = nil
-                    throw Vault.commitmentMismatch
-                }
+                integrity = nil
+                throw Vault.commitmentMismatch
             }
         }
     }

@@ -152,3 +152,24 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         #expect(try v.run(["verify"], environment: ["FOB_PASSWORD_FILE": newPassword]).status == 0)
     }
 }
+
+@Suite struct MigrationProcessTests {
+    @Test func fobMigratesAFormatOneVaultOnItsFirstUnlock() throws {
+        let v = try ProcessTestVault(password: V1Fixture.password, create: false)
+        try V1Fixture.write(to: URL(fileURLWithPath: v.path))
+        let before = try Data(contentsOf: URL(fileURLWithPath: v.path))
+        let check = try v.run(["verify"])
+        #expect(check.status == 0, "\(check.stderrText)")
+        #expect(check.stdoutText.contains("format 1"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: v.path)) == before)
+        let list = try v.run(["ls"])
+        #expect(list.status == 0, "\(list.stderrText)")
+        for item in V1Fixture.items {
+            let got = try v.run(["get", item.service, item.account, "--raw"])
+            #expect(got.stdout == item.secret, "\(item.service)")
+        }
+        let verify = try v.run(["verify"])
+        #expect(verify.status == 0)
+        #expect(verify.stdoutText.contains("whole-vault commitment verified (write 1)"), "\(verify.stdoutText)")
+    }
+}

@@ -13,10 +13,11 @@ import Foundation
 ///     printf '\x00\x01\xff' | fob add bin raw --raw --kind note
 ///
 /// and then `base64 -w 100 v1.db` (the WAL was checkpointed when fob closed).
-enum V1Fixture {
-    static let password = "fixture password"
+public enum V1Fixture {
+    /// The master password of the file.
+    public static let password = "fixture password"
     /// Service, account and secret bytes of every item in the file.
-    static let items: [(service: String, account: String, secret: [UInt8])] = [
+    public static let items: [(service: String, account: String, secret: [UInt8])] = [
         ("api", "ci", Array("tok-123".utf8)),
         ("bin", "raw", [0x00, 0x01, 0xFF]),
         ("café", "bob", Array("café 🔑".utf8)),
@@ -24,7 +25,7 @@ enum V1Fixture {
     ]
 
     /// Writes the file to `url`.
-    static func write(to url: URL) throws {
+    public static func write(to url: URL) throws {
         let text = base64.split(separator: "\n").joined()
         guard let data = Data(base64Encoded: String(text)) else { throw CocoaError(.fileReadCorruptFile) }
         try data.write(to: url)
