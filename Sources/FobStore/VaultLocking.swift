@@ -26,12 +26,11 @@ extension Vault {
     /// to format 2 in one transaction (see ``readableFormats``), with a new
     /// vault key.
     /// - Parameter password: the master password (normalised to NFC UTF-8 before the KDF).
-    /// - Throws: `.authFailed` for a wrong password; `.decode` for damaged or
-    ///   tampered metadata, schema or items (the vault stays locked); `.io`.
+    /// - Throws: `.authFailed` for a wrong password (the lock state does not
+    ///   change); `.decode` for damaged or tampered metadata, schema or items
+    ///   (items that fail verification leave the vault locked); `.io`.
     public func unlock(password: SecretBytes) throws(KeychainError) {
         let normalized = try Vault.normalize(password, checkLength: false)
-        keys = nil
-        integrity = nil
         let format = try readFormat()
         let meta = try readMeta(format: format)
         let passwordKey = try Crypto.deriveKey(password: normalized, salt: meta.salt,
