@@ -108,3 +108,68 @@ import FobTestSupport
         #expect(try second.item(service: "mail", account: "ana").secret?.unsafeString == "changed")
     }
 }
+
+/// Migration of large format-1 vaults, and `fob` killed while migrating.
+@Suite(.serialized) struct LargeMigrationTests {
+    private static func items(_ count: Int) -> [Item] {
+        (0..<count).map { i in
+            Item(service: "svc-\(i % 50)", account: "user\(i)", label: "L\(i)", kind: i % 7 == 0 ? .token : .password,
+                 accessible: i % 5 == 0 ? .afterFirstUnlock : .whenUnlocked, secret: .text("secret-\(i)"))
+        }
+    }
+
+    @Test func aWrittenFormatOneVaultLooksLikeTheRealOne() throws {
+        let dir = TemporaryDirectory()
+        try V1Fixture.write(to: dir.file("real.db"))
+        try V1Writer.write(to: dir.file("written.db"), password: "pw", items: Self.items(3))
+        for name in ["real.db", "written.db"] {
+            let vault = try Vault(url: dir.file(name))
+            #expect(try vault.readFormat() == 1)
+            #expect(try vault.schemaProblems().isEmpty)
+        }
+    }
+
+    @Test func fiveThousandItemsMigrateInOneTransactionKeepingTheirClasses() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.file("v1.db")
+        let items = Self.items(5_000)
+        try V1Writer.write(to: url, password: "pw", items: items)
+        let vault = try Vault(url: url)
+        try vault.unlock(password: .text("pw"))
+        #expect(RawVault.userVersion(url) == 2)
+        #expect(try vault.allItems().count == 5_000)
+        #expect(try vault.item(service: "svc-5", account: "user5").accessible == .afterFirstUnlock)
+        #expect(try vault.item(service: "svc-6", account: "user6").secret?.unsafeString == "secret-6")
+        vault.lock(keepingAfterFirstUnlock: true)
+        #expect(try vault.allItems().count == 1_000)
+    }
+
+    /// `fob ls` killed at random moments of its first unlock: the file is
+    /// always either the untouched format-1 vault or a sound format-2 one.
+    @Test func killingFobDuringTheMigrationLeavesEitherFormatWhole() throws {
+        let dir = TemporaryDirectory()
+        let original = dir.file("v1.db")
+        try V1Writer.write(to: original, password: "pw", items: Self.items(3_000))
+        try Data("pw\n".utf8).write(to: dir.file("password"))
+        var generator = SystemRandomNumberGenerator()
+        var outcomes: [Int64: Int] = [:]
+        for round in 0..<12 {
+            let url = dir.file("round\(round).db")
+            try FileManager.default.copyItem(at: original, to: url)
+            let child = try FobProcess.start(["ls"], environment: ["FOB_VAULT": url.path, "FOB_PASSWORD_FILE": dir.file("password").path])
+            usleep(UInt32.random(in: 0..<(round < 6 ? 120_000 : 400_000), using: &generator))
+            child.send(signal: SIGKILL)
+            _ = child.wait(timeout: 60)
+            let format = RawVault.userVersion(url)
+            outcomes[format, default: 0] += 1
+            let report = try Vault.verify(at: url, password: .text("pw"))
+            #expect(report.isSound, "round \(round), format \(format): \(report.problems)")
+            #expect(report.format == Int32(format))
+            #expect(report.itemCount == 3_000)
+            let vault = try Vault(url: url)
+            try vault.unlock(password: .text("pw"))
+            #expect(try vault.item(service: "svc-7", account: "user7").secret?.unsafeString == "secret-7")
+        }
+        #expect(outcomes.keys.allSatisfy { $0 == 1 || $0 == 2 }, "\(outcomes)")
+    }
+}
