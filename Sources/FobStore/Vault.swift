@@ -58,7 +58,6 @@ public final class Vault {
     /// The verified commitment; `nil` when it must be verified again.
     var integrity: IntegrityState?
     var journal: IntegrityJournal?
-    var inWriteTransaction = false
     /// (st_dev, st_ino) of the file at unlock.
     var identity: (dev_t, ino_t)?
     let scratch = ScratchBuffer()

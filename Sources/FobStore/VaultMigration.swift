@@ -15,13 +15,12 @@ extension Vault {
     /// - Throws: `.decode` for a damaged format-1 record (nothing changes); `.io`.
     func migrateFromFormat1(vaultKey: SecretBytes, passwordKey: SecretBytes, meta: VaultMeta) throws(KeychainError) {
         try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
-        inWriteTransaction = true
-        defer { inWriteTransaction = false }
+        var transactionOpen = true
         do throws(KeychainError) {
             let format = try readFormat()
             if format == Vault.formatVersion {
                 try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
-                inWriteTransaction = false
+                transactionOpen = false
                 let current = try readMeta(format: format)
                 guard let key = Crypto.open(current.sealedKey, ad: current.keyAD, key: passwordKey), key.count == Crypto.keyBytes else {
                     throw KeychainError.authFailed
@@ -55,10 +54,10 @@ extension Vault {
                                                                         accumulator: state.accumulator, key: keys.commitment))])
                 try db.execute("PRAGMA user_version=\(Vault.formatVersion); COMMIT")
             }
-            inWriteTransaction = false
+            transactionOpen = false
             try adopt(keys: keys, meta: readMeta(format: Vault.formatVersion), state: state)
         } catch {
-            if inWriteTransaction { _ = try? db.execute("ROLLBACK") }
+            if transactionOpen { _ = try? db.execute("ROLLBACK") }
             throw error
         }
     }

@@ -37,8 +37,6 @@ extension Vault {
     func write<R>(_ body: (VaultKeys) throws(KeychainError) -> R) throws(KeychainError) -> R {
         _ = try unlockedKeys()
         try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
-        inWriteTransaction = true
-        defer { inWriteTransaction = false }
         var committing = false
         do throws(KeychainError) {
             try ensureFresh()
