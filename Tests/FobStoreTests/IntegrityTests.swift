@@ -74,6 +74,28 @@ import FobTestSupport
         expectDecode { _ = try Vault(url: t.vault.url) }
     }
 
+    /// Triggers planted through the vault's own connection (so no other
+    /// commit announces them): each write reads its row back before
+    /// committing and refuses a write the file did not keep.
+    @Test(arguments: [
+        "CREATE TRIGGER t AFTER UPDATE ON items BEGIN UPDATE items SET record = OLD.record WHERE id = NEW.id; END;",
+        "CREATE TRIGGER t BEFORE DELETE ON items BEGIN SELECT RAISE(IGNORE); END;",
+        "CREATE TRIGGER t AFTER INSERT ON items BEGIN DELETE FROM items WHERE id = NEW.id; END;",
+    ])
+    func aWriteTheFileDoesNotKeepIsRefusedBeforeCommit(trigger: String) throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "s", account: "a", secret: .text("kept")))
+        try t.vault.db.execute(trigger)
+        expectDecode(Comment(rawValue: trigger)) {
+            if trigger.contains("UPDATE") { try t.vault.save(service: "s", account: "a", secret: .text("changed")) }
+            if trigger.contains("DELETE ON") { try t.vault.delete(matching: .key(service: "s", account: "a")) }
+            if trigger.contains("INSERT") { try t.vault.add(Item(service: "s", account: "b", secret: .text("new"))) }
+        }
+        try t.vault.db.execute("DROP TRIGGER t")
+        #expect(try t.vault.item(service: "s", account: "a").secret?.unsafeString == "kept")
+        #expect(try t.vault.allItems().map(\.account) == ["a"])
+    }
+
     @Test(arguments: [
         "CREATE VIEW v AS SELECT * FROM items;",
         "CREATE TABLE extra(x);",
