@@ -58,6 +58,10 @@ public final class Vault {
     /// The verified commitment; `nil` when it must be verified again.
     var integrity: IntegrityState?
     var journal: IntegrityJournal?
+    /// The highest write counter this vault has verified or written since its
+    /// last full lock: a file whose counter falls below it was put back to an
+    /// earlier state while in use.
+    var highestCounter: UInt64?
     /// (st_dev, st_ino) of the file at unlock.
     var identity: (dev_t, ino_t)?
     let scratch = ScratchBuffer()

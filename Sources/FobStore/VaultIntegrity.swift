@@ -95,8 +95,10 @@ extension Vault {
     /// Inside a transaction (a write, or the read of ``rows(matching:withSecrets:)``)
     /// the check and what follows see one snapshot; otherwise it reads in a
     /// read transaction of its own.
-    /// - Throws: `.decode` for tampering; `.interactionNotAllowed` (and the
-    ///   vault locks) when the vault key was changed by another process.
+    /// - Throws: `.decode` for tampering, also a write counter below one
+    ///   already seen (the whole vault put back to an earlier state while in
+    ///   use); `.interactionNotAllowed` (and the vault locks) when the vault
+    ///   key was changed by another process.
     func ensureFresh() throws(KeychainError) {
         try inTransaction { () throws(KeychainError) in
             let version = try dataVersion()
@@ -110,7 +112,12 @@ extension Vault {
                 lock()
                 throw KeychainError.interactionNotAllowed("the master password or vault key was changed by another process; unlock again")
             }
-            integrity = try scanCommitment(meta: meta, keys: keys, dataVersion: version)
+            let state = try scanCommitment(meta: meta, keys: keys, dataVersion: version)
+            if let highest = highestCounter, state.counter < highest {
+                throw KeychainError.decode("the vault was put back to an earlier state (write \(state.counter), after \(highest) here)")
+            }
+            integrity = state
+            highestCounter = state.counter
         }
     }
 

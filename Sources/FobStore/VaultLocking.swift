@@ -55,6 +55,7 @@ extension Vault {
         self.keys = keys
         unlockedMeta = meta
         integrity = state
+        if let state { highestCounter = state.counter }
         identity = Vault.fileIdentity(url)
         do {
             try ensureFresh()
@@ -88,6 +89,7 @@ extension Vault {
             keys = nil
             integrity = nil
             unlockedMeta = nil
+            highestCounter = nil
             return
         }
         partial.vault = nil

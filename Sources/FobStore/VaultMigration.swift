@@ -94,6 +94,7 @@ extension Vault {
         keys = newKeys
         unlockedMeta = try readMeta(format: Vault.formatVersion)
         integrity = rotated
+        highestCounter = rotated.counter
     }
 
     /// Every row, opened by `open(record, lookup)`, with its id.

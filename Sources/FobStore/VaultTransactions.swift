@@ -48,6 +48,7 @@ extension Vault {
             committing = true
             try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
             journal = nil
+            if let counter = integrity?.counter { highestCounter = max(highestCounter ?? 0, counter) }
             return result
         } catch {
             _ = try? db.execute("ROLLBACK")

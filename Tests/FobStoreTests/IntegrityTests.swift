@@ -135,6 +135,27 @@ import FobTestSupport
         expectDecode { try v.unlock(password: t.password) }
     }
 
+    /// The whole item set and its commitment put back from an older copy
+    /// cannot be told from a genuine older vault, but a vault in use has seen
+    /// a later write counter and refuses it.
+    @Test func theWholeVaultPutBackWhileInUseIsDecode() throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "s", account: "a", secret: .text("old")))
+        let old = t.directory.file("old.db")
+        try RawVault.copy(t.vault.url, to: old)
+        let oldRows = RawVault.rows(old)
+        var oldIntegrity: [UInt8] = []
+        let oldVault = try Vault(url: old)
+        try oldVault.unlock(password: t.password)
+        oldIntegrity = try #require(oldVault.unlockedMeta?.integrity)
+        try t.vault.save(service: "s", account: "a", secret: .text("new"))
+        #expect(RawVault.run(t.vault.url, "UPDATE items SET record = ?1 WHERE id = 1", [oldRows[0].record]))
+        #expect(RawVault.run(t.vault.url, "UPDATE meta SET value = ?1 WHERE name = 'integrity'", [oldIntegrity]))
+        expectDecode { _ = try t.vault.item(service: "s", account: "a") }
+        // A process that opens the file afresh cannot know (see the README's threat model).
+        #expect(try reopened(t).item(service: "s", account: "a").secret?.unsafeString == "old")
+    }
+
     @Test func aMissingOrForgedCommitmentIsDecode() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("1")))
