@@ -17,6 +17,7 @@ extension FobCLI {
             RemoveCommand.self,
             ListCommand.self,
             PasswdCommand.self,
+            VerifyCommand.self,
             CopyCommand.self,
             LogoutCommand.self,
             JWTCommand.self,

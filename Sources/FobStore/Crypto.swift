@@ -99,6 +99,16 @@ enum Crypto {
         }
     }
 
+    /// Keyed BLAKE2b-256 (`crypto_generichash`) of `input`, as a ``Digest``.
+    static func keyedDigest(_ input: UnsafeRawBufferPointer, key: SecretBytes) -> Digest {
+        var out = [UInt8](repeating: 0, count: 32)
+        key.withUnsafeBytes { k in
+            _ = crypto_generichash(&out, 32, input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
+                                   k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+        }
+        return out.withUnsafeBytes { Digest($0) }
+    }
+
     /// Keyed BLAKE2b-256 (`crypto_generichash`) of `input`.
     static func keyedHash(_ input: [UInt8], key: SecretBytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

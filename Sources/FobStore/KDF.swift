@@ -39,9 +39,19 @@ public struct KDFParameters: Sendable, Equatable {
     /// The default for new vaults: ``Preset/moderate``.
     public static var `default`: KDFParameters { KDFParameters(.moderate) }
 
-    /// Whether libsodium accepts these limits for Argon2id.
+    /// The most passes Fob accepts: 32 (8 times the sensitive preset's 4).
+    /// libsodium would accept 2^32 - 1, which takes days; a file that asks for
+    /// more is refused as damaged before any key derivation starts.
+    public static let maxOpslimit: UInt64 = 32
+    /// The most memory Fob accepts: 4 GiB in bytes (4 times the sensitive
+    /// preset's 1 GiB). libsodium would accept 4 TiB, which exhausts memory.
+    public static let maxMemlimit: Int = 4 << 30
+
+    /// Whether libsodium accepts these limits for Argon2id and they are within
+    /// ``maxOpslimit`` and ``maxMemlimit``.
     public var isValid: Bool {
         opslimit >= UInt64(crypto_pwhash_opslimit_min()) && opslimit <= UInt64(crypto_pwhash_opslimit_max())
             && memlimit >= crypto_pwhash_memlimit_min() && memlimit <= crypto_pwhash_memlimit_max()
+            && opslimit <= KDFParameters.maxOpslimit && memlimit <= KDFParameters.maxMemlimit
     }
 }

@@ -87,7 +87,9 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Binds a blob; one over `Int32.max` bytes is `SQLITE_TOOBIG` (`.param`), never a trap.
     func bind(_ index: Int32, _ bytes: [UInt8]) throws(SQLiteError) {
+        guard bytes.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, message: "value too large") }
         let rc = bytes.withUnsafeBytes {
             sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), fob_sqlite_transient())
         }
@@ -100,6 +102,7 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ text: String) throws(SQLiteError) {
+        guard text.utf8.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, message: "value too large") }
         let rc = sqlite3_bind_text(handle, index, text, -1, fob_sqlite_transient())
         guard rc == SQLITE_OK else { throw connection.error(rc) }
     }
@@ -126,6 +129,16 @@ final class SQLiteStatement {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    /// The size of the column's value in bytes, without copying it.
+    func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
+    /// The column's bytes in place: valid until the next `step`, `reset` or
+    /// another access to the same column.
+    func rawBlob(_ column: Int32) -> UnsafeRawBufferPointer {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: n > 0 ? sqlite3_column_blob(handle, column) : nil, count: n)
     }
 
     /// Calls `body` with the column's bytes in place (valid only during the call).

@@ -155,12 +155,18 @@ final class ScratchBuffer {
     private var capacity = 0
 
     /// Calls `body` with `count` writable bytes, wiped afterwards.
+    /// - Throws: `.io` when the guarded allocation fails (callers bound
+    ///   `count` by ``Vault/maxRecordBytes`` first), or what `body` throws.
     func withBuffer<R>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError) -> R {
         if count > capacity || pointer == nil {
             if let pointer { sodium_free(pointer) }
-            capacity = max(4096, count)
-            guard let p = sodium_malloc(capacity) else { fatalError("sodium_malloc failed for \(capacity) bytes") }
+            pointer = nil
+            capacity = 0
+            guard let p = sodium_malloc(max(4096, count)) else {
+                throw .io("out of memory for a record of \(count) bytes")
+            }
             pointer = p
+            capacity = max(4096, count)
         }
         defer { sodium_memzero(pointer!, count) }
         return try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))

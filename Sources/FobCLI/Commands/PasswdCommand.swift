@@ -3,7 +3,7 @@ import FobStore
 /// `fob passwd [--new-password-file PATH]`: changes the master password.
 enum PasswdCommand: FobCommand {
     static let name = "passwd"
-    static let summary = "change the master password (re-seals the vault key; items stay as they are)"
+    static let summary = "change the master password; rotates the vault key and re-encrypts every item"
     static let options: [OptionSpec] = [
         .value("--new-password-file", "PATH", help: "the new master password is the first line of PATH ('-' = standard input)"),
     ]
@@ -11,7 +11,10 @@ enum PasswdCommand: FobCommand {
         The current password comes from --password-file, else the terminal. The new
         one comes from --new-password-file, else it is asked twice on the terminal.
         When both files are '-', the first line of standard input is the current
-        password and the second line the new one.
+        password and the second line the new one. A new random vault key replaces
+        the old one and every item is re-encrypted in one transaction, so a copy of
+        the file taken before and the old password open nothing written after. The
+        key derivation settings stay those the current password authenticated.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {

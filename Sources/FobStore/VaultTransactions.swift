@@ -1,0 +1,109 @@
+@preconcurrency import Glibc
+import CSQLite
+import Foundation
+
+/// Keys, transactions, statements and passwords: what every operation uses.
+extension Vault {
+    // MARK: - Internals
+
+    static func ordering(_ a: Item, _ b: Item) -> Bool {
+        if a.service != b.service { return a.service.utf8.lexicographicallyPrecedes(b.service.utf8) }
+        if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
+        return a.accessGroup.utf8.lexicographicallyPrecedes(b.accessGroup.utf8)
+    }
+
+    func unlockedKeys() throws(KeychainError) -> VaultKeys {
+        guard let keys else { throw Vault.lockedError }
+        return keys
+    }
+
+    /// The keys when every key is held (not partially locked).
+    func completeKeys() throws(KeychainError) -> VaultKeys {
+        let keys = try unlockedKeys()
+        guard keys.isComplete else {
+            throw .interactionNotAllowed("the vault is locked: only afterFirstUnlock items are available")
+        }
+        return keys
+    }
+
+    /// Converts SQLite errors into the store's.
+    func guarded<R>(_ body: () throws(SQLiteError) -> R) throws(KeychainError) -> R {
+        do { return try body() } catch { throw error.keychainError }
+    }
+
+    /// Runs `body` in `BEGIN IMMEDIATE … COMMIT` with the commitment made
+    /// current first and advanced (counter + 1, new MAC) in the same
+    /// transaction; rolls back, and undoes the in-memory commitment, on any error.
+    func write<R>(_ body: (VaultKeys) throws(KeychainError) -> R) throws(KeychainError) -> R {
+        _ = try unlockedKeys()
+        try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
+        var committing = false
+        do throws(KeychainError) {
+            try ensureFresh()
+            let keys = try unlockedKeys()
+            guard let state = integrity else { throw Vault.commitmentMismatch }
+            journal = IntegrityJournal(accumulator: state.accumulator, counter: state.counter)
+            let result = try body(keys)
+            if journal?.previous.isEmpty == false { try writeCommitment(keys: keys) }
+            committing = true
+            try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
+            journal = nil
+            if let counter = integrity?.counter { highestCounter = max(highestCounter ?? 0, counter) }
+            return result
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            // After a failed COMMIT the outcome is unknown: verify again on next use.
+            if committing { integrity = nil } else if let journal { undo(journal) }
+            journal = nil
+            throw error
+        }
+    }
+
+    /// A prepared statement kept for the life of the connection, reset for reuse.
+    func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let stmt = statements[sql] {
+            stmt.reset()
+            return stmt
+        }
+        let stmt = try db.prepare(sql)
+        statements[sql] = stmt
+        return stmt
+    }
+
+    /// NFC-normalises a master password given as UTF-8 (bytes that are not
+    /// UTF-8 are used as they are) and checks its length.
+    /// - Throws: `.param` for an empty password or one over ``maxPasswordBytes``.
+    static func normalize(_ password: SecretBytes, checkLength: Bool = true) throws(KeychainError) -> SecretBytes {
+        if checkLength {
+            guard password.count > 0 else { throw .param("the master password is empty") }
+        }
+        let ascii = password.withUnsafeBytes { $0.allSatisfy { $0 < 0x80 } }
+        var result = password
+        if !ascii, let text = password.unsafeString {
+            var bytes = Array(text.precomposedStringWithCanonicalMapping.utf8)
+            result = SecretBytes(bytes)
+            bytes.wipe()
+        }
+        if checkLength {
+            guard result.count <= maxPasswordBytes else {
+                throw .param("the master password is longer than \(maxPasswordBytes) bytes")
+            }
+        }
+        return result
+    }
+
+    static func makeParentDirectories(of url: URL) throws(KeychainError) {
+        var missing: [String] = []
+        var dir = url.deletingLastPathComponent().path
+        while !dir.isEmpty, dir != "/", !FileManager.default.fileExists(atPath: dir) {
+            missing.append(dir)
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        for path in missing.reversed() {
+            guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+                throw .io("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            chmod(path, 0o700)
+        }
+    }
+}
