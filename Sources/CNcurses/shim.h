@@ -18,7 +18,6 @@ static inline attr_t fob_a_bold(void) { return A_BOLD; }
 static inline attr_t fob_a_reverse(void) { return A_REVERSE; }
 static inline attr_t fob_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t fob_a_dim(void) { return A_DIM; }
-static inline attr_t fob_color_pair(int n) { return COLOR_PAIR(n); }
 // A_NORMAL is built from NCURSES_BITS, a macro expression that does not import.
 static inline attr_t fob_a_normal(void) { return A_NORMAL; }
 // wcwidth is declared only under _XOPEN_SOURCE, which the Glibc module does not set.

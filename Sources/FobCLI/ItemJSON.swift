@@ -2,7 +2,7 @@
 import Foundation
 import FobStore
 
-/// The `--json` shapes of CONTRACT.md, written byte by byte so that a secret
+/// The `--json` shapes of the README ("Command line"), written byte by byte so that a secret
 /// never passes through a `String`.
 ///
 /// An item is an object with `service`, `account`, `kind`, `label` (`null`

@@ -207,7 +207,8 @@ public struct ItemQuery: Sendable, Equatable {
     public var service: String?
     /// `kSecAttrAccount`.
     public var account: String?
-    /// `nil` matches every access group; the CLI always passes `""`.
+    /// `nil` matches every access group. `fob get`, `add` and the other
+    /// commands that name one item use `""`; `fob ls` lists every group.
     public var accessGroup: String?
     /// `kSecAttrLabel`; `""` matches items without a label.
     public var label: String?

@@ -16,7 +16,8 @@ public enum Key: Equatable, Sendable {
     /// Ctrl plus a letter, given in lower case (`control("r")` is Ctrl-R);
     /// Tab, Enter and Backspace have their own cases.
     case control(Character)
-    /// Alt (Meta) plus a character, sent as Esc and the character.
+    /// Alt (Meta) plus a character, sent as Esc and the character. Decoded
+    /// so that Alt+x never acts as Esc followed by x; no key binding uses it.
     case alt(Character)
     /// Text from a bracketed paste, markers removed, line ends as `\n`.
     case paste(String)

@@ -62,9 +62,6 @@ final class TerminalScreen {
         if let s = screen { delscreen(s); screen = nil }
     }
 
-    /// The descriptor the loop polls for signals.
-    var signalFD: Int32 { relay.readFD }
-
     /// Waits up to `timeout` milliseconds for a key or a signal.
     /// - Returns: the signals and raw keys that arrived (both may be empty on a timeout).
     func poll(timeout: Int32) -> (signals: [TerminalSignal], input: [RawInput]) {

@@ -35,3 +35,17 @@ public func oauthItem(_ service: String, _ account: String, expiresAt: TimeInter
                             tokenEndpoint: URL(string: "https://idp.example/token")!, clientID: "fob")
     return Item(service: service, account: account, kind: .oauth, secret: SecretBytes(set.encoded()))
 }
+
+/// The `KeychainError` that `body` throws, or `nil` when it throws nothing
+/// or another error; tests compare its ``KeychainError/statusName``
+/// (`"errSecItemNotFound"` …), which names the case whatever its message.
+public func thrownKeychainError<R>(_ body: () throws -> R) -> KeychainError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as KeychainError {
+        return error
+    } catch {
+        return nil
+    }
+}

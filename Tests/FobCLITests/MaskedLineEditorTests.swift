@@ -1,4 +1,5 @@
 import Foundation
+import FobTestSupport
 import Testing
 @testable import FobCLI
 import FobStore
@@ -90,7 +91,7 @@ private let erase = MaskedLineEditor.erase
 
     @Test func readToEndRefusesTooMuch() {
         let reader = InputReader(source: BufferSource([UInt8](repeating: 1, count: 70_000)))
-        #expect(throws: KeychainError.self) { _ = try reader.readToEnd(maxBytes: 65_536) }
+        #expect(thrownKeychainError { _ = try reader.readToEnd(maxBytes: 65_536) }?.statusName == "errSecParam")
     }
 
     @Test func droppingOneNewline() {

@@ -253,12 +253,14 @@ import FobTestSupport
 
     @Test func attributesOverTheirLimitAreParam() throws {
         let t = try TestVault()
-        let long = String(repeating: "x", count: Vault.maxAttributeBytes + 1)
-        #expect(throws: KeychainError.param("item attributes larger than 1 MiB (1048576 bytes) in all")) {
-            try t.vault.add(Item(service: "s", account: "a", label: long, secret: .text("1")))
+        let longLabel = String(repeating: "x", count: Item.maxTextBytes + 1)
+        #expect(throws: KeychainError.param("the label is longer than \(Item.maxTextBytes) bytes")) {
+            try t.vault.add(Item(service: "s", account: "a", label: longLabel, secret: .text("1")))
         }
-        #expect(throws: KeychainError.self) {
-            try t.vault.save(service: "s", account: "b", secret: .text("1"), attributes: ItemChanges(comment: long))
+        // Each attribute within its own limit, but together over 1 MiB.
+        let notes = String(repeating: "n", count: Item.maxNotesBytes)
+        #expect(throws: KeychainError.param("item attributes larger than 1 MiB (1048576 bytes) in all")) {
+            try t.vault.save(service: "s", account: "b", secret: .text("1"), attributes: ItemChanges(label: "l", comment: notes))
         }
         #expect(try t.vault.allItems().isEmpty)
     }

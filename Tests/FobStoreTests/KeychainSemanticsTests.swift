@@ -3,14 +3,15 @@ import Testing
 @testable import FobStore
 import FobTestSupport
 
-/// The operation table of ARCHITECTURE.md, one behaviour per test.
+/// The Keychain operations (add, copy matching, update, delete, save; README
+/// "Vault format"), one behaviour per test.
 @Suite struct KeychainSemanticsTests {
     @Test func accessibilityIsNotPartOfThePrimaryKey() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", accessible: .whenUnlocked, secret: .text("1")))
-        #expect(throws: KeychainError.self) {
+        #expect(thrownKeychainError {
             try t.vault.add(Item(service: "s", account: "a", accessible: .afterFirstUnlock, secret: .text("2")))
-        }
+        }?.statusName == "errSecDuplicateItem")
     }
 
     @Test func accessibilityNarrowsOnlyWhenNamed() throws {
@@ -97,7 +98,7 @@ import FobTestSupport
         try t.vault.add(Item(service: "s", account: "old", secret: .text("1")))
         try t.vault.update(matching: .key(service: "s", account: "old"), with: ItemChanges(account: "new"))
         #expect(try t.vault.item(service: "s", account: "new").secret?.unsafeString == "1")
-        #expect(throws: KeychainError.self) { try t.vault.item(service: "s", account: "old") }
+        #expect(thrownKeychainError { try t.vault.item(service: "s", account: "old") }?.statusName == "errSecItemNotFound")
     }
 
     @Test func deleteRemovesEveryMatch() throws {

@@ -221,43 +221,43 @@ import FobTestSupport
         let label = String(repeating: "l", count: Item.maxTextBytes + 1)
         let item = try Self.decode(Self.firstReleaseRecord(extra: [(5, Array(label.utf8))]))
         #expect(item.label == label)
-        #expect(throws: KeychainError.self) { try item.checkLimits() }
+        #expect(thrownKeychainError { try item.checkLimits() }?.statusName == "errSecParam")
     }
 
     @Test func tooManyCustomFieldsOrUnknownFieldsAreDecodeErrors() {
         let field: (UInt8, [UInt8]) = (15, [0, 1, 0, 0, 0, 0x61, 0x62])
         let ok = [(UInt8, [UInt8])](repeating: field, count: Item.maxCustomFields)
         #expect((try? Self.decode(Self.firstReleaseRecord(extra: ok)))?.customFields.count == Item.maxCustomFields)
-        #expect(throws: KeychainError.self) { try Self.decode(Self.firstReleaseRecord(extra: ok + [field])) }
+        #expect(thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: ok + [field])) }?.statusName == "errSecDecode")
         let unknown = [(UInt8, [UInt8])](repeating: (250, [1]), count: RecordCodec.maxUnknownFields + 1)
-        #expect(throws: KeychainError.self) { try Self.decode(Self.firstReleaseRecord(extra: unknown)) }
+        #expect(thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: unknown)) }?.statusName == "errSecDecode")
     }
 
     @Test func hugeDeclaredLengthsAreDecodeErrorsWithoutAllocation() {
         // A length of 4 GiB - 1 in a 20-byte record: refused before any copy.
         var bytes = Self.record([(1, Array("genp".utf8))])
         bytes += [13, 0xFF, 0xFF, 0xFF, 0xFF, 0x61]
-        #expect(throws: KeychainError.self) { try Self.decode(bytes) }
-        #expect(throws: KeychainError.self) { try Self.decode([1, 2, 0xFF]) }
-        #expect(throws: KeychainError.self) { try Self.decode([]) }
-        #expect(throws: KeychainError.self) { try Self.decode([2]) }
+        #expect(thrownKeychainError { try Self.decode(bytes) }?.statusName == "errSecDecode")
+        #expect(thrownKeychainError { try Self.decode([1, 2, 0xFF]) }?.statusName == "errSecDecode")
+        #expect(thrownKeychainError { try Self.decode([]) }?.statusName == "errSecDecode")
+        #expect(thrownKeychainError { try Self.decode([2]) }?.statusName == "errSecDecode")
     }
 
     @Test func limitsAreCheckedOnWrite() throws {
         let t = try TestVault()
         var tooLong = Item(service: "s", account: "a", url: String(repeating: "u", count: Item.maxTextBytes + 1), secret: .text("x"))
-        #expect(throws: KeychainError.self) { try t.vault.add(tooLong) }
+        #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         tooLong.url = nil
         tooLong.port = Item.maxPort + 1
-        #expect(throws: KeychainError.self) { try t.vault.add(tooLong) }
+        #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         tooLong.port = 0
         tooLong.customFields = [CustomField(name: "", text: "x")]
-        #expect(throws: KeychainError.self) { try t.vault.add(tooLong) }
+        #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         tooLong.customFields = Array(repeating: CustomField(name: "n", text: "v"), count: Item.maxCustomFields + 1)
-        #expect(throws: KeychainError.self) { try t.vault.add(tooLong) }
+        #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         tooLong.customFields = []
         tooLong.oneTimePassword = SecretBytes([UInt8](repeating: 0x61, count: Item.maxOneTimePasswordBytes + 1))
-        #expect(throws: KeychainError.self) { try t.vault.add(tooLong) }
+        #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         #expect(throws: KeychainError.itemNotFound("any item")) { try t.vault.items(matching: ItemQuery(itemClass: nil)) }
     }
 
@@ -329,7 +329,7 @@ import FobTestSupport
         synced.synchronizable = true
         try t.vault.add(synced)
         try t.vault.add(Item(service: "s", account: "a", secret: .text("local")))
-        #expect(throws: KeychainError.self) { try t.vault.add(synced) }
+        #expect(thrownKeychainError { try t.vault.add(synced) }?.statusName == "errSecDuplicateItem")
         // The exact-key lookup finds both when synchronizable is not named.
         #expect(try t.vault.items(matching: .key(service: "s", account: "a")).count == 2)
         #expect(try t.vault.items(matching: ItemQuery(service: "s", account: "a", accessGroup: "", synchronizable: true),
@@ -350,7 +350,7 @@ import FobTestSupport
         try t.vault.add(inet(443))
         try t.vault.add(inet(8443))
         try t.vault.add(inet(443, "/admin"))
-        #expect(throws: KeychainError.self) { try t.vault.add(inet(443)) }
+        #expect(thrownKeychainError { try t.vault.add(inet(443)) }?.statusName == "errSecDuplicateItem")
         var exact = ItemQuery(itemClass: .internetPassword, service: "example.com", account: "ana", accessGroup: "", synchronizable: false)
         exact.internetProtocol = "htps"
         exact.authenticationType = ""
@@ -377,9 +377,9 @@ extension ItemAttributeVaultTests {
             query.securityDomain = ""
             query.port = port
             #expect(query.primaryKeyCandidates == nil)
-            #expect(throws: KeychainError.self) { try t.vault.items(matching: query) }
+            #expect(thrownKeychainError { try t.vault.items(matching: query) }?.statusName == "errSecItemNotFound")
             item.port = port
-            #expect(throws: KeychainError.self) { try t.vault.add(item) }
+            #expect(thrownKeychainError { try t.vault.add(item) }?.statusName == "errSecParam")
         }
     }
 }

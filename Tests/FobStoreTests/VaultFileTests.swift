@@ -30,9 +30,9 @@ import FobTestSupport
     @Test func createRefusesToOverwrite() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("1")))
-        #expect(throws: KeychainError.self) {
+        #expect(thrownKeychainError {
             _ = try Vault.create(at: t.vault.url, password: .text("other"), kdf: .testing)
-        }
+        }?.statusName == "errSecIO")
         let again = try Vault(url: t.vault.url)
         try again.unlock(password: t.password)
         #expect(try again.allItems().count == 1)
@@ -63,7 +63,7 @@ import FobTestSupport
         let dir = TemporaryDirectory()
         let url = dir.file("random.db")
         try Data(Sodium.randomBytes(8192)).write(to: url)
-        #expect(throws: KeychainError.self) { _ = try Vault(url: url) }
+        #expect(thrownKeychainError { _ = try Vault(url: url) }?.statusName == "errSecDecode")
         do { _ = try Vault(url: url) } catch { #expect(error.exitStatus == 93) }
     }
 
@@ -81,7 +81,7 @@ import FobTestSupport
         let dir = TemporaryDirectory()
         let url = dir.file("empty.db")
         _ = FileManager.default.createFile(atPath: url.path, contents: Data())
-        #expect(throws: KeychainError.self) { _ = try Vault(url: url) }
+        #expect(thrownKeychainError { _ = try Vault(url: url) }?.statusName == "errSecDecode")
     }
 
     @Test func truncatedVaultFailsCleanly() throws {
@@ -122,7 +122,7 @@ import FobTestSupport
             var damaged = lookups[0]
             damaged[index] ^= 0x80
             try setRecord(t.vault.url, records[0], lookup: damaged)
-            #expect(throws: KeychainError.self) { _ = try t.vault.allItems() }
+            #expect(thrownKeychainError { _ = try t.vault.allItems() }?.statusName == "errSecDecode")
         }
         try setRecord(t.vault.url, records[0], lookup: lookups[0])
         #expect(try t.vault.item(service: "svc", account: "acct").secret?.unsafeString == "the secret")
