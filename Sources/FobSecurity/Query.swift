@@ -127,7 +127,8 @@ struct AttributeValues {
                         accessGroup: accessGroup ?? "", label: label, comment: comment,
                         kind: kind ?? .password, accessible: accessible ?? .whenUnlocked,
                         generic: generic.map { Array($0) }, secret: secret)
-        changes(secret: nil).apply(to: &item)
+        // The attributes the initialiser does not take; dates stay the store's to set.
+        changes(secret: nil).apply(to: &item, now: item.modified)
         return item
     }
 
@@ -152,25 +153,6 @@ struct AttributeValues {
             changes.accessControlFlags = .some(UInt64(accessControl.flags.rawValue))
         }
         return changes
-    }
-}
-
-extension ItemChanges {
-    /// Applies the attribute changes (not the dates) to a new item.
-    fileprivate func apply(to item: inout Item) {
-        if let internetProtocol { item.internetProtocol = internetProtocol }
-        if let authenticationType { item.authenticationType = authenticationType }
-        if let port { item.port = port }
-        if let path { item.path = path }
-        if let securityDomain { item.securityDomain = securityDomain }
-        if let itemDescription { item.itemDescription = itemDescription }
-        if let itemType { item.itemType = itemType }
-        if let creator { item.creator = creator }
-        if let isInvisible { item.isInvisible = isInvisible }
-        if let isNegative { item.isNegative = isNegative }
-        if let synchronizable { item.synchronizable = synchronizable }
-        if let accessible { item.accessible = accessible }
-        if let accessControlFlags { item.accessControlFlags = accessControlFlags }
     }
 }
 

@@ -29,27 +29,7 @@ public enum VaultFile {
 
     /// The `record` blobs of the `items` table, in row order.
     public static func records(_ path: String) -> [[UInt8]] {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
-            sqlite3_close(db)
-            return []
-        }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT record FROM items ORDER BY id", -1, &statement, nil) == SQLITE_OK, let statement else {
-            return []
-        }
-        defer { sqlite3_finalize(statement) }
-        var result: [[UInt8]] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            let count = Int(sqlite3_column_bytes(statement, 0))
-            if let pointer = sqlite3_column_blob(statement, 0) {
-                result.append(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
-            } else {
-                result.append([])
-            }
-        }
-        return result
+        rows(path).map(\.record)
     }
 
     /// The bytes of the vault file and of its `-wal`, `-shm` and `.lock`
