@@ -26,6 +26,8 @@ public enum Role: Int, Sendable, CaseIterable {
     case dim
     /// A success or information message.
     case info
+    /// A warning: something changed under the user's feet, nothing failed.
+    case warning
 }
 
 /// One screen cell: a grapheme cluster and its role. A wide cluster fills

@@ -175,7 +175,8 @@ public struct Renderer {
     static func role(for tone: StatusLine.Tone) -> Role {
         switch tone {
         case .success, .info: return .info
-        case .warning, .error: return .error
+        case .warning: return .warning
+        case .error: return .error
         }
     }
 }

@@ -45,6 +45,7 @@ public struct Theme: Sendable {
         .legend:    Look(foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [], monoAttributes: .reverse),
         .dim:       Look(foreground: -1, background: -1, colourAttributes: .dim, monoAttributes: .dim),
         .info:      Look(foreground: Int16(COLOR_GREEN), background: -1, colourAttributes: [], monoAttributes: .bold),
+        .warning:   Look(foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .bold, monoAttributes: .underline),
     ]
 
     /// Whether colour is in use.

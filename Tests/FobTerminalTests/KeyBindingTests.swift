@@ -137,10 +137,14 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         return nil
     }
 
+    @Test func everyRoleHasALookInTheTheme() {
+        for role in Role.allCases { #expect(Theme.table[role] != nil, "\(role)") }
+    }
+
     @Test func tonesHaveTheirLooks() {
         #expect(Renderer.role(for: .success) == .info)
         #expect(Renderer.role(for: .info) == .info)
-        #expect(Renderer.role(for: .warning) == .error)
+        #expect(Renderer.role(for: .warning) == .warning)
         #expect(Renderer.role(for: .error) == .error)
     }
 
@@ -152,7 +156,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         clock.advance(by: 1)
         app.tick()
         #expect(app.mainModel?.form.message.tone == .warning)
-        #expect(role(of: "Deleted elsewhere", in: draw(app)) == .error)
+        #expect(role(of: "Deleted elsewhere", in: draw(app)) == .warning)
     }
 
     @Test func clipboardLeftAloneIsNotDrawnAsAnError() throws {
