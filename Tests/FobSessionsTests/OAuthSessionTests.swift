@@ -114,7 +114,9 @@ import FobSessions
         let f = try Fixture(expiresIn: 5)
         let before = try f.snapshot()
         f.provider.failure = failure
-        #expect(throws: OAuthSessionError.self) { try f.session().validAccessToken() }
+        // Every failure is the provider's (or the network's), reported as an OAuth error.
+        let error = #expect(throws: OAuthSessionError.self) { try f.session().validAccessToken() }
+        if case .keychain = error { Issue.record("a store error instead of the provider's: \(String(describing: error))") }
         let after = try f.snapshot()
         #expect(after.0 == before.0)
         #expect(after.1 == before.1)
@@ -173,11 +175,11 @@ import FobSessions
         }
         // A login does not overwrite a password item.
         let set = OAuthTokenSet(accessToken: "a", expiresAt: Date(), tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
-        #expect(throws: OAuthSessionError.self) { try OAuthSession.store(set, in: VaultStore(vault: t.vault), service: "api", account: "me") }
+        #expect(throws: OAuthSessionError.keychain(.duplicateItem(#"service "api", account "me" is a password item; not replacing it with an oauth item"#))) { try OAuthSession.store(set, in: VaultStore(vault: t.vault), service: "api", account: "me") }
         #expect(try t.vault.item(service: "api", account: "me").secret == .text("hunter2"))
         // An oauth secret that is not a token set is reported.
         try t.vault.add(Item(service: "api", account: "junk", kind: .oauth, secret: .text("not json")))
-        #expect(throws: OAuthSessionError.self) {
+        #expect(throws: OAuthSessionError.oauth(.storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)"))) {
             try OAuthSession(vault: t.vault, service: "api", account: "junk", transport: FakeProvider()).validAccessToken()
         }
     }

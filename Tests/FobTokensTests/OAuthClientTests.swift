@@ -30,10 +30,10 @@ import Testing
     }
 
     @Test func plainHTTPIsRefusedOffLoopback() throws {
-        #expect(throws: OAuthError.self) {
+        #expect(throws: OAuthError.configuration("the authorization endpoint must use https (plain http is allowed on loopback only): http://idp.example.com")) {
             try OAuthEndpoints(authorization: URL(string: "http://idp.example.com/a")!, token: URL(string: "https://idp.example.com/t")!)
         }
-        #expect(throws: OAuthError.self) {
+        #expect(throws: OAuthError.configuration("the token endpoint must use https (plain http is allowed on loopback only): ftp://idp.example.com")) {
             try OAuthEndpoints(authorization: URL(string: "https://idp.example.com/a")!, token: URL(string: "ftp://idp.example.com/t")!)
         }
         #expect(throws: Never.self) {
@@ -60,7 +60,7 @@ import Testing
             try OAuthEndpoints.discover(issuer: provider.issuer, transport: provider)
         }
         provider.failure = .status(200, body: "<html>")
-        #expect(throws: OAuthError.self) { try OAuthEndpoints.discover(issuer: provider.issuer, transport: provider) }
+        #expect(throws: OAuthError.discovery("https://idp.example.com/.well-known/openid-configuration is not JSON (Invalid value around character 0.)")) { try OAuthEndpoints.discover(issuer: provider.issuer, transport: provider) }
         provider.failure = .status(200, body: #""x""#)
         #expect(throws: OAuthError.discovery("https://idp.example.com/.well-known/openid-configuration is a string, not a JSON object")) {
             try OAuthEndpoints.discover(issuer: provider.issuer, transport: provider)
@@ -109,7 +109,9 @@ import Testing
         #expect(throws: OAuthError.configuration("the client secret file \(file.path) is empty")) {
             try ClientAuthentication.readSecret(path: file.path)
         }
-        #expect(throws: OAuthError.self) { try ClientAuthentication.readSecret(path: dir.appendingPathComponent("none").path) }
+        #expect(throws: OAuthError.configuration("cannot read the client secret file \(dir.appendingPathComponent("none").path)")) {
+            try ClientAuthentication.readSecret(path: dir.appendingPathComponent("none").path)
+        }
     }
 
     @Test func providerErrorsAreTypedAndOneLine() throws {
@@ -144,7 +146,7 @@ import Testing
             try client(provider).refresh(refreshToken: "x")
         }
         provider.failure = .status(200, body: #"{"access_token":"a","token_type":"mac"}"#)
-        #expect(throws: OAuthError.self) { try client(provider).refresh(refreshToken: "x") }
+        #expect(throws: OAuthError.invalidResponse("token_type mac is not supported (only Bearer, RFC 6750)")) { try client(provider).refresh(refreshToken: "x") }
     }
 
     @Test(arguments: [("3600", 3600.0), (#""120""#, 120.0), ("90.5", 90.5), (#""soon""#, nil), ("-5", nil), ("true", nil), ("false", nil), ("1", 1.0), ("null", nil), (#"{"s":1}"#, nil)])
@@ -177,7 +179,7 @@ import Testing
         #expect(json.keys.sorted() == ["access_token", "client_id", "client_secret_file", "expires_at", "id_token",
                                                       "issuer", "refresh_token", "scope", "token_endpoint", "token_type", "version"])
         #expect(JSONText.number(json["version"] as Any)?.intValue == 1)
-        #expect(throws: OAuthError.self) { try OAuthTokenSet.decode(Array("password".utf8)) }
+        #expect(throws: OAuthError.storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)")) { try OAuthTokenSet.decode(Array("password".utf8)) }
         var newer = set
         newer.version = 99
         #expect(throws: OAuthError.storedItem("token set version 99 is newer than this fob understands (1)")) {
