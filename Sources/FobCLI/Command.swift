@@ -39,6 +39,8 @@ public protocol FobCommand {
     static var options: [OptionSpec] { get }
     /// More text for `fob NAME --help`, after the usage and options; may be empty.
     static var discussion: String { get }
+    /// Whether arguments past the last positional are kept (`fob run -- COMMAND ARGS…`).
+    static var variadic: Bool { get }
     /// Runs the command.
     /// - Parameter invocation: the parsed arguments, global options and process state.
     /// - Returns: the exit status.
@@ -51,6 +53,7 @@ extension FobCommand {
     public static var optionalPositionals: Int { 0 }
     public static var options: [OptionSpec] { [] }
     public static var discussion: String { "" }
+    public static var variadic: Bool { false }
 
     /// `fob NAME SERVICE ACCOUNT [--label T] …`
     public static var usage: String {
@@ -181,6 +184,13 @@ public final class Invocation {
         }
         let secret = try input.readToEnd(maxBytes: Item.maxSecretBytes)
         return raw ? secret : InputReader.droppingOneNewline(secret)
+    }
+
+    /// All of standard input (a credential helper's request), through the
+    /// reader the password file `-` shares.
+    /// - Throws: `.param` past `maxBytes`; `.io`.
+    public func readStandardInput(maxBytes: Int) throws(KeychainError) -> SecretBytes {
+        try input.readToEnd(maxBytes: maxBytes)
     }
 
     private func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {

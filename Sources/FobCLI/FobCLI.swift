@@ -75,7 +75,8 @@ public enum FobCLI {
             return 0
         }
         let arguments = try ParsedArguments.parse(split.rest, options: command.options, positionals: command.positionals,
-                                                  optionalCount: command.optionalPositionals, command: name)
+                                                  optionalCount: command.optionalPositionals, command: name,
+                                                  variadic: command.variadic)
         let globals = try GlobalOptions(given: split.globals, environment: context.environment)
         return try command.run(Invocation(command: name, arguments: arguments, globals: globals, context: context))
     }
