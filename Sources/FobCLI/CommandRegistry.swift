@@ -25,6 +25,7 @@ extension FobCLI {
             GenerateCommand.self,
             OAuthCommand.self,
             GitCredentialCommand.self,
+            DockerCredentialCommand.self,
         ]
     }
 
@@ -40,6 +41,7 @@ extension FobCLI {
     /// runs `fob git-credential`), as git and docker find their helpers.
     public static let programAliases: [String: String] = [
         "git-credential-fob": GitCredentialCommand.name,
+        "docker-credential-fob": DockerCredentialCommand.name,
     ]
 
     /// The arguments `fob` runs for a program name and its arguments: the
