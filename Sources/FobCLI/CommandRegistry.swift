@@ -24,6 +24,7 @@ extension FobCLI {
             PKCECommand.self,
             GenerateCommand.self,
             OAuthCommand.self,
+            RunCommand.self,
             GitCredentialCommand.self,
             DockerCredentialCommand.self,
         ]
