@@ -25,6 +25,7 @@ extension FobCLI {
             GenerateCommand.self,
             OAuthCommand.self,
             RunCommand.self,
+            CompletionCommand.self,
             GitCredentialCommand.self,
             DockerCredentialCommand.self,
         ]
@@ -35,6 +36,7 @@ extension FobCLI {
     public static var internalCommands: [any FobCommand.Type] {
         [
             ClipboardClearerCommand.self,
+            CompleteNamesCommand.self,
         ]
     }
 
