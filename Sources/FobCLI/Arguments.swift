@@ -51,6 +51,9 @@ public struct OptionSpec: Sendable, Equatable {
     public var valueName: String?
     /// One line for the help text.
     public var help: String
+    /// The values the option accepts, for shell completion (`--kdf`:
+    /// `interactive`, `moderate`, `sensitive`); empty when any value goes.
+    public var choices: [String] = []
 
     /// A flag such as `--raw`.
     public static func flag(_ name: String, help: String) -> OptionSpec {
@@ -58,8 +61,9 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// An option that takes a value, such as `--label T`.
-    public static func value(_ name: String, _ valueName: String, help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help)
+    /// - Parameter choices: the accepted values, offered by shell completion.
+    public static func value(_ name: String, _ valueName: String, choices: [String] = [], help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, choices: choices)
     }
 
     /// `--label T` or `--raw`, as shown in usage lines.
@@ -70,13 +74,16 @@ public struct OptionSpec: Sendable, Equatable {
 public struct ParsedArguments: Sendable, Equatable {
     /// The positional arguments, in order.
     public var positionals: [String] = []
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     public init() {}
 
     /// The value of an option such as `--label`; the last one given wins.
-    public func value(_ name: String) -> String? { values[name] }
+    public func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value given to an option that may repeat (`--env`), in order.
+    public func allValues(_ name: String) -> [String] { values[name] ?? [] }
 
     /// Whether a flag such as `--raw` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
@@ -92,10 +99,13 @@ public struct ParsedArguments: Sendable, Equatable {
     ///     the allowed count is `positionals.count` minus `optionalCount` up to `positionals.count`.
     ///   - optionalCount: how many of the trailing positionals may be left out.
     ///   - command: the command's name, for messages.
+    ///   - variadic: whether arguments past the last positional are kept
+    ///     (`fob run -- COMMAND ARGS…`) instead of refused.
     /// - Throws: ``UsageError`` for an unknown option, a missing value, or a
     ///   wrong number of positionals.
     public static func parse(_ arguments: [String], options: [OptionSpec], positionals names: [String],
-                             optionalCount: Int = 0, command: String) throws(UsageError) -> ParsedArguments {
+                             optionalCount: Int = 0, command: String,
+                             variadic: Bool = false) throws(UsageError) -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0
         var optionsEnded = false
@@ -127,12 +137,12 @@ public struct ParsedArguments: Sendable, Equatable {
                 }
                 result.flags.insert(name)
             } else if let inlineValue {
-                result.values[name] = inlineValue
+                result.values[name, default: []].append(inlineValue)
             } else {
                 guard index < arguments.count else {
                     throw UsageError("option '\(name)' needs a value (\(spec.synopsis))", command: command)
                 }
-                result.values[name] = arguments[index]
+                result.values[name, default: []].append(arguments[index])
                 index += 1
             }
         }
@@ -141,7 +151,7 @@ public struct ParsedArguments: Sendable, Equatable {
             let missing = names[result.positionals.count..<required].joined(separator: " ")
             throw UsageError("'\(command)' needs \(missing)", command: command)
         }
-        if result.positionals.count > names.count {
+        if result.positionals.count > names.count && !variadic {
             let extra = result.positionals[names.count]
             throw UsageError("unexpected argument '\(extra)' for '\(command)'", command: command)
         }
@@ -176,7 +186,7 @@ public struct GlobalOptions: Sendable, Equatable {
         (.value("--password-file", "PATH", help: "read the master password from the first line of PATH ('-' = standard input)"), "FOB_PASSWORD_FILE"),
         (.value("--lock-after", "SECONDS", help: "lock the terminal UI after SECONDS idle (default 300; 0 = never)"), "FOB_LOCK_AFTER"),
         (.value("--clear-after", "SECONDS", help: "clear a copied secret after SECONDS (default 45; 0 = never)"), "FOB_CLEAR_AFTER"),
-        (.value("--clipboard", "MODE", help: "auto, wl-copy, xclip, xsel, tmux, osc52 or none (default auto)"), "FOB_CLIPBOARD"),
+        (.value("--clipboard", "MODE", choices: ClipboardMode.allCases.map(\.rawValue), help: "auto, wl-copy, xclip, xsel, tmux, osc52 or none (default auto)"), "FOB_CLIPBOARD"),
     ]
 
     /// Resolves the options from command-line values and the environment.

@@ -58,7 +58,8 @@ public struct CLIContext {
     /// The real process: `CommandLine.arguments`, the process environment,
     /// file descriptors 0, 1 and 2, and `/dev/tty`.
     public static func live() -> CLIContext {
-        CLIContext(arguments: Array(CommandLine.arguments.dropFirst()),
+        CLIContext(arguments: FobCLI.arguments(program: CommandLine.arguments.first ?? "fob",
+                                               arguments: Array(CommandLine.arguments.dropFirst())),
                    environment: ProcessInfo.processInfo.environment,
                    standardInput: FileDescriptorSource(fd: STDIN_FILENO),
                    standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),

@@ -39,6 +39,8 @@ public protocol FobCommand {
     static var options: [OptionSpec] { get }
     /// More text for `fob NAME --help`, after the usage and options; may be empty.
     static var discussion: String { get }
+    /// Whether arguments past the last positional are kept (`fob run -- COMMAND ARGS…`).
+    static var variadic: Bool { get }
     /// Runs the command.
     /// - Parameter invocation: the parsed arguments, global options and process state.
     /// - Returns: the exit status.
@@ -51,6 +53,7 @@ extension FobCommand {
     public static var optionalPositionals: Int { 0 }
     public static var options: [OptionSpec] { [] }
     public static var discussion: String { "" }
+    public static var variadic: Bool { false }
 
     /// `fob NAME SERVICE ACCOUNT [--label T] …`
     public static var usage: String {
@@ -79,6 +82,58 @@ extension FobCommand {
 
 /// Column layout for help texts.
 enum HelpFormatter {
+    /// The widest help line: 80 columns.
+    static let width = 80
+
+    /// `text` with every line longer than ``width`` wrapped at spaces. A
+    /// continuation lines up with the line's description column (after the
+    /// first gap of two spaces in a table row), after `Usage: fob NAME `, or
+    /// with the line's own indentation.
+    static func fit(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.count > width else { return String(line) }
+            let chars = Array(line)
+            let leading = chars.prefix { $0 == " " }.count
+            var indent = leading
+            if line.hasPrefix("Usage: ") {
+                indent = min(chars.count, "Usage: fob ".count + (chars.dropFirst(11).firstIndex(of: " ").map { $0 - 11 + 1 } ?? 0))
+            } else if let gap = (leading..<min(chars.count - 1, 40)).first(where: { chars[$0] == " " && chars[$0 + 1] == " " }) {
+                indent = gap + (chars[gap...].prefix { $0 == " " }.count)
+            }
+            if indent > width / 2 { indent = leading + 4 }
+            return wrap(chars, firstWidth: width, indent: indent)
+        }.joined(separator: "\n")
+    }
+
+    private static func wrap(_ chars: [Character], firstWidth: Int, indent: Int) -> String {
+        var lines: [String] = []
+        var current = String(chars.prefix(indent))
+        var word = ""
+        let pad = String(repeating: " ", count: indent)
+        func flushWord() {
+            guard !word.isEmpty else { return }
+            let trimmed = current
+            if trimmed.count + word.count > width && trimmed.trimmingCharacters(in: .whitespaces).count > 0 {
+                lines.append(String(trimmed.dropLast(trimmed.hasSuffix(" ") ? 1 : 0)))
+                current = pad + word
+            } else {
+                current += word
+            }
+            word = ""
+        }
+        for c in chars.dropFirst(indent) {
+            if c == " " {
+                flushWord()
+                current += " "
+            } else {
+                word.append(c)
+            }
+        }
+        flushWord()
+        lines.append(current)
+        return lines.joined(separator: "\n")
+    }
+
     static func table(_ rows: [(String, String)], indent: Int = 2) -> String {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { left, right in
@@ -181,6 +236,13 @@ public final class Invocation {
         }
         let secret = try input.readToEnd(maxBytes: Item.maxSecretBytes)
         return raw ? secret : InputReader.droppingOneNewline(secret)
+    }
+
+    /// All of standard input (a credential helper's request), through the
+    /// reader the password file `-` shares.
+    /// - Throws: `.param` past `maxBytes`; `.io`.
+    public func readStandardInput(maxBytes: Int) throws(KeychainError) -> SecretBytes {
+        try input.readToEnd(maxBytes: maxBytes)
     }
 
     private func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {

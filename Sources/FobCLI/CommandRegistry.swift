@@ -24,6 +24,10 @@ extension FobCLI {
             PKCECommand.self,
             GenerateCommand.self,
             OAuthCommand.self,
+            RunCommand.self,
+            CompletionCommand.self,
+            GitCredentialCommand.self,
+            DockerCredentialCommand.self,
         ]
     }
 
@@ -32,7 +36,26 @@ extension FobCLI {
     public static var internalCommands: [any FobCommand.Type] {
         [
             ClipboardClearerCommand.self,
+            CompleteNamesCommand.self,
         ]
+    }
+
+    /// The command a link to `fob` runs by its name (`git-credential-fob`
+    /// runs `fob git-credential`), as git and docker find their helpers.
+    public static let programAliases: [String: String] = [
+        "git-credential-fob": GitCredentialCommand.name,
+        "docker-credential-fob": DockerCredentialCommand.name,
+    ]
+
+    /// The arguments `fob` runs for a program name and its arguments: the
+    /// alias's command first when the program is a link such as `git-credential-fob`.
+    /// - Parameters:
+    ///   - program: `argv[0]`, a path or a name.
+    ///   - arguments: the arguments after it.
+    public static func arguments(program: String, arguments: [String]) -> [String] {
+        let base = program.split(separator: "/").last.map(String.init) ?? program
+        guard let command = programAliases[base] else { return arguments }
+        return [command] + arguments
     }
 
     /// What `fob` runs when no command is given: the terminal UI.

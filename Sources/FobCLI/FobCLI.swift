@@ -57,7 +57,7 @@ public enum FobCLI {
         }
         guard let name = split.command else {
             if split.help {
-                context.standardOutput.write(helpText)
+                context.standardOutput.write(HelpFormatter.fit(helpText))
                 return 0
             }
             if let first = split.rest.first(where: { $0 != "--" }) ?? split.rest.first {
@@ -71,11 +71,12 @@ public enum FobCLI {
             throw UsageError("unknown command '\(name)'")
         }
         if split.help {
-            context.standardOutput.write(command.helpText)
+            context.standardOutput.write(HelpFormatter.fit(command.helpText))
             return 0
         }
         let arguments = try ParsedArguments.parse(split.rest, options: command.options, positionals: command.positionals,
-                                                  optionalCount: command.optionalPositionals, command: name)
+                                                  optionalCount: command.optionalPositionals, command: name,
+                                                  variadic: command.variadic)
         let globals = try GlobalOptions(given: split.globals, environment: context.environment)
         return try command.run(Invocation(command: name, arguments: arguments, globals: globals, context: context))
     }

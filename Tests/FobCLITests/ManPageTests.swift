@@ -47,6 +47,7 @@ import FobTestSupport
             if line == "Commands:" { inCommands = true; continue }
             guard inCommands else { continue }
             guard line.hasPrefix("  ") else { break }
+            if line.hasPrefix("   ") { continue } // a wrapped summary's continuation
             if let first = line.split(separator: " ").first { names.append(String(first)) }
         }
         return names

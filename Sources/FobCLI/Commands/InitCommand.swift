@@ -5,7 +5,7 @@ enum InitCommand: FobCommand {
     static let name = "init"
     static let summary = "create a vault (the master password from --password-file, else asked twice); never overwrites"
     static let options: [OptionSpec] = [
-        .value("--kdf", "PRESET", help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, default) or sensitive (1 GiB)"),
+        .value("--kdf", "PRESET", choices: KDFParameters.Preset.allCases.map(\.rawValue), help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, default) or sensitive (1 GiB)"),
     ]
     static let discussion = """
         The vault is created at --vault (default ~/.local/share/fob/vault.db) with

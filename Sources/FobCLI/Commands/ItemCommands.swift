@@ -3,7 +3,7 @@ import FobStore
 /// Options shared by `add` and `save`.
 private let itemAttributeOptions: [OptionSpec] = [
     .value("--label", "T", help: "a label (kSecAttrLabel)"),
-    .value("--kind", "K", help: "password (default for a new item), token, oauth or note"),
+    .value("--kind", "K", choices: ItemKind.allCases.map(\.rawValue), help: "password (default for a new item), token, oauth or note"),
     .value("--comment", "C", help: "a comment (kSecAttrComment)"),
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]

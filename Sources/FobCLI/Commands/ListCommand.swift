@@ -46,7 +46,7 @@ enum ListCommand: FobCommand {
     static func listing(_ vault: Vault, service: String?) throws(KeychainError) -> [Item] {
         guard let service else { return try vault.allItems() }
         do {
-            return try vault.items(matching: ItemQuery(itemClass: .genericPassword, service: service))
+            return try vault.items(matching: ItemQuery(itemClass: nil, service: service))
         } catch {
             if case .itemNotFound = error { return [] }
             throw error

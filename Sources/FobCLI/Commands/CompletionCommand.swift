@@ -1,0 +1,93 @@
+import FobStore
+
+/// `fob completion bash|zsh|fish`: prints a completion script generated
+/// from the command table (``FobCLI/commands``), so it names exactly the
+/// commands, options and option values `--help` shows.
+enum CompletionCommand: FobCommand {
+    static let name = "completion"
+    static let summary = "print a shell completion script (bash, zsh or fish)"
+    static let positionals = ["bash|zsh|fish"]
+    static let discussion = """
+        bash: source <(fob completion bash), or install it as
+        ~/.local/share/bash-completion/completions/fob. zsh: put it in a
+        directory of $fpath as _fob. fish: ~/.config/fish/completions/fob.fish.
+        Service and account names are offered only when an unlocked source can
+        give them without asking for a password; never secrets.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let model = CompletionModel.current
+        let script: String
+        switch invocation.arguments.positionals[0] {
+        case "bash": script = CompletionScripts.bash(model)
+        case "zsh": script = CompletionScripts.zsh(model)
+        case "fish": script = CompletionScripts.fish(model)
+        case let other: throw UsageError("no completion for '\(other)': bash, zsh or fish", command: name)
+        }
+        invocation.standardOutput.write(script)
+        return 0
+    }
+}
+
+/// `fob __complete services` / `fob __complete accounts SERVICE`: the names
+/// completion scripts offer, one a line, from a source that never prompts
+/// (see ``CompletionNames/nonPromptingSource(_:)``); nothing otherwise.
+/// Never a secret; always exit 0.
+enum CompleteNamesCommand: FobCommand {
+    static let name = "__complete"
+    static let summary = "names for shell completion (for the completion scripts)"
+    static let positionals = ["services|accounts", "SERVICE"]
+    static let optionalPositionals = 1
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let positionals = invocation.arguments.positionals
+        guard let source = CompletionNames.nonPromptingSource(invocation) else { return 0 }
+        let names: [String]
+        switch positionals[0] {
+        case "services": names = (try? source.services()) ?? []
+        case "accounts" where positionals.count == 2: names = (try? source.accounts(service: positionals[1])) ?? []
+        default: names = []
+        }
+        let printable = names.filter { name in !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+        invocation.standardOutput.write(Set(printable).sorted().map { $0 + "\n" }.joined())
+        return 0
+    }
+}
+
+/// Names (never secrets) of the items in a vault, for completion.
+public protocol CompletionNameSource {
+    /// Every service name.
+    func services() throws -> [String]
+    /// The account names of one service.
+    func accounts(service: String) throws -> [String]
+}
+
+/// The names of an unlocked ``Vault``.
+public struct VaultNameSource: CompletionNameSource {
+    /// An unlocked vault; nothing is read while it is locked.
+    public let vault: Vault
+
+    public init(vault: Vault) { self.vault = vault }
+
+    public func services() throws -> [String] {
+        guard !vault.isLocked else { return [] }
+        return try vault.allItems().map(\.service)
+    }
+
+    public func accounts(service: String) throws -> [String] {
+        guard !vault.isLocked else { return [] }
+        return try vault.allItems().filter { $0.service == service }.map(\.account)
+    }
+}
+
+/// Where completion gets names.
+public enum CompletionNames {
+    /// The one place a non-prompting source of names plugs in: a vault the
+    /// agent holds unlocked. Until an agent can answer, there is none, and
+    /// completion offers no names. Never asks for a password, never reads
+    /// `--password-file` (a key derivation per Tab would stall the shell).
+    /// - Returns: the source, or `nil` when no unlocked vault is at hand.
+    public static func nonPromptingSource(_ invocation: Invocation) -> (any CompletionNameSource)? {
+        nil
+    }
+}

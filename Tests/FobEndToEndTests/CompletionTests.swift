@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import FobTestSupport
+
+/// `fob completion bash|zsh|fish` run by the real shells.
+@Suite struct CompletionTests {
+    static func script(_ shell: String) throws -> String {
+        let r = try FobProcess.run(["completion", shell])
+        #expect(r.status == 0)
+        return r.stdoutText
+    }
+
+    /// A stand-in `fob` on `PATH` for the names source (`fob __complete`):
+    /// what an agent holding the vault unlocked would answer.
+    static func namesStub() throws -> TemporaryDirectory {
+        let dir = TemporaryDirectory(prefix: "fob-complete")
+        let stub = """
+            #!/bin/sh
+            case "$*" in
+              *"__complete services") printf 'mail\\nmusic\\nwork\\n' ;;
+              *"__complete accounts mail") printf 'ana\\nbob\\n' ;;
+            esac
+            """
+        try Data(stub.utf8).write(to: dir.file("fob"))
+        chmod(dir.file("fob").path, 0o755)
+        return dir
+    }
+
+    /// What bash's `_fob` puts in COMPREPLY for these words (the last is the one completed).
+    static func bashComplete(_ words: [String], stub: TemporaryDirectory) throws -> [String] {
+        let scriptPath = stub.file("fob.bash").path
+        try Data(try script("bash").utf8).write(to: URL(fileURLWithPath: scriptPath))
+        let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+        let program = "source '\(scriptPath)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _fob; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let r = try ChildProcess.run(executable: "/bin/bash", arguments: ["--norc", "-c", program],
+                                     environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8"])
+        #expect(r.status == 0, "\(r.stderrText)")
+        return r.stdoutText.split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesCommandsOptionsValuesAndNames() throws {
+        let stub = try Self.namesStub()
+        let g = try Self.bashComplete(["fob", "g"], stub: stub)
+        #expect(g.contains("get"))
+        #expect(g.allSatisfy { $0.hasPrefix("g") })
+        #expect(try Self.bashComplete(["fob", "get", "m"], stub: stub) == ["mail", "music"])
+        #expect(try Self.bashComplete(["fob", "--vault", "/tmp/v.db", "get", "mail", ""], stub: stub) == ["ana", "bob"])
+        #expect(try Self.bashComplete(["fob", "init", "--kdf", ""], stub: stub) == ["interactive", "moderate", "sensitive"])
+        #expect(try Self.bashComplete(["fob", "--clipboard", "x"], stub: stub) == ["xclip", "xsel"])
+        #expect(try Self.bashComplete(["fob", "add", "s", "a", "--kind", ""], stub: stub) == ["password", "token", "oauth", "note"])
+        #expect(try Self.bashComplete(["fob", "get", "--r"], stub: stub) == ["--raw"])
+        #expect(try Self.bashComplete(["fob", "completion", ""], stub: stub) == ["bash", "zsh", "fish"])
+        #expect(try Self.bashComplete(["fob", "oauth", "l"], stub: stub) == ["login"])
+        // A value of a global option is not taken for the command.
+        #expect(try Self.bashComplete(["fob", "--vault", "get", "g"], stub: stub).contains("get"))
+    }
+
+    @Test func zshAndFishScriptsPassTheirSyntaxChecks() throws {
+        let dir = TemporaryDirectory(prefix: "fob-complete")
+        try Data(try Self.script("zsh").utf8).write(to: dir.file("_fob"))
+        try Data(try Self.script("fish").utf8).write(to: dir.file("fob.fish"))
+        let zsh = try ChildProcess.run(executable: "/usr/bin/zsh", arguments: ["-n", dir.file("_fob").path],
+                                       environment: FobProcess.baseEnvironment)
+        #expect(zsh.status == 0, "\(zsh.stderrText)")
+        let fish = try ChildProcess.run(executable: "/usr/bin/fish", arguments: ["--no-execute", dir.file("fob.fish").path],
+                                        environment: FobProcess.baseEnvironment.merging(["HOME": dir.url.path]) { $1 })
+        #expect(fish.status == 0, "\(fish.stderrText)")
+        let bash = try ChildProcess.run(executable: "/bin/bash", arguments: ["-n", "-c", try Self.script("bash")],
+                                        environment: FobProcess.baseEnvironment)
+        #expect(bash.status == 0, "\(bash.stderrText)")
+    }
+
+    @Test func fishCompletesFromTheSameTable() throws {
+        let stub = try Self.namesStub()
+        try Data(try Self.script("fish").utf8).write(to: stub.file("fob.fish"))
+        let program = "source \(stub.file("fob.fish").path); complete -C 'fob ge'; complete -C 'fob get mail '"
+        let r = try ChildProcess.run(executable: "/usr/bin/fish", arguments: ["--no-config", "-c", program],
+                                     environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "HOME": stub.url.path, "LANG": "C.UTF-8"])
+        #expect(r.stdoutText.contains("get\t"))
+        #expect(r.stdoutText.contains("ana\n"))
+    }
+
+    @Test func everyCommandAndOptionIsInEveryScript() throws {
+        let help = try FobProcess.run(["--help"]).stdoutText
+        let commands = help.split(separator: "\n").drop { $0 != "Commands:" }.dropFirst()
+            .prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(commands.contains("run"))
+        for shell in ["bash", "zsh", "fish"] {
+            let text = try Self.script(shell)
+            for command in commands {
+                #expect(text.contains(command), "\(shell): \(command)")
+                let usage = try FobProcess.run([command, "--help"]).stdoutText
+                for option in usage.split(separator: " ").filter({ $0.hasPrefix("[--") }) {
+                    let name = option.dropFirst().prefix { $0 != " " && $0 != "]" }
+                    #expect(text.contains(shell == "fish" ? "-l \(name.dropFirst(2))" : String(name)), "\(shell): \(command) \(name)")
+                }
+            }
+        }
+    }
+
+    @Test func theNamesCommandNeverPromptsAndOffersNothingWithoutAnUnlockedSource() throws {
+        let v = try ProcessTestVault()
+        #expect(try v.run(["add", "mail", "ana"], input: "secret").status == 0)
+        for arguments in [["__complete", "services"], ["__complete", "accounts", "mail"]] {
+            let r = try v.run(arguments, timeout: 10)
+            #expect(r.status == 0)
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.isEmpty)
+        }
+        // On a terminal too: no prompt.
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "__complete", "services"])
+        #expect(session.wait(timeout: 10) == 0)
+        #expect(!session.outputText.contains("password"))
+        // Hidden from fob --help.
+        #expect(!(try FobProcess.run(["--help"]).stdoutText.contains("__complete")))
+    }
+}
