@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
                                                              "FobTestSupport"]),
         .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobStore", "FobTokens", "FobTestSupport"],
-                    resources: [.copy("Fixtures")]),
+                    exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",

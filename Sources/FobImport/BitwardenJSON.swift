@@ -120,6 +120,11 @@ public enum BitwardenJSON {
         return object
     }
 
+    /// Whether JSONSerialization made `number` from `true` or `false`.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
     static func optionalObject(_ value: Any?, _ at: String) throws(ImportError) -> [String: Any] {
         guard let value, !(value is NSNull) else { return [:] }
         return try object(value, at)
@@ -133,7 +138,7 @@ public enum BitwardenJSON {
 
     static func number(_ object: [String: Any], _ key: String, _ at: String) throws(ImportError) -> Int? {
         guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !(value is Bool), let int = Int(exactly: number.doubleValue) else {
+        guard let number = value as? NSNumber, !isBoolean(number), let int = Int(exactly: number.doubleValue) else {
             throw .wrongType("\(at).\(key): expected a number")
         }
         return int

@@ -74,7 +74,7 @@ public enum CSVReader {
             fields.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
         }
-        for byte in bytes {
+        for (index, byte) in bytes.enumerated() {
             let cls: Class
             switch byte {
             case 0x2C: cls = .comma
@@ -98,8 +98,8 @@ public enum CSVReader {
                 inRecord = false
             case .fail(let reason): throw .malformed("line \(line): \(reason)")
             }
-            if cls == .lf || (cls == .cr && state != .quoted) { line += 1 }
-            if cls == .cr, state == .quoted { line += 0 }
+            // Physical lines: LF, CRLF or a lone CR each end one.
+            if cls == .lf || (cls == .cr && (index + 1 == bytes.count || bytes[index + 1] != 0x0A)) { line += 1 }
             state = next
         }
         switch state {
