@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import FobStore
 import FobTestSupport
+import FobImport
 
 private func fixturePath(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
@@ -129,6 +130,32 @@ private func fixturePath(_ name: String) -> String {
         #expect(stat(copy.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try v.run(["get", "mail", "ana", "--raw"], environment: ["FOB_VAULT": copy.path]).stdoutText == "pw")
         #expect(try v.run(["backup", copy.path]).status == 1)
+    }
+
+    @Test func largeImportsShowProgressOnATerminal() throws {
+        let v = try ProcessTestVault()
+        let items = (0..<1_200).map { Item(service: "s\($0)", account: "a", secret: SecretBytes(utf8: "p\($0)")) }
+        let file = v.directory.file("many.json")
+        try Data(FobJSON.write(items)).write(to: file)
+        let session = try FobProcess.startInTerminal(["import", "fob-json", file.path], environment: v.environment)
+        #expect(session.wait() == 0)
+        #expect(session.outputText.contains("fob: writing 1000/1200"))
+        #expect(session.outputText.contains("1200 added"))
+        let quiet = try ProcessTestVault()
+        let piped = try quiet.run(["import", "fob-json", file.path])
+        #expect(piped.status == 0)
+        #expect(piped.stderrText.isEmpty)
+    }
+
+    @Test func anEntryOverALimitIsNamedAndNothingIsWritten() throws {
+        let v = try ProcessTestVault()
+        let file = v.directory.file("big.csv")
+        let longName = String(repeating: "x", count: 65_537)
+        try Data("name,url,username,password\nok,,u,p\n\(longName),,u,p\n".utf8).write(to: file)
+        let result = try v.run(["import", "chrome-csv", file.path])
+        #expect(result.status == 1)
+        #expect(result.stderrText.contains("line 3"), "\(result.stderrText)")
+        #expect(try v.run(["get", "ok", "u"]).status == 44)
     }
 
     @Test func passStoreMadeWithPassAndGpg() throws {

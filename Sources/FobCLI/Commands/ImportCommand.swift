@@ -59,6 +59,15 @@ enum ImportCommand: FobCommand {
             for line in read.unusable { invocation.standardError.write("fob: not imported: \(line)\n") }
             throw CLIFailure("nothing could be imported from \(path) (\(format.rawValue)); nothing was changed")
         }
+        // An entry over a limit names itself before anything is written.
+        for entry in read.entries {
+            do { try entry.item.checkLimits() } catch {
+                throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
+            }
+            if let secret = entry.item.secret, secret.count > Item.maxSecretBytes {
+                throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed")
+            }
+        }
         let vault = try invocation.unlockedVault()
         defer { vault.lock() }
         let plan = ImportPlan(entries: read.entries, existing: try vault.allItems(), policy: policy, now: Date())
