@@ -19,11 +19,15 @@ public enum KeePassXML {
     /// A pure function (a fuzz target).
     /// - Throws: `.encoding` for text that is not UTF-8; `.malformed` naming
     ///   the line of an XML error (or a truncated file), or a document that is
-    ///   not a KeePass export; `.encrypted` when values are `Protected="True"`
+    ///   not a KeePass export or declares a document type or entities; `.encrypted` when values are `Protected="True"`
     ///   (encrypted with the database's inner stream, as KeePass 2's own XML
     ///   export without decryption writes them).
     public static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportRead {
         let text = try TextDecoding.utf8(bytes)
+        // KeePass exports declare no entities; refusing them rules out entity expansion attacks.
+        if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
+            throw .malformed("not a KeePass XML export: it declares a document type or entities")
+        }
         let parser = XMLParser(data: Data(text))
         parser.shouldResolveExternalEntities = false
         let handler = Handler()
@@ -89,6 +93,8 @@ public enum KeePassXML {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             path.removeLast()

@@ -172,6 +172,9 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
         #expect(throws: ImportError.encrypted("this KeePass XML export (its protected values are encrypted)")) {
             try KeePassXML.read(Array(#"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#.utf8))
         }
+        #expect(throws: ImportError.malformed("not a KeePass XML export: it declares a document type or entities")) {
+            try KeePassXML.read(Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8))
+        }
         #expect(throws: ImportError.missingColumns(["password"])) {
             try CSVFormats.chrome(Array("name,url,username\nx,y,z\n".utf8))
         }

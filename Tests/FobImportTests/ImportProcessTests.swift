@@ -121,6 +121,20 @@ private func fixturePath(_ name: String) -> String {
         #expect(wrong.status == 51)
     }
 
+    @Test func fobVaultRoundTripKeepsEveryAttribute() throws {
+        let a = try ProcessTestVault(), b = try ProcessTestVault(password: "second")
+        let source = try Vault(url: URL(fileURLWithPath: a.path))
+        try source.unlock(password: .text(a.password))
+        try source.applyImport((0..<5).map { .add(fullItem($0)) })
+        source.lock()
+        let merged = try b.run(["import", "fob-vault", a.path, "--source-password-file", a.passwordFile])
+        #expect(merged.stdoutText.contains("5 added"), "\(merged.stderrText)")
+        let fromA = try a.run(["export"]), fromB = try b.run(["export"])
+        #expect(fromA.status == 0 && fromB.status == 0)
+        #expect(fromA.stdout == fromB.stdout)
+        #expect(fromA.stdoutText.contains("\"secretBase64\""))
+    }
+
     @Test func backupWritesACopyThatOpensWithTheSamePassword() throws {
         let v = try ProcessTestVault()
         #expect(try v.run(["add", "mail", "ana"], stdin: Array("pw".utf8)).status == 0)
