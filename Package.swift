@@ -34,13 +34,15 @@ let package = Package(
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
         .target(name: "FobSecurity", dependencies: ["FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
+        // Readers of other password managers' exports and Fob's own (fob import / export).
+        .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
         .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),
         .target(name: "FobViewModels", dependencies: ["FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
         .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
         .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
-                                               "FobTokens", "FobStore", "FobSystem"]),
+                                               "FobImport", "FobTokens", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
-        .executableTarget(name: "fob-bench", dependencies: ["FobStore", "FobViewModels", "FobTerminal", "FobSessions",
+        .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
                                                             "FobClipboard", "FobSystem", "FobTestSupport"]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,
@@ -61,6 +63,8 @@ let package = Package(
                                                                "FobTokens", "FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
                                                              "FobTestSupport"]),
+        .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobStore", "FobTokens", "FobTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",

@@ -9,8 +9,14 @@ let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponen
 defer { try? FileManager.default.removeItem(at: scratch) }
 print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 do {
-    try StoreBenchmark.run(scratch: scratch)
-    try TerminalBenchmark.run(scratch: scratch)
+    // `fob-bench import` runs the import figures alone.
+    if CommandLine.arguments.dropFirst().first == "import" {
+        try ImportBenchmark.run(scratch: scratch)
+    } else {
+        try StoreBenchmark.run(scratch: scratch)
+        try TerminalBenchmark.run(scratch: scratch)
+        try ImportBenchmark.run(scratch: scratch)
+    }
 } catch {
     print("fob-bench: \(error)")
     exit(1)

@@ -1,0 +1,85 @@
+@preconcurrency import Glibc
+import Foundation
+import FobImport
+import FobStore
+import FobSystem
+
+/// `fob export [--format fob-json|csv] [--output PATH] [--force]`: every item with its secrets, in plaintext.
+enum ExportCommand: FobCommand {
+    static let name = "export"
+    static let summary = "write every item with its secrets, in plaintext (fob-json or csv)"
+    static let options: [OptionSpec] = [
+        .value("--format", "FORMAT", help: "fob-json (default; every attribute) or csv"),
+        .value("--output", "PATH", help: "write to PATH (created 0600) instead of standard output"),
+        .flag("--force", help: "write to a terminal, or over an existing PATH"),
+    ]
+    static let discussion = """
+        fob-json keeps every attribute, so 'fob import fob-json' into another vault
+        reproduces each item exactly. csv has the columns service, account, password,
+        url, notes, totp, label, kind, created, modified (RFC 4180 quoting). The
+        output holds every secret in plaintext: a warning says so on standard error.
+        Refuses to write to a terminal, or over an existing file, without --force.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let format = invocation.arguments.value("--format") ?? "fob-json"
+        guard format == "fob-json" || format == "csv" else {
+            throw UsageError("--format takes fob-json or csv", command: name)
+        }
+        let force = invocation.arguments.flag("--force")
+        let output = invocation.arguments.value("--output")
+        var fd: Int32 = -1
+        var opened = false
+        if let output {
+            let flags = O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (force ? O_TRUNC : O_EXCL)
+            fd = open(output, flags, 0o600)
+            guard fd >= 0 else {
+                if errno == EEXIST { throw CLIFailure("\(output) exists; not overwriting it without --force") }
+                throw KeychainError.io("cannot create \(output): \(String(cString: strerror(errno)))")
+            }
+            opened = true
+            if isatty(fd) == 0 { fchmod(fd, 0o600) }
+        } else if let sink = invocation.standardOutput as? FileDescriptorSink {
+            fd = sink.fd
+        }
+        defer { if opened { close(fd) } }
+        if fd >= 0, isatty(fd) == 1, !force {
+            throw CLIFailure("refusing to write every secret in plaintext to a terminal; use --output PATH, a pipe, or --force")
+        }
+        let vault = try invocation.unlockedVault()
+        defer { vault.lock() }
+        let items = try vault.allItemsWithSecrets()
+        var bytes = format == "csv" ? CSVExport.write(items) : FobJSON.write(items)
+        defer { bytes.wipe() }
+        if fd >= 0 {
+            guard FileDescriptorIO.writeAll(bytes, to: fd) else {
+                throw KeychainError.io("cannot write \(output ?? "standard output"): \(String(cString: strerror(errno)))")
+            }
+        } else {
+            invocation.standardOutput.write(bytes)
+        }
+        invocation.standardError.write("fob: warning: \(output ?? "the output") holds \(items.count) secrets in plaintext; "
+                                       + "keep it safe and delete it when done\n")
+        return 0
+    }
+}
+
+/// `fob backup PATH`: a consistent, still-encrypted copy of the vault.
+enum BackupCommand: FobCommand {
+    static let name = "backup"
+    static let summary = "write a consistent, still-encrypted copy of the vault (0600)"
+    static let positionals = ["PATH"]
+    static let discussion = """
+        Uses SQLite's online backup API, so other processes may write meanwhile; the
+        copy is one consistent state. It opens with the same master password (use it
+        as a vault with --vault PATH). Needs no password; refuses to overwrite a file.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let path = invocation.arguments.positionals[0]
+        let vault = try invocation.openVault()
+        try vault.backup(to: URL(fileURLWithPath: path))
+        invocation.standardOutput.write("Backed up \(vault.url.path) to \(path)\n")
+        return 0
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import FobStore
+
+/// Bitwarden's unencrypted JSON export (Bitwarden Help Center, "Export Vault
+/// Data" and "Condition a Bitwarden .json file"):
+/// `{"encrypted":false,"folders":[{"id","name"}],"items":[…]}`; each item has
+/// `type` (1 login, 2 secure note, 3 card, 4 identity, 5 SSH key), `name`,
+/// `notes`, `folderId`, `fields` (`name`, `value`, `type` 0 text, 1 hidden,
+/// 2 boolean, 3 linked), `creationDate`, `revisionDate`, and `login`
+/// (`uris[].uri`, `username`, `password`, `totp`, `fido2Credentials`),
+/// `card` or `identity`.
+public enum BitwardenJSON {
+    /// Reads a Bitwarden JSON export.
+    ///
+    /// A pure function (a fuzz target).
+    /// - Parameter bytes: UTF-8 text.
+    /// - Throws: `.encrypted` for a password-protected or account-encrypted
+    ///   export; `.malformed` for text that is not JSON or not a Bitwarden
+    ///   export; `.wrongType` naming the item and member with a value of the wrong type.
+    public static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportRead {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            throw .malformed("not JSON, or a truncated file")
+        }
+        guard let top = root as? [String: Any] else { throw .malformed("not a Bitwarden export: the top level is not an object") }
+        if let encrypted = top["encrypted"] as? Bool, encrypted {
+            throw .encrypted("this Bitwarden export")
+        }
+        if top["encKeyValidation_DO_NOT_EDIT"] != nil || top["passwordProtected"] as? Bool == true {
+            throw .encrypted("this Bitwarden export")
+        }
+        guard let itemsValue = top["items"] else { throw .malformed("not a Bitwarden export: no \"items\"") }
+        guard let items = itemsValue as? [Any] else { throw .wrongType("items: expected an array") }
+        var folders: [String: String] = [:]
+        if let list = top["folders"] {
+            guard let list = list as? [Any] else { throw .wrongType("folders: expected an array") }
+            for (i, value) in list.enumerated() {
+                let folder = try object(value, "folders[\(i)]")
+                if let id = try string(folder, "id", "folders[\(i)]"), let name = try string(folder, "name", "folders[\(i)]") {
+                    folders[id] = name
+                }
+            }
+        }
+        var read = ImportRead()
+        for (i, value) in items.enumerated() {
+            let at = "items[\(i)]"
+            let item = try object(value, at)
+            var b = EntryBuilder(origin: "entry \(i + 1)")
+            b.title = try string(item, "name", at)
+            b.notes = try string(item, "notes", at)
+            b.label = try string(item, "folderId", at).flatMap { folders[$0] }
+            b.created = try string(item, "creationDate", at).flatMap(ImportDates.iso8601)
+            b.modified = try string(item, "revisionDate", at).flatMap(ImportDates.iso8601)
+            let place = ImportText.place(b.origin, b.title ?? "")
+            if let fields = item["fields"], !(fields is NSNull) {
+                guard let fields = fields as? [Any] else { throw .wrongType("\(at).fields: expected an array") }
+                for (j, f) in fields.enumerated() {
+                    let field = try object(f, "\(at).fields[\(j)]")
+                    let name = try string(field, "name", "\(at).fields[\(j)]") ?? ""
+                    let value = try string(field, "value", "\(at).fields[\(j)]") ?? ""
+                    let type = try number(field, "type", "\(at).fields[\(j)]") ?? 0
+                    if type == 3 {
+                        read.notKept.append("\(place): the linked field \"\(displaySafe(name))\"")
+                        continue
+                    }
+                    b.fields.append(CustomField(name: name.isEmpty ? "Field \(j + 1)" : name, text: value, isHidden: type == 1))
+                }
+            }
+            if let history = item["passwordHistory"] as? [Any], !history.isEmpty {
+                read.notKept.append("\(place): the password history (\(history.count))")
+            }
+            if let attachments = item["attachments"] as? [Any], !attachments.isEmpty {
+                read.notKept.append("\(place): \(attachments.count) attachment\(attachments.count == 1 ? "" : "s")")
+            }
+            guard let type = try number(item, "type", at) else { throw .wrongType("\(at).type: missing") }
+            switch type {
+            case 1:
+                let login = try optionalObject(item["login"], "\(at).login")
+                b.username = try string(login, "username", "\(at).login")
+                b.password = try string(login, "password", "\(at).login")
+                b.totp = try string(login, "totp", "\(at).login")
+                if let uris = login["uris"], !(uris is NSNull) {
+                    guard let uris = uris as? [Any] else { throw .wrongType("\(at).login.uris: expected an array") }
+                    for (j, u) in uris.enumerated() {
+                        guard let uri = try string(object(u, "\(at).login.uris[\(j)]"), "uri", "\(at).login.uris[\(j)]") else { continue }
+                        if b.url == nil { b.url = uri } else { b.fields.append(CustomField(name: "URI \(j + 1)", text: uri)) }
+                    }
+                }
+                if let passkeys = login["fido2Credentials"] as? [Any], !passkeys.isEmpty {
+                    read.notKept.append("\(place): \(passkeys.count) passkey\(passkeys.count == 1 ? "" : "s")")
+                }
+            case 2:
+                b.kind = .note
+                b.password = b.notes
+                b.notes = nil
+            case 3, 4:
+                let (member, hidden): (String, Set<String>) = type == 3
+                    ? ("card", ["number", "code"]) : ("identity", ["ssn", "passportNumber", "licenseNumber"])
+                b.kind = .note
+                b.password = b.notes
+                b.notes = nil
+                let details = try optionalObject(item[member], "\(at).\(member)")
+                for key in details.keys.sorted() {
+                    guard let value = try string(details, key, "\(at).\(member)"), !value.isEmpty else { continue }
+                    b.fields.append(CustomField(name: key, text: value, isHidden: hidden.contains(key)))
+                }
+            default:
+                read.unusable.append("\(place): item type \(type) (such as an SSH key) is not imported")
+                continue
+            }
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    static func object(_ value: Any, _ at: String) throws(ImportError) -> [String: Any] {
+        guard let object = value as? [String: Any] else { throw .wrongType("\(at): expected an object") }
+        return object
+    }
+
+    /// Whether JSONSerialization made `number` from `true` or `false`.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    static func optionalObject(_ value: Any?, _ at: String) throws(ImportError) -> [String: Any] {
+        guard let value, !(value is NSNull) else { return [:] }
+        return try object(value, at)
+    }
+
+    static func string(_ object: [String: Any], _ key: String, _ at: String) throws(ImportError) -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw .wrongType("\(at).\(key): expected text") }
+        return text
+    }
+
+    static func number(_ object: [String: Any], _ key: String, _ at: String) throws(ImportError) -> Int? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !isBoolean(number), let int = Int(exactly: number.doubleValue) else {
+            throw .wrongType("\(at).\(key): expected a number")
+        }
+        return int
+    }
+}

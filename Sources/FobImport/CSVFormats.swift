@@ -1,0 +1,142 @@
+import Foundation
+import FobStore
+
+/// Readers of the CSV exports. Each is a pure function from the file's
+/// bytes to the entries and a report (a fuzz target); columns are found by
+/// their header names, so extra and reordered columns are fine.
+public enum CSVFormats {
+    /// KeePassXC's CSV (`keepassxc-cli export -f csv`, KeePassXC 2.7):
+    /// `"Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"`.
+    /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
+    public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: ["Title", "Username", "Password"],
+                                  optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"])
+        var read = ImportRead()
+        read.entries.reserveCapacity(table.records.count)
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            var b = EntryBuilder(origin: "line \(record.line)")
+            b.title = f["Title"]; b.username = f["Username"]; b.password = f["Password"]; b.url = f["URL"]
+            b.notes = f["Notes"]; b.totp = f["TOTP"]
+            b.label = f["Group"].map(groupPath)
+            b.created = f["Created"].flatMap(ImportDates.iso8601)
+            b.modified = f["Last Modified"].flatMap(ImportDates.iso8601)
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    /// Bitwarden's CSV export (Bitwarden Help Center, "Condition a Bitwarden
+    /// .csv file"): `folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp`;
+    /// `type` is `login` or `note`; `fields` holds `name: value` lines; `login_uri`
+    /// may hold several URIs separated by commas.
+    /// - Throws: ``ImportError``.
+    public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: ["type", "name", "login_username", "login_password"],
+                                  optional: ["folder", "notes", "fields", "login_uri", "login_totp"])
+        var read = ImportRead()
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            var b = EntryBuilder(origin: "line \(record.line)")
+            b.title = f["name"]; b.username = f["login_username"]; b.password = f["login_password"]
+            b.notes = f["notes"]; b.totp = f["login_totp"]; b.label = f["folder"]
+            let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            b.url = uris.first
+            for (i, uri) in uris.dropFirst().enumerated() { b.fields.append(CustomField(name: "URI \(i + 2)", text: uri)) }
+            for line in (f["fields"] ?? "").split(whereSeparator: \.isNewline) {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard let name = parts.first.map(String.init), !name.isEmpty else { continue }
+                let value = parts.count > 1 ? String(parts[1].drop { $0 == " " }) : ""
+                b.fields.append(CustomField(name: name, text: value))
+            }
+            switch f["type"]?.lowercased() {
+            case "note":
+                b.kind = .note
+                b.password = b.notes
+                b.notes = nil
+            case "login", nil, "": break
+            case let other?:
+                read.unusable.append("line \(record.line): type \"\(displaySafe(other))\" is neither login nor note")
+                continue
+            }
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    /// Chrome's password CSV (Settings › Passwords › Export; also Edge and
+    /// Brave, which share Chromium's exporter): `name,url,username,password,note`
+    /// (`note` since Chrome 119).
+    /// - Throws: ``ImportError``.
+    public static func chrome(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: ["url", "username", "password"], optional: ["name", "note"])
+        var read = ImportRead()
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            var b = EntryBuilder(origin: "line \(record.line)")
+            b.title = f["name"]; b.url = f["url"]; b.username = f["username"]; b.password = f["password"]; b.notes = f["note"]
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    /// Firefox's logins CSV (about:logins › Export Logins):
+    /// `"url","username","password","httpRealm","formActionOrigin","guid","timeCreated","timeLastUsed","timePasswordChanged"`,
+    /// times in milliseconds since 1970.
+    /// - Throws: ``ImportError``.
+    public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: ["url", "username", "password"],
+                                  optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"])
+        var read = ImportRead()
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            var b = EntryBuilder(origin: "line \(record.line)")
+            b.url = f["url"]; b.username = f["username"]; b.password = f["password"]
+            if let realm = ImportText.nonEmpty(f["httpRealm"]) { b.fields.append(CustomField(name: "httpRealm", text: realm)) }
+            if let form = ImportText.nonEmpty(f["formActionOrigin"]) { b.fields.append(CustomField(name: "formActionOrigin", text: form)) }
+            b.created = f["timeCreated"].flatMap(ImportDates.milliseconds)
+            b.modified = f["timePasswordChanged"].flatMap(ImportDates.milliseconds)
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    /// 1Password 8's CSV export (File › Export, CSV):
+    /// `Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes`.
+    /// - Throws: ``ImportError``.
+    public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: ["Title", "Username", "Password"], optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"])
+        var read = ImportRead()
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            var b = EntryBuilder(origin: "line \(record.line)")
+            b.title = f["Title"]; b.username = f["Username"]; b.password = f["Password"]; b.url = f["Url"] ?? f["URL"]
+            b.totp = f["OTPAuth"]; b.notes = f["Notes"]; b.label = f["Tags"]
+            b.build(into: &read)
+        }
+        return read
+    }
+
+    /// KeePassXC writes the group path from the root group (named `Root` or
+    /// `Passwords`), such as `Passwords/Email`; the label is the path below it.
+    static func groupPath(_ path: String) -> String {
+        guard let slash = path.firstIndex(of: "/") else { return "" }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// One record's fields by column name; a short record's missing fields are empty.
+    struct Fields {
+        let values: [String]
+        let columns: [String: Int]
+        init(_ values: [String], _ columns: [String: Int]) { self.values = values; self.columns = columns }
+        subscript(name: String) -> String? {
+            guard let i = columns[name] else { return nil }
+            return i < values.count ? values[i] : ""
+        }
+    }
+}

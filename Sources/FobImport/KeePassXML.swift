@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import FobStore
+
+/// KeePassXC's XML export (`keepassxc-cli export -f xml`): the KeePass 2
+/// XML document (<https://keepass.info/help/kb/kdbx_4.html>), read with
+/// Foundation's `XMLParser`.
+///
+/// Each `Entry` of a `Group` (not those under `History`, nor the recycle
+/// bin's) becomes an item: `Title`, `UserName`, `Password`, `URL`, `Notes`,
+/// `otp` (an `otpauth://` URI), every other `String` a custom field (hidden
+/// when `ProtectInMemory="True"`), `Times/CreationTime` and
+/// `LastModificationTime` the dates, the group path below the root the label.
+public enum KeePassXML {
+    /// Reads a KeePass XML export.
+    ///
+    /// A pure function (a fuzz target).
+    /// - Throws: `.encoding` for text that is not UTF-8; `.malformed` naming
+    ///   the line of an XML error (or a truncated file), or a document that is
+    ///   not a KeePass export or declares a document type or entities; `.encrypted` when values are `Protected="True"`
+    ///   (encrypted with the database's inner stream, as KeePass 2's own XML
+    ///   export without decryption writes them).
+    public static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportRead {
+        let text = try TextDecoding.utf8(bytes)
+        // KeePass exports declare no entities; refusing them rules out entity expansion attacks.
+        if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
+            throw .malformed("not a KeePass XML export: it declares a document type or entities")
+        }
+        let parser = XMLParser(data: Data(text))
+        parser.shouldResolveExternalEntities = false
+        let handler = Handler()
+        parser.delegate = handler
+        let ok = parser.parse()
+        if let error = handler.failure { throw error }
+        guard ok else {
+            throw .malformed("line \(parser.lineNumber): not well-formed XML (\(parser.parserError.map { "\(($0 as NSError).code)" } ?? "?"); is the file truncated?)")
+        }
+        guard handler.sawKeePassFile else { throw .malformed("not a KeePass XML export: no KeePassFile element") }
+        return handler.read
+    }
+
+    final class Handler: NSObject, XMLParserDelegate {
+        var read = ImportRead()
+        var failure: ImportError?
+        var sawKeePassFile = false
+        var path: [String] = []
+        var text = ""
+        var groups: [(uuid: String, name: String)] = []
+        var recycleBin = ""
+        var historyDepth = 0
+        var entry: EntryState?
+        var entryCount = 0
+
+        struct EntryState {
+            var strings: [(key: String, value: String, hidden: Bool)] = []
+            var key = ""
+            var hidden = false
+            var attachments = 0
+            var created: Date?
+            var modified: Date?
+            var inRecycleBin = false
+        }
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            if path.isEmpty {
+                guard name == "KeePassFile" else {
+                    failure = .malformed("not a KeePass XML export: the document is <\(name.prefix(40))>")
+                    parser.abortParsing()
+                    return
+                }
+                sawKeePassFile = true
+            }
+            let parent = path.last
+            path.append(name)
+            text = ""
+            switch name {
+            case "History": historyDepth += 1
+            case "Group" where historyDepth == 0: groups.append(("", ""))
+            case "Entry" where historyDepth == 0 && parent == "Group":
+                entry = EntryState()
+                entry?.inRecycleBin = !recycleBin.isEmpty && groups.contains { $0.uuid == recycleBin }
+            case "Value" where entry != nil && historyDepth == 0 && parent == "String":
+                if attributes["Protected"]?.lowercased() == "true" {
+                    failure = .encrypted("this KeePass XML export (its protected values are encrypted)")
+                    parser.abortParsing()
+                }
+                entry?.hidden = attributes["ProtectInMemory"]?.lowercased() == "true"
+            default: break
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            path.removeLast()
+            let parent = path.last
+            defer { text = "" }
+            if name == "History" { historyDepth -= 1; return }
+            guard historyDepth == 0 else { return }
+            switch (name, parent) {
+            case ("RecycleBinUUID", "Meta"):
+                recycleBin = text == "AAAAAAAAAAAAAAAAAAAAAA==" ? "" : text
+            case ("UUID", "Group"):
+                if !groups.isEmpty { groups[groups.count - 1].uuid = text }
+            case ("Name", "Group"):
+                if !groups.isEmpty { groups[groups.count - 1].name = text }
+            case ("Group", _):
+                if !groups.isEmpty { groups.removeLast() }
+            case ("Key", "String"): entry?.key = text
+            case ("Value", "String"):
+                if let key = entry?.key, let hidden = entry?.hidden { entry?.strings.append((key, text, hidden)) }
+            case ("Key", "Binary"): entry?.attachments += 1
+            case ("CreationTime", "Times") where path.dropLast().last == "Entry":
+                entry?.created = KeePassXML.date(text)
+            case ("LastModificationTime", "Times") where path.dropLast().last == "Entry":
+                entry?.modified = KeePassXML.date(text)
+            case ("Entry", "Group"):
+                if let state = entry { finish(state) }
+                entry = nil
+            default: break
+            }
+        }
+
+        func finish(_ state: EntryState) {
+            entryCount += 1
+            let origin = "entry \(entryCount)"
+            guard !state.inRecycleBin else { return }
+            var b = EntryBuilder(origin: origin)
+            for (key, value, hidden) in state.strings {
+                switch key {
+                case "Title": b.title = value
+                case "UserName": b.username = value
+                case "Password": b.password = value
+                case "URL": b.url = value
+                case "Notes": b.notes = value
+                case "otp": b.totp = value
+                case "TOTP Seed" where b.totp == nil: b.totp = value
+                default: b.fields.append(CustomField(name: key.isEmpty ? "Field" : key, text: value, isHidden: hidden))
+                }
+            }
+            b.label = groups.dropFirst().map(\.name).joined(separator: "/")
+            b.created = state.created
+            b.modified = state.modified
+            if state.attachments > 0 {
+                read.notKept.append("\(ImportText.place(origin, b.title ?? "")): \(state.attachments) attachment\(state.attachments == 1 ? "" : "s")")
+            }
+            b.build(into: &read)
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if failure == nil {
+                failure = .malformed("line \(parser.lineNumber): not well-formed XML (is the file truncated?)")
+            }
+        }
+    }
+
+    /// An ISO 8601 date (KDBX 3 XML), or base64 of seconds since 0001-01-01
+    /// as a 64-bit little-endian integer (KDBX 4 XML).
+    static func date(_ text: String) -> Date? {
+        if let date = ImportDates.iso8601(text) { return date }
+        guard let data = Data(base64Encoded: text), data.count == 8 else { return nil }
+        let seconds = data.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        return Date(timeIntervalSince1970: Double(seconds - 62_135_596_800))
+    }
+}

@@ -1,0 +1,159 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+import FobSystem
+
+/// `pass`, the standard Unix password manager (<https://www.passwordstore.org>):
+/// a directory of `NAME.gpg` files, each decrypted by the user's own `gpg`.
+///
+/// A file's first line is the password; then `key: value` lines (`user`,
+/// `login` or `username`; `url`, `website` or `site`; any other key becomes a
+/// custom field), `otpauth://` lines (the one-time seed, as pass-otp writes
+/// it), and free text, kept as the notes.
+public enum PassStore {
+    /// Reads one decrypted entry.
+    ///
+    /// A pure function (a fuzz target).
+    /// - Parameters:
+    ///   - plaintext: what `gpg --decrypt` printed.
+    ///   - name: the entry's path in the store without `.gpg`, such as `email/ana`.
+    /// - Returns: the entry (or the reason it is unusable) in an ``ImportRead``.
+    /// - Throws: `.encoding` when the text is not UTF-8.
+    public static func parse(_ plaintext: [UInt8], name: String) throws(ImportError) -> ImportRead {
+        let text: [UInt8]
+        do { text = try TextDecoding.utf8(plaintext) } catch .encoding(let line, let reason) {
+            throw .encoding(line: line, "\(name).gpg: \(reason)")
+        }
+        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        while lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+        var b = EntryBuilder(origin: name + ".gpg")
+        b.password = lines.first ?? ""
+        var notes: [String] = []
+        for line in lines.dropFirst() {
+            if line.lowercased().hasPrefix("otpauth://"), b.totp == nil {
+                b.totp = line
+                continue
+            }
+            if let colon = line.firstIndex(of: ":"), !line[..<colon].contains(" "), !line[..<colon].isEmpty,
+               line[line.index(after: colon)...].hasPrefix(" ") {
+                let key = String(line[..<colon])
+                let value = String(line[line.index(after: colon)...].dropFirst())
+                let lower = key.lowercased()
+                if ["user", "login", "username"].contains(lower), b.username == nil {
+                    b.username = value
+                } else if ["url", "website", "site"].contains(lower), b.url == nil {
+                    b.url = value
+                } else {
+                    b.fields.append(CustomField(name: key, text: value))
+                }
+                continue
+            }
+            notes.append(line)
+        }
+        b.notes = notes.joined(separator: "\n")
+        let parts = name.split(separator: "/").map(String.init)
+        if b.username != nil || parts.count < 2 {
+            b.title = name
+        } else {
+            b.title = parts.dropLast().joined(separator: "/")
+            b.username = parts.last
+        }
+        var read = ImportRead()
+        b.build(into: &read)
+        return read
+    }
+
+    /// The `.gpg` files of a store, relative to it and sorted; hidden
+    /// files and directories (`.git`, `.gpg-id`) are left out.
+    /// - Throws: `.io` when `directory` is not a directory.
+    public static func entries(in directory: String) throws(ImportError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .io("\(directory) is not a password-store directory")
+        }
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { throw .io("cannot read \(directory)") }
+        var out: [String] = []
+        while let path = walker.nextObject() as? String {
+            if path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                if path.hasPrefix(".") { walker.skipDescendants() }
+                continue
+            }
+            if path.hasSuffix(".gpg") { out.append(path) }
+        }
+        return out.sorted()
+    }
+
+    /// Decrypts every entry of the store with `gpg --batch --quiet --decrypt`
+    /// (the file on its standard input, the plaintext read from a pipe: no
+    /// secret in an argument or a temporary file) and reads it.
+    /// - Parameters:
+    ///   - directory: the store, such as `~/.password-store`.
+    ///   - environment: the environment `gpg` runs in (`PATH`, `GNUPGHOME`, `HOME` …).
+    ///   - progress: called with (entries done, entries in all).
+    /// - Throws: `.io` when there is no `gpg`, no store, or an entry `gpg` cannot decrypt (naming it).
+    public static func read(directory: String, environment: [String: String],
+                            progress: (Int, Int) -> Void = { _, _ in }) throws(ImportError) -> ImportRead {
+        let files = try entries(in: directory)
+        guard let gpg = ExecutableLookup.find("gpg", environment: environment) else {
+            throw .io("gpg is not on PATH; importing a password store needs the gpg it was made with")
+        }
+        var read = ImportRead()
+        for (index, file) in files.enumerated() {
+            var plaintext = try decrypt(directory + "/" + file, gpg: gpg, environment: environment)
+            defer { plaintext.wipe() }
+            let one = try parse(plaintext, name: String(file.dropLast(4)))
+            read.entries += one.entries
+            read.notKept += one.notKept
+            read.unusable += one.unusable
+            progress(index + 1, files.count)
+        }
+        return read
+    }
+
+    static func decrypt(_ path: String, gpg: String, environment: [String: String]) throws(ImportError) -> [UInt8] {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(input) }
+        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
+        do {
+            out = try ChildProcessSpawner.makePipe()
+            err = try ChildProcessSpawner.makePipe()
+        } catch { throw .io("cannot run gpg: \(error)") }
+        let pid: pid_t
+        do {
+            pid = try ChildProcessSpawner.spawn(executable: gpg, arguments: ["--batch", "--quiet", "--decrypt"],
+                                                environment: environment, standardInput: .descriptor(input),
+                                                standardOutput: .descriptor(out.write), standardError: .descriptor(err.write))
+        } catch {
+            [out.read, out.write, err.read, err.write].forEach { _ = close($0) }
+            throw .io("cannot run gpg: \(error)")
+        }
+        close(out.write)
+        close(err.write)
+        var plaintext = drain(out.read, limit: Item.maxSecretBytes + Item.maxNotesBytes)
+        var message = drain(err.read, limit: 4096)
+        close(out.read)
+        close(err.read)
+        let status = FileDescriptorIO.waitForExit(pid).map { ChildProcessSpawner.exitCode(waitStatus: $0) } ?? -1
+        guard status == 0 else {
+            plaintext.wipe()
+            let first = String(decoding: message, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            message.wipe()
+            throw .io("gpg could not decrypt \(path) (exit \(status))\(first.isEmpty ? "" : ": " + displaySafe(first))")
+        }
+        return plaintext
+    }
+
+    /// Everything readable from `fd`, up to `limit` bytes (the rest is read and dropped).
+    static func drain(_ fd: Int32, limit: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        defer { buffer.wipe() }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0) }
+            if n <= 0 { return out }
+            if out.count < limit { out += buffer[0..<min(n, limit - out.count)] }
+        }
+    }
+}

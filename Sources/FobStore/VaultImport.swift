@@ -1,0 +1,113 @@
+@preconcurrency import Glibc
+import CSQLite
+import Foundation
+
+/// One change of an import plan, applied by ``Vault/applyImport(_:)``.
+public enum ImportChange: Sendable {
+    /// Adds the item with the dates it carries (an import keeps the source's
+    /// creation and modification dates).
+    case add(Item)
+    /// Replaces the stored item with the primary key of `existing` by `with`
+    /// (which keeps its own dates and may have another key).
+    case replace(existing: Item, with: Item)
+}
+
+extension Vault {
+    /// Applies an import plan in one `BEGIN IMMEDIATE` transaction: every
+    /// change or none.
+    /// - Parameter changes: adds and replacements; an item added under a
+    ///   key already stored (or added twice) fails the whole plan.
+    ///   - progress: called with the number of changes prepared so far, every 250 and at the end.
+    /// - Throws: `.duplicateItem` for an added key that exists (nothing is
+    ///   changed); `.itemNotFound` when an item to replace is gone;
+    ///   `.param` for an item over a limit or without a secret;
+    ///   `.interactionNotAllowed` when locked; `.decode`; `.io`.
+    public func applyImport(_ changes: [ImportChange], progress: ((Int) -> Void)? = nil) throws(KeychainError) {
+        let keys = try unlockedKeys()
+        // Seal outside the transaction: it is the slow part.
+        var sealed: [(old: Item?, lookup: [UInt8], record: [UInt8], name: String)] = []
+        sealed.reserveCapacity(changes.count)
+        for change in changes {
+            let (old, item): (Item?, Item)
+            switch change {
+            case .add(let new): (old, item) = (nil, new)
+            case .replace(let existing, let new): (old, item) = (existing, new)
+            }
+            try Vault.check(item)
+            let lookup = Vault.lookup(for: item, keys: keys)
+            sealed.append((old, lookup, try Vault.seal(item, lookup: lookup, keys: keys), item.displayName))
+            if sealed.count % 250 == 0 { progress?(sealed.count) }
+        }
+        progress?(sealed.count)
+        try write { (keys) throws(KeychainError) in
+            for row in sealed {
+                if let old = row.old {
+                    guard let stored = try rows(matching: Vault.exactQuery(for: old), withSecrets: false).first else {
+                        throw .itemNotFound(old.displayName)
+                    }
+                    try replaceRow(id: stored.id, old: stored.lookup, lookup: row.lookup, record: row.record,
+                                   name: row.name, keys: keys)
+                } else {
+                    try insertRow(lookup: row.lookup, record: row.record, name: row.name, keys: keys)
+                }
+            }
+        }
+    }
+
+    /// Every item with its secret, sorted by service then account (for an export).
+    /// - Throws: `.decode`, `.interactionNotAllowed`.
+    public func allItemsWithSecrets() throws(KeychainError) -> [Item] {
+        do { return try items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound { return [] }
+    }
+
+    /// The query naming exactly `item`'s primary key.
+    static func exactQuery(for item: Item) -> ItemQuery {
+        var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
+                              accessGroup: item.accessGroup, synchronizable: item.synchronizable)
+        if item.itemClass == .internetPassword {
+            query.internetProtocol = item.internetProtocol
+            query.authenticationType = item.authenticationType
+            query.port = item.port
+            query.path = item.path
+            query.securityDomain = item.securityDomain
+        }
+        return query
+    }
+
+    /// Writes a consistent copy of the vault file to `destination` with
+    /// SQLite's online backup API (`sqlite3_backup_init`/`step`/`finish`,
+    /// <https://www.sqlite.org/backup.html>), while other connections may
+    /// write; the copy is still encrypted and opens with the same master
+    /// password. Creates the file with mode 0600 and refuses to overwrite one.
+    /// Needs no password: the pages are copied as they are.
+    /// - Throws: `.io` when a file exists at `destination` or it cannot be
+    ///   written; `.decode` for a damaged source.
+    public func backup(to destination: URL) throws(KeychainError) {
+        let fd = Glibc.open(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw .io("a file already exists at \(destination.path); not overwriting it") }
+            throw .io("cannot create \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        fchmod(fd, 0o600)
+        close(fd)
+        do throws(KeychainError) {
+            let target = try guarded { () throws(SQLiteError) in try SQLiteConnection(path: destination.path, create: false) }
+            guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
+                throw KeychainError.io("cannot start the backup: \(String(cString: sqlite3_errmsg(target.handle)))")
+            }
+            var rc: Int32
+            repeat {
+                rc = sqlite3_backup_step(backup, 256)
+                if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { sqlite3_sleep(20) }
+            } while rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED
+            let finish = sqlite3_backup_finish(backup)
+            guard rc == SQLITE_DONE, finish == SQLITE_OK else {
+                throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc, message: String(cString: sqlite3_errstr(rc))).keychainError
+            }
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(destination.path + suffix) }
+            throw error
+        }
+        chmod(destination.path, 0o600)
+    }
+}
