@@ -92,13 +92,26 @@ enum CopyCommand: FobCommand {
             throw CLIFailure(error.description)
         }
         defer { close(fds.read) }
+        // OSC 52 clears by writing to the terminal. The clearer runs in a new
+        // session, which has no controlling terminal, so it cannot open
+        // /dev/tty itself (ENXIO): the terminal is opened here and handed
+        // down as its stderr.
+        var terminal: Int32 = -1
+        if clipboard.name == "osc52" {
+            terminal = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard terminal >= 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fds.write)
+                throw CLIFailure("cannot open the terminal for the clipboard clearer: \(reason)")
+            }
+        }
+        defer { if terminal >= 0 { close(terminal) } }
         do {
-            // A new session, away from the terminal's hangup. OSC 52 clears
-            // by writing to the terminal: the clearer gets it as stderr.
+            // A new session, away from the terminal's hangup.
             _ = try ChildProcessSpawner.spawn(
                 executable: executable, arguments: arguments, environment: environment,
                 standardInput: .descriptor(fds.read), standardOutput: .null,
-                standardError: clipboard.name == "osc52" ? .file("/dev/tty", flags: O_WRONLY | O_NOCTTY) : .null,
+                standardError: terminal >= 0 ? .descriptor(terminal) : .null,
                 newSession: true)
         } catch {
             close(fds.write)

@@ -1,0 +1,44 @@
+@preconcurrency import Glibc
+import Foundation
+import Testing
+import FobStore
+import FobTestSupport
+
+/// Defects found by review and black-box runs of the built `fob`, each
+/// checked as a process on a pseudo-terminal (no tmux, no X).
+@Suite struct HardeningProcessTests {
+    /// With OSC 52 (what `auto` picks without tmux, X or Wayland, as over
+    /// plain SSH) `fob copy` sets the clipboard, returns 0, and its detached
+    /// clearer (in a new session, so without a controlling terminal) clears
+    /// it later through the terminal it was handed.
+    @Test func copyWithOSC52OnAPlainTerminalCopiesAndClearsLater() throws {
+        let v = try ProcessTestVault(password: "pw")
+        #expect(try v.run(["add", "mail", "ana"], input: "s3cret").status == 0)
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "--password-file", v.passwordFile,
+                                                      "--clear-after", "1", "copy", "mail", "ana"])
+        let set = "\u{1B}]52;c;" + Data("s3cret".utf8).base64EncodedString() + "\u{07}"
+        #expect(session.wait() == 0, "\(session.outputText)")
+        #expect(session.outputText.contains(set), "\(session.outputText)")
+        #expect(!session.outputText.contains("cannot"), "\(session.outputText)")
+        #expect(session.waitFor("\u{1B}]52;c;\u{07}", timeout: 10), "the clearer never cleared: \(session.outputText)")
+    }
+
+    /// A symbolic link planted as the clearer's state file is neither
+    /// followed nor emptied; the copy still works and is still cleared.
+    @Test func clearerStateFileSymlinkIsNotFollowed() throws {
+        let v = try ProcessTestVault(password: "pw")
+        #expect(try v.run(["add", "mail", "ana"], input: "s3cret").status == 0)
+        let victim = v.directory.file("victim").path
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: victim))
+        chmod(victim, 0o644)
+        #expect(symlink(victim, v.path + ".clearer") == 0)
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "--password-file", v.passwordFile,
+                                                      "--clear-after", "1", "copy", "mail", "ana"])
+        #expect(session.wait() == 0, "\(session.outputText)")
+        #expect(session.waitFor("\u{1B}]52;c;\u{07}", timeout: 10), "\(session.outputText)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        var info = stat()
+        #expect(stat(victim, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o644)
+    }
+}
