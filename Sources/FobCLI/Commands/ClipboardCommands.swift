@@ -155,9 +155,11 @@ enum ClipboardClearerCommand: FobCommand {
             : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
         let stateFile = clearerStateFile(invocation)
         let me = getpid()
-        let fd = open(stateFile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
-        // Without a state file (read-only directory) no later copy can take
-        // over, so this clearer always clears what it copied.
+        // Never through a symbolic link or into a FIFO or device planted there.
+        let fd = (try? PrivateFile.open(stateFile, truncate: true)) ?? -1
+        // Without a state file (read-only directory, or something not a
+        // regular file in its place) no later copy can take over, so this
+        // clearer always clears what it copied.
         let recorded = fd >= 0
         if fd >= 0 {
             let text = Array("\(me)\n".utf8)
