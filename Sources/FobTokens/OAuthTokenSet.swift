@@ -106,6 +106,8 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     /// provider says; else the access token's JWT `exp`; else
     /// `now +` ``defaultLifetime``. Never "valid forever".
     public static func expiry(of response: TokenResponse, now: Date) -> Date {
+        // expires_in is bounded by TokenResponse (0 to 10 years), the JWT's
+        // exp by NumericDate.
         if let seconds = response.expiresIn { return now.addingTimeInterval(seconds) }
         if let jwt = try? JWT(decoding: response.accessToken), let exp = jwt.expiresAt.date { return exp.date }
         return now.addingTimeInterval(defaultLifetime)
@@ -128,7 +130,8 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
 
     /// Reads the stored JSON.
     /// - Throws: ``OAuthError/storedItem(_:)`` for bytes that are not this
-    ///   layout or come from a newer version.
+    ///   layout or come from a newer version, or whose `expires_at` is not a
+    ///   finite number of seconds within ±``NumericDate/maximumSeconds``.
     public static func decode<C: Collection>(_ bytes: C) throws(OAuthError) -> OAuthTokenSet where C.Element == UInt8 {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
@@ -142,6 +145,13 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
             throw .storedItem("token set version \(set.version) is newer than this fob understands (\(currentVersion))")
         }
         guard !set.accessToken.isEmpty else { throw .storedItem("it has no access token") }
+        // A number from the record is checked before anything does
+        // arithmetic on it: 1e19 or 1e300 seconds would trap where a
+        // duration becomes an integer.
+        let seconds = set.expiresAt.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) <= NumericDate.maximumSeconds else {
+            throw .storedItem("its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+        }
         return set
     }
 }
