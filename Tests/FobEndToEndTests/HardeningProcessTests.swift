@@ -41,4 +41,22 @@ import FobTestSupport
         #expect(stat(victim, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o644)
     }
+
+    /// `fob ls` pads its columns by terminal cells: a CJK or emoji service
+    /// takes two cells a character, so the next column starts where it does
+    /// on the other lines.
+    @Test func listPadsColumnsByDisplayCells() throws {
+        let v = try ProcessTestVault(password: "pw")
+        for (service, account) in [("密码", "ana"), ("🔑", "bo"), ("mail", "cy")] {
+            #expect(try v.run(["add", service, account], input: "s").status == 0)
+        }
+        let listing = try v.run(["ls"])
+        #expect(listing.status == 0)
+        let lines = listing.stdoutText.split(separator: "\n").map(String.init)
+        // SERVICE is the widest service: 7 cells, then two spaces.
+        #expect(lines.contains { $0.hasPrefix("SERVICE  ACCOUNT") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("密码" + String(repeating: " ", count: 5) + "ana") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("🔑" + String(repeating: " ", count: 7) + "bo") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("mail" + String(repeating: " ", count: 5) + "cy") }, "\(lines)")
+    }
 }
