@@ -59,4 +59,44 @@ import FobTestSupport
         #expect(lines.contains { $0.hasPrefix("🔑" + String(repeating: " ", count: 7) + "bo") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("mail" + String(repeating: " ", count: 5) + "cy") }, "\(lines)")
     }
+
+    /// A job stopped at the masked prompt (SIGSTOP, or Ctrl-Z / SIGTSTP) and
+    /// resumed after its shell put the terminal back in cooked mode gets the
+    /// prompt's raw mode again: what is typed next is masked, not echoed.
+    @Test(arguments: [SIGSTOP, SIGTSTP])
+    func maskedPromptRestoresRawModeAfterSuspendAndResume(_ stop: Int32) throws {
+        let v = try ProcessTestVault(password: "pqr")
+        #expect(try v.run(["add", "mail", "ana"], input: "xyz-value").status == 0)
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "get", "mail", "ana"])
+        #expect(session.waitFor("Master password: "))
+        session.send("pq")
+        #expect(session.waitFor("••"))
+        kill(session.pid, stop)
+        usleep(200_000)
+        // What a shell does when its job stops: its own (cooked) modes back.
+        session.setLocalFlags(session.localFlags | UInt32(ECHO | ICANON))
+        kill(session.pid, SIGCONT)
+        let deadline = Date().addingTimeInterval(5)
+        while session.localFlags & UInt32(ECHO | ICANON) != 0 && Date() < deadline { usleep(10_000) }
+        #expect(session.localFlags & UInt32(ECHO) == 0)
+        #expect(session.localFlags & UInt32(ICANON) == 0)
+        session.send("r")
+        // Raw mode: the key arrives at once (no line buffering) and shows as a bullet.
+        #expect(session.waitFor("•••", timeout: 5), "\(session.outputText.debugDescription)")
+        session.send([0x0D])
+        #expect(session.wait() == 0)
+        #expect(session.outputText.contains("xyz-value"))
+        #expect(!session.outputText.contains("pqr"))
+        #expect(!session.outputText.contains("•r"))
+    }
+
+    /// Ctrl-C at the masked prompt ends fob with 130, as SIGINT does.
+    @Test func ctrlCAtThePromptExits130() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let session = try FobProcess.startInTerminal(["--vault", v.path, "ls"])
+        #expect(session.waitFor("Master password: "))
+        session.send([0x03])
+        #expect(session.wait() == 130)
+        #expect(session.outputText.contains("interrupted"))
+    }
 }
