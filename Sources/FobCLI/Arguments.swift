@@ -33,6 +33,10 @@ public struct CLIFailure: Error, Equatable, Sendable {
     /// The exit status.
     public var status: Int32
 
+    /// The exit status after Ctrl-C at a prompt: 130 (128 + SIGINT), as
+    /// when SIGINT ends the process.
+    public static let interruptedStatus: Int32 = 130
+
     /// - Parameters:
     ///   - message: one line naming the cause.
     ///   - status: the exit status; 1 = any other failure.

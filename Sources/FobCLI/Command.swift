@@ -251,7 +251,7 @@ public final class Invocation {
         } catch .noTerminal {
             throw KeychainError.interactionNotAllowed("no terminal to ask for \(what), and no --password-file")
         } catch .interrupted {
-            throw CLIFailure("interrupted; nothing was changed")
+            throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
         } catch .tooLong(let limit) {
             throw KeychainError.param("\(what) is longer than \(limit) bytes")
         }

@@ -38,7 +38,10 @@ public enum FobCLI {
             let keychainError: KeychainError
             switch error {
             case .noTerminal: keychainError = .interactionNotAllowed("no terminal to ask on")
-            case .interrupted: keychainError = .io("interrupted")
+            case .interrupted:
+                // Ctrl-C at a prompt ends fob as SIGINT does (128 + 2).
+                context.standardError.write("fob: interrupted\n")
+                return CLIFailure.interruptedStatus
             case .tooLong(let limit): keychainError = .param("the text typed is longer than \(limit) bytes")
             }
             context.standardError.write("fob: \(keychainError.description)\n")

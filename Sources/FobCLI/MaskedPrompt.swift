@@ -138,6 +138,11 @@ public struct MaskedLineEditor {
 /// The controlling terminal (`/dev/tty`): masked prompts in raw mode
 /// (termios), the terminal restored on return, on Ctrl-C, and on SIGTERM,
 /// SIGHUP or SIGINT from elsewhere while the prompt is up.
+///
+/// Ctrl-Z (or SIGTSTP) restores the terminal and suspends; on resume
+/// (SIGCONT, also after a SIGSTOP that could not be caught) the prompt's raw
+/// mode is set again, so nothing typed after `fg` is echoed or
+/// line-buffered by a terminal the shell left in cooked mode.
 public final class ControllingTerminal: SecretPrompter {
     private let path: String
 
@@ -159,7 +164,7 @@ public final class ControllingTerminal: SecretPrompter {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        TerminalRestore.install(fd: fd, saved: saved)
+        TerminalRestore.install(fd: fd, saved: saved, raw: raw)
         defer { TerminalRestore.uninstall() }
         _ = tcsetattr(fd, TCSAFLUSH, &raw)
         defer { _ = tcsetattr(fd, TCSADRAIN, &saved) }
@@ -170,7 +175,20 @@ public final class ControllingTerminal: SecretPrompter {
         var echo: [UInt8] = []
         while true {
             let n = Glibc.read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
+            let readError = n < 0 ? errno : 0
+            // Ctrl-Z (ISIG is off in raw mode): suspend like the shell's
+            // job control would, with the terminal restored meanwhile.
+            let ctrlZ = n == 1 && byte == 0x1A
+            if ctrlZ {
+                byte = 0
+                TerminalRestore.suspend()
+            }
+            if TerminalRestore.suspended != 0 {
+                // Back from a suspension, on a new line: the prompt again.
+                TerminalRestore.suspended = 0
+                writeAll(fd, Array(prompt.utf8) + Array(repeating: MaskedLineEditor.bullet, count: editor.characterCount).flatMap { $0 })
+            }
+            if ctrlZ || readError == EINTR { continue }
             // End of input or a read error (the terminal hung up): give up rather than use half a line.
             let outcome: MaskedLineEditor.Outcome = n == 1 ? editor.feed(byte, echo: &echo) : .cancelled
             byte = 0
@@ -199,18 +217,65 @@ public final class ControllingTerminal: SecretPrompter {
     }
 }
 
-/// Restores the terminal when a signal ends the process during a prompt.
-/// Only async-signal-safe calls run in the handler (`tcsetattr`, `write`,
-/// `signal`, `raise`).
+/// Restores the terminal when a signal ends or suspends the process during
+/// a prompt, and sets the prompt's raw mode again on resume. Only
+/// async-signal-safe calls run in the handlers (`tcsetattr`, `write`,
+/// `signal`, `raise`, `sigprocmask`).
 private enum TerminalRestore {
     nonisolated(unsafe) static var fd: Int32 = -1
     nonisolated(unsafe) static var saved = termios()
+    nonisolated(unsafe) static var raw = termios()
     nonisolated(unsafe) static var previous: [Int32: sigaction] = [:]
+    /// Set to 1 by ``suspend()``: the prompt is to be shown again.
+    nonisolated(unsafe) static var suspended: sig_atomic_t = 0
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
-    static func install(fd: Int32, saved: termios) {
+    /// Restores the terminal, stops the process (SIGTSTP at its default
+    /// action), and once continued puts the prompt's raw mode back.
+    /// Called from the SIGTSTP handler and for a typed Ctrl-Z.
+    static func suspend() {
+        guard fd >= 0 else { return }
+        _ = tcsetattr(fd, TCSANOW, &saved)
+        var newline: (UInt8, UInt8) = (0x0D, 0x0A)
+        _ = Glibc.write(fd, &newline, 2)
+        var stop = sigaction()
+        stop.__sigaction_handler.sa_handler = SIG_DFL
+        sigemptyset(&stop.sa_mask)
+        var handler = sigaction()
+        sigaction(SIGTSTP, &stop, &handler)
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTSTP)
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        // Stops here; returns once continued (or at once in an orphaned
+        // process group, where the kernel does not stop it).
+        raise(SIGTSTP)
+        sigaction(SIGTSTP, &handler, nil)
+        _ = tcsetattr(fd, TCSANOW, &raw)
+        suspended = 1
+    }
+
+    static func install(fd: Int32, saved: termios, raw: termios) {
         TerminalRestore.saved = saved
+        TerminalRestore.raw = raw
         TerminalRestore.fd = fd
+        var stop = sigaction()
+        stop.__sigaction_handler.sa_handler = { _ in TerminalRestore.suspend() }
+        sigemptyset(&stop.sa_mask)
+        var oldStop = sigaction()
+        sigaction(SIGTSTP, &stop, &oldStop)
+        previous[SIGTSTP] = oldStop
+        // After a stop that could not be caught (SIGSTOP), or a shell that
+        // reset the terminal while the job was stopped: raw mode again.
+        var resume = sigaction()
+        resume.__sigaction_handler.sa_handler = { _ in
+            if TerminalRestore.fd >= 0 { _ = tcsetattr(TerminalRestore.fd, TCSANOW, &TerminalRestore.raw) }
+        }
+        sigemptyset(&resume.sa_mask)
+        resume.sa_flags = SA_RESTART
+        var oldResume = sigaction()
+        sigaction(SIGCONT, &resume, &oldResume)
+        previous[SIGCONT] = oldResume
         for signal in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in

@@ -25,7 +25,11 @@ enum HelperProcess {
     ///   - captureOutput: read stdout (else it goes to /dev/null).
     ///   - timeout: seconds before the helper is killed.
     /// - Throws: `.helperMissing` if it is not installed or cannot start;
-    ///   `.helperFailed` if it outruns `timeout`.
+    ///   `.helperFailed` if it outruns `timeout` (also while taking its
+    ///   input: a helper that never reads its stdin is killed at the
+    ///   deadline, whatever the input's size), if its stdin cannot be
+    ///   written, or if it cannot be waited for (`waitpid` failing is
+    ///   never counted as success).
     static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
                     environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
@@ -59,10 +63,24 @@ enum HelperProcess {
         close(stdinPipe.read)
         if captureOutput { close(stdoutPipe.write) }
         let deadline = Date().addingTimeInterval(timeout)
+        var inputFailure: String?
         if let input {
-            _ = input.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: stdinPipe.write) }
+            let end = FileDescriptorIO.monotonicNow() + timeout
+            switch input.withUnsafeBytes({ FileDescriptorIO.writeAll($0, to: stdinPipe.write, deadline: end) }) {
+            case .written: break
+            case .timedOut: inputFailure = "\(tool) did not take its input within \(Int(timeout)) s"
+            // EPIPE: the helper left without reading; its exit status tells.
+            case .failed(let code) where code == EPIPE: break
+            case .failed(let code): inputFailure = "cannot write to \(tool): \(String(cString: strerror(code)))"
+            }
         }
         close(stdinPipe.write)
+        if let inputFailure {
+            kill(pid, SIGKILL)
+            _ = FileDescriptorIO.waitForExit(pid)
+            if captureOutput { close(stdoutPipe.read) }
+            throw .helperFailed(inputFailure)
+        }
         var output: [UInt8] = []
         var timedOut = false
         if captureOutput {
@@ -86,7 +104,11 @@ enum HelperProcess {
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { break }
-            if r < 0 && errno != EINTR { break }
+            if r < 0 && errno != EINTR {
+                // Not knowing how the helper ended is not success.
+                output.wipe()
+                throw .helperFailed("cannot wait for \(tool): \(String(cString: strerror(errno)))")
+            }
             if timedOut || Date() >= deadline {
                 timedOut = true
                 kill(pid, SIGKILL)

@@ -15,7 +15,9 @@ import Foundation
 ///
 /// Like the store it uses, an instance stays on one thread at a time.
 public final class OAuthSession {
-    /// Refresh when the access token expires within this many seconds.
+    /// Refresh when the access token expires within this many seconds, or
+    /// within half its lifetime when that is shorter (see
+    /// ``OAuthTokenSet/refreshMargin(atMost:)``).
     public static let refreshMargin: TimeInterval = 30
 
     /// The store holding the item (unlocked).
@@ -95,8 +97,10 @@ public final class OAuthSession {
     /// - Throws: ``OAuthSessionError``: the store's errors, or the provider's.
     public func validAccessToken() throws(OAuthSessionError) -> String {
         let stored = try load()
-        if !stored.expires(within: OAuthSession.refreshMargin, of: now()) { return stored.accessToken }
-        return try refresh(force: false).accessToken
+        if !stored.expires(within: stored.refreshMargin(atMost: OAuthSession.refreshMargin), of: now()) {
+            return stored.accessToken
+        }
+        return try refresh(force: false, seen: stored).accessToken
     }
 
     /// Refreshes under the vault's exclusive lock.
@@ -107,9 +111,16 @@ public final class OAuthSession {
     /// - Throws: ``OAuthSessionError``; the stored item is unchanged on any error.
     @discardableResult
     public func refresh(force: Bool) throws(OAuthSessionError) -> OAuthTokenSet {
+        try refresh(force: force, seen: nil)
+    }
+
+    /// ``refresh(force:)``, knowing the token set read before waiting for
+    /// the lock: when the stored access token differs from `seen`'s, another
+    /// process refreshed meanwhile, and its token is used while it is valid.
+    private func refresh(force: Bool, seen: OAuthTokenSet?) throws(OAuthSessionError) -> OAuthTokenSet {
         do {
             return try store.withExclusiveLock { () throws -> OAuthTokenSet in
-                try refreshHoldingLock(force: force)
+                try refreshHoldingLock(force: force, seen: seen)
             }
         } catch let error as OAuthSessionError {
             throw error
@@ -120,11 +131,16 @@ public final class OAuthSession {
         }
     }
 
-    private func refreshHoldingLock(force: Bool) throws(OAuthSessionError) -> OAuthTokenSet {
+    private func refreshHoldingLock(force: Bool, seen: OAuthTokenSet?) throws(OAuthSessionError) -> OAuthTokenSet {
         // Read again: another process may have refreshed while we waited for the lock.
         let current = try load()
         let clock = now()
-        if !force && !current.expires(within: OAuthSession.refreshMargin, of: clock) { return current }
+        if !force && !current.expires(within: current.refreshMargin(atMost: OAuthSession.refreshMargin), of: clock) {
+            return current
+        }
+        // Refreshed by another process since we looked, and still valid:
+        // use it rather than spend the refresh token again.
+        if !force, let seen, seen.accessToken != current.accessToken, current.expiresAt > clock { return current }
         guard let refreshToken = current.refreshToken else {
             if !force && current.expiresAt > clock { return current }
             throw .oauth(.noRefreshToken)

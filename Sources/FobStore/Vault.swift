@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import CSQLite
 import Foundation
+import FobSystem
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
 ///
@@ -320,14 +321,20 @@ public final class Vault {
 
     /// Runs `body` while holding an exclusive advisory lock (`flock`) on
     /// `<vault>.lock` (mode 0600), so that only one process at a time does
-    /// the work (for example one OAuth refresh per vault).
-    /// - Throws: `.io` if the lock file cannot be opened, or what `body` throws.
+    /// the work (for example one OAuth refresh per vault). The lock file is
+    /// opened with ``PrivateFile/open(_:truncate:create:)``: a symbolic link
+    /// or non-regular file in its place is refused, never followed.
+    /// - Throws: `.io` if the lock file cannot be opened (or is a symbolic
+    ///   link, FIFO or device), or what `body` throws.
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
         let path = url.path + ".lock"
-        let fd = Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KeychainError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do {
+            fd = try PrivateFile.open(path)
+        } catch {
+            throw KeychainError.io(error.description)
+        }
         defer { close(fd) }
-        fchmod(fd, 0o600)
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw KeychainError.io("cannot lock \(path): \(String(cString: strerror(errno)))") }
         }

@@ -33,6 +33,54 @@ public enum FileDescriptorIO {
         bytes.withUnsafeBytes { writeAll($0, to: fd) }
     }
 
+    /// How ``writeAll(_:to:deadline:)`` ended.
+    public enum DeadlineWrite: Sendable, Equatable {
+        /// Every byte was written.
+        case written
+        /// The reader took no more before the deadline.
+        case timedOut
+        /// A write failed; the `errno` value (EPIPE once the reader has gone).
+        case failed(Int32)
+    }
+
+    /// Writes all of `bytes` to `fd` unless the reader stops taking them:
+    /// `fd` is made non-blocking and each write waits in `poll` for room,
+    /// at most until `deadline`. A pipe holds 64 KiB, so a child that never
+    /// reads its stdin would otherwise block the writer for ever.
+    /// - Parameters:
+    ///   - bytes: what to write.
+    ///   - fd: a pipe's write end or socket (left non-blocking; not closed).
+    ///   - deadline: `CLOCK_MONOTONIC` seconds (see ``monotonicNow()``).
+    /// - Returns: ``DeadlineWrite``.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, deadline: Double) -> DeadlineWrite {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        guard var next = bytes.baseAddress else { return .written }
+        var left = bytes.count
+        while left > 0 {
+            let n = write(fd, next, left)
+            if n > 0 {
+                next += n
+                left -= n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else { return .failed(n == 0 ? EIO : errno) }
+            let remaining = deadline - monotonicNow()
+            guard remaining > 0 else { return .timedOut }
+            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(remaining * 1000, 60_000).rounded(.up)))
+            if ready < 0 && errno != EINTR { return .failed(errno) }
+        }
+        return .written
+    }
+
+    /// Seconds on `CLOCK_MONOTONIC` (never goes back; for deadlines).
+    public static func monotonicNow() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     /// Reads once into `buffer`, retrying after `EINTR`.
     /// - Returns: the number of bytes read (0 at end of file), or -1 with
     ///   `errno` set (never EINTR).

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import FobSystem
 
 // State the signal handlers read. Written only by the main thread while the
 // handlers are not installed (or before they can run), then left alone.
@@ -63,14 +64,10 @@ final class SignalRelay {
     /// Creates the pipe (both ends non-blocking, close-on-exec).
     /// - Throws: `TerminalError.system` if `pipe2` fails.
     init() throws(TerminalError) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw .system("pipe", errno) }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        readFD = fds[0]
-        writeFD = fds[1]
+        // Non-blocking and close-on-exec from the start (pipe2).
+        guard let fds = CloseOnExec.pipe(nonBlocking: true) else { throw .system("pipe2", errno) }
+        readFD = fds.read
+        writeFD = fds.write
     }
 
     deinit {

@@ -185,9 +185,17 @@ final class TerminalScreen {
     }
 
     /// What a crash handler writes: bracketed paste off, attributes reset,
-    /// the terminfo `rmcup` (leave the alternate screen), cursor shown.
+    /// keypad-transmit mode off (terminfo `rmkx`, else `ESC [ ? 1 l ESC >`:
+    /// ncurses turned it on for `keypad`, and left on it makes the shell's
+    /// arrow keys send the wrong codes), the terminfo `rmcup` (leave the
+    /// alternate screen), cursor shown.
     private static func restoreSequence() -> [UInt8] {
         var bytes = pasteOff + Array("\u{1B}[0m".utf8)
+        if let rmkx = tigetstr("rmkx"), Int(bitPattern: rmkx) > 0 {
+            bytes += Array(String(cString: rmkx).utf8)
+        } else {
+            bytes += Array("\u{1B}[?1l\u{1B}>".utf8)
+        }
         if let rmcup = tigetstr("rmcup"), Int(bitPattern: rmcup) > 0 {
             bytes += Array(String(cString: rmcup).utf8)
         } else {

@@ -182,6 +182,15 @@ public final class TerminalSession: @unchecked Sendable {
         return attributes.c_lflag
     }
 
+    /// Sets the terminal's local mode flags, as a shell does when its job
+    /// stops (it puts back its own cooked modes).
+    public func setLocalFlags(_ flags: UInt32) {
+        var attributes = termios()
+        _ = tcgetattr(master, &attributes)
+        attributes.c_lflag = flags
+        _ = tcsetattr(master, TCSANOW, &attributes)
+    }
+
     /// Everything the program has written to the terminal so far.
     public var output: [UInt8] { lock.withLock { buffer } }
 

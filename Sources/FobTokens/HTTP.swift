@@ -160,10 +160,36 @@ extension URL {
         return text
     }
 
-    /// Whether the host is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    /// Whether the host is a loopback IP literal: an IPv4 address in
+    /// `127.0.0.0/8` or the IPv6 address `::1`, parsed with `inet_pton`.
+    /// Names are not loopback, `localhost` included: a name is resolved
+    /// elsewhere and `127.attacker.example` is a name (RFC 8252 §8.3).
     var isLoopback: Bool {
-        guard let host = host?.lowercased() else { return false }
-        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        guard let host else { return false }
+        return LoopbackAddress.isLoopback(host)
+    }
+}
+
+/// Loopback IP literals (RFC 8252 §8.3: use the literal, not `localhost`).
+public enum LoopbackAddress {
+    /// Whether `host` is an IP literal for the loopback interface: dotted
+    /// IPv4 in `127.0.0.0/8` (exactly four decimal parts, as `inet_pton`
+    /// reads them) or IPv6 `::1` (also `[::1]`, and `::ffff:127.x.y.z`).
+    /// - Parameter host: the host part of a URL.
+    public static func isLoopback(_ host: String) -> Bool {
+        var text = Substring(host)
+        if text.hasPrefix("[") && text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        guard !text.isEmpty, !text.utf8.contains(0) else { return false }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, String(text), &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, String(text), &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        // An IPv4-mapped IPv6 address (RFC 4291 §2.5.5.2) of 127.0.0.0/8.
+        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 }
 

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobSystem
 
 /// The redirect target of a native app's login (RFC 8252 §7.3): an HTTP
 /// listener on `127.0.0.1` and an ephemeral port chosen by the kernel,
@@ -55,8 +56,15 @@ public final class LoopbackRedirectListener {
     /// Waits for the browser's redirect and answers it with a short page.
     ///
     /// Requests for other paths get 404 and the wait goes on. A redirect
-    /// whose `state` differs from `expectedState` ends the wait with an
-    /// error, as does an error redirect (RFC 6749 §4.1.2.1).
+    /// whose `state` differs from `expectedState` (or has none) is answered
+    /// 400 and ignored: any local program or web page can send one, so it
+    /// must not end the login (RFC 6749 §10.12); if the time runs out after
+    /// such a request, the error is ``OAuthError/stateMismatch``. An error
+    /// redirect with the right `state` ends the wait (RFC 6749 §4.1.2.1).
+    ///
+    /// At most ``maxClients`` connections are read at once; when a new one
+    /// arrives with all of them taken, the one idle longest is closed, so
+    /// idle or slow connections can never lock the browser out.
     /// - Parameters:
     ///   - expectedState: the `state` of the authorization request.
     ///   - timeout: seconds to wait in all.
@@ -69,9 +77,11 @@ public final class LoopbackRedirectListener {
         // every connection is read as its data comes, none waited on alone.
         var clients: [Int32: PendingRequest] = [:]
         defer { for client in clients.keys { close(client) } }
+        var sawForgedState = false
         while true {
             let now = Date()
             guard now < deadline else {
+                if sawForgedState { throw .stateMismatch }
                 throw .timeout("the browser to return to \(redirectURI)", seconds: timeout)
             }
             for (client, pending) in clients where pending.deadline <= now {
@@ -93,7 +103,11 @@ public final class LoopbackRedirectListener {
                 guard let head = receive(entry.fd, into: &clients) else { continue }
                 clients[entry.fd] = nil
                 defer { close(entry.fd) }
-                if let code = try handle(entry.fd, head: head, expectedState: expectedState) { return code }
+                switch try handle(entry.fd, head: head, expectedState: expectedState) {
+                case .code(let code): return code
+                case .forgedState: sawForgedState = true
+                case .ignored: break
+                }
             }
         }
     }
@@ -102,23 +116,39 @@ public final class LoopbackRedirectListener {
     private struct PendingRequest {
         var bytes: [UInt8] = []
         let deadline: Date
+        /// When the connection was accepted or last sent data.
+        var lastActivity: Date
     }
 
-    /// The most connections read at once; more are closed at once.
+    /// What one request came to.
+    private enum Outcome {
+        /// The redirect, with its code.
+        case code(String)
+        /// A redirect whose `state` is not this login's: answered and ignored.
+        case forgedState
+        /// Anything else (another path, a bad request): answered and ignored.
+        case ignored
+    }
+
+    /// The most connections read at once; a new one beyond it replaces the
+    /// one idle longest.
     static let maxClients = 32
 
     private func acceptClient(into clients: inout [Int32: PendingRequest]) throws(OAuthError) {
-        let client = accept(fd, nil, nil)
+        let client = CloseOnExec.accept(fd)
         if client < 0 {
             if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { return }
-            throw .listener("accept: \(LoopbackRedirectListener.errnoText())")
+            throw .listener("accept4: \(LoopbackRedirectListener.errnoText())")
         }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        guard clients.count < Self.maxClients else {
-            close(client)
-            return
+        if clients.count >= Self.maxClients,
+           let idlest = clients.min(by: { $0.value.lastActivity < $1.value.lastActivity })?.key {
+            // Room for the newest connection, which may be the browser's:
+            // the one idle longest is the least likely to carry the redirect.
+            close(idlest)
+            clients[idlest] = nil
         }
-        clients[client] = PendingRequest(deadline: Date().addingTimeInterval(Self.requestTimeout))
+        let now = Date()
+        clients[client] = PendingRequest(deadline: now.addingTimeInterval(Self.requestTimeout), lastActivity: now)
     }
 
     /// Reads what `client` sent; returns the request head once complete. A
@@ -134,6 +164,7 @@ public final class LoopbackRedirectListener {
             return nil
         }
         pending.bytes.append(contentsOf: buffer[0..<n])
+        pending.lastActivity = Date()
         if let end = pending.bytes.firstRange(of: [13, 10, 13, 10] as [UInt8]) {
             return String(decoding: pending.bytes[..<end.lowerBound], as: UTF8.self)
         }
@@ -148,50 +179,84 @@ public final class LoopbackRedirectListener {
     }
 
     /// Answers one request; returns the code when this was the redirect.
-    private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> String? {
+    private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> Outcome {
+        switch Self.parse(head: head, expectedState: expectedState) {
+        case .badRequest:
+            respond(client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request.")
+            return .ignored
+        case .wrongMethod:
+            respond(client, status: "405 Method Not Allowed", title: "Method not allowed", message: "Only GET is served here.")
+            return .ignored
+        case .notFound:
+            respond(client, status: "404 Not Found", title: "Not found", message: "Nothing here.")
+            return .ignored
+        case .notARedirect:
+            respond(client, status: "400 Bad Request", title: "Not a login redirect",
+                    message: "This address expects the provider's redirect with a code or an error.")
+            return .ignored
+        case .forgedState:
+            respond(client, status: "400 Bad Request", title: "Login refused",
+                    message: "The state parameter does not match this login, so Fob ignored this request. Fob is still waiting for the provider's redirect.")
+            return .forgedState
+        case .error(let error, let description):
+            respond(client, status: "200 OK", title: "Login failed",
+                    message: "The provider said: \(error)\(description.map { " (\($0))" } ?? ""). You can close this tab.")
+            throw .authorization(error: error, description: description)
+        case .emptyCode:
+            respond(client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code.")
+            throw .listener("the redirect carried an empty code")
+        case .code(let code):
+            respond(client, status: "200 OK", title: "Authorization received",
+                    message: "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
+            return .code(code)
+        }
+    }
+
+    /// What a request head asks for, as ``parse(head:expectedState:)`` reads it.
+    public enum Request: Sendable, Equatable {
+        /// Not `METHOD TARGET HTTP/1.x`.
+        case badRequest
+        /// Not a GET.
+        case wrongMethod
+        /// A path other than `/callback`.
+        case notFound
+        /// `/callback` with neither `code` nor `error`.
+        case notARedirect
+        /// A redirect whose `state` is missing or not this login's.
+        case forgedState
+        /// An error redirect with the right `state` (RFC 6749 §4.1.2.1).
+        case error(String, description: String?)
+        /// A redirect with the right `state` and an empty `code`.
+        case emptyCode
+        /// The redirect: its authorization code.
+        case code(String)
+    }
+
+    /// Reads one HTTP request head (the bytes before the blank line, as
+    /// UTF-8 text; RFC 9112 §3) sent to the redirect listener. A pure
+    /// function of its input, so any bytes are safe to give it.
+    /// - Parameters:
+    ///   - head: the request line and header fields.
+    ///   - expectedState: the `state` of the authorization request.
+    /// - Returns: what the request asks for.
+    public static func parse(head: String, expectedState: String) -> Request {
         guard let line = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first else {
-            return nil
+            return .badRequest
         }
         let parts = line.split(separator: " ")
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
-            respond(client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request.")
-            return nil
-        }
-        guard parts[0] == "GET" else {
-            respond(client, status: "405 Method Not Allowed", title: "Method not allowed", message: "Only GET is served here.")
-            return nil
-        }
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return .badRequest }
+        guard parts[0] == "GET" else { return .wrongMethod }
         let target = parts[1]
         let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        guard path == "/callback" else {
-            respond(client, status: "404 Not Found", title: "Not found", message: "Nothing here.")
-            return nil
-        }
+        guard path == "/callback" else { return .notFound }
         let query = target.contains("?") ? target[target.index(after: target.firstIndex(of: "?")!)...] : ""
         var fields: [String: String] = [:]
         for (name, value) in FormEncoding.decode(query) where fields[name] == nil { fields[name] = value }
-        guard fields["code"] != nil || fields["error"] != nil else {
-            respond(client, status: "400 Bad Request", title: "Not a login redirect",
-                    message: "This address expects the provider's redirect with a code or an error.")
-            return nil
-        }
-        guard let state = fields["state"], state == expectedState else {
-            respond(client, status: "400 Bad Request", title: "Login refused",
-                    message: "The state parameter does not match this login, so Fob refused it. Start the login again from the terminal.")
-            throw .stateMismatch
-        }
-        if let error = fields["error"] {
-            respond(client, status: "200 OK", title: "Login failed",
-                    message: "The provider said: \(error)\(fields["error_description"].map { " (\($0))" } ?? ""). You can close this tab.")
-            throw .authorization(error: error, description: fields["error_description"])
-        }
-        guard let code = fields["code"], !code.isEmpty else {
-            respond(client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code.")
-            throw .listener("the redirect carried an empty code")
-        }
-        respond(client, status: "200 OK", title: "Authorization received",
-                message: "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
-        return code
+        guard fields["code"] != nil || fields["error"] != nil else { return .notARedirect }
+        guard let state = fields["state"], state == expectedState else { return .forgedState }
+        if let error = fields["error"] { return .error(error, description: fields["error_description"]) }
+        guard let code = fields["code"], !code.isEmpty else { return .emptyCode }
+        return .code(code)
     }
 
     private func respond(_ client: Int32, status: String, title: String, message: String) {

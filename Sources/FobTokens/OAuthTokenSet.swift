@@ -11,7 +11,8 @@ import Foundation
 ///
 /// JSON layout (version 1): `{"version":1,"access_token":…,"token_type":"Bearer",
 /// "refresh_token":…,"id_token":…,"expires_at":<seconds since 1970>,
-/// "scope":…,"token_endpoint":…,"client_id":…,"client_secret_file":…,"issuer":…}`;
+/// "scope":…,"token_endpoint":…,"client_id":…,"client_secret_file":…,"issuer":…,
+/// "issued_at":<seconds since 1970>}`;
 /// optional members are omitted when absent.
 public struct OAuthTokenSet: Codable, Sendable, Equatable {
     /// The layout version this build writes.
@@ -42,6 +43,9 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     public var clientSecretFile: String?
     /// The issuer the endpoints were discovered from, if any.
     public var issuer: String?
+    /// When the access token was received; with ``expiresAt`` it gives the
+    /// token's lifetime. `nil` in sets stored before it was recorded.
+    public var issuedAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -55,12 +59,13 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         case clientID = "client_id"
         case clientSecretFile = "client_secret_file"
         case issuer
+        case issuedAt = "issued_at"
     }
 
     /// A token set with these values, in the current layout version.
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
                 expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
-                clientSecretFile: String? = nil, issuer: String? = nil) {
+                clientSecretFile: String? = nil, issuer: String? = nil, issuedAt: Date? = nil) {
         version = OAuthTokenSet.currentVersion
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -72,6 +77,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         self.clientID = clientID
         self.clientSecretFile = clientSecretFile
         self.issuer = issuer
+        self.issuedAt = issuedAt
     }
 
     /// The token set from a first token response (after login).
@@ -84,7 +90,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         self.init(accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
                   idToken: response.idToken, expiresAt: OAuthTokenSet.expiry(of: response, now: now),
                   scope: response.scope ?? requestedScope, tokenEndpoint: endpoints.token, clientID: clientID,
-                  clientSecretFile: clientSecretFile, issuer: endpoints.issuer)
+                  clientSecretFile: clientSecretFile, issuer: endpoints.issuer, issuedAt: now)
     }
 
     /// The token set after a refresh response (RFC 6749 §6): the new access
@@ -99,6 +105,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         next.idToken = response.idToken ?? idToken
         next.scope = response.scope ?? scope
         next.expiresAt = OAuthTokenSet.expiry(of: response, now: now)
+        next.issuedAt = now
         return next
     }
 
@@ -106,6 +113,8 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     /// provider says; else the access token's JWT `exp`; else
     /// `now +` ``defaultLifetime``. Never "valid forever".
     public static func expiry(of response: TokenResponse, now: Date) -> Date {
+        // expires_in is bounded by TokenResponse (0 to 10 years), the JWT's
+        // exp by NumericDate.
         if let seconds = response.expiresIn { return now.addingTimeInterval(seconds) }
         if let jwt = try? JWT(decoding: response.accessToken), let exp = jwt.expiresAt.date { return exp.date }
         return now.addingTimeInterval(defaultLifetime)
@@ -114,6 +123,21 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     /// Whether the access token expires within `margin` seconds of `now` (or already has).
     public func expires(within margin: TimeInterval, of now: Date) -> Bool {
         expiresAt.timeIntervalSince(now) <= margin
+    }
+
+    /// The share of a token's lifetime that ``refreshMargin(atMost:)`` never exceeds: one half.
+    public static let marginFraction = 0.5
+
+    /// How long before expiry to refresh: `margin`, but never more than
+    /// ``marginFraction`` of the token's lifetime when it is known, so a
+    /// token that lives 3 seconds is used for 1.5 seconds rather than
+    /// refreshed by every caller as soon as it arrives.
+    /// - Parameter margin: the usual margin in seconds (30 for Fob).
+    public func refreshMargin(atMost margin: TimeInterval) -> TimeInterval {
+        guard let issuedAt else { return margin }
+        let lifetime = expiresAt.timeIntervalSince(issuedAt)
+        guard lifetime > 0 else { return margin }
+        return min(margin, lifetime * OAuthTokenSet.marginFraction)
     }
 
     /// The JSON bytes stored as the item's secret.
@@ -128,7 +152,8 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
 
     /// Reads the stored JSON.
     /// - Throws: ``OAuthError/storedItem(_:)`` for bytes that are not this
-    ///   layout or come from a newer version.
+    ///   layout or come from a newer version, or whose `expires_at` is not a
+    ///   finite number of seconds within ±``NumericDate/maximumSeconds``.
     public static func decode<C: Collection>(_ bytes: C) throws(OAuthError) -> OAuthTokenSet where C.Element == UInt8 {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
@@ -142,6 +167,16 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
             throw .storedItem("token set version \(set.version) is newer than this fob understands (\(currentVersion))")
         }
         guard !set.accessToken.isEmpty else { throw .storedItem("it has no access token") }
+        // A number from the record is checked before anything does
+        // arithmetic on it: 1e19 or 1e300 seconds would trap where a
+        // duration becomes an integer.
+        let seconds = set.expiresAt.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) <= NumericDate.maximumSeconds else {
+            throw .storedItem("its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+        }
+        if let issued = set.issuedAt?.timeIntervalSince1970, !(issued.isFinite && abs(issued) <= NumericDate.maximumSeconds) {
+            throw .storedItem("its issued_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+        }
         return set
     }
 }

@@ -16,8 +16,12 @@ public enum TimeText {
     }
 
     /// A duration in the two largest units: `45s`, `4m`, `2h 5m`, `3d 4h`, `10y 239d`.
-    /// - Parameter seconds: the duration in seconds (its sign is ignored).
+    /// - Parameter seconds: the duration in seconds (its sign is ignored);
+    ///   beyond 100,000 years (or not finite) it reads `>100000y`, so no
+    ///   value can trap in the conversion to an integer.
     public static func duration(_ seconds: TimeInterval) -> String {
+        let limit = 100_000.0 * 365 * 86_400
+        guard seconds.isFinite, abs(seconds) < limit else { return ">100000y" }
         let s = Int(abs(seconds).rounded(.down))
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m" }

@@ -75,7 +75,8 @@ public final class ItemListModel {
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
-        let needle = Array(ItemListModel.fold(filter.text).utf8)
+        // Leading and trailing spaces (a stray key, a paste) match nothing on their own.
+        let needle = Array(ItemListModel.fold(filter.text.trimmingCharacters(in: .whitespaces)).utf8)
         if needle.isEmpty {
             rows = allRows
         } else {

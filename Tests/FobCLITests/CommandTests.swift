@@ -177,7 +177,7 @@ private func isoDate(_ value: Any?) -> Date? {
         let h = try CLIHarness()
         let terminal = ScriptedTerminal([.failure(.interrupted)])
         let result = h.run(["--vault", h.vaultPath, "add", "mail", "ana"], stdin: Array("pw".utf8), terminal: terminal, plain: true)
-        #expect(result.status == 1)
+        #expect(result.status == 130)
         #expect(result.stderr == "fob: interrupted; nothing was changed\n")
         #expect(try h.openVault().allItems().isEmpty)
     }

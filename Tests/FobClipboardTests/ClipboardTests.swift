@@ -176,6 +176,22 @@ import FobClipboard
         #expect(try !String(contentsOfFile: log.path + ".env", encoding: .utf8).contains("top-secret"))
     }
 
+    /// A helper that never reads its stdin cannot block Fob: a secret larger
+    /// than a pipe holds (64 KiB) is given up at the deadline, the helper
+    /// killed, and the copy reported as failed.
+    @Test func aHelperThatNeverReadsItsInputIsKilledAtTheDeadline() throws {
+        let dir = TemporaryDirectory()
+        let tool = dir.file("xclip")
+        try "#!/bin/sh\nexec sleep 60\n".write(to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let board = XclipClipboard(environment: ["PATH": dir.url.path + ":/usr/bin:/bin"])
+        let start = Date()
+        #expect(throws: ClipboardError.helperFailed("xclip did not take its input within 5 s")) {
+            try board.copy(SecretBytes([UInt8](repeating: 0x61, count: 256 * 1024)))
+        }
+        #expect(Date().timeIntervalSince(start) < 15)
+    }
+
     @Test func missingHelperIsAClearError() {
         let board = XselClipboard(environment: ["PATH": "/nonexistent"])
         #expect(throws: ClipboardError.helperMissing("xsel is not installed")) { try board.copy(.text("x")) }

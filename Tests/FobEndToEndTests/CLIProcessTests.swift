@@ -171,7 +171,7 @@ private let bullet = "•"
         session.send([0x03])
         #expect(session.wait() == 0)
         let text = session.outputText
-        #expect(text.contains("status=1"))
+        #expect(text.contains("status=130"))
         #expect(text.contains("interrupted"))
         let words = Set(text.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" || $0 == "\r" }).map(String.init))
         #expect(words.contains("echo"))

@@ -348,6 +348,8 @@ extension TerminalUITests {
         try tmux.press("Enter")
         try tmux.waitFor("status=\(status)")
         try expectTerminalRestored(tmux)
+        // Keypad-transmit mode (smkx) is reset too (rmkx), even after a crash.
+        #expect(try tmux.display("#{keypad_cursor_flag} #{keypad_flag}") == "0 0")
     }
 
     @Test func suspendAndForeground() throws {

@@ -226,6 +226,54 @@ import FobSessions
         #expect(f.provider.refreshCount == 1)
         #expect(try f.stored().accessToken == values.first)
     }
+
+    /// A provider issuing 3-second tokens (less than the 30-second margin):
+    /// three concurrent callers, each with its own connection as separate
+    /// processes would have, make one refresh; the others use its token.
+    @Test func shortLivedTokensAreRefreshedOnceByConcurrentCallers() throws {
+        let f = try Fixture(expiresIn: 1)
+        f.provider.expiresInJSON = "3"
+        f.provider.delay = 0.3
+        let url = f.vault.vault.url
+        let password = f.vault.password
+        let results = ResultList()
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread.detachNewThread { [provider = f.provider, clock = f.clock] in
+                defer { group.leave() }
+                do {
+                    let vault = try Vault(url: url)
+                    try vault.unlock(password: password)
+                    let session = OAuthSession(vault: vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
+                    results.append(.success(try session.validAccessToken()))
+                } catch {
+                    results.append(.failure("\(error)"))
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        let values = results.all.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
+        #expect(values.count == 3, "\(results.all)")
+        #expect(Set(values).count == 1)
+        #expect(f.provider.refreshCount == 1)
+    }
+
+    /// The margin never exceeds half the token's lifetime: a fresh 3-second
+    /// token is used for 1.5 s, then refreshed.
+    @Test func theMarginIsAtMostHalfTheLifetime() throws {
+        let f = try Fixture(expiresIn: 600)
+        f.provider.expiresInJSON = "3"
+        let first = try f.session().refresh(force: true)
+        #expect(first.issuedAt == f.clock.now)
+        #expect(first.refreshMargin(atMost: 30) == 1.5)
+        f.clock.advance(1.4)
+        #expect(try f.session().validAccessToken() == first.accessToken)
+        #expect(f.provider.refreshCount == 1)
+        f.clock.advance(0.2)
+        #expect(try f.session().validAccessToken() != first.accessToken)
+        #expect(f.provider.refreshCount == 2)
+    }
 }
 
 enum CallResult: Sendable, Equatable {

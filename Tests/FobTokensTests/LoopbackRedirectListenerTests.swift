@@ -50,17 +50,68 @@ final class FakeBrowser: @unchecked Sendable {
         #expect(responses.last?.headers["cache-control"] == "no-store")
     }
 
-    @Test func wrongStateIsRefused() throws {
+    /// A redirect with another `state` (any local program or page can send
+    /// one) is answered 400 and ignored: the real redirect after it still
+    /// completes the login.
+    @Test func aForgedStateIsIgnoredAndTheRealRedirectStillWorks() throws {
+        let listener = try LoopbackRedirectListener()
+        let base = "http://127.0.0.1:\(listener.port)/callback"
+        let browser = FakeBrowser(["\(base)?code=evil&state=forged", "\(base)?code=evil2",
+                                   "\(base)?error=access_denied&state=forged", "\(base)?code=good&state=st-1"])
+        #expect(try listener.waitForCode(expectedState: "st-1", timeout: 10) == "good")
+        #expect(browser.finished().map(\.status) == [400, 400, 400, 200])
+    }
+
+    /// With only forged redirects, the wait ends at its timeout and says why.
+    @Test func onlyForgedStatesEndInStateMismatchAtTheTimeout() throws {
         let listener = try LoopbackRedirectListener()
         let browser = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=abc&state=forged"])
-        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 10) }
+        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 1.5) }
         #expect(browser.finished().map(\.status) == [400])
     }
 
-    @Test func missingStateIsRefused() throws {
+    @Test func missingStateIsIgnored() throws {
         let listener = try LoopbackRedirectListener()
         _ = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?code=abc"])
-        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 10) }
+        #expect(throws: OAuthError.stateMismatch) { try listener.waitForCode(expectedState: "st-1", timeout: 1.5) }
+    }
+
+    /// More idle connections than the listener reads at once (kept open,
+    /// silent) do not lock the browser out.
+    @Test func idleConnectionsBeyondTheLimitDoNotLockTheBrowserOut() throws {
+        let listener = try LoopbackRedirectListener()
+        let port = listener.port
+        let idle = IdleConnections()
+        defer { idle.closeAll() }
+        let browserStarted = DispatchSemaphore(value: 0)
+        let browser = BrowserBox()
+        // While the listener accepts: open more silent connections than it
+        // reads at once, then let the browser send the redirect.
+        Thread.detachNewThread {
+            idle.open(count: LoopbackRedirectListener.maxClients + 8, port: port)
+            usleep(500_000)
+            browser.value = FakeBrowser(["http://127.0.0.1:\(port)/callback?code=c&state=s"])
+            browserStarted.signal()
+        }
+        let start = Date()
+        #expect(try listener.waitForCode(expectedState: "s", timeout: 20) == "c")
+        #expect(Date().timeIntervalSince(start) < LoopbackRedirectListener.requestTimeout)
+        browserStarted.wait()
+        #expect(browser.value?.finished().map(\.status) == [200])
+    }
+
+    @Test func requestParserNamesEachKind() {
+        let parse = { (head: String) in LoopbackRedirectListener.parse(head: head, expectedState: "s") }
+        #expect(parse("") == .badRequest)
+        #expect(parse("GET /callback") == .badRequest)
+        #expect(parse("POST /callback?code=c&state=s HTTP/1.1") == .wrongMethod)
+        #expect(parse("GET /favicon.ico HTTP/1.1") == .notFound)
+        #expect(parse("GET /callback HTTP/1.1") == .notARedirect)
+        #expect(parse("GET /callback?code=c&state=t HTTP/1.1") == .forgedState)
+        #expect(parse("GET /callback?code=c HTTP/1.1") == .forgedState)
+        #expect(parse("GET /callback?error=e&error_description=d&state=s HTTP/1.1") == .error("e", description: "d"))
+        #expect(parse("GET /callback?code=&state=s HTTP/1.1") == .emptyCode)
+        #expect(parse("GET /callback?code=c%2B&state=s HTTP/1.1\r\nHost: x") == .code("c+"))
     }
 
     @Test func errorRedirectIsReported() throws {
@@ -130,4 +181,33 @@ final class FakeBrowser: @unchecked Sendable {
         #expect(set.tokenEndpoint == provider.tokenURL)
         #expect(set.clientID == "client-1")
     }
+}
+
+/// Client sockets that connect to a port and never send anything.
+final class IdleConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fds: [Int32] = []
+
+    /// Opens `count` non-blocking connections to `127.0.0.1:port`.
+    func open(count: Int, port: UInt16) {
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            lock.withLock { fds.append(fd) }
+            usleep(5_000)
+        }
+    }
+
+    func closeAll() { lock.withLock { fds.forEach { close($0) }; fds = [] } }
+}
+
+/// A browser made on another thread, read after a semaphore.
+final class BrowserBox: @unchecked Sendable {
+    var value: FakeBrowser?
 }

@@ -37,8 +37,24 @@ import Testing
             try OAuthEndpoints(authorization: URL(string: "https://idp.example.com/a")!, token: URL(string: "ftp://idp.example.com/t")!)
         }
         #expect(throws: Never.self) {
-            try OAuthEndpoints(authorization: URL(string: "http://127.0.0.1:9400/a")!, token: URL(string: "http://localhost:9400/t")!)
+            try OAuthEndpoints(authorization: URL(string: "http://127.0.0.1:9400/a")!, token: URL(string: "http://[::1]:9400/t")!)
         }
+    }
+
+    /// Plain http only to a loopback IP literal: 127.0.0.0/8 or ::1, parsed,
+    /// never a name that merely starts with "127." (RFC 8252 §8.3).
+    @Test(arguments: ["http://127.attacker.example/t", "http://127.0.0.1.attacker.example/t", "http://127.1/t",
+                      "http://127.0.0.01/t", "http://localhost/t", "http://128.0.0.1/t", "http://[::2]/t",
+                      "http://0x7f.0.0.1/t", "http://[::ffff:10.0.0.1]/t"])
+    func plainHTTPToANameOrOtherAddressIsRefused(_ url: String) throws {
+        let parsed = try #require(URL(string: url))
+        #expect(!LoopbackAddress.isLoopback(try #require(parsed.host)))
+        #expect(throws: OAuthError.self) { try OAuthEndpoints.checkTransport(parsed, name: "token endpoint") }
+    }
+
+    @Test(arguments: ["127.0.0.1", "127.255.3.4", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"])
+    func loopbackLiteralsAreLoopback(_ host: String) {
+        #expect(LoopbackAddress.isLoopback(host))
     }
 
     @Test func discoveryReadsTheWellKnownDocument() throws {

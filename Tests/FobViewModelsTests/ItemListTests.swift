@@ -87,6 +87,17 @@ import Testing
         #expect(h.main.focus == .list)
     }
 
+    /// Leading and trailing spaces in the filter are ignored; inner ones count.
+    @Test func filterIgnoresLeadingAndTrailingSpaces() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "bo"), item("my bank", "cy")])
+        h.send(.startFilter, .insert("  mail "))
+        #expect(h.list.rows.map(\.service) == ["mail"])
+        h.send(.clearField, .insert("   "))
+        #expect(h.list.rows.count == 3)
+        h.send(.clearField, .insert(" y b "))
+        #expect(h.list.rows.map(\.service) == ["my bank"])
+    }
+
     @Test func selectionMovesAndStopsAtTheEnds() throws {
         let h = try Harness.unlocked(items: [item("a", "1"), item("b", "2"), item("c", "3")])
         h.send(.moveSelection(1), .moveSelection(1), .moveSelection(1))

@@ -92,13 +92,26 @@ enum CopyCommand: FobCommand {
             throw CLIFailure(error.description)
         }
         defer { close(fds.read) }
+        // OSC 52 clears by writing to the terminal. The clearer runs in a new
+        // session, which has no controlling terminal, so it cannot open
+        // /dev/tty itself (ENXIO): the terminal is opened here and handed
+        // down as its stderr.
+        var terminal: Int32 = -1
+        if clipboard.name == "osc52" {
+            terminal = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard terminal >= 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fds.write)
+                throw CLIFailure("cannot open the terminal for the clipboard clearer: \(reason)")
+            }
+        }
+        defer { if terminal >= 0 { close(terminal) } }
         do {
-            // A new session, away from the terminal's hangup. OSC 52 clears
-            // by writing to the terminal: the clearer gets it as stderr.
+            // A new session, away from the terminal's hangup.
             _ = try ChildProcessSpawner.spawn(
                 executable: executable, arguments: arguments, environment: environment,
                 standardInput: .descriptor(fds.read), standardOutput: .null,
-                standardError: clipboard.name == "osc52" ? .file("/dev/tty", flags: O_WRONLY | O_NOCTTY) : .null,
+                standardError: terminal >= 0 ? .descriptor(terminal) : .null,
                 newSession: true)
         } catch {
             close(fds.write)
@@ -142,9 +155,11 @@ enum ClipboardClearerCommand: FobCommand {
             : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
         let stateFile = clearerStateFile(invocation)
         let me = getpid()
-        let fd = open(stateFile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
-        // Without a state file (read-only directory) no later copy can take
-        // over, so this clearer always clears what it copied.
+        // Never through a symbolic link or into a FIFO or device planted there.
+        let fd = (try? PrivateFile.open(stateFile, truncate: true)) ?? -1
+        // Without a state file (read-only directory, or something not a
+        // regular file in its place) no later copy can take over, so this
+        // clearer always clears what it copied.
         let recorded = fd >= 0
         if fd >= 0 {
             let text = Array("\(me)\n".utf8)

@@ -1,4 +1,6 @@
+@preconcurrency import Glibc
 import FobStore
+import FobTerminal
 
 /// `fob ls [--service S] [--json]`: lists items without their secrets.
 enum ListCommand: FobCommand {
@@ -29,17 +31,28 @@ enum ListCommand: FobCommand {
             [printable(item.service), printable(item.account), item.kind.rawValue,
              printable(item.label ?? ""), ItemJSON.date(item.modified)]
         }
-        var widths = [Int](repeating: 0, count: 5)
-        for row in rows { for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) } }
-        for row in rows {
-            var line = ""
-            for (column, cell) in row.enumerated() {
-                line += cell
-                if column < row.count - 1 { line += String(repeating: " ", count: widths[column] - cell.count + 2) }
-            }
-            out.write(line + "\n")
-        }
+        out.write(table(rows))
         return 0
+    }
+
+    /// The rows as columns two spaces apart, each padded to its widest cell
+    /// in terminal cells (as the terminal UI measures them: `密码` and `🔑`
+    /// take two each), so wide characters do not shift the columns after them.
+    static func table(_ rows: [[String]]) -> String {
+        // wcwidth follows LC_CTYPE: the user's locale, as the UI uses.
+        setlocale(LC_CTYPE, "")
+        let cells = rows.map { $0.map { DisplayWidth.cells(of: $0) } }
+        var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
+        for row in cells { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
+        var text = ""
+        for (row, measured) in zip(rows, cells) {
+            for (column, cell) in row.enumerated() {
+                text += cell
+                if column < row.count - 1 { text += String(repeating: " ", count: widths[column] - measured[column] + 2) }
+            }
+            text += "\n"
+        }
+        return text
     }
 
     /// Every item, or those of `service`; empty when none match.

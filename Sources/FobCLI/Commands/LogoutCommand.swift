@@ -36,7 +36,7 @@ enum LogoutCommand: FobCommand {
             } catch .noTerminal {
                 throw KeychainError.interactionNotAllowed("no terminal to confirm the logout; pass --yes")
             } catch .interrupted {
-                throw CLIFailure("interrupted; nothing was deleted")
+                throw CLIFailure("interrupted; nothing was deleted", status: CLIFailure.interruptedStatus)
             } catch .tooLong {
                 throw CLIFailure("not confirmed; nothing was deleted")
             }
