@@ -71,12 +71,16 @@ public struct ParsedArguments: Sendable, Equatable {
     /// The positional arguments, in order.
     public var positionals: [String] = []
     private var values: [String: String] = [:]
+    private var repeated: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     public init() {}
 
     /// The value of an option such as `--label`; the last one given wins.
     public func value(_ name: String) -> String? { values[name] }
+
+    /// Every value given for an option that may repeat (`--field A=1 --field B=2`), in order.
+    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// Whether a flag such as `--raw` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
@@ -128,11 +132,13 @@ public struct ParsedArguments: Sendable, Equatable {
                 result.flags.insert(name)
             } else if let inlineValue {
                 result.values[name] = inlineValue
+                result.repeated[name, default: []].append(inlineValue)
             } else {
                 guard index < arguments.count else {
                     throw UsageError("option '\(name)' needs a value (\(spec.synopsis))", command: command)
                 }
                 result.values[name] = arguments[index]
+                result.repeated[name, default: []].append(arguments[index])
                 index += 1
             }
         }

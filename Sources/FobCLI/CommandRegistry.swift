@@ -23,6 +23,7 @@ extension FobCLI {
             JWTCommand.self,
             PKCECommand.self,
             GenerateCommand.self,
+            TOTPCommand.self,
             OAuthCommand.self,
         ]
     }
