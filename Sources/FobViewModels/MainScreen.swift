@@ -37,8 +37,11 @@ final class MainScreen {
     /// Performs `action` on the main screen.
     func handle(_ action: Action) -> Transition {
         let form = model.form
-        // Ctrl-R: the Retrieved Password, except in a Password field holding text.
-        if case .toggleReveal = action, model.focus != .password || form.password.isEmpty {
+        // Ctrl-R: the Retrieved Password (and one-time code), except in a
+        // Password or One-time seed field holding text.
+        let ownReveal = (model.focus == .password && !form.password.isEmpty)
+            || (model.focus == .oneTimeSeed && !form.oneTimeSeed.isEmpty)
+        if case .toggleReveal = action, !ownReveal {
             if form.retrievedPassword != nil {
                 form.isRetrievedPasswordRevealed.toggle()
             } else if model.focus == .password {
@@ -48,6 +51,16 @@ final class MainScreen {
         }
         if let field = model.focusedField, field.apply(action) {
             if model.focus == .filter { model.list.applyFilter() }
+            switch action {
+            case .insert, .deleteBackward, .deleteForward, .clearField:
+                if model.focus == .password { form.passwordEdited = true }
+                if model.focus == .oneTimeSeed { form.seedEdited = true }
+            default: break
+            }
+            let dropped = field.takeDroppedLineBreaks()
+            if dropped > 0 {
+                form.message = .warning("Dropped \(dropped) line break\(dropped == 1 ? "" : "s"): this field holds one line")
+            }
             return .stay
         }
         switch action {
@@ -78,6 +91,22 @@ final class MainScreen {
             model.focus = .service
         case .copySelected:
             copySelected()
+        case .copyUserID:
+            copyUserID()
+        case .copyOneTimeCode:
+            copyOneTimeCode()
+        case .editSelected:
+            openSelected()
+            if form.openedKey != nil {
+                model.focus = .service
+                form.message = .info("Editing \(form.openedKey!.described): Tab through the fields, then Save")
+            }
+        case .refreshSelected:
+            refreshSelected()
+        case .generatePassword:
+            generatePassword()
+        case .cycleKind(let step):
+            cycleKind(step)
         case .deleteSelected:
             return askDeleteSelected()
         case .lock:
@@ -89,7 +118,7 @@ final class MainScreen {
         case .quit:
             return .quit
         case .save:
-            save()
+            return save()
         case .retrieve:
             retrieve()
         case .delete:
@@ -110,7 +139,13 @@ final class MainScreen {
         case .service: model.focus = .userID
         case .userID: model.focus = .password
         case .password: model.focus = .saveButton
-        case .saveButton: save()
+        case .saveButton: return save()
+        case .kind: cycleKind(1)
+        case .label: model.focus = .url
+        case .url: model.focus = .notes
+        case .notes: model.form.notes.insert("\n")
+        case .oneTimeSeed: model.focus = .generator
+        case .generator: model.focus = .saveButton
         case .retrieveButton: retrieve()
         case .deleteButton: return askDeleteFromForm()
         }
