@@ -40,9 +40,10 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             switch main.focus {
             case .list: self = .list
             case .filter: self = .filter
-            case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .generator: self = .field
+            case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue:
+                self = .field
             case .saveButton, .retrieveButton, .deleteButton: self = .button
-            case .kind: self = .choice
+            case .kind, .fieldHidden: self = .choice
             }
         }
     }

@@ -3,11 +3,11 @@ import FobStore
 import FobViewModels
 
 /// The rest of the item below the seeds' form: Kind, Label, URL, Notes,
-/// One-time seed, Generator, then read-only details (one-time code, custom
+/// One-time seed, Generator, the custom-field editor, then read-only details (one-time code, custom
 /// fields, a token's claims and expiry).
 extension Renderer {
     /// The rows ``drawItem(_:_:details:row:column:bottom:width:)`` takes besides the details.
-    static let itemRows = 8
+    static let itemRows = 11
 
     /// Draws the rest of the item from `row` down to (not including) `bottom`; what does not fit is left out.
     func drawItem(_ canvas: inout Canvas, _ main: MainModel, details: [DetailRow],
@@ -31,6 +31,7 @@ extension Renderer {
         let fields: [(String, TextFieldState, MainFocus)] = [
             ("Label", form.label, .label), ("URL", form.url, .url), ("Notes", form.notes, .notes),
             ("One-time seed", form.oneTimeSeed, .oneTimeSeed), ("Generator", form.generator, .generator),
+            ("Field name", form.fieldName, .fieldName), ("Field value", form.fieldValue, .fieldValue),
         ]
         for (name, field, focus) in fields {
             guard y < bottom else { return }
@@ -41,6 +42,12 @@ extension Renderer {
             }
             y += 1
         }
+        guard y < bottom else { return }
+        label("Field hidden")
+        let hiddenText = form.fieldHidden ? "yes" : "no"
+        canvas.put(main.focus == .fieldHidden ? "< \(hiddenText) >" : hiddenText, row: y, column: x + Self.labelWidth,
+                   width: fieldWidth, role: main.focus == .fieldHidden ? .focus : .field)
+        y += 1
         for detail in details {
             guard y < bottom else { return }
             label(detail.label)

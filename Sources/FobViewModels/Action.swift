@@ -76,7 +76,8 @@ public enum Action: Sendable, Equatable {
     case delete
     /// Fill the focused password field with a generated password (Ctrl-G).
     case generatePassword
-    /// Choose the next (`+1`) or previous (`-1`) kind in the Kind field.
+    /// Choose the next (`+1`) or previous (`-1`) kind in the Kind field
+    /// (on Field hidden: switch between hidden and visible).
     case cycleKind(Int)
 
     // MARK: Dialogs
@@ -110,6 +111,12 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case oneTimeSeed
     /// The Generator field: what Ctrl-G makes (``GeneratorSpec``).
     case generator
+    /// The Field name field: the custom field Save sets or removes.
+    case fieldName
+    /// The Field value field (masked): the custom field's new value; empty removes the field.
+    case fieldValue
+    /// The Field hidden choice: whether the custom field's value is a secret.
+    case fieldHidden
     /// The Save button.
     case saveButton
     /// The Retrieve button.
@@ -119,5 +126,6 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
 
     /// The Tab order.
     static let tabOrder: [MainFocus] = [.list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
-                                        .kind, .label, .url, .notes, .oneTimeSeed, .generator]
+                                        .kind, .label, .url, .notes, .oneTimeSeed, .generator,
+                                        .fieldName, .fieldValue, .fieldHidden]
 }

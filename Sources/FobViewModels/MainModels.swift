@@ -189,6 +189,12 @@ public final class HomeFormModel {
     public let oneTimeSeed = TextFieldState(secure: true, maxBytes: Item.maxOneTimePasswordBytes)
     /// The Generator field: the settings Ctrl-G uses (``GeneratorSpec``); kept across items.
     public let generator = TextFieldState(text: GeneratorSpec.defaultText, maxBytes: 1024)
+    /// The Field name field: Save sets (or, with an empty value, removes) the custom field of this name.
+    public let fieldName = TextFieldState(maxBytes: Item.maxFieldNameBytes)
+    /// The Field value field (masked until Ctrl-R).
+    public let fieldValue = TextFieldState(secure: true, maxBytes: Item.maxFieldValueBytes)
+    /// Whether the custom field Save sets is hidden (default yes).
+    public internal(set) var fieldHidden = true
     /// The item the form was opened on (Enter or `e` in the list); Save
     /// updates (or renames) it. `nil` for a new item.
     public internal(set) var openedKey: ItemKey?
@@ -269,6 +275,9 @@ public final class HomeFormModel {
         url.clear()
         notes.clear()
         oneTimeSeed.clear()
+        fieldName.clear()
+        fieldValue.clear()
+        fieldHidden = true
         openedKey = nil
         openedHasSecret = false
         openedHasSeed = false
@@ -313,7 +322,9 @@ public final class MainModel {
         case .notes: return form.notes
         case .oneTimeSeed: return form.oneTimeSeed
         case .generator: return form.generator
-        case .list, .saveButton, .retrieveButton, .deleteButton, .kind: return nil
+        case .fieldName: return form.fieldName
+        case .fieldValue: return form.fieldValue
+        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden: return nil
         }
     }
 

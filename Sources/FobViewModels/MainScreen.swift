@@ -41,6 +41,7 @@ final class MainScreen {
         // Password or One-time seed field holding text.
         let ownReveal = (model.focus == .password && !form.password.isEmpty)
             || (model.focus == .oneTimeSeed && !form.oneTimeSeed.isEmpty)
+            || (model.focus == .fieldValue && !form.fieldValue.isEmpty)
         if case .toggleReveal = action, !ownReveal {
             if form.retrievedPassword != nil {
                 form.isRetrievedPasswordRevealed.toggle()
@@ -145,7 +146,10 @@ final class MainScreen {
         case .url: model.focus = .notes
         case .notes: model.form.notes.insert("\n")
         case .oneTimeSeed: model.focus = .generator
-        case .generator: model.focus = .saveButton
+        case .generator: model.focus = .fieldName
+        case .fieldName: model.focus = .fieldValue
+        case .fieldValue: model.focus = .fieldHidden
+        case .fieldHidden: model.form.fieldHidden.toggle()
         case .retrieveButton: retrieve()
         case .deleteButton: return askDeleteFromForm()
         }

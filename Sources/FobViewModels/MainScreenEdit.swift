@@ -75,6 +75,28 @@ extension MainScreen {
                 changes.oneTimePassword = .some(seed)
             }
         }
+        if !form.fieldName.isEmpty {
+            let name = form.fieldName.text
+            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                form.message = .warning("Field name: no control characters; nothing saved")
+                model.focus = .fieldName
+                return .stay
+            }
+            var fields = form.customFields
+            let index = fields.firstIndex { $0.name == name }
+            if form.fieldValue.isEmpty {
+                fields.removeAll { $0.name == name }
+            } else if let index {
+                fields[index] = CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden)
+            } else {
+                guard fields.count < Item.maxCustomFields else {
+                    form.message = .warning("An item holds at most \(Item.maxCustomFields) fields; nothing saved")
+                    return .stay
+                }
+                fields.append(CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden))
+            }
+            changes.customFields = fields
+        }
         guard let opened = form.openedKey else { return saveNew(key, changes) }
         if form.passwordEdited {
             if form.password.isEmpty && form.openedHasSecret && !allowEmptySecret {
@@ -147,8 +169,12 @@ extension MainScreen {
         model.focus = focus
     }
 
-    /// The Kind field: the next or previous kind.
+    /// The Kind field: the next or previous kind; on Field hidden, hidden or visible.
     func cycleKind(_ step: Int) {
+        if model.focus == .fieldHidden {
+            model.form.fieldHidden.toggle()
+            return
+        }
         let kinds = ItemKind.allCases
         let index = kinds.firstIndex(of: model.form.kind) ?? 0
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]

@@ -64,6 +64,24 @@ import Testing
         #expect(h.form.openedHasSeed)
     }
 
+    @Test func customFieldsAreAddedChangedAndRemoved() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        let key = ItemKey(service: "mail", account: "ana")
+        h.send(.editSelected, .focus(.fieldName), .insert("pin"), .focus(.fieldValue), .insert("4321"), .save)
+        #expect(h.store.storedItems[key]?.customFields == [CustomField(name: "pin", text: "4321", isHidden: true)])
+        // Shown masked until Ctrl-R.
+        #expect(h.form.detailRows(at: h.app.now).contains(DetailRow(label: "pin", text: "••••", masked: true)))
+        h.send(.focus(.fieldName), .insert("question"), .focus(.fieldValue), .insert("blue"),
+               .focus(.fieldHidden), .cycleKind(1), .save)
+        #expect(h.store.storedItems[key]?.customFields.map(\.name) == ["pin", "question"])
+        #expect(h.store.storedItems[key]?.customFields.last?.isHidden == false)
+        #expect(h.form.detailRows(at: h.app.now).contains(DetailRow(label: "question", text: "blue", masked: false)))
+        // An empty value removes the field; the secret is kept throughout.
+        h.send(.focus(.fieldName), .insert("pin"), .save)
+        #expect(h.store.storedItems[key]?.customFields.map(\.name) == ["question"])
+        #expect(h.store.storedItems[key]?.secret == SecretBytes(utf8: "pw"))
+    }
+
     @Test func aBadSeedIsRefusedAndNothingSaved() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         h.send(.openSelected, .focus(.oneTimeSeed), .insert("not a seed!"), .save)
