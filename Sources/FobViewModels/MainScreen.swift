@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobSessions
+import FobTokens
 import FobClipboard
 import FobSystem
 
@@ -14,6 +15,8 @@ final class MainScreen {
     let store: any KeychainStore
     let clipboard: ClipboardController
     let clock: any WallClock
+    /// How `r` reaches an OAuth provider.
+    let transport: any HTTPTransport
     /// Keeps the list in step with the store.
     let refresh: ItemRefresh
 
@@ -21,7 +24,9 @@ final class MainScreen {
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
 
     /// Builds the screen and loads the list from the unlocked `store`.
-    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock) {
+    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
+         transport: any HTTPTransport = URLSessionTransport()) {
+        self.transport = transport
         self.store = store
         self.clipboard = clipboard
         self.clock = clock

@@ -245,7 +245,8 @@ extension MainScreen {
             return
         }
         let clock = self.clock
-        let session = OAuthSession(store: store, service: row.service, account: row.account, now: { clock.now })
+        let session = OAuthSession(store: store, service: row.service, account: row.account, transport: transport,
+                                   now: { clock.now })
         do {
             _ = try session.refresh(force: true)
             form.message = .success("Refreshed \(row.key.described)")

@@ -3,6 +3,7 @@ import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import FobClipboard
 import Testing
 
 /// The whole item in the form: edit and rename, keeping the secret, the
@@ -234,5 +235,29 @@ import Testing
         // Locking drops the decoded values.
         h.send(.lock)
         #expect(h.app.mainModel == nil)
+    }
+}
+
+/// `r` on an OAuth item refreshes it at its provider.
+@Suite struct OAuthRefreshKeyTests {
+    @Test func rRefreshesTheSelectedOAuthItem() throws {
+        let clock = TestClock()
+        let store = InMemoryStore(password: Harness.password, now: { clock.now })
+        let provider = FakeProvider()
+        let set = OAuthTokenSet(accessToken: "at-0", refreshToken: provider.issueRefreshToken(),
+                                expiresAt: clock.now.addingTimeInterval(600), tokenEndpoint: provider.tokenURL, clientID: "client-1")
+        store.externalPut(Item(service: "api", account: "me", kind: .oauth, secret: SecretBytes(set.encoded())))
+        store.externalPut(item("web", "bo", "pw"))
+        let controller = ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner())
+        let app = AppModel(store: store, clipboard: controller, clock: clock, oauthTransport: provider)
+        app.send(.insert(Harness.password))
+        app.send(.submit)
+        app.send(.refreshSelected)
+        #expect(provider.refreshCount == 1)
+        #expect(app.mainModel?.form.message.text == #"Refreshed service "api", user ID "me""#)
+        app.send(.moveSelection(1))
+        app.send(.refreshSelected)
+        #expect(provider.refreshCount == 1)
+        #expect(app.mainModel?.form.message.text == #"r refreshes OAuth items; service "web", user ID "bo" is a password"#)
     }
 }
