@@ -28,3 +28,28 @@ import FobStore
     }
 
 }
+
+/// Hidden field values on a terminal: masked prompts, asked twice, before the secret.
+@Suite struct HiddenFieldPromptTests {
+    @Test func hiddenValuesAreAskedOnTheTerminal() throws {
+        let h = try CLIHarness()
+        let terminal = ScriptedTerminal(answers: "4321", "4321", "pw", "pw")
+        let result = h.run(["add", "mail", "ana", "--hidden-field", "pin"], terminal: terminal, stdinIsTerminal: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(terminal.prompts == [#"Value of hidden field "pin": "#, "Retype it: ",
+                                     #"Secret for service "mail", account "ana": "#, "Retype the secret: "])
+        let vault = try h.openVault()
+        let stored = try vault.item(service: "mail", account: "ana")
+        #expect(stored.customFields == [CustomField(name: "pin", text: "4321", isHidden: true)])
+        #expect(stored.secret == SecretBytes(utf8: "pw"))
+    }
+
+    @Test func differingEntriesStoreNothing() throws {
+        let h = try CLIHarness()
+        let result = h.run(["add", "mail", "ana", "--hidden-field", "pin"],
+                           terminal: ScriptedTerminal(answers: "1", "2"), stdinIsTerminal: true)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("differ"))
+        #expect(h.run(["get", "mail", "ana"]).status == 44)
+    }
+}
