@@ -63,10 +63,7 @@ final class MainScreen {
                 if model.focus == .oneTimeSeed { form.seedEdited = true }
             default: break
             }
-            let dropped = field.takeDroppedLineBreaks()
-            if dropped > 0 {
-                form.message = .warning("Dropped \(dropped) line break\(dropped == 1 ? "" : "s"): this field holds one line")
-            }
+            if let note = TextFieldState.droppedNote(field.takeDroppedLineBreaks()) { form.message = note }
             return .stay
         }
         switch action {

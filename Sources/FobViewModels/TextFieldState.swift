@@ -110,6 +110,12 @@ public final class TextFieldState {
         return droppedLineBreaks
     }
 
+    /// The warning that `count` line breaks were dropped from a one-line field, or `nil` for none.
+    static func droppedNote(_ count: Int) -> StatusLine? {
+        guard count > 0 else { return nil }
+        return .warning("Dropped \(count) line break\(count == 1 ? "" : "s"): this field holds one line")
+    }
+
     /// Deletes the whole character before the cursor, if any.
     public func deleteBackward() {
         guard cursor > 0 else { return }

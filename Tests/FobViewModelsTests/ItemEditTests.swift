@@ -261,3 +261,13 @@ import Testing
         #expect(app.mainModel?.form.message.text == #"r refreshes OAuth items; service "web", user ID "bo" is a password"#)
     }
 }
+
+/// A line break pasted into the master-password field is dropped and said so.
+@Suite struct SetupLineBreakTests {
+    @Test func unlockSaysALineBreakWasDropped() {
+        let h = Harness()
+        h.app.send(.insert("pass\nword"))
+        #expect(h.app.unlockModel?.password.text == "password")
+        #expect(h.app.unlockModel?.message.text == "Dropped 1 line break: this field holds one line")
+    }
+}
