@@ -41,6 +41,17 @@ import FobTestSupport
         #expect(try v.run(["get", "--field", "question", "mail", "ana"]).stdoutText == "new\n")
     }
 
+    @Test func accessibleIsSetAndListed() throws {
+        let v = try ProcessTestVault()
+        #expect(try v.run(["add", "a", "b", "--accessible", "after-first-unlock"], input: "pw").status == 0)
+        #expect(try v.run(["save", "c", "d"], input: "pw").status == 0)
+        let list = try v.run(["ls", "--json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout)) as? [[String: Any]])
+        #expect(items.map { $0["accessible"] as? String } == ["afterFirstUnlock", "whenUnlocked"])
+        #expect(try v.run(["update", "c", "d", "--accessible", "after-first-unlock"], input: "pw").status == 0)
+        #expect(try v.run(["update", "c", "d", "--accessible", "always"], input: "pw").status == 2)
+    }
+
     @Test(arguments: [
         ["--field", "novalue"], ["--field", "=v"], ["--field", "url=x"], ["--hidden-field", "totp"],
         ["--hidden-field", "a\u{1B}b"], ["--rm-field", ""], ["--notes-file", "/nonexistent/notes"],

@@ -11,6 +11,7 @@ private let itemAttributeOptions: [OptionSpec] = [
     .value("--field", "NAME=VALUE", help: "set a visible custom field (repeatable)"),
     .value("--hidden-field", "NAME", help: "set a hidden field, its value read as below (repeatable)"),
     .value("--rm-field", "NAME", help: "remove the custom fields called NAME (repeatable)"),
+    .value("--accessible", "WHEN", help: "when-unlocked (default) or after-first-unlock"),
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]
 
@@ -66,6 +67,17 @@ extension Invocation {
             throw UsageError("cannot read the notes file '\(path)'", command: command)
         }
         do { return .some(try ItemFieldInput.notes(Array(bytes))) } catch { throw UsageError(error.description, command: command) }
+    }
+
+    /// The `--accessible` value, if given.
+    /// - Throws: ``UsageError`` for anything but `when-unlocked` and `after-first-unlock`.
+    fileprivate func accessible() throws(UsageError) -> Accessibility? {
+        guard let text = arguments.value("--accessible") else { return nil }
+        switch text {
+        case "when-unlocked": return .whenUnlocked
+        case "after-first-unlock": return .afterFirstUnlock
+        default: throw UsageError("--accessible wants when-unlocked or after-first-unlock, not '\(text)'", command: command)
+        }
     }
 
     /// `--url URL` (empty removes it), or `nil` when not given.
@@ -125,6 +137,7 @@ enum AddCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind() ?? .password
+        let accessible = try invocation.accessible() ?? .whenUnlocked
         let notes = try invocation.notesChange() ?? nil
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
@@ -141,7 +154,7 @@ enum AddCommand: FobCommand {
         let label = invocation.labelChange ?? nil
         let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
         try vault.add(Item(service: service, account: account, label: label, comment: notes, kind: kind,
-                           url: invocation.urlChange ?? nil, customFields: fields, secret: secret))
+                           accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields, secret: secret))
         return 0
     }
 }
@@ -161,6 +174,7 @@ enum SaveCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
+        let accessible = try invocation.accessible()
         let notes = try invocation.notesChange()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
@@ -173,7 +187,7 @@ enum SaveCommand: FobCommand {
             let existing = (try? vault.item(service: service, account: account))?.customFields ?? []
             fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
         }
-        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind,
+        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
                                   url: invocation.urlChange, customFields: fields)
         try vault.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
@@ -233,6 +247,7 @@ enum UpdateCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
+        let accessible = try invocation.accessible()
         let notes = try invocation.notesChange()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
@@ -242,7 +257,8 @@ enum UpdateCommand: FobCommand {
         let existing = try vault.item(service: service, account: account)
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, url: invocation.urlChange,
+        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+                                  url: invocation.urlChange,
                                   customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
                                   secret: secret)
         try vault.update(matching: .key(service: service, account: account), with: changes)

@@ -6,7 +6,7 @@ import FobTokens
 /// `fob totp rm SERVICE ACCOUNT`: an item's one-time code (RFC 6238).
 enum TOTPCommand: FobCommand {
     static let name = "totp"
-    static let summary = "print an item's current one-time code; 'set' stores its seed, 'rm' removes it"
+    static let summary = "current one-time code; 'set' stores the seed, 'rm' removes it"
     static let positionals = ["set|rm|SERVICE", "SERVICE|ACCOUNT", "ACCOUNT"]
     static let optionalPositionals = 1
     static let options: [OptionSpec] = [
