@@ -4,6 +4,7 @@ import FobTestSupport
 import FobTokens
 import FobViewModels
 import FobClipboard
+import FobSessions
 import Testing
 
 /// The whole item in the form: edit and rename, keeping the secret, the
@@ -269,5 +270,44 @@ import Testing
         h.app.send(.insert("pass\nword"))
         #expect(h.app.unlockModel?.password.text == "password")
         #expect(h.app.unlockModel?.message.text == "Dropped 1 line break: this field holds one line")
+    }
+}
+
+/// Edit and rename over a real vault file.
+@Suite struct VaultRenameTests {
+    @Test func renameKeepsCreationDateAndRefusesAnExistingName() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.file("vault.db")
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        let vault = try Vault.create(at: url, password: .text("master"), kdf: .testing, now: { created })
+        try vault.add(item("bank", "ana", "b"))
+        try vault.add(item("mail", "ana", "m"))
+        vault.lock()
+        let clock = TestClock()
+        let store = VaultStore(url: url, now: { clock.now })
+        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clock: clock, runner: InlineRunner()),
+                           clock: clock, lockAfter: 300, kdfOverride: .testing)
+        app.send(.insert("master"))
+        app.send(.submit)
+        let main = try #require(app.mainModel)
+        app.send(.moveSelection(1))
+        app.send(.editSelected)
+        app.send(.clearField)
+        app.send(.insert("bank"))
+        app.send(.save)
+        #expect(main.form.message.text == #"An item for service "bank", user ID "ana" exists already; nothing changed"#)
+        let check = try Vault(url: url)
+        try check.unlock(password: .text("master"))
+        #expect(try check.item(service: "mail", account: "ana").secret == SecretBytes(utf8: "m"))
+        #expect(try check.item(service: "bank", account: "ana").secret == SecretBytes(utf8: "b"))
+        let before = try check.item(service: "mail", account: "ana").created
+        app.send(.clearField)
+        app.send(.insert("post"))
+        app.send(.save)
+        #expect(main.form.message.text == #"Saved (renamed from service "mail", user ID "ana")"#)
+        let renamed = try check.item(service: "post", account: "ana")
+        #expect(renamed.created == before)
+        #expect(renamed.secret == SecretBytes(utf8: "m"))
+        #expect(throws: KeychainError.self) { _ = try check.item(service: "mail", account: "ana") }
     }
 }
