@@ -89,6 +89,7 @@ public struct ParsedArguments: Sendable, Equatable {
     /// Every value given to an option that may repeat (`--env`), in order.
     public func allValues(_ name: String) -> [String] { values[name] ?? [] }
 
+
     /// Whether a flag such as `--raw` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 

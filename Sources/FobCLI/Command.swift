@@ -245,6 +245,27 @@ public final class Invocation {
         try input.readToEnd(maxBytes: maxBytes)
     }
 
+    /// One value that must not come from argv (a hidden field's value): on a
+    /// terminal a masked prompt asked twice; otherwise the next line of
+    /// standard input without its `\n` (or `\r\n`), so several values and
+    /// then the secret can follow one another on standard input.
+    /// - Parameters:
+    ///   - prompt: the first prompt, such as `Value of field "pin": `.
+    ///   - maxBytes: the longest value accepted.
+    ///   - what: names the value in messages.
+    /// - Throws: `.param` past `maxBytes`; `.io`; ``CLIFailure`` when the two entries differ or on Ctrl-C.
+    public func readSecretLine(prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {
+        if context.standardInputIsTerminal {
+            let first = try ask(prompt, maxBytes: maxBytes, what: what)
+            let second = try ask("Retype it: ", maxBytes: maxBytes, what: what)
+            guard first == second else { throw CLIFailure("the two entries differ; nothing was changed") }
+            return first
+        }
+        let line = try input.readLine(maxBytes: maxBytes + 1)
+        guard line.count <= maxBytes else { throw KeychainError.param("\(what) is longer than \(maxBytes) bytes") }
+        return line
+    }
+
     private func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {
         do {
             return try context.terminal.readSecret(prompt: prompt, maxBytes: maxBytes)

@@ -26,6 +26,7 @@ extension FobCLI {
             JWTCommand.self,
             PKCECommand.self,
             GenerateCommand.self,
+            TOTPCommand.self,
             OAuthCommand.self,
             RunCommand.self,
             CompletionCommand.self,

@@ -7,7 +7,8 @@ import FobStore
 ///
 /// An item is an object with `service`, `account`, `kind`, `label` (`null`
 /// when unset), `comment` (`null` when unset), `created`, `modified`
-/// (ISO 8601, UTC), and for `get --json` either `secret` (valid UTF-8) or
+/// (ISO 8601, UTC), `url` (`null` when unset), `hasTotp` (whether a
+/// one-time seed is stored; never the seed), `accessible`, and for `get --json` either `secret` (valid UTF-8) or
 /// `secretBase64` (RFC 4648 §4, with padding).
 enum ItemJSON {
     /// ISO 8601 in UTC to the second (RFC 3339 §5.6), such as `2026-05-01T12:00:00Z`.
@@ -39,6 +40,11 @@ enum ItemJSON {
         if let label = item.label { appendString(label.utf8, to: &out) } else { out += Array("null".utf8) }
         out += Array(",\"comment\":".utf8)
         if let comment = item.comment { appendString(comment.utf8, to: &out) } else { out += Array("null".utf8) }
+        out += Array(",\"url\":".utf8)
+        if let url = item.url { appendString(url.utf8, to: &out) } else { out += Array("null".utf8) }
+        out += Array(",\"hasTotp\":\(item.oneTimePassword != nil)".utf8)
+        out += Array(",\"accessible\":".utf8)
+        appendString(item.accessible.rawValue.utf8, to: &out)
         out += Array(",\"created\":".utf8)
         appendString(date(item.created).utf8, to: &out)
         out += Array(",\"modified\":".utf8)

@@ -21,6 +21,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case field
     /// A form button (Save, Retrieve, Delete) has focus.
     case button
+    /// A choice (the Kind field) has focus: Space and Left/Right change it.
+    case choice
 
     /// The context for what `app` shows.
     /// - Parameter fits: whether the terminal is big enough for the screens
@@ -38,8 +40,10 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             switch main.focus {
             case .list: self = .list
             case .filter: self = .filter
-            case .service, .userID, .password: self = .field
+            case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue:
+                self = .field
             case .saveButton, .retrieveButton, .deleteButton: self = .button
+            case .kind, .fieldHidden: self = .choice
             }
         }
     }
@@ -195,31 +199,40 @@ public enum KeyBindings {
                    help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
         KeyBinding([.enter], in: [.list], .openSelected, legend: "Enter open",
                    help: KeyBinding.Help(position: 2, keys: "Enter", text: "put the selected item in the form; press a button")),
-        KeyBinding([.character("c")], in: [.list], .copySelected, legend: "c copy",
-                   help: KeyBinding.Help(position: 4, keys: "c", text: "copy the selected secret (cleared automatically)")),
+        KeyBinding([.character("c")], in: [.list], .copySelected, legend: "c/u/o copy",
+                   help: KeyBinding.Help(position: 5, keys: "c", text: "copy the selected secret (cleared automatically)")),
+        KeyBinding([.character("u")], in: [.list], .copyUserID,
+                   help: KeyBinding.Help(position: 6, keys: "u", text: "copy the selected user ID (cleared like c)")),
+        KeyBinding([.character("o")], in: [.list], .copyOneTimeCode,
+                   help: KeyBinding.Help(position: 7, keys: "o", text: "copy the current one-time code (cleared like c)")),
+        KeyBinding([.character("e")], in: [.list], .editSelected, legend: "e edit",
+                   help: KeyBinding.Help(position: 3, keys: "e",
+                                         text: "edit every attribute of the selected item; new Service/User ID renames")),
+        KeyBinding([.character("r")], in: [.list], .refreshSelected,
+                   help: KeyBinding.Help(position: 8, keys: "r", text: "refresh the selected OAuth item's token")),
         KeyBinding([.character("n")], in: [.list], .newItem, legend: "n new",
-                   help: KeyBinding.Help(position: 3, keys: "n", text: "new item")),
+                   help: KeyBinding.Help(position: 4, keys: "n", text: "new item")),
         KeyBinding([.character("d")], in: [.list], .deleteSelected, legend: "d delete",
-                   help: KeyBinding.Help(position: 5, keys: "d", text: "delete the selected item (asks first)")),
+                   help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item (asks first)")),
         KeyBinding([.character("l")], in: [.list], .lock, legend: "l lock",
-                   help: KeyBinding.Help(position: 6, keys: "l", text: "lock now")),
+                   help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
         KeyBinding([.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
-                   help: KeyBinding.Help(position: 7, keys: "W",
+                   help: KeyBinding.Help(position: 11, keys: "W",
                                          text: "logout: delete every token and OAuth item, then lock (asks first)")),
-        KeyBinding([.tab], in: [.list], .focusNext, legend: "Tab form",
-                   help: KeyBinding.Help(position: 8, keys: "Tab, Shift-Tab",
+        KeyBinding([.tab], in: [.list], .focusNext,
+                   help: KeyBinding.Help(position: 12, keys: "Tab, Shift-Tab",
                                          text: "move between the form's fields and buttons")),
         KeyBinding([.backTab], in: [.list], .focusPrevious),
         KeyBinding([.control("r")], in: [.list, .filter], .toggleReveal,
-                   help: KeyBinding.Help(position: 9, keys: "Ctrl-R",
-                                         text: "reveal or hide the Retrieved Password; "
-                                             + "in the Password field while it holds text, that field instead")),
+                   help: KeyBinding.Help(position: 13, keys: "Ctrl-R",
+                                         text: "reveal or hide the Retrieved Password and one-time code; "
+                                             + "in a Password or seed field holding text, that field")),
         KeyBinding([.escape], in: [.list], .cancel,
-                   help: KeyBinding.Help(position: 10, keys: "Esc", text: "back to the list; close a dialog")),
+                   help: KeyBinding.Help(position: 15, keys: "Esc", text: "back to the list; close a dialog")),
         KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
-                   help: KeyBinding.Help(position: 11, keys: "?", text: "this help")),
+                   help: KeyBinding.Help(position: 16, keys: "?", text: "this help")),
         KeyBinding([.character("q")], in: [.list], .quit, legend: "q quit",
-                   help: KeyBinding.Help(position: 12, keys: "q", text: "quit")),
+                   help: KeyBinding.Help(position: 17, keys: "q", text: "quit")),
     ]
 
     /// The filter line (its other editing keys are in ``editing``).
@@ -242,8 +255,19 @@ public enum KeyBindings {
         KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
         KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in .toggleReveal },
+        KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
+        KeyBinding([.control("g")], in: [.list], .generatePassword,
+                   help: KeyBinding.Help(position: 14, keys: "Ctrl-G",
+                                         text: "in the Password field: fill it with a password made as Generator says")),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
+        KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
+        KeyBinding([.left], in: [.choice], .cycleKind(-1)),
+        KeyBinding([.enter], in: [.choice], .submit),
+        KeyBinding([.tab, .down], in: [.choice], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.backTab, .up], in: [.choice], .focusPrevious),
+        KeyBinding([.control("r")], in: [.choice], .toggleReveal),
+        KeyBinding([.escape], in: [.choice], .cancel, legend: "Esc list"),
         KeyBinding([.character("?"), .function(1)], in: [.button], .showHelp, legend: "? help"),
     ]
 

@@ -126,7 +126,8 @@ public struct Renderer {
         if masked {
             clusters = Array(repeating: (canvas.glyphs.mask, 1), count: field.count)
         } else {
-            clusters = field.text.map { canvas.glyphs.displayable($0) }
+            // A line break (the Notes field) shows as one visible ⏎.
+            clusters = field.text.map { $0 == "\n" ? (canvas.glyphs.unicode ? "⏎" : "|", 1) : canvas.glyphs.displayable($0) }
         }
         guard focused else {
             // Without focus a field shows its start, cut with an ellipsis.

@@ -11,11 +11,11 @@ extension Renderer {
         if canvas.columns >= 76 {
             let listWidth = max(34, canvas.columns * 11 / 20)
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
-            drawForm(&canvas, main, row: top, column: listWidth, height: height, width: canvas.columns - listWidth)
+            drawForm(&canvas, main, now: app.now, row: top, column: listWidth, height: height, width: canvas.columns - listWidth)
         } else if main.focus == .list || main.focus == .filter {
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: canvas.columns)
         } else {
-            drawForm(&canvas, main, row: top, column: 0, height: height, width: canvas.columns)
+            drawForm(&canvas, main, now: app.now, row: top, column: 0, height: height, width: canvas.columns)
         }
     }
 
@@ -86,7 +86,7 @@ extension Renderer {
 
     /// The Home form: fields, buttons, retrieved values and the Message line
     /// coloured by its tone.
-    func drawForm(_ canvas: inout Canvas, _ main: MainModel, row: Int, column: Int, height: Int, width: Int) {
+    func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int) {
         let form = main.form
         canvas.box(row: row, column: column, height: height, width: width, title: "Item")
         let x = column + 2, inner = width - 4
@@ -104,6 +104,9 @@ extension Renderer {
         y += 1
         label("Password")
         drawField(&canvas, form.password, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .password)
+        if form.password.isEmpty, form.openedHasSecret, !form.passwordEdited, main.focus != .password {
+            canvas.put("(unchanged)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
+        }
         y += roomy ? 2 : 1
         let buttonsWidth = 34   // "[ Save ]  [ Retrieve ]  [ Delete ]"
         var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
@@ -127,8 +130,11 @@ extension Renderer {
         }
         y += 1
         label("Message")
-        // The message wraps onto up to three lines, as room in the box allows.
-        let room = max(1, min(Self.messageLines, row + height - 1 - y))
+        // The message wraps onto up to three lines, as room in the box allows
+        // once the rest of the item has its rows.
+        let detailRows = form.detailRows(at: now)
+        let wanted = Self.itemRows + detailRows.count
+        let room = max(1, min(Self.messageLines, row + height - 1 - y - wanted))
         var lines = Self.wrap(form.message.text, width: max(1, fieldWidth))
         if lines.count > room {
             lines = Array(lines[0..<(room - 1)]) + [lines[(room - 1)...].joined(separator: " ")]
@@ -137,6 +143,8 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: y + i, column: x + Self.labelWidth, width: fieldWidth, role: role)
         }
+        y += room   // the Message keeps its rows, so the item below does not jump
+        drawItem(&canvas, main, details: detailRows, row: y, column: x, bottom: row + height - 1, width: inner)
     }
 
     /// How many lines the form's Message may take before it is cut.

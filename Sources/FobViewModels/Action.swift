@@ -48,6 +48,14 @@ public enum Action: Sendable, Equatable {
     case newItem
     /// Copy the selected item's secret to the clipboard (`c`).
     case copySelected
+    /// Copy the selected item's user ID (account) to the clipboard (`u`).
+    case copyUserID
+    /// Copy the selected item's current one-time code to the clipboard (`o`).
+    case copyOneTimeCode
+    /// Put the selected item in the form to edit every attribute, focus on Service (`e`).
+    case editSelected
+    /// Refresh the selected OAuth item's access token (`r`).
+    case refreshSelected
     /// Ask to delete the selected item (`d`).
     case deleteSelected
     /// Lock now (`l`).
@@ -66,6 +74,11 @@ public enum Action: Sendable, Equatable {
     case retrieve
     /// Delete the item named by Service / User ID.
     case delete
+    /// Fill the focused password field with a generated password (Ctrl-G).
+    case generatePassword
+    /// Choose the next (`+1`) or previous (`-1`) kind in the Kind field
+    /// (on Field hidden: switch between hidden and visible).
+    case cycleKind(Int)
 
     // MARK: Dialogs
     /// Answer yes to the open confirmation (`y`).
@@ -86,6 +99,24 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case userID
     /// The Password field (masked).
     case password
+    /// The Kind choice (password, token, oauth, note).
+    case kind
+    /// The Label field.
+    case label
+    /// The URL field.
+    case url
+    /// The Notes field (several lines; Enter adds a line).
+    case notes
+    /// The One-time seed field (masked: an `otpauth://` URI or base32).
+    case oneTimeSeed
+    /// The Generator field: what Ctrl-G makes (``GeneratorSpec``).
+    case generator
+    /// The Field name field: the custom field Save sets or removes.
+    case fieldName
+    /// The Field value field (masked): the custom field's new value; empty removes the field.
+    case fieldValue
+    /// The Field hidden choice: whether the custom field's value is a secret.
+    case fieldHidden
     /// The Save button.
     case saveButton
     /// The Retrieve button.
@@ -94,5 +125,7 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case deleteButton
 
     /// The Tab order.
-    static let tabOrder: [MainFocus] = [.list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton]
+    static let tabOrder: [MainFocus] = [.list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
+                                        .kind, .label, .url, .notes, .oneTimeSeed, .generator,
+                                        .fieldName, .fieldValue, .fieldHidden]
 }

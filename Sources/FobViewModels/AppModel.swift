@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobSessions
+import FobTokens
 import FobClipboard
 import FobSystem
 
@@ -48,6 +49,7 @@ public final class AppModel {
     private let store: any KeychainStore
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
+    private let oauthTransport: any HTTPTransport
 
     /// - Parameters:
     ///   - store: the item store (locked or without a vault).
@@ -55,8 +57,11 @@ public final class AppModel {
     ///   - clock: the time source.
     ///   - lockAfter: idle seconds before locking (default 300; 0 = never).
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
+    ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
     public init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-                lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil) {
+                lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
+                oauthTransport: any HTTPTransport = URLSessionTransport()) {
+        self.oauthTransport = oauthTransport
         self.store = store
         self.clipboard = clipboard
         self.clock = clock
@@ -67,7 +72,7 @@ public final class AppModel {
         } else if store.isLocked {
             current = .unlock(UnlockModel())
         } else {
-            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock))
+            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
         }
     }
 
@@ -143,7 +148,7 @@ public final class AppModel {
         case .stay: break
         case .show(let overlay): self.overlay = overlay
         case .lock(let message): lockNow(message: message)
-        case .openVault: current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock))
+        case .openVault: current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
         case .quit: shouldQuit = true
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobSessions
+import FobTokens
 
 /// One line of the item list: names and dates only, never a secret.
 public struct ItemRow: Sendable, Equatable {
@@ -174,17 +175,90 @@ public final class HomeFormModel {
     /// The Message line.
     public internal(set) var message = StatusLine.empty
 
+    // MARK: The rest of the item (below the seeds' form)
+
+    /// The Kind choice; what a saved item becomes (a token is wiped by logout).
+    public internal(set) var kind: ItemKind = .password
+    /// The Label field.
+    public let label = TextFieldState(maxBytes: Item.maxTextBytes)
+    /// The URL field.
+    public let url = TextFieldState(maxBytes: Item.maxTextBytes)
+    /// The Notes field: several lines (Enter adds a line break).
+    public let notes = TextFieldState(maxBytes: Item.maxNotesBytes, allowsLineBreaks: true)
+    /// The One-time seed field (masked): an `otpauth://totp/` URI or a base32
+    /// secret. Empty for an opened item until edited (the stored seed stays).
+    public let oneTimeSeed = TextFieldState(secure: true, maxBytes: Item.maxOneTimePasswordBytes)
+    /// The Generator field: the settings Ctrl-G uses (``GeneratorSpec``); kept across items.
+    public let generator = TextFieldState(text: GeneratorSpec.defaultText, maxBytes: 1024)
+    /// The Field name field: Save sets (or, with an empty value, removes) the custom field of this name.
+    public let fieldName = TextFieldState(maxBytes: Item.maxFieldNameBytes)
+    /// The Field value field (masked until Ctrl-R).
+    public let fieldValue = TextFieldState(secure: true, maxBytes: Item.maxFieldValueBytes)
+    /// Whether the custom field Save sets is hidden (default yes).
+    public internal(set) var fieldHidden = true
+    /// The item the form was opened on (Enter or `e` in the list); Save
+    /// updates (or renames) it. `nil` for a new item.
+    public internal(set) var openedKey: ItemKey?
+    /// Whether the opened item has a non-empty secret.
+    public internal(set) var openedHasSecret = false
+    /// Whether the opened item has a one-time seed.
+    public internal(set) var openedHasSeed = false
+    /// Whether the Password field was edited since the item was opened
+    /// (until then Save keeps the stored secret).
+    public internal(set) var passwordEdited = false
+    /// Whether the One-time seed field was edited since the item was opened.
+    public internal(set) var seedEdited = false
+    /// The opened item's custom fields (hidden values stay masked).
+    public internal(set) var customFields: [CustomField] = []
+    /// The opened token or OAuth item's decoded claims and expiry, decoded
+    /// when opened and dropped with the form (never on list refreshes).
+    public internal(set) var tokenDetails: TokenDetails?
+    /// The opened item's one-time-password generator, when it has a seed.
+    public internal(set) var oneTimePassword: OneTimePassword?
+
     init() {}
 
+    /// The one-time code at `now` and the seconds it has left, or `nil`
+    /// without a seed. Computed from `now` on each call, so a code that
+    /// rolls over while shown is replaced at the next draw.
+    public func oneTimeCode(at now: Date) -> (code: String, secondsLeft: Int?)? {
+        guard let otp = oneTimePassword else { return nil }
+        return (otp.code(at: now), otp.secondsLeft(at: now))
+    }
+
+    /// What to draw for the One-time code: the code while revealed
+    /// (Ctrl-R), one `•` per digit while hidden, and the seconds left.
+    public func oneTimeCodeText(at now: Date) -> String? {
+        guard let (code, left) = oneTimeCode(at: now) else { return nil }
+        let shown = isRetrievedPasswordRevealed ? code : String(repeating: TextFieldState.maskCharacter, count: code.count)
+        return left.map { "\(shown)  \($0) s left" } ?? shown
+    }
+
     /// What to draw for Retrieved Password: one `•` per character while
-    /// hidden; the text when revealed (or `(N bytes, not text)` for binary
-    /// secrets); empty when nothing was retrieved.
+    /// hidden (counted from the bytes, never through a `String`); the text
+    /// when revealed, line breaks shown as `⏎` (or `(N bytes, not text)` for
+    /// binary secrets); empty when nothing was retrieved.
     /// - Important: a revealed value is a `String` that cannot be wiped.
     public var retrievedPasswordText: String {
         guard let secret = retrievedPassword else { return "" }
-        guard let text = secret.unsafeString else { return "(\(secret.count) bytes, not text)" }
-        if isRetrievedPasswordRevealed { return text }
-        return String(repeating: TextFieldState.maskCharacter, count: text.count)
+        guard secret.isValidUTF8 else { return "(\(secret.count) bytes, not text)" }
+        guard isRetrievedPasswordRevealed, let text = secret.unsafeString else {
+            return String(repeating: TextFieldState.maskCharacter, count: HomeFormModel.characterCount(secret))
+        }
+        return HomeFormModel.visibleLineBreaks(text)
+    }
+
+    /// `text` with each line break (`\r\n`, `\n`, `\r`) as `⏎`, so a
+    /// multi-line value shows on one line without control characters.
+    public static func visibleLineBreaks(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) else { return text }
+        return String(text.map { $0 == "\n" || $0 == "\r\n" || $0 == "\r" ? "⏎" : $0 })
+    }
+
+    /// The number of Unicode scalars in UTF-8 `secret` (bytes that do not
+    /// continue a sequence): how many masks to draw, read without decoding.
+    static func characterCount(_ secret: SecretBytes) -> Int {
+        secret.withUnsafeBytes { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
     }
 
     /// Drops the retrieved values.
@@ -195,12 +269,33 @@ public final class HomeFormModel {
         isRetrievedPasswordRevealed = false
     }
 
+    /// Empties the rest of the item and forgets the opened one.
+    func clearItem() {
+        kind = .password
+        label.clear()
+        url.clear()
+        notes.clear()
+        oneTimeSeed.clear()
+        fieldName.clear()
+        fieldValue.clear()
+        fieldHidden = true
+        openedKey = nil
+        openedHasSecret = false
+        openedHasSeed = false
+        passwordEdited = false
+        seedEdited = false
+        customFields = []
+        tokenDetails = nil
+        oneTimePassword = nil
+    }
+
     /// Wipes every field and value.
     func wipe() {
         service.clear()
         userID.clear()
         password.clear()
         clearRetrieved()
+        clearItem()
         message = .empty
     }
 }
@@ -223,7 +318,14 @@ public final class MainModel {
         case .service: return form.service
         case .userID: return form.userID
         case .password: return form.password
-        case .list, .saveButton, .retrieveButton, .deleteButton: return nil
+        case .label: return form.label
+        case .url: return form.url
+        case .notes: return form.notes
+        case .oneTimeSeed: return form.oneTimeSeed
+        case .generator: return form.generator
+        case .fieldName: return form.fieldName
+        case .fieldValue: return form.fieldValue
+        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden: return nil
         }
     }
 

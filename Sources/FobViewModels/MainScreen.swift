@@ -1,6 +1,7 @@
 import Foundation
 import FobStore
 import FobSessions
+import FobTokens
 import FobClipboard
 import FobSystem
 
@@ -14,6 +15,8 @@ final class MainScreen {
     let store: any KeychainStore
     let clipboard: ClipboardController
     let clock: any WallClock
+    /// How `r` reaches an OAuth provider.
+    let transport: any HTTPTransport
     /// Keeps the list in step with the store.
     let refresh: ItemRefresh
 
@@ -21,7 +24,9 @@ final class MainScreen {
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
 
     /// Builds the screen and loads the list from the unlocked `store`.
-    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock) {
+    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
+         transport: any HTTPTransport = URLSessionTransport()) {
+        self.transport = transport
         self.store = store
         self.clipboard = clipboard
         self.clock = clock
@@ -37,8 +42,12 @@ final class MainScreen {
     /// Performs `action` on the main screen.
     func handle(_ action: Action) -> Transition {
         let form = model.form
-        // Ctrl-R: the Retrieved Password, except in a Password field holding text.
-        if case .toggleReveal = action, model.focus != .password || form.password.isEmpty {
+        // Ctrl-R: the Retrieved Password (and one-time code), except in a
+        // Password or One-time seed field holding text.
+        let ownReveal = (model.focus == .password && !form.password.isEmpty)
+            || (model.focus == .oneTimeSeed && !form.oneTimeSeed.isEmpty)
+            || (model.focus == .fieldValue && !form.fieldValue.isEmpty)
+        if case .toggleReveal = action, !ownReveal {
             if form.retrievedPassword != nil {
                 form.isRetrievedPasswordRevealed.toggle()
             } else if model.focus == .password {
@@ -48,6 +57,13 @@ final class MainScreen {
         }
         if let field = model.focusedField, field.apply(action) {
             if model.focus == .filter { model.list.applyFilter() }
+            switch action {
+            case .insert, .deleteBackward, .deleteForward, .clearField:
+                if model.focus == .password { form.passwordEdited = true }
+                if model.focus == .oneTimeSeed { form.seedEdited = true }
+            default: break
+            }
+            if let note = TextFieldState.droppedNote(field.takeDroppedLineBreaks()) { form.message = note }
             return .stay
         }
         switch action {
@@ -78,6 +94,22 @@ final class MainScreen {
             model.focus = .service
         case .copySelected:
             copySelected()
+        case .copyUserID:
+            copyUserID()
+        case .copyOneTimeCode:
+            copyOneTimeCode()
+        case .editSelected:
+            openSelected()
+            if form.openedKey != nil {
+                model.focus = .service
+                form.message = .info("Editing \(form.openedKey!.described): Tab through the fields, then Save")
+            }
+        case .refreshSelected:
+            refreshSelected()
+        case .generatePassword:
+            generatePassword()
+        case .cycleKind(let step):
+            cycleKind(step)
         case .deleteSelected:
             return askDeleteSelected()
         case .lock:
@@ -89,7 +121,7 @@ final class MainScreen {
         case .quit:
             return .quit
         case .save:
-            save()
+            return save()
         case .retrieve:
             retrieve()
         case .delete:
@@ -110,7 +142,16 @@ final class MainScreen {
         case .service: model.focus = .userID
         case .userID: model.focus = .password
         case .password: model.focus = .saveButton
-        case .saveButton: save()
+        case .saveButton: return save()
+        case .kind: cycleKind(1)
+        case .label: model.focus = .url
+        case .url: model.focus = .notes
+        case .notes: model.form.notes.insert("\n")
+        case .oneTimeSeed: model.focus = .generator
+        case .generator: model.focus = .fieldName
+        case .fieldName: model.focus = .fieldValue
+        case .fieldValue: model.focus = .fieldHidden
+        case .fieldHidden: model.form.fieldHidden.toggle()
         case .retrieveButton: retrieve()
         case .deleteButton: return askDeleteFromForm()
         }

@@ -13,6 +13,7 @@ extension MainScreen {
         switch purpose {
         case .deleteItem(let key): deleteItem(key)
         case .logoutWipe(let service, _): logoutWipe(service: service)
+        case .saveEmptySecret: save(allowEmptySecret: true)
         }
     }
 

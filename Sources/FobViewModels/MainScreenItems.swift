@@ -5,32 +5,7 @@ import FobClipboard
 /// the form, copying its secret, and the clipboard's reports.
 extension MainScreen {
     /// The item the form's Service and User ID name.
-    private var formKey: ItemKey { ItemKey(service: model.form.service.text, account: model.form.userID.text) }
-
-    /// Save: adds the item or replaces its password, then selects it.
-    func save() {
-        let form = model.form
-        guard !form.userID.isEmpty else {
-            form.message = .warning("User ID cannot be empty")
-            model.focus = .userID
-            return
-        }
-        let key = formKey
-        let outcome: Vault.SaveOutcome
-        do {
-            outcome = try store.save(service: key.service, account: key.account, secret: form.password.secret())
-        } catch {
-            form.message = .error(error.description)
-            return
-        }
-        form.password.clear()
-        switch outcome {
-        case .added: form.message = .success("Saved (new item)")
-        case .updated: form.message = .success("Saved (replaced the password of \(key.described))")
-        }
-        reloadItems()
-        model.list.select(key)
-    }
+    var formKey: ItemKey { ItemKey(service: model.form.service.text, account: model.form.userID.text) }
 
     /// Retrieve: fills Retrieved ID and Retrieved Password (masked).
     func retrieve() {
@@ -48,26 +23,6 @@ extension MainScreen {
         } catch {
             form.message = .error(error.description)
         }
-    }
-
-    /// Enter on the list: the selected item's names and retrieved values in
-    /// the form, focus on Password.
-    func openSelected() {
-        let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
-        form.wipe()
-        form.service.setText(row.service)
-        form.userID.setText(row.account)
-        do {
-            let item = try store.item(row.key)
-            form.retrievedKey = row.key
-            form.retrievedID = item.account
-            form.retrievedPassword = item.secret
-            form.message = .success("Retrieved")
-        } catch {
-            form.message = .error(error.description)
-        }
-        model.focus = .password
     }
 
     /// `c`: hands the selected secret to the clipboard helper; the outcome

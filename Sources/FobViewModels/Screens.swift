@@ -18,6 +18,8 @@ public struct ConfirmDialog: Sendable, Equatable {
         case deleteItem(ItemKey)
         /// Delete `count` token and OAuth items (of `service`, or all), then lock.
         case logoutWipe(service: String?, count: Int)
+        /// Save the form, replacing the opened item's non-empty secret with an empty one.
+        case saveEmptySecret
     }
     /// The dialog's title.
     public var title: String

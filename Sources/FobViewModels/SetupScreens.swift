@@ -9,7 +9,10 @@ extension CreateVaultModel {
     ///   - store: the store to create the vault in.
     ///   - kdfOverride: KDF costs to use instead of the chosen preset (tests).
     func handle(_ action: Action, store: any KeychainStore, kdfOverride: KDFParameters?) -> Transition {
-        if focusedField.apply(action) { return .stay }
+        if focusedField.apply(action) {
+            if let note = TextFieldState.droppedNote(focusedField.takeDroppedLineBreaks()) { message = note }
+            return .stay
+        }
         switch action {
         case .focusNext, .focusPrevious:
             focus = focus == .newPassword ? .confirm : .newPassword
@@ -46,7 +49,10 @@ extension CreateVaultModel {
 extension UnlockModel {
     /// Performs `action` on this screen, unlocking `store` on Enter.
     func handle(_ action: Action, store: any KeychainStore) -> Transition {
-        if password.apply(action) { return .stay }
+        if password.apply(action) {
+            if let note = TextFieldState.droppedNote(password.takeDroppedLineBreaks()) { message = note }
+            return .stay
+        }
         switch action {
         case .submit:
             guard !password.isEmpty else {

@@ -32,6 +32,11 @@ public final class TextFieldState {
     public let isSecure: Bool
     /// The most UTF-8 bytes the field accepts; more input is ignored.
     public let maxBytes: Int
+    /// Whether the field keeps line breaks (the Notes field); one-line fields drop them.
+    public let allowsLineBreaks: Bool
+    /// How many line breaks typed or pasted text held that this one-line
+    /// field dropped since ``takeDroppedLineBreaks()`` (so the screen can say so).
+    public private(set) var droppedLineBreaks = 0
     /// Whether a secure field currently shows its characters.
     public private(set) var isRevealed = false
     /// The cursor position, in characters from the start (0...``count``).
@@ -50,9 +55,11 @@ public final class TextFieldState {
     ///   - secure: whether the field holds a secret (masked, wiped).
     ///   - text: initial contents (for plain fields).
     ///   - maxBytes: the most UTF-8 bytes accepted; default 65,536.
-    public init(secure: Bool = false, text: String = "", maxBytes: Int = 65_536) {
+    ///   - allowsLineBreaks: keep `\n` (and `\r\n`, `\r` as `\n`) in the text.
+    public init(secure: Bool = false, text: String = "", maxBytes: Int = 65_536, allowsLineBreaks: Bool = false) {
         isSecure = secure
         self.maxBytes = maxBytes
+        self.allowsLineBreaks = allowsLineBreaks
         bytes.reserveCapacity(64)
         if !text.isEmpty { insert(text) }
     }
@@ -75,19 +82,38 @@ public final class TextFieldState {
 
     /// Inserts `string` at the cursor and moves the cursor after it.
     ///
-    /// Control characters (newlines, tabs, escapes) are dropped, so a pasted
-    /// line ending does not become part of a password. A combining mark
+    /// Control characters (tabs, escapes) are dropped, and so are line
+    /// breaks unless ``allowsLineBreaks`` (each counted in
+    /// ``droppedLineBreaks``), so a pasted line ending does not become part
+    /// of a password unnoticed. A combining mark
     /// typed after a character joins that character. Input beyond
     /// ``maxBytes`` is ignored.
     /// - Parameter string: typed or pasted text.
     public func insert(_ string: String) {
-        for character in string {
-            if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { continue }
+        for var character in string {
+            if character == "\n" || character == "\r\n" || character == "\r" {
+                guard allowsLineBreaks else { droppedLineBreaks += 1; continue }
+                character = "\n"
+            } else if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                continue
+            }
             var encoded = Array(String(character).utf8)
             defer { encoded.wipe() }
             guard bytes.count + encoded.count <= maxBytes else { return }
             insertCharacter(encoded)
         }
+    }
+
+    /// The count of dropped line breaks, reset to zero.
+    public func takeDroppedLineBreaks() -> Int {
+        defer { droppedLineBreaks = 0 }
+        return droppedLineBreaks
+    }
+
+    /// The warning that `count` line breaks were dropped from a one-line field, or `nil` for none.
+    static func droppedNote(_ count: Int) -> StatusLine? {
+        guard count > 0 else { return nil }
+        return .warning("Dropped \(count) line break\(count == 1 ? "" : "s"): this field holds one line")
     }
 
     /// Deletes the whole character before the cursor, if any.

@@ -173,7 +173,7 @@ import FobTestSupport
                 for option in command.options { #expect(result.stdoutText.contains(option.synopsis)) }
             }
         }
-        #expect(h.run(["get", "--help"], plain: true).stdoutText.hasPrefix("Usage: fob get SERVICE ACCOUNT [--raw] [--json]\n"))
+        #expect(h.run(["get", "--help"], plain: true).stdoutText.hasPrefix("Usage: fob get SERVICE ACCOUNT [--raw] [--json] [--field F]\n"))
     }
 
     @Test func helpWithAnUnknownCommandIsAUsageError() throws {

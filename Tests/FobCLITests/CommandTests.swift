@@ -350,7 +350,8 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(result.status == 0)
         #expect(result.stdout.last == 0x0A)
         let object = try #require(try json(result.stdout) as? [String: Any])
-        #expect(Set(object.keys) == ["service", "account", "kind", "label", "comment", "created", "modified", "secret"])
+        #expect(Set(object.keys) == ["service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
+                                     "created", "modified", "secret"])
         #expect(object["service"] as? String == "mail")
         #expect(object["account"] as? String == "ana")
         #expect(object["kind"] as? String == "password")
@@ -475,7 +476,8 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(!result.stdoutText.contains("secret-"))
         let array = try #require(try json(result.stdout) as? [[String: Any]])
         #expect(array.count == 1)
-        #expect(Set(array[0].keys) == ["service", "account", "kind", "label", "comment", "created", "modified"])
+        #expect(Set(array[0].keys) == ["service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
+                                        "created", "modified"])
         #expect(array[0]["service"] as? String == "api")
         #expect(array[0]["kind"] as? String == "token")
         #expect(array[0]["label"] is NSNull)

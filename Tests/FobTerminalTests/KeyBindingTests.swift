@@ -20,6 +20,7 @@ private func app(in context: KeyContext) -> AppModel {
     case .filter: app.send(.startFilter)
     case .field: app.send(.newItem)
     case .button: app.send(.focus(.saveButton))
+    case .choice: app.send(.focus(.kind))
     case .tooSmall, .list, .createVault, .unlock: break
     }
     return app
@@ -81,9 +82,10 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .confirm: "y yes  n/Esc no",
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
             .unlock: "Enter unlock  Ctrl-R reveal  Esc quit",
-            .list: "Up/Down j/k move  / filter  Enter open  c copy  n new  d delete  l lock  W logout  Tab form  ? help  q quit",
+            .list: "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit",
             .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
-            .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-U clear  Esc list",
+            .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  Esc list",
+            .choice: "Space/Left/Right change  Tab/S-Tab move  Esc list",
             .button: "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help",
         ]
         for (context, legend) in expected {
@@ -100,8 +102,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(KeyBindings.helpLines.map(\.key) == fromTable.map(\.keys))
         #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
-        #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "n", "c", "d", "l", "W",
-                                                     "Tab, Shift-Tab", "Ctrl-R", "Esc", "?", "q"])
+        #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
+                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Esc", "?", "q"])
         #expect(KeyBindings.helpLines.first { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }
 

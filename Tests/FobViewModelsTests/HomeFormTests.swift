@@ -175,10 +175,11 @@ import Testing
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
         let h = try Harness.unlocked()
         var seen: [MainFocus] = []
-        for _ in 0..<7 { h.send(.focusNext); seen.append(h.main.focus) }
-        #expect(seen == [.service, .userID, .password, .saveButton, .retrieveButton, .deleteButton, .list])
+        for _ in 0..<16 { h.send(.focusNext); seen.append(h.main.focus) }
+        #expect(seen == [.service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
+                         .kind, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue, .fieldHidden, .list])
         h.send(.focusPrevious)
-        #expect(h.main.focus == .deleteButton)
+        #expect(h.main.focus == .fieldHidden)
         h.send(.cancel)
         #expect(h.main.focus == .list)
     }

@@ -1,10 +1,17 @@
+import Foundation
 import FobStore
 
-/// Options shared by `add` and `save`.
+/// Options shared by `add`, `save` and `update`.
 private let itemAttributeOptions: [OptionSpec] = [
-    .value("--label", "T", help: "a label (kSecAttrLabel)"),
+    .value("--label", "T", help: "a label (kSecAttrLabel; empty removes it)"),
     .value("--kind", "K", choices: ItemKind.allCases.map(\.rawValue), help: "password (default for a new item), token, oauth or note"),
-    .value("--comment", "C", help: "a comment (kSecAttrComment)"),
+    .value("--comment", "C", help: "one-line notes (kSecAttrComment; empty removes them)"),
+    .value("--url", "URL", help: "the web address (empty removes it)"),
+    .value("--notes-file", "PATH", help: "notes from a UTF-8 file (an empty file removes them)"),
+    .value("--field", "NAME=VALUE", help: "set a visible custom field (repeatable)"),
+    .value("--hidden-field", "NAME", help: "set a hidden field, its value read as below (repeatable)"),
+    .value("--rm-field", "NAME", help: "remove the custom fields called NAME (repeatable)"),
+    .value("--accessible", "WHEN", choices: ["when-unlocked", "after-first-unlock"], help: "when-unlocked (default) or after-first-unlock"),
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]
 
@@ -12,6 +19,12 @@ private let secretDiscussion = """
     The secret is all of standard input, with one trailing \\n (or \\r\\n) dropped
     unless --raw; on a terminal it is asked twice with a masked prompt. It is
     never taken from the command line.
+
+    Each --hidden-field value comes first, one line of standard input each
+    in the order given (a masked prompt, twice, on a terminal); the secret
+    is the rest. Hidden values never come from the command line. A field
+    replaces the first field of its name or is added; names user, url,
+    notes and totp are kept for 'fob get --field'.
     """
 
 extension Invocation {
@@ -38,9 +51,79 @@ extension Invocation {
         arguments.value("--label").map { $0.isEmpty ? nil : $0 }
     }
 
-    /// `--comment C` (an empty C removes the comment), or `nil` when not given.
-    fileprivate var commentChange: String?? {
-        arguments.value("--comment").map { $0.isEmpty ? nil : $0 }
+    /// `--comment C` or `--notes-file PATH` (empty removes the notes), or `nil` when neither is given.
+    /// - Throws: ``UsageError`` for both at once, a file that cannot be read, or notes that are not text.
+    fileprivate func notesChange() throws(UsageError) -> String?? {
+        let comment = arguments.value("--comment")
+        guard let path = arguments.value("--notes-file") else { return comment.map { $0.isEmpty ? nil : $0 } }
+        guard comment == nil else { throw UsageError("--comment and --notes-file cannot be used together", command: command) }
+        guard path != "-" else { throw UsageError("--notes-file wants a file; standard input holds the secret", command: command) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw UsageError("cannot read the notes file '\(path)'", command: command)
+        }
+        defer { try? handle.close() }
+        let bytes: Data
+        do { bytes = try handle.read(upToCount: Item.maxNotesBytes + 3) ?? Data() } catch {
+            throw UsageError("cannot read the notes file '\(path)'", command: command)
+        }
+        do { return .some(try ItemFieldInput.notes(Array(bytes))) } catch { throw UsageError(error.description, command: command) }
+    }
+
+    /// The `--accessible` value, if given.
+    /// - Throws: ``UsageError`` for anything but `when-unlocked` and `after-first-unlock`.
+    fileprivate func accessible() throws(UsageError) -> Accessibility? {
+        guard let text = arguments.value("--accessible") else { return nil }
+        switch text {
+        case "when-unlocked": return .whenUnlocked
+        case "after-first-unlock": return .afterFirstUnlock
+        default: throw UsageError("--accessible wants when-unlocked or after-first-unlock, not '\(text)'", command: command)
+        }
+    }
+
+    /// `--url URL` (empty removes it), or `nil` when not given.
+    fileprivate var urlChange: String?? {
+        arguments.value("--url").map { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether any option that changes custom fields was given.
+    fileprivate var changesFields: Bool {
+        !(arguments.allValues("--field").isEmpty && arguments.allValues("--hidden-field").isEmpty
+          && arguments.allValues("--rm-field").isEmpty)
+    }
+
+    /// The visible fields of `--field` and the names of `--hidden-field`,
+    /// checked before anything is read or asked.
+    /// - Throws: ``UsageError`` naming the bad field.
+    fileprivate func fieldArguments() throws(UsageError) -> (visible: [CustomField], hiddenNames: [String]) {
+        do {
+            var visible: [CustomField] = []
+            for argument in arguments.allValues("--field") { visible.append(try ItemFieldInput.visibleField(argument)) }
+            var hidden: [String] = []
+            for name in arguments.allValues("--hidden-field") { hidden.append(try ItemFieldInput.name(name)) }
+            for name in arguments.allValues("--rm-field") { _ = try ItemFieldInput.name(name) }
+            return (visible, hidden)
+        } catch {
+            throw UsageError(error.description, command: command)
+        }
+    }
+
+    /// Reads each hidden field's value (before the secret), in order.
+    fileprivate func hiddenFields(_ names: [String]) throws -> [CustomField] {
+        try names.map { name in
+            let value = try readSecretLine(prompt: "Value of hidden field \"\(displaySafe(name))\": ",
+                                           maxBytes: Item.maxFieldValueBytes, what: "the value of field '\(displaySafe(name))'")
+            do throws(FieldInputError) {
+                return CustomField(name: name, value: try ItemFieldInput.value(value, name: name), isHidden: true)
+            } catch {
+                throw UsageError(error.description, command: command)
+            }
+        }
+    }
+
+    /// The item's custom fields after this command's field options, or `nil` when none was given.
+    fileprivate func fields(existing: [CustomField], visible: [CustomField], hidden: [CustomField]) -> [CustomField]? {
+        guard changesFields else { return nil }
+        return ItemFieldInput.merged(existing, setting: visible + hidden, removing: arguments.allValues("--rm-field"))
     }
 }
 
@@ -54,6 +137,9 @@ enum AddCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind() ?? .password
+        let accessible = try invocation.accessible() ?? .whenUnlocked
+        let notes = try invocation.notesChange() ?? nil
+        let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
         let vault = try invocation.unlockedVault()
         defer { vault.lock() }
@@ -63,10 +149,12 @@ enum AddCommand: FobCommand {
                 throw KeychainError.duplicateItem(invocation.keyDescription)
             }
         }
+        let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
-        let comment = invocation.commentChange ?? nil
-        try vault.add(Item(service: service, account: account, label: label, comment: comment, kind: kind, secret: secret))
+        let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
+        try vault.add(Item(service: service, account: account, label: label, comment: notes, kind: kind,
+                           accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields, secret: secret))
         return 0
     }
 }
@@ -86,11 +174,21 @@ enum SaveCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
+        let accessible = try invocation.accessible()
+        let notes = try invocation.notesChange()
+        let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
         let vault = try invocation.unlockedVault()
         defer { vault.lock() }
+        let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let changes = ItemChanges(label: invocation.labelChange, comment: invocation.commentChange, kind: kind)
+        var fields: [CustomField]?
+        if invocation.changesFields {
+            let existing = (try? vault.item(service: service, account: account))?.customFields ?? []
+            fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
+        }
+        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+                                  url: invocation.urlChange, customFields: fields)
         try vault.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
     }
@@ -104,18 +202,29 @@ enum GetCommand: FobCommand {
     static let options: [OptionSpec] = [
         .flag("--raw", help: "print exactly the stored bytes, without a newline"),
         .flag("--json", help: "print one JSON object: the attributes and secret (or secretBase64)"),
+        .value("--field", "F", help: "print one field: user, url, notes, totp (the code) or a custom field"),
     ]
+    static let discussion = """
+        With --field a missing field is exit 44 (errSecItemNotFound).
+        """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let raw = invocation.arguments.flag("--raw")
         let json = invocation.arguments.flag("--json")
+        let field = invocation.arguments.value("--field")
         if raw && json { throw UsageError("--raw and --json cannot be used together", command: name) }
+        if field != nil && json { throw UsageError("--field and --json cannot be used together", command: name) }
         let (service, account) = invocation.key
         let vault = try invocation.unlockedVault()
         let item = try vault.item(service: service, account: account)
         vault.lock()
         let out = invocation.standardOutput
-        if json {
+        if let field {
+            var value = try ItemFieldOutput.value(of: field, in: item, now: Date())
+            if !raw { value.append(0x0A) }
+            out.write(value)
+            value.wipe()
+        } else if json {
             var bytes = ItemJSON.object(item, includeSecret: true)
             bytes.append(0x0A)
             out.write(bytes)
@@ -131,23 +240,28 @@ enum GetCommand: FobCommand {
 /// `fob update SERVICE ACCOUNT`: replaces the secret; exit 44 when missing.
 enum UpdateCommand: FobCommand {
     static let name = "update"
-    static let summary = "replace an item's secret from standard input; exit 44 if missing"
+    static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options: [OptionSpec] = [
-        .value("--label", "T", help: "also set the label (an empty T removes it)"),
-        .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
-    ]
+    static let options = itemAttributeOptions
     static let discussion = secretDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
+        let kind = try invocation.kind()
+        let accessible = try invocation.accessible()
+        let notes = try invocation.notesChange()
+        let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
         let vault = try invocation.unlockedVault()
         defer { vault.lock() }
         // Fail before reading a secret that has nowhere to go.
-        _ = try vault.item(service: service, account: account)
+        let existing = try vault.item(service: service, account: account)
+        let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        try vault.update(matching: .key(service: service, account: account),
-                         with: ItemChanges(label: invocation.labelChange, secret: secret))
+        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+                                  url: invocation.urlChange,
+                                  customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
+                                  secret: secret)
+        try vault.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
 }

@@ -1,0 +1,76 @@
+import FobTokens
+
+/// Why a generator setting in the form's Generator field was refused.
+public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A word that is neither a number, `words`, a class set nor `exclude=…`.
+    case unknownWord(String)
+    /// A second number.
+    case twoNumbers
+    /// A length or word count out of range.
+    case outOfRange(Int)
+    /// Character settings together with `words`.
+    case classesWithWords
+
+    public var description: String {
+        switch self {
+        case .unknownWord(let word): return "'\(word)' is not a setting (try: 20 luds exclude=O0Il1, or 6 words)"
+        case .twoNumbers: return "give one number: the length, or with 'words' the word count"
+        case .outOfRange(let n): return "\(n) is out of range (characters 1 to 4096, words 1 to 64)"
+        case .classesWithWords: return "classes and exclude= are for characters, not with 'words'"
+        }
+    }
+}
+
+/// The Generator field's settings: what Ctrl-G makes.
+///
+/// Words separated by spaces, in any order: a number (the length, or the
+/// word count with `words`); a set of class letters, `l` lower, `u` upper,
+/// `d` digits, `s` symbols (each used at least once); `exclude=CHARS`
+/// (characters never used, taken literally); `words` for an EFF-wordlist
+/// passphrase. Examples: `20 luds` (the default), `32 lud exclude=O0Il1`,
+/// `6 words`. A pure function from text to a policy (a fuzz target calls it).
+public enum GeneratorSpec {
+    /// The field's initial text: 20 characters of all four classes.
+    public static let defaultText = "20 luds"
+
+    /// Parses the settings.
+    /// - Throws: ``GeneratorSpecError``.
+    public static func parse(_ text: String) throws(GeneratorSpecError) -> PasswordPolicy {
+        var number: Int?
+        var classes: Set<CharacterClass>?
+        var excluded: String?
+        var words = false
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) {
+            if word == "words" || word == "word" {
+                words = true
+            } else if word.hasPrefix("exclude=") {
+                excluded = (excluded ?? "") + word.dropFirst("exclude=".count)
+            } else if !word.isEmpty, word.utf8.count <= 5, word.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                guard number == nil else { throw .twoNumbers }
+                number = Int(word)
+            } else if !word.isEmpty, word.allSatisfy({ "luds".contains($0) }) {
+                var set = classes ?? []
+                for letter in word {
+                    switch letter {
+                    case "l": set.insert(.lower)
+                    case "u": set.insert(.upper)
+                    case "d": set.insert(.digits)
+                    default: set.insert(.symbols)
+                    }
+                }
+                classes = set
+            } else {
+                throw .unknownWord(word)
+            }
+        }
+        if words {
+            guard classes == nil, excluded == nil else { throw .classesWithWords }
+            let count = number ?? PasswordPolicy.defaultWords
+            guard PasswordPolicy.wordRange.contains(count) else { throw .outOfRange(count) }
+            return .passphrase(words: count)
+        }
+        let length = number ?? PasswordPolicy.defaultLength
+        guard PasswordPolicy.lengthRange.contains(length) else { throw .outOfRange(length) }
+        return PasswordPolicy(length: length, classes: classes ?? Set(CharacterClass.allCases), excluded: excluded ?? "")
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import FobStore
+import FobSessions
+import FobTokens
+
+/// Opening an item with every attribute, saving (adding, updating or
+/// renaming) it, and the list's other item keys: `u`, `o`, `r`, and Ctrl-G
+/// in a password field.
+extension MainScreen {
+    /// Enter (or `e`) on the list: the selected item in the form with every
+    /// attribute, its secret in Retrieved Password; the Password field stays
+    /// empty and Save keeps the stored secret unless the field is edited.
+    func openSelected() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        form.wipe()
+        form.service.setText(row.service)
+        form.userID.setText(row.account)
+        do {
+            let item = try store.item(row.key)
+            form.retrievedKey = row.key
+            form.retrievedID = item.account
+            form.retrievedPassword = item.secret
+            form.openedKey = row.key
+            form.openedHasSecret = (item.secret?.count ?? 0) > 0
+            form.kind = item.kind
+            form.label.setText(item.label ?? "")
+            form.url.setText(item.url ?? "")
+            form.notes.setText(item.notes ?? "")
+            form.openedHasSeed = item.oneTimePassword != nil
+            form.oneTimePassword = item.oneTimePassword.flatMap(MainScreen.generator(from:))
+            form.customFields = item.customFields
+            form.tokenDetails = item.kind.isSessionToken ? TokenDetails(item: item) : nil
+            form.message = .success("Retrieved")
+        } catch {
+            form.message = .error(error.description)
+        }
+        model.focus = .password
+    }
+
+    /// The generator of a stored seed, or `nil` when it cannot be read.
+    static func generator(from seed: SecretBytes) -> OneTimePassword? {
+        var bytes = seed.unsafeArray
+        defer { bytes.wipe() }
+        return try? OneTimePassword(parsing: bytes)
+    }
+
+    /// Save: a new item is added (or an existing one of that name replaced,
+    /// as the seeds' Save does); an opened item is updated in one
+    /// transaction, renamed when Service or User ID changed (keeping its
+    /// creation date; never onto an existing item), its secret kept unless
+    /// the Password field was edited. Emptying a non-empty secret asks first.
+    @discardableResult
+    func save(allowEmptySecret: Bool = false) -> Transition {
+        let form = model.form
+        guard !form.userID.isEmpty else {
+            form.message = .warning("User ID cannot be empty")
+            model.focus = .userID
+            return .stay
+        }
+        let key = formKey
+        var changes = ItemChanges(label: .some(form.label.isEmpty ? nil : form.label.text),
+                                  comment: .some(form.notes.isEmpty ? nil : form.notes.text), kind: form.kind,
+                                  url: .some(form.url.isEmpty ? nil : form.url.text))
+        if form.seedEdited || form.openedKey == nil {
+            if form.oneTimeSeed.isEmpty {
+                if form.openedHasSeed || form.openedKey == nil { changes.oneTimePassword = .some(nil) }
+            } else {
+                let seed = form.oneTimeSeed.secret()
+                guard MainScreen.generator(from: seed)?.period != nil else {
+                    form.message = .warning("One-time seed: not an otpauth://totp/ URI or base32 secret; nothing saved")
+                    model.focus = .oneTimeSeed
+                    return .stay
+                }
+                changes.oneTimePassword = .some(seed)
+            }
+        }
+        if !form.fieldName.isEmpty {
+            let name = form.fieldName.text
+            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                form.message = .warning("Field name: no control characters; nothing saved")
+                model.focus = .fieldName
+                return .stay
+            }
+            var fields = form.customFields
+            let index = fields.firstIndex { $0.name == name }
+            if form.fieldValue.isEmpty {
+                fields.removeAll { $0.name == name }
+            } else if let index {
+                fields[index] = CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden)
+            } else {
+                guard fields.count < Item.maxCustomFields else {
+                    form.message = .warning("An item holds at most \(Item.maxCustomFields) fields; nothing saved")
+                    return .stay
+                }
+                fields.append(CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden))
+            }
+            changes.customFields = fields
+        }
+        guard let opened = form.openedKey else { return saveNew(key, changes) }
+        if form.passwordEdited {
+            if form.password.isEmpty && form.openedHasSecret && !allowEmptySecret {
+                return .show(.confirm(ConfirmDialog(
+                    title: "Empty password",
+                    message: "Replace the password of \(opened.described) with an empty one? (y/n)",
+                    purpose: .saveEmptySecret)))
+            }
+            changes.secret = form.password.secret()
+        }
+        let renamed = key.service != opened.service || key.account != opened.account
+        if renamed {
+            changes.service = key.service
+            changes.account = key.account
+            if (try? store.items(matching: ItemKey(itemClass: opened.itemClass, accessGroup: opened.accessGroup,
+                                                    service: key.service, account: key.account).query,
+                                 withSecrets: false)) != nil {
+                form.message = .warning("An item for \(key.described) exists already; nothing changed")
+                return .stay
+            }
+        }
+        do {
+            _ = try store.update(matching: opened.query, with: changes)
+        } catch .duplicateItem {
+            form.message = .warning("An item for \(key.described) exists already; nothing changed")
+            return .stay
+        } catch {
+            form.message = .error(error.description)
+            return .stay
+        }
+        let newKey = ItemKey(itemClass: opened.itemClass, accessGroup: opened.accessGroup,
+                             service: key.service, account: key.account)
+        reloadItems()
+        model.list.select(newKey)
+        reopen(newKey)
+        if renamed {
+            form.message = .success("Saved (renamed from \(opened.described))")
+        } else if changes.secret != nil {
+            form.message = .success("Saved (replaced the password of \(newKey.described))")
+        } else {
+            form.message = .success("Saved (\(newKey.described); password kept)")
+        }
+        return .stay
+    }
+
+    private func saveNew(_ key: ItemKey, _ changes: ItemChanges) -> Transition {
+        let form = model.form
+        let outcome: Vault.SaveOutcome
+        do {
+            outcome = try store.save(service: key.service, account: key.account, secret: form.password.secret(), attributes: changes)
+        } catch {
+            form.message = .error(error.description)
+            return .stay
+        }
+        reloadItems()
+        model.list.select(key)
+        reopen(key)
+        switch outcome {
+        case .added: form.message = .success("Saved (new item)")
+        case .updated: form.message = .success("Saved (replaced the password of \(key.described))")
+        }
+        return .stay
+    }
+
+    /// After a save: the form shows the stored item again, focus kept.
+    private func reopen(_ key: ItemKey) {
+        let focus = model.focus
+        model.list.select(key)
+        if model.list.selectedRow?.key == key { openSelected() }
+        model.focus = focus
+    }
+
+    /// The Kind field: the next or previous kind; on Field hidden, hidden or visible.
+    func cycleKind(_ step: Int) {
+        if model.focus == .fieldHidden {
+            model.form.fieldHidden.toggle()
+            return
+        }
+        let kinds = ItemKind.allCases
+        let index = kinds.firstIndex(of: model.form.kind) ?? 0
+        model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
+    }
+
+    /// Ctrl-G: fills the Password field with a password made as the
+    /// Generator field says (``GeneratorSpec``), from the Password or the Generator field.
+    func generatePassword() {
+        let form = model.form
+        guard model.focus == .password || model.focus == .generator else {
+            form.message = .warning("Ctrl-G fills the Password field: Tab to it first")
+            return
+        }
+        let policy: PasswordPolicy
+        do { policy = try GeneratorSpec.parse(form.generator.text) } catch {
+            form.message = .warning("Generator: \(error.description)")
+            model.focus = .generator
+            return
+        }
+        var bytes: [UInt8]
+        do { bytes = try PasswordGenerator.generate(policy) } catch {
+            form.message = .error("Cannot generate: \(error.description)")
+            return
+        }
+        defer { bytes.wipe() }
+        form.password.clear()
+        form.password.insert(String(decoding: bytes, as: UTF8.self))
+        form.passwordEdited = true
+        let what = policy.kind == .words ? "\(policy.words) words" : "\(policy.length) characters"
+        form.message = .success("Generated a password (\(what)); Ctrl-R shows it")
+    }
+
+    /// `u`: copies the selected item's user ID.
+    func copyUserID() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        form.message = .info("Copying the user ID of \(row.key.described)…")
+        clipboard.copy(SecretBytes(utf8: row.account))
+    }
+
+    /// `o`: copies the selected item's one-time code as of now.
+    func copyOneTimeCode() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        do {
+            let item = try store.item(row.key)
+            guard let seed = item.oneTimePassword else {
+                form.message = .warning("\(row.key.described) has no one-time seed")
+                return
+            }
+            guard let otp = MainScreen.generator(from: seed) else {
+                form.message = .error("The one-time seed of \(row.key.described) cannot be read")
+                return
+            }
+            form.message = .info("Copying the one-time code of \(row.key.described)…")
+            clipboard.copy(SecretBytes(utf8: otp.code(at: clock.now)))
+        } catch {
+            form.message = .error(error.description)
+        }
+    }
+
+    /// `r`: refreshes the selected OAuth item's access token at its provider.
+    func refreshSelected() {
+        let form = model.form
+        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard row.kind == .oauth else {
+            form.message = .warning("r refreshes OAuth items; \(row.key.described) is a \(row.kind.rawValue)")
+            return
+        }
+        let clock = self.clock
+        let session = OAuthSession(store: store, service: row.service, account: row.account, transport: transport,
+                                   now: { clock.now })
+        do {
+            _ = try session.refresh(force: true)
+            form.message = .success("Refreshed \(row.key.described)")
+        } catch {
+            form.message = .error("Refresh failed: \(error)")
+        }
+        reloadItems()
+        if form.openedKey == row.key { reopen(row.key) }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import FobStore
+import FobTestSupport
+
+/// The whole item in the terminal UI, driven through the built `fob` in tmux:
+/// a token saved from the form goes with `W`, `o` copies the code oathtool
+/// computes, Ctrl-G fills the Password field, Save keeps an opened secret.
+@Suite(.serialized) struct TerminalUIItemTests {
+    static let password = "correct horse battery"
+    static let seed = "otpauth://totp/Example:ana?secret=JBSWY3DPEHPK3PXP&issuer=Example"
+
+    let directory = TemporaryDirectory(prefix: "fob-tui-item")
+    var vaultURL: URL { directory.file("vault.db") }
+
+    private func makeVault(_ items: [Item]) throws {
+        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
+        for item in items { try vault.add(item) }
+        vault.lock()
+    }
+
+    private func open() throws -> Vault {
+        let vault = try Vault(url: vaultURL)
+        try vault.unlock(password: .text(Self.password))
+        return vault
+    }
+
+    private func start(clipboard: String = "none") throws -> TmuxSession {
+        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", clipboard]
+        let tmux = try TmuxSession(width: 120, height: 40, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
+        try tmux.waitFor("Master password")
+        try tmux.type(Self.password)
+        try tmux.press("Enter")
+        try tmux.waitFor("Items ")
+        return tmux
+    }
+
+    private func oathtool() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
+        process.arguments = ["--totp", "-b", "JBSWY3DPEHPK3PXP"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aTokenSavedFromTheFormIsRemovedByW() throws {
+        try makeVault([])
+        let tmux = try start()
+        try tmux.type("n")
+        try tmux.waitFor("New item")
+        try tmux.type("api")
+        try tmux.press("Tab")
+        try tmux.type("ci")
+        try tmux.press("Tab")
+        try tmux.type("tok-123")
+        // Tab past Password and the three buttons to Kind; Space chooses token.
+        for _ in 0..<4 { try tmux.press("Tab") }
+        try tmux.waitFor("Space/Left/Right change")
+        try tmux.type(" ")
+        try tmux.waitFor("< token >")
+        // Back to Save (Shift-Tab three times past Delete and Retrieve).
+        for _ in 0..<3 { try tmux.press("BTab") }
+        try tmux.press("Enter")
+        try tmux.waitFor("Saved (new item)")
+        #expect(try open().item(service: "api", account: "ci").kind == .token)
+        try tmux.press("Escape")
+        try tmux.waitFor("Up/Down j/k move")
+        try tmux.type("W")
+        try tmux.waitFor("Delete 1 token/OAuth item")
+        try tmux.type("y")
+        try tmux.waitFor("Master password")
+        #expect(throws: KeychainError.self) { try open().item(service: "api", account: "ci") }
+    }
+
+    @Test func oCopiesTheCodeOathtoolComputes() throws {
+        var seeded = Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "pw"))
+        seeded.oneTimePassword = SecretBytes(utf8: Self.seed)
+        try makeVault([seeded])
+        let tmux = try start(clipboard: "tmux")
+        let before = try oathtool()
+        try tmux.type("o")
+        try tmux.waitFor("Copied to the clipboard")
+        let after = try oathtool()
+        let copied = try tmux.run(["show-buffer", "-b", "fob"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(copied == before || copied == after, "\(copied) vs \(before)/\(after)")
+        // Enter shows the code masked with the seconds left; Ctrl-R reveals it.
+        try tmux.press("Enter")
+        var screen = try tmux.waitFor("s left")
+        #expect(screen.contains("One-time code"))
+        #expect(!screen.contains(before) || before == after)
+        try tmux.press("C-r")
+        screen = try tmux.waitUntil(timeout: 10, "the code revealed") { screen in
+            let code = (try? oathtool()) ?? ""
+            return screen.contains(code + "  ")
+        }
+        #expect(screen.contains("s left"))
+    }
+
+    @Test func ctrlGFillsThePasswordAndEnterTabSaveKeepsTheSecret() throws {
+        try makeVault([Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "hunter2"))])
+        let tmux = try start()
+        // Enter on the item, Tab to Save, Enter: the secret stays (issue 13 #2).
+        try tmux.press("Enter")
+        try tmux.waitFor("Retrieved")
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        try tmux.waitFor("password kept")
+        #expect(try open().item(service: "mail", account: "ana").secret == SecretBytes(utf8: "hunter2"))
+        // Ctrl-G in the Password field fills it (20 characters by default).
+        try tmux.press("BTab")
+        try tmux.press("C-g")
+        let screen = try tmux.waitFor("Generated a password (20")
+        #expect(screen.contains(String(repeating: "•", count: 20)))
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        try tmux.waitFor("Saved (replaced the password")
+        let stored = try #require(try open().item(service: "mail", account: "ana").secret)
+        #expect(stored.count == 20)
+        #expect(stored != SecretBytes(utf8: "hunter2"))
+    }
+}
