@@ -58,6 +58,16 @@ private func fixturePath(_ name: String) -> String {
         #expect(!result.stderrText.contains("wrong password"))
     }
 
+    @Test func usageErrors() throws {
+        let v = try ProcessTestVault()
+        #expect(try v.run(["import", "lastpass-csv", "x"]).status == 2)
+        #expect(try v.run(["import", "chrome-csv", "x", "--on-duplicate", "merge"]).status == 2)
+        #expect(try v.run(["import", "chrome-csv", "x", "--encoding", "klingon"]).status == 2)
+        #expect(try v.run(["import", "fob-json", "x", "--encoding", "latin1"]).status == 2)
+        #expect(try v.run(["import", "chrome-csv", "x", "--source-password-file", v.passwordFile]).status == 2)
+        #expect(try v.run(["export", "--format", "xml"]).status == 2)
+    }
+
     @Test func nothingImportableExitsNonZero() throws {
         let v = try ProcessTestVault()
         let file = v.directory.file("empty.csv")

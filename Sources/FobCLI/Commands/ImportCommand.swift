@@ -45,6 +45,10 @@ enum ImportCommand: FobCommand {
             throw UsageError("unknown encoding \"\(displaySafe(encoding))\"; known: "
                              + TextDecoding.encodings.keys.sorted().joined(separator: ", "), command: name)
         }
+        if encoding != nil, [.pass, .fobVault, .fobJSON, .keepassxcXML].contains(format) {
+            throw UsageError("--encoding is for the CSV formats and bitwarden-json (XML names its own encoding; fob-json is UTF-8)",
+                             command: name)
+        }
         if invocation.arguments.value("--source-password-file") != nil, format != .fobVault {
             throw UsageError("--source-password-file is for fob-vault only", command: name)
         }
