@@ -332,3 +332,16 @@ import Testing
         #expect(after.customFields.map(\.name) == ["pin", "q"])
     }
 }
+
+/// Random text never crashes the Generator field's parser.
+@Suite struct GeneratorSpecRobustnessTests {
+    @Test func randomTextGivesAPolicyOrATypedError() {
+        let alphabet = Array("0123456789 ludswordexclude=\t\u{0}é".unicodeScalars)
+        for _ in 0..<2_000 {
+            let text = String(String.UnicodeScalarView((0..<Int.random(in: 0...24)).map { _ in alphabet.randomElement()! }))
+            if let policy = try? GeneratorSpec.parse(text) {
+                #expect(PasswordPolicy.lengthRange.contains(policy.length) && PasswordPolicy.wordRange.contains(policy.words))
+            }
+        }
+    }
+}
