@@ -59,12 +59,25 @@ extension MainScreen {
             return .stay
         }
         let key = formKey
-        var changes = ItemChanges(label: .some(form.label.isEmpty ? nil : form.label.text),
-                                  comment: .some(form.notes.isEmpty ? nil : form.notes.text), kind: form.kind,
-                                  url: .some(form.url.isEmpty ? nil : form.url.text))
-        if form.seedEdited || form.openedKey == nil {
+        let opened = form.openedKey != nil
+        var changes = ItemChanges()
+        if opened {
+            // The form shows every attribute of the opened item: what it holds is the item.
+            changes.label = .some(form.label.isEmpty ? nil : form.label.text)
+            changes.comment = .some(form.notes.isEmpty ? nil : form.notes.text)
+            changes.url = .some(form.url.isEmpty ? nil : form.url.text)
+            changes.kind = form.kind
+        } else {
+            // Not opened: the seeds' Save may land on an existing item; only
+            // what was filled in changes, the rest of that item is kept.
+            if !form.label.isEmpty { changes.label = .some(form.label.text) }
+            if !form.notes.isEmpty { changes.comment = .some(form.notes.text) }
+            if !form.url.isEmpty { changes.url = .some(form.url.text) }
+            if form.kind != .password { changes.kind = form.kind }
+        }
+        if form.seedEdited || !opened {
             if form.oneTimeSeed.isEmpty {
-                if form.openedHasSeed || form.openedKey == nil { changes.oneTimePassword = .some(nil) }
+                if form.openedHasSeed { changes.oneTimePassword = .some(nil) }
             } else {
                 let seed = form.oneTimeSeed.secret()
                 guard MainScreen.generator(from: seed)?.period != nil else {
@@ -82,7 +95,7 @@ extension MainScreen {
                 model.focus = .fieldName
                 return .stay
             }
-            var fields = form.customFields
+            var fields = opened ? form.customFields : ((try? store.item(key))?.customFields ?? [])
             let index = fields.firstIndex { $0.name == name }
             if form.fieldValue.isEmpty {
                 fields.removeAll { $0.name == name }

@@ -53,3 +53,22 @@ import FobStore
         #expect(h.run(["get", "mail", "ana"]).status == 44)
     }
 }
+
+/// Random bytes never crash the new parsers: each returns a value or its typed error.
+@Suite struct FieldInputRobustnessTests {
+    @Test func randomInputGivesAValueOrATypedError() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("=:/?&%# \n\r\t\u{0}\u{1B}aZ09é🔑".unicodeScalars)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = String(String.UnicodeScalarView((0..<count).map { _ in alphabet.randomElement(using: &generator)! }))
+            _ = try? ItemFieldInput.notes(bytes)
+            _ = try? ItemFieldInput.visibleField(text)
+            _ = try? ItemFieldInput.name(text)
+            _ = try? ItemFieldInput.value(SecretBytes(bytes), name: "f")
+            _ = try? OneTimeSeed.normalized(SecretBytes(bytes), account: text)
+            _ = try? OneTimeSeed.normalized(SecretBytes(utf8: "otpauth://totp/" + text), account: "a")
+        }
+    }
+}

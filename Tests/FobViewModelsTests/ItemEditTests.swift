@@ -311,3 +311,37 @@ import Testing
         #expect(throws: KeychainError.self) { _ = try check.item(service: "mail", account: "ana") }
     }
 }
+
+/// The seeds' Save on an existing item that was not opened changes only what was filled in.
+@Suite struct UnopenedSaveTests {
+    @Test func savingByNameKeepsTheOtherAttributes() throws {
+        var stored = ItemEditTests.seeded("mail", "ana", "old")
+        stored.label = "Mail"
+        stored.url = "https://mail.example"
+        stored.notes = "keep me"
+        stored.kind = .token
+        stored.customFields = [CustomField(name: "pin", text: "1", isHidden: true)]
+        let h = try Harness.unlocked(items: [stored])
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("new"),
+               .focus(.fieldName), .insert("q"), .focus(.fieldValue), .insert("a"), .save)
+        let after = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
+        #expect(after.secret == SecretBytes(utf8: "new"))
+        #expect(after.label == "Mail" && after.url == "https://mail.example" && after.notes == "keep me")
+        #expect(after.kind == .token)
+        #expect(after.oneTimePassword == SecretBytes(utf8: ItemEditTests.seed))
+        #expect(after.customFields.map(\.name) == ["pin", "q"])
+    }
+}
+
+/// Random text never crashes the Generator field's parser.
+@Suite struct GeneratorSpecRobustnessTests {
+    @Test func randomTextGivesAPolicyOrATypedError() {
+        let alphabet = Array("0123456789 ludswordexclude=\t\u{0}é".unicodeScalars)
+        for _ in 0..<2_000 {
+            let text = String(String.UnicodeScalarView((0..<Int.random(in: 0...24)).map { _ in alphabet.randomElement()! }))
+            if let policy = try? GeneratorSpec.parse(text) {
+                #expect(PasswordPolicy.lengthRange.contains(policy.length) && PasswordPolicy.wordRange.contains(policy.words))
+            }
+        }
+    }
+}
