@@ -83,14 +83,17 @@ import FobTestSupport
     @Test func everyCommandAndOptionIsInEveryScript() throws {
         let help = try FobProcess.run(["--help"]).stdoutText
         let commands = help.split(separator: "\n").drop { $0 != "Commands:" }.dropFirst()
-            .prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+            .prefix { $0.hasPrefix("  ") }.filter { !$0.hasPrefix("   ") } // not a wrapped summary's continuation
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(commands.contains("run"))
+        #expect(commands.contains("docker-credential"))
+        #expect(!commands.contains("else"))
         for shell in ["bash", "zsh", "fish"] {
             let text = try Self.script(shell)
             for command in commands {
                 #expect(text.contains(command), "\(shell): \(command)")
                 let usage = try FobProcess.run([command, "--help"]).stdoutText
-                for option in usage.split(separator: " ").filter({ $0.hasPrefix("[--") }) {
+                for option in usage.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter({ $0.hasPrefix("[--") }) {
                     let name = option.dropFirst().prefix { $0 != " " && $0 != "]" }
                     #expect(text.contains(shell == "fish" ? "-l \(name.dropFirst(2))" : String(name)), "\(shell): \(command) \(name)")
                 }

@@ -46,6 +46,7 @@ struct GitSandbox {
         let list = try box.vault.run(["ls"])
         #expect(list.stdoutText.contains("example.com  ana"))
         #expect(!list.stdoutText.contains("s3cret"))
+        #expect(try box.vault.run(["ls", "--service", "example.com"]).stdoutText.contains("example.com  ana"))
         let item = try box.vault.open().items(matching: ItemQuery(itemClass: .internetPassword), withSecrets: true)[0]
         #expect(item.service == "example.com")
         #expect(item.internetProtocol == "htps")

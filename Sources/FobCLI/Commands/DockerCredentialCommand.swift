@@ -89,7 +89,8 @@ enum DockerCredentialCommand: FobCommand {
             case .failure: return fail("invalid credentials JSON")
             }
             try vault.withExclusiveLock {
-                _ = try? vault.delete(matching: query(url: request.serverURL))
+                // One transaction replaces an existing credential of this URL.
+                if try replaced(vault, request) { return }
                 var item = Item(itemClass: .internetPassword, service: host(of: request.serverURL),
                                 account: request.username, label: label, url: request.serverURL, secret: request.secret)
                 item.path = request.serverURL
@@ -97,7 +98,7 @@ enum DockerCredentialCommand: FobCommand {
             }
             return 0
         case "list":
-            let items = (try? vault.items(matching: ItemQuery(itemClass: .internetPassword, label: label))) ?? []
+            let items = try all(vault)
             var map: [String: String] = [:]
             for item in items { if let url = item.url { map[url] = item.account } }
             let data = try JSONSerialization.data(withJSONObject: map, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -131,6 +132,28 @@ enum DockerCredentialCommand: FobCommand {
             return try vault.items(matching: query(url: url), limit: .one, withSecrets: withSecret).first
         } catch {
             if case .itemNotFound = error { return nil }
+            throw error
+        }
+    }
+
+    /// Gives the credential of this URL the new user name and secret; `false` when there is none.
+    private static func replaced(_ vault: Vault, _ request: DockerCredentialRequest) throws(KeychainError) -> Bool {
+        do {
+            try vault.update(matching: query(url: request.serverURL),
+                             with: ItemChanges(account: request.username, secret: request.secret))
+            return true
+        } catch {
+            if case .itemNotFound = error { return false }
+            throw error
+        }
+    }
+
+    /// Every item of this helper; empty when there are none.
+    private static func all(_ vault: Vault) throws(KeychainError) -> [Item] {
+        do {
+            return try vault.items(matching: ItemQuery(itemClass: .internetPassword, accessGroup: "", label: label))
+        } catch {
+            if case .itemNotFound = error { return [] }
             throw error
         }
     }

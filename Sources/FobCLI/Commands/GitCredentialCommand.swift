@@ -96,9 +96,7 @@ enum GitCredentialCommand: FobCommand {
             exact.path = item.path
             exact.authenticationType = ""
             exact.securityDomain = ""
-            var changes = ItemChanges(label: .some(item.label), customFields: fields, secret: password)
-            changes.synchronizable = nil
-            try vault.update(matching: exact, with: changes)
+            try vault.update(matching: exact, with: ItemChanges(label: .some(item.label), customFields: fields, secret: password))
         }
         return 0
     }

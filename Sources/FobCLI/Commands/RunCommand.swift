@@ -14,9 +14,9 @@ import FobSystem
 /// signals reach the caller as they are.
 enum RunCommand: FobCommand {
     static let name = "run"
-    static let summary = "run COMMAND with secrets in its environment (see --help)"
+    static let summary = "run COMMAND with the named secrets in its environment (fob execs it)"
     static let positionals = ["COMMAND", "ARG..."]
-    static let optionalPositionals = 2
+    static let optionalPositionals = 1
     static let variadic = true
     static let options: [OptionSpec] = [
         .value("--env", "NAME=SERVICE/ACCOUNT", help: "set NAME to that item's secret (repeatable)"),
