@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 
 /// Options shared by `add` and `save`.
@@ -5,8 +6,13 @@ private let itemAttributeOptions: [OptionSpec] = [
     .value("--label", "T", help: "a label (kSecAttrLabel)"),
     .value("--kind", "K", help: "password (default for a new item), token, oauth or note"),
     .value("--comment", "C", help: "a comment (kSecAttrComment)"),
+    accessibleOption,
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]
+
+/// `--accessible`, on add, save and update.
+private let accessibleOption = OptionSpec.value("--accessible", "CLASS",
+                                                help: "when-unlocked (default) or after-first-unlock")
 
 private let secretDiscussion = """
     The secret is all of standard input, with one trailing \\n (or \\r\\n) dropped
@@ -33,6 +39,16 @@ extension Invocation {
         return kind
     }
 
+    /// The `--accessible` class, if given.
+    fileprivate func accessible() throws(UsageError) -> Accessibility? {
+        switch arguments.value("--accessible") {
+        case nil: return nil
+        case "when-unlocked": return .whenUnlocked
+        case "after-first-unlock": return .afterFirstUnlock
+        case let text?: throw UsageError("--accessible wants when-unlocked or after-first-unlock, not '\(text)'", command: command)
+        }
+    }
+
     /// `--label T` (an empty T removes the label), or `nil` when not given.
     fileprivate var labelChange: String?? {
         arguments.value("--label").map { $0.isEmpty ? nil : $0 }
@@ -54,19 +70,23 @@ enum AddCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind() ?? .password
+        let accessible = try invocation.accessible() ?? .whenUnlocked
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let items = invocation.items()
+        defer { items.close() }
         if invocation.context.standardInputIsTerminal {
             // Do not ask for a secret that cannot be stored.
-            if (try? vault.item(service: service, account: account)) != nil {
+            do {
+                _ = try items.item(service: service, account: account)
                 throw KeychainError.duplicateItem(invocation.keyDescription)
-            }
+            } catch KeychainError.itemNotFound {}
         }
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
         let comment = invocation.commentChange ?? nil
-        try vault.add(Item(service: service, account: account, label: label, comment: comment, kind: kind, secret: secret))
+        var item = Item(service: service, account: account, label: label, comment: comment, kind: kind, secret: secret)
+        item.accessible = accessible
+        _ = try items.perform(.add(item))
         return 0
     }
 }
@@ -86,12 +106,14 @@ enum SaveCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
+        let accessible = try invocation.accessible()
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let items = invocation.items()
+        defer { items.close() }
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let changes = ItemChanges(label: invocation.labelChange, comment: invocation.commentChange, kind: kind)
-        try vault.save(service: service, account: account, secret: secret, attributes: changes)
+        var changes = ItemChanges(label: invocation.labelChange, comment: invocation.commentChange, kind: kind)
+        changes.accessible = accessible
+        _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
 }
@@ -111,9 +133,9 @@ enum GetCommand: FobCommand {
         let json = invocation.arguments.flag("--json")
         if raw && json { throw UsageError("--raw and --json cannot be used together", command: name) }
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        let item = try vault.item(service: service, account: account)
-        vault.lock()
+        let items = invocation.items()
+        let item = try items.item(service: service, account: account)
+        items.close()
         let out = invocation.standardOutput
         if json {
             var bytes = ItemJSON.object(item, includeSecret: true)
@@ -135,19 +157,22 @@ enum UpdateCommand: FobCommand {
     static let positionals = ["SERVICE", "ACCOUNT"]
     static let options: [OptionSpec] = [
         .value("--label", "T", help: "also set the label (an empty T removes it)"),
+        accessibleOption,
         .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
     ]
     static let discussion = secretDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let accessible = try invocation.accessible()
+        let items = invocation.items()
+        defer { items.close() }
         // Fail before reading a secret that has nowhere to go.
-        _ = try vault.item(service: service, account: account)
+        _ = try items.item(service: service, account: account)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        try vault.update(matching: .key(service: service, account: account),
-                         with: ItemChanges(label: invocation.labelChange, secret: secret))
+        var changes = ItemChanges(label: invocation.labelChange)
+        changes.accessible = accessible
+        _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
 }
@@ -160,9 +185,9 @@ enum RemoveCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
-        try vault.delete(matching: .key(service: service, account: account))
+        let items = invocation.items()
+        defer { items.close() }
+        _ = try items.perform(.delete(service: service, account: account))
         return 0
     }
 }

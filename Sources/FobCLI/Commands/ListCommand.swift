@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 
 /// `fob ls [--service S] [--json]`: lists items without their secrets.
@@ -10,9 +11,11 @@ enum ListCommand: FobCommand {
     ]
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
-        let items = try listing(vault, service: invocation.arguments.value("--service"))
-        vault.lock()
+        let backend = invocation.items()
+        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
+            throw KeychainError.io("unexpected answer")
+        }
+        backend.close()
         let out = invocation.standardOutput
         if invocation.arguments.flag("--json") {
             var json: [UInt8] = [UInt8(ascii: "[")]
@@ -40,17 +43,6 @@ enum ListCommand: FobCommand {
             out.write(line + "\n")
         }
         return 0
-    }
-
-    /// Every item, or those of `service`; empty when none match.
-    static func listing(_ vault: Vault, service: String?) throws(KeychainError) -> [Item] {
-        guard let service else { return try vault.allItems() }
-        do {
-            return try vault.items(matching: ItemQuery(itemClass: .genericPassword, service: service))
-        } catch {
-            if case .itemNotFound = error { return [] }
-            throw error
-        }
     }
 
     /// `text` with control characters shown as `?`, so a name cannot break the table.
