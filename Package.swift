@@ -66,7 +66,7 @@ let package = Package(
                                                              "FobTestSupport"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

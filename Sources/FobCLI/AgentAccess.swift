@@ -24,8 +24,8 @@ extension Invocation {
     ///   for an unsafe socket directory or agent; `.io`.
     func unlockAgent(_ client: AgentClient, password: SecretBytes, idle: UInt32, max: UInt32) throws(KeychainError) {
         if !AgentClient.isAnswering(client.endpoint) {
-            guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-                throw .io("cannot find the fob executable to start the agent")
+            guard let executable = context.agentExecutable else {
+                throw .interactionNotAllowed("no agent runs for \(client.endpoint.vault), and this program cannot start one")
             }
             var environment: [String: String] = [:]
             for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
@@ -121,7 +121,7 @@ final class ItemBackend {
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try opened.unlock(password: password)
         vault = opened
-        if fromTerminal, let client = invocation.agentClient {
+        if fromTerminal, invocation.context.agentExecutable != nil, let client = invocation.agentClient {
             do {
                 try invocation.unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds,
                                            max: AgentCore.defaultMaxSeconds)
