@@ -50,11 +50,17 @@ final class AgentFixture: @unchecked Sendable {
     func stop() {
         guard let pid = agentPid else { return }
         kill(pid, SIGTERM)
-        for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
+        for _ in 0..<200 where AgentFixture.isRunning(pid) { usleep(10_000) }
         if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
     }
 
     deinit { stop() }
+
+    /// Whether `pid` runs (a zombie, not reaped by its new parent, does not).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !stat.contains(") Z ")
+    }
 
     /// Polls `condition` every 100 ms up to `timeout` seconds.
     func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
@@ -185,11 +191,6 @@ final class AgentFixture: @unchecked Sendable {
         chmod(f.runtime.url.path, 0o711)
         chmod(f.endpoint.directory, 0o711)
         chmod(f.endpoint.socket, 0o777)
-        defer {
-            chmod(f.endpoint.socket, 0o600)
-            chmod(f.endpoint.directory, 0o700)
-            chmod(f.runtime.url.path, 0o700)
-        }
         let request = AgentRequest.get(service: "mail", account: "ana").encoded()
         let frame = [UInt8(0), 0, 0, UInt8(request.count)] + request
         let script = """
@@ -205,12 +206,15 @@ final class AgentFixture: @unchecked Sendable {
             print(len(data))
             """
         let hex = frame.map { String(format: "%02x", $0) }.joined()
-        let python = try #require(["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let python = try #require(["/usr/bin/python3.11", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
         let result = try ChildProcess.run(executable: "/usr/bin/setpriv",
                                           arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script, f.endpoint.socket, hex],
                                           environment: FobProcess.baseEnvironment)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "0\n")
+        chmod(f.endpoint.socket, 0o600)
+        chmod(f.endpoint.directory, 0o700)
+        chmod(f.runtime.url.path, 0o700)
         // And the owner is still served.
         #expect(try f.status()["state"] as? String == "unlocked")
     }
@@ -222,7 +226,7 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.unlock().status == 0)
         let pid = try #require(f.agentPid)
         kill(pid, SIGKILL)
-        #expect(f.eventually { kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true })
+        #expect(f.eventually { !AgentFixture.isRunning(pid) })
         #expect(FileManager.default.fileExists(atPath: f.endpoint.socket))  // stale
         #expect(try f.status()["state"] as? String == "stopped")
         #expect(try f.run(["get", "mail", "ana"]).status == 36)

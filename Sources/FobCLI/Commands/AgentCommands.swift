@@ -18,10 +18,10 @@ extension Invocation {
 /// hands it to the agent of this vault, starting it when none runs.
 enum UnlockCommand: FobCommand {
     static let name = "unlock"
-    static let summary = "unlock the vault in the agent (started if needed) for later commands"
+    static let summary = "unlock the vault in the agent (started if needed)"
     static let options: [OptionSpec] = [
-        .value("--idle", "SECONDS", help: "lock after SECONDS without an item operation (default 900; 0 = never)"),
-        .value("--max", "SECONDS", help: "lock SECONDS after unlocking whatever happens (default 28800; 0 = never)"),
+        .value("--idle", "SECONDS", help: "lock after SECONDS with no item use (default 900; 0 = never)"),
+        .value("--max", "SECONDS", help: "lock SECONDS after unlocking (default 28800; 0 = never)"),
     ]
     static let discussion = """
         Returns once the agent holds the vault unlocked: a command right after it
@@ -68,7 +68,7 @@ enum LockCommand: FobCommand {
 /// `fob status [--json]`: the agent's state; not activity.
 enum StatusCommand: FobCommand {
     static let name = "status"
-    static let summary = "say whether the agent holds the vault locked, unlocked or is stopped"
+    static let summary = "the agent's state: locked, unlocked or stopped"
     static let options: [OptionSpec] = [
         .flag("--json", help: "one JSON object: state, vault, socket, pid, idleSeconds, lockAt"),
     ]
@@ -119,7 +119,7 @@ enum StatusCommand: FobCommand {
 /// `fob agent`: runs the agent of this vault in the foreground.
 enum AgentCommand: FobCommand {
     static let name = "agent"
-    static let summary = "run the agent for this vault in the foreground (fob unlock starts one)"
+    static let summary = "run this vault's agent in the foreground"
     static let discussion = """
         Listens on $XDG_RUNTIME_DIR/fob/ (else /tmp/fob-UID/), created 0700, and
         serves this user only. Starts locked; 'fob unlock' unlocks it. Stops on
