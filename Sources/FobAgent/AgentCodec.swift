@@ -149,6 +149,18 @@ extension AgentRequest {
         case .update(let service, let account, let secret, let changes):
             w.field(service); w.field(account); w.field(secret)
             w.change(changes.label); w.optional(changes.accessible?.rawValue)
+        case .query(let query, let one, let secrets):
+            w.field(query.bag.bytes); w.field([one ? 1 : 0, secrets ? 1 : 0])
+        case .updateMatching(let query, let changes):
+            var bag = changes.bag
+            w.field(query.bag.bytes); w.field(bag.bytes)
+            bag.wipe()
+        case .deleteMatching(let query):
+            w.field(query.bag.bytes)
+        case .saveItem(let service, let account, let secret, let changes):
+            var bag = changes.bag
+            w.field(service); w.field(account); w.field(secret); w.field(bag.bytes)
+            bag.wipe()
         }
         return w.bytes
     }
@@ -194,6 +206,25 @@ extension AgentRequest {
             changes.accessible = try r.enumeration(4, "accessible", Accessibility.self)
             return .update(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2), changes: changes)
         case 9: try r.expect(2); return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
+        case 10:
+            try r.expect(2)
+            let flags = r.raw(1)
+            guard flags.count == 2, flags[0] <= 1, flags[1] <= 1 else { throw .badField("query flags") }
+            return .query(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, withSecrets: flags[1] == 1)
+        case 11:
+            try r.expect(2)
+            var bag = try AttributeBag(reading: r.raw(1))
+            defer { bag.wipe() }
+            return .updateMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), try ItemChanges(bag: bag))
+        case 12:
+            try r.expect(1)
+            return .deleteMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))))
+        case 13:
+            try r.expect(4)
+            var bag = try AttributeBag(reading: r.raw(3))
+            defer { bag.wipe() }
+            return .saveItem(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
+                             changes: try ItemChanges(bag: bag))
         default: throw .unknownCode(r.code)
         }
     }
@@ -224,6 +255,10 @@ extension AgentResponse {
             var w = MessageWriter(code: 3)
             w.field([s.state.rawValue]); w.field(UInt32(bitPattern: s.pid)); w.field(s.vault)
             w.field(s.idleSecondsLeft.map { $0 } ?? UInt32.max); w.field(s.maxSecondsLeft ?? UInt32.max)
+            return w.bytes
+        case .count(let n):
+            var w = MessageWriter(code: 4)
+            w.field(UInt32(clamping: max(0, n)))
             return w.bytes
         case .failure(let error):
             var w: MessageWriter
@@ -272,6 +307,7 @@ extension AgentResponse {
             let idle = try r.uint32(3, "idle"), max = try r.uint32(4, "max")
             return .status(AgentStatus(state: state, pid: Int32(bitPattern: try r.uint32(1, "pid")), vault: try r.text(2, "vault"),
                                        idleSecondsLeft: idle == .max ? nil : idle, maxSecondsLeft: max == .max ? nil : max))
+        case 4: try r.expect(1); return .count(Int(try r.uint32(0, "count")))
         case AgentProtocol.versionMismatchCode:
             throw .versionMismatch(r.version)
         default:

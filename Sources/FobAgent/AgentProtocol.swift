@@ -70,6 +70,14 @@ public enum AgentRequest: Sendable {
     case update(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
     /// Delete one item; `.itemNotFound` when missing.
     case delete(service: String, account: String)
+    /// The items matching a query (`SecItemCopyMatching`), with their secrets when asked.
+    case query(ItemQuery, limitOne: Bool, withSecrets: Bool)
+    /// Change every item matching a query (`SecItemUpdate`); answers `.count`.
+    case updateMatching(ItemQuery, ItemChanges)
+    /// Delete every item matching a query (`SecItemDelete`); answers `.count`.
+    case deleteMatching(ItemQuery)
+    /// Save with every attribute of `changes` (the terminal UI's store); answers `.count` 1 when added, 0 when updated.
+    case saveItem(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
 
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
@@ -90,6 +98,10 @@ public enum AgentRequest: Sendable {
         case .save: return 7
         case .update: return 8
         case .delete: return 9
+        case .query: return 10
+        case .updateMatching: return 11
+        case .deleteMatching: return 12
+        case .saveItem: return 13
         }
     }
 }
@@ -130,6 +142,8 @@ public enum AgentResponse: Sendable {
     case items([Item])
     /// The state.
     case status(AgentStatus)
+    /// How many items changed (or 1 = added, 0 = updated for `.saveItem`).
+    case count(Int)
     /// The error direct use of the vault would have thrown.
     case failure(KeychainError)
 }

@@ -36,6 +36,14 @@ public enum ItemOperations {
         case .delete(let service, let account):
             try vault.delete(matching: .key(service: service, account: account))
             return .ok
+        case .query(let query, let one, let secrets):
+            return .items(try vault.items(matching: query, limit: one ? .one : .all, withSecrets: secrets))
+        case .updateMatching(let query, let changes):
+            return .count(try vault.update(matching: query, with: changes))
+        case .deleteMatching(let query):
+            return .count(try vault.delete(matching: query))
+        case .saveItem(let service, let account, let secret, let changes):
+            return .count(try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added ? 1 : 0)
         case .status, .unlock, .lock:
             throw .param("not an item operation")
         }

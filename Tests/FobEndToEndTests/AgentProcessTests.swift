@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import FobAgent
+import FobSecurity
 import FobStore
 import FobTestSupport
 
@@ -314,5 +315,41 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
         #expect(try f.run(["get", "mail", "ana"], password: true).status == 0)
         #expect(try f.status()["state"] as? String == "stopped")
+    }
+
+    /// FobSecurity uses the agent when it holds the vault unlocked (no
+    /// password file); locked or stopped is errSecInteractionNotAllowed.
+    @Test func secItemGoesThroughTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana", "--label", "Mail"], input: "from fob", password: true).status == 0)
+        try SharedSettingLock.secItemVault.withLock { () throws -> Void in
+            FobKeychain.configure(environment: ["FOB_VAULT": f.vault.path, "XDG_RUNTIME_DIR": f.runtime.url.path])
+            defer { FobKeychain.reset() }
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mail",
+                kSecAttrAccount as String: "ana", kSecReturnData as String: true,
+            ]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)  // stopped
+            #expect(try f.unlock().status == 0)
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("from fob".utf8))
+            let add: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api",
+                kSecAttrAccount as String: "ci", kSecValueData as String: Data("tok".utf8),
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            ]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecDuplicateItem)
+            #expect(try f.run(["get", "api", "ci"]).stdoutText == "tok\n")
+            let update: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api"]
+            #expect(SecItemUpdate(update as CFDictionary, [kSecAttrLabel as String: "CI"] as CFDictionary) == errSecSuccess)
+            #expect(try f.run(["ls", "--json"]).stdoutText.contains("\"CI\""))
+            #expect(SecItemDelete(update as CFDictionary) == errSecSuccess)
+            #expect(SecItemDelete(update as CFDictionary) == errSecItemNotFound)
+            #expect(try f.run(["lock"]).status == 0)
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)
+        }
     }
 }
