@@ -352,4 +352,37 @@ final class AgentFixture: @unchecked Sendable {
             #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)
         }
     }
+
+    /// The terminal UI opens on its main screen while the agent holds the
+    /// vault unlocked, and shows the unlock screen once `fob lock` runs elsewhere.
+    @Test func theTerminalUIFollowsTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        do {
+            _ = try tmux.waitFor("Retrieve")
+        } catch {
+            Issue.record("no main screen: \(try tmux.capture())")
+            return
+        }
+        #expect(try !tmux.capture().contains("Master password"))
+        #expect(try tmux.capture().contains("mail"))
+        let start = Date()
+        #expect(try f.run(["lock"]).status == 0)
+        _ = try tmux.waitFor("Master password", timeout: 5)
+        #expect(Date().timeIntervalSince(start) < 2.5)
+        // Unlocking in the UI unlocks the agent too.
+        try tmux.type(f.vault.password)
+        try tmux.press("Enter")
+        _ = try tmux.waitFor("Retrieve")
+        #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "unlocked" })
+        // The UI's own lock leaves the agent unlocked, and asks the password again.
+        try tmux.type("l")
+        _ = try tmux.waitFor("Master password")
+        #expect(try f.status()["state"] as? String == "unlocked")
+        try tmux.press("q")
+    }
 }
