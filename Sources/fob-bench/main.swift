@@ -8,9 +8,13 @@ import FobStore
 let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fob-bench-\(getpid())")
 defer { try? FileManager.default.removeItem(at: scratch) }
 print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+let onlyAgent = CommandLine.arguments.contains("--agent")
 do {
-    try StoreBenchmark.run(scratch: scratch)
-    try TerminalBenchmark.run(scratch: scratch)
+    try AgentBenchmark.run(scratch: scratch)
+    if !onlyAgent {
+        try StoreBenchmark.run(scratch: scratch)
+        try TerminalBenchmark.run(scratch: scratch)
+    }
 } catch {
     print("fob-bench: \(error)")
     exit(1)
