@@ -103,7 +103,7 @@ public struct AgentClient: Sendable {
         defer { message.wipe() }
         do {
             try SocketIO.writeFrame(fd, message, until: deadline)
-            var answer = try SocketIO.readFrame(fd, until: deadline)
+            var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
             defer { answer.wipe() }
             return try answer.withUnsafeBytes { raw in
                 Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw, withSecrets: withSecrets) }

@@ -50,8 +50,8 @@ struct MessageReader {
 
     /// - Throws: `.badMagic`, `.truncated`, `.tooLarge`; a foreign version is
     ///   not an error here (``version`` says it).
-    init(_ bytes: UnsafeRawBufferPointer) throws(AgentProtocolError) {
-        guard bytes.count <= AgentProtocol.maxMessageBytes else { throw .tooLarge(bytes.count) }
+    init(_ bytes: UnsafeRawBufferPointer, limit: Int = AgentProtocol.maxMessageBytes) throws(AgentProtocolError) {
+        guard bytes.count <= limit else { throw .tooLarge(bytes.count) }
         guard bytes.count >= 6 else { throw bytes.count >= 4 && !bytes.starts(with: AgentProtocol.magic) ? .badMagic : .truncated }
         guard bytes.starts(with: AgentProtocol.magic) else { throw .badMagic }
         version = bytes[4]
@@ -289,7 +289,7 @@ extension AgentResponse {
     ///   - withSecrets: keep secrets of `.item`.
     /// - Throws: ``AgentProtocolError``; `.versionMismatch` names the agent's version.
     public static func decode(_ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true) throws(AgentProtocolError) -> AgentResponse {
-        let r = try MessageReader(bytes)
+        let r = try MessageReader(bytes, limit: AgentProtocol.maxResponseBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         func item(_ index: Int) throws(AgentProtocolError) -> Item {
             do { return try ItemWire.decode(r.raw(index), withSecret: withSecrets) } catch { throw .badField("an item: \(error)") }

@@ -18,6 +18,9 @@ public enum AgentProtocol {
     /// attributes) with room for framing. A longer length prefix is refused
     /// before anything is read.
     public static let maxMessageBytes = Vault.maxRecordBytes + (64 << 10)
+    /// The largest answer a client accepts, in bytes: a listing of every
+    /// item (the agent is checked to be the user's own before anything is read).
+    public static let maxResponseBytes = 1 << 30
     /// The response code of a version mismatch (the header carries the agent's version).
     public static let versionMismatchCode: UInt8 = 0xFF
 }

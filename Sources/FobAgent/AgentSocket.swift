@@ -129,11 +129,11 @@ enum SocketIO {
 
     /// Reads one frame: a 4-byte big-endian length, then the payload.
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
-    static func readFrame(_ fd: Int32, until deadline: Double) throws(Failure) -> [UInt8] {
+    static func readFrame(_ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes) throws(Failure) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 4)
         try header.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-        guard n <= AgentProtocol.maxMessageBytes else { throw .tooLarge(n) }
+        guard n <= limit else { throw .tooLarge(n) }
         var payload = [UInt8](repeating: 0, count: n)
         do throws(Failure) {
             try payload.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()

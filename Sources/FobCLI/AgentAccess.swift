@@ -98,6 +98,20 @@ final class ItemBackend {
         return try ItemOperations.perform(request, on: try unlockedVault()).thrown()
     }
 
+    /// Settles where requests go before a command reads a secret from
+    /// standard input, so that `--password-file -` still finds the master
+    /// password on its first line: the agent when it holds the vault
+    /// unlocked (fully, or for `after-first-unlock` items), else the vault,
+    /// unlocked now.
+    /// - Throws: as ``perform(_:)``.
+    func prepare() throws {
+        if let agent {
+            if case .status(let status)? = try? agent.send(.status), status.state != .locked { return }
+            self.agent = nil
+        }
+        _ = try unlockedVault()
+    }
+
     /// The item of `.get`.
     func item(service: String, account: String) throws -> Item {
         guard case .item(let item) = try perform(.get(service: service, account: account)) else {

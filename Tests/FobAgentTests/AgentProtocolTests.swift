@@ -34,6 +34,43 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         #expect(added == item)
     }
 
+    /// The SecItem surface travels whole: every attribute of a query and of changes.
+    @Test func queriesAndChangesRoundTrip() throws {
+        var query = ItemQuery(itemClass: .internetPassword, service: "s", account: "a", accessGroup: "g", label: "l",
+                              kind: .token, accessible: .afterFirstUnlock, url: "https://x", synchronizable: true)
+        query.internetProtocol = "htps"; query.authenticationType = "dflt"; query.port = 8443; query.path = "/p"
+        query.securityDomain = "d"; query.persistentID = UUID()
+        guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false)) else {
+            Issue.record("query"); return
+        }
+        #expect(back == query)
+        guard case .deleteMatching(let any) = try roundTrip(.deleteMatching(ItemQuery(itemClass: nil))) else { Issue.record("any"); return }
+        #expect(any.itemClass == nil)
+
+        var changes = ItemChanges(service: "s2", label: .some(nil), comment: "c", kind: .note, accessible: .whenUnlocked,
+                                  generic: .some([1, 2]), url: .some(nil), oneTimePassword: .some(.init(utf8: "otpauth://totp/x?secret=A")),
+                                  customFields: [], secret: .init(utf8: "new"))
+        changes.port = 22; changes.itemType = .some(nil); changes.creator = 7; changes.isInvisible = true
+        changes.accessControlFlags = .some(3); changes.itemDescription = "desc"
+        guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else { Issue.record("changes"); return }
+        #expect(c.service == "s2")
+        #expect(c.label == .some(nil))
+        #expect(c.comment == .some("c"))
+        #expect(c.kind == .note)
+        #expect(c.generic == .some([1, 2]))
+        #expect(c.url == .some(nil))
+        #expect(c.oneTimePassword??.unsafeString == "otpauth://totp/x?secret=A")
+        #expect(c.customFields == [])
+        #expect(c.secret?.unsafeString == "new")
+        #expect(c.port == 22)
+        #expect(c.itemType == .some(nil))
+        #expect(c.creator == .some(7))
+        #expect(c.isInvisible == true)
+        #expect(c.accessControlFlags == .some(3))
+        #expect(c.itemDescription == .some("desc"))
+        #expect(c.account == nil && c.synchronizable == nil)
+    }
+
     @Test func responsesRoundTrip() throws {
         for error in [KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
                       .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o")] {

@@ -74,6 +74,7 @@ enum AddCommand: FobCommand {
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
+        try items.prepare()
         if invocation.context.standardInputIsTerminal {
             // Do not ask for a secret that cannot be stored.
             do {
@@ -110,6 +111,7 @@ enum SaveCommand: FobCommand {
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
+        try items.prepare()
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         var changes = ItemChanges(label: invocation.labelChange, comment: invocation.commentChange, kind: kind)
         changes.accessible = accessible
