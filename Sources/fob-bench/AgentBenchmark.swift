@@ -49,7 +49,9 @@ enum AgentBenchmark {
 
     static func run(scratch: URL) throws {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let fob = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("fob").path
+        // The fob next to this program, or $FOB_BINARY (a static build, say).
+        let besideBench = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("fob").path
+        let fob = ProcessInfo.processInfo.environment["FOB_BINARY"].flatMap { $0.isEmpty ? nil : $0 } ?? besideBench
         guard FileManager.default.isExecutableFile(atPath: fob) else {
             print("\nAgent: no fob next to fob-bench (\(fob)); skipped")
             return
@@ -67,17 +69,20 @@ enum AgentBenchmark {
         try Data("import Foundation\nprint(\"hello \\(ProcessInfo.processInfo.processIdentifier)\")\n".utf8).write(to: source)
         let swiftc = ExecutableLookup.find("swiftc", environment: ProcessInfo.processInfo.environment) ?? "/usr/bin/swiftc"
         let optimised = exe.contains("/release/")
-        let built = run(swiftc, (optimised ? ["-O"] : ["-Onone"]) + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
+        let libraries = run("/usr/bin/ldd", [fob], environment: ["PATH": path]).output.split(separator: "\n")
+        // Built the same way: with the Swift runtime linked statically when fob's is.
+        let isStatic = !libraries.contains { $0.contains("libswiftCore") }
+        let flags = (optimised ? ["-O"] : ["-Onone"]) + (isStatic ? ["-static-stdlib"] : [])
+        let built = run(swiftc, flags + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
         let tFob = median(30) { _ = run(fob, ["--version"], environment: ["PATH": path]) }
         print("  " + pad("fob --version") + String(format: "%10.1f ms", tFob))
         print("  " + pad("peak memory of fob --version") + peakMemory(fob, ["--version"], environment: ["PATH": path], scratch: scratch))
         if built.status == 0 {
             let tHello = median(30) { _ = run(hello.path, [], environment: ["PATH": path]) }
-            print("  " + pad("minimal Swift program with Foundation (same build)") + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
+            print("  " + pad("minimal Swift program with Foundation (\(isStatic ? "static" : "dynamic"))") + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
         } else {
             print("  minimal Swift program: swiftc failed; skipped")
         }
-        let libraries = run("/usr/bin/ldd", [fob], environment: ["PATH": path]).output.split(separator: "\n")
         print("  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
               + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
 
