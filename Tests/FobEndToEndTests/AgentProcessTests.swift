@@ -5,6 +5,7 @@ import FobAgent
 import FobSecurity
 import FobStore
 import FobTestSupport
+import FobTokens
 
 /// A vault, a private runtime directory, and the agents started for it;
 /// ``stop()`` ends every agent by its pid.
@@ -384,5 +385,20 @@ final class AgentFixture: @unchecked Sendable {
         _ = try tmux.waitFor("Master password")
         #expect(try f.status()["state"] as? String == "unlocked")
         try tmux.press("q")
+    }
+
+    /// `fob oauth token` reads a valid token through the agent: no password.
+    @Test func oauthTokenGoesThroughTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        let set = OAuthTokenSet(accessToken: "at-123", expiresAt: Date().addingTimeInterval(3_600),
+                                tokenEndpoint: URL(string: "https://example.invalid/token")!, clientID: "cli")
+        let json = String(decoding: set.encoded(), as: UTF8.self)
+        #expect(try f.run(["save", "api", "ci", "--kind", "oauth"], input: json, password: true).status == 0)
+        #expect(try f.run(["oauth", "token", "api", "ci"]).status == 36)
+        #expect(try f.unlock().status == 0)
+        let token = try f.run(["oauth", "token", "api", "ci"])
+        #expect(token.status == 0, "\(token.stderrText)")
+        #expect(token.stdoutText == "at-123\n")
     }
 }
