@@ -127,6 +127,13 @@ final class AgentLinkedStore: KeychainStore {
         return try local.delete(matching: query)
     }
 
+    /// The logout wipe locks the agent too (as `fob logout` does).
+    func didWipeSessions() {
+        _ = try? agent?.client.send(.lock)
+        viaAgent = false
+        linked = false
+    }
+
     func dataVersion() throws(KeychainError) -> Int64 {
         guard viaAgent else { return try local.dataVersion() }
         if versionVault == nil { versionVault = try Vault(url: local.url) }

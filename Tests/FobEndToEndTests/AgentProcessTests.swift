@@ -401,4 +401,22 @@ final class AgentFixture: @unchecked Sendable {
         #expect(token.status == 0, "\(token.stderrText)")
         #expect(token.stdoutText == "at-123\n")
     }
+
+    /// The terminal UI's logout wipe (`W`, `y`) locks the agent, as `fob logout` does.
+    @Test func theTerminalUILogoutWipeLocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "api", "ci", "--kind", "token"], input: "tok", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        _ = try tmux.waitFor("Retrieve")
+        try tmux.type("W")
+        _ = try tmux.waitFor("Delete")
+        try tmux.type("y")
+        _ = try tmux.waitFor("Master password")
+        #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
+        #expect(try f.run(["get", "api", "ci"], password: true).status == 44)
+        try tmux.press("q")
+    }
 }
