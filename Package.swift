@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FobStore", targets: ["FobStore"]),
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
+        .library(name: "FobAgent", targets: ["FobAgent"]),
     ],
     targets: [
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.
@@ -32,7 +33,8 @@ let package = Package(
         .target(name: "FobSystem", dependencies: ["CLinux"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
-        .target(name: "FobSecurity", dependencies: ["FobStore"]),
+        .target(name: "FobAgent", dependencies: ["FobStore", "FobSystem", "CLinux"]),
+        .target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "FobViewModels", dependencies: ["FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
         .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
         .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
-                                               "FobImport", "FobTokens", "FobStore", "FobSystem"]),
+                                               "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
         .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
                                                             "FobClipboard", "FobSystem", "FobTestSupport"]),
@@ -49,6 +51,7 @@ let package = Package(
         // in-memory store and clipboard, test clock, child processes, tmux.
         .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
+        .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
@@ -67,7 +70,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobStore", "FobTokens", "FobSecurity", "FobClipboard",
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -24,4 +24,21 @@ static inline int fob_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 static inline int fob_accept_cloexec(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_CLOEXEC);
 }
+
+// SO_PEERCRED: the uid and pid of the process at the other end of a Unix
+// socket (struct ucred needs _GNU_SOURCE, which the Glibc module lacks).
+// Returns 0, or -1 with errno set.
+struct fob_ucred { int pid; unsigned int uid; unsigned int gid; };
+static inline int fob_peer_credentials(int fd, unsigned int *uid, int *pid) {
+    struct fob_ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    if (length != sizeof credentials) return -1;
+    *uid = credentials.uid;
+    *pid = credentials.pid;
+    return 0;
+}
+
+// A Unix stream socket, close-on-exec from the start.
+static inline int fob_unix_socket_cloexec(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0); }
 #endif

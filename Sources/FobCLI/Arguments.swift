@@ -179,6 +179,12 @@ public struct GlobalOptions: Sendable, Equatable {
     public var clearAfter: Int
     /// The clipboard to use (`--clipboard`, `FOB_CLIPBOARD`); FobViewModels' ``ClipboardMode``.
     public var clipboard: ClipboardMode
+    /// Whether commands may use (and start) the agent: `false` with
+    /// `--no-agent` or `FOB_AGENT=0`.
+    public var useAgent: Bool
+
+    /// The flag that turns the agent off (given as `--no-agent` → `"1"` in `given`).
+    public static let noAgentFlag = "--no-agent"
 
     /// Default idle lock: 300 seconds.
     public static let defaultLockAfter = 300
@@ -230,6 +236,7 @@ public struct GlobalOptions: Sendable, Equatable {
         } else {
             clipboard = .auto
         }
+        useAgent = given[GlobalOptions.noAgentFlag] == nil && environment["FOB_AGENT"] != "0"
     }
 }
 
@@ -267,6 +274,10 @@ struct CommandLineSplit: Equatable {
             }
             if argument == "--version" {
                 split.version = true
+                continue
+            }
+            if argument == GlobalOptions.noAgentFlag {
+                split.globals[argument] = "1"
                 continue
             }
             var name = argument

@@ -27,6 +27,9 @@ public struct CLIContext {
     /// Maps a `--kdf` preset name to Argon2id costs (tests map every preset
     /// to a fast one).
     public var kdfParameters: @Sendable (KDFParameters.Preset) -> KDFParameters
+    /// The `fob` binary to start the agent with (`fob agent`); `nil` (the
+    /// default, in process) never starts one, but a running agent is used.
+    public var agentExecutable: String?
 
     /// - Parameters:
     ///   - arguments: the arguments after the program name.
@@ -58,14 +61,16 @@ public struct CLIContext {
     /// The real process: `CommandLine.arguments`, the process environment,
     /// file descriptors 0, 1 and 2, and `/dev/tty`.
     public static func live() -> CLIContext {
-        CLIContext(arguments: FobCLI.arguments(program: CommandLine.arguments.first ?? "fob",
-                                               arguments: Array(CommandLine.arguments.dropFirst())),
+        var context = CLIContext(arguments: FobCLI.arguments(program: CommandLine.arguments.first ?? "fob",
+                                                             arguments: Array(CommandLine.arguments.dropFirst())),
                    environment: ProcessInfo.processInfo.environment,
                    standardInput: FileDescriptorSource(fd: STDIN_FILENO),
                    standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
                    standardError: FileDescriptorSink(fd: STDERR_FILENO),
                    standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
                    terminal: ControllingTerminal())
+        context.agentExecutable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        return context
     }
 }
 

@@ -75,7 +75,7 @@ extension FobCommand {
         }
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         text += "\nGlobal options (also accepted here): "
-        text += GlobalOptions.specs.map(\.option.name).joined(separator: ", ") + "; see 'fob --help'.\n"
+        text += (GlobalOptions.specs.map(\.option.name) + [GlobalOptions.noAgentFlag]).joined(separator: ", ") + "; see 'fob --help'.\n"
         return text
     }
 }

@@ -105,7 +105,8 @@ public enum FobCLI {
         text += HelpFormatter.table(commands.map { ($0.name, $0.summary) })
         text += "\nGlobal options (before or after the command):\n"
         text += HelpFormatter.table(GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") }
-                                    + [("-h, --help", "show help (fob COMMAND --help for a command)"),
+                                    + [("--no-agent", "neither use nor start the agent [FOB_AGENT=0]"),
+                                       ("-h, --help", "show help (fob COMMAND --help for a command)"),
                                        ("--version", "show the version")])
         text += """
 

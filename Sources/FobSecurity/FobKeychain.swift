@@ -1,12 +1,18 @@
 @preconcurrency import Glibc
+import FobAgent
 import FobStore
 import Foundation
 
 /// Chooses the vault behind the `SecItem…` functions.
 ///
-/// By default the first call opens the vault named by `FOB_VAULT` (else
-/// ``FobStore/Vault/defaultURL(environment:)``) and unlocks it with the first
-/// line of the file named by `FOB_PASSWORD_FILE`. A program can instead hand
+/// By default each call goes to the agent of the vault named by `FOB_VAULT`
+/// (else ``FobStore/Vault/defaultURL(environment:)``) when the agent holds it
+/// unlocked (`fob unlock`): no password file is needed, and a lock of the
+/// agent (`fob lock`, a timeout) answers `errSecInteractionNotAllowed`, as
+/// a locked iPhone does. Without `FOB_PASSWORD_FILE`, a stopped or locked
+/// agent is `errSecInteractionNotAllowed` too. With it (and no agent holding
+/// the vault unlocked, or `FOB_AGENT=0`), the first call opens the vault and
+/// unlocks it with the first line of that file. A program can instead hand
 /// over a vault it opened and unlocked itself with ``configure(vault:)``.
 ///
 /// Every `SecItem…` call runs under one process-wide lock, so calls from
@@ -43,6 +49,8 @@ public enum FobKeychain {
         /// Open on the next call from these variables (`nil`: the process environment).
         case pending([String: String]?)
         case open(Vault)
+        /// Every call goes to the agent.
+        case agent(AgentItemStore)
     }
 
     /// The vault source behind a lock; the `Vault` is not `Sendable`, so it
@@ -67,27 +75,43 @@ public enum FobKeychain {
     static let state = LockedState()
 
     /// Runs `body` with the vault, under the lock, opening it first if needed.
-    static func withVault<R>(_ body: (Vault) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
+    static func withVault<R>(_ body: (any ItemBackend) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
         try state.withLock { (source: inout Source) throws(SecItemFailure) -> R in
             switch source {
             case .open(let vault):
                 return try body(vault)
-            case .pending(let environment):
-                let vault = try openVault(environment: environment ?? ProcessInfo.processInfo.environment)
+            case .agent(let store):
+                return try body(store)
+            case .pending(let given):
+                let environment = given ?? ProcessInfo.processInfo.environment
+                if let store = agentStore(environment: environment) {
+                    source = .agent(store)
+                    return try body(store)
+                }
+                let vault = try openVault(environment: environment)
                 source = .open(vault)
                 return try body(vault)
             }
         }
     }
 
+    /// The agent's store when the agent may be used and either holds the
+    /// vault unlocked or there is no password file to fall back on.
+    static func agentStore(environment: [String: String]) -> AgentItemStore? {
+        guard environment["FOB_AGENT"] != "0" else { return nil }
+        let store = AgentItemStore(client: AgentClient(endpoint: AgentEndpoint(vaultURL: vaultURL(environment), environment: environment)))
+        let hasPasswordFile = !(environment["FOB_PASSWORD_FILE"] ?? "").isEmpty
+        return !hasPasswordFile || store.isUnlocked ? store : nil
+    }
+
+    static func vaultURL(_ environment: [String: String]) -> URL {
+        if let path = environment["FOB_VAULT"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return Vault.defaultURL(environment: environment)
+    }
+
     /// Opens and unlocks the vault the environment names.
     static func openVault(environment: [String: String]) throws(SecItemFailure) -> Vault {
-        let url: URL
-        if let path = environment["FOB_VAULT"], !path.isEmpty {
-            url = URL(fileURLWithPath: path)
-        } else {
-            url = Vault.defaultURL(environment: environment)
-        }
+        let url = vaultURL(environment)
         guard let passwordPath = environment["FOB_PASSWORD_FILE"], !passwordPath.isEmpty else {
             throw SecItemFailure(errSecInteractionNotAllowed, "FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
         }

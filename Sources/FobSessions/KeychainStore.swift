@@ -50,6 +50,10 @@ public protocol KeychainStore: AnyObject {
     /// A number that changes when another process commits a change (SQLite `PRAGMA data_version`).
     /// - Throws: `.io`, `.decode`.
     func dataVersion() throws(KeychainError) -> Int64
+
+    /// Called after a logout wipe deleted every session item it found
+    /// (default: nothing; the terminal UI's store locks the agent).
+    func didWipeSessions()
 }
 
 /// The live store: a `Vault` file, opened on first use.
@@ -130,6 +134,10 @@ public final class VaultStore: KeychainStore {
 }
 
 extension KeychainStore {
+    /// Called after a logout wipe deleted every session item it found; a
+    /// store linked to the agent locks the agent there. Does nothing by default.
+    public func didWipeSessions() {}
+
     /// Adds or updates the generic password with this service and account,
     /// changing no other attribute; see ``save(service:account:secret:attributes:)``.
     /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.

@@ -52,6 +52,7 @@ public enum LogoutWipe {
                 report.failures.append("could not delete \(item.displayName): \(error)")
             }
         }
+        if report.succeeded { store.didWipeSessions() }
         return report
     }
 }

@@ -40,9 +40,12 @@ public enum FobProcess {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The environment every child starts from: `PATH`, `LANG=C.UTF-8`, and
-    /// a `HOME` that does not exist (so no real vault is ever touched).
+    /// The environment every child starts from: `PATH`, `LANG=C.UTF-8`, a
+    /// `HOME` that does not exist (so no real vault is ever touched), and
+    /// `FOB_AGENT=0` (so no test leaves an agent behind; agent tests set
+    /// `FOB_AGENT=1` and a private `XDG_RUNTIME_DIR`).
     public static let baseEnvironment: [String: String] = [
+        "FOB_AGENT": "0",
         "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "LANG": "C.UTF-8",
         "HOME": "/nonexistent/fob-test-home",

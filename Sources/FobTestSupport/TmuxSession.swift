@@ -23,7 +23,8 @@ public final class TmuxSession: @unchecked Sendable {
     ///   - command: what the pane runs, as an argument vector; default a bare
     ///     POSIX shell with prompt `$ `.
     ///   - environment: added to the clean environment (`HOME`, `TERM=xterm-256color`,
-    ///     `LANG=C.UTF-8`, `PATH`, and the server's `TMUX`), overriding it.
+    ///     `LANG=C.UTF-8`, `PATH`, `FOB_AGENT=0` so that no agent outlives the
+    ///     test, and the server's `TMUX`), overriding it.
     /// - Throws: `Failure` when tmux cannot start.
     public init(width: Int = 110, height: Int = 32, command: [String]? = nil,
                 environment: [String: String] = [:]) throws {
@@ -36,6 +37,7 @@ public final class TmuxSession: @unchecked Sendable {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "PS1": "$ ",
             "ENV": "/dev/null",
+            "FOB_AGENT": "0",
         ]
         for (k, v) in environment { env[k] = v }
         let argv = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (command ?? ["/bin/sh"])

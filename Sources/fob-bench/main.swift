@@ -8,14 +8,18 @@ import FobStore
 let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fob-bench-\(getpid())")
 defer { try? FileManager.default.removeItem(at: scratch) }
 print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+let onlyAgent = CommandLine.arguments.contains("--agent")
 do {
-    // `fob-bench import` runs the import figures alone.
+    // `fob-bench import` runs the import figures alone; `--agent` the agent's.
     if CommandLine.arguments.dropFirst().first == "import" {
         try ImportBenchmark.run(scratch: scratch)
     } else {
-        try StoreBenchmark.run(scratch: scratch)
-        try TerminalBenchmark.run(scratch: scratch)
-        try ImportBenchmark.run(scratch: scratch)
+        try AgentBenchmark.run(scratch: scratch)
+        if !onlyAgent {
+            try StoreBenchmark.run(scratch: scratch)
+            try TerminalBenchmark.run(scratch: scratch)
+            try ImportBenchmark.run(scratch: scratch)
+        }
     }
 } catch {
     print("fob-bench: \(error)")

@@ -48,9 +48,9 @@ enum CopyCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let (service, account) = (invocation.arguments.positionals[0], invocation.arguments.positionals[1])
-        let vault = try invocation.unlockedVault()
-        let item = try vault.item(service: service, account: account)
-        vault.lock()
+        let items = invocation.items()
+        let item = try items.item(service: service, account: account)
+        items.close()
         guard let secret = item.secret else { throw KeychainError.itemNotFound(item.displayName) }
         let clipboard = resolvedClipboard(invocation)
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import FobAgent
 import FobStore
 
 /// Options shared by `add`, `save` and `update`.
@@ -141,20 +142,23 @@ enum AddCommand: FobCommand {
         let notes = try invocation.notesChange() ?? nil
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let items = invocation.items()
+        defer { items.close() }
+        try items.prepare()
         if invocation.context.standardInputIsTerminal {
             // Do not ask for a secret that cannot be stored.
-            if (try? vault.item(service: service, account: account)) != nil {
+            do {
+                _ = try items.item(service: service, account: account)
                 throw KeychainError.duplicateItem(invocation.keyDescription)
-            }
+            } catch KeychainError.itemNotFound {}
         }
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
         let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
-        try vault.add(Item(service: service, account: account, label: label, comment: notes, kind: kind,
-                           accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields, secret: secret))
+        _ = try items.perform(.add(Item(service: service, account: account, label: label, comment: notes, kind: kind,
+                                        accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
+                                        secret: secret)))
         return 0
     }
 }
@@ -178,18 +182,19 @@ enum SaveCommand: FobCommand {
         let notes = try invocation.notesChange()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let items = invocation.items()
+        defer { items.close() }
+        try items.prepare()
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         var fields: [CustomField]?
         if invocation.changesFields {
-            let existing = (try? vault.item(service: service, account: account))?.customFields ?? []
+            let existing = (try? items.item(service: service, account: account))?.customFields ?? []
             fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
         }
         let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
                                   url: invocation.urlChange, customFields: fields)
-        try vault.save(service: service, account: account, secret: secret, attributes: changes)
+        _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
 }
@@ -215,9 +220,9 @@ enum GetCommand: FobCommand {
         if raw && json { throw UsageError("--raw and --json cannot be used together", command: name) }
         if field != nil && json { throw UsageError("--field and --json cannot be used together", command: name) }
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        let item = try vault.item(service: service, account: account)
-        vault.lock()
+        let items = invocation.items()
+        let item = try items.item(service: service, account: account)
+        items.close()
         let out = invocation.standardOutput
         if let field {
             var value = try ItemFieldOutput.value(of: field, in: item, now: Date())
@@ -251,17 +256,16 @@ enum UpdateCommand: FobCommand {
         let notes = try invocation.notesChange()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let items = invocation.items()
+        defer { items.close() }
         // Fail before reading a secret that has nowhere to go.
-        let existing = try vault.item(service: service, account: account)
+        let existing = try items.item(service: service, account: account)
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
                                   url: invocation.urlChange,
-                                  customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
-                                  secret: secret)
-        try vault.update(matching: .key(service: service, account: account), with: changes)
+                                  customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
+        _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
 }
@@ -274,9 +278,9 @@ enum RemoveCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let (service, account) = invocation.key
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
-        try vault.delete(matching: .key(service: service, account: account))
+        let items = invocation.items()
+        defer { items.close() }
+        _ = try items.perform(.delete(service: service, account: account))
         return 0
     }
 }

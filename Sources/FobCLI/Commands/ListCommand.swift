@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import FobAgent
 import FobStore
 import FobTerminal
 
@@ -12,9 +13,11 @@ enum ListCommand: FobCommand {
     ]
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
-        let items = try listing(vault, service: invocation.arguments.value("--service"))
-        vault.lock()
+        let backend = invocation.items()
+        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
+            throw KeychainError.io("unexpected answer")
+        }
+        backend.close()
         let out = invocation.standardOutput
         if invocation.arguments.flag("--json") {
             var json: [UInt8] = [UInt8(ascii: "[")]
@@ -53,17 +56,6 @@ enum ListCommand: FobCommand {
             text += "\n"
         }
         return text
-    }
-
-    /// Every item, or those of `service`; empty when none match.
-    static func listing(_ vault: Vault, service: String?) throws(KeychainError) -> [Item] {
-        guard let service else { return try vault.allItems() }
-        do {
-            return try vault.items(matching: ItemQuery(itemClass: nil, service: service))
-        } catch {
-            if case .itemNotFound = error { return [] }
-            throw error
-        }
     }
 
     /// `text` with control characters shown as `?`, so a name cannot break the table.

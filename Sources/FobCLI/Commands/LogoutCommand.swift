@@ -50,6 +50,7 @@ enum LogoutCommand: FobCommand {
             if let full = try? store.item(ItemKey(item)), let secret = full.secret { secrets.append(secret) }
         }
         let report = try LogoutWipe.run(in: store, service: service)
+        invocation.lockAgentIfRunning()
         clearClipboard(invocation, wiped: secrets)
         guard report.succeeded else { throw CLIFailure(report.summary) }
         invocation.standardOutput.write(report.summary + "\n")

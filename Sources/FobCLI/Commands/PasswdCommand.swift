@@ -23,6 +23,7 @@ enum PasswdCommand: FobCommand {
                                                            prompt: "New master password: ")
         try vault.changePassword(to: newPassword)
         vault.lock()
+        invocation.lockAgentIfRunning()
         invocation.standardOutput.write("Changed the master password of \(vault.url.path)\n")
         return 0
     }

@@ -1,4 +1,5 @@
 import Foundation
+import FobAgent
 import FobClipboard
 import FobSessions
 import FobSystem
@@ -25,7 +26,14 @@ enum TerminalUICommand: FobCommand {
         let clipboard = ClipboardController(
             clipboard: ClipboardFactory.make(mode: globals.clipboard, environment: environment),
             clearAfter: TimeInterval(globals.clearAfter), clock: clock)
-        let app = AppModel(store: VaultStore(url: globals.vaultURL), clipboard: clipboard, clock: clock,
+        let agent = invocation.agentClient.map { AgentItemStore(client: $0) }
+        let store = AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { password in
+            if let client = invocation.agentClient {
+                try? invocation.unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds,
+                                            max: AgentCore.defaultMaxSeconds)
+            }
+        }
+        let app = AppModel(store: store, clipboard: clipboard, clock: clock,
                            lockAfter: TimeInterval(globals.lockAfter))
         return TerminalApp.run(app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
                                environment: environment)

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobAgent
 import FobStore
 import FobSystem
 import FobTokens
@@ -188,9 +189,18 @@ enum OAuthCommand: FobCommand {
             for option in loginOptions where invocation.arguments.value(option.name) != nil || invocation.arguments.flag(option.name) {
                 throw UsageError("\(option.name) is an option of 'oauth login', not 'oauth \(action)'", command: name)
             }
-            let vault = try invocation.unlockedVault()
-            defer { vault.lock() }
-            let session = OAuthSession(vault: vault, service: service, account: account)
+            // Through the agent when it holds the vault unlocked: no password, no KDF.
+            let session: OAuthSession
+            var vault: Vault?
+            defer { vault?.lock() }
+            if let agent = invocation.agentClient.map({ AgentItemStore(client: $0) }), agent.isUnlocked {
+                let store = AgentLinkedStore(local: VaultStore(url: invocation.globals.vaultURL), agent: agent) { _ in }
+                session = OAuthSession(store: store, service: service, account: account)
+            } else {
+                let opened = try invocation.unlockedVault()
+                vault = opened
+                session = OAuthSession(vault: opened, service: service, account: account)
+            }
             do {
                 if action == "token" {
                     invocation.standardOutput.write(try session.validAccessToken() + "\n")

@@ -1,0 +1,161 @@
+@preconcurrency import Glibc
+import CLinux
+import Foundation
+import FobStore
+import FobSystem
+
+/// Why the agent could not be used.
+public enum AgentClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No agent runs for this vault (no socket, or a stale one).
+    case stopped
+    /// The socket or its directory is not safe (another owner, a bad mode),
+    /// or the agent runs as another user: nothing was sent.
+    case unsafe(String)
+    /// The agent speaks another protocol version, or answered garbage.
+    case protocolError(AgentProtocolError)
+    /// The connection failed or timed out.
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .stopped: return "no agent runs for this vault"
+        case .unsafe(let why): return why
+        case .protocolError(let error): return "agent: \(error)"
+        case .io(let why): return "agent: \(why)"
+        }
+    }
+
+    /// As a keychain error (`.interactionNotAllowed` for every case but
+    /// `.io`), for commands and FobSecurity.
+    public var keychainError: KeychainError {
+        switch self {
+        case .io(let why): return .io("agent: \(why)")
+        default: return .interactionNotAllowed(description)
+        }
+    }
+}
+
+/// The agent's client: connects, checks that socket and agent belong to
+/// this user, sends one request and reads the answer.
+public struct AgentClient: Sendable {
+    /// The socket of the vault's agent.
+    public let endpoint: AgentEndpoint
+    /// How long a request may take, in seconds (an unlock pays the KDF).
+    public var timeout: Double = 120
+
+    /// - Parameter endpoint: where the agent listens.
+    public init(endpoint: AgentEndpoint) { self.endpoint = endpoint }
+
+    /// Whether an agent accepts connections on the endpoint's socket.
+    public static func isAnswering(_ endpoint: AgentEndpoint) -> Bool {
+        guard let fd = try? AgentClient(endpoint: endpoint).connect() else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Connects, after checking the directory and the socket, and checks the
+    /// agent's uid with `SO_PEERCRED`.
+    /// - Throws: `.stopped` when nothing listens; `.unsafe` for a bad
+    ///   directory, a socket of another owner, or an agent of another uid.
+    func connect() throws(AgentClientError) -> Int32 {
+        do {
+            try endpoint.checkDirectory()
+        } catch .io {
+            throw .stopped
+        } catch {
+            throw .unsafe(error.description)
+        }
+        var st = stat()
+        guard lstat(endpoint.socket, &st) == 0 else { throw .stopped }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK, st.st_uid == getuid() else {
+            throw .unsafe("\(endpoint.socket) is not a socket of yours; remove it")
+        }
+        let fd = fob_unix_socket_cloexec()
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        guard let (initial, length) = try? endpoint.address() else { close(fd); throw .io("socket path too long") }
+        var address = initial
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+        }
+        guard rc == 0 else {
+            let code = errno
+            close(fd)
+            if code == ECONNREFUSED || code == ENOENT { throw .stopped }
+            throw .io("cannot connect to \(endpoint.socket): \(String(cString: strerror(code)))")
+        }
+        guard let peer = SocketIO.peer(fd), peer.uid == getuid() else {
+            close(fd)
+            throw .unsafe("the agent on \(endpoint.socket) does not run as you; nothing was sent")
+        }
+        return fd
+    }
+
+    /// Sends `request` and returns the agent's answer.
+    /// - Parameters:
+    ///   - request: the request (its password or secret is wiped from the sent bytes).
+    ///   - withSecrets: keep the secret of an `.item` answer.
+    /// - Throws: ``AgentClientError``.
+    public func send(_ request: AgentRequest, withSecrets: Bool = true) throws(AgentClientError) -> AgentResponse {
+        let fd = try connect()
+        defer { close(fd) }
+        let deadline = SocketIO.monotonic() + timeout
+        var message = request.encoded()
+        defer { message.wipe() }
+        do {
+            try SocketIO.writeFrame(fd, message, until: deadline)
+            var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
+            defer { answer.wipe() }
+            return try answer.withUnsafeBytes { raw in
+                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw, withSecrets: withSecrets) }
+            }.get()
+        } catch let error as AgentProtocolError {
+            throw .protocolError(error)
+        } catch let error as SocketIO.Failure {
+            switch error {
+            case .closed: throw .io("the agent closed the connection")
+            case .timedOut: throw .io("the agent did not answer within \(Int(timeout)) s")
+            case .tooLarge(let n): throw .protocolError(.tooLarge(n))
+            case .system(let code): throw .io(String(cString: strerror(code)))
+            }
+        } catch {
+            throw .io("\(error)")
+        }
+    }
+
+    /// Starts `fob agent` for this vault, detached in a new session with no
+    /// descriptor but /dev/null, and waits until it answers.
+    /// - Parameters:
+    ///   - executable: the `fob` binary (normally `/proc/self/exe`).
+    ///   - vaultPath: passed as `--vault`.
+    ///   - environment: the agent's environment (no secret in it).
+    /// - Returns: the agent's pid.
+    /// - Throws: `.io` when it cannot start or does not answer within 5 s;
+    ///   `.unsafe` for a bad directory.
+    @discardableResult
+    public func start(executable: String, vaultPath: String, environment: [String: String]) throws(AgentClientError) -> pid_t {
+        do {
+            try endpoint.prepareDirectory()
+        } catch {
+            throw .unsafe(error.description)
+        }
+        let pid: pid_t
+        do {
+            pid = try ChildProcessSpawner.spawn(executable: executable, arguments: ["agent", "--vault", vaultPath],
+                                                environment: environment, standardInput: .null,
+                                                standardOutput: .null, standardError: .null, newSession: true)
+        } catch {
+            throw .io("cannot start the agent: \(error)")
+        }
+        let until = SocketIO.monotonic() + 5
+        while SocketIO.monotonic() < until {
+            if AgentClient.isAnswering(endpoint) { return pid }
+            var status: Int32 = 0
+            // An agent that lost the race to another one exits at once; reap it.
+            if waitpid(pid, &status, WNOHANG) == pid {
+                if AgentClient.isAnswering(endpoint) { return pid }
+            }
+            usleep(5_000)
+        }
+        throw .io("the agent did not start within 5 s")
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+import FobStore
+
+/// Builds a message: header, then length-prefixed fields.
+struct MessageWriter {
+    private(set) var bytes: [UInt8]
+
+    init(code: UInt8, version: UInt8 = AgentProtocol.version) {
+        bytes = AgentProtocol.magic + [version, code]
+    }
+
+    mutating func field(_ data: UnsafeRawBufferPointer) {
+        let n = UInt32(data.count)
+        bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        bytes.append(contentsOf: data)
+    }
+
+    mutating func field(_ data: [UInt8]) { data.withUnsafeBytes { field($0) } }
+    mutating func field(_ text: String) { field(Array(text.utf8)) }
+    mutating func field(_ secret: SecretBytes) { secret.withUnsafeBytes { field($0) } }
+    mutating func field(_ value: UInt32) {
+        field([UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
+    }
+
+    /// An optional change: 0 = leave, 1 = remove, 2 + UTF-8 = set.
+    mutating func change(_ value: String??) {
+        switch value {
+        case .none: field([0])
+        case .some(.none): field([1])
+        case .some(.some(let text)): field([2] + Array(text.utf8))
+        }
+    }
+
+    /// An optional text: 0 = none, 1 + UTF-8 = the text.
+    mutating func optional(_ value: String?) {
+        if let value { field([1] + Array(value.utf8)) } else { field([0]) }
+    }
+
+    /// Wipes the bytes (they may hold a secret).
+    mutating func wipe() { bytes.wipe() }
+}
+
+/// Reads a message: checks the header and splits the fields; every read is
+/// bounds-checked and fails with a typed error.
+struct MessageReader {
+    let code: UInt8
+    let version: UInt8
+    private(set) var fields: [Range<Int>] = []
+    private let bytes: UnsafeRawBufferPointer
+
+    /// - Throws: `.badMagic`, `.truncated`, `.tooLarge`; a foreign version is
+    ///   not an error here (``version`` says it).
+    init(_ bytes: UnsafeRawBufferPointer, limit: Int = AgentProtocol.maxMessageBytes) throws(AgentProtocolError) {
+        guard bytes.count <= limit else { throw .tooLarge(bytes.count) }
+        guard bytes.count >= 6 else { throw bytes.count >= 4 && !bytes.starts(with: AgentProtocol.magic) ? .badMagic : .truncated }
+        guard bytes.starts(with: AgentProtocol.magic) else { throw .badMagic }
+        version = bytes[4]
+        code = bytes[5]
+        self.bytes = bytes
+        var i = 6
+        while i < bytes.count {
+            guard bytes.count - i >= 4 else { throw .truncated }
+            let n = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            i += 4
+            guard n <= bytes.count - i else { throw .truncated }
+            fields.append(i..<(i + n))
+            i += n
+        }
+    }
+
+    func expect(_ count: Int) throws(AgentProtocolError) {
+        guard fields.count == count else { throw .badField("\(fields.count) fields where \(count) belong") }
+    }
+
+    func raw(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[fields[index]]) }
+
+    func text(_ index: Int, _ name: String) throws(AgentProtocolError) -> String {
+        guard let text = String(validating: raw(index), as: UTF8.self) else { throw .badField("\(name) is not UTF-8") }
+        guard raw(index).count <= Item.maxTextBytes else { throw .badField("\(name) is too long") }
+        return text
+    }
+
+    func secret(_ index: Int) throws(AgentProtocolError) -> SecretBytes {
+        let field = raw(index)
+        guard field.count <= Item.maxSecretBytes else { throw .badField("the secret is over \(Item.maxSecretBytes) bytes") }
+        return SecretBytes(count: field.count) { $0.baseAddress.map { base in _ = field.copyBytes(to: UnsafeMutableRawBufferPointer(start: base, count: field.count)) } }
+    }
+
+    func uint32(_ index: Int, _ name: String) throws(AgentProtocolError) -> UInt32 {
+        let field = raw(index)
+        guard field.count == 4 else { throw .badField("\(name) is not 4 bytes") }
+        return UInt32(field[0]) << 24 | UInt32(field[1]) << 16 | UInt32(field[2]) << 8 | UInt32(field[3])
+    }
+
+    func change(_ index: Int, _ name: String) throws(AgentProtocolError) -> String?? {
+        let field = raw(index)
+        guard let mode = field.first else { throw .badField("\(name) is empty") }
+        switch mode {
+        case 0 where field.count == 1: return .none
+        case 1 where field.count == 1: return .some(nil)
+        case 2:
+            let rest = UnsafeRawBufferPointer(rebasing: field[1...])
+            guard rest.count <= Item.maxTextBytes, let text = String(validating: rest, as: UTF8.self) else {
+                throw .badField("\(name) is not UTF-8 or too long")
+            }
+            return .some(text)
+        default: throw .badField("\(name) has mode \(mode)")
+        }
+    }
+
+    func optional(_ index: Int, _ name: String) throws(AgentProtocolError) -> String? {
+        let field = raw(index)
+        guard let mode = field.first else { throw .badField("\(name) is empty") }
+        if mode == 0 && field.count == 1 { return nil }
+        guard mode == 1, field.count - 1 <= Item.maxTextBytes,
+              let text = String(validating: UnsafeRawBufferPointer(rebasing: field[1...]), as: UTF8.self) else {
+            throw .badField("\(name) is malformed")
+        }
+        return text
+    }
+
+    func enumeration<E: RawRepresentable>(_ index: Int, _ name: String, _ type: E.Type) throws(AgentProtocolError) -> E?
+    where E.RawValue == String {
+        guard let text = try optional(index, name) else { return nil }
+        guard let value = E(rawValue: text) else { throw .badField("\(name) '\(text)' is unknown") }
+        return value
+    }
+}
+
+extension AgentRequest {
+    /// The message for this request.
+    /// - Important: it may hold a password or secret: wipe it after sending.
+    public func encoded() -> [UInt8] {
+        var w = MessageWriter(code: code)
+        switch self {
+        case .status, .lock: break
+        case .unlock(let password, let idle, let max):
+            w.field(password); w.field(idle); w.field(max)
+        case .get(let service, let account), .delete(let service, let account):
+            w.field(service); w.field(account)
+        case .list(let service):
+            w.optional(service)
+        case .add(let item):
+            w.field(ItemWire.encode(item))
+        case .save(let service, let account, let secret, let changes):
+            w.field(service); w.field(account); w.field(secret)
+            w.change(changes.label); w.change(changes.comment)
+            w.optional(changes.kind?.rawValue); w.optional(changes.accessible?.rawValue)
+        case .update(let service, let account, let secret, let changes):
+            w.field(service); w.field(account); w.field(secret)
+            w.change(changes.label); w.optional(changes.accessible?.rawValue)
+        case .query(let query, let one, let secrets):
+            w.field(query.bag.bytes); w.field([one ? 1 : 0, secrets ? 1 : 0])
+        case .updateMatching(let query, let changes):
+            var bag = changes.bag
+            w.field(query.bag.bytes); w.field(bag.bytes)
+            bag.wipe()
+        case .deleteMatching(let query):
+            w.field(query.bag.bytes)
+        case .saveItem(let service, let account, let secret, let changes):
+            var bag = changes.bag
+            w.field(service); w.field(account); w.field(secret); w.field(bag.bytes)
+            bag.wipe()
+        }
+        return w.bytes
+    }
+
+    /// Decodes a request: the agent's parser of outside input, a pure
+    /// function from bytes to a request or a typed error (the fuzz target
+    /// `agent-request` calls it).
+    /// - Parameter bytes: one frame's payload (the length prefix removed).
+    /// - Throws: ``AgentProtocolError``: `.versionMismatch` for another
+    ///   version, `.unknownCode`, `.badField`, `.truncated`, `.badMagic`, `.tooLarge`.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentRequest {
+        let r = try MessageReader(bytes)
+        guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
+        switch r.code {
+        case 1: try r.expect(0); return .status
+        case 2:
+            try r.expect(3)
+            let password = try r.secret(0)
+            guard password.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
+            return .unlock(password: password, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
+        case 3: try r.expect(0); return .lock
+        case 4: try r.expect(2); return .get(service: try r.text(0, "service"), account: try r.text(1, "account"))
+        case 5: try r.expect(1); return .list(service: try r.optional(0, "service"))
+        case 6:
+            try r.expect(1)
+            do {
+                return .add(try ItemWire.decode(r.raw(0)))
+            } catch {
+                throw .badField("the item: \(error)")
+            }
+        case 7:
+            try r.expect(7)
+            var changes = ItemChanges()
+            changes.label = try r.change(3, "label")
+            changes.comment = try r.change(4, "comment")
+            changes.kind = try r.enumeration(5, "kind", ItemKind.self)
+            changes.accessible = try r.enumeration(6, "accessible", Accessibility.self)
+            return .save(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2), changes: changes)
+        case 8:
+            try r.expect(5)
+            var changes = ItemChanges()
+            changes.label = try r.change(3, "label")
+            changes.accessible = try r.enumeration(4, "accessible", Accessibility.self)
+            return .update(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2), changes: changes)
+        case 9: try r.expect(2); return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
+        case 10:
+            try r.expect(2)
+            let flags = r.raw(1)
+            guard flags.count == 2, flags[0] <= 1, flags[1] <= 1 else { throw .badField("query flags") }
+            return .query(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, withSecrets: flags[1] == 1)
+        case 11:
+            try r.expect(2)
+            var bag = try AttributeBag(reading: r.raw(1))
+            defer { bag.wipe() }
+            return .updateMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), try ItemChanges(bag: bag))
+        case 12:
+            try r.expect(1)
+            return .deleteMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))))
+        case 13:
+            try r.expect(4)
+            var bag = try AttributeBag(reading: r.raw(3))
+            defer { bag.wipe() }
+            return .saveItem(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
+                             changes: try ItemChanges(bag: bag))
+        default: throw .unknownCode(r.code)
+        }
+    }
+}
+
+extension AgentResponse {
+    private static let failureCodes: [(UInt8, @Sendable (String) -> KeychainError)] = [
+        (0x10, { .duplicateItem($0) }), (0x11, { .itemNotFound($0) }), (0x12, { _ in .authFailed }),
+        (0x13, { .interactionNotAllowed($0) }), (0x14, { .decode($0) }), (0x15, { .param($0) }),
+        (0x16, { .noSuchKeychain($0) }), (0x17, { .io($0) }),
+    ]
+
+    /// The message for this response.
+    /// - Important: an `.item` holds a secret: wipe the bytes after sending.
+    public func encoded() -> [UInt8] {
+        switch self {
+        case .ok:
+            return MessageWriter(code: 0).bytes
+        case .item(let item):
+            var w = MessageWriter(code: 1)
+            w.field(ItemWire.encode(item))
+            return w.bytes
+        case .items(let items):
+            var w = MessageWriter(code: 2)
+            for item in items { w.field(ItemWire.encode(item)) }
+            return w.bytes
+        case .status(let s):
+            var w = MessageWriter(code: 3)
+            w.field([s.state.rawValue]); w.field(UInt32(bitPattern: s.pid)); w.field(s.vault)
+            w.field(s.idleSecondsLeft.map { $0 } ?? UInt32.max); w.field(s.maxSecondsLeft ?? UInt32.max)
+            return w.bytes
+        case .count(let n):
+            var w = MessageWriter(code: 4)
+            w.field(UInt32(clamping: max(0, n)))
+            return w.bytes
+        case .failure(let error):
+            var w: MessageWriter
+            switch error {
+            case .duplicateItem(let m): w = MessageWriter(code: 0x10); w.field(m)
+            case .itemNotFound(let m): w = MessageWriter(code: 0x11); w.field(m)
+            case .authFailed: w = MessageWriter(code: 0x12); w.field("")
+            case .interactionNotAllowed(let m): w = MessageWriter(code: 0x13); w.field(m)
+            case .decode(let m): w = MessageWriter(code: 0x14); w.field(m)
+            case .param(let m): w = MessageWriter(code: 0x15); w.field(m)
+            case .noSuchKeychain(let m): w = MessageWriter(code: 0x16); w.field(m)
+            case .io(let m): w = MessageWriter(code: 0x17); w.field(m)
+            }
+            return w.bytes
+        }
+    }
+
+    /// The answer to a request of another version.
+    static func versionMismatch() -> [UInt8] {
+        var w = MessageWriter(code: AgentProtocol.versionMismatchCode)
+        w.field("protocol version \(AgentProtocol.version)")
+        return w.bytes
+    }
+
+    /// Decodes a response (from the agent: checked as carefully as a request).
+    /// - Parameters:
+    ///   - bytes: one frame's payload.
+    ///   - withSecrets: keep secrets of `.item`.
+    /// - Throws: ``AgentProtocolError``; `.versionMismatch` names the agent's version.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true) throws(AgentProtocolError) -> AgentResponse {
+        let r = try MessageReader(bytes, limit: AgentProtocol.maxResponseBytes)
+        guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
+        func item(_ index: Int) throws(AgentProtocolError) -> Item {
+            do { return try ItemWire.decode(r.raw(index), withSecret: withSecrets) } catch { throw .badField("an item: \(error)") }
+        }
+        switch r.code {
+        case 0: try r.expect(0); return .ok
+        case 1: try r.expect(1); return .item(try item(0))
+        case 2:
+            var items: [Item] = []
+            for index in r.fields.indices { items.append(try item(index)) }
+            return .items(items)
+        case 3:
+            try r.expect(5)
+            guard r.raw(0).count == 1, let state = AgentStatus.State(rawValue: r.raw(0)[0]) else { throw .badField("state") }
+            let idle = try r.uint32(3, "idle"), max = try r.uint32(4, "max")
+            return .status(AgentStatus(state: state, pid: Int32(bitPattern: try r.uint32(1, "pid")), vault: try r.text(2, "vault"),
+                                       idleSecondsLeft: idle == .max ? nil : idle, maxSecondsLeft: max == .max ? nil : max))
+        case 4: try r.expect(1); return .count(Int(try r.uint32(0, "count")))
+        case AgentProtocol.versionMismatchCode:
+            throw .versionMismatch(r.version)
+        default:
+            guard let make = failureCodes.first(where: { $0.0 == r.code })?.1 else { throw .unknownCode(r.code) }
+            try r.expect(1)
+            return .failure(make(try r.text(0, "message")))
+        }
+    }
+}

@@ -1,0 +1,157 @@
+@preconcurrency import Glibc
+import Foundation
+import FobStore
+
+/// A clock in seconds that keeps running while the machine is suspended,
+/// so that a laptop that sleeps past a deadline wakes up locked.
+public protocol AgentClock: AnyObject, Sendable {
+    /// Seconds since an arbitrary origin; never goes back.
+    var seconds: Double { get }
+}
+
+/// `CLOCK_BOOTTIME`: monotonic, and counts time in suspend.
+public final class BootClock: AgentClock {
+    public init() {}
+    public var seconds: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// The agent's state and decisions, without sockets: which vault, the lock
+/// level, the idle and maximum deadlines, and the answer to each request.
+/// Every method takes an internal lock, so the connection threads and the
+/// timer may call it at once.
+public final class AgentCore: @unchecked Sendable {
+    /// The vault's canonical path.
+    public let vaultURL: URL
+    private let clock: any AgentClock
+    private let openVault: (URL) throws(KeychainError) -> Vault
+    private let mutex = NSLock()
+    private var vault: Vault?
+    private var idleSeconds: Double = 0
+    private var maxSeconds: Double = 0
+    private var lastActivity: Double = 0
+    private var unlockedAt: Double = 0
+    private var timedOut = false
+
+    /// Default idle timeout: 900 s.
+    public static let defaultIdleSeconds: UInt32 = 900
+    /// Default maximum unlocked time: 28,800 s (8 hours).
+    public static let defaultMaxSeconds: UInt32 = 28_800
+
+    /// - Parameters:
+    ///   - vaultURL: the vault this agent serves.
+    ///   - clock: the clock of both timeouts (``BootClock`` when live).
+    ///   - openVault: opens the vault (tests may use fast KDF presets; the vault is the same).
+    public init(vaultURL: URL, clock: any AgentClock = BootClock(),
+                openVault: @escaping (URL) throws(KeychainError) -> Vault = { (url) throws(KeychainError) in try Vault(url: url) }) {
+        self.vaultURL = vaultURL
+        self.clock = clock
+        self.openVault = openVault
+    }
+
+    /// The lock level now (after applying any deadline passed).
+    public var state: AgentStatus.State {
+        mutex.lock(); defer { mutex.unlock() }
+        expireLocked()
+        return stateLocked()
+    }
+
+    private func stateLocked() -> AgentStatus.State {
+        switch vault?.lockLevel {
+        case .unlocked?: return .unlocked
+        case .afterFirstUnlockOnly?: return .afterFirstUnlock
+        default: return .locked
+        }
+    }
+
+    /// Applies the deadlines: past the idle or maximum time, drops the
+    /// `whenUnlocked` keys and keeps the `afterFirstUnlock` ones. Called by
+    /// the timer and before every request.
+    public func tick() {
+        mutex.lock(); defer { mutex.unlock() }
+        expireLocked()
+    }
+
+    private func expireLocked() {
+        guard let vault, !timedOut, vault.lockLevel == .unlocked else { return }
+        let now = clock.seconds
+        let idleOver = idleSeconds > 0 && now - lastActivity >= idleSeconds
+        let maxOver = maxSeconds > 0 && now - unlockedAt >= maxSeconds
+        if idleOver || maxOver {
+            vault.lock(keepingAfterFirstUnlock: true)
+            timedOut = true
+        }
+    }
+
+    /// Locks fully: every key and the open vault go.
+    public func lockAll() {
+        mutex.lock(); defer { mutex.unlock() }
+        vault?.lock()
+        vault = nil
+    }
+
+    /// Answers one request. Checks the deadlines, then that the vault file is
+    /// the one unlocked and its key unchanged (``Vault/revalidate()``),
+    /// before serving. Only item operations restart the idle timer.
+    /// - Parameter request: a decoded request.
+    /// - Returns: the response; errors travel as `.failure`.
+    public func handle(_ request: AgentRequest) -> AgentResponse {
+        mutex.lock(); defer { mutex.unlock() }
+        expireLocked()
+        if let vault {
+            do {
+                try vault.revalidate()
+            } catch {
+                vault.lock()
+                self.vault = nil
+            }
+        }
+        switch request {
+        case .status:
+            return .status(statusLocked())
+        case .lock:
+            vault?.lock()
+            vault = nil
+            return .ok
+        case .unlock(let password, let idle, let max):
+            do {
+                let fresh = try openVault(vaultURL)
+                try fresh.unlock(password: password)
+                vault?.lock()
+                vault = fresh
+                idleSeconds = Double(idle)
+                maxSeconds = Double(max)
+                unlockedAt = clock.seconds
+                lastActivity = unlockedAt
+                timedOut = false
+                return .ok
+            } catch {
+                return .failure(error)
+            }
+        default:
+            guard let vault, !vault.isLocked else {
+                return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
+            }
+            if vault.lockLevel == .unlocked { lastActivity = clock.seconds }
+            do {
+                return try ItemOperations.perform(request, on: vault)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    private func statusLocked() -> AgentStatus {
+        let state = stateLocked()
+        var idleLeft: UInt32?, maxLeft: UInt32?
+        if state == .unlocked {
+            let now = clock.seconds
+            if idleSeconds > 0 { idleLeft = UInt32(max(0, (idleSeconds - (now - lastActivity)).rounded(.up))) }
+            if maxSeconds > 0 { maxLeft = UInt32(max(0, (maxSeconds - (now - unlockedAt)).rounded(.up))) }
+        }
+        return AgentStatus(state: state, pid: getpid(), vault: vaultURL.path, idleSecondsLeft: idleLeft, maxSecondsLeft: maxLeft)
+    }
+}

@@ -1,0 +1,124 @@
+@preconcurrency import Glibc
+import CLinux
+import Foundation
+import FobStore
+import FobSystem
+
+/// The agent process: listens on the vault's socket, answers each
+/// connection on its own thread within a deadline, and applies the timeouts.
+///
+/// Every connection is checked with `SO_PEERCRED` and dropped unless it
+/// comes from this user. A client that sends garbage, too much or nothing
+/// only loses its own connection; requests reach ``AgentCore`` one at a time.
+public final class AgentServer: @unchecked Sendable {
+    /// Where it listens.
+    public let endpoint: AgentEndpoint
+    /// The state and answers.
+    public let core: AgentCore
+    /// How long one connection may take, in seconds.
+    public var connectionDeadline: Double = 5
+    /// The most connections served at once; later ones wait to be accepted.
+    public var maxConnections = 128
+    private var listener: Int32 = -1
+    private var socketIdentity: (dev_t, ino_t)?
+    private let counter = NSLock()
+    private var active = 0
+
+    nonisolated(unsafe) private static var stopRequested: sig_atomic_t = 0
+
+    /// - Parameters:
+    ///   - endpoint: the socket and its directory.
+    ///   - core: the agent's state.
+    public init(endpoint: AgentEndpoint, core: AgentCore) {
+        self.endpoint = endpoint
+        self.core = core
+    }
+
+    /// Binds the socket: prepares the directory (0700, this user's), and
+    /// replaces a stale socket (one no agent answers on).
+    /// - Throws: `.interactionNotAllowed` for a bad directory; `.duplicateItem`
+    ///   when an agent already answers on this socket; `.io`.
+    public func bind() throws(KeychainError) {
+        try endpoint.prepareDirectory()
+        if AgentClient.isAnswering(endpoint) {
+            throw .duplicateItem("an agent already runs for \(endpoint.vault) on \(endpoint.socket)")
+        }
+        unlink(endpoint.socket)
+        let fd = fob_unix_socket_cloexec()
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var (address, length) = try endpoint.address()
+        let old = umask(0o177)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+        }
+        umask(old)
+        guard rc == 0, listen(fd, 256) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .io("cannot listen on \(endpoint.socket): \(reason)")
+        }
+        listener = fd
+        var st = stat()
+        if lstat(endpoint.socket, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
+    }
+
+    /// Serves until SIGTERM, SIGINT or SIGHUP, or until its socket is removed
+    /// or replaced; then locks (wiping every key) and removes its socket.
+    public func run() {
+        signal(SIGPIPE, SIG_IGN)
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig) { _ in AgentServer.stopRequested = 1 }
+        }
+        while AgentServer.stopRequested == 0 && socketIsOurs() {
+            core.tick()
+            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 200) > 0 else { continue }
+            counter.lock()
+            let busy = active >= maxConnections
+            counter.unlock()
+            if busy { usleep(5_000); continue }
+            let client = fob_accept_cloexec(listener, nil, nil)
+            guard client >= 0 else { continue }
+            guard let peer = SocketIO.peer(client), peer.uid == getuid() else {
+                close(client)
+                continue
+            }
+            counter.lock(); active += 1; counter.unlock()
+            let thread = Thread { [self] in
+                serve(client)
+                close(client)
+                counter.lock(); active -= 1; counter.unlock()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        core.lockAll()
+        if socketIsOurs() { unlink(endpoint.socket) }
+        close(listener)
+    }
+
+    private func socketIsOurs() -> Bool {
+        var st = stat()
+        guard lstat(endpoint.socket, &st) == 0, let socketIdentity else { return false }
+        return st.st_dev == socketIdentity.0 && st.st_ino == socketIdentity.1
+    }
+
+    /// One connection: one request, one response, within the deadline.
+    private func serve(_ fd: Int32) {
+        let deadline = SocketIO.monotonic() + connectionDeadline
+        guard var payload = try? SocketIO.readFrame(fd, until: deadline) else { return }
+        defer { payload.wipe() }
+        var answer: [UInt8]
+        do throws(AgentProtocolError) {
+            let request = try payload.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+            answer = core.handle(request).encoded()
+        } catch .versionMismatch {
+            answer = AgentResponse.versionMismatch()
+        } catch {
+            answer = AgentResponse.failure(.param("bad request: \(error)")).encoded()
+        }
+        defer { answer.wipe() }
+        // The answer gets its own deadline: an unlock spends its time in the KDF.
+        try? SocketIO.writeFrame(fd, answer, until: SocketIO.monotonic() + connectionDeadline)
+    }
+}

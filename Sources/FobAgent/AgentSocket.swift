@@ -1,0 +1,161 @@
+@preconcurrency import Glibc
+import CLinux
+import Foundation
+import FobStore
+
+/// Where the agent of a vault listens, and the checks on that place.
+public struct AgentEndpoint: Sendable, Equatable {
+    /// The vault's canonical path (symbolic links resolved).
+    public let vault: String
+    /// The directory of sockets: `$XDG_RUNTIME_DIR/fob`, else `/tmp/fob-UID`.
+    public let directory: String
+    /// The socket: `DIRECTORY/agent-HASH.sock`, HASH from the canonical path.
+    public let socket: String
+
+    /// The endpoint of the vault at `vaultURL`.
+    /// - Parameters:
+    ///   - vaultURL: the vault file (it need not exist: then its path is used as given).
+    ///   - environment: reads `XDG_RUNTIME_DIR`.
+    public init(vaultURL: URL, environment: [String: String]) {
+        let path = vaultURL.standardizedFileURL.path
+        if let resolved = realpath(path, nil) {
+            vault = String(cString: resolved)
+            free(resolved)
+        } else {
+            vault = path
+        }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            directory = runtime + "/fob"
+        } else {
+            directory = "/tmp/fob-\(getuid())"
+        }
+        socket = directory + "/agent-" + AgentEndpoint.name(of: vault) + ".sock"
+    }
+
+    /// 64-bit FNV-1a of the path in hexadecimal: a name, not a secret.
+    static func name(of path: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Makes the directory (0700) when missing, and checks it.
+    /// - Throws: `.interactionNotAllowed` when it belongs to another user, is
+    ///   not a directory, or is not mode 0700; `.io` when it cannot be made.
+    public func prepareDirectory() throws(KeychainError) {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw .io("cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
+        try checkDirectory()
+    }
+
+    /// Checks the directory: a real directory of this user, mode 0700.
+    /// - Throws: `.interactionNotAllowed` naming what is wrong; `.io` when it is missing.
+    public func checkDirectory() throws(KeychainError) {
+        var st = stat()
+        guard lstat(directory, &st) == 0 else { throw .io("cannot read \(directory): \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw .interactionNotAllowed("the agent directory \(directory) is not a directory; remove it")
+        }
+        guard st.st_uid == getuid() else {
+            throw .interactionNotAllowed("the agent directory \(directory) belongs to uid \(st.st_uid), not to you; remove it")
+        }
+        guard st.st_mode & 0o777 == 0o700 else {
+            throw .interactionNotAllowed("the agent directory \(directory) has mode \(String(st.st_mode & 0o777, radix: 8)), not 700; fix it with chmod 700")
+        }
+    }
+
+    /// The socket's address.
+    func address() throws(KeychainError) -> (sockaddr_un, socklen_t) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socket.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { throw .param("the agent socket path \(socket) is too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1))
+    }
+}
+
+/// Socket calls shared by the agent and its client.
+enum SocketIO {
+    /// The uid and pid of the process at the other end.
+    static func peer(_ fd: Int32) -> (uid: uid_t, pid: pid_t)? {
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard fob_peer_credentials(fd, &uid, &pid) == 0 else { return nil }
+        return (uid, pid)
+    }
+
+    /// Seconds on the monotonic clock (for per-connection deadlines).
+    static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    enum Failure: Error { case closed, timedOut, tooLarge(Int), system(Int32) }
+
+    /// Waits until `fd` is ready for `events` or the deadline passes.
+    private static func wait(_ fd: Int32, _ events: Int16, until deadline: Double) throws(Failure) {
+        while true {
+            let left = deadline - monotonic()
+            guard left > 0 else { throw .timedOut }
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let rc = poll(&p, 1, Int32(min(left * 1000, 60_000)) + 1)
+            if rc > 0 { return }
+            if rc < 0 && errno != EINTR { throw .system(errno) }
+        }
+    }
+
+    /// Reads exactly `count` bytes into `buffer` from `offset`.
+    private static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, until deadline: Double) throws(Failure) {
+        var done = 0
+        while done < buffer.count {
+            try wait(fd, Int16(POLLIN), until: deadline)
+            let n = recv(fd, buffer.baseAddress! + done, buffer.count - done, Int32(MSG_DONTWAIT))
+            if n > 0 { done += n; continue }
+            if n == 0 { throw .closed }
+            if errno == EINTR || errno == EAGAIN { continue }
+            throw .system(errno)
+        }
+    }
+
+    /// Reads one frame: a 4-byte big-endian length, then the payload.
+    /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
+    static func readFrame(_ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes) throws(Failure) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: 4)
+        try header.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
+        let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        guard n <= limit else { throw .tooLarge(n) }
+        var payload = [UInt8](repeating: 0, count: n)
+        do throws(Failure) {
+            try payload.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
+        } catch {
+            payload.wipe()
+            throw error
+        }
+        return payload
+    }
+
+    /// Writes one frame.
+    static func writeFrame(_ fd: Int32, _ payload: [UInt8], until deadline: Double) throws(Failure) {
+        let n = UInt32(payload.count)
+        var frame = [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + payload
+        defer { frame.wipe() }
+        var done = 0
+        while done < frame.count {
+            try wait(fd, Int16(POLLOUT), until: deadline)
+            let rc = frame.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            if rc > 0 { done += rc; continue }
+            if rc < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            throw .system(rc < 0 ? errno : EPIPE)
+        }
+    }
+}

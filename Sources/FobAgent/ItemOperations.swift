@@ -1,0 +1,52 @@
+import FobStore
+
+/// The item operations as one function over an unlocked vault, used by the
+/// agent and by a command without an agent alike, so that results, errors
+/// and exit statuses are the same either way.
+public enum ItemOperations {
+    /// Runs an item request on `vault`.
+    /// - Parameters:
+    ///   - request: `.get`, `.list`, `.add`, `.save`, `.update` or `.delete`
+    ///     (the others are the agent's own and answer `.param`).
+    ///   - vault: an unlocked (or partially locked) vault.
+    /// - Returns: `.item` for get, `.items` (without secrets) for list, `.ok` otherwise.
+    /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
+    ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
+    public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
+        switch request {
+        case .get(let service, let account):
+            return .item(try vault.item(service: service, account: account))
+        case .list(let service):
+            guard let service else { return .items(try vault.allItems()) }
+            do {
+                // Every class: git's and docker's credentials are internet passwords.
+                return .items(try vault.items(matching: ItemQuery(itemClass: nil, service: service)))
+            } catch .itemNotFound {
+                return .items([])
+            }
+        case .add(let item):
+            try vault.add(item)
+            return .ok
+        case .save(let service, let account, let secret, let changes):
+            try vault.save(service: service, account: account, secret: secret, attributes: changes)
+            return .ok
+        case .update(let service, let account, let secret, var changes):
+            changes.secret = secret
+            try vault.update(matching: .key(service: service, account: account), with: changes)
+            return .ok
+        case .delete(let service, let account):
+            try vault.delete(matching: .key(service: service, account: account))
+            return .ok
+        case .query(let query, let one, let secrets):
+            return .items(try vault.items(matching: query, limit: one ? .one : .all, withSecrets: secrets))
+        case .updateMatching(let query, let changes):
+            return .count(try vault.update(matching: query, with: changes))
+        case .deleteMatching(let query):
+            return .count(try vault.delete(matching: query))
+        case .saveItem(let service, let account, let secret, let changes):
+            return .count(try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added ? 1 : 0)
+        case .status, .unlock, .lock:
+            throw .param("not an item operation")
+        }
+    }
+}

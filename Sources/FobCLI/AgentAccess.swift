@@ -1,0 +1,156 @@
+@preconcurrency import Glibc
+import Foundation
+import FobAgent
+import FobStore
+
+extension Invocation {
+    /// The endpoint of this vault's agent.
+    var agentEndpoint: AgentEndpoint {
+        AgentEndpoint(vaultURL: globals.vaultURL, environment: context.environment)
+    }
+
+    /// A client of this vault's agent, or `nil` with `--no-agent` / `FOB_AGENT=0`.
+    var agentClient: AgentClient? {
+        globals.useAgent ? AgentClient(endpoint: agentEndpoint) : nil
+    }
+
+    /// The item operations of one command: through the agent when it holds
+    /// this vault unlocked, else on the vault itself (unlocked with the
+    /// master password once for the whole command).
+    func items() -> ItemBackend { ItemBackend(invocation: self) }
+
+    /// Starts the agent when none answers, then unlocks it with `password`.
+    /// - Throws: `.authFailed` for a wrong password; `.interactionNotAllowed`
+    ///   for an unsafe socket directory or agent; `.io`.
+    func unlockAgent(_ client: AgentClient, password: SecretBytes, idle: UInt32, max: UInt32) throws(KeychainError) {
+        if !AgentClient.isAnswering(client.endpoint) {
+            guard let executable = context.agentExecutable else {
+                throw .interactionNotAllowed("no agent runs for \(client.endpoint.vault), and this program cannot start one")
+            }
+            var environment: [String: String] = [:]
+            for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
+                environment[name] = context.environment[name]
+            }
+            do {
+                try client.start(executable: executable, vaultPath: client.endpoint.vault, environment: environment)
+            } catch {
+                throw error.keychainError
+            }
+        }
+        let answer: AgentResponse
+        do {
+            answer = try client.send(.unlock(password: password, idleSeconds: idle, maxSeconds: max))
+        } catch {
+            throw error.keychainError
+        }
+        switch answer {
+        case .ok: return
+        case .failure(let error): throw error
+        default: throw .io("agent: unexpected answer to unlock")
+        }
+    }
+
+    /// Locks the agent of this vault fully, if one runs (after `passwd`, logout).
+    func lockAgentIfRunning() {
+        _ = try? AgentClient(endpoint: agentEndpoint).send(.lock)
+    }
+}
+
+/// Item operations for one command, through the agent or on the vault.
+///
+/// The first request goes to the agent when it may be used; when no agent
+/// runs, or it holds the vault locked for that item, the command falls back
+/// to the vault, unlocked once with the master password. A password asked
+/// on the terminal is then handed to the agent (started if needed), unless
+/// `--no-agent`; a password from `--password-file` never starts one.
+final class ItemBackend {
+    private let invocation: Invocation
+    private var agent: AgentClient?
+    private var vault: Vault?
+
+    init(invocation: Invocation) {
+        self.invocation = invocation
+        agent = invocation.agentClient
+    }
+
+    /// Runs one item request.
+    /// - Throws: the ``KeychainError`` direct use would throw; ``CLIFailure``
+    ///   or ``PromptError`` from the password prompt.
+    func perform(_ request: AgentRequest) throws -> AgentResponse {
+        if let agent {
+            let answer: AgentResponse?
+            do {
+                answer = try agent.send(request)
+            } catch {
+                answer = nil
+                if error != .stopped { invocation.standardError.write("fob: \(error.description); not using the agent\n") }
+            }
+            if let answer {
+                if case .failure(.interactionNotAllowed) = answer {
+                    self.agent = nil
+                } else {
+                    return try answer.thrown()
+                }
+            } else {
+                self.agent = nil
+            }
+        }
+        return try ItemOperations.perform(request, on: try unlockedVault()).thrown()
+    }
+
+    /// Settles where requests go before a command reads a secret from
+    /// standard input, so that `--password-file -` still finds the master
+    /// password on its first line: the agent when it holds the vault
+    /// unlocked (fully, or for `after-first-unlock` items), else the vault,
+    /// unlocked now.
+    /// - Throws: as ``perform(_:)``.
+    func prepare() throws {
+        if let agent {
+            if case .status(let status)? = try? agent.send(.status), status.state != .locked { return }
+            self.agent = nil
+        }
+        _ = try unlockedVault()
+    }
+
+    /// The item of `.get`.
+    func item(service: String, account: String) throws -> Item {
+        guard case .item(let item) = try perform(.get(service: service, account: account)) else {
+            throw KeychainError.io("unexpected answer")
+        }
+        return item
+    }
+
+    /// Locks the vault opened for this command (the agent keeps its own state).
+    func close() {
+        vault?.lock()
+        vault = nil
+    }
+
+    deinit { vault?.lock() }
+
+    private func unlockedVault() throws -> Vault {
+        if let vault { return vault }
+        let opened = try invocation.openVault()
+        let fromTerminal = invocation.globals.passwordFile == nil
+        let password = try invocation.masterPassword(prompt: "Master password: ")
+        try opened.unlock(password: password)
+        vault = opened
+        if fromTerminal, invocation.context.agentExecutable != nil, let client = invocation.agentClient {
+            do {
+                try invocation.unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds,
+                                           max: AgentCore.defaultMaxSeconds)
+            } catch {
+                invocation.standardError.write("fob: the agent was not unlocked: \(error)\n")
+            }
+        }
+        return opened
+    }
+}
+
+extension AgentResponse {
+    /// The response, or its error thrown.
+    func thrown() throws(KeychainError) -> AgentResponse {
+        if case .failure(let error) = self { throw error }
+        return self
+    }
+}

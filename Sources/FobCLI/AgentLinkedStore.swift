@@ -1,0 +1,142 @@
+import Foundation
+import FobAgent
+import FobSessions
+import FobStore
+
+/// The terminal UI's store: the vault file, linked to the agent.
+///
+/// - When the agent holds the vault unlocked as the UI starts, the UI opens
+///   on its main screen and every operation goes to the agent.
+/// - Unlocking in the UI unlocks the vault here and hands the password to
+///   the agent (starting it), unless `--no-agent`.
+/// - The UI's own lock (idle, `l`) locks the screen: the next unlock asks
+///   the master password, even while the agent stays unlocked.
+/// - A lock done elsewhere (`fob lock`, the agent's timeout, `passwd`) shows
+///   as ``isLocked`` within ``pollInterval``, and the UI's router locks.
+final class AgentLinkedStore: KeychainStore {
+    private let local: VaultStore
+    private let agent: AgentItemStore?
+    private let handOver: (SecretBytes) -> Void
+    private var viaAgent: Bool
+    /// Whether the agent held the vault unlocked along with this UI.
+    private var linked: Bool
+    private var lastPoll = Date.distantPast
+    private var agentUnlocked = false
+    private var versionVault: Vault?
+
+    /// How often the agent's state is asked, in seconds.
+    static let pollInterval: TimeInterval = 0.5
+
+    /// - Parameters:
+    ///   - local: the vault file's store.
+    ///   - agent: the agent of the vault, or `nil` with `--no-agent`.
+    ///   - handOver: unlocks the agent with the password the UI took.
+    init(local: VaultStore, agent: AgentItemStore?, handOver: @escaping (SecretBytes) -> Void) {
+        self.local = local
+        self.agent = agent
+        self.handOver = handOver
+        let unlocked = local.vaultExists && (agent?.isUnlocked ?? false)
+        viaAgent = unlocked
+        linked = unlocked
+        agentUnlocked = unlocked
+        lastPoll = Date()
+    }
+
+    private func pollAgent() -> Bool {
+        guard let agent else { return false }
+        if Date().timeIntervalSince(lastPoll) >= AgentLinkedStore.pollInterval {
+            agentUnlocked = agent.isUnlocked
+            lastPoll = Date()
+        }
+        return agentUnlocked
+    }
+
+    var vaultExists: Bool { local.vaultExists }
+
+    var isLocked: Bool {
+        if viaAgent {
+            if pollAgent() { return false }
+            viaAgent = false
+            linked = false
+            return true
+        }
+        if local.isLocked { return true }
+        if linked && !pollAgent() {
+            // Locked elsewhere: this UI locks too.
+            linked = false
+            local.lock()
+            return true
+        }
+        return false
+    }
+
+    func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
+        try local.create(password: password, kdf: kdf)
+    }
+
+    func unlock(password: SecretBytes) throws(KeychainError) {
+        try local.unlock(password: password)
+        viaAgent = false
+        guard agent != nil else { return }
+        handOver(password)
+        lastPoll = .distantPast
+        linked = pollAgent()
+    }
+
+    func lock() {
+        viaAgent = false
+        linked = false
+        local.lock()
+    }
+
+    func allItems() throws(KeychainError) -> [Item] {
+        if viaAgent, let agent { return try agent.allItems() }
+        return try local.allItems()
+    }
+
+    func item(_ key: ItemKey) throws(KeychainError) -> Item {
+        if viaAgent, let agent { return try agent.items(matching: key.query, limit: .one, withSecrets: true)[0] }
+        return try local.item(key)
+    }
+
+    func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
+        if viaAgent, let agent { return try agent.items(matching: query, withSecrets: withSecrets) }
+        return try local.items(matching: query, withSecrets: withSecrets)
+    }
+
+    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+        if viaAgent, let agent { return try agent.save(service: service, account: account, secret: secret, attributes: attributes) }
+        return try local.save(service: service, account: account, secret: secret, attributes: attributes)
+    }
+
+    func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
+        if viaAgent, let agent { return try agent.update(matching: query, with: changes) }
+        return try local.update(matching: query, with: changes)
+    }
+
+    func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        if viaAgent {
+            if versionVault == nil { versionVault = try Vault(url: local.url) }
+            return try versionVault!.withExclusiveLock(body)
+        }
+        return try local.withExclusiveLock(body)
+    }
+
+    func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
+        if viaAgent, let agent { return try agent.delete(matching: query) }
+        return try local.delete(matching: query)
+    }
+
+    /// The logout wipe locks the agent too (as `fob logout` does).
+    func didWipeSessions() {
+        _ = try? agent?.client.send(.lock)
+        viaAgent = false
+        linked = false
+    }
+
+    func dataVersion() throws(KeychainError) -> Int64 {
+        guard viaAgent else { return try local.dataVersion() }
+        if versionVault == nil { versionVault = try Vault(url: local.url) }
+        return try versionVault!.dataVersion()
+    }
+}

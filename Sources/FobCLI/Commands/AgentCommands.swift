@@ -1,0 +1,141 @@
+@preconcurrency import Glibc
+import Foundation
+import FobAgent
+import FobStore
+
+extension Invocation {
+    /// A `--idle`/`--max` value in seconds (0 = never).
+    fileprivate func seconds(_ option: String, default fallback: UInt32) throws(UsageError) -> UInt32 {
+        guard let text = arguments.value(option) else { return fallback }
+        guard let value = UInt32(text), value <= 31_536_000 else {
+            throw UsageError("\(option) wants a whole number of seconds from 0 to 31536000, not '\(text)'", command: command)
+        }
+        return value
+    }
+}
+
+/// `fob unlock [--idle S] [--max S]`: asks the master password once and
+/// hands it to the agent of this vault, starting it when none runs.
+enum UnlockCommand: FobCommand {
+    static let name = "unlock"
+    static let summary = "unlock the vault in the agent (started if needed)"
+    static let options: [OptionSpec] = [
+        .value("--idle", "SECONDS", help: "lock after SECONDS with no item use (default 900; 0 = never)"),
+        .value("--max", "SECONDS", help: "lock SECONDS after unlocking (default 28800; 0 = never)"),
+    ]
+    static let discussion = """
+        Returns once the agent holds the vault unlocked: a command right after it
+        needs no password. After --idle or --max the agent keeps only items saved
+        with --accessible after-first-unlock; 'fob lock' drops everything.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let idle = try invocation.seconds("--idle", default: AgentCore.defaultIdleSeconds)
+        let max = try invocation.seconds("--max", default: AgentCore.defaultMaxSeconds)
+        guard invocation.globals.useAgent else {
+            throw UsageError("'unlock' needs the agent, which --no-agent or FOB_AGENT=0 turns off", command: name)
+        }
+        guard Vault.exists(at: invocation.globals.vaultURL) else {
+            throw KeychainError.noSuchKeychain(invocation.globals.vaultURL.path)
+        }
+        let client = AgentClient(endpoint: invocation.agentEndpoint)
+        let password = try invocation.masterPassword(prompt: "Master password: ")
+        try invocation.unlockAgent(client, password: password, idle: idle, max: max)
+        invocation.standardError.write("fob: unlocked \(client.endpoint.vault)\n")
+        return 0
+    }
+}
+
+/// `fob lock`: locks the vault in the agent (every key dropped).
+enum LockCommand: FobCommand {
+    static let name = "lock"
+    static let summary = "lock the vault everywhere: the agent drops every key"
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let client = AgentClient(endpoint: invocation.agentEndpoint)
+        do {
+            _ = try client.send(.lock).thrown()
+            invocation.standardError.write("fob: locked \(client.endpoint.vault)\n")
+        } catch AgentClientError.stopped {
+            invocation.standardError.write("fob: no agent runs for \(client.endpoint.vault); nothing to lock\n")
+        } catch let error as AgentClientError {
+            throw error.keychainError
+        }
+        return 0
+    }
+}
+
+/// `fob status [--json]`: the agent's state; not activity.
+enum StatusCommand: FobCommand {
+    static let name = "status"
+    static let summary = "the agent's state: locked, unlocked or stopped"
+    static let options: [OptionSpec] = [
+        .flag("--json", help: "one JSON object: state, vault, socket, pid, idleSeconds, lockAt"),
+    ]
+    static let discussion = """
+        Never restarts the idle timer. idleSeconds is the time left before the idle
+        lock; lockAt the time of the --max lock (ISO 8601, UTC). Exit status 0.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let endpoint = invocation.agentEndpoint
+        var status: AgentStatus?
+        do {
+            if case .status(let answer) = try AgentClient(endpoint: endpoint).send(.status).thrown() { status = answer }
+        } catch AgentClientError.stopped {
+            status = nil
+        } catch let error as AgentClientError {
+            throw error.keychainError
+        }
+        let state = status.map { $0.state == .unlocked ? "unlocked" : "locked" } ?? "stopped"
+        let lockAt = status?.maxSecondsLeft.map { ItemJSON.date(Date().addingTimeInterval(Double($0))) }
+        if invocation.arguments.flag("--json") {
+            func quoted(_ text: String) -> String {
+                var out: [UInt8] = []
+                ItemJSON.appendString(text.utf8, to: &out)
+                return String(decoding: out, as: UTF8.self)
+            }
+            var fields = ["\"state\":\"\(state)\"", "\"vault\":\(quoted(status?.vault ?? endpoint.vault))",
+                          "\"socket\":\(quoted(endpoint.socket))"]
+            fields.append("\"pid\":" + (status.map { String($0.pid) } ?? "null"))
+            fields.append("\"idleSeconds\":" + (status?.idleSecondsLeft.map { String($0) } ?? "null"))
+            fields.append("\"lockAt\":" + (lockAt.map { "\"\($0)\"" } ?? "null"))
+            fields.append("\"afterFirstUnlock\":\(status?.state == .afterFirstUnlock)")
+            invocation.standardOutput.write("{" + fields.joined(separator: ",") + "}\n")
+            return 0
+        }
+        var text = "state: \(state)\(status?.state == .afterFirstUnlock ? " (after-first-unlock items readable)" : "")\n"
+        text += "vault: \(status?.vault ?? endpoint.vault)\nsocket: \(endpoint.socket)\n"
+        if let status {
+            text += "pid: \(status.pid)\n"
+            if let idle = status.idleSecondsLeft { text += "idle lock in: \(idle) s\n" }
+            if let lockAt { text += "lock at: \(lockAt)\n" }
+        }
+        invocation.standardOutput.write(text)
+        return 0
+    }
+}
+
+/// `fob agent`: runs the agent of this vault in the foreground.
+enum AgentCommand: FobCommand {
+    static let name = "agent"
+    static let summary = "run this vault's agent in the foreground"
+    static let discussion = """
+        Listens on $XDG_RUNTIME_DIR/fob/ (else /tmp/fob-UID/), created 0700, and
+        serves this user only. Starts locked; 'fob unlock' unlocks it. Stops on
+        SIGTERM, SIGINT or SIGHUP, wiping every key. Exit 45 if an agent already
+        runs for this vault.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        guard Vault.exists(at: invocation.globals.vaultURL) else {
+            throw KeychainError.noSuchKeychain(invocation.globals.vaultURL.path)
+        }
+        let endpoint = invocation.agentEndpoint
+        let server = AgentServer(endpoint: endpoint, core: AgentCore(vaultURL: URL(fileURLWithPath: endpoint.vault)))
+        try server.bind()
+        chdir("/")
+        server.run()
+        return 0
+    }
+}

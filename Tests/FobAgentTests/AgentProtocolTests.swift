@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+import FobAgent
+import FobStore
+
+private func decode(_ bytes: [UInt8]) -> Result<AgentRequest, AgentProtocolError> {
+    bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }
+}
+
+private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
+    try decode(request.encoded()).get()
+}
+
+@Suite struct AgentProtocolTests {
+    @Test func requestsRoundTrip() throws {
+        guard case .get("mail", "ana") = try roundTrip(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
+        guard case .list(nil) = try roundTrip(.list(service: nil)) else { Issue.record("list"); return }
+        guard case .list("s")? = Optional(try roundTrip(.list(service: "s"))) else { Issue.record("list s"); return }
+        guard case .unlock(let pw, 5, 7) = try roundTrip(.unlock(password: .init(utf8: "pw"), idleSeconds: 5, maxSeconds: 7)),
+              pw.unsafeString == "pw" else { Issue.record("unlock"); return }
+        var changes = ItemChanges(label: .some(nil), comment: "c", kind: .token)
+        changes.accessible = .afterFirstUnlock
+        guard case .save("s", "a", let secret, let back) = try roundTrip(.save(service: "s", account: "a", secret: .init([0, 1, 255]),
+                                                                              changes: changes)) else { Issue.record("save"); return }
+        #expect(secret.unsafeArray == [0, 1, 255])
+        #expect(back.label == .some(nil))
+        #expect(back.comment == .some("c"))
+        #expect(back.kind == .token)
+        #expect(back.accessible == .afterFirstUnlock)
+        var item = Item(service: "x", account: "y", label: "L", created: Date(timeIntervalSince1970: 1_000),
+                        modified: Date(timeIntervalSince1970: 2_000), secret: .init(utf8: "z"))
+        item.accessible = .afterFirstUnlock
+        guard case .add(let added) = try roundTrip(.add(item)) else { Issue.record("add"); return }
+        #expect(added == item)
+    }
+
+    /// The SecItem surface travels whole: every attribute of a query and of changes.
+    @Test func queriesAndChangesRoundTrip() throws {
+        var query = ItemQuery(itemClass: .internetPassword, service: "s", account: "a", accessGroup: "g", label: "l",
+                              kind: .token, accessible: .afterFirstUnlock, url: "https://x", synchronizable: true)
+        query.internetProtocol = "htps"; query.authenticationType = "dflt"; query.port = 8443; query.path = "/p"
+        query.securityDomain = "d"; query.persistentID = UUID()
+        guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false)) else {
+            Issue.record("query"); return
+        }
+        #expect(back == query)
+        guard case .deleteMatching(let any) = try roundTrip(.deleteMatching(ItemQuery(itemClass: nil))) else { Issue.record("any"); return }
+        #expect(any.itemClass == nil)
+
+        var changes = ItemChanges(service: "s2", label: .some(nil), comment: "c", kind: .note, accessible: .whenUnlocked,
+                                  generic: .some([1, 2]), url: .some(nil), oneTimePassword: .some(.init(utf8: "otpauth://totp/x?secret=A")),
+                                  customFields: [], secret: .init(utf8: "new"))
+        changes.port = 22; changes.itemType = .some(nil); changes.creator = 7; changes.isInvisible = true
+        changes.accessControlFlags = .some(3); changes.itemDescription = "desc"
+        guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else { Issue.record("changes"); return }
+        #expect(c.service == "s2")
+        #expect(c.label == .some(nil))
+        #expect(c.comment == .some("c"))
+        #expect(c.kind == .note)
+        #expect(c.generic == .some([1, 2]))
+        #expect(c.url == .some(nil))
+        #expect(c.oneTimePassword??.unsafeString == "otpauth://totp/x?secret=A")
+        #expect(c.customFields == [])
+        #expect(c.secret?.unsafeString == "new")
+        #expect(c.port == 22)
+        #expect(c.itemType == .some(nil))
+        #expect(c.creator == .some(7))
+        #expect(c.isInvisible == true)
+        #expect(c.accessControlFlags == .some(3))
+        #expect(c.itemDescription == .some("desc"))
+        #expect(c.account == nil && c.synchronizable == nil)
+    }
+
+    @Test func responsesRoundTrip() throws {
+        for error in [KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
+                      .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o")] {
+            let bytes = AgentResponse.failure(error).encoded()
+            guard case .failure(let back) = try bytes.withUnsafeBytes({ raw in
+                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) } }).get() else {
+                Issue.record("failure \(error)"); continue
+            }
+            #expect(back == error)
+        }
+    }
+
+    @Test func anotherVersionIsAClearError() {
+        var bytes = AgentRequest.status.encoded()
+        bytes[4] = 9
+        #expect(throws: AgentProtocolError.versionMismatch(9)) { try decode(bytes).get() }
+        #expect(AgentProtocolError.versionMismatch(9).description.contains("version 9"))
+    }
+
+    @Test func garbageIsATypedError() {
+        #expect(throws: AgentProtocolError.truncated) { try decode([]).get() }
+        #expect(throws: AgentProtocolError.badMagic) { try decode(Array("GET / HTTP/1.1".utf8)).get() }
+        #expect(throws: AgentProtocolError.unknownCode(99)) { try decode(AgentProtocol.magic + [AgentProtocol.version, 99]).get() }
+        // A field length past the end.
+        #expect(throws: AgentProtocolError.truncated) {
+            try decode(AgentProtocol.magic + [AgentProtocol.version, 4, 0xFF, 0xFF, 0xFF, 0xFF, 1]).get()
+        }
+        #expect(throws: AgentProtocolError.tooLarge(AgentProtocol.maxMessageBytes + 1)) {
+            try decode([UInt8](repeating: 0, count: AgentProtocol.maxMessageBytes + 1)).get()
+        }
+    }
+
+    /// Every truncation and every single-byte change of valid requests
+    /// decodes or throws; none traps.
+    @Test func mutationsNeverTrap() {
+        let samples: [AgentRequest] = [
+            .status, .lock, .get(service: "mail", account: "ana"), .list(service: "s"),
+            .unlock(password: .init(utf8: "pw"), idleSeconds: 1, maxSeconds: 2),
+            .save(service: "s", account: "a", secret: .init(utf8: "x"), changes: ItemChanges(label: "l")),
+            .update(service: "s", account: "a", secret: .init(utf8: "x"), changes: ItemChanges()),
+            .add(Item(service: "s", account: "a", secret: .init(utf8: "x"))), .delete(service: "s", account: "a"),
+        ]
+        for sample in samples {
+            let bytes = sample.encoded()
+            for length in 0..<bytes.count { _ = decode(Array(bytes[..<length])) }
+            for index in bytes.indices {
+                for value: UInt8 in [0, 1, 0x7F, 0x80, 0xFF] {
+                    var mutated = bytes
+                    mutated[index] = value
+                    _ = decode(mutated)
+                }
+            }
+        }
+    }
+
+    @Test func socketNameDependsOnTheCanonicalPath() {
+        let a = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/x/../vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
+        let b = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
+        #expect(a.socket == b.socket)
+        #expect(a.directory == "/run/user/7/fob")
+        let c = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/other.db"), environment: [:])
+        #expect(c.directory == "/tmp/fob-\(getuid())")
+        #expect(c.socket != b.socket)
+    }
+}

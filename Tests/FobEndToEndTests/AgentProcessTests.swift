@@ -1,0 +1,422 @@
+@preconcurrency import Glibc
+import Foundation
+import Testing
+import FobAgent
+import FobSecurity
+import FobStore
+import FobTestSupport
+import FobTokens
+
+/// A vault, a private runtime directory, and the agents started for it;
+/// ``stop()`` ends every agent by its pid.
+final class AgentFixture: @unchecked Sendable {
+    let vault: ProcessTestVault
+    let runtime: TemporaryDirectory
+    var endpoint: AgentEndpoint {
+        AgentEndpoint(vaultURL: URL(fileURLWithPath: vault.path), environment: ["XDG_RUNTIME_DIR": runtime.url.path])
+    }
+
+    init() throws {
+        vault = try ProcessTestVault()
+        runtime = TemporaryDirectory(prefix: "fob-runtime")
+        chmod(runtime.url.path, 0o700)
+    }
+
+    /// The environment of a command that uses the agent and has no password file.
+    var environment: [String: String] {
+        ["FOB_VAULT": vault.path, "XDG_RUNTIME_DIR": runtime.url.path, "FOB_AGENT": "1"]
+    }
+
+    func run(_ arguments: [String], input: String = "", password: Bool = false, timeout: Double = 60) throws -> ProcessResult {
+        var environment = self.environment
+        if password { environment["FOB_PASSWORD_FILE"] = vault.passwordFile }
+        return try FobProcess.run(arguments, environment: environment, input: input, timeout: timeout)
+    }
+
+    func unlock(_ extra: [String] = []) throws -> ProcessResult {
+        try run(["unlock"] + extra, password: true)
+    }
+
+    /// `fob status --json` as a dictionary.
+    func status() throws -> [String: Any] {
+        let result = try run(["status", "--json"])
+        return (try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]) ?? [:]
+    }
+
+    var agentPid: pid_t? {
+        guard let status = try? status(), let pid = status["pid"] as? Int else { return nil }
+        return pid_t(pid)
+    }
+
+    /// Stops the agent (by its pid) and waits until it is gone.
+    func stop() {
+        guard let pid = agentPid else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<200 where AgentFixture.isRunning(pid) { usleep(10_000) }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+
+    deinit { stop() }
+
+    /// Whether `pid` runs (a zombie, not reaped by its new parent, does not).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !stat.contains(") Z ")
+    }
+
+    /// Polls `condition` every 100 ms up to `timeout` seconds.
+    func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if try condition() { return true }
+            usleep(100_000)
+        }
+        return try condition()
+    }
+
+    /// A raw connection to the agent's socket.
+    func connect() -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(endpoint.socket.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(rc == 0)
+        return fd
+    }
+}
+
+@Suite(.serialized) struct AgentProcessTests {
+    @Test func unlockOnceThenNoPasswordThenLock() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        #expect(try f.status()["state"] as? String == "stopped")
+        let unlock = try f.unlock()
+        #expect(unlock.status == 0, "\(unlock.stderrText)")
+        #expect(try f.status()["state"] as? String == "unlocked")
+        // No password file from here on.
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "pw1\n")
+        #expect(try f.run(["add", "web", "bo"], input: "pw2").status == 0)
+        #expect(try f.run(["add", "web", "bo"], input: "pw2").status == 45)
+        #expect(try f.run(["get", "nope", "x"]).status == 44)
+        #expect(try f.run(["update", "web", "bo"], input: "pw3").status == 0)
+        let list = try f.run(["ls"])
+        #expect(list.stdoutText.contains("mail") && list.stdoutText.contains("web"))
+        #expect(try f.run(["rm", "web", "bo"]).status == 0)
+        #expect(try f.run(["lock"]).status == 0)
+        #expect(try f.status()["state"] as? String == "locked")
+        let locked = try f.run(["get", "mail", "ana"])
+        #expect(locked.status == 36)
+        // The same answers without the agent.
+        #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "pw1\n")
+    }
+
+    @Test func aWrongPasswordIs51AndStartsLocked() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        try Data("wrong\n".utf8).write(to: f.vault.directory.file("wrong"))
+        let result = try FobProcess.run(["unlock", "--password-file", f.vault.directory.file("wrong").path], environment: f.environment)
+        #expect(result.status == 51)
+        #expect(try f.status()["state"] as? String == "locked")
+    }
+
+    @Test func idleTimeoutPolledByStatusStillLocks() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "wifi", "home", "--accessible", "after-first-unlock"], input: "after", password: true).status == 0)
+        #expect(try f.run(["add", "mail", "ana"], input: "when", password: true).status == 0)
+        #expect(try f.unlock(["--idle", "2"]).status == 0)
+        let start = Date()
+        // status every 100 ms is not activity.
+        #expect(try f.eventually(timeout: 6) { try f.status()["state"] as? String == "locked" })
+        #expect(Date().timeIntervalSince(start) >= 1.5)
+        #expect(try f.status()["afterFirstUnlock"] as? Bool == true)
+        #expect(try f.run(["get", "wifi", "home"]).stdoutText == "after\n")
+        #expect(try f.run(["get", "mail", "ana"]).status == 36)
+        #expect(try f.run(["lock"]).status == 0)
+        #expect(try f.run(["get", "wifi", "home"]).status == 36)
+    }
+
+    @Test func maxTimeoutLocksDespiteActivity() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "when", password: true).status == 0)
+        #expect(try f.unlock(["--idle", "0", "--max", "2"]).status == 0)
+        var locked = false
+        for _ in 0..<40 {
+            if try f.run(["get", "mail", "ana"]).status == 36 { locked = true; break }
+            usleep(100_000)
+        }
+        #expect(locked)
+    }
+
+    @Test func twoHundredRoundsOfLockUnlockGet() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        var failures = 0
+        for _ in 0..<200 {
+            if try f.unlock().status != 0 { failures += 1 }
+            if try f.run(["get", "mail", "ana"]).stdoutText != "x\n" { failures += 1 }
+            if try f.run(["lock"]).status != 0 { failures += 1 }
+        }
+        #expect(failures == 0)
+    }
+
+    @Test func aSocketDirectoryOfAnotherUserOrModeIsRefused() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        let dir = f.endpoint.directory
+        #expect(mkdir(dir, 0o700) == 0)
+        #expect(chown(dir, 65534, 65534) == 0)
+        let other = try f.unlock()
+        #expect(other.status == 36)
+        #expect(other.stderrText.contains("belongs to uid 65534"))
+        #expect(chown(dir, getuid(), getgid()) == 0)
+        #expect(chmod(dir, 0o755) == 0)
+        let mode = try f.unlock()
+        #expect(mode.status == 36)
+        #expect(mode.stderrText.contains("not 700"))
+        #expect(chmod(dir, 0o700) == 0)
+        #expect(try f.unlock().status == 0)
+    }
+
+    @Test func aConnectionFromAnotherUidIsDropped() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.unlock().status == 0)
+        // Let nobody reach the socket, to show the agent itself refuses it.
+        chmod(f.runtime.url.path, 0o711)
+        chmod(f.endpoint.directory, 0o711)
+        chmod(f.endpoint.socket, 0o777)
+        let request = AgentRequest.get(service: "mail", account: "ana").encoded()
+        let frame = [UInt8(0), 0, 0, UInt8(request.count)] + request
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1])
+            s.sendall(bytes.fromhex(sys.argv[2]))
+            s.settimeout(5)
+            try:
+                data = s.recv(100)
+            except Exception:
+                data = b''
+            print(len(data))
+            """
+        let hex = frame.map { String(format: "%02x", $0) }.joined()
+        let python = try #require(["/usr/bin/python3.11", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let result = try ChildProcess.run(executable: "/usr/bin/setpriv",
+                                          arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script, f.endpoint.socket, hex],
+                                          environment: FobProcess.baseEnvironment)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "0\n")
+        chmod(f.endpoint.socket, 0o600)
+        chmod(f.endpoint.directory, 0o700)
+        chmod(f.runtime.url.path, 0o700)
+        // And the owner is still served.
+        #expect(try f.status()["state"] as? String == "unlocked")
+    }
+
+    @Test func anAgentKilledWithSIGKILLIsReplaced() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let pid = try #require(f.agentPid)
+        kill(pid, SIGKILL)
+        #expect(f.eventually { !AgentFixture.isRunning(pid) })
+        #expect(FileManager.default.fileExists(atPath: f.endpoint.socket))  // stale
+        #expect(try f.status()["state"] as? String == "stopped")
+        #expect(try f.run(["get", "mail", "ana"]).status == 36)
+        #expect(try f.run(["get", "mail", "ana"], password: true).stdoutText == "x\n")
+        #expect(try f.unlock().status == 0)
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")
+        #expect(f.agentPid != pid)
+    }
+
+    @Test func aReplacedVaultFileLocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let copy = f.vault.directory.file("copy.db").path
+        #expect(try f.run(["--no-agent", "--vault", copy, "init", "--kdf", "interactive"], password: true).status == 0)
+        #expect(rename(copy, f.vault.path) == 0)
+        #expect(try f.run(["get", "mail", "ana"]).status == 36)
+        #expect(try f.status()["state"] as? String == "locked")
+    }
+
+    @Test func passwdInAnotherProcessLocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        // Another process changes the password without telling the agent.
+        let vault = try f.vault.open()
+        try vault.changePassword(to: .text("new one"))
+        vault.lock()
+        #expect(try f.run(["get", "mail", "ana"]).status == 36)
+        #expect(try f.status()["state"] as? String == "locked")
+    }
+
+    @Test func garbageOversizedAndSilentClientsDoNotStallOthers() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        // A client that says nothing, and one that stops mid-frame.
+        let silent = f.connect()
+        let partial = f.connect()
+        _ = send(partial, [0, 0, 0, 50, 1, 2], 6, 0)
+        // Garbage gets a typed error answer.
+        let garbage = f.connect()
+        let junk: [UInt8] = [0, 0, 0, 5] + Array("hello".utf8)
+        _ = send(garbage, junk, junk.count, Int32(MSG_NOSIGNAL))
+        var answer = [UInt8](repeating: 0, count: 512)
+        let n = recv(garbage, &answer, answer.count, 0)
+        #expect(n > 10)
+        #expect(String(decoding: answer[0..<max(n, 0)], as: UTF8.self).contains("bad request"))
+        close(garbage)
+        // A huge length is refused before anything is read.
+        let huge = f.connect()
+        _ = send(huge, [0x7F, 0xFF, 0xFF, 0xFF], 4, Int32(MSG_NOSIGNAL))
+        #expect(recv(huge, &answer, answer.count, 0) <= 0)
+        close(huge)
+        // Others are served meanwhile.
+        let start = Date()
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")
+        #expect(Date().timeIntervalSince(start) < 3)
+        // A client that disconnects mid-request.
+        close(partial)
+        close(silent)
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")
+        let pid = try #require(f.agentPid)
+        #expect(kill(pid, 0) == 0)
+    }
+
+    @Test func aHundredParallelClientsAllSucceed() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let children = try (0..<100).map { _ in
+            try FobProcess.start(["get", "mail", "ana"], environment: f.environment)
+        }
+        let results = children.map { $0.wait(timeout: 60) }
+        #expect(results.filter { $0.status == 0 && $0.stdoutText == "x\n" }.count == 100)
+    }
+
+    @Test func aPasswordFileAloneNeverStartsAnAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.run(["get", "mail", "ana"], password: true).status == 0)
+        #expect(try f.status()["state"] as? String == "stopped")
+    }
+
+    /// FobSecurity uses the agent when it holds the vault unlocked (no
+    /// password file); locked or stopped is errSecInteractionNotAllowed.
+    @Test func secItemGoesThroughTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana", "--label", "Mail"], input: "from fob", password: true).status == 0)
+        try SharedSettingLock.secItemVault.withLock { () throws -> Void in
+            FobKeychain.configure(environment: ["FOB_VAULT": f.vault.path, "XDG_RUNTIME_DIR": f.runtime.url.path])
+            defer { FobKeychain.reset() }
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mail",
+                kSecAttrAccount as String: "ana", kSecReturnData as String: true,
+            ]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)  // stopped
+            #expect(try f.unlock().status == 0)
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("from fob".utf8))
+            let add: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api",
+                kSecAttrAccount as String: "ci", kSecValueData as String: Data("tok".utf8),
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            ]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecDuplicateItem)
+            #expect(try f.run(["get", "api", "ci"]).stdoutText == "tok\n")
+            let update: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api"]
+            #expect(SecItemUpdate(update as CFDictionary, [kSecAttrLabel as String: "CI"] as CFDictionary) == errSecSuccess)
+            #expect(try f.run(["ls", "--json"]).stdoutText.contains("\"CI\""))
+            #expect(SecItemDelete(update as CFDictionary) == errSecSuccess)
+            #expect(SecItemDelete(update as CFDictionary) == errSecItemNotFound)
+            #expect(try f.run(["lock"]).status == 0)
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)
+        }
+    }
+
+    /// The terminal UI opens on its main screen while the agent holds the
+    /// vault unlocked, and shows the unlock screen once `fob lock` runs elsewhere.
+    @Test func theTerminalUIFollowsTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        do {
+            _ = try tmux.waitFor("Retrieve")
+        } catch {
+            Issue.record("no main screen: \(try tmux.capture())")
+            return
+        }
+        #expect(try !tmux.capture().contains("Master password"))
+        #expect(try tmux.capture().contains("mail"))
+        let start = Date()
+        #expect(try f.run(["lock"]).status == 0)
+        _ = try tmux.waitFor("Master password", timeout: 5)
+        #expect(Date().timeIntervalSince(start) < 2.5)
+        // Unlocking in the UI unlocks the agent too.
+        try tmux.type(f.vault.password)
+        try tmux.press("Enter")
+        _ = try tmux.waitFor("Retrieve")
+        #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "unlocked" })
+        // The UI's own lock leaves the agent unlocked, and asks the password again.
+        try tmux.type("l")
+        _ = try tmux.waitFor("Master password")
+        #expect(try f.status()["state"] as? String == "unlocked")
+        try tmux.press("q")
+    }
+
+    /// `fob oauth token` reads a valid token through the agent: no password.
+    @Test func oauthTokenGoesThroughTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        let set = OAuthTokenSet(accessToken: "at-123", expiresAt: Date().addingTimeInterval(3_600),
+                                tokenEndpoint: URL(string: "https://example.invalid/token")!, clientID: "cli")
+        let json = String(decoding: set.encoded(), as: UTF8.self)
+        #expect(try f.run(["save", "api", "ci", "--kind", "oauth"], input: json, password: true).status == 0)
+        #expect(try f.run(["oauth", "token", "api", "ci"]).status == 36)
+        #expect(try f.unlock().status == 0)
+        let token = try f.run(["oauth", "token", "api", "ci"])
+        #expect(token.status == 0, "\(token.stderrText)")
+        #expect(token.stdoutText == "at-123\n")
+    }
+
+    /// The terminal UI's logout wipe (`W`, `y`) locks the agent, as `fob logout` does.
+    @Test func theTerminalUILogoutWipeLocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "api", "ci", "--kind", "token"], input: "tok", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        _ = try tmux.waitFor("Retrieve")
+        try tmux.type("W")
+        _ = try tmux.waitFor("Delete")
+        try tmux.type("y")
+        _ = try tmux.waitFor("Master password")
+        #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
+        #expect(try f.run(["get", "api", "ci"], password: true).status == 44)
+        try tmux.press("q")
+    }
+}
