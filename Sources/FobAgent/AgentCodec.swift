@@ -142,13 +142,13 @@ extension AgentRequest {
             w.optional(service)
         case .add(let item):
             w.field(ItemWire.encode(item))
-        case .save(let service, let account, let secret, let changes):
-            w.field(service); w.field(account); w.field(secret)
-            w.change(changes.label); w.change(changes.comment)
-            w.optional(changes.kind?.rawValue); w.optional(changes.accessible?.rawValue)
-        case .update(let service, let account, let secret, let changes):
-            w.field(service); w.field(account); w.field(secret)
-            w.change(changes.label); w.optional(changes.accessible?.rawValue)
+        case .save(let service, let account, let secret, let changes),
+             .update(let service, let account, let secret, let changes):
+            // Every attribute travels (URL, notes, fields, seed …): the agent
+            // must never report success for a change it did not make.
+            var bag = changes.bag
+            w.field(service); w.field(account); w.field(secret); w.field(bag.bytes)
+            bag.wipe()
         case .query(let query, let one, let secrets):
             w.field(query.bag.bytes); w.field([one ? 1 : 0, secrets ? 1 : 0])
         case .updateMatching(let query, let changes):
@@ -191,20 +191,14 @@ extension AgentRequest {
             } catch {
                 throw .badField("the item: \(error)")
             }
-        case 7:
-            try r.expect(7)
-            var changes = ItemChanges()
-            changes.label = try r.change(3, "label")
-            changes.comment = try r.change(4, "comment")
-            changes.kind = try r.enumeration(5, "kind", ItemKind.self)
-            changes.accessible = try r.enumeration(6, "accessible", Accessibility.self)
-            return .save(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2), changes: changes)
-        case 8:
-            try r.expect(5)
-            var changes = ItemChanges()
-            changes.label = try r.change(3, "label")
-            changes.accessible = try r.enumeration(4, "accessible", Accessibility.self)
-            return .update(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2), changes: changes)
+        case 7, 8:
+            try r.expect(4)
+            var bag = try AttributeBag(reading: r.raw(3))
+            defer { bag.wipe() }
+            let (service, account, secret) = (try r.text(0, "service"), try r.text(1, "account"), try r.secret(2))
+            let changes = try ItemChanges(bag: bag)
+            return r.code == 7 ? .save(service: service, account: account, secret: secret, changes: changes)
+                : .update(service: service, account: account, secret: secret, changes: changes)
         case 9: try r.expect(2); return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
         case 10:
             try r.expect(2)

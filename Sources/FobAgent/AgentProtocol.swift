@@ -67,9 +67,9 @@ public enum AgentRequest: Sendable {
     case list(service: String?)
     /// Add an item; `.duplicateItem` when it exists.
     case add(Item)
-    /// Add or update; only `label`, `comment`, `kind` and `accessible` of `changes` travel.
+    /// Add or update; every attribute of `changes` travels.
     case save(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
-    /// Replace the secret of an existing item; `label` and `accessible` of `changes` travel.
+    /// Replace the secret of an existing item and the attributes of `changes`.
     case update(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
     /// Delete one item; `.itemNotFound` when missing.
     case delete(service: String, account: String)

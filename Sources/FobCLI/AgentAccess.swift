@@ -120,6 +120,43 @@ final class ItemBackend {
         return item
     }
 
+    /// The items matching `query` (`.itemNotFound` when none), as ``Vault/items(matching:limit:withSecrets:)``.
+    func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false) throws -> [Item] {
+        guard case .items(let found) = try perform(.query(query, limitOne: limit == .one, withSecrets: withSecrets)) else {
+            throw KeychainError.io("unexpected answer")
+        }
+        return found
+    }
+
+    /// Adds `item`; `.duplicateItem` when it exists.
+    func add(_ item: Item) throws {
+        _ = try perform(.add(item))
+    }
+
+    /// Changes every item matching `query` in one transaction; `.itemNotFound` when none.
+    /// - Returns: how many were changed.
+    @discardableResult
+    func update(matching query: ItemQuery, with changes: ItemChanges) throws -> Int {
+        guard case .count(let count) = try perform(.updateMatching(query, changes)) else { throw KeychainError.io("unexpected answer") }
+        return count
+    }
+
+    /// Deletes every item matching `query`; `.itemNotFound` when none.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    func delete(matching query: ItemQuery) throws -> Int {
+        guard case .count(let count) = try perform(.deleteMatching(query)) else { throw KeychainError.io("unexpected answer") }
+        return count
+    }
+
+    /// Runs `body` under the vault's exclusive lock when the vault is used
+    /// directly; through the agent, each request is already one transaction
+    /// and `body`'s requests run in turn.
+    func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        if agent == nil, let vault = try? unlockedVault() { return try vault.withExclusiveLock(body) }
+        return try body()
+    }
+
     /// Locks the vault opened for this command (the agent keeps its own state).
     func close() {
         vault?.lock()

@@ -74,8 +74,8 @@ enum DockerCredentialCommand: FobCommand {
         default: return fail("unknown credential action `\(action)`")
         }
         let input = action == "list" ? SecretBytes([]) : try invocation.readStandardInput(maxBytes: DockerCredentialRequest.maxInputBytes)
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let vault = invocation.items()
+        defer { vault.close() }
         switch action {
         case "store":
             let parsed = input.withUnsafeBytes { raw in
@@ -127,34 +127,31 @@ enum DockerCredentialCommand: FobCommand {
     }
 
     /// The item of this helper for exactly this server URL, or `nil`.
-    private static func find(_ vault: Vault, url: String, withSecret: Bool) throws(KeychainError) -> Item? {
+    private static func find(_ vault: ItemBackend, url: String, withSecret: Bool) throws -> Item? {
         do {
             return try vault.items(matching: query(url: url), limit: .one, withSecrets: withSecret).first
-        } catch {
-            if case .itemNotFound = error { return nil }
-            throw error
+        } catch KeychainError.itemNotFound {
+            return nil
         }
     }
 
     /// Gives the credential of this URL the new user name and secret; `false` when there is none.
-    private static func replaced(_ vault: Vault, _ request: DockerCredentialRequest) throws(KeychainError) -> Bool {
+    private static func replaced(_ vault: ItemBackend, _ request: DockerCredentialRequest) throws -> Bool {
         do {
             try vault.update(matching: query(url: request.serverURL),
                              with: ItemChanges(account: request.username, secret: request.secret))
             return true
-        } catch {
-            if case .itemNotFound = error { return false }
-            throw error
+        } catch KeychainError.itemNotFound {
+            return false
         }
     }
 
     /// Every item of this helper; empty when there are none.
-    private static func all(_ vault: Vault) throws(KeychainError) -> [Item] {
+    private static func all(_ vault: ItemBackend) throws -> [Item] {
         do {
             return try vault.items(matching: ItemQuery(itemClass: .internetPassword, accessGroup: "", label: label))
-        } catch {
-            if case .itemNotFound = error { return [] }
-            throw error
+        } catch KeychainError.itemNotFound {
+            return []
         }
     }
 

@@ -36,9 +36,9 @@ enum GitCredentialCommand: FobCommand {
             throw CLIFailure("git-credential: input git would not send")
         }
         guard let proto = request.protocol, let host = request.host else { return 0 }
-        let vault: Vault
+        let vault = invocation.items()
         do {
-            vault = try invocation.unlockedVault()
+            try vault.prepare()
         } catch let error as KeychainError {
             switch error {
             case .interactionNotAllowed, .noSuchKeychain:
@@ -49,7 +49,7 @@ enum GitCredentialCommand: FobCommand {
                 throw error
             }
         }
-        defer { vault.lock() }
+        defer { vault.close() }
         var query = ItemQuery(itemClass: .internetPassword, service: host, account: request.username, accessGroup: "")
         query.internetProtocol = InternetProtocolCode.code(for: proto)
         query.port = request.port ?? 0
@@ -61,7 +61,7 @@ enum GitCredentialCommand: FobCommand {
         }
     }
 
-    private static func get(_ vault: Vault, query: ItemQuery, invocation: Invocation) throws -> Int32 {
+    private static func get(_ vault: ItemBackend, query: ItemQuery, invocation: Invocation) throws -> Int32 {
         let now = Int64(Date().timeIntervalSince1970)
         let found = try matching(vault, query, withSecrets: true)
         let fresh = found.filter { item in expiry(of: item).map { $0 > now } ?? true }
@@ -77,7 +77,7 @@ enum GitCredentialCommand: FobCommand {
         return 0
     }
 
-    private static func store(_ vault: Vault, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
+    private static func store(_ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
         guard let username = request.username, let password = request.password else { return 0 }
         if let expiry = request.passwordExpiry, expiry <= Int64(Date().timeIntervalSince1970) { return 0 }
         var fields: [CustomField] = []
@@ -101,7 +101,7 @@ enum GitCredentialCommand: FobCommand {
         return 0
     }
 
-    private static func erase(_ vault: Vault, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
+    private static func erase(_ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
         let found = try matching(vault, query, withSecrets: request.password != nil)
         for item in found {
             // git passes the password that failed: a credential changed since is kept.
@@ -117,23 +117,21 @@ enum GitCredentialCommand: FobCommand {
     }
 
     /// The items matching `query`; empty when none do.
-    private static func matching(_ vault: Vault, _ query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
+    private static func matching(_ vault: ItemBackend, _ query: ItemQuery, withSecrets: Bool) throws -> [Item] {
         do {
             return try vault.items(matching: query, withSecrets: withSecrets)
-        } catch {
-            if case .itemNotFound = error { return [] }
-            throw error
+        } catch KeychainError.itemNotFound {
+            return []
         }
     }
 
     /// Adds `item`; `false` when one with its primary key exists.
-    private static func added(_ vault: Vault, _ item: Item) throws(KeychainError) -> Bool {
+    private static func added(_ vault: ItemBackend, _ item: Item) throws -> Bool {
         do {
             try vault.add(item)
             return true
-        } catch {
-            if case .duplicateItem = error { return false }
-            throw error
+        } catch KeychainError.duplicateItem {
+            return false
         }
     }
 

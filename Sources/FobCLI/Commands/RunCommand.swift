@@ -52,8 +52,8 @@ enum RunCommand: FobCommand {
         }
         var secrets: [String: SecretBytes] = [:]
         if !bindings.isEmpty {
-            let vault = try invocation.unlockedVault()
-            defer { vault.lock() }
+            let vault = invocation.items()
+            defer { vault.close() }
             for binding in bindings {
                 let item = try vault.item(service: binding.service, account: binding.account)
                 let secret = item.secret ?? SecretBytes([])

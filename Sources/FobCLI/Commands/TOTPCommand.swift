@@ -34,9 +34,9 @@ enum TOTPCommand: FobCommand {
     }
 
     private static func show(_ invocation: Invocation, service: String, account: String) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
+        let vault = invocation.items()
         let item = try vault.item(service: service, account: account)
-        vault.lock()
+        vault.close()
         let otp = try ItemFieldOutput.oneTimePassword(of: item)
         let now = Date()
         let code = otp.code(at: now)
@@ -54,8 +54,9 @@ enum TOTPCommand: FobCommand {
     }
 
     private static func set(_ invocation: Invocation, service: String, account: String) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let vault = invocation.items()
+        defer { vault.close() }
+        try vault.prepare()
         // Fail before reading a seed that has nowhere to go.
         _ = try vault.item(service: service, account: account)
         let input = try invocation.readItemSecret(raw: false, what: "the one-time seed of \(describe(service, account))")
@@ -68,8 +69,9 @@ enum TOTPCommand: FobCommand {
     }
 
     private static func remove(_ invocation: Invocation, service: String, account: String) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
+        let vault = invocation.items()
+        defer { vault.close() }
+        try vault.prepare()
         let item = try vault.item(service: service, account: account)
         guard item.oneTimePassword != nil else {
             throw KeychainError.itemNotFound("one-time seed of \(describe(service, account))")
