@@ -90,12 +90,24 @@ extension MainScreen {
             purpose: .logoutWipe(service: service, count: count))))
     }
 
-    /// `y` on the logout dialog: deletes, then locks; when a delete failed,
-    /// stays unlocked (clipboard cleared) and says what failed.
+    /// How long the wipe waits for another process's write lock before the
+    /// screen says the vault is busy (milliseconds): short, so the UI never
+    /// freezes behind another process.
+    static let wipeBusyTimeoutMilliseconds: Int32 = 250
+
+    /// `y` on the logout dialog: deletes (one transaction), then locks; when
+    /// the delete failed, stays unlocked (clipboard cleared), nothing deleted,
+    /// and says why, or that the vault is busy and to try again.
     private func logoutWipe(service: String?) -> Transition {
         let report: LogoutWipe.Report
-        do { report = try LogoutWipe.run(in: store, service: service) } catch {
-            model.form.message = .error("Logout failed: \(error)")
+        do {
+            report = try LogoutWipe.run(in: store, service: service,
+                                        busyTimeoutMilliseconds: MainScreen.wipeBusyTimeoutMilliseconds)
+        } catch {
+            clipboard.clearNow()
+            model.form.message = error.isBusy
+                ? .warning("Vault busy: another fob process is writing; nothing deleted yet. Press W to try again")
+                : .error("Logout failed: nothing was deleted; \(error)")
             return .stay
         }
         if report.succeeded { return .lock(.success(report.summary)) }

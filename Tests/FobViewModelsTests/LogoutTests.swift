@@ -67,10 +67,12 @@ import FobSessions
         h.send(.copySelected)
         h.send(.logoutWipe(service: nil), .confirm)
         let main = try #require(h.app.mainModel)
-        #expect(main.form.message.text.hasPrefix("Logout failed: deleted 2 of 3; could not delete service \"api\", account \"t2\""))
+        // One transaction: all or nothing.
+        #expect(main.form.message.text.hasPrefix("Logout failed: nothing was deleted; "))
+        #expect(main.form.message.text.contains("service \"api\", account \"t2\""))
         #expect(!main.form.message.text.contains("Logged out"))
         #expect(h.clipboard.contents == nil)
-        #expect(h.store.storedItems.count == 3)
+        #expect(h.store.storedItems.count == 5)
     }
 
     @Test func reportFromTheSharedFunction() throws {
