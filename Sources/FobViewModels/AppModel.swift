@@ -123,6 +123,9 @@ public final class AppModel {
         let now = clock.now
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
+        if case .main(let main) = current {
+            if let wipe = main.retryPendingWipe() { apply(wipe) }
+        }
         if case .main(let main) = current { main.refresh.poll(main.model, now: now) }
         showClipboardEvents()
     }

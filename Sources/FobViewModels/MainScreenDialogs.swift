@@ -90,6 +90,13 @@ extension MainScreen {
             purpose: .logoutWipe(service: service, count: count))))
     }
 
+    /// The timer step of a wipe that found the vault busy: one more short try.
+    /// - Returns: the wipe's transition, or `nil` when no wipe is waiting.
+    func retryPendingWipe() -> Transition? {
+        guard case .some(let service) = pendingWipe else { return nil }
+        return logoutWipe(service: service)
+    }
+
     /// How long the wipe waits for another process's write lock before the
     /// screen says the vault is busy (milliseconds): short, so the UI never
     /// freezes behind another process.
@@ -105,11 +112,17 @@ extension MainScreen {
                                         busyTimeoutMilliseconds: MainScreen.wipeBusyTimeoutMilliseconds)
         } catch {
             clipboard.clearNow()
-            model.form.message = error.isBusy
-                ? .warning("Vault busy: another fob process is writing; nothing deleted yet. Press W to try again")
-                : .error("Logout failed: nothing was deleted; \(error)")
+            if error.isBusy {
+                // Stay responsive: try again from the timer, not in a blocking wait.
+                pendingWipe = .some(service)
+                model.form.message = .warning("Vault busy: another fob process is writing; logging out as soon as it is done")
+            } else {
+                pendingWipe = nil
+                model.form.message = .error("Logout failed: nothing was deleted; \(error)")
+            }
             return .stay
         }
+        pendingWipe = nil
         if report.succeeded { return .lock(.success(report.summary)) }
         clipboard.clearNow()
         let cleared = reloadItems()

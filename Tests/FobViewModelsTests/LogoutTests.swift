@@ -75,6 +75,28 @@ import FobSessions
         #expect(h.store.storedItems.count == 5)
     }
 
+    /// Another process holding the vault: the wipe does not freeze the
+    /// screen; it says it is waiting and finishes from the timer once free.
+    @Test func aBusyVaultIsRetriedFromTheTick() throws {
+        let h = try Harness.unlocked(items: items)
+        h.send(.logoutWipe(service: nil))
+        h.store.failure = .io("vault busy: database is locked")
+        h.send(.confirm)
+        let main = try #require(h.app.mainModel)
+        #expect(main.form.message.text == "Vault busy: another fob process is writing; logging out as soon as it is done")
+        #expect(h.store.storedItems.count == 5)
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.app.mainModel != nil)
+        #expect(h.store.storedItems.count == 5)
+        h.store.failure = nil
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.store.storedItems.count == 2)
+        #expect(h.store.isLocked)
+        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 3 token/OAuth items")
+    }
+
     @Test func reportFromTheSharedFunction() throws {
         let store = InMemoryStore(password: "pw")
         for i in items { store.externalPut(i) }
