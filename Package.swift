@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
         .library(name: "FobAgent", targets: ["FobAgent"]),
+        // For the fuzz targets in Fuzz/ (a separate package, see the README's "Fuzzing").
+        .library(name: "FobTerminal", targets: ["FobTerminal"]),
     ],
     targets: [
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.

@@ -128,6 +128,18 @@ final class AgentLinkedStore: KeychainStore {
     }
 
     /// The logout wipe locks the agent too (as `fob logout` does).
+    func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+        guard viaAgent, let agent else { return try local.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate) }
+        // Through the agent each delete is one request, run in turn; the
+        // wipe then locks the agent (didWipeSessions).
+        let doomed: [Item]
+        do { doomed = try agent.allItems().filter(predicate) } catch .itemNotFound { return [] }
+        for item in doomed {
+            do { _ = try agent.delete(matching: ItemKey(item).query) } catch .itemNotFound {}
+        }
+        return doomed
+    }
+
     func didWipeSessions() {
         _ = try? agent?.client.send(.lock)
         viaAgent = false

@@ -54,6 +54,13 @@ public protocol KeychainStore: AnyObject {
     /// Called after a logout wipe deleted every session item it found
     /// (default: nothing; the terminal UI's store locks the agent).
     func didWipeSessions()
+
+    /// Deletes every item for which `predicate` holds, all in one
+    /// transaction, waiting at most `busyTimeoutMilliseconds` for another
+    /// process's write lock; see `Vault.deleteItems(busyTimeoutMilliseconds:where:)`.
+    /// - Returns: the deleted items, without secrets.
+    /// - Throws: `.io` (``KeychainError/isBusy`` when the vault stayed busy), `.interactionNotAllowed`, `.decode`.
+    func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item]
 }
 
 /// The live store: a `Vault` file, opened on first use.
@@ -123,6 +130,10 @@ public final class VaultStore: KeychainStore {
     public func dataVersion() throws(KeychainError) -> Int64 {
         guard let vault else { return 0 }
         return try vault.dataVersion()
+    }
+
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+        try opened().deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
     }
 
     private func opened() throws(KeychainError) -> Vault {

@@ -2,7 +2,7 @@ import Foundation
 import FobStore
 
 /// The logout wipe: deletes every item of kind `token` or `oauth` (of one
-/// service, or all), one by one, so a failure is reported per item.
+/// service, or all) in one transaction: all of them, or none.
 public enum LogoutWipe {
     /// The result of a wipe.
     public struct Report: Sendable, Equatable {
@@ -36,23 +36,22 @@ public enum LogoutWipe {
         try store.allItems().filter { $0.kind.isSessionToken && (service == nil || $0.service == service) }
     }
 
-    /// Deletes the session items, each by its exact key.
-    /// - Parameter service: only this service's items; `nil` for all.
-    /// - Throws: what listing the items throws; delete failures are in the report.
-    public static func run(in store: any KeychainStore, service: String? = nil) throws(KeychainError) -> Report {
-        let items = try sessionItems(in: store, service: service)
-        var report = Report(found: items.count, deleted: 0, failures: [])
-        for item in items {
-            do {
-                report.deleted += try store.delete(matching: ItemKey(item).query)
-            } catch .itemNotFound {
-                // Deleted by another process meanwhile: gone, as asked.
-                report.deleted += 1
-            } catch {
-                report.failures.append("could not delete \(item.displayName): \(error)")
-            }
+    /// Deletes the session items in one transaction (those present when it
+    /// runs, also ones added since they were listed).
+    /// - Parameters:
+    ///   - service: only this service's items; `nil` for all.
+    ///   - busyTimeoutMilliseconds: the longest wait while another process
+    ///     holds the vault; the terminal UI passes a short one and tries again
+    ///     later, so it never freezes.
+    /// - Throws: the store's errors; nothing is deleted then
+    ///   (``KeychainError/isBusy`` when the vault stayed busy).
+    public static func run(in store: any KeychainStore, service: String? = nil,
+                           busyTimeoutMilliseconds: Int32 = Vault.busyTimeoutMilliseconds) throws(KeychainError) -> Report {
+        let deleted = try store.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds) { item in
+            item.kind.isSessionToken && (service == nil || item.service == service)
         }
-        if report.succeeded { store.didWipeSessions() }
+        let report = Report(found: deleted.count, deleted: deleted.count, failures: [])
+        store.didWipeSessions()
         return report
     }
 }

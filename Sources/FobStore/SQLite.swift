@@ -17,7 +17,7 @@ struct SQLiteError: Error {
         switch primary {
         case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_SCHEMA: return .decode(message)
         case SQLITE_FULL: return .io("disk full: \(message)")
-        case SQLITE_BUSY, SQLITE_LOCKED: return .io("vault busy: \(message)")
+        case SQLITE_BUSY, SQLITE_LOCKED: return .io("\(KeychainError.busyPrefix): \(message)")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN: return .io("cannot write the vault: \(message)")
         case SQLITE_TOOBIG: return .param("value too large")
         // A full disk can surface as an I/O error (growing -shm or -wal) rather than SQLITE_FULL.

@@ -26,8 +26,9 @@ public enum Sodium {
 /// Keys (``SecretBytes/random(count:)`` and everything the vault derives) live
 /// in `sodium_malloc` memory: guard pages, a canary, locked against swap.
 /// Item secrets, which come and go by the thousand, use `malloc` memory
-/// locked with `sodium_mlock` where the limit allows, because a guarded
-/// allocation costs several system calls.
+/// whose pages are locked with a reference count per page (``PageLocks``)
+/// where the limit allows, because a guarded allocation costs several
+/// system calls; freeing one secret never unlocks a page another still uses.
 ///
 /// Equality is constant-time (`sodium_memcmp`) for equal lengths. The contents
 /// are immutable after creation, so an instance may cross threads.
@@ -69,7 +70,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
                 fatalError("cannot allocate \(count) bytes")
             }
             pointer = p
-            locked = !guarded && sodium_mlock(p, count) == 0
+            locked = !guarded && PageLocks.retain(p, count: count)
             let typed = p.bindMemory(to: UInt8.self, capacity: count)
             do {
                 try fill(UnsafeMutableBufferPointer(start: typed, count: count))
@@ -89,7 +90,8 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         if guarded {
             sodium_free(p)  // zeroes the whole allocation first
         } else {
-            if locked { sodium_munlock(p, count) } else { sodium_memzero(p, count) }  // munlock zeroes too
+            sodium_memzero(p, count)
+            PageLocks.release(p, count: count)
             free(p)
         }
     }
@@ -97,6 +99,12 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     deinit {
         if let pointer { SecretBytes.release(pointer, count: count, guarded: guarded, locked: locked) }
     }
+
+    /// Whether the bytes are in memory locked against swap (for tests).
+    var isLocked: Bool { pointer.map { guarded || PageLocks.isLocked($0) } ?? true }
+
+    /// The address of the first byte (for tests of page sharing).
+    var address: UInt { UInt(bitPattern: pointer) }
 
     /// Calls `body` with a read-only view of the bytes (empty for a zero-length secret).
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

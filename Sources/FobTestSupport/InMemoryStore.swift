@@ -153,4 +153,17 @@ public final class InMemoryStore: KeychainStore {
         try record("dataVersion")
         return version
     }
+
+    /// All or nothing, like the vault's one transaction: an item in
+    /// `failingDeletes` fails the call before anything is deleted.
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+        try record("deleteItems")
+        try requireUnlocked()
+        let found = (try? items(matching: ItemQuery(itemClass: nil), withSecrets: false))?.filter(predicate) ?? []
+        for item in found where failingDeletes.contains(ItemKey(item)) {
+            throw .io("cannot delete \(item.displayName)")
+        }
+        for item in found { storedItems[ItemKey(item)] = nil }
+        return found
+    }
 }

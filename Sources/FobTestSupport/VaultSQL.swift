@@ -57,3 +57,29 @@ extension VaultFile {
         return result
     }
 }
+
+/// Another process's write transaction on a vault file, as a second SQLite
+/// connection holding `BEGIN IMMEDIATE` until ``release()``.
+public final class VaultWriteLock: @unchecked Sendable {
+    private var db: OpaquePointer?
+
+    /// Takes the write lock on the database at `path`.
+    /// - Returns: `nil` when the file cannot be opened or is already locked.
+    public init?(path: String) {
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+              sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+            sqlite3_close(db)
+            return nil
+        }
+    }
+
+    /// Ends the transaction and closes the connection.
+    public func release() {
+        guard let db else { return }
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        sqlite3_close(db)
+        self.db = nil
+    }
+
+    deinit { release() }
+}

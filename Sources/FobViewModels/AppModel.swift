@@ -128,6 +128,9 @@ public final class AppModel {
         let now = clock.now
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
+        if case .main(let main) = current {
+            if let wipe = main.retryPendingWipe() { apply(wipe) }
+        }
         // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the store.
         if case .main = current, store.isLocked { lockNow(message: .info("Locked elsewhere")) }
         if case .main(let main) = current { main.refresh.poll(main.model, now: now) }

@@ -19,6 +19,9 @@ final class MainScreen {
     let transport: any HTTPTransport
     /// Keeps the list in step with the store.
     let refresh: ItemRefresh
+    /// A confirmed logout wipe waiting for another process to release the
+    /// vault: `.some(service)` (`.some(nil)` for all services), retried on each tick.
+    var pendingWipe: String??
 
     /// Appended to a message when the form's retrieved values were dropped.
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"

@@ -91,14 +91,39 @@ extension MainScreen {
             purpose: .logoutWipe(service: service, count: count))))
     }
 
-    /// `y` on the logout dialog: deletes, then locks; when a delete failed,
-    /// stays unlocked (clipboard cleared) and says what failed.
+    /// The timer step of a wipe that found the vault busy: one more short try.
+    /// - Returns: the wipe's transition, or `nil` when no wipe is waiting.
+    func retryPendingWipe() -> Transition? {
+        guard case .some(let service) = pendingWipe else { return nil }
+        return logoutWipe(service: service)
+    }
+
+    /// How long the wipe waits for another process's write lock before the
+    /// screen says the vault is busy (milliseconds): short, so the UI never
+    /// freezes behind another process.
+    static let wipeBusyTimeoutMilliseconds: Int32 = 250
+
+    /// `y` on the logout dialog: deletes (one transaction), then locks; when
+    /// the delete failed, stays unlocked (clipboard cleared), nothing deleted,
+    /// and says why, or that the vault is busy and to try again.
     private func logoutWipe(service: String?) -> Transition {
         let report: LogoutWipe.Report
-        do { report = try LogoutWipe.run(in: store, service: service) } catch {
-            model.form.message = .error("Logout failed: \(error)")
+        do {
+            report = try LogoutWipe.run(in: store, service: service,
+                                        busyTimeoutMilliseconds: MainScreen.wipeBusyTimeoutMilliseconds)
+        } catch {
+            clipboard.clearNow()
+            if error.isBusy {
+                // Stay responsive: try again from the timer, not in a blocking wait.
+                pendingWipe = .some(service)
+                model.form.message = .warning("Vault busy: another fob process is writing; logging out as soon as it is done")
+            } else {
+                pendingWipe = nil
+                model.form.message = .error("Logout failed: nothing was deleted; \(error)")
+            }
             return .stay
         }
+        pendingWipe = nil
         if report.succeeded { return .lock(.success(report.summary)) }
         clipboard.clearNow()
         let cleared = reloadItems()

@@ -67,10 +67,34 @@ import FobSessions
         h.send(.copySelected)
         h.send(.logoutWipe(service: nil), .confirm)
         let main = try #require(h.app.mainModel)
-        #expect(main.form.message.text.hasPrefix("Logout failed: deleted 2 of 3; could not delete service \"api\", account \"t2\""))
+        // One transaction: all or nothing.
+        #expect(main.form.message.text.hasPrefix("Logout failed: nothing was deleted; "))
+        #expect(main.form.message.text.contains("service \"api\", account \"t2\""))
         #expect(!main.form.message.text.contains("Logged out"))
         #expect(h.clipboard.contents == nil)
-        #expect(h.store.storedItems.count == 3)
+        #expect(h.store.storedItems.count == 5)
+    }
+
+    /// Another process holding the vault: the wipe does not freeze the
+    /// screen; it says it is waiting and finishes from the timer once free.
+    @Test func aBusyVaultIsRetriedFromTheTick() throws {
+        let h = try Harness.unlocked(items: items)
+        h.send(.logoutWipe(service: nil))
+        h.store.failure = .io("vault busy: database is locked")
+        h.send(.confirm)
+        let main = try #require(h.app.mainModel)
+        #expect(main.form.message.text == "Vault busy: another fob process is writing; logging out as soon as it is done")
+        #expect(h.store.storedItems.count == 5)
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.app.mainModel != nil)
+        #expect(h.store.storedItems.count == 5)
+        h.store.failure = nil
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.store.storedItems.count == 2)
+        #expect(h.store.isLocked)
+        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 3 token/OAuth items")
     }
 
     @Test func reportFromTheSharedFunction() throws {

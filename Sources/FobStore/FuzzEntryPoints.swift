@@ -1,0 +1,49 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// Entry points for the fuzz targets in `Fuzz/` (see the README's
+/// "Fuzzing" section): pure functions from bytes to a decoded value or a
+/// typed error. Not part of Fob's API; imported with `@_spi(Fuzz)`.
+@_spi(Fuzz) public enum StoreFuzzEntryPoints {
+    /// Decodes `bytes` as a record's plaintext (the layout inside the
+    /// authenticated encryption), with and without the secret.
+    /// - Returns: the item, or the typed error.
+    public static func decodeRecord(_ bytes: UnsafeRawBufferPointer) -> Result<Item, KeychainError> {
+        _ = try? RecordCodec.decode(bytes, withSecret: false)
+        do {
+            return .success(try RecordCodec.decode(bytes, withSecret: true))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Opens `bytes` as a vault file (written to a private temporary
+    /// directory and removed afterwards): the header, schema and format
+    /// checks that run before any password is asked, then the item count.
+    /// - Returns: the item count, or the typed error.
+    public static func openVault(_ bytes: UnsafeRawBufferPointer) -> Result<Int, KeychainError> {
+        var template = Array("/tmp/fob-fuzz-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { return .failure(.io("mkdtemp failed")) }
+        let directory = String(cString: made)
+        let path = directory + "/vault.db"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            rmdir(directory)
+        }
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return .failure(.io("cannot write the input")) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n <= 0 { break }
+            offset += n
+        }
+        close(fd)
+        do {
+            let vault = try Vault(url: URL(fileURLWithPath: path))
+            return .success(try vault.count())
+        } catch {
+            return .failure(error)
+        }
+    }
+}

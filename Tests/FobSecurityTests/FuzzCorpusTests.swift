@@ -1,0 +1,12 @@
+import Testing
+import FobTestSupport
+@_spi(Fuzz) import FobSecurity
+
+/// The `secitem-query` fuzz corpus through the fuzz target's entry point.
+@Suite struct SecurityFuzzCorpusTests {
+    @Test func queryInputs() {
+        let inputs = FuzzCorpus.inputs("secitem-query")
+        #expect(!inputs.isEmpty)
+        for (_, bytes) in inputs { _ = bytes.withUnsafeBytes { SecurityFuzzEntryPoints.decodeQuery($0) } }
+    }
+}

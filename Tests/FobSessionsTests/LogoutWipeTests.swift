@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import FobStore
+import FobSessions
+import FobTestSupport
+
+/// The logout wipe over a real vault: one transaction, and a bounded wait
+/// while another process holds the vault.
+@Suite struct LogoutWipeTests {
+    static func fixture() throws -> (TestVault, VaultStore) {
+        let v = try TestVault()
+        for (service, account, kind) in [("api", "t1", ItemKind.token), ("api", "t2", .oauth), ("web", "t3", .token),
+                                         ("mail", "ana", .password)] {
+            try v.vault.save(service: service, account: account, secret: .text("s"), attributes: ItemChanges(kind: kind))
+        }
+        return (v, VaultStore(vault: v.vault))
+    }
+
+    @Test func deletesEverySessionItemInOneTransaction() throws {
+        let (v, store) = try Self.fixture()
+        let report = try LogoutWipe.run(in: store)
+        #expect(report == LogoutWipe.Report(found: 3, deleted: 3, failures: []))
+        #expect(try v.vault.allItems().map(\.account) == ["ana"])
+    }
+
+    /// While another process holds the write lock, the wipe gives up after
+    /// its short busy timeout (not 30 s per item), deletes nothing, and says
+    /// the vault is busy; once the lock is gone it succeeds.
+    @Test func aBusyVaultFailsFastAndDeletesNothing() throws {
+        let (v, store) = try Self.fixture()
+        let lock = try #require(VaultWriteLock(path: v.vault.url.path))
+        let start = Date()
+        do {
+            _ = try LogoutWipe.run(in: store, busyTimeoutMilliseconds: 200)
+            Issue.record("the wipe succeeded while the vault was locked")
+        } catch {
+            #expect(error.isBusy, "\(error)")
+        }
+        #expect(Date().timeIntervalSince(start) < 3)
+        lock.release()
+        #expect(try v.vault.allItems().count == 4)
+        #expect(try LogoutWipe.run(in: store).deleted == 3)
+        // The usual busy timeout is back for other writes.
+        try v.vault.save(service: "x", account: "y", secret: .text("z"))
+    }
+}
