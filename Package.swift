@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "FobAgent", targets: ["FobAgent"]),
         // For the fuzz targets in Fuzz/ (a separate package, see the README's "Fuzzing").
         .library(name: "FobTerminal", targets: ["FobTerminal"]),
+        .library(name: "FobImport", targets: ["FobImport"]),
+        .library(name: "FobViewModels", targets: ["FobViewModels"]),
+        .library(name: "FobCLI", targets: ["FobCLI"]),
     ],
     targets: [
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.

@@ -20,6 +20,13 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("secitem-query", ["FobSecurity"]),
     ("otpauth-uri", ["FobTokens"]),
     ("base32", ["FobTokens"]),
+    ("agent-request", ["FobAgent"]),
+    ("import-csv", ["FobImport"]),
+    ("import-keepassxc-xml", ["FobImport"]),
+    ("import-json", ["FobImport"]),
+    ("import-pass", ["FobImport"]),
+    ("credential-helpers", ["FobCLI"]),
+    ("field-input", ["FobCLI", "FobViewModels"]),
 ]
 
 let package = Package(

@@ -199,9 +199,10 @@ final class AgentFixture: @unchecked Sendable {
             import socket, sys
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(sys.argv[1])
-            s.sendall(bytes.fromhex(sys.argv[2]))
             s.settimeout(5)
             try:
+                # The agent may drop the connection before the request is sent (EPIPE).
+                s.sendall(bytes.fromhex(sys.argv[2]))
                 data = s.recv(100)
             except Exception:
                 data = b''

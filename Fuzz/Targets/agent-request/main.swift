@@ -1,0 +1,11 @@
+// The agent's requests and answers (length-prefixed frames from a socket
+// peer): every byte string is a request, an answer or a typed error.
+import FobAgent
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    _ = try? AgentRequest.decode(bytes)
+    _ = try? AgentResponse.decode(bytes, withSecrets: true)
+    return 0
+}
