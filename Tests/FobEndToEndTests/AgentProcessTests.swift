@@ -115,6 +115,21 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "pw1\n")
     }
 
+    /// Shell completion reads names from the agent, and only from it.
+    @Test func completionNamesComeFromTheUnlockedAgentOnly() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        #expect(try f.run(["add", "mail", "bo"], input: "pw2\n", password: true).status == 0)
+        // No agent: nothing, and no prompt.
+        #expect(try f.run(["__complete", "services"]).stdoutText == "")
+        #expect(try f.unlock().status == 0)
+        #expect(try f.run(["__complete", "services"]).stdoutText == "mail\n")
+        #expect(try f.run(["__complete", "accounts", "mail"]).stdoutText == "ana\nbo\n")
+        #expect(try f.run(["lock"]).status == 0)
+        #expect(try f.run(["__complete", "services"]).stdoutText == "")
+    }
+
     @Test func aWrongPasswordIs51AndStartsLocked() throws {
         let f = try AgentFixture()
         defer { f.stop() }

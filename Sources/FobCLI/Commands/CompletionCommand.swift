@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 
 /// `fob completion bash|zsh|fish`: prints a completion script generated
@@ -82,12 +83,30 @@ public struct VaultNameSource: CompletionNameSource {
 
 /// Where completion gets names.
 public enum CompletionNames {
-    /// The one place a non-prompting source of names plugs in: a vault the
-    /// agent holds unlocked. Until an agent can answer, there is none, and
-    /// completion offers no names. Never asks for a password, never reads
-    /// `--password-file` (a key derivation per Tab would stall the shell).
-    /// - Returns: the source, or `nil` when no unlocked vault is at hand.
+    /// The one non-prompting source of names: the agent, when it holds the
+    /// vault unlocked (`fob unlock`). Never asks for a password, never reads
+    /// `--password-file` (a key derivation per Tab would stall the shell),
+    /// never starts an agent; with `--no-agent` there is none.
+    /// - Returns: the source, or `nil` when no agent holds the vault unlocked.
     public static func nonPromptingSource(_ invocation: Invocation) -> (any CompletionNameSource)? {
-        nil
+        guard let client = invocation.agentClient, AgentClient.isAnswering(client.endpoint),
+              case .status(let status)? = try? client.send(.status), status.state != .locked else { return nil }
+        return AgentNameSource(client: client)
+    }
+}
+
+/// The names of the items the agent can read (never their secrets).
+struct AgentNameSource: CompletionNameSource {
+    let client: AgentClient
+
+    private func items() throws -> [Item] {
+        guard case .items(let items) = try client.send(.list(service: nil), withSecrets: false) else { return [] }
+        return items
+    }
+
+    func services() throws -> [String] { try items().map(\.service) }
+
+    func accounts(service: String) throws -> [String] {
+        try items().filter { $0.service == service }.map(\.account)
     }
 }
