@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "fob", targets: ["fob"]),
         .executable(name: "fob-bench", targets: ["fob-bench"]),
+        .executable(name: "fob-http", targets: ["fob-http"]),
         .library(name: "FobStore", targets: ["FobStore"]),
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
@@ -49,6 +50,10 @@ let package = Package(
         .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
                                                "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
+        // The network helper: URLSession (FoundationNetworking, libcurl) lives
+        // here and in FobHTTP only, so `fob` itself loads no network library.
+        .target(name: "FobHTTP", dependencies: ["FobTokens"]),
+        .executableTarget(name: "fob-http", dependencies: ["FobHTTP", "FobTokens", "FobSystem"]),
         .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
                                                             "FobClipboard", "FobSystem", "FobTestSupport"]),
 
@@ -59,7 +64,7 @@ let package = Package(
         .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
-        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         // Keychain code written as iOS projects write it, in Swift 5 mode: it must build
         // unchanged but for `import FobSecurity`.
@@ -75,7 +80,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
+        .testTarget(name: "FobEndToEndTests", dependencies: ["FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,7 +40,7 @@ public final class OAuthSession {
     ///   - now: the clock.
     ///   - readClientSecret: reads the client secret from the stored file path.
     public init(store: any KeychainStore, service: String, account: String,
-                transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30,
+                transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
                 now: @escaping @Sendable () -> Date = Date.init,
                 readClientSecret: @escaping @Sendable (String) throws(OAuthError) -> String = { path throws(OAuthError) in
                     try ClientAuthentication.readSecret(path: path)
@@ -57,7 +57,7 @@ public final class OAuthSession {
     /// A session over an unlocked vault (wrapped in a ``VaultStore``).
     /// - Parameters: as ``init(store:service:account:transport:timeout:now:readClientSecret:)``.
     public convenience init(vault: Vault, service: String, account: String,
-                            transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30,
+                            transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
                             now: @escaping @Sendable () -> Date = Date.init) {
         self.init(store: VaultStore(vault: vault), service: service, account: account,
                   transport: transport, timeout: timeout, now: now)

@@ -189,7 +189,7 @@ public struct OAuthClient: Sendable {
 
     /// A client; `timeout` in seconds for each token request.
     public init(endpoints: OAuthEndpoints, clientID: String, authentication: ClientAuthentication = .none,
-                transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30) {
+                transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30) {
         self.endpoints = endpoints
         self.clientID = clientID
         self.authentication = authentication

@@ -60,7 +60,7 @@ public final class AppModel {
     ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
     public init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
                 lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
-                oauthTransport: any HTTPTransport = URLSessionTransport()) {
+                oauthTransport: any HTTPTransport = HelperHTTPTransport()) {
         self.oauthTransport = oauthTransport
         self.store = store
         self.clipboard = clipboard

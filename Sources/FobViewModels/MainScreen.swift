@@ -28,7 +28,7 @@ final class MainScreen {
 
     /// Builds the screen and loads the list from the unlocked `store`.
     init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-         transport: any HTTPTransport = URLSessionTransport()) {
+         transport: any HTTPTransport = HelperHTTPTransport()) {
         self.transport = transport
         self.store = store
         self.clipboard = clipboard

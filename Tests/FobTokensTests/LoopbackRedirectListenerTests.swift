@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import FobHTTP
 import FobTestSupport
 import Testing
 @testable import FobTokens

@@ -252,7 +252,7 @@ enum OAuthCommand: FobCommand {
         }
         do {
             let authentication: ClientAuthentication = try secretPath.map { .secretBasic(secret: try ClientAuthentication.readSecret(path: $0)) } ?? .none
-            let transport = URLSessionTransport()
+            let transport = HelperHTTPTransport()
             let endpoints: OAuthEndpoints
             if let issuer {
                 endpoints = try OAuthEndpoints.discover(issuer: issuer, transport: transport)

@@ -1,0 +1,96 @@
+import CSodium
+import Foundation
+
+/// How `fob` and its network helper, `fob-http`, exchange one HTTP request
+/// and its outcome over a pipe: one JSON object each way (RFC 8259), bodies
+/// in standard base64. The helper runs URLSession, so `fob` itself never
+/// loads FoundationNetworking and libcurl.
+///
+/// Request: `{"method", "url", "headers": {name: value}, "body": base64, "timeout": seconds}`.
+/// Outcome: `{"status", "headers", "body": base64}`, or
+/// `{"error": "timeout", "what", "seconds"}` / `{"error": "network", "message"}`.
+///
+/// - Important: both hold credentials (an `Authorization` header, a code or
+///   refresh token in a body); they travel only through the helper's pipes.
+public enum HTTPWire {
+    /// The longest message either side reads, in bytes (16 MiB).
+    public static let maxMessageBytes = 16 << 20
+
+    /// The request as the helper reads it.
+    public static func encode(_ request: HTTPRequest) -> [UInt8] {
+        let object: [String: Any] = [
+            "method": request.method, "url": request.url.absoluteString, "headers": request.headers,
+            "body": Data(request.body).base64EncodedString(), "timeout": request.timeout,
+        ]
+        return json(object)
+    }
+
+    /// Reads a request written by ``encode(_:)-(HTTPRequest)``.
+    /// - Throws: ``OAuthError/network(_:)`` naming what is malformed.
+    public static func decodeRequest(_ bytes: [UInt8]) throws(OAuthError) -> HTTPRequest {
+        let object = try parse(bytes)
+        guard let method = object["method"] as? String, ["GET", "POST"].contains(method),
+              let text = object["url"] as? String, let url = URL(string: text),
+              let headers = object["headers"] as? [String: String],
+              let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }),
+              let timeout = (object["timeout"] as? NSNumber)?.doubleValue, timeout.isFinite, timeout > 0, timeout <= 3600 else {
+            throw .network("the HTTP helper got a malformed request")
+        }
+        return HTTPRequest(method: method, url: url, headers: headers, body: Array(body), timeout: timeout)
+    }
+
+    /// The helper's answer: the response, or the transport error.
+    public static func encode(_ outcome: Result<HTTPResponse, OAuthError>) -> [UInt8] {
+        switch outcome {
+        case .success(let response):
+            return json(["status": response.status, "headers": response.headers,
+                         "body": Data(response.body).base64EncodedString()])
+        case .failure(.timeout(let what, let seconds)):
+            return json(["error": "timeout", "what": what, "seconds": seconds])
+        case .failure(let error):
+            return json(["error": "network", "message": error.description])
+        }
+    }
+
+    /// Reads the helper's answer.
+    /// - Returns: the response, whatever its status.
+    /// - Throws: the ``OAuthError/timeout(_:seconds:)`` or ``OAuthError/network(_:)``
+    ///   the helper reported, or `.network` for a malformed answer.
+    public static func decodeOutcome(_ bytes: [UInt8]) throws(OAuthError) -> HTTPResponse {
+        let object = try parse(bytes)
+        switch object["error"] as? String {
+        case "timeout":
+            let seconds = (object["seconds"] as? NSNumber)?.doubleValue ?? 0
+            throw .timeout(object["what"] as? String ?? "the provider", seconds: seconds.isFinite ? seconds : 0)
+        case "network":
+            throw .network(object["message"] as? String ?? "the HTTP helper failed")
+        case nil:
+            guard let status = (object["status"] as? NSNumber)?.intValue, (100...599).contains(status),
+                  let headers = object["headers"] as? [String: String],
+                  let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+                throw .network("the HTTP helper answered something malformed")
+            }
+            return HTTPResponse(status: status, headers: headers, body: Array(body))
+        default:
+            throw .network("the HTTP helper answered something malformed")
+        }
+    }
+
+    /// Zeroes `bytes` (`sodium_memzero`) and empties it: a message held a credential.
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { sodium_memzero(base, $0.count) } }
+        bytes.removeAll()
+    }
+
+    private static func json(_ object: [String: Any]) -> [UInt8] {
+        (try? JSONSerialization.data(withJSONObject: object)).map { Array($0) } ?? []
+    }
+
+    private static func parse(_ bytes: [UInt8]) throws(OAuthError) -> [String: Any] {
+        guard bytes.count <= maxMessageBytes,
+              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw .network("the HTTP helper's message is not a JSON object")
+        }
+        return object
+    }
+}
