@@ -39,7 +39,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             try store { () throws(KeychainError) in try vault.add(item) }
             guard parsed.returnsSomething else { return nil }
             let added = try store { () throws(KeychainError) in
-                try vault.items(matching: exactQuery(item), limit: .one, withSecrets: parsed.returnData)[0]
+                try vault.items(matching: ItemQuery.exact(for: item), limit: .one, withSecrets: parsed.returnData)[0]
             }
             return resultValue(for: [added], parsed: parsed, limit: .one)
         }
@@ -126,7 +126,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
                 for item in try matches(of: parsed, in: vault, withSecrets: false) {
-                    try store { () throws(KeychainError) in try vault.update(matching: exactQuery(item), with: changes) }
+                    try store { () throws(KeychainError) in try vault.update(matching: ItemQuery.exact(for: item), with: changes) }
                 }
             } else {
                 try store { () throws(KeychainError) in try vault.update(matching: parsed.attributes.storeQuery(itemClass), with: changes) }
@@ -152,7 +152,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
         try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
                 for item in try matches(of: parsed, in: vault, withSecrets: false) {
-                    try store { () throws(KeychainError) in try vault.delete(matching: exactQuery(item)) }
+                    try store { () throws(KeychainError) in try vault.delete(matching: ItemQuery.exact(for: item)) }
                 }
             } else {
                 try store { () throws(KeychainError) in try vault.delete(matching: parsed.attributes.storeQuery(itemClass)) }
@@ -205,20 +205,6 @@ private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, wit
         guard !found.isEmpty else { throw SecItemFailure(errSecItemNotFound, "no item matches the query") }
     }
     return found
-}
-
-/// The query for exactly `item`'s primary key (one indexed lookup).
-private func exactQuery(_ item: Item) -> ItemQuery {
-    var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
-                          accessGroup: item.accessGroup, synchronizable: item.synchronizable)
-    if item.itemClass == .internetPassword {
-        query.internetProtocol = item.internetProtocol
-        query.authenticationType = item.authenticationType
-        query.port = item.port
-        query.path = item.path
-        query.securityDomain = item.securityDomain
-    }
-    return query
 }
 
 /// The result object for `items` by the return keys and limit, as Apple

@@ -301,3 +301,21 @@ public struct ItemQuery: Sendable, Equatable {
 
     var displayName: String { describeKey(service: service, account: account) }
 }
+
+extension ItemQuery {
+    /// The query naming exactly `item`'s primary key (class, access group,
+    /// service, account, synchronizable and, for internet passwords, protocol,
+    /// authentication type, port, path and security domain): one indexed lookup.
+    public static func exact(for item: Item) -> ItemQuery {
+        var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
+                              accessGroup: item.accessGroup, synchronizable: item.synchronizable)
+        if item.itemClass == .internetPassword {
+            query.internetProtocol = item.internetProtocol
+            query.authenticationType = item.authenticationType
+            query.port = item.port
+            query.path = item.path
+            query.securityDomain = item.securityDomain
+        }
+        return query
+    }
+}

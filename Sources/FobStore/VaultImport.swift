@@ -42,7 +42,7 @@ extension Vault {
         try write { (keys) throws(KeychainError) in
             for row in sealed {
                 if let old = row.old {
-                    guard let stored = try rows(matching: Vault.exactQuery(for: old), withSecrets: false).first else {
+                    guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
                         throw .itemNotFound(old.displayName)
                     }
                     try replaceRow(id: stored.id, old: stored.lookup, lookup: row.lookup, record: row.record,
@@ -58,20 +58,6 @@ extension Vault {
     /// - Throws: `.decode`, `.interactionNotAllowed`.
     public func allItemsWithSecrets() throws(KeychainError) -> [Item] {
         do { return try items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound { return [] }
-    }
-
-    /// The query naming exactly `item`'s primary key.
-    static func exactQuery(for item: Item) -> ItemQuery {
-        var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
-                              accessGroup: item.accessGroup, synchronizable: item.synchronizable)
-        if item.itemClass == .internetPassword {
-            query.internetProtocol = item.internetProtocol
-            query.authenticationType = item.authenticationType
-            query.port = item.port
-            query.path = item.path
-            query.securityDomain = item.securityDomain
-        }
-        return query
     }
 
     /// Writes a consistent copy of the vault file to `destination` with
