@@ -28,6 +28,7 @@ public enum KeePassXML {
         if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
             throw .malformed("not a KeePass XML export: it declares a document type or entities")
         }
+        try refuseProcessingInstructions(text)
         let parser = XMLParser(data: Data(text))
         parser.shouldResolveExternalEntities = false
         let handler = Handler()
@@ -39,6 +40,47 @@ public enum KeePassXML {
         }
         guard handler.sawKeePassFile else { throw .malformed("not a KeePass XML export: no KeePassFile element") }
         return handler.read
+    }
+
+    /// Refuses every processing instruction but a full XML declaration
+    /// (`<?xml version=…?>`) at the start, outside comments and CDATA.
+    /// KeePassXC writes none, and FoundationXML crashes (a NULL pointer in
+    /// its processing-instruction callback) on one without data, such as
+    /// `<?xml?>` or `<?x?>`: found by the `import-keepassxc-xml` fuzz target.
+    /// - Throws: `.malformed` naming the line.
+    static func refuseProcessingInstructions(_ text: [UInt8]) throws(ImportError) {
+        func starts(_ literal: String, at index: Int) -> Bool {
+            let bytes = Array(literal.utf8)
+            return index + bytes.count <= text.count && text[index..<(index + bytes.count)].elementsEqual(bytes)
+        }
+        func skip(to literal: String, from index: Int) -> Int {
+            var i = index
+            while i < text.count && !starts(literal, at: i) { i += 1 }
+            return min(text.count, i + literal.utf8.count)
+        }
+        var i = 0
+        while i < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[i]) { i += 1 }
+        if starts("<?xml", at: i) {
+            let end = skip(to: "?>", from: i)
+            // The declaration must carry its version (RFC: XML 1.0 §2.8); `<?xml?>` has no data.
+            guard text[i..<end].firstRange(of: Array("version".utf8)) != nil else {
+                throw .malformed("line 1: an XML declaration without a version")
+            }
+            i = end
+        }
+        var line = 1
+        while i < text.count {
+            if text[i] == 0x0A { line += 1 }
+            if starts("<![CDATA[", at: i) {
+                i = skip(to: "]]>", from: i)
+            } else if starts("<!--", at: i) {
+                i = skip(to: "-->", from: i)
+            } else if starts("<?", at: i) {
+                throw .malformed("line \(line): a processing instruction, which a KeePass XML export never has")
+            } else {
+                i += 1
+            }
+        }
     }
 
     final class Handler: NSObject, XMLParserDelegate {

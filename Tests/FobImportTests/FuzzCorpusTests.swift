@@ -1,0 +1,48 @@
+import Foundation
+import FobImport
+import FobTestSupport
+import Testing
+
+/// Every seed and saved crasher of the import fuzz targets, replayed through
+/// the readers: each gives entries or a typed error, never a crash.
+@Suite struct ImportFuzzCorpusTests {
+    @Test func everyCorpusFileReadsOrFailsCleanly() {
+        for (_, bytes) in FuzzCorpus.inputs("import-csv") {
+            _ = try? CSVReader.records(bytes)
+            _ = try? CSVFormats.keepassxc(bytes)
+            _ = try? CSVFormats.bitwarden(bytes)
+        }
+        for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") { _ = try? KeePassXML.read(bytes) }
+        for (_, bytes) in FuzzCorpus.inputs("import-json") {
+            _ = try? BitwardenJSON.read(bytes)
+            _ = try? FobJSON.read(bytes)
+        }
+        for (_, bytes) in FuzzCorpus.inputs("import-pass") { _ = try? PassStore.parse(bytes, name: "x") }
+        #expect(!FuzzCorpus.inputs("import-keepassxc-xml").isEmpty)
+    }
+
+    /// FoundationXML crashed on a processing instruction without data; such
+    /// a file is now refused before it is parsed.
+    @Test(arguments: ["<?xml?><KeePassFile></KeePassFile>", "<?xml version=\"1.0\"?><?x?><KeePassFile></KeePassFile>",
+                      "<KeePassFile><?x?></KeePassFile>"])
+    func processingInstructionsAreRefused(text: String) {
+        #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8)) }
+        do {
+            _ = try KeePassXML.read(Array(text.utf8))
+        } catch {
+            guard case .malformed = error else { Issue.record("not .malformed: \(error)"); return }
+        }
+    }
+
+    @Test func aProcessingInstructionInsideCDATAOrACommentIsText() throws {
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!-- <?not one?> -->
+            <KeePassFile><Root><Group><Name>Root</Name><Entry><String><Key>Title</Key><Value>t</Value></String>
+            <String><Key>Password</Key><Value><![CDATA[p<?x?>w]]></Value></String></Entry></Group></Root></KeePassFile>
+            """
+        let read = try KeePassXML.read(Array(text.utf8))
+        #expect(read.entries.count == 1)
+        #expect(read.entries.first?.item.secret?.unsafeString == "p<?x?>w")
+    }
+}
