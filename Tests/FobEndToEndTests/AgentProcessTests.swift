@@ -115,6 +115,19 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "pw1\n")
     }
 
+    /// A second `fob unlock` finds the agent unlocked and asks nothing.
+    @Test func unlockingAnUnlockedVaultAsksNothing() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let again = try f.run(["unlock"])
+        #expect(again.status == 0, "\(again.stderrText)")
+        #expect(again.stderrText.hasPrefix("fob: already unlocked "))
+        // New timeouts are a new unlock: that one asks (here: no terminal, exit 36).
+        #expect(try f.run(["unlock", "--idle", "60"]).status == 36)
+    }
+
     /// Shell completion reads names from the agent, and only from it.
     @Test func completionNamesComeFromTheUnlockedAgentOnly() throws {
         let f = try AgentFixture()

@@ -39,6 +39,13 @@ enum UnlockCommand: FobCommand {
             throw KeychainError.noSuchKeychain(invocation.globals.vaultURL.path)
         }
         let client = AgentClient(endpoint: invocation.agentEndpoint)
+        // Already unlocked, and no new timeouts asked for: nothing to ask.
+        if invocation.arguments.value("--idle") == nil, invocation.arguments.value("--max") == nil,
+           AgentClient.isAnswering(client.endpoint),
+           case .status(let status)? = try? client.send(.status), status.state == .unlocked {
+            invocation.standardError.write("fob: already unlocked \(client.endpoint.vault)\n")
+            return 0
+        }
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try invocation.unlockAgent(client, password: password, idle: idle, max: max)
         invocation.standardError.write("fob: unlocked \(client.endpoint.vault)\n")
