@@ -196,31 +196,9 @@ import FobSessions
     @Test func concurrentCallersMakeExactlyOneRefresh() throws {
         let f = try Fixture(expiresIn: 5)
         f.provider.delay = 0.3
-        let url = f.vault.vault.url
-        let password = f.vault.password
-        let callers = 6
-        let results = ResultList()
-        let group = DispatchGroup()
-        for _ in 0..<callers {
-            group.enter()
-            // Each thread has its own connection, as separate processes would.
-            Thread.detachNewThread { [provider = f.provider, clock = f.clock] in
-                defer { group.leave() }
-                do {
-                    let vault = try Vault(url: url)
-                    try vault.unlock(password: password)
-                    let session = OAuthSession(vault: vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
-                    results.append(.success(try session.validAccessToken()))
-                } catch {
-                    results.append(.failure("\(error)"))
-                }
-            }
-        }
-        #expect(group.wait(timeout: .now() + 60) == .success)
-        let tokens = results.all
-        #expect(tokens.count == callers)
-        let values = tokens.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
-        #expect(values.count == callers, "failures: \(tokens)")
+        let results = try validTokensFromConcurrentCallers(f, count: 6)
+        let values = results.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
+        #expect(values.count == 6, "failures: \(results)")
         #expect(Set(values).count == 1)
         #expect(values.first != "at-0")
         #expect(f.provider.refreshCount == 1)
@@ -234,11 +212,21 @@ import FobSessions
         let f = try Fixture(expiresIn: 1)
         f.provider.expiresInJSON = "3"
         f.provider.delay = 0.3
+        let results = try validTokensFromConcurrentCallers(f, count: 3)
+        let values = results.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
+        #expect(values.count == 3, "\(results)")
+        #expect(Set(values).count == 1)
+        #expect(f.provider.refreshCount == 1)
+    }
+
+    /// `count` threads, each with its own vault connection (as separate
+    /// processes would have), ask for a valid access token at once.
+    private func validTokensFromConcurrentCallers(_ f: Fixture, count: Int) throws -> [CallResult] {
         let url = f.vault.vault.url
         let password = f.vault.password
         let results = ResultList()
         let group = DispatchGroup()
-        for _ in 0..<3 {
+        for _ in 0..<count {
             group.enter()
             Thread.detachNewThread { [provider = f.provider, clock = f.clock] in
                 defer { group.leave() }
@@ -253,10 +241,7 @@ import FobSessions
             }
         }
         #expect(group.wait(timeout: .now() + 60) == .success)
-        let values = results.all.compactMap { if case .success(let t) = $0 { return t } else { return nil } }
-        #expect(values.count == 3, "\(results.all)")
-        #expect(Set(values).count == 1)
-        #expect(f.provider.refreshCount == 1)
+        return results.all
     }
 
     /// The margin never exceeds half the token's lifetime: a fresh 3-second
