@@ -61,7 +61,7 @@ let package = Package(
         // in-memory store and clipboard, test clock, child processes, tmux.
         .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
-        .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),

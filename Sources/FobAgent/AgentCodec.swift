@@ -16,6 +16,21 @@ struct MessageWriter {
     }
 
     mutating func field(_ data: [UInt8]) { data.withUnsafeBytes { field($0) } }
+
+    /// Appends one field per item, after reserving exactly the room they
+    /// need: the buffer is not reallocated while it holds secrets, so the
+    /// final ``wipe()`` wipes every copy.
+    mutating func fields(_ items: [Item]) {
+        let encodings = items.map(ItemWire.prepare)
+        bytes.reserveCapacity(bytes.count + encodings.reduce(0) { $0 + 4 + $1.count })
+        for encoding in encodings {
+            let n = UInt32(encoding.count)
+            bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: encoding.count))
+            bytes.withUnsafeMutableBytes { encoding.write(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        }
+    }
     mutating func field(_ text: String) { field(Array(text.utf8)) }
     mutating func field(_ secret: SecretBytes) { secret.withUnsafeBytes { field($0) } }
     mutating func field(_ value: UInt32) {
@@ -239,11 +254,11 @@ extension AgentResponse {
             return MessageWriter(code: 0).bytes
         case .item(let item):
             var w = MessageWriter(code: 1)
-            w.field(ItemWire.encode(item))
+            w.fields([item])
             return w.bytes
         case .items(let items):
             var w = MessageWriter(code: 2)
-            for item in items { w.field(ItemWire.encode(item)) }
+            w.fields(items)
             return w.bytes
         case .status(let s):
             var w = MessageWriter(code: 3)

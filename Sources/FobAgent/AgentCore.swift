@@ -35,6 +35,11 @@ public final class AgentCore: @unchecked Sendable {
     private var lastActivity: Double = 0
     private var unlockedAt: Double = 0
     private var timedOut = false
+    /// The last whole listing's message, kept while the vault's
+    /// ``Vault/contentGeneration`` stays the same: a repeated `fob ls` is
+    /// answered without decrypting every record again. Wiped-on-free memory;
+    /// any lock, write or change by another process drops it.
+    private var listing: (generation: UInt64, message: SecretBytes)?
 
     /// Default idle timeout: 900 s.
     public static let defaultIdleSeconds: UInt32 = 900
@@ -82,6 +87,7 @@ public final class AgentCore: @unchecked Sendable {
         let maxOver = maxSeconds > 0 && now - unlockedAt >= maxSeconds
         if idleOver || maxOver {
             vault.lock(keepingAfterFirstUnlock: true)
+            listing = nil
             timedOut = true
         }
     }
@@ -91,6 +97,7 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock(); defer { mutex.unlock() }
         vault?.lock()
         vault = nil
+        listing = nil
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -100,6 +107,45 @@ public final class AgentCore: @unchecked Sendable {
     /// - Returns: the response; errors travel as `.failure`.
     public func handle(_ request: AgentRequest) -> AgentResponse {
         mutex.lock(); defer { mutex.unlock() }
+        return handleLocked(request)
+    }
+
+    /// The encoded answer to one request, as ``handle(_:)`` decides it; a
+    /// whole listing (`.list(service: nil)`) is the kept message when the
+    /// vault has not changed since it was made.
+    /// - Important: the bytes may hold secrets: wipe them after sending.
+    public func respond(to request: AgentRequest) -> [UInt8] {
+        mutex.lock(); defer { mutex.unlock() }
+        guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
+        refreshLocked()
+        let vault: Vault
+        switch itemVaultLocked() {
+        case .failure(let error): return AgentResponse.failure(error).encoded()
+        case .success(let open): vault = open
+        }
+        if let listing { return listing.message.withUnsafeBytes { Array($0) } }
+        do {
+            let message = try ItemOperations.perform(request, on: vault).encoded()
+            if message.count > AgentCore.listingBytesKept { return message }
+            listing = (vault.contentGeneration, SecretBytes(message))
+            return message
+        } catch {
+            return AgentResponse.failure(error).encoded()
+        }
+    }
+
+    /// The largest listing message kept, in bytes (16 MiB): about 100,000 items.
+    static let listingBytesKept = 16 << 20
+
+    /// Whether a listing message is kept (for tests).
+    var holdsListing: Bool {
+        mutex.lock(); defer { mutex.unlock() }
+        return listing != nil
+    }
+
+    /// Applies the deadlines, locks when the file is no longer the one
+    /// unlocked, and drops a kept listing that the vault has outgrown.
+    private func refreshLocked() {
         expireLocked()
         if let vault {
             do {
@@ -109,12 +155,28 @@ public final class AgentCore: @unchecked Sendable {
                 self.vault = nil
             }
         }
+        if listing?.generation != vault?.contentGeneration { listing = nil }
+    }
+
+    /// The vault for an item operation (and the idle timer restarted), or
+    /// `.interactionNotAllowed` when it is locked.
+    private func itemVaultLocked() -> Result<Vault, KeychainError> {
+        guard let vault, !vault.isLocked else {
+            return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
+        }
+        if vault.lockLevel == .unlocked { lastActivity = clock.seconds }
+        return .success(vault)
+    }
+
+    private func handleLocked(_ request: AgentRequest) -> AgentResponse {
+        refreshLocked()
         switch request {
         case .status:
             return .status(statusLocked())
         case .lock:
             vault?.lock()
             vault = nil
+            listing = nil
             return .ok
         case .unlock(let password, let idle, let max):
             do {
@@ -122,6 +184,7 @@ public final class AgentCore: @unchecked Sendable {
                 try fresh.unlock(password: password)
                 vault?.lock()
                 vault = fresh
+                listing = nil
                 idleSeconds = Double(idle)
                 maxSeconds = Double(max)
                 unlockedAt = clock.seconds
@@ -132,14 +195,15 @@ public final class AgentCore: @unchecked Sendable {
                 return .failure(error)
             }
         default:
-            guard let vault, !vault.isLocked else {
-                return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
-            }
-            if vault.lockLevel == .unlocked { lastActivity = clock.seconds }
-            do {
-                return try ItemOperations.perform(request, on: vault)
-            } catch {
+            switch itemVaultLocked() {
+            case .failure(let error):
                 return .failure(error)
+            case .success(let vault):
+                do {
+                    return try ItemOperations.perform(request, on: vault)
+                } catch {
+                    return .failure(error)
+                }
             }
         }
     }

@@ -111,7 +111,7 @@ public final class AgentServer: @unchecked Sendable {
         var answer: [UInt8]
         do throws(AgentProtocolError) {
             let request = try payload.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
-            answer = core.handle(request).encoded()
+            answer = core.respond(to: request)
         } catch .versionMismatch {
             answer = AgentResponse.versionMismatch()
         } catch {

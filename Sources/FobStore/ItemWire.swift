@@ -10,6 +10,24 @@ public enum ItemWire {
         RecordCodec.encode(item)
     }
 
+    /// An item's encoding laid out but not yet written, so that a caller
+    /// framing many items can reserve the whole buffer once: a buffer that
+    /// grows while it holds secrets leaves unwiped copies behind.
+    public struct Encoding {
+        fileprivate let prepared: RecordCodec.Prepared
+        /// The encoded size in bytes (the same bytes as ``ItemWire/encode(_:)``).
+        public var count: Int { prepared.count }
+        /// Writes the ``count`` bytes at the start of `buffer`.
+        /// - Precondition: `buffer` holds at least ``count`` bytes.
+        public func write(into buffer: UnsafeMutableRawBufferPointer) { prepared.write(into: buffer) }
+    }
+
+    /// Lays out `item` for ``Encoding/write(into:)``, without copying its
+    /// secret anywhere yet.
+    public static func prepare(_ item: Item) -> Encoding {
+        Encoding(prepared: RecordCodec.prepare(item))
+    }
+
     /// The item of ``encode(_:)``; a pure function of the bytes.
     /// - Parameters:
     ///   - bytes: the encoded item, from another process (not trusted).

@@ -39,7 +39,7 @@ enum RecordCodec {
     }
 
     /// A field's bytes: plain, or held in protected memory.
-    private enum Piece {
+    fileprivate enum Piece {
         case plain([UInt8])
         case secret(SecretBytes)
 
@@ -51,7 +51,41 @@ enum RecordCodec {
         }
     }
 
-    static func encode(_ item: Item) -> SecretBytes {
+    /// An item's encoding, laid out but not yet written: its exact size is
+    /// known first, so that a caller can reserve the room once and never
+    /// leave a copy of a secret behind in a reallocated buffer.
+    struct Prepared {
+        fileprivate let fields: [(UInt8, [Piece])]
+        /// The encoded size in bytes.
+        let count: Int
+
+        /// Writes the `count` bytes at `out` (which must hold at least that many).
+        func write(into out: UnsafeMutableRawBufferPointer) {
+            guard let base = out.baseAddress, out.count >= count else { preconditionFailure("record buffer too small") }
+            var i = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                if let src = bytes.baseAddress, !bytes.isEmpty { (base + i).copyMemory(from: src, byteCount: bytes.count) }
+                i += bytes.count
+            }
+            base.storeBytes(of: 1, toByteOffset: 0, as: UInt8.self)
+            i = 1
+            for (tag, pieces) in fields {
+                base.storeBytes(of: tag, toByteOffset: i, as: UInt8.self)
+                i += 1
+                let length = UInt32(pieces.reduce(0) { $0 + $1.count }).littleEndian
+                withUnsafeBytes(of: length) { put($0) }
+                for piece in pieces {
+                    switch piece {
+                    case .plain(let bytes): bytes.withUnsafeBytes { put($0) }
+                    case .secret(let bytes): bytes.withUnsafeBytes { put($0) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lays out `item`'s fields (see the table above) without writing them.
+    static func prepare(_ item: Item) -> Prepared {
         func text(_ tag: Tag, _ value: String) -> (UInt8, [Piece]) { (tag.rawValue, [.plain(Array(value.utf8))]) }
         var fields: [(UInt8, [Piece])] = [
             text(.itemClass, item.itemClass.rawValue),
@@ -87,24 +121,19 @@ enum RecordCodec {
         if let flags = item.accessControlFlags { fields.append((Tag.accessControl.rawValue, [.plain(le(flags, bytes: 8))])) }
         fields.append((Tag.persistentID.rawValue, [.plain(withUnsafeBytes(of: item.persistentID.uuid) { Array($0) })]))
         for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
-        fields.append((Tag.secret.rawValue, [.secret(item.secret ?? SecretBytes([]))]))
-
-        let total = 1 + fields.reduce(0) { sum, field in sum + 5 + field.1.reduce(0) { $0 + $1.count } }
-        return SecretBytes(count: total) { out in
-            var i = 0
-            func put(_ b: UInt8) { out[i] = b; i += 1 }
-            put(1)
-            for (tag, pieces) in fields {
-                put(tag)
-                for b in le(UInt64(pieces.reduce(0) { $0 + $1.count }), bytes: 4) { put(b) }
-                for piece in pieces {
-                    switch piece {
-                    case .plain(let bytes): for b in bytes { put(b) }
-                    case .secret(let bytes): bytes.withUnsafeBytes { for b in $0 { put(b) } }
-                    }
-                }
-            }
+        if let secret = item.secret {
+            fields.append((Tag.secret.rawValue, [.secret(secret)]))
+        } else {
+            fields.append((Tag.secret.rawValue, []))
         }
+        let total = 1 + fields.reduce(0) { sum, field in sum + 5 + field.1.reduce(0) { $0 + $1.count } }
+        return Prepared(fields: fields, count: total)
+    }
+
+    /// `item` encoded into wiped-on-free memory.
+    static func encode(_ item: Item) -> SecretBytes {
+        let prepared = prepare(item)
+        return SecretBytes(count: prepared.count) { out in prepared.write(into: UnsafeMutableRawBufferPointer(out)) }
     }
 
     /// - Throws: `.decode` when the layout is broken (which authenticated

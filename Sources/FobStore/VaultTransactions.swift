@@ -6,10 +6,12 @@ import Foundation
 extension Vault {
     // MARK: - Internals
 
-    static func ordering(_ a: Item, _ b: Item) -> Bool {
-        if a.service != b.service { return a.service.utf8.lexicographicallyPrecedes(b.service.utf8) }
-        if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
-        return a.accessGroup.utf8.lexicographicallyPrecedes(b.accessGroup.utf8)
+    /// Items sort by service, account, then access group, each by its UTF-8 bytes:
+    /// the order of `fob ls` and of `SecItemCopyMatching` with `kSecMatchLimitAll`.
+    static func ordering(_ a: (String, String, String), _ b: (String, String, String)) -> Bool {
+        if a.0 != b.0 { return a.0.utf8.lexicographicallyPrecedes(b.0.utf8) }
+        if a.1 != b.1 { return a.1.utf8.lexicographicallyPrecedes(b.1.utf8) }
+        return a.2.utf8.lexicographicallyPrecedes(b.2.utf8)
     }
 
     func unlockedKeys() throws(KeychainError) -> VaultKeys {
