@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fob", targets: ["fob"]),
         .executable(name: "fob-bench", targets: ["fob-bench"]),
         .executable(name: "fob-http", targets: ["fob-http"]),
+        .executable(name: "fob-xml", targets: ["fob-xml"]),
         .library(name: "FobStore", targets: ["FobStore"]),
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
@@ -15,6 +16,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/ (a separate package, see the README's "Fuzzing").
         .library(name: "FobTerminal", targets: ["FobTerminal"]),
         .library(name: "FobImport", targets: ["FobImport"]),
+        .library(name: "FobXML", targets: ["FobXML"]),
         .library(name: "FobViewModels", targets: ["FobViewModels"]),
         .library(name: "FobCLI", targets: ["FobCLI"]),
     ],
@@ -54,6 +56,10 @@ let package = Package(
         // here and in FobHTTP only, so `fob` itself loads no network library.
         .target(name: "FobHTTP", dependencies: ["FobTokens"]),
         .executableTarget(name: "fob-http", dependencies: ["FobHTTP", "FobTokens", "FobSystem"]),
+        // The XML helper: Foundation's XMLParser (FoundationXML, libxml2 and
+        // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
+        .target(name: "FobXML", dependencies: ["FobImport"]),
+        .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
                                                             "FobClipboard", "FobSystem", "FobTestSupport"]),
 
@@ -76,7 +82,7 @@ let package = Package(
                                                                "FobTokens", "FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
                                                              "FobTestSupport"]),
-        .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobStore", "FobTokens", "FobTestSupport"],
+        .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobXML", "FobStore", "FobTokens", "FobTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.

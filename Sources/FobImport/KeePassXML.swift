@@ -1,12 +1,10 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import FobStore
 
 /// KeePassXC's XML export (`keepassxc-cli export -f xml`): the KeePass 2
-/// XML document (<https://keepass.info/help/kb/kdbx_4.html>), read with
-/// Foundation's `XMLParser`.
+/// XML document (<https://keepass.info/help/kb/kdbx_4.html>), read from
+/// the events of an ``XMLEventParser`` (Foundation's `XMLParser`, in the
+/// `fob-xml` helper when `fob` runs it).
 ///
 /// Each `Entry` of a `Group` (not those under `History`, nor the recycle
 /// bin's) becomes an item: `Title`, `UserName`, `Password`, `URL`, `Notes`,
@@ -15,28 +13,38 @@ import FobStore
 /// `LastModificationTime` the dates, the group path below the root the label.
 public enum KeePassXML {
     /// Reads a KeePass XML export.
-    ///
-    /// A pure function (a fuzz target).
     /// - Throws: `.encoding` for text that is not UTF-8; `.malformed` naming
     ///   the line of an XML error (or a truncated file), or a document that is
     ///   not a KeePass export or declares a document type or entities; `.encrypted` when values are `Protected="True"`
     ///   (encrypted with the database's inner stream, as KeePass 2's own XML
     ///   export without decryption writes them).
-    public static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportRead {
+    ///
+    /// A pure function of the bytes and the parser's events (a fuzz target).
+    /// - Parameters:
+    ///   - bytes: the export file.
+    ///   - parser: turns the document into events: ``HelperXMLParser`` in
+    ///     `fob`, FobXML's in-process parser in tests and fuzzing.
+    /// - Throws: also `.io` when the parser could not run.
+    public static func read(_ bytes: [UInt8], parser: XMLEventParser) throws(ImportError) -> ImportRead {
         let text = try TextDecoding.utf8(bytes)
         // KeePass exports declare no entities; refusing them rules out entity expansion attacks.
         if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
             throw .malformed("not a KeePass XML export: it declares a document type or entities")
         }
         try refuseProcessingInstructions(text)
-        let parser = XMLParser(data: Data(text))
-        parser.shouldResolveExternalEntities = false
+        let parsed = try parser(text)
         let handler = Handler()
-        parser.delegate = handler
-        let ok = parser.parse()
+        for event in parsed.events {
+            switch event {
+            case .start(let name, let attributes): handler.start(name, attributes: attributes)
+            case .text(let piece): handler.text += piece
+            case .end(let name): handler.end(name)
+            }
+            if handler.failure != nil { break }
+        }
         if let error = handler.failure { throw error }
-        guard ok else {
-            throw .malformed("line \(parser.lineNumber): not well-formed XML (\(parser.parserError.map { "\(($0 as NSError).code)" } ?? "?"); is the file truncated?)")
+        if let line = parsed.errorLine {
+            throw .malformed("line \(line): not well-formed XML (is the file truncated?)")
         }
         guard handler.sawKeePassFile else { throw .malformed("not a KeePass XML export: no KeePassFile element") }
         return handler.read
@@ -83,7 +91,8 @@ public enum KeePassXML {
         }
     }
 
-    final class Handler: NSObject, XMLParserDelegate {
+    /// Builds entries from the events, in document order.
+    final class Handler {
         var read = ImportRead()
         var failure: ImportError?
         var sawKeePassFile = false
@@ -105,12 +114,10 @@ public enum KeePassXML {
             var inRecycleBin = false
         }
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func start(_ name: String, attributes: [String: String]) {
             if path.isEmpty {
                 guard name == "KeePassFile" else {
                     failure = .malformed("not a KeePass XML export: the document is <\(name.prefix(40))>")
-                    parser.abortParsing()
                     return
                 }
                 sawKeePassFile = true
@@ -127,18 +134,14 @@ public enum KeePassXML {
             case "Value" where entry != nil && historyDepth == 0 && parent == "String":
                 if attributes["Protected"]?.lowercased() == "true" {
                     failure = .encrypted("this KeePass XML export (its protected values are encrypted)")
-                    parser.abortParsing()
                 }
                 entry?.hidden = attributes["ProtectInMemory"]?.lowercased() == "true"
             default: break
             }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-        func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
-
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func end(_ name: String) {
+            guard !path.isEmpty else { return }
             path.removeLast()
             let parent = path.last
             defer { text = "" }
@@ -194,11 +197,6 @@ public enum KeePassXML {
             b.build(into: &read)
         }
 
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-            if failure == nil {
-                failure = .malformed("line \(parser.lineNumber): not well-formed XML (is the file truncated?)")
-            }
-        }
     }
 
     /// An ISO 8601 date (KDBX 3 XML), or base64 of seconds since 0001-01-01

@@ -32,7 +32,7 @@ import FobTestSupport
         let install = try Self.script("install", prefix.path)
         #expect(install.status == 0, "\(install.stderrText)")
         #expect(Self.files(under: prefix) == [
-            "bin/docker-credential-fob", "bin/fob", "bin/fob-http", "bin/git-credential-fob", "bin/other",
+            "bin/docker-credential-fob", "bin/fob", "bin/fob-http", "bin/fob-xml", "bin/git-credential-fob", "bin/other",
             "share/bash-completion/completions/fob", "share/fish/vendor_completions.d/fob.fish",
             "share/man/man1/fob.1", "share/zsh/site-functions/_fob",
         ])

@@ -3,6 +3,7 @@ import Testing
 import FobStore
 import FobTokens
 @testable import FobImport
+import FobXML
 
 private func field(_ item: Item, _ name: String) -> CustomField? { item.customFields.first { $0.name == name } }
 private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
@@ -26,7 +27,7 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
     }
 
     @Test func keepassxcXMLKeepsCustomAttributesGroupsAndReportsAttachments() throws {
-        let read = try KeePassXML.read(fixture("keepassxc.xml"))
+        let read = try KeePassXML.read(fixture("keepassxc.xml"), parser: FoundationXMLEvents.parser)
         #expect(read.entries.map(\.item.service) == ["Bank", "Unicode ünïcode", "Mail"])
         let bank = read.entries[0].item
         #expect(text(bank.secret) == "hunter2")
@@ -164,16 +165,16 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
 
     @Test func truncatedAndMalformedFilesOfEachKind() {
         #expect(throws: ImportError.malformed("line 1: not well-formed XML (is the file truncated?)")) {
-            try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8))
+            try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: the document is <html>")) {
-            try KeePassXML.read(Array("<html></html>".utf8))
+            try KeePassXML.read(Array("<html></html>".utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.encrypted("this KeePass XML export (its protected values are encrypted)")) {
-            try KeePassXML.read(Array(#"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#.utf8))
+            try KeePassXML.read(Array(#"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#.utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: it declares a document type or entities")) {
-            try KeePassXML.read(Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8))
+            try KeePassXML.read(Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.missingColumns(["password"])) {
             try CSVFormats.chrome(Array("name,url,username\nx,y,z\n".utf8))
@@ -189,7 +190,7 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
                 for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
                 _ = try? CSVFormats.keepassxc(bytes)
                 _ = try? BitwardenJSON.read(bytes)
-                _ = try? KeePassXML.read(bytes)
+                _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
                 _ = try? FobJSON.read(bytes)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import FobImport
+import FobXML
 import FobTestSupport
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
             _ = try? CSVFormats.keepassxc(bytes)
             _ = try? CSVFormats.bitwarden(bytes)
         }
-        for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") { _ = try? KeePassXML.read(bytes) }
+        for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") { _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser) }
         for (_, bytes) in FuzzCorpus.inputs("import-json") {
             _ = try? BitwardenJSON.read(bytes)
             _ = try? FobJSON.read(bytes)
@@ -26,9 +27,9 @@ import Testing
     @Test(arguments: ["<?xml?><KeePassFile></KeePassFile>", "<?xml version=\"1.0\"?><?x?><KeePassFile></KeePassFile>",
                       "<KeePassFile><?x?></KeePassFile>"])
     func processingInstructionsAreRefused(text: String) {
-        #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8)) }
+        #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser) }
         do {
-            _ = try KeePassXML.read(Array(text.utf8))
+            _ = try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
         } catch {
             guard case .malformed = error else { Issue.record("not .malformed: \(error)"); return }
         }
@@ -41,7 +42,7 @@ import Testing
             <KeePassFile><Root><Group><Name>Root</Name><Entry><String><Key>Title</Key><Value>t</Value></String>
             <String><Key>Password</Key><Value><![CDATA[p<?x?>w]]></Value></String></Entry></Group></Root></KeePassFile>
             """
-        let read = try KeePassXML.read(Array(text.utf8))
+        let read = try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
         #expect(read.entries.count == 1)
         #expect(read.entries.first?.item.secret?.unsafeString == "p<?x?>w")
     }

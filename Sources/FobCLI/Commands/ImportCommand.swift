@@ -113,7 +113,7 @@ enum ImportCommand: FobCommand {
         case .chromeCSV: return try CSVFormats.chrome(bytes, encoding: encoding)
         case .firefoxCSV: return try CSVFormats.firefox(bytes, encoding: encoding)
         case .onePasswordCSV: return try CSVFormats.onePassword(bytes, encoding: encoding)
-        case .keepassxcXML: return try KeePassXML.read(bytes)
+        case .keepassxcXML: return try KeePassXML.read(bytes, parser: HelperXMLParser(environment: invocation.context.environment).parse)
         case .bitwardenJSON: return try BitwardenJSON.read(TextDecoding.utf8(bytes, encoding: encoding))
         case .fobJSON: return try FobJSON.read(bytes)
         case .pass, .fobVault: return ImportRead()
