@@ -76,6 +76,10 @@ public final class AppModel {
         }
     }
 
+    /// The password generator's settings while no main screen shows, so
+    /// that they outlast a lock (they hold no secret).
+    private var generatorSettings = PasswordPolicy()
+
     /// The create-vault model when that screen shows.
     public var createVaultModel: CreateVaultModel? {
         if case .createVault(let model) = current { return model }
@@ -153,15 +157,24 @@ public final class AppModel {
         case .stay: break
         case .show(let overlay): self.overlay = overlay
         case .lock(let message): lockNow(message: message)
-        case .openVault: current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
+        case .openVault:
+            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                                       generatorSettings: generatorSettings))
         case .quit: shouldQuit = true
         }
     }
 
     /// An action while `overlay` shows: the help closes on any key (and
-    /// `q` quits); a confirmation takes yes, no or quit.
+    /// `q` quits); a confirmation takes yes, no or quit; the generator
+    /// dialog takes its own keys until Enter or Esc closes it.
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
+        case .generator:
+            guard case .main(let main) = current, main.handleGenerator(action) else {
+                self.overlay = nil
+                return .stay
+            }
+            return .stay
         case .help:
             self.overlay = nil
             return action == .quit ? .quit : .stay
@@ -206,6 +219,7 @@ public final class AppModel {
     /// locks the store, wipes every field and value, and shows the unlock
     /// screen with `message`.
     private func lockNow(message: StatusLine) {
+        if case .main(let main) = current { generatorSettings = main.model.generatorSettings }
         overlay = nil
         clipboard.clearNow()
         store.lock()

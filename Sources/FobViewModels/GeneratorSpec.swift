@@ -74,3 +74,36 @@ public enum GeneratorSpec {
         return PasswordPolicy(length: length, classes: classes ?? Set(CharacterClass.allCases), excluded: excluded ?? "")
     }
 }
+
+extension GeneratorSpec {
+    /// One line describing `policy`, as the form's Generator row shows it:
+    /// `20 characters · a-z A-Z 0-9 symbols`, `32 characters · 0-9 · not O0Il1`,
+    /// `6 words` or `6 words · separated by "-"`; with `short`, for narrow
+    /// screens: `20 chars, a-z A-Z 0-9 !#`. Says nothing about whether the
+    /// settings are valid.
+    public static func summary(of policy: PasswordPolicy, short: Bool = false) -> String {
+        switch policy.kind {
+        case .words:
+            let count = "\(policy.words) word\(policy.words == 1 ? "" : "s")"
+            guard policy.separator != " " else { return count }
+            return short ? "\(count), \"\(policy.separator)\"" : "\(count) · separated by \"\(policy.separator)\""
+        case .characters:
+            let unit = short ? "char" : "character"
+            var parts = ["\(policy.length) \(unit)\(policy.length == 1 ? "" : "s")"]
+            let names = policy.classes.sorted().map { short && $0 == .symbols ? "!#" : classLabel($0) }
+            parts.append(names.isEmpty ? "no classes" : names.joined(separator: " "))
+            if !policy.excluded.isEmpty { parts.append("not \(policy.excluded)") }
+            return parts.joined(separator: short ? ", " : " · ")
+        }
+    }
+
+    /// How a class reads in summaries: `a-z`, `A-Z`, `0-9`, `symbols`.
+    public static func classLabel(_ characterClass: CharacterClass) -> String {
+        switch characterClass {
+        case .lower: return "a-z"
+        case .upper: return "A-Z"
+        case .digits: return "0-9"
+        case .symbols: return "symbols"
+        }
+    }
+}

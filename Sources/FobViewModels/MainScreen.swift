@@ -11,7 +11,7 @@ import FobSystem
 /// messages clipboard events leave on the form.
 final class MainScreen {
     /// The state drawn.
-    let model = MainModel()
+    let model: MainModel
     let store: any KeychainStore
     let clipboard: ClipboardController
     let clock: any WallClock
@@ -27,8 +27,10 @@ final class MainScreen {
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
 
     /// Builds the screen and loads the list from the unlocked `store`.
+    /// - Parameter generatorSettings: the generator's settings kept from before a lock.
     init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-         transport: any HTTPTransport = HelperHTTPTransport()) {
+         transport: any HTTPTransport = HelperHTTPTransport(), generatorSettings: PasswordPolicy = PasswordPolicy()) {
+        model = MainModel(generatorSettings: generatorSettings)
         self.transport = transport
         self.store = store
         self.clipboard = clipboard
@@ -110,7 +112,10 @@ final class MainScreen {
         case .refreshSelected:
             refreshSelected()
         case .generatePassword:
+            if model.focus == .generator { return openGenerator() }
             generatePassword()
+        case .openGenerator:
+            return openGenerator()
         case .cycleKind(let step):
             cycleKind(step)
         case .deleteSelected:
@@ -151,7 +156,7 @@ final class MainScreen {
         case .url: model.focus = .notes
         case .notes: model.form.notes.insert("\n")
         case .oneTimeSeed: model.focus = .generator
-        case .generator: model.focus = .fieldName
+        case .generator: return openGenerator()
         case .fieldName: model.focus = .fieldValue
         case .fieldValue: model.focus = .fieldHidden
         case .fieldHidden: model.form.fieldHidden.toggle()

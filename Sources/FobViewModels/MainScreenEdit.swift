@@ -4,8 +4,7 @@ import FobSessions
 import FobTokens
 
 /// Opening an item with every attribute, saving (adding, updating or
-/// renaming) it, and the list's other item keys: `u`, `o`, `r`, and Ctrl-G
-/// in a password field.
+/// renaming) it, and the list's other item keys: `u`, `o`, `r`.
 extension MainScreen {
     /// Enter (or `e`) on the list: the selected item in the form with every
     /// attribute, its secret in Retrieved Password; the Password field stays
@@ -191,33 +190,6 @@ extension MainScreen {
         let kinds = ItemKind.allCases
         let index = kinds.firstIndex(of: model.form.kind) ?? 0
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
-    }
-
-    /// Ctrl-G: fills the Password field with a password made as the
-    /// Generator field says (``GeneratorSpec``), from the Password or the Generator field.
-    func generatePassword() {
-        let form = model.form
-        guard model.focus == .password || model.focus == .generator else {
-            form.message = .warning("Ctrl-G fills the Password field: Tab to it first")
-            return
-        }
-        let policy: PasswordPolicy
-        do { policy = try GeneratorSpec.parse(form.generator.text) } catch {
-            form.message = .warning("Generator: \(error.description)")
-            model.focus = .generator
-            return
-        }
-        var bytes: [UInt8]
-        do { bytes = try PasswordGenerator.generate(policy) } catch {
-            form.message = .error("Cannot generate: \(error.description)")
-            return
-        }
-        defer { bytes.wipe() }
-        form.password.clear()
-        form.password.insert(String(decoding: bytes, as: UTF8.self))
-        form.passwordEdited = true
-        let what = policy.kind == .words ? "\(policy.words) words" : "\(policy.length) characters"
-        form.message = .success("Generated a password (\(what)); Ctrl-R shows it")
     }
 
     /// `u`: copies the selected item's user ID.
