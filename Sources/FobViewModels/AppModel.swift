@@ -50,6 +50,8 @@ public final class AppModel {
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private let oauthTransport: any HTTPTransport
+    /// Store calls from background work, run at each tick.
+    private let mailbox = UIThreadMailbox()
 
     /// - Parameters:
     ///   - store: the item store (locked or without a vault).
@@ -72,7 +74,8 @@ public final class AppModel {
         } else if store.isLocked {
             current = .unlock(UnlockModel())
         } else {
-            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
+            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                                       mailbox: mailbox))
         }
     }
 
@@ -125,11 +128,14 @@ public final class AppModel {
         showClipboardEvents()
     }
 
-    /// The timer step: idle lock, clipboard auto-clear, refresh when another
-    /// process changed the vault, expiry texts. Not input: it does not reset
+    /// The timer step: background work's store calls and results, idle
+    /// lock, clipboard auto-clear, refresh when another process changed the
+    /// vault, expiry texts. Not input: it does not reset
     /// the idle timer.
     public func tick() {
         let now = clock.now
+        // Background work waiting for the store, even after a lock (its calls then fail).
+        mailbox.drain()
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
         if case .main(let main) = current {
@@ -137,7 +143,10 @@ public final class AppModel {
         }
         // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the store.
         if case .main = current, store.isLocked { lockNow(message: .info("Locked elsewhere")) }
-        if case .main(let main) = current { main.refresh.poll(main.model, now: now) }
+        if case .main(let main) = current {
+            main.finishRefresh()
+            main.refresh.poll(main.model, now: now)
+        }
         showClipboardEvents()
     }
 
@@ -159,7 +168,7 @@ public final class AppModel {
         case .lock(let message): lockNow(message: message)
         case .openVault:
             current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                                       generatorSettings: generatorSettings))
+                                       generatorSettings: generatorSettings, mailbox: mailbox))
         case .quit: shouldQuit = true
         }
     }

@@ -221,7 +221,12 @@ extension MainScreen {
         }
     }
 
-    /// `r`: refreshes the selected OAuth item's access token at its provider.
+    /// `r`: refreshes the selected OAuth item's access token at its
+    /// provider, in the background: the Message line says "Refreshing…" and
+    /// the UI stays usable; the outcome shows at the tick after it ends
+    /// (``finishRefresh()``). The refresh itself is ``OAuthSession``'s, under
+    /// the vault's lock across processes, its store calls made on the UI
+    /// thread (``UIThreadStore``).
     func refreshSelected() {
         let form = model.form
         guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
@@ -229,16 +234,34 @@ extension MainScreen {
             form.message = .warning("r refreshes OAuth items; \(row.key.described) is a \(row.kind.rawValue)")
             return
         }
-        let clock = self.clock
-        let session = OAuthSession(store: store, service: row.service, account: row.account, transport: transport,
-                                   now: { clock.now })
-        do {
-            _ = try session.refresh(force: true)
-            form.message = .success("Refreshed \(row.key.described)")
-        } catch {
-            form.message = .error("Refresh failed: \(error)")
+        if let pending = pendingRefresh {
+            form.message = .info("Still refreshing \(pending.key.described)…")
+            return
         }
+        let store = UIThreadStore(self.store, mailbox: mailbox)
+        let clock = self.clock, transport = self.transport, key = row.key
+        let job = BackgroundJob<StatusLine> {
+            let session = OAuthSession(store: store, service: key.service, account: key.account, transport: transport,
+                                       now: { clock.now })
+            do {
+                _ = try session.refresh(force: true)
+                return .success("Refreshed \(key.described)")
+            } catch {
+                return .error("Refresh failed: \(error)")
+            }
+        }
+        pendingRefresh = (key, job)
+        form.message = .info("Refreshing \(key.described)…")
+    }
+
+    /// The timer step of a background refresh: once it has ended, its
+    /// outcome on the Message line and the list (and an opened item) reloaded.
+    func finishRefresh() {
+        guard let pending = pendingRefresh, let message = pending.job.finished else { return }
+        pendingRefresh = nil
+        let form = model.form
         reloadItems()
-        if form.openedKey == row.key { reopen(row.key) }
+        if form.openedKey == pending.key { reopen(pending.key) }
+        form.message = message
     }
 }
