@@ -1,6 +1,6 @@
 import FobTokens
 
-/// Why a generator setting in the form's Generator field was refused.
+/// Why a generator setting in ``GeneratorSpec``'s text form was refused.
 public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A word that is neither a number, `words`, a class set nor `exclude=…`.
     case unknownWord(String)
@@ -21,7 +21,10 @@ public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConverti
     }
 }
 
-/// The Generator field's settings: what Ctrl-G makes.
+/// Generator settings as one line of text, and the one-line summary the
+/// form's Generator row shows (``summary(of:short:)``). The terminal UI sets
+/// the settings in its generator dialog (``GeneratorDialogModel``); the text
+/// form is a compact way to write them down.
 ///
 /// Words separated by spaces, in any order: a number (the length, or the
 /// word count with `words`); a set of class letters, `l` lower, `u` upper,
@@ -30,7 +33,7 @@ public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConverti
 /// passphrase. Examples: `20 luds` (the default), `32 lud exclude=O0Il1`,
 /// `6 words`. A pure function from text to a policy (a fuzz target calls it).
 public enum GeneratorSpec {
-    /// The field's initial text: 20 characters of all four classes.
+    /// The default settings as text: 20 characters of all four classes.
     public static let defaultText = "20 luds"
 
     /// Parses the settings.
