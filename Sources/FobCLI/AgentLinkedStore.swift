@@ -122,6 +122,9 @@ final class AgentLinkedStore: KeychainStore {
         return try local.withExclusiveLock(body)
     }
 
+    /// Through the agent or not, the lock is the vault file's.
+    var exclusiveLockVaultURL: URL? { local.url }
+
     func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
         if viaAgent, let agent { return try agent.delete(matching: query) }
         return try local.delete(matching: query)

@@ -42,6 +42,11 @@ public protocol KeychainStore: AnyObject {
     /// (a refresh that must reach the provider only once).
     /// - Throws: what `body` throws; `.io` when the lock cannot be taken.
     func withExclusiveLock<R>(_ body: () throws -> R) throws -> R
+    /// The vault file whose lock ``withExclusiveLock(_:)`` takes
+    /// (`Vault.withExclusiveLock(vaultURL:_:)`), so that work on another
+    /// thread can hold the same lock without using the store; `nil` for a
+    /// store without a lock across processes (default).
+    var exclusiveLockVaultURL: URL? { get }
     /// Deletes every item matching `query`.
     @discardableResult
     /// - Returns: how many were deleted.
@@ -122,6 +127,8 @@ public final class VaultStore: KeychainStore {
         try opened().withExclusiveLock(body)
     }
 
+    public var exclusiveLockVaultURL: URL? { url }
+
     @discardableResult
     public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
         try opened().delete(matching: query)
@@ -145,6 +152,9 @@ public final class VaultStore: KeychainStore {
 }
 
 extension KeychainStore {
+    /// No lock file: ``withExclusiveLock(_:)`` locks nothing outside the process.
+    public var exclusiveLockVaultURL: URL? { nil }
+
     /// Called after a logout wipe deleted every session item it found; a
     /// store linked to the agent locks the agent there. Does nothing by default.
     public func didWipeSessions() {}

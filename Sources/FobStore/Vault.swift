@@ -337,6 +337,17 @@ public final class Vault {
     /// - Throws: `.io` if the lock file cannot be opened (or is a symbolic
     ///   link, FIFO or device), or what `body` throws.
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        try Vault.withExclusiveLock(vaultURL: url, body)
+    }
+
+    /// ``withExclusiveLock(_:)`` for the vault file at `vaultURL`, without
+    /// an open vault: it touches only the lock file, so a background thread
+    /// may hold the lock while another thread uses the vault.
+    /// - Parameters:
+    ///   - vaultURL: the vault file (the lock file is `<vault>.lock`).
+    ///   - body: the work done while holding the lock.
+    /// - Throws: as ``withExclusiveLock(_:)``.
+    public static func withExclusiveLock<R>(vaultURL url: URL, _ body: () throws -> R) throws -> R {
         let path = url.path + ".lock"
         let fd: Int32
         do {

@@ -23,6 +23,13 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case button
     /// A choice (the Kind field) has focus: Space and Left/Right change it.
     case choice
+    /// The form's Generator row has focus: Enter opens the generator dialog.
+    case generatorRow
+    /// The generator dialog, with focus on one of its text fields (Length,
+    /// Excluded characters, Words, Separator).
+    case generatorField
+    /// The generator dialog, with focus on the mode or a class toggle.
+    case generatorChoice
 
     /// The context for what `app` shows.
     /// - Parameter fits: whether the terminal is big enough for the screens
@@ -30,7 +37,13 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     public init(_ app: AppModel, fits: Bool = true) {
         guard fits else { self = .tooSmall; return }
         if let overlay = app.overlay {
-            self = overlay == .help ? .help : .confirm
+            switch overlay {
+            case .help: self = .help
+            case .confirm: self = .confirm
+            case .generator:
+                let textFocused = app.mainModel?.generatorDialog?.focus.isText ?? false
+                self = textFocused ? .generatorField : .generatorChoice
+            }
             return
         }
         switch app.screen {
@@ -40,8 +53,9 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             switch main.focus {
             case .list: self = .list
             case .filter: self = .filter
-            case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue:
+            case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .fieldName, .fieldValue:
                 self = .field
+            case .generator: self = .generatorRow
             case .saveButton, .retrieveButton, .deleteButton: self = .button
             case .kind, .fieldHidden: self = .choice
             }
@@ -154,7 +168,7 @@ public struct KeyBinding: Sendable {
 /// line by ``KeyBinding/Help/position``.
 public enum KeyBindings {
     /// Every binding.
-    public static let table: [KeyBinding] = tooSmall + overlays + setup + list + filter + form + editing
+    public static let table: [KeyBinding] = tooSmall + overlays + generator + setup + list + filter + form + editing
 
     /// With the terminal too small only `q` means something.
     private static let tooSmall: [KeyBinding] = [
@@ -168,6 +182,22 @@ public enum KeyBindings {
         },
         KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
         KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
+    ]
+
+    /// Where Alt-G opens the generator dialog: the list and the whole form.
+    private static let mainContexts: [KeyContext] = [.list, .field, .button, .choice, .generatorRow]
+
+    /// The generator dialog (its text fields' editing keys are in ``editing``).
+    private static let generator: [KeyBinding] = [
+        KeyBinding([.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.backTab, .up], in: [.generatorField, .generatorChoice], .focusPrevious),
+        KeyBinding([.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch"),
+        KeyBinding([.left], in: [.generatorChoice], .cycleKind(-1)),
+        KeyBinding([.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new"),
+        KeyBinding([.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal"),
+        KeyBinding([.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use"),
+        KeyBinding([.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel"),
+        KeyBinding([.control("u")], in: [.generatorField], .clearField),
     ]
 
     /// The create-vault and unlock screens (their text editing is in ``editing``).
@@ -228,11 +258,11 @@ public enum KeyBindings {
                                          text: "reveal or hide the Retrieved Password and one-time code; "
                                              + "in a Password or seed field holding text, that field")),
         KeyBinding([.escape], in: [.list], .cancel,
-                   help: KeyBinding.Help(position: 15, keys: "Esc", text: "back to the list; close a dialog")),
+                   help: KeyBinding.Help(position: 16, keys: "Esc", text: "back to the list; close a dialog")),
         KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
-                   help: KeyBinding.Help(position: 16, keys: "?", text: "this help")),
+                   help: KeyBinding.Help(position: 17, keys: "?", text: "this help")),
         KeyBinding([.character("q")], in: [.list], .quit, legend: "q quit",
-                   help: KeyBinding.Help(position: 17, keys: "q", text: "quit")),
+                   help: KeyBinding.Help(position: 18, keys: "q", text: "quit")),
     ]
 
     /// The filter line (its other editing keys are in ``editing``).
@@ -258,7 +288,17 @@ public enum KeyBindings {
         KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
         KeyBinding([.control("g")], in: [.list], .generatePassword,
                    help: KeyBinding.Help(position: 14, keys: "Ctrl-G",
-                                         text: "in the Password field: fill it with a password made as Generator says")),
+                                         text: "in the Password field: fill it with a new password (the Generator settings)")),
+        KeyBinding([.alt("g")], in: mainContexts, .openGenerator,
+                   help: KeyBinding.Help(position: 15, keys: "Alt-G",
+                                         text: "generator settings: length, classes, excluded characters or words; "
+                                             + "Enter uses the preview")),
+        KeyBinding([.enter, .character(" "), .control("g")], in: [.generatorRow], .openGenerator,
+                   legend: "Enter/Ctrl-G settings"),
+        KeyBinding([.tab, .down], in: [.generatorRow], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.backTab, .up], in: [.generatorRow], .focusPrevious),
+        KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),
+        KeyBinding([.escape], in: [.generatorRow], .cancel, legend: "Esc list"),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
         KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
@@ -273,7 +313,7 @@ public enum KeyBindings {
 
     /// Keys that edit the focused text field.
     private static let editing: [KeyBinding] = [
-        KeyBinding(.text, in: [.createVault, .unlock, .field]) { key, _ in insert(key) },
+        KeyBinding(.text, in: [.createVault, .unlock, .field, .generatorField]) { key, _ in insert(key) },
         KeyBinding([.backspace], in: textContexts, .deleteBackward),
         KeyBinding([.delete, .control("d")], in: textContexts, .deleteForward),
         KeyBinding([.left, .control("b")], in: textContexts, .moveCursor(.left)),
@@ -284,7 +324,7 @@ public enum KeyBindings {
     ]
 
     /// Where a text field has focus.
-    private static let textContexts: [KeyContext] = [.createVault, .unlock, .filter, .field]
+    private static let textContexts: [KeyContext] = [.createVault, .unlock, .filter, .field, .generatorField]
 
     /// A typed character or a paste as text to insert.
     private static func insert(_ key: Key) -> Action {

@@ -53,10 +53,12 @@ public struct Renderer {
         case .main(let model): drawMain(&canvas, app, model)
         }
         if let overlay = app.overlay {
-            canvas.cursor = nil
+            canvas.cursor = nil   // a dialog with text fields puts it back on its focused field
             switch overlay {
             case .help: drawHelp(&canvas)
             case .confirm(let dialog): drawConfirm(&canvas, dialog)
+            case .generator:
+                if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
             }
         }
         drawLegend(&canvas, app)

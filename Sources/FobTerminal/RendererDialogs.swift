@@ -3,7 +3,8 @@ import FobStore
 import FobViewModels
 
 /// The boxes drawn over the middle of the screen: the create-vault and
-/// unlock screens, the help overlay and confirmation dialogs.
+/// unlock screens, the help overlay, confirmation dialogs and the password
+/// generator dialog.
 extension Renderer {
     /// The create-vault box: both masked password fields, the KDF preset, the message.
     func drawCreate(_ canvas: inout Canvas, _ model: CreateVaultModel) {
@@ -81,6 +82,94 @@ extension Renderer {
         var bx = x
         for (text, role) in [("[ y Yes ]", Role.button), ("[ n No ]", Role.button)] {
             bx += canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role) + 2
+        }
+    }
+
+    /// The password generator dialog: the fields of its mode, the preview
+    /// (masked until Ctrl-R) with its entropy, the problem with the settings
+    /// if any, and the Use and Cancel buttons.
+    func drawGenerator(_ canvas: inout Canvas, _ dialog: GeneratorDialogModel) {
+        let fields = dialog.fields
+        let height = fields.count + 9
+        let box = dialogBox(&canvas, height: height, width: 72, title: "Password generator")
+        let x = box.column + 2, inner = box.width - 4
+        let valueColumn = x + Self.labelWidth, valueWidth = max(0, inner - Self.labelWidth)
+        let bottom = box.row + min(height, canvas.rows - 2) - 1   // the box's lower border
+        var y = box.row + 1
+        var cursor: (row: Int, column: Int)?
+        for field in fields {
+            guard y < bottom else { break }
+            let focused = dialog.focus == field
+            canvas.put(Self.generatorLabel(field), row: y, column: x, width: Self.labelWidth, role: .label)
+            if let text = Self.generatorTextField(field, of: dialog) {
+                drawField(&canvas, text, row: y, column: valueColumn, width: min(valueWidth, 30), focused: focused)
+                if focused { cursor = canvas.cursor }
+                if field == .separator, !focused {
+                    let note = text.text == " " ? "(a space)" : (text.isEmpty ? "(none)" : "")
+                    canvas.put(note, row: y, column: valueColumn + 32, width: max(0, valueWidth - 32), role: .dim)
+                }
+            } else {
+                let value: String
+                if let characterClass = field.characterClass {
+                    value = dialog.classes.contains(characterClass) ? "[x]" : "[ ]"
+                } else {
+                    value = dialog.kind == .characters ? "characters" : "words"
+                }
+                canvas.put(focused && field == .mode ? "< \(value) >" : value, row: y, column: valueColumn,
+                           width: valueWidth, role: focused ? .focus : .field)
+            }
+            y += 1
+        }
+        y += 1
+        if y < bottom {
+            canvas.put("Preview", row: y, column: x, width: Self.labelWidth, role: .label)
+            var preview = dialog.previewText
+            let masked = !dialog.isPreviewRevealed
+            if masked, !canvas.glyphs.unicode { preview = String(repeating: canvas.glyphs.mask, count: preview.count) }
+            canvas.put(preview, row: y, column: valueColumn, width: valueWidth, role: masked ? .masked : .normal)
+        }
+        y += 1
+        if y < bottom {
+            canvas.put("Entropy", row: y, column: x, width: Self.labelWidth, role: .label)
+            canvas.put(dialog.entropyText, row: y, column: valueColumn, width: valueWidth)
+        }
+        y += 1
+        if y < bottom, let problem = dialog.problem {
+            canvas.put(problem, row: y, column: x, width: inner, role: .warning)
+        }
+        y += 2
+        if y < bottom {
+            var bx = x
+            for text in ["[ Enter Use ]", "[ Esc Cancel ]"] {
+                bx += canvas.put(text, row: y, column: bx, width: max(0, x + inner - bx), role: .button) + 2
+            }
+        }
+        canvas.cursor = cursor
+    }
+
+    /// A generator dialog field's caption.
+    static func generatorLabel(_ field: GeneratorDialogModel.Field) -> String {
+        switch field {
+        case .mode: return "Make"
+        case .length: return "Length"
+        case .lower: return "Lower case a-z"
+        case .upper: return "Upper case A-Z"
+        case .digits: return "Digits 0-9"
+        case .symbols: return "Symbols !#$%&*"
+        case .excluded: return "Excluded characters"
+        case .words: return "Words"
+        case .separator: return "Separator"
+        }
+    }
+
+    /// The text field behind a generator dialog field, or `nil` for a choice.
+    static func generatorTextField(_ field: GeneratorDialogModel.Field, of dialog: GeneratorDialogModel) -> TextFieldState? {
+        switch field {
+        case .length: return dialog.length
+        case .excluded: return dialog.excluded
+        case .words: return dialog.words
+        case .separator: return dialog.separator
+        case .mode, .lower, .upper, .digits, .symbols: return nil
         }
     }
 }

@@ -28,16 +28,28 @@ extension Renderer {
         let kindText = main.focus == .kind ? "< \(form.kind.rawValue) >" : form.kind.rawValue
         canvas.put(kindText, row: y, column: x + Self.labelWidth, width: fieldWidth, role: main.focus == .kind ? .focus : .field)
         y += 1
-        let fields: [(String, TextFieldState, MainFocus)] = [
+        let fields: [(String, TextFieldState?, MainFocus)] = [
             ("Label", form.label, .label), ("URL", form.url, .url), ("Notes", form.notes, .notes),
-            ("One-time seed", form.oneTimeSeed, .oneTimeSeed), ("Generator", form.generator, .generator),
+            ("One-time seed", form.oneTimeSeed, .oneTimeSeed), ("Generator", nil, .generator),
             ("Field name", form.fieldName, .fieldName), ("Field value", form.fieldValue, .fieldValue),
         ]
         for (name, field, focus) in fields {
             guard y < bottom else { return }
             label(name)
-            drawField(&canvas, field, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == focus)
-            if focus == .oneTimeSeed, field.isEmpty, form.openedHasSeed, !form.seedEdited, main.focus != .oneTimeSeed {
+            if let field {
+                drawField(&canvas, field, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == focus)
+            } else {
+                // The Generator row is read only: the settings in a line; Enter opens the dialog.
+                let focused = main.focus == .generator
+                var text = main.generatorSummary
+                if DisplayWidth.cells(of: text) > fieldWidth {
+                    text = GeneratorSpec.summary(of: main.generatorSettings, short: true)
+                }
+                canvas.fill(row: y, column: x + Self.labelWidth, height: 1, width: fieldWidth, role: focused ? .focus : .field)
+                canvas.put(text, row: y, column: x + Self.labelWidth, width: fieldWidth, role: focused ? .focus : .field)
+            }
+            if focus == .oneTimeSeed, let field, field.isEmpty, form.openedHasSeed, !form.seedEdited,
+               main.focus != .oneTimeSeed {
                 canvas.put("(stored; type to replace)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
             }
             y += 1

@@ -38,6 +38,33 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
     /// Access tokens to hand out instead of opaque ones, in order.
     public var accessTokenOverride: String?
 
+    private let gate = NSCondition()
+    private var holding = false
+    private var held = 0
+
+    /// Makes every token request wait, before it is counted or answered,
+    /// until ``release()``: a provider that does not answer (yet).
+    public func hold() {
+        gate.lock()
+        holding = true
+        gate.unlock()
+    }
+
+    /// Lets the waiting requests (and every later one) through.
+    public func release() {
+        gate.lock()
+        holding = false
+        gate.broadcast()
+        gate.unlock()
+    }
+
+    /// How many requests wait in ``hold()``.
+    public var heldRequests: Int {
+        gate.lock()
+        defer { gate.unlock() }
+        return held
+    }
+
     public var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
     public var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
     public var allRequests: [HTTPRequest] { lock.withLock { requests } }
@@ -59,6 +86,13 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
     }
 
     public func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
+        gate.lock()
+        if holding {
+            held += 1
+            while holding { gate.wait() }
+            held -= 1
+        }
+        gate.unlock()
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         lock.lock()
         defer { lock.unlock() }

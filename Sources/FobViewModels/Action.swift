@@ -74,10 +74,15 @@ public enum Action: Sendable, Equatable {
     case retrieve
     /// Delete the item named by Service / User ID.
     case delete
-    /// Fill the focused password field with a generated password (Ctrl-G).
+    /// Fill the Password field with a generated password (Ctrl-G there); on
+    /// the Generator row, open the generator dialog; in the dialog, make a
+    /// new preview.
     case generatePassword
+    /// Open the password generator dialog (Alt-G; Enter on the Generator row).
+    case openGenerator
     /// Choose the next (`+1`) or previous (`-1`) kind in the Kind field
-    /// (on Field hidden: switch between hidden and visible).
+    /// (on Field hidden: switch between hidden and visible; in the generator
+    /// dialog: switch the mode or the class with focus).
     case cycleKind(Int)
 
     // MARK: Dialogs
@@ -109,7 +114,8 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case notes
     /// The One-time seed field (masked: an `otpauth://` URI or base32).
     case oneTimeSeed
-    /// The Generator field: what Ctrl-G makes (``GeneratorSpec``).
+    /// The Generator row (read only): a summary of what Ctrl-G makes;
+    /// Enter opens the generator dialog.
     case generator
     /// The Field name field: the custom field Save sets or removes.
     case fieldName

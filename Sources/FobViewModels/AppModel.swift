@@ -50,6 +50,8 @@ public final class AppModel {
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private let oauthTransport: any HTTPTransport
+    /// Store calls from background work, run at each tick.
+    private let mailbox = UIThreadMailbox()
 
     /// - Parameters:
     ///   - store: the item store (locked or without a vault).
@@ -72,9 +74,14 @@ public final class AppModel {
         } else if store.isLocked {
             current = .unlock(UnlockModel())
         } else {
-            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
+            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                                       mailbox: mailbox))
         }
     }
+
+    /// The password generator's settings while no main screen shows, so
+    /// that they outlast a lock (they hold no secret).
+    private var generatorSettings = PasswordPolicy()
 
     /// The create-vault model when that screen shows.
     public var createVaultModel: CreateVaultModel? {
@@ -121,11 +128,14 @@ public final class AppModel {
         showClipboardEvents()
     }
 
-    /// The timer step: idle lock, clipboard auto-clear, refresh when another
-    /// process changed the vault, expiry texts. Not input: it does not reset
+    /// The timer step: background work's store calls and results, idle
+    /// lock, clipboard auto-clear, refresh when another process changed the
+    /// vault, expiry texts. Not input: it does not reset
     /// the idle timer.
     public func tick() {
         let now = clock.now
+        // Background work waiting for the store, even after a lock (its calls then fail).
+        mailbox.drain()
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
         if case .main(let main) = current {
@@ -133,7 +143,10 @@ public final class AppModel {
         }
         // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the store.
         if case .main = current, store.isLocked { lockNow(message: .info("Locked elsewhere")) }
-        if case .main(let main) = current { main.refresh.poll(main.model, now: now) }
+        if case .main(let main) = current {
+            main.finishRefresh()
+            main.refresh.poll(main.model, now: now)
+        }
         showClipboardEvents()
     }
 
@@ -153,15 +166,24 @@ public final class AppModel {
         case .stay: break
         case .show(let overlay): self.overlay = overlay
         case .lock(let message): lockNow(message: message)
-        case .openVault: current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport))
+        case .openVault:
+            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                                       generatorSettings: generatorSettings, mailbox: mailbox))
         case .quit: shouldQuit = true
         }
     }
 
     /// An action while `overlay` shows: the help closes on any key (and
-    /// `q` quits); a confirmation takes yes, no or quit.
+    /// `q` quits); a confirmation takes yes, no or quit; the generator
+    /// dialog takes its own keys until Enter or Esc closes it.
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
+        case .generator:
+            guard case .main(let main) = current, main.handleGenerator(action) else {
+                self.overlay = nil
+                return .stay
+            }
+            return .stay
         case .help:
             self.overlay = nil
             return action == .quit ? .quit : .stay
@@ -206,6 +228,7 @@ public final class AppModel {
     /// locks the store, wipes every field and value, and shows the unlock
     /// screen with `message`.
     private func lockNow(message: StatusLine) {
+        if case .main(let main) = current { generatorSettings = main.model.generatorSettings }
         overlay = nil
         clipboard.clearNow()
         store.lock()

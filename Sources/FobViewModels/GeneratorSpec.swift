@@ -1,6 +1,6 @@
 import FobTokens
 
-/// Why a generator setting in the form's Generator field was refused.
+/// Why a generator setting in ``GeneratorSpec``'s text form was refused.
 public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A word that is neither a number, `words`, a class set nor `exclude=…`.
     case unknownWord(String)
@@ -21,7 +21,10 @@ public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConverti
     }
 }
 
-/// The Generator field's settings: what Ctrl-G makes.
+/// Generator settings as one line of text, and the one-line summary the
+/// form's Generator row shows (``summary(of:short:)``). The terminal UI sets
+/// the settings in its generator dialog (``GeneratorDialogModel``); the text
+/// form is a compact way to write them down.
 ///
 /// Words separated by spaces, in any order: a number (the length, or the
 /// word count with `words`); a set of class letters, `l` lower, `u` upper,
@@ -30,7 +33,7 @@ public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConverti
 /// passphrase. Examples: `20 luds` (the default), `32 lud exclude=O0Il1`,
 /// `6 words`. A pure function from text to a policy (a fuzz target calls it).
 public enum GeneratorSpec {
-    /// The field's initial text: 20 characters of all four classes.
+    /// The default settings as text: 20 characters of all four classes.
     public static let defaultText = "20 luds"
 
     /// Parses the settings.
@@ -72,5 +75,38 @@ public enum GeneratorSpec {
         let length = number ?? PasswordPolicy.defaultLength
         guard PasswordPolicy.lengthRange.contains(length) else { throw .outOfRange(length) }
         return PasswordPolicy(length: length, classes: classes ?? Set(CharacterClass.allCases), excluded: excluded ?? "")
+    }
+}
+
+extension GeneratorSpec {
+    /// One line describing `policy`, as the form's Generator row shows it:
+    /// `20 characters · a-z A-Z 0-9 symbols`, `32 characters · 0-9 · not O0Il1`,
+    /// `6 words` or `6 words · separated by "-"`; with `short`, for narrow
+    /// screens: `20 chars, a-z A-Z 0-9 !#`. Says nothing about whether the
+    /// settings are valid.
+    public static func summary(of policy: PasswordPolicy, short: Bool = false) -> String {
+        switch policy.kind {
+        case .words:
+            let count = "\(policy.words) word\(policy.words == 1 ? "" : "s")"
+            guard policy.separator != " " else { return count }
+            return short ? "\(count), \"\(policy.separator)\"" : "\(count) · separated by \"\(policy.separator)\""
+        case .characters:
+            let unit = short ? "char" : "character"
+            var parts = ["\(policy.length) \(unit)\(policy.length == 1 ? "" : "s")"]
+            let names = policy.classes.sorted().map { short && $0 == .symbols ? "!#" : classLabel($0) }
+            parts.append(names.isEmpty ? "no classes" : names.joined(separator: " "))
+            if !policy.excluded.isEmpty { parts.append("not \(policy.excluded)") }
+            return parts.joined(separator: short ? ", " : " · ")
+        }
+    }
+
+    /// How a class reads in summaries: `a-z`, `A-Z`, `0-9`, `symbols`.
+    public static func classLabel(_ characterClass: CharacterClass) -> String {
+        switch characterClass {
+        case .lower: return "a-z"
+        case .upper: return "A-Z"
+        case .digits: return "0-9"
+        case .symbols: return "symbols"
+        }
     }
 }

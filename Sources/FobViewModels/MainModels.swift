@@ -188,8 +188,6 @@ public final class HomeFormModel {
     /// The One-time seed field (masked): an `otpauth://totp/` URI or a base32
     /// secret. Empty for an opened item until edited (the stored seed stays).
     public let oneTimeSeed = TextFieldState(secure: true, maxBytes: Item.maxOneTimePasswordBytes)
-    /// The Generator field: the settings Ctrl-G uses (``GeneratorSpec``); kept across items.
-    public let generator = TextFieldState(text: GeneratorSpec.defaultText, maxBytes: 1024)
     /// The Field name field: Save sets (or, with an empty value, removes) the custom field of this name.
     public let fieldName = TextFieldState(maxBytes: Item.maxFieldNameBytes)
     /// The Field value field (masked until Ctrl-R).
@@ -308,8 +306,20 @@ public final class MainModel {
     public let form = HomeFormModel()
     /// What has focus.
     public internal(set) var focus: MainFocus = .list
+    /// The password generator's settings: what Ctrl-G makes, what the
+    /// Generator row summarises. Kept across items and locks for the UI's
+    /// run; never a password.
+    public internal(set) var generatorSettings: PasswordPolicy
+    /// The generator dialog while it shows (``Overlay/generator``), else `nil`.
+    public internal(set) var generatorDialog: GeneratorDialogModel?
 
-    init() {}
+    /// - Parameter generatorSettings: the generator's settings to start with.
+    init(generatorSettings: PasswordPolicy = PasswordPolicy()) {
+        self.generatorSettings = generatorSettings
+    }
+
+    /// The Generator row's text: the settings in one line (``GeneratorSpec/summary(of:)``).
+    public var generatorSummary: String { GeneratorSpec.summary(of: generatorSettings) }
 
     /// The focused text field, if focus is on one.
     public var focusedField: TextFieldState? {
@@ -322,10 +332,9 @@ public final class MainModel {
         case .url: return form.url
         case .notes: return form.notes
         case .oneTimeSeed: return form.oneTimeSeed
-        case .generator: return form.generator
         case .fieldName: return form.fieldName
         case .fieldValue: return form.fieldValue
-        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden: return nil
+        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
         }
     }
 
@@ -333,6 +342,8 @@ public final class MainModel {
     func wipe() {
         list.wipe()
         form.wipe()
+        generatorDialog?.wipe()
+        generatorDialog = nil
         focus = .list
     }
 }

@@ -11,7 +11,7 @@ import FobSystem
 /// messages clipboard events leave on the form.
 final class MainScreen {
     /// The state drawn.
-    let model = MainModel()
+    let model: MainModel
     let store: any KeychainStore
     let clipboard: ClipboardController
     let clock: any WallClock
@@ -22,13 +22,24 @@ final class MainScreen {
     /// A confirmed logout wipe waiting for another process to release the
     /// vault: `.some(service)` (`.some(nil)` for all services), retried on each tick.
     var pendingWipe: String??
+    /// Where background work (`r`) reaches the store on the UI thread.
+    let mailbox: UIThreadMailbox
+    /// The `r` refresh running in the background and the item it refreshes;
+    /// its message is shown at the tick after it ends.
+    var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
 
     /// Appended to a message when the form's retrieved values were dropped.
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
 
     /// Builds the screen and loads the list from the unlocked `store`.
+    /// - Parameters:
+    ///   - generatorSettings: the generator's settings kept from before a lock.
+    ///   - mailbox: what the app model drains on each tick, for background work.
     init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-         transport: any HTTPTransport = HelperHTTPTransport()) {
+         transport: any HTTPTransport = HelperHTTPTransport(), generatorSettings: PasswordPolicy = PasswordPolicy(),
+         mailbox: UIThreadMailbox = UIThreadMailbox()) {
+        model = MainModel(generatorSettings: generatorSettings)
+        self.mailbox = mailbox
         self.transport = transport
         self.store = store
         self.clipboard = clipboard
@@ -110,7 +121,10 @@ final class MainScreen {
         case .refreshSelected:
             refreshSelected()
         case .generatePassword:
+            if model.focus == .generator { return openGenerator() }
             generatePassword()
+        case .openGenerator:
+            return openGenerator()
         case .cycleKind(let step):
             cycleKind(step)
         case .deleteSelected:
@@ -151,7 +165,7 @@ final class MainScreen {
         case .url: model.focus = .notes
         case .notes: model.form.notes.insert("\n")
         case .oneTimeSeed: model.focus = .generator
-        case .generator: model.focus = .fieldName
+        case .generator: return openGenerator()
         case .fieldName: model.focus = .fieldValue
         case .fieldValue: model.focus = .fieldHidden
         case .fieldHidden: model.form.fieldHidden.toggle()

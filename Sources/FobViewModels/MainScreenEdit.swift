@@ -4,8 +4,7 @@ import FobSessions
 import FobTokens
 
 /// Opening an item with every attribute, saving (adding, updating or
-/// renaming) it, and the list's other item keys: `u`, `o`, `r`, and Ctrl-G
-/// in a password field.
+/// renaming) it, and the list's other item keys: `u`, `o`, `r`.
 extension MainScreen {
     /// Enter (or `e`) on the list: the selected item in the form with every
     /// attribute, its secret in Retrieved Password; the Password field stays
@@ -193,33 +192,6 @@ extension MainScreen {
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
     }
 
-    /// Ctrl-G: fills the Password field with a password made as the
-    /// Generator field says (``GeneratorSpec``), from the Password or the Generator field.
-    func generatePassword() {
-        let form = model.form
-        guard model.focus == .password || model.focus == .generator else {
-            form.message = .warning("Ctrl-G fills the Password field: Tab to it first")
-            return
-        }
-        let policy: PasswordPolicy
-        do { policy = try GeneratorSpec.parse(form.generator.text) } catch {
-            form.message = .warning("Generator: \(error.description)")
-            model.focus = .generator
-            return
-        }
-        var bytes: [UInt8]
-        do { bytes = try PasswordGenerator.generate(policy) } catch {
-            form.message = .error("Cannot generate: \(error.description)")
-            return
-        }
-        defer { bytes.wipe() }
-        form.password.clear()
-        form.password.insert(String(decoding: bytes, as: UTF8.self))
-        form.passwordEdited = true
-        let what = policy.kind == .words ? "\(policy.words) words" : "\(policy.length) characters"
-        form.message = .success("Generated a password (\(what)); Ctrl-R shows it")
-    }
-
     /// `u`: copies the selected item's user ID.
     func copyUserID() {
         let form = model.form
@@ -249,7 +221,12 @@ extension MainScreen {
         }
     }
 
-    /// `r`: refreshes the selected OAuth item's access token at its provider.
+    /// `r`: refreshes the selected OAuth item's access token at its
+    /// provider, in the background: the Message line says "Refreshing…" and
+    /// the UI stays usable; the outcome shows at the tick after it ends
+    /// (``finishRefresh()``). The refresh itself is ``OAuthSession``'s, under
+    /// the vault's lock across processes, its store calls made on the UI
+    /// thread (``UIThreadStore``).
     func refreshSelected() {
         let form = model.form
         guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
@@ -257,16 +234,34 @@ extension MainScreen {
             form.message = .warning("r refreshes OAuth items; \(row.key.described) is a \(row.kind.rawValue)")
             return
         }
-        let clock = self.clock
-        let session = OAuthSession(store: store, service: row.service, account: row.account, transport: transport,
-                                   now: { clock.now })
-        do {
-            _ = try session.refresh(force: true)
-            form.message = .success("Refreshed \(row.key.described)")
-        } catch {
-            form.message = .error("Refresh failed: \(error)")
+        if let pending = pendingRefresh {
+            form.message = .info("Still refreshing \(pending.key.described)…")
+            return
         }
+        let store = UIThreadStore(self.store, mailbox: mailbox)
+        let clock = self.clock, transport = self.transport, key = row.key
+        let job = BackgroundJob<StatusLine> {
+            let session = OAuthSession(store: store, service: key.service, account: key.account, transport: transport,
+                                       now: { clock.now })
+            do {
+                _ = try session.refresh(force: true)
+                return .success("Refreshed \(key.described)")
+            } catch {
+                return .error("Refresh failed: \(error)")
+            }
+        }
+        pendingRefresh = (key, job)
+        form.message = .info("Refreshing \(key.described)…")
+    }
+
+    /// The timer step of a background refresh: once it has ended, its
+    /// outcome on the Message line and the list (and an opened item) reloaded.
+    func finishRefresh() {
+        guard let pending = pendingRefresh, let message = pending.job.finished else { return }
+        pendingRefresh = nil
+        let form = model.form
         reloadItems()
-        if form.openedKey == row.key { reopen(row.key) }
+        if form.openedKey == pending.key { reopen(pending.key) }
+        form.message = message
     }
 }

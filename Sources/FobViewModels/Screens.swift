@@ -35,6 +35,9 @@ public enum Overlay: Sendable, Equatable {
     case confirm(ConfirmDialog)
     /// The key help; any action closes it.
     case help
+    /// The password generator dialog; its state is
+    /// ``MainModel/generatorDialog``.
+    case generator
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

@@ -122,4 +122,80 @@ import FobTestSupport
         #expect(stored.count == 20)
         #expect(stored != SecretBytes(utf8: "hunter2"))
     }
+
+    /// The stored secret of `mail`/`ana` as `fob get` prints it (without its newline).
+    private func fobGet() throws -> String {
+        let result = try FobProcess.run(["--no-agent", "--vault", vaultURL.path, "--password-file", "-", "get", "mail", "ana"],
+                                        input: Self.password + "\n")
+        #expect(result.status == 0)
+        var text = result.stdoutText
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    @Test func theGeneratorDialogSetsDigitsOnlyThenWordsAndSaveStoresWhatItMade() throws {
+        try makeVault([Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "hunter2"))])
+        let tmux = try start()
+        try tmux.press("Enter")
+        try tmux.waitFor("Retrieved")
+        // Alt-G opens the dialog on the settings in use: 20 characters of all four classes.
+        try tmux.press("M-g")
+        var screen = try tmux.waitFor("Password generator")
+        #expect(screen.contains("130.9 bits"))
+        #expect(screen.contains(String(repeating: "•", count: 20)))
+        // Length 32, then lower, upper and symbols off: digits only.
+        try tmux.press("Tab")
+        try tmux.press("C-u")
+        try tmux.type("32")
+        try tmux.press("Tab")
+        try tmux.type(" ")
+        try tmux.press("Tab")
+        try tmux.type(" ")
+        try tmux.press("Tab", "Tab")
+        try tmux.type(" ")
+        try tmux.waitFor("106.3 bits")
+        try tmux.press("Enter")
+        try tmux.waitFor("characters, 106.3 bits);")   // the Message line wraps
+        screen = try tmux.waitFor("32 characters · 0-9")
+        #expect(!screen.contains("Password generator"))
+        // Tab to Save (focus is on Password).
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        try tmux.waitFor("Saved (replaced the password")
+        let digits = try fobGet()
+        #expect(digits.count == 32 && digits.allSatisfy { "0123456789".contains($0) }, "\(digits.count) characters")
+        // Enter on the Generator row opens it again; Space makes words; 6 of them.
+        try tmux.press("Escape")
+        try tmux.waitFor("Up/Down j/k move")
+        try tmux.press("Enter")
+        try tmux.waitFor("Retrieved")
+        for _ in 0..<9 { try tmux.press("Tab") }   // Password, 3 buttons, Kind, Label, URL, Notes, One-time seed
+        try tmux.waitFor("Enter/Ctrl-G settings")
+        try tmux.press("Enter")
+        try tmux.waitFor("Password generator")
+        try tmux.type(" ")
+        try tmux.waitFor("Separator")
+        try tmux.press("Tab")
+        try tmux.press("C-u")
+        try tmux.type("6")
+        try tmux.waitFor("77.5 bits")
+        try tmux.press("Enter")
+        try tmux.waitFor("words, 77.5 bits);")
+        // Esc from the dialog changes nothing.
+        try tmux.press("M-g")
+        try tmux.waitFor("Password generator")
+        try tmux.press("Escape")
+        try tmux.waitFor("Generator closed; nothing")
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        try tmux.waitFor("Saved (replaced the password")
+        let words = try fobGet().split(separator: " ")
+        #expect(words.count == 6)
+        #expect(words.allSatisfy { $0.allSatisfy { $0 == "-" || ("a"..."z").contains($0) } })
+        // Ctrl-G in Password now makes six words too.
+        try tmux.press("BTab")
+        try tmux.press("C-g")
+        screen = try tmux.waitFor("Generated a password (6")
+        #expect(!screen.contains("77.5 bits"))
+    }
 }

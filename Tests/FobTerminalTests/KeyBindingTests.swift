@@ -21,6 +21,9 @@ private func app(in context: KeyContext) -> AppModel {
     case .field: app.send(.newItem)
     case .button: app.send(.focus(.saveButton))
     case .choice: app.send(.focus(.kind))
+    case .generatorRow: app.send(.focus(.generator))
+    case .generatorChoice: app.send(.openGenerator)
+    case .generatorField: app.send(.openGenerator); app.send(.focusNext)
     case .tooSmall, .list, .createVault, .unlock: break
     }
     return app
@@ -87,6 +90,9 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  Esc list",
             .choice: "Space/Left/Right change  Tab/S-Tab move  Esc list",
             .button: "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help",
+            .generatorRow: "Enter/Ctrl-G settings  Tab/S-Tab move  Esc list",
+            .generatorField: "Tab/S-Tab move  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
+            .generatorChoice: "Tab/S-Tab move  Space switch  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
         ]
         for (context, legend) in expected {
             let app = app(in: context)
@@ -103,7 +109,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
         #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
-                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Esc", "?", "q"])
+                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G", "Esc", "?", "q"])
         #expect(KeyBindings.helpLines.first { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }
 
