@@ -52,6 +52,11 @@ public final class AppModel {
     private let oauthTransport: any HTTPTransport
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
+    /// A refresh that was waiting for its provider when the screen locked:
+    /// the store stays open for it until it ends (at most the transport's
+    /// timeout), so that the tokens it gets, a rotated refresh token among
+    /// them, are saved rather than lost; the screen is locked meanwhile.
+    private var refreshBeforeStoreLock: BackgroundJob<StatusLine>?
 
     /// - Parameters:
     ///   - store: the item store (locked or without a vault).
@@ -134,8 +139,9 @@ public final class AppModel {
     /// the idle timer.
     public func tick() {
         let now = clock.now
-        // Background work waiting for the store, even after a lock (its calls then fail).
+        // Background work waiting for the store, also while the screen is locked.
         mailbox.drain()
+        finishDeferredStoreLock()
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
         if case .main(let main) = current {
@@ -152,11 +158,39 @@ public final class AppModel {
 
     /// Before exit: clears the clipboard if it holds our value (waiting up to
     /// `timeout` seconds for the helper), locks the store and wipes memory.
+    ///
+    /// A refresh still waiting for its provider gets up to `timeout` seconds
+    /// more to save what it receives; past that its answer is lost.
     public func shutdown(timeout: TimeInterval = 3) {
+        if case .main(let main) = current, let pending = main.pendingRefresh, refreshBeforeStoreLock == nil {
+            refreshBeforeStoreLock = pending.job
+        }
+        if let job = refreshBeforeStoreLock {
+            let deadline = Date().addingTimeInterval(timeout)
+            while job.finished == nil && Date() < deadline {
+                mailbox.drain()
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            mailbox.drain()
+            refreshBeforeStoreLock = nil
+        }
         clipboard.shutdown(timeout: timeout)
         store.lock()
         wipeScreen()
     }
+
+    /// Locks the store once a refresh that outlived the screen's lock has
+    /// ended, unless the screen was unlocked again meanwhile.
+    private func finishDeferredStoreLock() {
+        guard let job = refreshBeforeStoreLock, job.finished != nil else { return }
+        refreshBeforeStoreLock = nil
+        if case .main = current { return }
+        store.lock()
+    }
+
+    /// Whether the store is held open after a screen lock for a refresh that
+    /// is still waiting (for tests).
+    var storeLockDeferred: Bool { refreshBeforeStoreLock != nil }
 
     // MARK: - Routing
 
@@ -231,7 +265,11 @@ public final class AppModel {
         if case .main(let main) = current { generatorSettings = main.model.generatorSettings }
         overlay = nil
         clipboard.clearNow()
-        store.lock()
+        if case .main(let main) = current, let pending = main.pendingRefresh, pending.job.finished == nil {
+            refreshBeforeStoreLock = pending.job
+        } else {
+            store.lock()
+        }
         wipeScreen()
         current = .unlock(UnlockModel(message: message))
     }

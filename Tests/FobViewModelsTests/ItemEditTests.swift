@@ -2,7 +2,7 @@ import Foundation
 import FobStore
 import FobTestSupport
 import FobTokens
-import FobViewModels
+@testable import FobViewModels
 import FobClipboard
 import FobSessions
 import Testing
@@ -321,9 +321,10 @@ import Testing
         #expect(try accessToken(store) == "at-0")
     }
 
-    /// Locking while the provider has not answered: the refresh's write
-    /// finds the store locked and the unlock screen stays as it is.
-    @Test func lockingDuringARefreshDropsIt() throws {
+    /// Locking while the provider has not answered: the screen locks at
+    /// once, the store stays open for the refresh alone until its answer is
+    /// saved (a rotated refresh token must not be lost), then locks.
+    @Test func lockingDuringARefreshLocksTheScreenAndKeepsItsAnswer() throws {
         let provider = FakeProvider()
         provider.hold()
         defer { provider.release() }
@@ -331,14 +332,52 @@ import Testing
         app.send(.refreshSelected)
         #expect(tick(app) { provider.heldRequests == 1 })
         app.send(.lock)
-        #expect(app.mainModel == nil)
+        #expect(app.mainModel == nil && app.unlockModel != nil, "the screen locks at once")
+        #expect(app.storeLockDeferred)
+        #expect(!store.isLocked)
         provider.release()
-        #expect(tick(app) { provider.refreshCount == 1 })
-        for _ in 0..<50 { app.tick(); Thread.sleep(forTimeInterval: 0.002) }
+        #expect(tick(app) { !app.storeLockDeferred })
+        #expect(store.isLocked, "the store locks as soon as the refresh has saved its answer")
         #expect(app.mainModel == nil && app.unlockModel != nil)
         app.send(.insert(Harness.password))
         app.send(.submit)
-        #expect(try accessToken(store) == "at-0")
+        #expect(provider.refreshCount == 1)
+        #expect(try accessToken(store) != "at-0", "the refreshed tokens were saved")
+    }
+
+    /// Unlocking again before the refresh ends: the store is not locked
+    /// under the user's feet when it does.
+    @Test func unlockingAgainBeforeTheRefreshEndsKeepsTheStoreOpen() throws {
+        let provider = FakeProvider()
+        provider.hold()
+        defer { provider.release() }
+        let (app, store) = unlockedApp(provider)
+        app.send(.refreshSelected)
+        #expect(tick(app) { provider.heldRequests == 1 })
+        app.send(.lock)
+        app.send(.insert(Harness.password))
+        app.send(.submit)
+        #expect(app.mainModel != nil)
+        provider.release()
+        #expect(tick(app) { !app.storeLockDeferred })
+        #expect(!store.isLocked)
+        #expect(app.mainModel != nil)
+        #expect(try accessToken(store) != "at-0")
+    }
+
+    /// Quitting while a refresh waits gives it a little time to save its answer.
+    @Test func quittingWaitsBrieflyForARefresh() throws {
+        let provider = FakeProvider()
+        provider.hold()
+        let (app, store) = unlockedApp(provider)
+        app.send(.refreshSelected)
+        #expect(tick(app) { provider.heldRequests == 1 })
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { provider.release() }
+        app.shutdown(timeout: 5)
+        #expect(store.isLocked)
+        #expect(provider.refreshCount == 1)
+        try store.unlock(password: .text(Harness.password))
+        #expect(try accessToken(store) != "at-0")
     }
 }
 
