@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import FobAgent
+import FobSessions
 import FobStore
 
 extension Invocation {
@@ -12,6 +13,33 @@ extension Invocation {
     /// A client of this vault's agent, or `nil` with `--no-agent` / `FOB_AGENT=0`.
     var agentClient: AgentClient? {
         globals.useAgent ? AgentClient(endpoint: agentEndpoint) : nil
+    }
+
+    /// Hands a master password that was asked on the terminal to the agent
+    /// (starting it), so that the next command asks nothing; never one from
+    /// `--password-file`, nor with `--no-agent`. A failure is reported on
+    /// standard error and the command goes on.
+    func handToAgentIfAsked(_ password: SecretBytes) {
+        guard globals.passwordFile == nil, context.agentExecutable != nil, let client = agentClient else { return }
+        do {
+            try unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds, max: AgentCore.defaultMaxSeconds)
+        } catch {
+            standardError.write("fob: the agent was not unlocked: \(error)\n")
+        }
+    }
+
+    /// The store of a command that works on items through the
+    /// ``KeychainStore`` protocol (OAuth sessions, the logout wipe, `jwt`):
+    /// the agent's when it holds this vault unlocked (no password, no key
+    /// derivation), else the vault unlocked with the master password.
+    /// - Returns: the store, and the vault opened for it (lock it when done).
+    /// - Throws: as ``unlockedVault(handingToAgent:)``.
+    func keychainStore() throws -> (store: any KeychainStore, vault: Vault?) {
+        if let agent = agentClient.map({ AgentItemStore(client: $0) }), agent.isUnlocked {
+            return (AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { _ in }, nil)
+        }
+        let vault = try unlockedVault()
+        return (VaultStore(vault: vault), vault)
     }
 
     /// The item operations of one command: through the agent when it holds
@@ -168,18 +196,10 @@ final class ItemBackend {
     private func unlockedVault() throws -> Vault {
         if let vault { return vault }
         let opened = try invocation.openVault()
-        let fromTerminal = invocation.globals.passwordFile == nil
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try opened.unlock(password: password)
         vault = opened
-        if fromTerminal, invocation.context.agentExecutable != nil, let client = invocation.agentClient {
-            do {
-                try invocation.unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds,
-                                           max: AgentCore.defaultMaxSeconds)
-            } catch {
-                invocation.standardError.write("fob: the agent was not unlocked: \(error)\n")
-            }
-        }
+        invocation.handToAgentIfAsked(password)
         return opened
     }
 }

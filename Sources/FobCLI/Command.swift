@@ -180,14 +180,17 @@ public final class Invocation {
     }
 
     /// Opens the vault and unlocks it with the master password (from
-    /// `--password-file`, else a masked prompt on the terminal).
+    /// `--password-file`, else a masked prompt on the terminal). A password
+    /// asked on the terminal is handed to the agent too (started if need
+    /// be), unless `--no-agent` or `handingToAgent` is `false`.
     /// - Throws: `.noSuchKeychain`, `.authFailed` (51), `.interactionNotAllowed`
     ///   (36, no terminal and no password file), `.decode`, `.io`; ``CLIFailure``
     ///   when the prompt is interrupted.
-    public func unlockedVault() throws -> Vault {
+    public func unlockedVault(handingToAgent: Bool = true) throws -> Vault {
         let vault = try openVault()
         let password = try masterPassword(prompt: "Master password: ")
         try vault.unlock(password: password)
+        if handingToAgent { handToAgentIfAsked(password) }
         return vault
     }
 

@@ -431,6 +431,45 @@ final class AgentFixture: @unchecked Sendable {
         #expect(token.stdoutText == "at-123\n")
     }
 
+    /// `fob jwt SERVICE ACCOUNT` and `fob logout` work on items: through the
+    /// unlocked agent they ask nothing, and the logout then locks the agent.
+    @Test func jwtAndLogoutGoThroughTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        let token = jwt(exp: 4_000_000_000)
+        #expect(try f.run(["save", "api", "ci", "--kind", "token"], input: token, password: true).status == 0)
+        #expect(try f.run(["add", "mail", "ana"], input: "pw", password: true).status == 0)
+        #expect(try f.run(["jwt", "api", "ci"]).status == 36, "no agent, no terminal, no password file")
+        #expect(try f.unlock().status == 0)
+        let decoded = try f.run(["jwt", "api", "ci"])
+        #expect(decoded.status == 0, "\(decoded.stderrText)")
+        #expect(decoded.stdoutText.contains("\"sub\""))
+        let logout = try f.run(["logout", "--yes"])
+        #expect(logout.status == 0, "\(logout.stderrText)")
+        #expect(logout.stdoutText == "Logged out: deleted 1 token/OAuth item\n")
+        #expect(try f.status()["state"] as? String == "locked")
+        #expect(try f.run(["--no-agent", "get", "api", "ci"], password: true).status == 44)
+        #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "pw\n")
+    }
+
+    /// A command that opens the whole vault (here `fob export`) and asked
+    /// the master password on the terminal hands it to the agent, as item
+    /// commands do; `fob passwd` does not.
+    @Test func aPasswordAskedOnTheTerminalUnlocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw", password: true).status == 0)
+        let out = f.runtime.file("export.csv").path
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "export", "--format", "csv", "--output", out]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        _ = try tmux.waitFor("Master password")
+        try tmux.type(f.vault.password)
+        try tmux.press("Enter")
+        _ = try tmux.waitFor("plaintext")
+        #expect(f.eventually(timeout: 10) { (try? f.status()["state"] as? String) == "unlocked" })
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "pw\n")
+    }
+
     /// The terminal UI's logout wipe (`W`, `y`) locks the agent, as `fob logout` does.
     @Test func theTerminalUILogoutWipeLocksTheAgent() throws {
         let f = try AgentFixture()

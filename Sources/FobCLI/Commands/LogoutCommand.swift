@@ -23,9 +23,9 @@ enum LogoutCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let service = invocation.arguments.value("--service")
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
-        let store = VaultStore(vault: vault)
+        // Through the agent when it holds the vault unlocked; the wipe locks it after.
+        let (store, vault) = try invocation.keychainStore()
+        defer { vault?.lock() }
         let items = try LogoutWipe.sessionItems(in: store, service: service)
         let scope = service.map { " of service \"\($0)\"" } ?? ""
         if !invocation.arguments.flag("--yes") && !items.isEmpty {

@@ -18,7 +18,8 @@ enum PasswdCommand: FobCommand {
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let vault = try invocation.unlockedVault()
+        // The old password is about to go: the agent is locked, not unlocked, after.
+        let vault = try invocation.unlockedVault(handingToAgent: false)
         let newPassword = try invocation.newMasterPassword(file: invocation.arguments.value("--new-password-file"),
                                                            prompt: "New master password: ")
         try vault.changePassword(to: newPassword)

@@ -47,9 +47,10 @@ enum JWTCommand: FobCommand {
             throw UsageError("'jwt' needs both SERVICE and ACCOUNT, or neither (token on standard input)", command: name)
         }
         if positionals.count == 2 {
-            let vault = try invocation.unlockedVault()
-            defer { vault.lock() }
-            let item = try vault.item(service: positionals[0], account: positionals[1])
+            // Through the agent when it holds the vault unlocked.
+            let (store, vault) = try invocation.keychainStore()
+            defer { vault?.lock() }
+            let item = try store.item(ItemKey(service: positionals[0], account: positionals[1]))
             if item.kind == .oauth {
                 let set: OAuthTokenSet
                 do { set = try OAuthSession.tokenSet(of: item) } catch { throw CLIFailure(error.description) }
@@ -190,17 +191,9 @@ enum OAuthCommand: FobCommand {
                 throw UsageError("\(option.name) is an option of 'oauth login', not 'oauth \(action)'", command: name)
             }
             // Through the agent when it holds the vault unlocked: no password, no KDF.
-            let session: OAuthSession
-            var vault: Vault?
+            let (store, vault) = try invocation.keychainStore()
             defer { vault?.lock() }
-            if let agent = invocation.agentClient.map({ AgentItemStore(client: $0) }), agent.isUnlocked {
-                let store = AgentLinkedStore(local: VaultStore(url: invocation.globals.vaultURL), agent: agent) { _ in }
-                session = OAuthSession(store: store, service: service, account: account)
-            } else {
-                let opened = try invocation.unlockedVault()
-                vault = opened
-                session = OAuthSession(vault: opened, service: service, account: account)
-            }
+            let session = OAuthSession(store: store, service: service, account: account)
             do {
                 if action == "token" {
                     invocation.standardOutput.write(try session.validAccessToken() + "\n")
@@ -244,9 +237,9 @@ enum OAuthCommand: FobCommand {
 
         // Unlock first, so the password is asked before the browser step,
         // and refuse to replace an item that is not an oauth item.
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
-        if let existing = try? vault.items(matching: .key(service: service, account: account), limit: .one).first,
+        let (store, vault) = try invocation.keychainStore()
+        defer { vault?.lock() }
+        if let existing = try? store.items(matching: .key(service: service, account: account), withSecrets: false).first,
            existing.kind != .oauth {
             throw KeychainError.duplicateItem("\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
         }
@@ -270,7 +263,7 @@ enum OAuthCommand: FobCommand {
                 invocation.standardError.write("Waiting up to \(TimeText.duration(timeout)) for the browser…\n")
                 if openBrowser { launchBrowser(url, environment: invocation.context.environment) }
             }
-            try OAuthSession.store(set, in: VaultStore(vault: vault), service: service, account: account)
+            try OAuthSession.store(set, in: store, service: service, account: account)
             invocation.standardError.write("fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n")
         } catch {
             throw cliError(error)
