@@ -26,7 +26,7 @@ public enum KeePassXML {
     ///     `fob`, FobXML's in-process parser in tests and fuzzing.
     /// - Throws: also `.io` when the parser could not run.
     public static func read(_ bytes: [UInt8], parser: XMLEventParser) throws(ImportError) -> ImportRead {
-        let text = try TextDecoding.utf8(bytes)
+        let text = try utf8Document(bytes)
         // KeePass exports declare no entities; refusing them rules out entity expansion attacks.
         if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
             throw .malformed("not a KeePass XML export: it declares a document type or entities")
@@ -44,10 +44,66 @@ public enum KeePassXML {
         }
         if let error = handler.failure { throw error }
         if let line = parsed.errorLine {
+            let sawElement = parsed.events.contains { if case .start = $0 { return true } else { return false } }
+            if !sawElement {
+                throw .malformed("line \(line): not an XML document; is it a KeePassXC XML export?")
+            }
             throw .malformed("line \(line): not well-formed XML (is the file truncated?)")
         }
         guard handler.sawKeePassFile else { throw .malformed("not a KeePass XML export: no KeePassFile element") }
         return handler.read
+    }
+
+    /// The document as UTF-8 without an XML declaration when it was in
+    /// another encoding: the encoding its declaration names (`encoding=`,
+    /// XML 1.0 §4.3.3), UTF-16 when it starts with a byte-order mark, else
+    /// UTF-8. KeePassXC writes UTF-8; another encoding comes from an export
+    /// saved again by an editor. The declaration is dropped after
+    /// transcoding, since it would name the old encoding.
+    /// - Throws: `.encoding` for bytes not valid in that encoding, or an
+    ///   encoding Fob does not know (naming it).
+    static func utf8Document(_ bytes: [UInt8]) throws(ImportError) -> [UInt8] {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            return dropDeclaration(try TextDecoding.utf8(bytes, encoding: "utf-16"))
+        }
+        if let declared = declaredEncoding(bytes), !["utf-8", "utf8"].contains(declared.lowercased()) {
+            guard TextDecoding.encodings[declared.lowercased()] != nil else {
+                throw .encoding(line: 1, "the XML declares the encoding \"\(TextDecoding.displaySafeName(declared))\", which Fob cannot read; "
+                                + "known: " + TextDecoding.encodings.keys.sorted().joined(separator: ", "))
+            }
+            return dropDeclaration(try TextDecoding.utf8(bytes, encoding: declared))
+        }
+        do {
+            return try TextDecoding.utf8(bytes)
+        } catch .encoding(let line, _) {
+            throw .encoding(line: line, "the text is not valid UTF-8, and its XML declaration names no other encoding")
+        }
+    }
+
+    /// The `encoding` of an XML declaration at the start of `bytes`, if any
+    /// (read as ASCII, which every encoding Fob reads without a byte-order
+    /// mark agrees with for the declaration's characters).
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        var start = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        let head = bytes[start..<min(bytes.count, start + 256)]
+        guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)) else { return nil }
+        let declaration = String(decoding: head[head.startIndex..<end.lowerBound].filter { $0 < 0x80 }, as: UTF8.self)
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard rest.first == "=" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        let value = rest.dropFirst().prefix { $0 != quote }
+        return value.isEmpty ? nil : String(value)
+    }
+
+    /// `text` without a leading XML declaration (and its byte-order mark).
+    static func dropDeclaration(_ text: [UInt8]) -> [UInt8] {
+        var body = text[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard body.starts(with: Array("<?xml".utf8)), let end = body.firstRange(of: Array("?>".utf8)) else { return Array(body) }
+        return Array(body[end.upperBound...])
     }
 
     /// Refuses every processing instruction but a full XML declaration

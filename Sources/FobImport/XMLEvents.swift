@@ -153,6 +153,9 @@ public struct HelperXMLParser: Sendable {
         guard let path = HelperXMLParser.locate(environment: environment) else {
             throw .io("\(HelperXMLParser.helperName) is not installed next to fob; it reads XML exports")
         }
+        guard access(path, X_OK) == 0 else {
+            throw .io("\(HelperXMLParser.helperName) is not an executable file at \(path)")
+        }
         signal(SIGPIPE, SIG_IGN)
         let input: (read: Int32, write: Int32), output: (read: Int32, write: Int32)
         do {

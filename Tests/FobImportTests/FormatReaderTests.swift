@@ -167,6 +167,9 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
         #expect(throws: ImportError.malformed("line 1: not well-formed XML (is the file truncated?)")) {
             try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8), parser: FoundationXMLEvents.parser)
         }
+        #expect(throws: ImportError.malformed("line 1: not an XML document; is it a KeePassXC XML export?")) {
+            try KeePassXML.read(Array("name,url,username,password\nmail,,ana,pw\n".utf8), parser: FoundationXMLEvents.parser)
+        }
         #expect(throws: ImportError.malformed("not a KeePass XML export: the document is <html>")) {
             try KeePassXML.read(Array("<html></html>".utf8), parser: FoundationXMLEvents.parser)
         }
