@@ -6,7 +6,7 @@ import FobSystem
 /// (``commands``), help, and the mapping of errors to exit statuses.
 public enum FobCLI {
     /// `fob --version`.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// Runs `fob` with the process's arguments, environment, streams and
     /// terminal, and exits with its status. Applies ``ProcessHardening`` first.

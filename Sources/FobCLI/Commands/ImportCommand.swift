@@ -82,13 +82,14 @@ enum ImportCommand: FobCommand {
             progress.finish()
         }
         let out = invocation.standardOutput
+        let entries = read.entries.count == 1 ? "1 entry" : "\(read.entries.count) entries"
         for line in plan.details { out.write("  \(line)\n") }
         for line in read.notKept { out.write("  not kept: \(line)\n") }
         for line in read.unusable { out.write("  not imported: \(line)\n") }
         if dryRun {
-            out.write("Dry run, nothing changed: \(read.entries.count) entries from \(path) would give \(plan.summary)\n")
+            out.write("Dry run, nothing changed: \(entries) from \(path) would give \(plan.summary)\n")
         } else {
-            out.write("Imported \(read.entries.count) entries from \(path) (\(format.rawValue)): \(plan.summary)\n")
+            out.write("Imported \(entries) from \(path) (\(format.rawValue)): \(plan.summary)\n")
         }
         return 0
     }
