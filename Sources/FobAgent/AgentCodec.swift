@@ -151,6 +151,8 @@ extension AgentRequest {
         case .status, .lock: break
         case .unlock(let password, let idle, let max):
             w.field(password); w.field(idle); w.field(max)
+        case .unlockWithKey(let key, let idle, let max):
+            w.field(key); w.field(idle); w.field(max)
         case .get(let service, let account), .delete(let service, let account):
             w.field(service); w.field(account)
         case .list(let service):
@@ -196,6 +198,11 @@ extension AgentRequest {
             let password = try r.secret(0)
             guard password.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
             return .unlock(password: password, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
+        case 14:
+            try r.expect(3)
+            let key = try r.secret(0)
+            guard key.count == 32 else { throw .badField("a vault key is 32 bytes") }
+            return .unlockWithKey(vaultKey: key, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
         case 3: try r.expect(0); return .lock
         case 4: try r.expect(2); return .get(service: try r.text(0, "service"), account: try r.text(1, "account"))
         case 5: try r.expect(1); return .list(service: try r.optional(0, "service"))

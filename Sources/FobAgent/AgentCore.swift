@@ -178,10 +178,20 @@ public final class AgentCore: @unchecked Sendable {
             vault = nil
             listing = nil
             return .ok
-        case .unlock(let password, let idle, let max):
+        case .unlock, .unlockWithKey:
             do {
                 let fresh = try openVault(vaultURL)
-                try fresh.unlock(password: password)
+                let idle: UInt32, max: UInt32
+                switch request {
+                case .unlockWithKey(let key, let i, let m):
+                    try fresh.unlock(vaultKey: key)
+                    (idle, max) = (i, m)
+                case .unlock(let password, let i, let m):
+                    try fresh.unlock(password: password)
+                    (idle, max) = (i, m)
+                default:
+                    return .failure(.param("not an unlock"))
+                }
                 vault?.lock()
                 vault = fresh
                 listing = nil

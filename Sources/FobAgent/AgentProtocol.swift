@@ -11,7 +11,7 @@ import FobStore
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
 public enum AgentProtocol {
     /// The version this build speaks.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)
     /// The largest message accepted, in bytes: a whole record (secret,
@@ -59,6 +59,10 @@ public enum AgentRequest: Sendable {
     case status
     /// Unlock with the master password; the two timeouts in seconds (0 = never).
     case unlock(password: SecretBytes, idleSeconds: UInt32, maxSeconds: UInt32)
+    /// Unlock with the 32-byte vault key of a client that has just unlocked
+    /// the vault with the master password, so that the key derivation runs
+    /// once (``Vault/unlock(vaultKey:)``); idle and maximum seconds as `.unlock`.
+    case unlockWithKey(vaultKey: SecretBytes, idleSeconds: UInt32, maxSeconds: UInt32)
     /// Lock fully (every key, every class).
     case lock
     /// One item with its secret.
@@ -85,7 +89,7 @@ public enum AgentRequest: Sendable {
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
         switch self {
-        case .status, .unlock, .lock: return false
+        case .status, .unlock, .unlockWithKey, .lock: return false
         default: return true
         }
     }
@@ -105,6 +109,7 @@ public enum AgentRequest: Sendable {
         case .updateMatching: return 11
         case .deleteMatching: return 12
         case .saveItem: return 13
+        case .unlockWithKey: return 14
         }
     }
 }

@@ -45,7 +45,7 @@ public enum ItemOperations {
             return .count(try vault.delete(matching: query))
         case .saveItem(let service, let account, let secret, let changes):
             return .count(try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added ? 1 : 0)
-        case .status, .unlock, .lock:
+        case .status, .unlock, .unlockWithKey, .lock:
             throw .param("not an item operation")
         }
     }

@@ -15,14 +15,15 @@ extension Invocation {
         globals.useAgent ? AgentClient(endpoint: agentEndpoint) : nil
     }
 
-    /// Hands a master password that was asked on the terminal to the agent
-    /// (starting it), so that the next command asks nothing; never one from
-    /// `--password-file`, nor with `--no-agent`. A failure is reported on
-    /// standard error and the command goes on.
-    func handToAgentIfAsked(_ password: SecretBytes) {
+    /// After a master password asked on the terminal unlocked `vault`, hands
+    /// the vault key to the agent (starting it), so that the next command
+    /// asks nothing and the key derivation is not run again; never after a
+    /// password from `--password-file`, nor with `--no-agent`. A failure is
+    /// reported on standard error and the command goes on.
+    func handToAgentIfAsked(_ vault: Vault) {
         guard globals.passwordFile == nil, context.agentExecutable != nil, let client = agentClient else { return }
         do {
-            try unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds, max: AgentCore.defaultMaxSeconds)
+            try unlockAgent(client, with: vault, idle: AgentCore.defaultIdleSeconds, max: AgentCore.defaultMaxSeconds)
         } catch {
             standardError.write("fob: the agent was not unlocked: \(error)\n")
         }
@@ -51,6 +52,20 @@ extension Invocation {
     /// - Throws: `.authFailed` for a wrong password; `.interactionNotAllowed`
     ///   for an unsafe socket directory or agent; `.io`.
     func unlockAgent(_ client: AgentClient, password: SecretBytes, idle: UInt32, max: UInt32) throws(KeychainError) {
+        try unlockAgent(client, request: .unlock(password: password, idleSeconds: idle, maxSeconds: max))
+    }
+
+    /// Starts the agent when none answers, then hands it the vault key of
+    /// `vault`, which this process has unlocked: the agent runs no key
+    /// derivation of its own.
+    /// - Throws: `.interactionNotAllowed` when `vault` is not fully unlocked
+    ///   or for an unsafe socket directory or agent; `.io`.
+    func unlockAgent(_ client: AgentClient, with vault: Vault, idle: UInt32, max: UInt32) throws(KeychainError) {
+        let key = try vault.vaultKeyCopy()
+        try unlockAgent(client, request: .unlockWithKey(vaultKey: key, idleSeconds: idle, maxSeconds: max))
+    }
+
+    private func unlockAgent(_ client: AgentClient, request: AgentRequest) throws(KeychainError) {
         if !AgentClient.isAnswering(client.endpoint) {
             guard let executable = context.agentExecutable else {
                 throw .interactionNotAllowed("no agent runs for \(client.endpoint.vault), and this program cannot start one")
@@ -67,7 +82,7 @@ extension Invocation {
         }
         let answer: AgentResponse
         do {
-            answer = try client.send(.unlock(password: password, idleSeconds: idle, maxSeconds: max))
+            answer = try client.send(request)
         } catch {
             throw error.keychainError
         }
@@ -199,7 +214,7 @@ final class ItemBackend {
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try opened.unlock(password: password)
         vault = opened
-        invocation.handToAgentIfAsked(password)
+        invocation.handToAgentIfAsked(opened)
         return opened
     }
 }

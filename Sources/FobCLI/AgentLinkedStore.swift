@@ -16,7 +16,7 @@ import FobStore
 final class AgentLinkedStore: KeychainStore {
     private let local: VaultStore
     private let agent: AgentItemStore?
-    private let handOver: (SecretBytes) -> Void
+    private let handOver: (Vault) -> Void
     private var viaAgent: Bool
     /// Whether the agent held the vault unlocked along with this UI.
     private var linked: Bool
@@ -30,8 +30,8 @@ final class AgentLinkedStore: KeychainStore {
     /// - Parameters:
     ///   - local: the vault file's store.
     ///   - agent: the agent of the vault, or `nil` with `--no-agent`.
-    ///   - handOver: unlocks the agent with the password the UI took.
-    init(local: VaultStore, agent: AgentItemStore?, handOver: @escaping (SecretBytes) -> Void) {
+    ///   - handOver: unlocks the agent with the vault the UI unlocked (its key, not the password).
+    init(local: VaultStore, agent: AgentItemStore?, handOver: @escaping (Vault) -> Void) {
         self.local = local
         self.agent = agent
         self.handOver = handOver
@@ -70,15 +70,21 @@ final class AgentLinkedStore: KeychainStore {
         return false
     }
 
+    /// Creates the vault; as an unlock does, hands it to the agent.
     func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
         try local.create(password: password, kdf: kdf)
+        viaAgent = false
+        guard agent != nil, let vault = local.vault, !vault.isLocked else { return }
+        handOver(vault)
+        lastPoll = .distantPast
+        linked = pollAgent()
     }
 
     func unlock(password: SecretBytes) throws(KeychainError) {
         try local.unlock(password: password)
         viaAgent = false
-        guard agent != nil else { return }
-        handOver(password)
+        guard agent != nil, let vault = local.vault else { return }
+        handOver(vault)
         lastPoll = .distantPast
         linked = pollAgent()
     }

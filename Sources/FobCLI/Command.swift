@@ -180,9 +180,9 @@ public final class Invocation {
     }
 
     /// Opens the vault and unlocks it with the master password (from
-    /// `--password-file`, else a masked prompt on the terminal). A password
-    /// asked on the terminal is handed to the agent too (started if need
-    /// be), unless `--no-agent` or `handingToAgent` is `false`.
+    /// `--password-file`, else a masked prompt on the terminal). After a
+    /// password asked on the terminal, the vault key is handed to the agent
+    /// too (started if need be), unless `--no-agent` or `handingToAgent` is `false`.
     /// - Throws: `.noSuchKeychain`, `.authFailed` (51), `.interactionNotAllowed`
     ///   (36, no terminal and no password file), `.decode`, `.io`; ``CLIFailure``
     ///   when the prompt is interrupted.
@@ -190,7 +190,7 @@ public final class Invocation {
         let vault = try openVault()
         let password = try masterPassword(prompt: "Master password: ")
         try vault.unlock(password: password)
-        if handingToAgent { handToAgentIfAsked(password) }
+        if handingToAgent { handToAgentIfAsked(vault) }
         return vault
     }
 

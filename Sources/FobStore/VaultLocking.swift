@@ -49,6 +49,39 @@ extension Vault {
         }
     }
 
+    /// Unlocks with the 32-byte vault key itself, as a process that unlocked
+    /// this vault with the master password hands it over (``vaultKeyCopy()``),
+    /// so that the key derivation runs once. The key is checked against the
+    /// whole-vault commitment, which only the right key verifies.
+    /// - Parameter vaultKey: 32 bytes.
+    /// - Throws: `.authFailed` for another key (or a damaged commitment);
+    ///   `.param` for a format-1 vault (its migration needs the password)
+    ///   or a key of another size; `.decode`, `.io`.
+    public func unlock(vaultKey: SecretBytes) throws(KeychainError) {
+        guard vaultKey.count == Crypto.keyBytes else { throw .param("a vault key is \(Crypto.keyBytes) bytes") }
+        let format = try readFormat()
+        guard format == Vault.formatVersion else { throw .param("a format-\(format) vault is unlocked with its password") }
+        let meta = try readMeta(format: format)
+        do {
+            try adopt(keys: VaultKeys(vaultKey: SecretBytes(count: vaultKey.count, guarded: true) { out in
+                vaultKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(out).copyBytes(from: $0) }
+            }), meta: meta, state: nil)
+        } catch .decode {
+            throw .authFailed
+        }
+    }
+
+    /// A copy of the vault key, in guarded memory, for handing to the agent
+    /// over its socket (``unlock(vaultKey:)``).
+    /// - Returns: 32 bytes.
+    /// - Throws: `.interactionNotAllowed` unless fully unlocked.
+    public func vaultKeyCopy() throws(KeychainError) -> SecretBytes {
+        guard let key = keys?.vault else { throw Vault.lockedError }
+        return SecretBytes(count: key.count, guarded: true) { out in
+            key.withUnsafeBytes { UnsafeMutableRawBufferPointer(out).copyBytes(from: $0) }
+        }
+    }
+
     /// Takes `keys` as the vault's and verifies (or, with `state`, trusts the
     /// state just written) the commitment; on failure the vault stays locked.
     func adopt(keys: VaultKeys, meta: VaultMeta, state: IntegrityState?) throws(KeychainError) {

@@ -27,9 +27,9 @@ enum TerminalUICommand: FobCommand {
             clipboard: ClipboardFactory.make(mode: globals.clipboard, environment: environment),
             clearAfter: TimeInterval(globals.clearAfter), clock: clock)
         let agent = invocation.agentClient.map { AgentItemStore(client: $0) }
-        let store = AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { password in
+        let store = AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { vault in
             if let client = invocation.agentClient {
-                try? invocation.unlockAgent(client, password: password, idle: AgentCore.defaultIdleSeconds,
+                try? invocation.unlockAgent(client, with: vault, idle: AgentCore.defaultIdleSeconds,
                                             max: AgentCore.defaultMaxSeconds)
             }
         }

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import FobAgent
+import FobStore
+import FobTestSupport
+
+/// A process that unlocked the vault with the master password hands the
+/// agent the vault key, so the key derivation runs once.
+@Suite struct AgentKeyHandoverTests {
+    private func makeVault() throws -> TestVault {
+        let v = try TestVault()
+        try v.vault.add(Item(service: "mail", account: "ana", secret: .text("pw")))
+        return v
+    }
+
+    @Test func theRequestRoundTripsAndRefusesAKeyOfAnotherSize() throws {
+        let key = SecretBytes(Array(0..<32))
+        let bytes = AgentRequest.unlockWithKey(vaultKey: key, idleSeconds: 9, maxSeconds: 99).encoded()
+        let back = try bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+        guard case .unlockWithKey(let k, 9, 99) = back else { Issue.record("not unlockWithKey: \(back)"); return }
+        #expect(k.unsafeArray == Array(0..<32))
+        #expect(!back.isItemOperation)
+        let short = AgentRequest.unlockWithKey(vaultKey: SecretBytes(Array(0..<31)), idleSeconds: 9, maxSeconds: 99).encoded()
+        #expect(throws: AgentProtocolError.self) {
+            try short.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+        }
+    }
+
+    @Test func theVaultKeyOfAnUnlockedVaultUnlocksAnotherInstance() throws {
+        let v = try makeVault()
+        let key = try v.vault.vaultKeyCopy()
+        #expect(key.count == 32)
+        let other = try Vault(url: v.vault.url)
+        try other.unlock(vaultKey: key)
+        #expect(try other.item(service: "mail", account: "ana").secret?.unsafeString == "pw")
+    }
+
+    @Test func anotherKeyIsAuthFailedAndLeavesTheVaultLocked() throws {
+        let v = try makeVault()
+        let other = try Vault(url: v.vault.url)
+        #expect(thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 32))) } == .authFailed)
+        #expect(other.isLocked)
+        #expect(thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 16))) }?.statusName == "errSecParam")
+    }
+
+    @Test func noKeyLeavesALockedOrPartlyLockedVault() throws {
+        let v = try makeVault()
+        v.vault.lock(keepingAfterFirstUnlock: true)
+        #expect(thrownKeychainError { _ = try v.vault.vaultKeyCopy() }?.statusName == "errSecInteractionNotAllowed")
+        v.vault.lock()
+        #expect(thrownKeychainError { _ = try v.vault.vaultKeyCopy() }?.statusName == "errSecInteractionNotAllowed")
+    }
+
+    @Test func theAgentUnlocksWithTheKey() throws {
+        let v = try makeVault()
+        let key = try v.vault.vaultKeyCopy()
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        guard case .failure(.authFailed) = core.handle(.unlockWithKey(vaultKey: SecretBytes(Array(repeating: 1, count: 32)),
+                                                                       idleSeconds: 60, maxSeconds: 0)) else {
+            Issue.record("a wrong key must be authFailed")
+            return
+        }
+        #expect(core.state == .locked)
+        guard case .ok = core.handle(.unlockWithKey(vaultKey: key, idleSeconds: 60, maxSeconds: 0)) else {
+            Issue.record("the key must unlock")
+            return
+        }
+        #expect(core.state == .unlocked)
+        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
+        #expect(item.secret?.unsafeString == "pw")
+        if case .status(let status) = core.handle(.status) { #expect(status.idleSecondsLeft == 60) }
+    }
+}
