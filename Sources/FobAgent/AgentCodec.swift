@@ -17,19 +17,45 @@ struct MessageWriter {
 
     mutating func field(_ data: [UInt8]) { data.withUnsafeBytes { field($0) } }
 
+    /// Appends an import plan: per change a one-byte field (0 = add, then
+    /// the item; 1 = replace, then the stored item and its replacement),
+    /// reserving the whole room first, as ``fields(_:)`` does.
+    mutating func importChanges(_ changes: [ImportChange]) {
+        var items: [Item] = []
+        var kinds: [UInt8] = []
+        for change in changes {
+            switch change {
+            case .add(let item): kinds.append(0); items.append(item)
+            case .replace(let existing, let with): kinds.append(1); items.append(existing); items.append(with)
+            }
+        }
+        let encodings = items.map(ItemWire.prepare)
+        bytes.reserveCapacity(bytes.count + kinds.count * 5 + encodings.reduce(0) { $0 + 4 + $1.count })
+        var next = 0
+        for kind in kinds {
+            field([kind])
+            for _ in 0..<(kind == 0 ? 1 : 2) {
+                append(encodings[next])
+                next += 1
+            }
+        }
+    }
+
+    private mutating func append(_ encoding: ItemWire.Encoding) {
+        let n = UInt32(encoding.count)
+        bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: encoding.count))
+        bytes.withUnsafeMutableBytes { encoding.write(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// Appends one field per item, after reserving exactly the room they
     /// need: the buffer is not reallocated while it holds secrets, so the
     /// final ``wipe()`` wipes every copy.
     mutating func fields(_ items: [Item]) {
         let encodings = items.map(ItemWire.prepare)
         bytes.reserveCapacity(bytes.count + encodings.reduce(0) { $0 + 4 + $1.count })
-        for encoding in encodings {
-            let n = UInt32(encoding.count)
-            bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: encoding.count))
-            bytes.withUnsafeMutableBytes { encoding.write(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
-        }
+        for encoding in encodings { append(encoding) }
     }
     mutating func field(_ text: String) { field(Array(text.utf8)) }
     mutating func field(_ secret: SecretBytes) { secret.withUnsafeBytes { field($0) } }
@@ -153,6 +179,8 @@ extension AgentRequest {
             w.field(password); w.field(idle); w.field(max)
         case .unlockWithKey(let key, let idle, let max):
             w.field(key); w.field(idle); w.field(max)
+        case .applyImport(let changes):
+            w.importChanges(changes)
         case .get(let service, let account), .delete(let service, let account):
             w.field(service); w.field(account)
         case .list(let service):
@@ -189,7 +217,9 @@ extension AgentRequest {
     /// - Throws: ``AgentProtocolError``: `.versionMismatch` for another
     ///   version, `.unknownCode`, `.badField`, `.truncated`, `.badMagic`, `.tooLarge`.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentRequest {
-        let r = try MessageReader(bytes)
+        // Only an import request may be larger than any other.
+        let isImport = bytes.count >= 6 && bytes.starts(with: AgentProtocol.magic) && bytes[5] == AgentRequest.importCode
+        let r = try MessageReader(bytes, limit: isImport ? AgentProtocol.maxImportMessageBytes : AgentProtocol.maxMessageBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         switch r.code {
         case 1: try r.expect(0); return .status
@@ -198,6 +228,25 @@ extension AgentRequest {
             let password = try r.secret(0)
             guard password.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
             return .unlock(password: password, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
+        case 15:
+            var changes: [ImportChange] = []
+            var index = 0
+            func item(_ i: Int) throws(AgentProtocolError) -> Item {
+                guard i < r.fields.count else { throw .badField("an import change without its item") }
+                do { return try ItemWire.decode(r.raw(i)) } catch { throw .badField("an imported item: \(error)") }
+            }
+            while index < r.fields.count {
+                let kind = r.raw(index)
+                guard kind.count == 1, kind[0] <= 1 else { throw .badField("an import change's kind") }
+                if kind[0] == 0 {
+                    changes.append(.add(try item(index + 1)))
+                    index += 2
+                } else {
+                    changes.append(.replace(existing: try item(index + 1), with: try item(index + 2)))
+                    index += 3
+                }
+            }
+            return .applyImport(changes)
         case 14:
             try r.expect(3)
             let key = try r.secret(0)

@@ -18,6 +18,11 @@ public enum AgentProtocol {
     /// attributes) with room for framing. A longer length prefix is refused
     /// before anything is read.
     public static let maxMessageBytes = Vault.maxRecordBytes + (64 << 10)
+    /// The largest import request accepted, in bytes (512 MiB, as the
+    /// largest export file `fob import` reads): only a frame whose header
+    /// names ``AgentRequest/applyImport(_:)`` may exceed ``maxMessageBytes``,
+    /// and only from a peer of the agent's own uid.
+    public static let maxImportMessageBytes = 512 << 20
     /// The largest answer a client accepts, in bytes: a listing of every
     /// item (the agent is checked to be the user's own before anything is read).
     public static let maxResponseBytes = 1 << 30
@@ -59,6 +64,9 @@ public enum AgentRequest: Sendable {
     case status
     /// Unlock with the master password; the two timeouts in seconds (0 = never).
     case unlock(password: SecretBytes, idleSeconds: UInt32, maxSeconds: UInt32)
+    /// Apply an import plan in one transaction (``Vault/applyImport(_:progress:)``);
+    /// answers `.count` (the changes applied).
+    case applyImport([ImportChange])
     /// Unlock with the 32-byte vault key of a client that has just unlocked
     /// the vault with the master password, so that the key derivation runs
     /// once (``Vault/unlock(vaultKey:)``); idle and maximum seconds as `.unlock`.
@@ -94,6 +102,10 @@ public enum AgentRequest: Sendable {
         }
     }
 
+    /// The code of ``applyImport(_:)``, the one request that may be larger
+    /// than ``AgentProtocol/maxMessageBytes``.
+    static let importCode: UInt8 = 15
+
     var code: UInt8 {
         switch self {
         case .status: return 1
@@ -110,6 +122,7 @@ public enum AgentRequest: Sendable {
         case .deleteMatching: return 12
         case .saveItem: return 13
         case .unlockWithKey: return 14
+        case .applyImport: return AgentRequest.importCode
         }
     }
 }

@@ -106,7 +106,7 @@ public final class AgentServer: @unchecked Sendable {
     /// One connection: one request, one response, within the deadline.
     private func serve(_ fd: Int32) {
         let deadline = SocketIO.monotonic() + connectionDeadline
-        guard var payload = try? SocketIO.readFrame(fd, until: deadline) else { return }
+        guard var payload = try? SocketIO.readFrame(fd, until: deadline, largeImport: true) else { return }
         defer { payload.wipe() }
         var answer: [UInt8]
         do throws(AgentProtocolError) {

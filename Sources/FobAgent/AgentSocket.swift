@@ -128,14 +128,33 @@ enum SocketIO {
     }
 
     /// Reads one frame: a 4-byte big-endian length, then the payload.
+    /// - Parameters:
+    ///   - limit: the largest payload, in bytes.
+    ///   - largeImport: whether a payload over `limit` (up to
+    ///     ``AgentProtocol/maxImportMessageBytes``) may be read when its first
+    ///     six bytes are an import request's header (the agent reading requests).
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
-    static func readFrame(_ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes) throws(Failure) -> [UInt8] {
+    static func readFrame(_ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
+                          largeImport: Bool = false) throws(Failure) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 4)
         try header.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-        guard n <= limit else { throw .tooLarge(n) }
-        var payload = [UInt8](repeating: 0, count: n)
+        guard n <= limit || (largeImport && n <= AgentProtocol.maxImportMessageBytes) else { throw .tooLarge(n) }
+        var payload = [UInt8](repeating: 0, count: min(n, limit))
         do throws(Failure) {
+            if n > limit {
+                // Past the usual limit only an import request may go on: its header first.
+                var head = [UInt8](repeating: 0, count: 6)
+                try head.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
+                guard head == AgentProtocol.magic + [AgentProtocol.version, AgentRequest.importCode] else { throw .tooLarge(n) }
+                payload = head
+                payload.reserveCapacity(n)
+                payload.append(contentsOf: repeatElement(0, count: n - head.count))
+                try payload.withUnsafeMutableBytes { raw in
+                    Result { () throws(Failure) in try readExactly(fd, UnsafeMutableRawBufferPointer(rebasing: raw[6...]), until: deadline) }
+                }.get()
+                return payload
+            }
             try payload.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
         } catch {
             payload.wipe()

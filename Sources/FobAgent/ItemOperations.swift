@@ -45,6 +45,9 @@ public enum ItemOperations {
             return .count(try vault.delete(matching: query))
         case .saveItem(let service, let account, let secret, let changes):
             return .count(try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added ? 1 : 0)
+        case .applyImport(let changes):
+            try vault.applyImport(changes)
+            return .count(changes.count)
         case .status, .unlock, .unlockWithKey, .lock:
             throw .param("not an item operation")
         }

@@ -120,25 +120,45 @@ final class ItemBackend {
     /// - Throws: the ``KeychainError`` direct use would throw; ``CLIFailure``
     ///   or ``PromptError`` from the password prompt.
     func perform(_ request: AgentRequest) throws -> AgentResponse {
-        if let agent {
-            let answer: AgentResponse?
-            do {
-                answer = try agent.send(request)
-            } catch {
-                answer = nil
-                if error != .stopped { invocation.standardError.write("fob: \(error.description); not using the agent\n") }
-            }
-            if let answer {
-                if case .failure(.interactionNotAllowed) = answer {
-                    self.agent = nil
-                } else {
-                    return try answer.thrown()
-                }
-            } else {
-                self.agent = nil
-            }
-        }
+        if let answer = try agentAnswer(request) { return answer }
         return try ItemOperations.perform(request, on: try unlockedVault()).thrown()
+    }
+
+    /// The agent's answer, or `nil` when the command must use the vault
+    /// itself (no agent, or it holds the vault locked).
+    private func agentAnswer(_ request: AgentRequest) throws -> AgentResponse? {
+        guard let agent else { return nil }
+        let answer: AgentResponse?
+        do {
+            answer = try agent.send(request)
+        } catch {
+            answer = nil
+            if error != .stopped { invocation.standardError.write("fob: \(error.description); not using the agent\n") }
+        }
+        if let answer {
+            if case .failure(.interactionNotAllowed) = answer {
+                self.agent = nil
+            } else {
+                return try answer.thrown()
+            }
+        } else {
+            self.agent = nil
+        }
+        return nil
+    }
+
+    /// Every item, without secrets; empty when there are none.
+    func allItems() throws -> [Item] {
+        do { return try items(matching: ItemQuery(itemClass: nil)) } catch KeychainError.itemNotFound { return [] }
+    }
+
+    /// Applies an import plan in one transaction: in the agent when it holds
+    /// the vault unlocked, else in the vault itself, reporting `progress`
+    /// (changes prepared so far).
+    /// - Throws: as ``Vault/applyImport(_:progress:)``.
+    func applyImport(_ changes: [ImportChange], progress: @escaping (Int) -> Void) throws {
+        if try agentAnswer(.applyImport(changes)) != nil { return }
+        try unlockedVault().applyImport(changes, progress: progress)
     }
 
     /// Settles where requests go before a command reads a secret from

@@ -70,4 +70,34 @@ import FobTestSupport
         #expect(item.secret?.unsafeString == "pw")
         if case .status(let status) = core.handle(.status) { #expect(status.idleSecondsLeft == 60) }
     }
+
+    @Test func anImportPlanRoundTripsAndAppliesInTheAgent() throws {
+        let v = try makeVault()
+        let stored = try v.vault.item(service: "mail", account: "ana")
+        var replacement = Item(service: "mail", account: "ana", label: "new", secret: .text("new pw"))
+        replacement.persistentID = stored.persistentID
+        let plan: [ImportChange] = [.add(Item(service: "web", account: "bo", secret: .text("w"))),
+                                    .replace(existing: stored, with: replacement)]
+        let bytes = AgentRequest.applyImport(plan).encoded()
+        let back = try bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+        guard case .applyImport(let changes) = back, changes.count == 2 else { Issue.record("not applyImport: \(back)"); return }
+        #expect(back.isItemOperation)
+        let key = try v.vault.vaultKeyCopy()
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        guard case .ok = core.handle(.unlockWithKey(vaultKey: key, idleSeconds: 60, maxSeconds: 0)) else { Issue.record("unlock"); return }
+        guard case .count(2) = core.handle(back) else { Issue.record("the import did not apply"); return }
+        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
+        #expect(item.secret?.unsafeString == "new pw")
+        #expect(item.label == "new")
+        // A broken plan is a typed error, never a crash.
+        var broken = AgentProtocol.magic + [AgentProtocol.version, 15]
+        broken += [0, 0, 0, 1, 7]
+        #expect(throws: AgentProtocolError.self) {
+            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+        }
+        broken = AgentProtocol.magic + [AgentProtocol.version, 15, 0, 0, 0, 1, 0]
+        #expect(throws: AgentProtocolError.self) {
+            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+        }
+    }
 }

@@ -315,6 +315,13 @@ final class AgentFixture: @unchecked Sendable {
         _ = send(huge, [0x7F, 0xFF, 0xFF, 0xFF], 4, Int32(MSG_NOSIGNAL))
         #expect(recv(huge, &answer, answer.count, 0) <= 0)
         close(huge)
+        // Past the usual limit only an import request may go on: a 2 MiB
+        // frame whose header is a `get` is dropped after its header.
+        let large = f.connect()
+        let header: [UInt8] = [0, 0x20, 0, 0] + AgentProtocol.magic + [AgentProtocol.version, 4]
+        _ = send(large, header, header.count, Int32(MSG_NOSIGNAL))
+        #expect(recv(large, &answer, answer.count, 0) <= 0)
+        close(large)
         // Others are served meanwhile.
         let start = Date()
         #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")
@@ -325,6 +332,30 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")
         let pid = try #require(f.agentPid)
         #expect(kill(pid, 0) == 0)
+    }
+
+    /// `fob import` through the unlocked agent asks nothing, and an import
+    /// larger than any other request (here about 5 MiB) lands in one piece.
+    @Test func importGoesThroughTheAgentInOneTransaction() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        let csv = f.runtime.file("export.csv")
+        var text = "name,url,username,password,note\n"
+        for i in 0..<20_000 { text += "svc\(i % 40),https://svc\(i % 40).example/,user\(i),secret-\(i)-\(String(repeating: "x", count: 120)),\n" }
+        try Data(text.utf8).write(to: csv)
+        #expect(text.utf8.count > AgentProtocol.maxMessageBytes)
+        #expect(try f.run(["import", "chrome-csv", csv.path, "--dry-run"]).status == 36, "no agent: no password")
+        #expect(try f.unlock().status == 0)
+        let result = try f.run(["import", "chrome-csv", csv.path], timeout: 120)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.contains("Imported 20000 entries"))
+        #expect(try f.run(["get", "svc7", "user7"]).stdoutText == "secret-7-\(String(repeating: "x", count: 120))\n")
+        #expect(try f.run(["ls"]).stdoutText.split(separator: "\n").count >= 20_001)
+        // A second import of the same file with --on-duplicate skip changes nothing.
+        let again = try f.run(["import", "chrome-csv", csv.path, "--on-duplicate", "skip"], timeout: 120)
+        #expect(again.status == 0, "\(again.stderrText)")
+        #expect(try f.run(["--no-agent", "get", "svc7", "user7"], password: true).status == 0)
     }
 
     @Test func aHundredParallelClientsAllSucceed() throws {

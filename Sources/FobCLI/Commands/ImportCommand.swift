@@ -72,13 +72,14 @@ enum ImportCommand: FobCommand {
                 throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed")
             }
         }
-        let vault = try invocation.unlockedVault()
-        defer { vault.lock() }
-        let plan = ImportPlan(entries: read.entries, existing: try vault.allItems(), policy: policy, now: Date())
+        // Through the agent when it holds the vault unlocked: no password.
+        let backend = invocation.items()
+        defer { backend.close() }
+        let plan = ImportPlan(entries: read.entries, existing: try backend.allItems(), policy: policy, now: Date())
         let dryRun = invocation.arguments.flag("--dry-run")
         if !dryRun {
             let total = plan.changes.count
-            try vault.applyImport(plan.changes) { done in progress.show("writing", done, total) }
+            try backend.applyImport(plan.changes) { done in progress.show("writing", done, total) }
             progress.finish()
         }
         let out = invocation.standardOutput
