@@ -189,14 +189,23 @@ public enum KeyBindings {
 
     /// The generator dialog (its text fields' editing keys are in ``editing``).
     private static let generator: [KeyBinding] = [
-        KeyBinding([.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move",
+                   help: KeyBinding.Help(position: 17, keys: "Tab, Shift-Tab",
+                                         text: "generator: next / previous field (also Up/Down)")),
         KeyBinding([.backTab, .up], in: [.generatorField, .generatorChoice], .focusPrevious),
-        KeyBinding([.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch"),
+        KeyBinding([.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch",
+                   help: KeyBinding.Help(position: 18, keys: "Space",
+                                         text: "generator: switch the mode or a class (also Left/Right)")),
         KeyBinding([.left], in: [.generatorChoice], .cycleKind(-1)),
-        KeyBinding([.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new"),
-        KeyBinding([.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal"),
-        KeyBinding([.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use"),
-        KeyBinding([.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel"),
+        KeyBinding([.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new",
+                   help: KeyBinding.Help(position: 19, keys: "Ctrl-G", text: "generator: a new preview")),
+        KeyBinding([.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal",
+                   help: KeyBinding.Help(position: 20, keys: "Ctrl-R", text: "generator: reveal or hide the preview")),
+        KeyBinding([.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use",
+                   help: KeyBinding.Help(position: 21, keys: "Enter",
+                                         text: "generator: put the preview in Password, keep the settings")),
+        KeyBinding([.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel",
+                   help: KeyBinding.Help(position: 22, keys: "Esc", text: "generator: close it, changing nothing")),
         KeyBinding([.control("u")], in: [.generatorField], .clearField),
     ]
 
@@ -258,11 +267,11 @@ public enum KeyBindings {
                                          text: "reveal or hide the Retrieved Password and one-time code; "
                                              + "in a Password or seed field holding text, that field")),
         KeyBinding([.escape], in: [.list], .cancel,
-                   help: KeyBinding.Help(position: 16, keys: "Esc", text: "back to the list; close a dialog")),
+                   help: KeyBinding.Help(position: 23, keys: "Esc", text: "back to the list; close a dialog")),
         KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
-                   help: KeyBinding.Help(position: 17, keys: "?", text: "this help")),
+                   help: KeyBinding.Help(position: 24, keys: "?", text: "this help")),
         KeyBinding([.character("q")], in: [.list], .quit, legend: "q quit",
-                   help: KeyBinding.Help(position: 18, keys: "q", text: "quit")),
+                   help: KeyBinding.Help(position: 25, keys: "q", text: "quit")),
     ]
 
     /// The filter line (its other editing keys are in ``editing``).
@@ -294,7 +303,9 @@ public enum KeyBindings {
                                          text: "generator settings: length, classes, excluded characters or words; "
                                              + "Enter uses the preview")),
         KeyBinding([.enter, .character(" "), .control("g")], in: [.generatorRow], .openGenerator,
-                   legend: "Enter/Ctrl-G settings"),
+                   legend: "Enter/Ctrl-G settings",
+                   help: KeyBinding.Help(position: 16, keys: "Enter, Space",
+                                         text: "on the Generator row (or Ctrl-G): open the generator dialog")),
         KeyBinding([.tab, .down], in: [.generatorRow], .focusNext, legend: "Tab/S-Tab move"),
         KeyBinding([.backTab, .up], in: [.generatorRow], .focusPrevious),
         KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),

@@ -44,7 +44,7 @@ extension Renderer {
     /// width, with long explanations wrapped under themselves.
     func drawHelp(_ canvas: inout Canvas) {
         let entries = KeyBindings.helpLines
-        let footer = "Any key closes this help."
+        let footer = Self.helpFooter
         let keyWidth = entries.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10
         let widest = max(entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
                          DisplayWidth.cells(of: footer))
@@ -70,6 +70,10 @@ extension Renderer {
         }
     }
 
+    /// The help overlay's last line: what a key does there (``KeyBindings``'
+    /// help row: `q` quits, any other key closes the help).
+    static let helpFooter = "Any key but q closes this help; q quits."
+
     /// A confirmation dialog: its question wrapped, then the Yes and No buttons.
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
@@ -87,11 +91,14 @@ extension Renderer {
 
     /// The password generator dialog: the fields of its mode, the preview
     /// (masked until Ctrl-R) with its entropy, the problem with the settings
-    /// if any, and the Use and Cancel buttons.
+    /// if any (wrapped over as many lines as it takes, never cut), and the
+    /// Use and Cancel buttons.
     func drawGenerator(_ canvas: inout Canvas, _ dialog: GeneratorDialogModel) {
         let fields = dialog.fields
-        let height = fields.count + 9
-        let box = dialogBox(&canvas, height: height, width: 72, title: "Password generator")
+        let width = min(72, canvas.columns - 2)
+        let problem = dialog.problem.map { Self.wrap($0, width: max(1, width - 4)) } ?? []
+        let height = fields.count + 8 + max(1, problem.count)
+        let box = dialogBox(&canvas, height: height, width: width, title: "Password generator")
         let x = box.column + 2, inner = box.width - 4
         let valueColumn = x + Self.labelWidth, valueWidth = max(0, inner - Self.labelWidth)
         let bottom = box.row + min(height, canvas.rows - 2) - 1   // the box's lower border
@@ -115,8 +122,11 @@ extension Renderer {
                 } else {
                     value = dialog.kind == .characters ? "characters" : "words"
                 }
-                canvas.put(focused && field == .mode ? "< \(value) >" : value, row: y, column: valueColumn,
-                           width: valueWidth, role: focused ? .focus : .field)
+                let shown = focused && field == .mode ? "< \(value) >" : value
+                canvas.put(shown, row: y, column: valueColumn, width: valueWidth, role: focused ? .focus : .field)
+                if field == .symbols {
+                    canvas.put(Self.symbolsNote, row: y, column: valueColumn + 5, width: max(0, valueWidth - 5), role: .dim)
+                }
             }
             y += 1
         }
@@ -134,10 +144,11 @@ extension Renderer {
             canvas.put(dialog.entropyText, row: y, column: valueColumn, width: valueWidth)
         }
         y += 1
-        if y < bottom, let problem = dialog.problem {
-            canvas.put(problem, row: y, column: x, width: inner, role: .warning)
+        for line in problem where y < bottom {
+            canvas.put(line, row: y, column: x, width: inner, role: .warning)
+            y += 1
         }
-        y += 2
+        y += problem.isEmpty ? 2 : 1
         if y < bottom {
             var bx = x
             for text in ["[ Enter Use ]", "[ Esc Cancel ]"] {
@@ -155,12 +166,16 @@ extension Renderer {
         case .lower: return "Lower case a-z"
         case .upper: return "Upper case A-Z"
         case .digits: return "Digits 0-9"
-        case .symbols: return "Symbols !#$%&*"
+        case .symbols: return "Symbols"
         case .excluded: return "Excluded characters"
         case .words: return "Words"
         case .separator: return "Separator"
         }
     }
+
+    /// What the Symbols toggle stands for, beside it: every ASCII punctuation
+    /// character (``CharacterClass/symbols``), not a handful.
+    static let symbolsNote = "(all 32 ASCII punctuation characters)"
 
     /// The text field behind a generator dialog field, or `nil` for a choice.
     static func generatorTextField(_ field: GeneratorDialogModel.Field, of dialog: GeneratorDialogModel) -> TextFieldState? {

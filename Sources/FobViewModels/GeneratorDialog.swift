@@ -76,10 +76,15 @@ public final class GeneratorDialogModel {
     public private(set) var problem: String?
     /// Whether the preview shows its characters (Ctrl-R); masked by default.
     public internal(set) var isPreviewRevealed = false
+    /// The kept settings the dialog opened on: the length or word count of
+    /// the mode not in use comes from them while its field is not a number
+    /// in range, so using one mode never resets the other's.
+    private let opened: PasswordPolicy
 
     /// A dialog showing `policy`, with a first preview made.
     /// - Parameter policy: the kept settings.
     public init(policy: PasswordPolicy) {
+        opened = policy
         kind = policy.kind
         length = TextFieldState(text: String(policy.length), maxBytes: 8)
         classes = policy.classes
@@ -105,13 +110,19 @@ public final class GeneratorDialogModel {
         }
     }
 
-    /// The settings as the fields say.
-    /// - Throws: ``GeneratorSettingsError``: a number field that is not a
-    ///   number, or what ``PasswordPolicy/validate()`` refuses.
+    /// The settings as the fields say, both modes' (the length and the word
+    /// count are kept whichever mode is used; the one not in use, when its
+    /// field is not a number in range, as the dialog opened with it).
+    /// - Throws: ``GeneratorSettingsError``: a number field of the mode in
+    ///   use that is not a number, or what ``PasswordPolicy/validate()`` refuses.
     public func policy() throws(GeneratorSettingsError) -> PasswordPolicy {
         var policy = PasswordPolicy(classes: classes, excluded: excluded.text)
         policy.kind = kind
         policy.separator = separator.text
+        policy.length = Self.number(length.text).flatMap { PasswordPolicy.lengthRange.contains($0) ? $0 : nil }
+            ?? opened.length
+        policy.words = Self.number(words.text).flatMap { PasswordPolicy.wordRange.contains($0) ? $0 : nil }
+            ?? opened.words
         switch kind {
         case .characters:
             guard let number = Self.number(length.text) else { throw .notANumber("Length", PasswordPolicy.lengthRange) }
@@ -139,8 +150,11 @@ public final class GeneratorDialogModel {
     /// The entropy as the dialog shows it, such as `130.9 bits`, or empty.
     public var entropyText: String {
         guard let entropy else { return "" }
-        return String(format: "%.1f bits", entropy)
+        return Self.entropyText(entropy)
     }
+
+    /// `bits` as the dialog and the generated-password messages show it: `130.9 bits`.
+    static func entropyText(_ bits: Double) -> String { String(format: "%.1f bits", bits) }
 
     /// Makes a new preview from the fields (Ctrl-G, and after every change),
     /// or sets ``problem`` when they cannot be used.

@@ -23,7 +23,7 @@ extension MainScreen {
         }
         defer { bytes.wipe() }
         fillPassword(with: bytes)
-        form.message = .success("Generated a password (\(Self.size(of: policy))); Ctrl-R shows it")
+        form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy))); Ctrl-R shows it")
     }
 
     /// Opens the generator dialog on a copy of the kept settings.
@@ -74,8 +74,7 @@ extension MainScreen {
         defer { bytes.wipe() }
         fillPassword(with: bytes)
         model.generatorSettings = policy
-        model.form.message = .success("Generated a password (\(Self.size(of: policy)), \(dialog.entropyText)); "
-                                      + "Ctrl-R shows it")
+        model.form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy))); Ctrl-R shows it")
         closeGenerator()
         model.focus = .password
         return true
@@ -98,5 +97,12 @@ extension MainScreen {
     /// "20 characters" or "6 words".
     static func size(of policy: PasswordPolicy) -> String {
         policy.kind == .words ? "\(policy.words) words" : "\(policy.length) characters"
+    }
+
+    /// What Ctrl-G's and the dialog's Enter messages say of a password made
+    /// with `policy`: its size and entropy, "20 characters, 130.9 bits".
+    static func sizeAndEntropy(of policy: PasswordPolicy) -> String {
+        guard let bits = try? policy.entropy() else { return size(of: policy) }
+        return "\(size(of: policy)), \(GeneratorDialogModel.entropyText(bits))"
     }
 }

@@ -113,7 +113,8 @@ import FobTestSupport
         // Ctrl-G in the Password field fills it (20 characters by default).
         try tmux.press("BTab")
         try tmux.press("C-g")
-        let screen = try tmux.waitFor("Generated a password (20")
+        try tmux.waitFor("Generated a password (20")
+        let screen = try tmux.waitFor("characters, 130.9 bits);")   // the entropy, as the dialog says it
         #expect(screen.contains(String(repeating: "•", count: 20)))
         try tmux.press("Tab")
         try tmux.press("Enter")
@@ -121,6 +122,17 @@ import FobTestSupport
         let stored = try #require(try open().item(service: "mail", account: "ana").secret)
         #expect(stored.count == 20)
         #expect(stored != SecretBytes(utf8: "hunter2"))
+        // Ctrl-G in Service (after e) fills nothing and says where it works.
+        try tmux.press("Escape")
+        try tmux.waitFor("Up/Down j/k move")
+        try tmux.type("e")
+        try tmux.waitFor("Editing service")
+        try tmux.press("C-g")
+        try tmux.waitFor("Ctrl-G fills the Password")
+        try tmux.press("Tab", "Tab", "Tab")   // User ID, Password, Save
+        try tmux.press("Enter")
+        try tmux.waitFor("password kept")
+        #expect(try open().item(service: "mail", account: "ana").secret == stored)
     }
 
     /// The stored secret of `mail`/`ana` as `fob get` prints it (without its newline).
@@ -195,7 +207,7 @@ import FobTestSupport
         // Ctrl-G in Password now makes six words too.
         try tmux.press("BTab")
         try tmux.press("C-g")
-        screen = try tmux.waitFor("Generated a password (6")
-        #expect(!screen.contains("77.5 bits"))
+        try tmux.waitFor("Generated a password (6")
+        try tmux.waitFor("words, 77.5 bits);")
     }
 }

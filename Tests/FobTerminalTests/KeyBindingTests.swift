@@ -109,17 +109,31 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
         #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
-                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G", "Esc", "?", "q"])
-        #expect(KeyBindings.helpLines.first { $0.key == "Esc" }?.action == "back to the list; close a dialog")
+                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
+                                                     "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
+                                                     "Ctrl-R", "Enter", "Esc", "Esc", "?", "q"])
+        #expect(KeyBindings.helpLines.last { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }
 
-    /// Each help line documents a key its row binds in the list.
-    @Test func helpLinesBelongToListKeys() {
-        let list = app(in: .list)
+    /// Each help line documents keys its row binds where it applies: the
+    /// list's, the Generator row's and the generator dialog's.
+    @Test func helpLinesBelongToTheirRowsKeys() {
         for row in KeyBindings.table where row.help != nil {
-            #expect(row.contexts.contains(.list))
-            for key in sampleKeys(row.keys) { #expect(KeyMap.action(for: key, in: list) != nil, "\(key)") }
+            #expect(!Set(row.contexts).isDisjoint(with: [.list, .generatorRow, .generatorChoice]), "\(row.help!.keys)")
+            for context in row.contexts {
+                let app = app(in: context)
+                for key in sampleKeys(row.keys) { #expect(KeyMap.action(for: key, in: app) != nil, "\(key) in \(context)") }
+            }
         }
+    }
+
+    /// The help names the generator dialog's own keys and the Generator row's.
+    @Test func helpListsTheGeneratorDialogsKeys() {
+        let dialogLines = KeyBindings.helpLines.filter { $0.action.hasPrefix("generator: ") }.map(\.key)
+        #expect(dialogLines == ["Tab, Shift-Tab", "Space", "Ctrl-G", "Ctrl-R", "Enter", "Esc"])
+        #expect(KeyBindings.helpLines.contains {
+            $0.key == "Enter, Space" && $0.action == "on the Generator row (or Ctrl-G): open the generator dialog"
+        })
     }
 }
 

@@ -174,6 +174,30 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         #expect(text.contains("Separator") && text.contains("(a space)") && !text.contains("Length"))
     }
 
+    /// A problem with the generator settings is wrapped, never cut, and the
+    /// Symbols toggle says it is every ASCII punctuation character.
+    @Test func generatorProblemsWrapAndSymbolsSayWhatTheyAre() throws {
+        try #require(unicodeLocale)
+        let app = makeApp()
+        app.send(.openGenerator)
+        var text = draw(app, rows: 40, columns: 140).text
+        #expect(text.contains("Symbols") && text.contains("(all 32 ASCII punctuation characters)"))
+        #expect(!text.contains("!#$%&*"))
+        // Digits only, every digit excluded.
+        for action: Action in [.focusNext, .focusNext, .cycleKind(1), .focusNext, .cycleKind(1), .focusNext, .focusNext,
+                               .cycleKind(1), .focusNext, .insert("0123456789")] { app.send(action) }
+        let problem = try #require(app.mainModel?.generatorDialog?.problem)
+        #expect(DisplayWidth.cells(of: problem) > 68)
+        let canvas = draw(app, rows: 40, columns: 140)
+        text = canvas.text
+        let lines = Renderer.wrap(problem, width: 68)
+        #expect(lines.count == 2)
+        let rows = lines.compactMap { line in (0..<40).first { canvas.line($0).contains(line) } }
+        #expect(rows.count == lines.count && rows == Array(rows[0]..<rows[0] + lines.count), "\(rows)")
+        for row in rows { #expect(!canvas.line(row).contains("…")) }
+        #expect(text.contains("Enter Use"))
+    }
+
     @Test func helpBoxFitsItsLongestLineAndWrapsOnNarrowScreens() throws {
         try #require(unicodeLocale)
         let app = makeApp()
@@ -183,12 +207,12 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         for (_, action) in KeyBindings.helpLines { #expect(wide.contains(action), "cut: \(action)") }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
-        let narrow = draw(app, rows: 40, columns: 60)
+        let narrow = draw(app, rows: 56, columns: 60)
         #expect(!narrow.text.contains("…"))
-        let joined = (0..<40).map { narrow.line($0) }.joined(separator: " ")
+        let joined = (0..<56).map { narrow.line($0) }.joined(separator: " ")
             .split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
         #expect(joined.contains(wLine))
-        #expect(joined.contains("Any key closes this help."))
+        #expect(joined.contains("Any key but q closes this help; q quits."))
     }
 
     @Test func messageWrapsOntoTheFollowingLines() throws {

@@ -177,10 +177,48 @@ import Testing
         #expect(h.main.generatorSummary == "6 words")
         h.send(.generatePassword)
         #expect(h.form.password.text.split(separator: " ").count == 6)
-        #expect(h.message == "Generated a password (6 words); Ctrl-R shows it")
+        #expect(h.message == "Generated a password (6 words, 77.5 bits); Ctrl-R shows it")
         h.send(.focus(.list), .lock)
         h.unlock()
         #expect(h.main.generatorSummary == "6 words")
+    }
+
+    /// Using one mode keeps the other mode's length or word count (and separator).
+    @Test func usingOneModeKeepsTheOtherModesLengthAndWordCount() throws {
+        let (h, dialog) = try opened()
+        // 12 characters of lower case and digits, without O0Il1.
+        h.send(.focusNext, .clearField, .insert("12"), .focusNext, .focusNext, .cycleKind(1),
+               .focusNext, .focusNext, .cycleKind(1), .focusNext, .insert("O0Il1"))
+        #expect(dialog.classes == [.lower, .digits] && dialog.problem == nil)
+        h.send(.submit)
+        // Words once: the character settings stay.
+        h.send(.openGenerator, .cycleKind(1), .submit)
+        #expect(h.main.generatorSettings.kind == .words && h.main.generatorSettings.length == 12)
+        h.send(.openGenerator, .cycleKind(1))
+        var again = try #require(h.main.generatorDialog)
+        #expect(again.kind == .characters && again.length.text == "12")
+        #expect(again.classes == [.lower, .digits] && again.excluded.text == "O0Il1")
+        // 4 words with '-', then characters: back to words shows 4 and '-'.
+        h.send(.cycleKind(1), .focusNext, .clearField, .insert("4"), .focusNext, .clearField, .insert("-"), .submit)
+        h.send(.openGenerator, .cycleKind(1), .submit)
+        #expect(h.main.generatorSettings.kind == .characters && h.main.generatorSettings.words == 4)
+        #expect(h.form.password.count == 12)
+        h.send(.openGenerator, .cycleKind(1))
+        again = try #require(h.main.generatorDialog)
+        #expect(again.kind == .words && again.words.text == "4" && again.separator.text == "-")
+        // A word count not in range while characters are used is not kept.
+        h.send(.focusNext, .clearField, .insert("99"), .focusPrevious, .cycleKind(1), .submit)
+        #expect(h.main.generatorSettings.words == 4)
+    }
+
+    /// Ctrl-G says the entropy as the dialog's Enter does.
+    @Test func ctrlGAndEnterBothSayTheEntropy() throws {
+        let (h, dialog) = try opened()
+        let entropy = dialog.entropyText
+        h.send(.submit)
+        #expect(h.message == "Generated a password (20 characters, \(entropy)); Ctrl-R shows it")
+        h.send(.generatePassword)
+        #expect(h.message == "Generated a password (20 characters, 130.9 bits); Ctrl-R shows it")
     }
 
     @Test func theIdleLockClosesTheDialogAndDropsThePreview() throws {

@@ -168,7 +168,7 @@ import Testing
         h.send(.newItem, .focus(.password), .generatePassword)
         #expect(h.form.password.count == 20)
         #expect(h.form.passwordEdited)
-        #expect(h.message == "Generated a password (20 characters); Ctrl-R shows it")
+        #expect(h.message == "Generated a password (20 characters, 130.9 bits); Ctrl-R shows it")
         h.send(.focus(.service), .generatePassword)
         #expect(h.message.hasPrefix("Ctrl-G fills the Password field"))
     }
