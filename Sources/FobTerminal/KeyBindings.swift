@@ -96,11 +96,14 @@ public struct KeyBinding: Sendable {
         public let app: AppModel
         /// How many list rows one page is (PageUp/PageDown).
         public let pageRows: Int
+        /// How many pages the help overlay takes on this screen (1 when it fits).
+        public let helpPages: Int
 
-        /// What `app` shows, with pages of `pageRows` list rows.
-        public init(app: AppModel, pageRows: Int) {
+        /// What `app` shows, with pages of `pageRows` list rows and a help of `helpPages` pages.
+        public init(app: AppModel, pageRows: Int, helpPages: Int = 1) {
             self.app = app
             self.pageRows = pageRows
+            self.helpPages = helpPages
         }
     }
 
@@ -177,8 +180,13 @@ public enum KeyBindings {
 
     /// The help overlay and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
-        KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, _ in
-            key == .character("q") ? .quit : .dismiss
+        KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, situation in
+            // A help taller than the screen comes in pages.
+            if situation.helpPages > 1 {
+                if [.character(" "), .pageDown, .down].contains(key) { return .moveSelection(1) }
+                if [.pageUp, .up].contains(key) { return .moveSelection(-1) }
+            }
+            return key == .character("q") ? .quit : .dismiss
         },
         KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
         KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),

@@ -17,9 +17,11 @@ public enum KeyMap {
     ///     (``Renderer/fits(rows:columns:)``); when it is not, nothing is
     ///     drawn but the "terminal too small" notice, so every key but `q`
     ///     (quit) means nothing.
-    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true) -> Action? {
+    ///   - helpPages: how many pages the help overlay takes on this screen
+    ///     (``Renderer/helpPages(rows:columns:)``).
+    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true, helpPages: Int = 1) -> Action? {
         KeyBindings.binding(for: key, in: KeyContext(app, fits: fits))?
-            .action(for: key, in: KeyBinding.Situation(app: app, pageRows: pageRows))
+            .action(for: key, in: KeyBinding.Situation(app: app, pageRows: pageRows, helpPages: helpPages))
     }
 
     /// The KDF presets in the order Ctrl-T steps through them on the create screen.

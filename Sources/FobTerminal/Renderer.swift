@@ -55,7 +55,7 @@ public struct Renderer {
         if let overlay = app.overlay {
             canvas.cursor = nil   // a dialog with text fields puts it back on its focused field
             switch overlay {
-            case .help: drawHelp(&canvas)
+            case .help: drawHelp(&canvas, page: app.helpPage)
             case .confirm(let dialog): drawConfirm(&canvas, dialog)
             case .generator:
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }

@@ -40,15 +40,13 @@ extension Renderer {
         }
     }
 
-    /// The help: as wide as its longest line allows up to the screen's
-    /// width, with long explanations wrapped under themselves.
-    func drawHelp(_ canvas: inout Canvas) {
+    /// The help's lines, wrapped for a `columns`-wide screen, with the box's width and key column.
+    static func helpLayout(columns: Int) -> (lines: [(key: String, action: String)], width: Int, keyWidth: Int) {
         let entries = KeyBindings.helpLines
-        let footer = Self.helpFooter
         let keyWidth = entries.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10
         let widest = max(entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
-                         DisplayWidth.cells(of: footer))
-        let width = min(widest + 4, canvas.columns - 2)
+                         DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
+        let width = min(widest + 4, columns - 2)
         let actionWidth = max(1, width - 4 - keyWidth - 2)
         var lines: [(key: String, action: String)] = []
         for entry in entries {
@@ -56,6 +54,31 @@ extension Renderer {
                 lines.append((i == 0 ? entry.key : "", part))
             }
         }
+        return (lines, width, keyWidth)
+    }
+
+    /// How many help lines one page holds on a `rows`-high screen (the box
+    /// leaves room for its borders, a blank line and the footer).
+    static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 4) }
+
+    /// How many pages the help takes on a screen of this size: 1 when it fits.
+    public static func helpPages(rows: Int, columns: Int) -> Int {
+        let count = helpLayout(columns: columns).lines.count
+        let perPage = helpLinesPerPage(rows: rows)
+        return max(1, (count + perPage - 1) / perPage)
+    }
+
+    /// The help: as wide as its longest line allows up to the screen's
+    /// width, with long explanations wrapped under themselves; on a screen
+    /// too low for all of it, in pages (``AppModel/helpPage``, Space or
+    /// PageDown for the next).
+    func drawHelp(_ canvas: inout Canvas, page requested: Int) {
+        let (all, width, keyWidth) = Self.helpLayout(columns: canvas.columns)
+        let perPage = Self.helpLinesPerPage(rows: canvas.rows)
+        let pages = max(1, (all.count + perPage - 1) / perPage)
+        let page = ((requested % pages) + pages) % pages
+        let lines = Array(all[(page * perPage)..<min(all.count, (page + 1) * perPage)])
+        let footer = pages > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages) : Self.helpFooter
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
         let x = box.column + 2, inner = box.width - 4
         let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1   // the box's lower border
@@ -68,6 +91,11 @@ extension Renderer {
         if box.row + lines.count + 2 < bottom {
             canvas.put(footer, row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
         }
+    }
+
+    /// The footer of a help in pages.
+    static func pagedHelpFooter(page: Int, of pages: Int) -> String {
+        "Page \(page) of \(pages): Space/PgDn next, PgUp back; other keys close; q quits."
     }
 
     /// The help overlay's last line: what a key does there (``KeyBindings``'

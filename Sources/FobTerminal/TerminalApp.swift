@@ -89,7 +89,8 @@ public enum TerminalApp {
             }
             let size = screen.size
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
-            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits) else {
+            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits,
+                                             helpPages: Renderer.helpPages(rows: size.rows, columns: size.columns)) else {
                 app.noteInput()
                 return
             }

@@ -50,6 +50,9 @@ public final class AppModel {
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private let oauthTransport: any HTTPTransport
+    /// Which page of the help overlay shows, counted from 0 when it opens;
+    /// the terminal takes it modulo the number of pages its screen needs.
+    public private(set) var helpPage = 0
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
     /// A refresh that was waiting for its provider when the screen locked:
@@ -198,7 +201,9 @@ public final class AppModel {
     private func apply(_ transition: Transition) {
         switch transition {
         case .stay: break
-        case .show(let overlay): self.overlay = overlay
+        case .show(let overlay):
+            if case .help = overlay { helpPage = 0 }
+            self.overlay = overlay
         case .lock(let message): lockNow(message: message)
         case .openVault:
             current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
@@ -219,6 +224,11 @@ public final class AppModel {
             }
             return .stay
         case .help:
+            // A help in pages turns them (the terminal sends these only then).
+            if case .moveSelection(let step) = action {
+                helpPage += step > 0 ? 1 : -1
+                return .stay
+            }
             self.overlay = nil
             return action == .quit ? .quit : .stay
         case .confirm(let dialog):

@@ -215,6 +215,38 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         #expect(joined.contains("Any key but q closes this help; q quits."))
     }
 
+    /// On an 80 × 24 terminal the help does not fit: it comes in pages that
+    /// together hold every line, Space and PageDown turn them, other keys close.
+    @Test func aHelpTallerThanTheScreenComesInPages() throws {
+        try #require(unicodeLocale)
+        let app = makeApp()
+        app.send(.showHelp)
+        let pages = Renderer.helpPages(rows: 24, columns: 80)
+        #expect(pages > 1)
+        #expect(Renderer.helpPages(rows: 80, columns: 160) == 1)
+        var seen = ""
+        for page in 1...pages {
+            let canvas = draw(app, rows: 24, columns: 80)
+            #expect(canvas.text.contains("Page \(page) of \(pages)"), "\(canvas.text)")
+            seen += (0..<24).map { canvas.line($0) }.joined(separator: " ")
+            let next = try #require(KeyMap.action(for: .character(" "), in: app, helpPages: pages))
+            #expect(next == .moveSelection(1))
+            app.send(next)
+            #expect(app.overlay != nil, "turning a page keeps the help open")
+        }
+        #expect(draw(app, rows: 24, columns: 80).text.contains("Page 1 of \(pages)"), "after the last page comes the first")
+        let words = seen.split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
+        for (key, _) in KeyBindings.helpLines { #expect(words.contains(key), "missing: \(key)") }
+        #expect(KeyMap.action(for: .pageUp, in: app, helpPages: pages) == .moveSelection(-1))
+        // Where it fits, Space closes it like any other key.
+        #expect(KeyMap.action(for: .character(" "), in: app, helpPages: 1) == .dismiss)
+        #expect(KeyMap.action(for: .character("x"), in: app, helpPages: pages) == .dismiss)
+        app.send(.dismiss)
+        #expect(app.overlay == nil)
+        app.send(.showHelp)
+        #expect(app.helpPage == 0, "the help opens on its first page")
+    }
+
     @Test func messageWrapsOntoTheFollowingLines() throws {
         try #require(unicodeLocale)
         let app = makeApp()

@@ -166,7 +166,12 @@ import Testing
         let h = try Harness.unlocked()
         h.send(.showHelp)
         #expect(h.app.overlay == .help)
+        // A help in pages turns them (the key map sends these only then).
         h.send(.moveSelection(1))
+        #expect(h.app.overlay == .help && h.app.helpPage == 1)
+        h.send(.moveSelection(-1))
+        #expect(h.app.helpPage == 0)
+        h.send(.dismiss)
         #expect(h.app.overlay == nil)
         h.send(.showHelp, .quit)
         #expect(h.app.shouldQuit)
