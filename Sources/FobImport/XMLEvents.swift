@@ -138,12 +138,7 @@ public struct HelperXMLParser: Sendable {
     /// Where the helper is: `FOB_XML_HELPER`, else next to the running
     /// program (`/proc/self/exe`), else on `PATH`.
     public static func locate(environment: [String: String]) -> String? {
-        if let path = environment["FOB_XML_HELPER"], !path.isEmpty { return ExecutableLookup.find(path, environment: environment) }
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let sibling = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent(helperName).path
-            if access(sibling, X_OK) == 0 { return sibling }
-        }
-        return ExecutableLookup.find(helperName, environment: environment)
+        HelperExchange.locate(helperName, override: "FOB_XML_HELPER", environment: environment)
     }
 
     /// Parses `document` in the helper and waits for it.
@@ -151,59 +146,23 @@ public struct HelperXMLParser: Sendable {
     ///   ``timeout`` or answers something that is not an event list.
     public func parse(_ document: [UInt8]) throws(ImportError) -> XMLEventList {
         guard let path = HelperXMLParser.locate(environment: environment) else {
+            if let named = environment["FOB_XML_HELPER"], !named.isEmpty {
+                throw .io("\(HelperXMLParser.helperName): no executable file at \(named) (FOB_XML_HELPER)")
+            }
             throw .io("\(HelperXMLParser.helperName) is not installed next to fob; it reads XML exports")
         }
-        guard access(path, X_OK) == 0 else {
-            throw .io("\(HelperXMLParser.helperName) is not an executable file at \(path)")
-        }
-        signal(SIGPIPE, SIG_IGN)
-        let input: (read: Int32, write: Int32), output: (read: Int32, write: Int32)
-        do {
-            input = try ChildProcessSpawner.makePipe()
-            output = try ChildProcessSpawner.makePipe()
-        } catch {
-            throw .io("cannot start \(HelperXMLParser.helperName): \(error.description)")
-        }
-        let pid: pid_t
-        do {
-            pid = try ChildProcessSpawner.spawn(executable: path, arguments: [], environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
-                                                standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write),
-                                                standardError: .null)
-        } catch {
-            [input.read, input.write, output.read, output.write].forEach { close($0) }
-            throw .io("cannot start \(HelperXMLParser.helperName): \(error.description)")
-        }
-        close(input.read)
-        close(output.write)
         let deadline = FileDescriptorIO.monotonicNow() + HelperXMLParser.timeout
-        // The helper reads its whole input before it answers, so writing
-        // first cannot deadlock; it answers at most a few times the input.
-        let written = document.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: input.write, deadline: deadline) }
-        close(input.write)
-        var answer: [UInt8] = []
-        defer { answer.wipe() }
-        var failed = written != .written
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let limit = 16 * document.count + (1 << 20)
-        while !failed {
-            var poller = pollfd(fd: output.read, events: Int16(POLLIN), revents: 0)
-            let remaining = deadline - FileDescriptorIO.monotonicNow()
-            if remaining <= 0 { failed = true; break }
-            let ready = poll(&poller, 1, Int32(min(remaining, 1) * 1000) + 1)
-            if ready < 0 && errno != EINTR { failed = true; break }
-            if ready <= 0 { continue }
-            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(output.read, into: $0) }
-            if n <= 0 { break }
-            answer += chunk[0..<n]
-            if answer.count > limit { failed = true; break }
-        }
-        chunk.wipe()
-        close(output.read)
-        if failed { kill(pid, SIGKILL) }
-        let status = FileDescriptorIO.waitForExit(pid)
-        guard !failed, let status, ChildProcessSpawner.exitCode(waitStatus: status) == 0 else {
+        switch HelperExchange.run(path, input: document, environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
+                                  deadline: deadline, maxOutput: 16 * document.count + (1 << 20)) {
+        case .answered(var answer):
+            defer { answer.wipe() }
+            return try XMLEventWire.decode(answer)
+        case .timedOut:
+            throw .io("\(HelperXMLParser.helperName) took longer than \(Int(HelperXMLParser.timeout)) s")
+        case .failed, .tooLarge:
             throw .io("\(HelperXMLParser.helperName) could not read the document")
+        case .notStarted(let why):
+            throw .io("cannot start \(HelperXMLParser.helperName): \(why)")
         }
-        return try XMLEventWire.decode(answer)
     }
 }
