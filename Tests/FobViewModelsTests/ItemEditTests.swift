@@ -321,17 +321,23 @@ import Testing
         #expect(try accessToken(store) == "at-0")
     }
 
-    /// Locking while the provider has not answered: the screen locks at
-    /// once, the store stays open for the refresh alone until its answer is
-    /// saved (a rotated refresh token must not be lost), then locks.
-    @Test func lockingDuringARefreshLocksTheScreenAndKeepsItsAnswer() throws {
+    /// An app whose `r` refresh waits at a held provider, then `l`.
+    private func lockedDuringAHeldRefresh() -> (FakeProvider, AppModel, InMemoryStore) {
         let provider = FakeProvider()
         provider.hold()
-        defer { provider.release() }
         let (app, store) = unlockedApp(provider)
         app.send(.refreshSelected)
         #expect(tick(app) { provider.heldRequests == 1 })
         app.send(.lock)
+        return (provider, app, store)
+    }
+
+    /// Locking while the provider has not answered: the screen locks at
+    /// once, the store stays open for the refresh alone until its answer is
+    /// saved (a rotated refresh token must not be lost), then locks.
+    @Test func lockingDuringARefreshLocksTheScreenAndKeepsItsAnswer() throws {
+        let (provider, app, store) = lockedDuringAHeldRefresh()
+        defer { provider.release() }
         #expect(app.mainModel == nil && app.unlockModel != nil, "the screen locks at once")
         #expect(app.storeLockDeferred)
         #expect(!store.isLocked)
@@ -348,13 +354,8 @@ import Testing
     /// Unlocking again before the refresh ends: the store is not locked
     /// under the user's feet when it does.
     @Test func unlockingAgainBeforeTheRefreshEndsKeepsTheStoreOpen() throws {
-        let provider = FakeProvider()
-        provider.hold()
+        let (provider, app, store) = lockedDuringAHeldRefresh()
         defer { provider.release() }
-        let (app, store) = unlockedApp(provider)
-        app.send(.refreshSelected)
-        #expect(tick(app) { provider.heldRequests == 1 })
-        app.send(.lock)
         app.send(.insert(Harness.password))
         app.send(.submit)
         #expect(app.mainModel != nil)
