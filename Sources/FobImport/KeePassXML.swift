@@ -88,7 +88,10 @@ public enum KeePassXML {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         let head = bytes[start..<min(bytes.count, start + 256)]
         guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)) else { return nil }
-        let declaration = String(decoding: head[head.startIndex..<end.lowerBound].filter { $0 < 0x80 }, as: UTF8.self)
+        let raw = head[(head.startIndex + 5)..<end.lowerBound]
+        // A `<`, `>` or `?` inside is no declaration (refuseProcessingInstructions says so).
+        guard !raw.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "?") }) else { return nil }
+        let declaration = String(decoding: raw.filter { $0 < 0x80 }, as: UTF8.self)
         guard let key = declaration.range(of: "encoding") else { return nil }
         var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
         guard rest.first == "=" else { return nil }
@@ -129,6 +132,14 @@ public enum KeePassXML {
             // The declaration must carry its version (RFC: XML 1.0 §2.8); `<?xml?>` has no data.
             guard text[i..<end].firstRange(of: Array("version".utf8)) != nil else {
                 throw .malformed("line 1: an XML declaration without a version")
+            }
+            // Only pseudo-attributes lie between `<?xml` and `?>` (XML 1.0 §2.8):
+            // a `<`, `>` or `?` inside means the `?>` found belongs to something
+            // else, such as `<?xml version="1.0"?x><?xml?>` (found by the fuzz target).
+            let inside = end - 2 > i + 5 ? text[(i + 5)..<(end - 2)] : []
+            guard starts("?>", at: end - 2),
+                  !inside.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "?") }) else {
+                throw .malformed("line 1: a broken XML declaration")
             }
             i = end
         }
