@@ -96,11 +96,13 @@ public struct AgentClient: Sendable {
     ///   - withSecrets: keep the secret of an `.item` answer.
     /// - Throws: ``AgentClientError``.
     public func send(_ request: AgentRequest, withSecrets: Bool = true) throws(AgentClientError) -> AgentResponse {
+        // Encoded before connecting: the agent gives a connection only a few
+        // seconds to send its request, and a large import takes a while to encode.
+        var message = request.encoded()
+        defer { message.wipe() }
         let fd = try connect()
         defer { close(fd) }
         let deadline = SocketIO.monotonic() + timeout
-        var message = request.encoded()
-        defer { message.wipe() }
         do {
             try SocketIO.writeFrame(fd, message, until: deadline)
             var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
