@@ -82,7 +82,8 @@ extension GeneratorSpec {
     /// One line describing `policy`, as the form's Generator row shows it:
     /// `20 characters · a-z A-Z 0-9 symbols`, `32 characters · 0-9 · not O0Il1`,
     /// `6 words` or `6 words · separated by "-"`; with `short`, for narrow
-    /// screens: `20 chars, a-z A-Z 0-9 !#`. Says nothing about whether the
+    /// screens: `20 chars, a-z A-Z 0-9 sym` (never a sample of symbols: the
+    /// class is all 32 ASCII punctuation characters). Says nothing about whether the
     /// settings are valid.
     public static func summary(of policy: PasswordPolicy, short: Bool = false) -> String {
         switch policy.kind {
@@ -93,7 +94,7 @@ extension GeneratorSpec {
         case .characters:
             let unit = short ? "char" : "character"
             var parts = ["\(policy.length) \(unit)\(policy.length == 1 ? "" : "s")"]
-            let names = policy.classes.sorted().map { short && $0 == .symbols ? "!#" : classLabel($0) }
+            let names = policy.classes.sorted().map { short && $0 == .symbols ? "sym" : classLabel($0) }
             parts.append(names.isEmpty ? "no classes" : names.joined(separator: " "))
             if !policy.excluded.isEmpty { parts.append("not \(policy.excluded)") }
             return parts.joined(separator: short ? ", " : " · ")
