@@ -59,16 +59,10 @@ public final class ItemListModel {
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
         let selected = selectedRow?.key
-        let folded = newRows.map { row in
-            (row: row, service: ItemListModel.fold(row.service), account: ItemListModel.fold(row.account))
+        allRows = ListingOrder.sorted(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
+        searchKeys = allRows.map { row in
+            Array("\(ListingOrder.fold(row.service))\n\(ListingOrder.fold(row.account))\n\(ListingOrder.fold(row.label))".utf8)
         }
-        let sorted = folded.sorted { a, b in
-            if a.service != b.service { return a.service < b.service }
-            if a.account != b.account { return a.account < b.account }
-            return ItemListModel.ordering(a.row, b.row)
-        }
-        allRows = sorted.map(\.row)
-        searchKeys = sorted.map { Array("\($0.service)\n\($0.account)\n\(ItemListModel.fold($0.row.label))".utf8) }
         applyFilter(keeping: selected)
     }
 
@@ -138,20 +132,7 @@ public final class ItemListModel {
         return false
     }
 
-    static func fold(_ text: String) -> String {
-        // ASCII has no diacritics: lower case is the whole fold, and far cheaper.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-
-    /// Service, then account, each compared case- and diacritic-insensitively,
-    /// with the exact bytes breaking ties so the order is total.
-    static func ordering(_ a: ItemRow, _ b: ItemRow) -> Bool {
-        let keysA = [fold(a.service), fold(a.account)], keysB = [fold(b.service), fold(b.account)]
-        if keysA != keysB { return keysA.lexicographicallyPrecedes(keysB) }
-        let rawA = [a.service, a.account, a.key.accessGroup], rawB = [b.service, b.account, b.key.accessGroup]
-        return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
+    static func fold(_ text: String) -> String { ListingOrder.fold(text) }
 }
 
 /// The Home form of the seeds: `Service`, `User ID`, `Password`, buttons

@@ -124,6 +124,21 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(result.stderr.contains("fob init"))
     }
 
+    /// `fob ls` lists as the terminal UI does: case and accents aside, the
+    /// exact bytes breaking ties (`Bank` beside `bank`, `café` beside `cafe`).
+    @Test func lsListsInTheTerminalUIsOrder() throws {
+        let h = try CLIHarness()
+        for (service, account) in [("zeta", "a"), ("Bank", "ana"), ("agent", "x"), ("café", "b"), ("bank", "Ana"), ("cafe", "a")] {
+            #expect(h.run(["add", service, account], input: "pw").status == 0)
+        }
+        let table = h.run(["--vault", h.vaultPath, "--password-file", h.passwordFile, "ls"], plain: true)
+        let services = table.stdoutText.split(separator: "\n").dropFirst().map { String($0.split(separator: " ")[0]) }
+        #expect(services == ["agent", "Bank", "bank", "cafe", "café", "zeta"])
+        let json = h.run(["--vault", h.vaultPath, "--password-file", h.passwordFile, "ls", "--json"], plain: true)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]])
+        #expect(objects.compactMap { $0["service"] as? String } == services)
+    }
+
     @Test func unreadablePasswordFileIsAClearError() throws {
         let h = try CLIHarness()
         let missing = h.directory.file("no-such-file").path

@@ -3,7 +3,8 @@ import FobAgent
 import FobStore
 import FobTerminal
 
-/// `fob ls [--service S] [--json]`: lists items without their secrets.
+/// `fob ls [--service S] [--json]`: lists items without their secrets, in
+/// ``ListingOrder`` (as the terminal UI's list).
 enum ListCommand: FobCommand {
     static let name = "ls"
     static let summary = "list items: service, account, kind, label, modified; never secrets"
@@ -14,9 +15,11 @@ enum ListCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let backend = invocation.items()
-        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
+        guard case .items(let listed) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
             throw KeychainError.io("unexpected answer")
         }
+        // The order the terminal UI's list shows: case and accents aside.
+        let items = ListingOrder.sorted(listed) { ($0.service, $0.account, $0.accessGroup) }
         backend.close()
         let out = invocation.standardOutput
         if invocation.arguments.flag("--json") {

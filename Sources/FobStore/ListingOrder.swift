@@ -1,0 +1,32 @@
+import Foundation
+
+/// The order people read a list of items in: by service, then account, each
+/// compared without regard to case or diacritics (`Bank` beside `bank`,
+/// `café` beside `cafe`), the exact UTF-8 bytes, then the access group,
+/// breaking ties so the order is total. The terminal UI's list and
+/// `fob ls` both show items in it. (The vault's own order, which
+/// `SecItemCopyMatching` returns, is by bytes.)
+public enum ListingOrder {
+    /// `text` folded for sorting and searching: lower case, without
+    /// diacritics (Foundation's case- and diacritic-insensitive folding).
+    public static func fold(_ text: String) -> String {
+        // ASCII has no diacritics: lower case is the whole fold, and far cheaper.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    /// `elements` in listing order, each folded once.
+    /// - Parameter key: an element's service, account and access group.
+    public static func sorted<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String)) -> [T] {
+        let keyed = elements.map { element in
+            let k = key(element)
+            return (element: element, service: fold(k.service), account: fold(k.account), raw: k)
+        }
+        return keyed.sorted { a, b in
+            if a.service != b.service { return a.service < b.service }
+            if a.account != b.account { return a.account < b.account }
+            let rawA = [a.raw.service, a.raw.account, a.raw.accessGroup], rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
+            return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }.map(\.element)
+    }
+}
