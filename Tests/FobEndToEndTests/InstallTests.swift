@@ -60,5 +60,10 @@ import FobTestSupport
         #expect(!FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share").path))
         // Nothing left to remove: still fine.
         #expect(try Self.script("uninstall", prefix.path).status == 0)
+        // A PREFIX that install made and that holds nothing else goes too.
+        try FileManager.default.removeItem(at: prefix.appendingPathComponent("bin/other"))
+        #expect(try Self.script("install", prefix.path).status == 0)
+        #expect(try Self.script("uninstall", prefix.path).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: prefix.path))
     }
 }
