@@ -181,9 +181,11 @@ public enum KeyBindings {
     /// The help overlay and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
         KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, situation in
-            // A help taller than the screen comes in pages.
+            // A help taller than the screen comes in pages; past the last one, Space closes it.
             if situation.helpPages > 1 {
-                if [.character(" "), .pageDown, .down].contains(key) { return .moveSelection(1) }
+                if [.character(" "), .pageDown, .down].contains(key), situation.app.helpPage + 1 < situation.helpPages {
+                    return .moveSelection(1)
+                }
                 if [.pageUp, .up].contains(key) { return .moveSelection(-1) }
             }
             return key == .character("q") ? .quit : .dismiss

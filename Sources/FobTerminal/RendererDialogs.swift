@@ -61,24 +61,43 @@ extension Renderer {
     /// leaves room for its borders, a blank line and the footer).
     static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 4) }
 
+    /// The help's lines cut into pages of at most ``helpLinesPerPage(rows:)``
+    /// lines, an entry never split across two pages unless it alone is
+    /// longer than a page.
+    static func helpPageLines(rows: Int, columns: Int) -> (pages: [[(key: String, action: String)]], width: Int, keyWidth: Int) {
+        let (lines, width, keyWidth) = helpLayout(columns: columns)
+        let perPage = helpLinesPerPage(rows: rows)
+        var pages: [[(key: String, action: String)]] = [[]]
+        var i = 0
+        while i < lines.count {
+            // One entry: its first line and the wrapped lines under it.
+            var end = i + 1
+            while end < lines.count && lines[end].key.isEmpty { end += 1 }
+            let entry = Array(lines[i..<end])
+            if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty { pages.append([]) }
+            for line in entry {
+                if pages[pages.count - 1].count == perPage { pages.append([]) }
+                pages[pages.count - 1].append(line)
+            }
+            i = end
+        }
+        return (pages, width, keyWidth)
+    }
+
     /// How many pages the help takes on a screen of this size: 1 when it fits.
     public static func helpPages(rows: Int, columns: Int) -> Int {
-        let count = helpLayout(columns: columns).lines.count
-        let perPage = helpLinesPerPage(rows: rows)
-        return max(1, (count + perPage - 1) / perPage)
+        helpPageLines(rows: rows, columns: columns).pages.count
     }
 
     /// The help: as wide as its longest line allows up to the screen's
     /// width, with long explanations wrapped under themselves; on a screen
-    /// too low for all of it, in pages (``AppModel/helpPage``, Space or
-    /// PageDown for the next).
+    /// too low for all of it, in pages (``AppModel/helpPage``: Space or
+    /// PageDown for the next, PageUp back).
     func drawHelp(_ canvas: inout Canvas, page requested: Int) {
-        let (all, width, keyWidth) = Self.helpLayout(columns: canvas.columns)
-        let perPage = Self.helpLinesPerPage(rows: canvas.rows)
-        let pages = max(1, (all.count + perPage - 1) / perPage)
-        let page = ((requested % pages) + pages) % pages
-        let lines = Array(all[(page * perPage)..<min(all.count, (page + 1) * perPage)])
-        let footer = pages > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages) : Self.helpFooter
+        let (pages, width, keyWidth) = Self.helpPageLines(rows: canvas.rows, columns: canvas.columns)
+        let page = min(max(requested, 0), pages.count - 1)
+        let lines = pages[page]
+        let footer = pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count) : Self.helpFooter
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
         let x = box.column + 2, inner = box.width - 4
         let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1   // the box's lower border
@@ -95,7 +114,8 @@ extension Renderer {
 
     /// The footer of a help in pages.
     static func pagedHelpFooter(page: Int, of pages: Int) -> String {
-        "Page \(page) of \(pages): Space/PgDn next, PgUp back; other keys close; q quits."
+        page < pages ? "Page \(page) of \(pages): Space/PgDn next, PgUp back; other keys close; q quits."
+            : "Page \(page) of \(pages): Space/PgDn or any key closes, PgUp back; q quits."
     }
 
     /// The help overlay's last line: what a key does there (``KeyBindings``'

@@ -50,8 +50,8 @@ public final class AppModel {
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private let oauthTransport: any HTTPTransport
-    /// Which page of the help overlay shows, counted from 0 when it opens;
-    /// the terminal takes it modulo the number of pages its screen needs.
+    /// Which page of the help overlay shows, counted from 0 when it opens
+    /// (the terminal shows its last page for any larger number).
     public private(set) var helpPage = 0
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
@@ -226,7 +226,7 @@ public final class AppModel {
         case .help:
             // A help in pages turns them (the terminal sends these only then).
             if case .moveSelection(let step) = action {
-                helpPage += step > 0 ? 1 : -1
+                helpPage = max(0, helpPage + (step > 0 ? 1 : -1))
                 return .stay
             }
             self.overlay = nil

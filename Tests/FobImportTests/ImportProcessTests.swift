@@ -106,6 +106,27 @@ private func fixturePath(_ name: String) -> String {
         #expect(try Data(contentsOf: again) == Data(contentsOf: out))
     }
 
+    /// A failed export (a wrong password, no way to ask one) leaves no file
+    /// behind, so the retry is not refused as "exists"; and without a
+    /// terminal it says that export always asks the password.
+    @Test func aFailedExportLeavesNoFileBehind() throws {
+        let v = try ProcessTestVault()
+        #expect(try v.run(["add", "mail", "ana"], input: "pw").status == 0)
+        let out = v.directory.file("export.json")
+        let wrong = v.directory.file("wrong")
+        try Data("not the password\n".utf8).write(to: wrong)
+        #expect(try v.run(["export", "--output", out.path], environment: ["FOB_PASSWORD_FILE": wrong.path]).status == 51)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let asked = try v.run(["export", "--output", out.path], environment: ["FOB_PASSWORD_FILE": ""])
+        #expect(asked.status == 36)
+        #expect(asked.stderrText.contains("export asks the master password every time, even while the agent is unlocked"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try v.run(["export", "--output", out.path]).status == 0)
+        // A file that was there before a failed --force export stays.
+        #expect(try v.run(["export", "--output", out.path, "--force"], environment: ["FOB_PASSWORD_FILE": wrong.path]).status == 51)
+        #expect(FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test func exportRefusesATerminalWithoutForce() throws {
         let v = try ProcessTestVault()
         let session = try FobProcess.startInTerminal(["export"], environment: v.environment)

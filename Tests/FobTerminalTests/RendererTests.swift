@@ -216,7 +216,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     }
 
     /// On an 80 × 24 terminal the help does not fit: it comes in pages that
-    /// together hold every line, Space and PageDown turn them, other keys close.
+    /// together hold every line, no entry split between two; Space and
+    /// PageDown turn them, PageUp goes back, and Space on the last page
+    /// (or any other key) closes it.
     @Test func aHelpTallerThanTheScreenComesInPages() throws {
         try #require(unicodeLocale)
         let app = makeApp()
@@ -224,20 +226,29 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let pages = Renderer.helpPages(rows: 24, columns: 80)
         #expect(pages > 1)
         #expect(Renderer.helpPages(rows: 80, columns: 160) == 1)
+        // No entry is cut between pages: every page starts with a key.
+        for page in Renderer.helpPageLines(rows: 24, columns: 80).pages { #expect(page.first?.key.isEmpty == false) }
         var seen = ""
         for page in 1...pages {
             let canvas = draw(app, rows: 24, columns: 80)
             #expect(canvas.text.contains("Page \(page) of \(pages)"), "\(canvas.text)")
             seen += (0..<24).map { canvas.line($0) }.joined(separator: " ")
             let next = try #require(KeyMap.action(for: .character(" "), in: app, helpPages: pages))
-            #expect(next == .moveSelection(1))
-            app.send(next)
-            #expect(app.overlay != nil, "turning a page keeps the help open")
+            if page < pages {
+                #expect(next == .moveSelection(1))
+                app.send(next)
+                #expect(app.overlay != nil, "turning a page keeps the help open")
+            } else {
+                #expect(next == .dismiss, "Space on the last page closes the help")
+            }
         }
-        #expect(draw(app, rows: 24, columns: 80).text.contains("Page 1 of \(pages)"), "after the last page comes the first")
         let words = seen.split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
         for (key, _) in KeyBindings.helpLines { #expect(words.contains(key), "missing: \(key)") }
         #expect(KeyMap.action(for: .pageUp, in: app, helpPages: pages) == .moveSelection(-1))
+        app.send(.moveSelection(-1))
+        #expect(draw(app, rows: 24, columns: 80).text.contains("Page \(pages - 1) of \(pages)"))
+        for _ in 0..<(pages + 2) { app.send(.moveSelection(-1)) }
+        #expect(app.helpPage == 0, "PageUp stops at the first page")
         // Where it fits, Space closes it like any other key.
         #expect(KeyMap.action(for: .character(" "), in: app, helpPages: 1) == .dismiss)
         #expect(KeyMap.action(for: .character("x"), in: app, helpPages: pages) == .dismiss)

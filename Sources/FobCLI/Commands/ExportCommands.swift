@@ -19,6 +19,8 @@ enum ExportCommand: FobCommand {
         url, notes, totp, label, kind, created, modified (RFC 4180 quoting). The
         output holds every secret in plaintext: a warning says so on standard error.
         Refuses to write to a terminal, or over an existing file, without --force.
+        Asks the master password every time, even while the agent is unlocked; a
+        file it created is removed again when the export fails.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -30,7 +32,13 @@ enum ExportCommand: FobCommand {
         let output = invocation.arguments.value("--output")
         var fd: Int32 = -1
         var opened = false
+        // A file this run created goes again if the export fails (a wrong
+        // password, say), so that the retry is not refused as "exists".
+        var created = false
+        var finished = false
+        defer { if created && !finished, let output { unlink(output) } }
         if let output {
+            let existed = access(output, F_OK) == 0
             let flags = O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (force ? O_TRUNC : O_EXCL)
             fd = open(output, flags, 0o600)
             guard fd >= 0 else {
@@ -38,6 +46,7 @@ enum ExportCommand: FobCommand {
                 throw KeychainError.io("cannot create \(output): \(String(cString: strerror(errno)))")
             }
             opened = true
+            created = !existed
             if isatty(fd) == 0 { fchmod(fd, 0o600) }
         } else if let sink = invocation.standardOutput as? FileDescriptorSink {
             fd = sink.fd
@@ -46,7 +55,14 @@ enum ExportCommand: FobCommand {
         if fd >= 0, isatty(fd) == 1, !force {
             throw CLIFailure("refusing to write every secret in plaintext to a terminal; use --output PATH, a pipe, or --force")
         }
-        let vault = try invocation.unlockedVault()
+        let vault: Vault
+        do {
+            vault = try invocation.unlockedVault()
+        } catch KeychainError.interactionNotAllowed {
+            throw KeychainError.interactionNotAllowed(
+                "export asks the master password every time, even while the agent is unlocked; "
+                + "run it on a terminal or pass --password-file")
+        }
         defer { vault.lock() }
         let items = try vault.allItemsWithSecrets()
         var bytes = format == "csv" ? CSVExport.write(items) : FobJSON.write(items)
@@ -58,6 +74,7 @@ enum ExportCommand: FobCommand {
         } else {
             invocation.standardOutput.write(bytes)
         }
+        finished = true
         invocation.standardError.write("fob: warning: \(output ?? "the output") holds \(items.count) secrets in plaintext; "
                                        + "keep it safe and delete it when done\n")
         return 0
