@@ -9,7 +9,8 @@ public enum ItemOperations {
     ///   - request: `.get`, `.list`, `.add`, `.save`, `.update` or `.delete`
     ///     (the others are the agent's own and answer `.param`).
     ///   - vault: an unlocked (or partially locked) vault.
-    /// - Returns: `.item` for get, `.items` (without secrets) for list, `.ok` otherwise.
+    /// - Returns: `.item` for get, `.items` (without secrets, in ``ListingOrder``)
+    ///   for list, `.ok` otherwise.
     /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
     ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
     public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
@@ -17,10 +18,15 @@ public enum ItemOperations {
         case .get(let service, let account):
             return .item(try vault.item(service: service, account: account))
         case .list(let service):
-            guard let service else { return .items(try vault.allItems()) }
+            // In the order people read (the terminal UI's): the agent keeps
+            // this answer, so a repeated listing is not sorted again.
+            func listed(_ items: [Item]) -> AgentResponse {
+                .items(ListingOrder.sorted(items) { ($0.service, $0.account, $0.accessGroup) })
+            }
+            guard let service else { return listed(try vault.allItems()) }
             do {
                 // Every class: git's and docker's credentials are internet passwords.
-                return .items(try vault.items(matching: ItemQuery(itemClass: nil, service: service)))
+                return listed(try vault.items(matching: ItemQuery(itemClass: nil, service: service)))
             } catch .itemNotFound {
                 return .items([])
             }

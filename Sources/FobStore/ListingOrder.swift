@@ -22,9 +22,11 @@ public enum ListingOrder {
             let k = key(element)
             return (element: element, service: fold(k.service), account: fold(k.account), raw: k)
         }
+        // Folded texts compare by their UTF-8 bytes: the order of their
+        // scalars, and far cheaper than String's canonical comparison.
         return keyed.sorted { a, b in
-            if a.service != b.service { return a.service < b.service }
-            if a.account != b.account { return a.account < b.account }
+            if a.service != b.service { return a.service.utf8.lexicographicallyPrecedes(b.service.utf8) }
+            if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
             let rawA = [a.raw.service, a.raw.account, a.raw.accessGroup], rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
             return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }.map(\.element)

@@ -15,11 +15,10 @@ enum ListCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let backend = invocation.items()
-        guard case .items(let listed) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
+        // In ListingOrder, as the terminal UI's list: the agent (or the vault) sorts.
+        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
             throw KeychainError.io("unexpected answer")
         }
-        // The order the terminal UI's list shows: case and accents aside.
-        let items = ListingOrder.sorted(listed) { ($0.service, $0.account, $0.accessGroup) }
         backend.close()
         let out = invocation.standardOutput
         if invocation.arguments.flag("--json") {
