@@ -35,6 +35,8 @@ public enum DisplayWidth {
     ///   - text: any text.
     ///   - glyphs: the glyph set in use (its replacement is one cell).
     public static func cells(of text: String, glyphs: Glyphs = .current) -> Int {
+        // Printable ASCII is one cell a byte: no grapheme breaking needed.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var total = 0
         for cluster in text { total += cells(of: cluster) ?? 1 }
         return total
