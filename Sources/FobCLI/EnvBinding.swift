@@ -40,6 +40,7 @@ public struct EnvBinding: Sendable, Equatable {
     /// The largest `--env-file`: 1 MiB.
     public static let maxFileBytes = 1 << 20
 
+    /// - Parameters: as the properties: the variable's name and the item's service and account.
     public init(name: String, service: String, account: String) {
         self.name = name
         self.service = service

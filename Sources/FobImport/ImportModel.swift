@@ -46,6 +46,7 @@ public struct ImportRead: Sendable {
     /// Entries that could not be imported at all, with the reason.
     public var unusable: [String] = []
 
+    /// - Parameters: as the properties (empty by default).
     public init(entries: [ImportEntry] = [], notKept: [String] = [], unusable: [String] = []) {
         self.entries = entries
         self.notKept = notKept

@@ -18,9 +18,13 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
 public struct ImportPlan: Sendable {
     /// The changes for ``Vault/applyImport(_:)``, in the source's order.
     public var changes: [ImportChange] = []
+    /// Entries added under their own key.
     public var added = 0
+    /// Entries added under a numbered service (`mail (2)`) beside the item they collide with.
     public var renamed = 0
+    /// Stored items replaced by an entry.
     public var replaced = 0
+    /// Entries left out because an item with their key is stored.
     public var skipped = 0
     /// One line per entry renamed, replaced or skipped: what happened and why.
     public var details: [String] = []

@@ -25,6 +25,7 @@ public struct XMLEventList: Equatable, Sendable {
     /// the whole document parsed.
     public var errorLine: Int?
 
+    /// - Parameters: as the properties (no events and no error by default).
     public init(events: [XMLEvent] = [], errorLine: Int? = nil) {
         self.events = events
         self.errorLine = errorLine

@@ -7,17 +7,24 @@ import FobTokens
 /// (a refresh token used twice is `invalid_grant`), counts every request,
 /// and can be told to fail.
 public final class FakeProvider: HTTPTransport, @unchecked Sendable {
+    /// How the token endpoint fails when told to.
     public enum Failure: Sendable {
+        /// An HTTP error status with this body.
         case status(Int, body: String)
+        /// No answer within the request's timeout.
         case timeout
+        /// No connection.
         case network
     }
 
     /// A provider that rotates refresh tokens and answers every request.
     public init() {}
 
+    /// The token endpoint it answers.
     public let tokenURL = URL(string: "https://idp.example.com/oauth2/token")!
+    /// The authorization endpoint its discovery document names.
     public let authorizationURL = URL(string: "https://idp.example.com/oauth2/authorize")!
+    /// Its issuer (RFC 8414).
     public let issuer = "https://idp.example.com"
 
     private let lock = NSLock()
@@ -65,8 +72,11 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
         return held
     }
 
+    /// How many refresh-token grants reached it.
     public var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
+    /// How many requests reached the token endpoint.
     public var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
+    /// Every request so far, in order.
     public var allRequests: [HTTPRequest] { lock.withLock { requests } }
 
     /// Issues a refresh token as if after a login.
@@ -79,12 +89,15 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    /// A request's form body (`application/x-www-form-urlencoded`) as a dictionary.
     public func form(_ request: HTTPRequest) -> [String: String] {
         var out: [String: String] = [:]
         for (k, v) in FormEncoding.decode(Substring(String(decoding: request.body, as: UTF8.self))) { out[k] = v }
         return out
     }
 
+    /// Answers as a provider would, or fails as told (``Failure``); waits while held.
+    /// - Throws: the ``OAuthError`` of the failure it was told.
     public func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
         gate.lock()
         if holding {
