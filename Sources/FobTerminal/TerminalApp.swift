@@ -89,8 +89,9 @@ public enum TerminalApp {
             }
             let size = screen.size
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
-            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits,
-                                             helpPages: Renderer.helpPages(rows: size.rows, columns: size.columns)) else {
+            // The help's pages are laid out only while it shows, not at every key.
+            let helpPages = app.overlay == .help ? Renderer.helpPages(rows: size.rows, columns: size.columns) : 1
+            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages) else {
                 app.noteInput()
                 return
             }
