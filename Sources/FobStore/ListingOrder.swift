@@ -18,6 +18,14 @@ public enum ListingOrder {
     /// `elements` in listing order, each folded once.
     /// - Parameter key: an element's service, account and access group.
     public static func sorted<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String)) -> [T] {
+        ordered(elements, key: key).map(\.element)
+    }
+
+    /// `elements` in listing order with their folded service and account,
+    /// for a caller that also searches them (the terminal UI's filter).
+    /// - Parameter key: an element's service, account and access group.
+    public static func ordered<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String))
+        -> [(element: T, service: String, account: String)] {
         let keyed = elements.map { element in
             let k = key(element)
             return (element: element, service: fold(k.service), account: fold(k.account), raw: k)
@@ -29,6 +37,6 @@ public enum ListingOrder {
             if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
             let rawA = [a.raw.service, a.raw.account, a.raw.accessGroup], rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
             return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        }.map(\.element)
+        }.map { ($0.element, $0.service, $0.account) }
     }
 }

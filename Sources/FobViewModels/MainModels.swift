@@ -59,10 +59,9 @@ public final class ItemListModel {
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
         let selected = selectedRow?.key
-        allRows = ListingOrder.sorted(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
-        searchKeys = allRows.map { row in
-            Array("\(ListingOrder.fold(row.service))\n\(ListingOrder.fold(row.account))\n\(ListingOrder.fold(row.label))".utf8)
-        }
+        let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
+        allRows = ordered.map(\.element)
+        searchKeys = ordered.map { Array("\($0.service)\n\($0.account)\n\(ListingOrder.fold($0.element.label))".utf8) }
         applyFilter(keeping: selected)
     }
 
@@ -71,7 +70,7 @@ public final class ItemListModel {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
         // Leading and trailing spaces (a stray key, a paste) match nothing on their own.
-        let needle = Array(ItemListModel.fold(filter.text.trimmingCharacters(in: .whitespaces)).utf8)
+        let needle = Array(ListingOrder.fold(filter.text.trimmingCharacters(in: .whitespaces)).utf8)
         if needle.isEmpty {
             rows = allRows
         } else {
@@ -131,8 +130,6 @@ public final class ItemListModel {
         }
         return false
     }
-
-    static func fold(_ text: String) -> String { ListingOrder.fold(text) }
 }
 
 /// The Home form of the seeds: `Service`, `User ID`, `Password`, buttons
