@@ -80,18 +80,44 @@ public enum KeePassXML {
         }
     }
 
+    /// What starts a document: no XML declaration, a broken one, or one
+    /// whose pseudo-attributes (between `<?xml` and `?>`) hold no `<`, `>`
+    /// or `?` (XML 1.0 §2.8), with the index after its `?>`.
+    enum Declaration: Equatable {
+        case none
+        case broken
+        case found(attributes: Range<Int>, end: Int)
+    }
+
+    /// The XML declaration at `start` of `text`. A `?>` that follows a
+    /// `<`, `>` or other `?` belongs to something else, as in
+    /// `<?xml version="1.0"?x><?xml?>` (found by the fuzz target): broken.
+    static func declaration(in text: [UInt8], at start: Int) -> Declaration {
+        guard text.count - start >= 5, text[start..<(start + 5)].elementsEqual("<?xml".utf8) else { return .none }
+        var i = start + 5
+        while i < text.count {
+            switch text[i] {
+            case UInt8(ascii: "?"):
+                guard i + 1 < text.count, text[i + 1] == UInt8(ascii: ">") else { return .broken }
+                return .found(attributes: (start + 5)..<i, end: i + 2)
+            case UInt8(ascii: "<"), UInt8(ascii: ">"):
+                return .broken
+            default:
+                i += 1
+            }
+        }
+        return .broken
+    }
+
+    /// Where a document's text starts: after a UTF-8 byte-order mark.
+    private static func textStart(_ bytes: [UInt8]) -> Int { bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0 }
+
     /// The `encoding` of an XML declaration at the start of `bytes`, if any
     /// (read as ASCII, which every encoding Fob reads without a byte-order
     /// mark agrees with for the declaration's characters).
     static func declaredEncoding(_ bytes: [UInt8]) -> String? {
-        var start = 0
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        let head = bytes[start..<min(bytes.count, start + 256)]
-        guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)) else { return nil }
-        let raw = head[(head.startIndex + 5)..<end.lowerBound]
-        // A `<`, `>` or `?` inside is no declaration (refuseProcessingInstructions says so).
-        guard !raw.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "?") }) else { return nil }
-        let declaration = String(decoding: raw.filter { $0 < 0x80 }, as: UTF8.self)
+        guard case .found(let attributes, _) = declaration(in: bytes, at: textStart(bytes)) else { return nil }
+        let declaration = String(decoding: bytes[attributes].filter { $0 < 0x80 }, as: UTF8.self)
         guard let key = declaration.range(of: "encoding") else { return nil }
         var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
         guard rest.first == "=" else { return nil }
@@ -101,12 +127,12 @@ public enum KeePassXML {
         return value.isEmpty ? nil : String(value)
     }
 
-    /// `text` without a leading XML declaration (and its byte-order mark).
+    /// `text` without its byte-order mark and a leading well-formed XML
+    /// declaration (a broken one stays, for the checks to refuse).
     static func dropDeclaration(_ text: [UInt8]) -> [UInt8] {
-        var body = text[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard body.starts(with: Array("<?xml".utf8)), let end = body.firstRange(of: Array("?>".utf8)) else { return Array(body) }
-        return Array(body[end.upperBound...])
+        let start = textStart(text)
+        if case .found(_, let end) = declaration(in: text, at: start) { return Array(text[end...]) }
+        return Array(text[start...])
     }
 
     /// Refuses every processing instruction but a full XML declaration
@@ -127,19 +153,15 @@ public enum KeePassXML {
         }
         var i = 0
         while i < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[i]) { i += 1 }
-        if starts("<?xml", at: i) {
-            let end = skip(to: "?>", from: i)
-            // The declaration must carry its version (RFC: XML 1.0 §2.8); `<?xml?>` has no data.
-            guard text[i..<end].firstRange(of: Array("version".utf8)) != nil else {
+        switch declaration(in: text, at: i) {
+        case .none:
+            break
+        case .broken:
+            throw .malformed("line 1: a broken XML declaration")
+        case .found(let attributes, let end):
+            // The declaration must carry its version (XML 1.0 §2.8); `<?xml?>` has no data.
+            guard text[attributes].firstRange(of: Array("version".utf8)) != nil else {
                 throw .malformed("line 1: an XML declaration without a version")
-            }
-            // Only pseudo-attributes lie between `<?xml` and `?>` (XML 1.0 §2.8):
-            // a `<`, `>` or `?` inside means the `?>` found belongs to something
-            // else, such as `<?xml version="1.0"?x><?xml?>` (found by the fuzz target).
-            let inside = end - 2 > i + 5 ? text[(i + 5)..<(end - 2)] : []
-            guard starts("?>", at: end - 2),
-                  !inside.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "?") }) else {
-                throw .malformed("line 1: a broken XML declaration")
             }
             i = end
         }

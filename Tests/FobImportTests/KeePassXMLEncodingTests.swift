@@ -71,4 +71,17 @@ import FobXML
         let bytes = Array(document(declaration: #"<?xml version="1.0" encoding="utf-16"?>"#).utf8)
         #expect(throws: ImportError.self) { try KeePassXML.read(bytes, parser: FoundationXMLEvents.parser) }
     }
+
+    /// A broken declaration is refused, never dropped with what follows it,
+    /// in a transcoded document as in a UTF-8 one.
+    @Test func aBrokenDeclarationIsRefusedInEveryEncoding() throws {
+        let text = document(declaration: #"<?xml version="1.0" encoding="UTF-16"?x><?xml?>"#)
+        let utf16 = try #require(text.data(using: .utf16))
+        #expect(throws: ImportError.malformed("line 1: a broken XML declaration")) {
+            try KeePassXML.read(Array(utf16), parser: FoundationXMLEvents.parser)
+        }
+        #expect(throws: ImportError.malformed("line 1: a broken XML declaration")) {
+            try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
+        }
+    }
 }
