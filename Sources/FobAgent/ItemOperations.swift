@@ -13,6 +13,18 @@ public enum ItemOperations {
     ///   for list, `.ok` otherwise.
     /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
     ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
+    /// A listing's copy of `item`: no one-time seed (an empty one says that
+    /// the item has one, for `hasTotp`) and no custom field values (names and
+    /// the hidden flag stay), so that neither travels with, nor is kept for,
+    /// a listing, which shows none of them. The secret is already gone.
+    static func listed(_ item: Item) -> Item {
+        var copy = item
+        copy.secret = nil
+        if copy.oneTimePassword != nil { copy.oneTimePassword = SecretBytes([]) }
+        copy.customFields = item.customFields.map { CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden) }
+        return copy
+    }
+
     public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
         switch request {
         case .get(let service, let account):
@@ -21,7 +33,7 @@ public enum ItemOperations {
             // In the order people read (the terminal UI's): the agent keeps
             // this answer, so a repeated listing is not sorted again.
             func listed(_ items: [Item]) -> AgentResponse {
-                .items(ListingOrder.sorted(items) { ($0.service, $0.account, $0.accessGroup) })
+                .items(ListingOrder.sorted(items.map(ItemOperations.listed)) { ($0.service, $0.account, $0.accessGroup) })
             }
             guard let service else { return listed(try vault.allItems()) }
             do {

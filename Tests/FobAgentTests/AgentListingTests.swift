@@ -117,4 +117,30 @@ import FobTestSupport
         #expect(error.statusName == "errSecDecode" || error.statusName == "errSecInteractionNotAllowed")
         #expect(!core.holdsListing)
     }
+
+    /// A listing (and the message the agent keeps of it) carries no secret,
+    /// one-time seed or custom field value: only that a seed exists.
+    @Test func theKeptListingHoldsNoSeedOrFieldValue() throws {
+        let (v, core, _) = try makeCore()
+        defer { withExtendedLifetime(v) {} }
+        var item = Item(service: "bank", account: "ana", secret: .text("the secret"))
+        item.oneTimePassword = .text("otpauth://totp/Bank:ana?secret=JBSWY3DPEHPK3PXP")
+        item.customFields = [CustomField(name: "pin", text: "4321", isHidden: true), CustomField(name: "note", text: "visible")]
+        #expect(core.handle(.add(item)).isOK)
+        let message = core.respond(to: .list(service: nil))
+        for needle in ["the secret", "JBSWY3DPEHPK3PXP", "4321", "visible"] {
+            #expect(message.firstRange(of: Array(needle.utf8)) == nil, "the listing carries \(needle)")
+        }
+        #expect(core.holdsListing)
+        let listed = try message.withUnsafeBytes { raw in
+            try AgentResponse.decode(raw, withSecrets: false)
+        }
+        guard case .items(let items) = listed, let bank = items.first(where: { $0.service == "bank" }) else {
+            Issue.record("no listing")
+            return
+        }
+        #expect(bank.oneTimePassword != nil, "that the item has a seed still shows (hasTotp)")
+        #expect(bank.customFields.map(\.name) == ["pin", "note"])
+        #expect(bank.customFields.map(\.isHidden) == [true, false])
+    }
 }
