@@ -31,7 +31,8 @@ public enum ItemWire {
     /// The item of ``encode(_:)``; a pure function of the bytes.
     /// - Parameters:
     ///   - bytes: the encoded item, from another process (not trusted).
-    ///   - withSecret: whether to keep the secret and one-time seed.
+    ///   - withSecret: whether to keep the secret (the one-time seed and custom
+    ///     field values are kept either way; a listing drops them before it is sent).
     /// - Throws: `KeychainError.decode` for a broken layout or a field over its limit.
     public static func decode(_ bytes: UnsafeRawBufferPointer, withSecret: Bool = true) throws(KeychainError) -> Item {
         try RecordCodec.decode(bytes, withSecret: withSecret)
