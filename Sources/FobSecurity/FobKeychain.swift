@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import FobAgent
 import FobStore
 import Foundation
+@preconcurrency import Glibc
 
 /// Chooses the vault behind the `SecItem…` functions.
 ///
@@ -26,7 +26,7 @@ public enum FobKeychain {
     /// - Important: after this call the vault belongs to FobSecurity: do not use it
     ///   from other threads while `SecItem…` calls may run.
     public static func configure(vault: Vault) {
-        state.withLock { $0 = .open(vault) }
+        state.update { $0 = .open(vault) }
     }
 
     /// Makes the next `SecItem…` call open and unlock the vault named by these
@@ -34,13 +34,13 @@ public enum FobKeychain {
     /// instead of the process environment's, then keep it open.
     /// - Parameter environment: the variables to read.
     public static func configure(environment: [String: String]) {
-        state.withLock { $0 = .pending(environment) }
+        state.update { $0 = .pending(environment) }
     }
 
     /// Forgets the configured or opened vault; the next call opens the one the
     /// process environment names. A vault given to ``configure(vault:)`` is not locked.
     public static func reset() {
-        state.withLock { $0 = .pending(nil) }
+        state.update { $0 = .pending(nil) }
     }
 
     // MARK: - Internals
@@ -65,7 +65,7 @@ public enum FobKeychain {
             return try body(&source)
         }
 
-        func withLock(_ body: (inout Source) -> Void) {
+        func update(_ body: (inout Source) -> Void) {
             lock.lock()
             defer { lock.unlock() }
             body(&source)
@@ -99,7 +99,8 @@ public enum FobKeychain {
     /// vault unlocked or there is no password file to fall back on.
     static func agentStore(environment: [String: String]) -> AgentItemStore? {
         guard environment["FOB_AGENT"] != "0" else { return nil }
-        let store = AgentItemStore(client: AgentClient(endpoint: AgentEndpoint(vaultURL: vaultURL(environment), environment: environment)))
+        let store = AgentItemStore(
+            client: AgentClient(endpoint: AgentEndpoint(vaultURL: vaultURL(environment), environment: environment)))
         let hasPasswordFile = !(environment["FOB_PASSWORD_FILE"] ?? "").isEmpty
         return !hasPasswordFile || store.isUnlocked ? store : nil
     }
@@ -113,10 +114,13 @@ public enum FobKeychain {
     static func openVault(environment: [String: String]) throws(SecItemFailure) -> Vault {
         let url = vaultURL(environment)
         guard let passwordPath = environment["FOB_PASSWORD_FILE"], !passwordPath.isEmpty else {
-            throw SecItemFailure(errSecInteractionNotAllowed, "FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
+            throw SecItemFailure(
+                errSecInteractionNotAllowed,
+                "FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
         }
         guard passwordPath != "-" else {
-            throw SecItemFailure(errSecInteractionNotAllowed, "FOB_PASSWORD_FILE=- (standard input) is not read by the library")
+            throw SecItemFailure(
+                errSecInteractionNotAllowed, "FOB_PASSWORD_FILE=- (standard input) is not read by the library")
         }
         let password = try readFirstLine(of: passwordPath)
         do {

@@ -1,11 +1,12 @@
-import Foundation
+import FobClipboard
+import FobSessions
 import FobStore
 import FobTestSupport
 import FobTokens
-@testable import FobViewModels
-import FobClipboard
-import FobSessions
+import Foundation
 import Testing
+
+@testable import FobViewModels
 
 /// The whole item in the form: edit and rename, keeping the secret, the
 /// empty-secret question, one-time codes over the test clock, the
@@ -36,7 +37,10 @@ import Testing
     @Test func emptyingANonEmptySecretAsksFirst() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
         h.send(.openSelected, .insert("x"), .deleteBackward, .focus(.saveButton), .submit)
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no confirmation"); return }
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no confirmation")
+            return
+        }
         #expect(dialog.purpose == .saveEmptySecret)
         h.send(.dismiss)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "hunter2"))
@@ -51,9 +55,10 @@ import Testing
         #expect(h.form.service.text == "mail")
         h.send(.focus(.kind), .cycleKind(1))
         #expect(h.form.kind == .token)
-        h.send(.focus(.label), .insert("Work mail"), .focus(.url), .insert("https://mail.example"),
-               .focus(.notes), .insert("line 1"), .submit, .insert("line 2"),
-               .focus(.oneTimeSeed), .insert(Self.seed), .save)
+        h.send(
+            .focus(.label), .insert("Work mail"), .focus(.url), .insert("https://mail.example"),
+            .focus(.notes), .insert("line 1"), .submit, .insert("line 2"),
+            .focus(.oneTimeSeed), .insert(Self.seed), .save)
         let stored = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
         #expect(stored.kind == .token)
         #expect(stored.label == "Work mail")
@@ -73,8 +78,9 @@ import Testing
         #expect(h.store.storedItems[key]?.customFields == [CustomField(name: "pin", text: "4321", isHidden: true)])
         // Shown masked until Ctrl-R.
         #expect(h.form.detailRows(at: h.app.now).contains(DetailRow(label: "pin", text: "••••", masked: true)))
-        h.send(.focus(.fieldName), .insert("question"), .focus(.fieldValue), .insert("blue"),
-               .focus(.fieldHidden), .cycleKind(1), .save)
+        h.send(
+            .focus(.fieldName), .insert("question"), .focus(.fieldValue), .insert("blue"),
+            .focus(.fieldHidden), .cycleKind(1), .save)
         #expect(h.store.storedItems[key]?.customFields.map(\.name) == ["pin", "question"])
         #expect(h.store.storedItems[key]?.customFields.last?.isHidden == false)
         #expect(h.form.detailRows(at: h.app.now).contains(DetailRow(label: "question", text: "blue", masked: false)))
@@ -140,7 +146,10 @@ import Testing
         h.app.tick()
         let next = try #require(h.form.oneTimeCode(at: h.app.now))
         #expect(next.code == otp.code(at: h.clock.now))
-        #expect(next.code == otp.code(counter: OneTimePassword.timeStep(atUnixTime: Int64(start.timeIntervalSince1970), period: 30) + 1))
+        #expect(
+            next.code
+                == otp.code(
+                    counter: OneTimePassword.timeStep(atUnixTime: Int64(start.timeIntervalSince1970), period: 30) + 1))
         #expect(next.secondsLeft == 30)
         let rows = h.form.detailRows(at: h.app.now)
         #expect(rows.first?.label == "One-time code")
@@ -173,7 +182,9 @@ import Testing
         #expect(h.message.hasPrefix("Ctrl-G fills the Password field"))
     }
 
-    @Test(arguments: [("", nil), ("20 luds", 20), ("8 l", 8), ("6 words", nil), ("12 exclude=O0", 12)] as [(String, Int?)])
+    @Test(
+        arguments: [("", nil), ("20 luds", 20), ("8 l", 8), ("6 words", nil), ("12 exclude=O0", 12)] as [(String, Int?)]
+    )
     func generatorSpecsParse(text: String, length: Int?) throws {
         let policy = try GeneratorSpec.parse(text)
         if let length { #expect(policy.length == length && policy.kind == .characters) }
@@ -190,18 +201,23 @@ import Testing
 
     @Test func aTokenSavedFromTheFormHasItsKind() throws {
         let h = try Harness.unlocked()
-        h.send(.newItem, .insert("api"), .focus(.userID), .insert("ci"), .focus(.password), .insert("tok"),
-               .focus(.kind), .cycleKind(1), .save)
+        h.send(
+            .newItem, .insert("api"), .focus(.userID), .insert("ci"), .focus(.password), .insert("tok"),
+            .focus(.kind), .cycleKind(1), .save)
         #expect(h.store.storedItems[ItemKey(service: "api", account: "ci")]?.kind == .token)
         h.send(.focus(.list), .logoutWipe(service: nil))
-        guard case .confirm = h.app.overlay else { Issue.record("the wipe found no token"); return }
+        guard case .confirm = h.app.overlay else {
+            Issue.record("the wipe found no token")
+            return
+        }
     }
 
     @Test func lineBreaksShowAndDropsAreSaid() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "l1\nl2\r\nl3")])
         h.send(.openSelected)
         #expect(!h.form.retrievedPasswordText.contains("\u{FFFD}"))
-        #expect(h.form.retrievedPasswordText == String(repeating: "•", count: 9))   // one per scalar, counted from the bytes
+        // One per scalar, counted from the bytes.
+        #expect(h.form.retrievedPasswordText == String(repeating: "•", count: 9))
         h.send(.toggleReveal)
         #expect(h.form.retrievedPasswordText == "l1⏎l2⏎l3")
         h.send(.focus(.password), .insert("a\nb"))
@@ -238,12 +254,15 @@ import Testing
     private func unlockedApp(_ provider: FakeProvider, lockAfter: TimeInterval = 300) -> (AppModel, InMemoryStore) {
         let clock = TestClock()
         let store = InMemoryStore(password: Harness.password, now: { clock.now })
-        let set = OAuthTokenSet(accessToken: "at-0", refreshToken: provider.issueRefreshToken(),
-                                expiresAt: clock.now.addingTimeInterval(600), tokenEndpoint: provider.tokenURL, clientID: "client-1")
+        let set = OAuthTokenSet(
+            accessToken: "at-0", refreshToken: provider.issueRefreshToken(),
+            expiresAt: clock.now.addingTimeInterval(600), tokenEndpoint: provider.tokenURL, clientID: "client-1")
         store.externalPut(Item(service: "api", account: "me", kind: .oauth, secret: SecretBytes(set.encoded())))
         store.externalPut(item("web", "bo", "pw"))
-        let controller = ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner())
-        let app = AppModel(store: store, clipboard: controller, clock: clock, lockAfter: lockAfter, oauthTransport: provider)
+        let controller = ClipboardController(
+            clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner())
+        let app = AppModel(
+            store: store, clipboard: controller, clock: clock, lockAfter: lockAfter, oauthTransport: provider)
         app.send(.insert(Harness.password))
         app.send(.submit)
         return (app, store)
@@ -276,7 +295,8 @@ import Testing
         app.send(.moveSelection(1))
         app.send(.refreshSelected)
         #expect(provider.refreshCount == 1)
-        #expect(app.mainModel?.form.message.text == #"r refreshes OAuth items; service "web", user ID "bo" is a password"#)
+        #expect(
+            app.mainModel?.form.message.text == #"r refreshes OAuth items; service "web", user ID "bo" is a password"#)
     }
 
     /// A provider that does not answer leaves the UI working: keys and
@@ -287,7 +307,7 @@ import Testing
         defer { provider.release() }
         let (app, store) = unlockedApp(provider)
         let main = try #require(app.mainModel)
-        app.send(.refreshSelected)   // returns at once
+        app.send(.refreshSelected) // returns at once
         #expect(main.form.message.text == #"Refreshing service "api", user ID "me"…"#)
         #expect(tick(app) { provider.heldRequests == 1 })
         // The UI goes on: ticks return, keys work, a second r says it is busy.
@@ -404,8 +424,10 @@ import Testing
         vault.lock()
         let clock = TestClock()
         let store = VaultStore(url: url, now: { clock.now })
-        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clock: clock, runner: InlineRunner()),
-                           clock: clock, lockAfter: 300, kdfOverride: .testing)
+        let app = AppModel(
+            store: store,
+            clipboard: ClipboardController(clipboard: FakeClipboard(), clock: clock, runner: InlineRunner()),
+            clock: clock, lockAfter: 300, kdfOverride: .testing)
         app.send(.insert("master"))
         app.send(.submit)
         let main = try #require(app.mainModel)
@@ -441,8 +463,9 @@ import Testing
         stored.kind = .token
         stored.customFields = [CustomField(name: "pin", text: "1", isHidden: true)]
         let h = try Harness.unlocked(items: [stored])
-        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("new"),
-               .focus(.fieldName), .insert("q"), .focus(.fieldValue), .insert("a"), .save)
+        h.send(
+            .newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("new"),
+            .focus(.fieldName), .insert("q"), .focus(.fieldValue), .insert("a"), .save)
         let after = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
         #expect(after.secret == SecretBytes(utf8: "new"))
         #expect(after.label == "Mail" && after.url == "https://mail.example" && after.notes == "keep me")
@@ -457,9 +480,12 @@ import Testing
     @Test func randomTextGivesAPolicyOrATypedError() {
         let alphabet = Array("0123456789 ludswordexclude=\t\u{0}é".unicodeScalars)
         for _ in 0..<2_000 {
-            let text = String(String.UnicodeScalarView((0..<Int.random(in: 0...24)).map { _ in alphabet.randomElement()! }))
+            let text = String(
+                String.UnicodeScalarView((0..<Int.random(in: 0...24)).map { _ in alphabet.randomElement()! }))
             if let policy = try? GeneratorSpec.parse(text) {
-                #expect(PasswordPolicy.lengthRange.contains(policy.length) && PasswordPolicy.wordRange.contains(policy.words))
+                #expect(
+                    PasswordPolicy.lengthRange.contains(policy.length)
+                        && PasswordPolicy.wordRange.contains(policy.words))
             }
         }
     }
