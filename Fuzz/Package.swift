@@ -34,8 +34,9 @@ let package = Package(
     name: "FobFuzz",
     dependencies: [.package(name: "Fob", path: "..")],
     targets: fuzzTargets.map { target in
-        .executableTarget(name: target.name,
-                          dependencies: target.libraries.map { .product(name: $0, package: "Fob") },
-                          path: "Targets/\(target.name)")
+        .executableTarget(
+            name: target.name,
+            dependencies: target.libraries.map { .product(name: $0, package: "Fob") },
+            path: "Targets/\(target.name)")
     }
 )

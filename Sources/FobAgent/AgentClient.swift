@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
 import CLinux
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Why the agent could not be used.
 public enum AgentClientError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -72,7 +72,10 @@ public struct AgentClient: Sendable {
         }
         let fd = fob_unix_socket_cloexec()
         guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-        guard let (initial, length) = try? endpoint.address() else { close(fd); throw .io("socket path too long") }
+        guard let (initial, length) = try? endpoint.address() else {
+            close(fd)
+            throw .io("socket path too long")
+        }
         var address = initial
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
@@ -134,7 +137,9 @@ public struct AgentClient: Sendable {
     /// - Throws: `.io` when it cannot start or does not answer within 5 s;
     ///   `.unsafe` for a bad directory.
     @discardableResult
-    public func start(executable: String, vaultPath: String, environment: [String: String]) throws(AgentClientError) -> pid_t {
+    public func start(executable: String, vaultPath: String, environment: [String: String]) throws(AgentClientError)
+        -> pid_t
+    {
         do {
             try endpoint.prepareDirectory()
         } catch {
@@ -142,9 +147,10 @@ public struct AgentClient: Sendable {
         }
         let pid: pid_t
         do {
-            pid = try ChildProcessSpawner.spawn(executable: executable, arguments: ["agent", "--vault", vaultPath],
-                                                environment: environment, standardInput: .null,
-                                                standardOutput: .null, standardError: .null, newSession: true)
+            pid = try ChildProcessSpawner.spawn(
+                executable: executable, arguments: ["agent", "--vault", vaultPath],
+                environment: environment, standardInput: .null,
+                standardOutput: .null, standardError: .null, newSession: true)
         } catch {
             throw .io("cannot start the agent: \(error)")
         }

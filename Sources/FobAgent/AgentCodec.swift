@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Builds a message: header, then length-prefixed fields.
 struct MessageWriter {
@@ -25,8 +25,13 @@ struct MessageWriter {
         var kinds: [UInt8] = []
         for change in changes {
             switch change {
-            case .add(let item): kinds.append(0); items.append(item)
-            case .replace(let existing, let with): kinds.append(1); items.append(existing); items.append(with)
+            case .add(let item):
+                kinds.append(0)
+                items.append(item)
+            case .replace(let existing, let with):
+                kinds.append(1)
+                items.append(existing)
+                items.append(with)
             }
         }
         let encodings = items.map(ItemWire.prepare)
@@ -93,7 +98,9 @@ struct MessageReader {
     ///   not an error here (``version`` says it).
     init(_ bytes: UnsafeRawBufferPointer, limit: Int = AgentProtocol.maxMessageBytes) throws(AgentProtocolError) {
         guard bytes.count <= limit else { throw .tooLarge(bytes.count) }
-        guard bytes.count >= 6 else { throw bytes.count >= 4 && !bytes.starts(with: AgentProtocol.magic) ? .badMagic : .truncated }
+        guard bytes.count >= 6 else {
+            throw bytes.count >= 4 && !bytes.starts(with: AgentProtocol.magic) ? .badMagic : .truncated
+        }
         guard bytes.starts(with: AgentProtocol.magic) else { throw .badMagic }
         version = bytes[4]
         code = bytes[5]
@@ -123,8 +130,14 @@ struct MessageReader {
 
     func secret(_ index: Int) throws(AgentProtocolError) -> SecretBytes {
         let field = raw(index)
-        guard field.count <= Item.maxSecretBytes else { throw .badField("the secret is over \(Item.maxSecretBytes) bytes") }
-        return SecretBytes(count: field.count) { $0.baseAddress.map { base in _ = field.copyBytes(to: UnsafeMutableRawBufferPointer(start: base, count: field.count)) } }
+        guard field.count <= Item.maxSecretBytes else {
+            throw .badField("the secret is over \(Item.maxSecretBytes) bytes")
+        }
+        return SecretBytes(count: field.count) {
+            $0.baseAddress.map { base in
+                _ = field.copyBytes(to: UnsafeMutableRawBufferPointer(start: base, count: field.count))
+            }
+        }
     }
 
     func uint32(_ index: Int, _ name: String) throws(AgentProtocolError) -> UInt32 {
@@ -154,7 +167,8 @@ struct MessageReader {
         guard let mode = field.first else { throw .badField("\(name) is empty") }
         if mode == 0 && field.count == 1 { return nil }
         guard mode == 1, field.count - 1 <= Item.maxTextBytes,
-              let text = String(validating: UnsafeRawBufferPointer(rebasing: field[1...]), as: UTF8.self) else {
+            let text = String(validating: UnsafeRawBufferPointer(rebasing: field[1...]), as: UTF8.self)
+        else {
             throw .badField("\(name) is malformed")
         }
         return text
@@ -176,35 +190,48 @@ extension AgentRequest {
         switch self {
         case .status, .lock: break
         case .unlock(let password, let idle, let max):
-            w.field(password); w.field(idle); w.field(max)
+            w.field(password)
+            w.field(idle)
+            w.field(max)
         case .unlockWithKey(let key, let idle, let max):
-            w.field(key); w.field(idle); w.field(max)
+            w.field(key)
+            w.field(idle)
+            w.field(max)
         case .applyImport(let changes):
             w.importChanges(changes)
         case .get(let service, let account), .delete(let service, let account):
-            w.field(service); w.field(account)
+            w.field(service)
+            w.field(account)
         case .list(let service):
             w.optional(service)
         case .add(let item):
             w.field(ItemWire.encode(item))
         case .save(let service, let account, let secret, let changes),
-             .update(let service, let account, let secret, let changes):
+            .update(let service, let account, let secret, let changes):
             // Every attribute travels (URL, notes, fields, seed …): the agent
             // must never report success for a change it did not make.
             var bag = changes.bag
-            w.field(service); w.field(account); w.field(secret); w.field(bag.bytes)
+            w.field(service)
+            w.field(account)
+            w.field(secret)
+            w.field(bag.bytes)
             bag.wipe()
         case .query(let query, let one, let secrets):
-            w.field(query.bag.bytes); w.field([one ? 1 : 0, secrets ? 1 : 0])
+            w.field(query.bag.bytes)
+            w.field([one ? 1 : 0, secrets ? 1 : 0])
         case .updateMatching(let query, let changes):
             var bag = changes.bag
-            w.field(query.bag.bytes); w.field(bag.bytes)
+            w.field(query.bag.bytes)
+            w.field(bag.bytes)
             bag.wipe()
         case .deleteMatching(let query):
             w.field(query.bag.bytes)
         case .saveItem(let service, let account, let secret, let changes):
             var bag = changes.bag
-            w.field(service); w.field(account); w.field(secret); w.field(bag.bytes)
+            w.field(service)
+            w.field(account)
+            w.field(secret)
+            w.field(bag.bytes)
             bag.wipe()
         }
         return w.bytes
@@ -218,11 +245,15 @@ extension AgentRequest {
     ///   version, `.unknownCode`, `.badField`, `.truncated`, `.badMagic`, `.tooLarge`.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentRequest {
         // Only an import request may be larger than any other.
-        let isImport = bytes.count >= 6 && bytes.starts(with: AgentProtocol.magic) && bytes[5] == AgentRequest.importCode
-        let r = try MessageReader(bytes, limit: isImport ? AgentProtocol.maxImportMessageBytes : AgentProtocol.maxMessageBytes)
+        let isImport =
+            bytes.count >= 6 && bytes.starts(with: AgentProtocol.magic) && bytes[5] == AgentRequest.importCode
+        let r = try MessageReader(
+            bytes, limit: isImport ? AgentProtocol.maxImportMessageBytes : AgentProtocol.maxMessageBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         switch r.code {
-        case 1: try r.expect(0); return .status
+        case 1:
+            try r.expect(0)
+            return .status
         case 2:
             try r.expect(3)
             let password = try r.secret(0)
@@ -251,10 +282,17 @@ extension AgentRequest {
             try r.expect(3)
             let key = try r.secret(0)
             guard key.count == 32 else { throw .badField("a vault key is 32 bytes") }
-            return .unlockWithKey(vaultKey: key, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
-        case 3: try r.expect(0); return .lock
-        case 4: try r.expect(2); return .get(service: try r.text(0, "service"), account: try r.text(1, "account"))
-        case 5: try r.expect(1); return .list(service: try r.optional(0, "service"))
+            return .unlockWithKey(
+                vaultKey: key, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
+        case 3:
+            try r.expect(0)
+            return .lock
+        case 4:
+            try r.expect(2)
+            return .get(service: try r.text(0, "service"), account: try r.text(1, "account"))
+        case 5:
+            try r.expect(1)
+            return .list(service: try r.optional(0, "service"))
         case 6:
             try r.expect(1)
             do {
@@ -268,14 +306,19 @@ extension AgentRequest {
             defer { bag.wipe() }
             let (service, account, secret) = (try r.text(0, "service"), try r.text(1, "account"), try r.secret(2))
             let changes = try ItemChanges(bag: bag)
-            return r.code == 7 ? .save(service: service, account: account, secret: secret, changes: changes)
+            return r.code == 7
+                ? .save(service: service, account: account, secret: secret, changes: changes)
                 : .update(service: service, account: account, secret: secret, changes: changes)
-        case 9: try r.expect(2); return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
+        case 9:
+            try r.expect(2)
+            return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
         case 10:
             try r.expect(2)
             let flags = r.raw(1)
             guard flags.count == 2, flags[0] <= 1, flags[1] <= 1 else { throw .badField("query flags") }
-            return .query(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, withSecrets: flags[1] == 1)
+            return .query(
+                try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, withSecrets: flags[1] == 1
+            )
         case 11:
             try r.expect(2)
             var bag = try AttributeBag(reading: r.raw(1))
@@ -288,8 +331,9 @@ extension AgentRequest {
             try r.expect(4)
             var bag = try AttributeBag(reading: r.raw(3))
             defer { bag.wipe() }
-            return .saveItem(service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
-                             changes: try ItemChanges(bag: bag))
+            return .saveItem(
+                service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
+                changes: try ItemChanges(bag: bag))
         default: throw .unknownCode(r.code)
         }
     }
@@ -318,8 +362,11 @@ extension AgentResponse {
             return w.bytes
         case .status(let s):
             var w = MessageWriter(code: 3)
-            w.field([s.state.rawValue]); w.field(UInt32(bitPattern: s.pid)); w.field(s.vault)
-            w.field(s.idleSecondsLeft.map { $0 } ?? UInt32.max); w.field(s.maxSecondsLeft ?? UInt32.max)
+            w.field([s.state.rawValue])
+            w.field(UInt32(bitPattern: s.pid))
+            w.field(s.vault)
+            w.field(s.idleSecondsLeft.map { $0 } ?? UInt32.max)
+            w.field(s.maxSecondsLeft ?? UInt32.max)
             return w.bytes
         case .count(let n):
             var w = MessageWriter(code: 4)
@@ -328,14 +375,30 @@ extension AgentResponse {
         case .failure(let error):
             var w: MessageWriter
             switch error {
-            case .duplicateItem(let m): w = MessageWriter(code: 0x10); w.field(m)
-            case .itemNotFound(let m): w = MessageWriter(code: 0x11); w.field(m)
-            case .authFailed: w = MessageWriter(code: 0x12); w.field("")
-            case .interactionNotAllowed(let m): w = MessageWriter(code: 0x13); w.field(m)
-            case .decode(let m): w = MessageWriter(code: 0x14); w.field(m)
-            case .param(let m): w = MessageWriter(code: 0x15); w.field(m)
-            case .noSuchKeychain(let m): w = MessageWriter(code: 0x16); w.field(m)
-            case .io(let m): w = MessageWriter(code: 0x17); w.field(m)
+            case .duplicateItem(let m):
+                w = MessageWriter(code: 0x10)
+                w.field(m)
+            case .itemNotFound(let m):
+                w = MessageWriter(code: 0x11)
+                w.field(m)
+            case .authFailed:
+                w = MessageWriter(code: 0x12)
+                w.field("")
+            case .interactionNotAllowed(let m):
+                w = MessageWriter(code: 0x13)
+                w.field(m)
+            case .decode(let m):
+                w = MessageWriter(code: 0x14)
+                w.field(m)
+            case .param(let m):
+                w = MessageWriter(code: 0x15)
+                w.field(m)
+            case .noSuchKeychain(let m):
+                w = MessageWriter(code: 0x16)
+                w.field(m)
+            case .io(let m):
+                w = MessageWriter(code: 0x17)
+                w.field(m)
             }
             return w.bytes
         }
@@ -353,26 +416,41 @@ extension AgentResponse {
     ///   - bytes: one frame's payload.
     ///   - withSecrets: keep secrets of `.item`.
     /// - Throws: ``AgentProtocolError``; `.versionMismatch` names the agent's version.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true) throws(AgentProtocolError) -> AgentResponse {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true) throws(AgentProtocolError)
+        -> AgentResponse
+    {
         let r = try MessageReader(bytes, limit: AgentProtocol.maxResponseBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         func item(_ index: Int) throws(AgentProtocolError) -> Item {
-            do { return try ItemWire.decode(r.raw(index), withSecret: withSecrets) } catch { throw .badField("an item: \(error)") }
+            do { return try ItemWire.decode(r.raw(index), withSecret: withSecrets) } catch {
+                throw .badField("an item: \(error)")
+            }
         }
         switch r.code {
-        case 0: try r.expect(0); return .ok
-        case 1: try r.expect(1); return .item(try item(0))
+        case 0:
+            try r.expect(0)
+            return .ok
+        case 1:
+            try r.expect(1)
+            return .item(try item(0))
         case 2:
             var items: [Item] = []
             for index in r.fields.indices { items.append(try item(index)) }
             return .items(items)
         case 3:
             try r.expect(5)
-            guard r.raw(0).count == 1, let state = AgentStatus.State(rawValue: r.raw(0)[0]) else { throw .badField("state") }
-            let idle = try r.uint32(3, "idle"), max = try r.uint32(4, "max")
-            return .status(AgentStatus(state: state, pid: Int32(bitPattern: try r.uint32(1, "pid")), vault: try r.text(2, "vault"),
-                                       idleSecondsLeft: idle == .max ? nil : idle, maxSecondsLeft: max == .max ? nil : max))
-        case 4: try r.expect(1); return .count(Int(try r.uint32(0, "count")))
+            guard r.raw(0).count == 1, let state = AgentStatus.State(rawValue: r.raw(0)[0]) else {
+                throw .badField("state")
+            }
+            let idle = try r.uint32(3, "idle")
+            let max = try r.uint32(4, "max")
+            return .status(
+                AgentStatus(
+                    state: state, pid: Int32(bitPattern: try r.uint32(1, "pid")), vault: try r.text(2, "vault"),
+                    idleSecondsLeft: idle == .max ? nil : idle, maxSecondsLeft: max == .max ? nil : max))
+        case 4:
+            try r.expect(1)
+            return .count(Int(try r.uint32(0, "count")))
         case AgentProtocol.versionMismatchCode:
             throw .versionMismatch(r.version)
         default:

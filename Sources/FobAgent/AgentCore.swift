@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 /// A clock in seconds that keeps running while the machine is suspended,
 /// so that a laptop that sleeps past a deadline wakes up locked.
@@ -50,8 +50,11 @@ public final class AgentCore: @unchecked Sendable {
     ///   - vaultURL: the vault this agent serves.
     ///   - clock: the clock of both timeouts (``BootClock`` when live).
     ///   - openVault: opens the vault (tests may use fast KDF presets; the vault is the same).
-    public init(vaultURL: URL, clock: any AgentClock = BootClock(),
-                openVault: @escaping (URL) throws(KeychainError) -> Vault = { (url) throws(KeychainError) in try Vault(url: url) }) {
+    public init(
+        vaultURL: URL, clock: any AgentClock = BootClock(),
+        openVault: @escaping (URL) throws(KeychainError) -> Vault = { (url) throws(KeychainError) in try Vault(url: url)
+        }
+    ) {
         self.vaultURL = vaultURL
         self.clock = clock
         self.openVault = openVault
@@ -59,7 +62,8 @@ public final class AgentCore: @unchecked Sendable {
 
     /// The lock level now (after applying any deadline passed).
     public var state: AgentStatus.State {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         expireLocked()
         return stateLocked()
     }
@@ -76,7 +80,8 @@ public final class AgentCore: @unchecked Sendable {
     /// `whenUnlocked` keys and keeps the `afterFirstUnlock` ones. Called by
     /// the timer and before every request.
     public func tick() {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         expireLocked()
     }
 
@@ -94,7 +99,8 @@ public final class AgentCore: @unchecked Sendable {
 
     /// Locks fully: every key and the open vault go.
     public func lockAll() {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         vault?.lock()
         vault = nil
         listing = nil
@@ -106,7 +112,8 @@ public final class AgentCore: @unchecked Sendable {
     /// - Parameter request: a decoded request.
     /// - Returns: the response; errors travel as `.failure`.
     public func handle(_ request: AgentRequest) -> AgentResponse {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         return handleLocked(request)
     }
 
@@ -115,7 +122,8 @@ public final class AgentCore: @unchecked Sendable {
     /// vault has not changed since it was made.
     /// - Important: the bytes may hold secrets: wipe them after sending.
     public func respond(to request: AgentRequest) -> [UInt8] {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
         refreshLocked()
         let vault: Vault
@@ -139,7 +147,8 @@ public final class AgentCore: @unchecked Sendable {
 
     /// Whether a listing message is kept (for tests).
     var holdsListing: Bool {
-        mutex.lock(); defer { mutex.unlock() }
+        mutex.lock()
+        defer { mutex.unlock() }
         return listing != nil
     }
 
@@ -181,7 +190,8 @@ public final class AgentCore: @unchecked Sendable {
         case .unlock, .unlockWithKey:
             do {
                 let fresh = try openVault(vaultURL)
-                let idle: UInt32, max: UInt32
+                let idle: UInt32
+                let max: UInt32
                 switch request {
                 case .unlockWithKey(let key, let i, let m):
                     try fresh.unlock(vaultKey: key)
@@ -220,12 +230,14 @@ public final class AgentCore: @unchecked Sendable {
 
     private func statusLocked() -> AgentStatus {
         let state = stateLocked()
-        var idleLeft: UInt32?, maxLeft: UInt32?
+        var idleLeft: UInt32?
+        var maxLeft: UInt32?
         if state == .unlocked {
             let now = clock.seconds
             if idleSeconds > 0 { idleLeft = UInt32(max(0, (idleSeconds - (now - lastActivity)).rounded(.up))) }
             if maxSeconds > 0 { maxLeft = UInt32(max(0, (maxSeconds - (now - unlockedAt)).rounded(.up))) }
         }
-        return AgentStatus(state: state, pid: getpid(), vault: vaultURL.path, idleSecondsLeft: idleLeft, maxSecondsLeft: maxLeft)
+        return AgentStatus(
+            state: state, pid: getpid(), vault: vaultURL.path, idleSecondsLeft: idleLeft, maxSecondsLeft: maxLeft)
     }
 }

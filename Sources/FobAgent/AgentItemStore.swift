@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// The vault as the agent serves it, with the calls of ``Vault`` that the
 /// `SecItem…` functions and the terminal UI use: each call is one request.
@@ -36,8 +36,13 @@ public final class AgentItemStore: @unchecked Sendable {
     public func add(_ item: Item) throws(KeychainError) { _ = try send(.add(item)) }
 
     /// As ``Vault/items(matching:limit:withSecrets:)``.
-    public func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false) throws(KeychainError) -> [Item] {
-        guard case .items(let items) = try send(.query(query, limitOne: limit == .one, withSecrets: withSecrets), withSecrets: withSecrets) else {
+    public func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false)
+        throws(KeychainError) -> [Item]
+    {
+        guard
+            case .items(let items) = try send(
+                .query(query, limitOne: limit == .one, withSecrets: withSecrets), withSecrets: withSecrets)
+        else {
             throw .io("agent: unexpected answer")
         }
         return items
@@ -51,7 +56,9 @@ public final class AgentItemStore: @unchecked Sendable {
     /// As ``Vault/update(matching:with:)``.
     @discardableResult
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
-        guard case .count(let n) = try send(.updateMatching(query, changes)) else { throw .io("agent: unexpected answer") }
+        guard case .count(let n) = try send(.updateMatching(query, changes)) else {
+            throw .io("agent: unexpected answer")
+        }
         return n
     }
 
@@ -63,8 +70,13 @@ public final class AgentItemStore: @unchecked Sendable {
     }
 
     /// As ``Vault/save(service:account:accessGroup:itemClass:secret:attributes:)`` for a generic password.
-    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
-        guard case .count(let n) = try send(.saveItem(service: service, account: account, secret: secret, changes: attributes)) else {
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
+        throws(KeychainError) -> Vault.SaveOutcome
+    {
+        guard
+            case .count(let n) = try send(
+                .saveItem(service: service, account: account, secret: secret, changes: attributes))
+        else {
             throw .io("agent: unexpected answer")
         }
         return n == 1 ? .added : .updated

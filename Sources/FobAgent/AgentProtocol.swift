@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// The agent's wire format: one request and one response per connection,
 /// each a frame of a 4-byte big-endian length and that many bytes.
@@ -51,7 +51,8 @@ public enum AgentProtocolError: Error, Equatable, Sendable, CustomStringConverti
         case .tooLarge(let n): return "message of \(n) bytes is over the limit of \(AgentProtocol.maxMessageBytes)"
         case .badMagic: return "not a fob agent message"
         case .versionMismatch(let v):
-            return "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); run 'fob lock' and stop the old agent"
+            return
+                "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); run 'fob lock' and stop the old agent"
         case .unknownCode(let c): return "unknown message code \(c)"
         case .badField(let why): return "bad field: \(why)"
         }
@@ -131,7 +132,11 @@ public enum AgentRequest: Sendable {
 public struct AgentStatus: Sendable, Equatable {
     /// `unlocked` (every item), `afterFirstUnlock` (after a timeout: only
     /// those items), `locked`.
-    public enum State: UInt8, Sendable { case locked = 0, unlocked = 1, afterFirstUnlock = 2 }
+    public enum State: UInt8, Sendable {
+        case locked = 0
+        case unlocked = 1
+        case afterFirstUnlock = 2
+    }
     /// The lock state.
     public var state: State
     /// The agent's process id.

@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
 import CLinux
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// The agent process: listens on the vault's socket, answers each
 /// connection on its own thread within a deadline, and applies the timeouts.
@@ -76,18 +76,25 @@ public final class AgentServer: @unchecked Sendable {
             counter.lock()
             let busy = active >= maxConnections
             counter.unlock()
-            if busy { usleep(5_000); continue }
+            if busy {
+                usleep(5_000)
+                continue
+            }
             let client = fob_accept_cloexec(listener, nil, nil)
             guard client >= 0 else { continue }
             guard let peer = SocketIO.peer(client), peer.uid == getuid() else {
                 close(client)
                 continue
             }
-            counter.lock(); active += 1; counter.unlock()
+            counter.lock()
+            active += 1
+            counter.unlock()
             let thread = Thread { [self] in
                 serve(client)
                 close(client)
-                counter.lock(); active -= 1; counter.unlock()
+                counter.lock()
+                active -= 1
+                counter.unlock()
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -110,7 +117,9 @@ public final class AgentServer: @unchecked Sendable {
         defer { payload.wipe() }
         var answer: [UInt8]
         do throws(AgentProtocolError) {
-            let request = try payload.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+            let request = try payload.withUnsafeBytes { raw in
+                Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+            }.get()
             answer = core.respond(to: request)
         } catch .versionMismatch {
             answer = AgentResponse.versionMismatch()

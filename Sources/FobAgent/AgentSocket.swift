@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import CLinux
-import Foundation
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 /// Where the agent of a vault listens, and the checks on that place.
 public struct AgentEndpoint: Sendable, Equatable {
@@ -57,15 +57,20 @@ public struct AgentEndpoint: Sendable, Equatable {
     /// - Throws: `.interactionNotAllowed` naming what is wrong; `.io` when it is missing.
     public func checkDirectory() throws(KeychainError) {
         var st = stat()
-        guard lstat(directory, &st) == 0 else { throw .io("cannot read \(directory): \(String(cString: strerror(errno)))") }
+        guard lstat(directory, &st) == 0 else {
+            throw .io("cannot read \(directory): \(String(cString: strerror(errno)))")
+        }
         guard (st.st_mode & S_IFMT) == S_IFDIR else {
             throw .interactionNotAllowed("the agent directory \(directory) is not a directory; remove it")
         }
         guard st.st_uid == getuid() else {
-            throw .interactionNotAllowed("the agent directory \(directory) belongs to uid \(st.st_uid), not to you; remove it")
+            throw .interactionNotAllowed(
+                "the agent directory \(directory) belongs to uid \(st.st_uid), not to you; remove it")
         }
         guard st.st_mode & 0o777 == 0o700 else {
-            throw .interactionNotAllowed("the agent directory \(directory) has mode \(String(st.st_mode & 0o777, radix: 8)), not 700; fix it with chmod 700")
+            throw .interactionNotAllowed(
+                "the agent directory \(directory) has mode \(String(st.st_mode & 0o777, radix: 8)), not 700; fix it with chmod 700"
+            )
         }
     }
 
@@ -115,12 +120,17 @@ enum SocketIO {
     }
 
     /// Reads exactly `count` bytes into `buffer` from `offset`.
-    private static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, until deadline: Double) throws(Failure) {
+    private static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, until deadline: Double)
+        throws(Failure)
+    {
         var done = 0
         while done < buffer.count {
             try wait(fd, Int16(POLLIN), until: deadline)
             let n = recv(fd, buffer.baseAddress! + done, buffer.count - done, Int32(MSG_DONTWAIT))
-            if n > 0 { done += n; continue }
+            if n > 0 {
+                done += n
+                continue
+            }
             if n == 0 { throw .closed }
             if errno == EINTR || errno == EAGAIN { continue }
             throw .system(errno)
@@ -134,10 +144,14 @@ enum SocketIO {
     ///     ``AgentProtocol/maxImportMessageBytes``) may be read when its first
     ///     six bytes are an import request's header (the agent reading requests).
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
-    static func readFrame(_ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
-                          largeImport: Bool = false) throws(Failure) -> [UInt8] {
+    static func readFrame(
+        _ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
+        largeImport: Bool = false
+    ) throws(Failure) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 4)
-        try header.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
+        try header.withUnsafeMutableBytes { raw in
+            Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) }
+        }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
         guard n <= limit || (largeImport && n <= AgentProtocol.maxImportMessageBytes) else { throw .tooLarge(n) }
         var payload = [UInt8](repeating: 0, count: min(n, limit))
@@ -145,17 +159,25 @@ enum SocketIO {
             if n > limit {
                 // Past the usual limit only an import request may go on: its header first.
                 var head = [UInt8](repeating: 0, count: 6)
-                try head.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
-                guard head == AgentProtocol.magic + [AgentProtocol.version, AgentRequest.importCode] else { throw .tooLarge(n) }
+                try head.withUnsafeMutableBytes { raw in
+                    Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) }
+                }.get()
+                guard head == AgentProtocol.magic + [AgentProtocol.version, AgentRequest.importCode] else {
+                    throw .tooLarge(n)
+                }
                 payload = head
                 payload.reserveCapacity(n)
                 payload.append(contentsOf: repeatElement(0, count: n - head.count))
                 try payload.withUnsafeMutableBytes { raw in
-                    Result { () throws(Failure) in try readExactly(fd, UnsafeMutableRawBufferPointer(rebasing: raw[6...]), until: deadline) }
+                    Result { () throws(Failure) in
+                        try readExactly(fd, UnsafeMutableRawBufferPointer(rebasing: raw[6...]), until: deadline)
+                    }
                 }.get()
                 return payload
             }
-            try payload.withUnsafeMutableBytes { raw in Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) } }.get()
+            try payload.withUnsafeMutableBytes { raw in
+                Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) }
+            }.get()
         } catch {
             payload.wipe()
             throw error
@@ -171,8 +193,13 @@ enum SocketIO {
         var done = 0
         while done < frame.count {
             try wait(fd, Int16(POLLOUT), until: deadline)
-            let rc = frame.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-            if rc > 0 { done += rc; continue }
+            let rc = frame.withUnsafeBytes {
+                send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if rc > 0 {
+                done += rc
+                continue
+            }
             if rc < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             throw .system(rc < 0 ? errno : EPIPE)
         }

@@ -21,7 +21,9 @@ public enum ItemOperations {
         var copy = item
         copy.secret = nil
         if copy.oneTimePassword != nil { copy.oneTimePassword = SecretBytes([]) }
-        copy.customFields = item.customFields.map { CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden) }
+        copy.customFields = item.customFields.map {
+            CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden)
+        }
         return copy
     }
 
@@ -33,7 +35,8 @@ public enum ItemOperations {
             // In the order people read (the terminal UI's): the agent keeps
             // this answer, so a repeated listing is not sorted again.
             func listed(_ items: [Item]) -> AgentResponse {
-                .items(ListingOrder.sorted(items.map(ItemOperations.listed)) { ($0.service, $0.account, $0.accessGroup) })
+                .items(
+                    ListingOrder.sorted(items.map(ItemOperations.listed)) { ($0.service, $0.account, $0.accessGroup) })
             }
             guard let service else { return listed(try vault.allItems()) }
             do {
@@ -62,7 +65,9 @@ public enum ItemOperations {
         case .deleteMatching(let query):
             return .count(try vault.delete(matching: query))
         case .saveItem(let service, let account, let secret, let changes):
-            return .count(try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added ? 1 : 0)
+            return .count(
+                try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added
+                    ? 1 : 0)
         case .applyImport(let changes):
             try vault.applyImport(changes)
             return .count(changes.count)

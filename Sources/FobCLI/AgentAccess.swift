@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
 import FobAgent
 import FobSessions
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 extension Invocation {
     /// The endpoint of this vault's agent.
@@ -68,7 +68,8 @@ extension Invocation {
     private func unlockAgent(_ client: AgentClient, request: AgentRequest) throws(KeychainError) {
         if !AgentClient.isAnswering(client.endpoint) {
             guard let executable = context.agentExecutable else {
-                throw .interactionNotAllowed("no agent runs for \(client.endpoint.vault), and this program cannot start one")
+                throw .interactionNotAllowed(
+                    "no agent runs for \(client.endpoint.vault), and this program cannot start one")
             }
             var environment: [String: String] = [:]
             for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
@@ -185,7 +186,8 @@ final class ItemBackend {
 
     /// The items matching `query` (`.itemNotFound` when none), as ``Vault/items(matching:limit:withSecrets:)``.
     func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false) throws -> [Item] {
-        guard case .items(let found) = try perform(.query(query, limitOne: limit == .one, withSecrets: withSecrets)) else {
+        guard case .items(let found) = try perform(.query(query, limitOne: limit == .one, withSecrets: withSecrets))
+        else {
             throw KeychainError.io("unexpected answer")
         }
         return found
@@ -200,7 +202,9 @@ final class ItemBackend {
     /// - Returns: how many were changed.
     @discardableResult
     func update(matching query: ItemQuery, with changes: ItemChanges) throws -> Int {
-        guard case .count(let count) = try perform(.updateMatching(query, changes)) else { throw KeychainError.io("unexpected answer") }
+        guard case .count(let count) = try perform(.updateMatching(query, changes)) else {
+            throw KeychainError.io("unexpected answer")
+        }
         return count
     }
 
@@ -208,7 +212,9 @@ final class ItemBackend {
     /// - Returns: how many were deleted.
     @discardableResult
     func delete(matching query: ItemQuery) throws -> Int {
-        guard case .count(let count) = try perform(.deleteMatching(query)) else { throw KeychainError.io("unexpected answer") }
+        guard case .count(let count) = try perform(.deleteMatching(query)) else {
+            throw KeychainError.io("unexpected answer")
+        }
         return count
     }
 

@@ -1,7 +1,7 @@
-import Foundation
 import FobAgent
 import FobSessions
 import FobStore
+import Foundation
 
 /// The terminal UI's store: the vault file, linked to the agent.
 ///
@@ -110,8 +110,12 @@ final class AgentLinkedStore: KeychainStore {
         return try local.items(matching: query, withSecrets: withSecrets)
     }
 
-    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
-        if viaAgent, let agent { return try agent.save(service: service, account: account, secret: secret, attributes: attributes) }
+    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError)
+        -> Vault.SaveOutcome
+    {
+        if viaAgent, let agent {
+            return try agent.save(service: service, account: account, secret: secret, attributes: attributes)
+        }
         return try local.save(service: service, account: account, secret: secret, attributes: attributes)
     }
 
@@ -138,7 +142,9 @@ final class AgentLinkedStore: KeychainStore {
 
     /// The logout wipe locks the agent too (as `fob logout` does).
     func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
-        guard viaAgent, let agent else { return try local.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate) }
+        guard viaAgent, let agent else {
+            return try local.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
+        }
         // Through the agent each delete is one request, run in turn; the
         // wipe then locks the agent (didWipeSessions).
         let doomed: [Item]

@@ -1,7 +1,7 @@
-import Foundation
+import FobClipboard
 import FobStore
 import FobViewModels
-import FobClipboard
+import Foundation
 
 /// A mistake in the command line: exit status 2, one line on stderr and a hint.
 public struct UsageError: Error, Equatable, Sendable {
@@ -89,7 +89,6 @@ public struct ParsedArguments: Sendable, Equatable {
     /// Every value given to an option that may repeat (`--env`), in order.
     public func allValues(_ name: String) -> [String] { values[name] ?? [] }
 
-
     /// Whether a flag such as `--raw` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
@@ -108,9 +107,11 @@ public struct ParsedArguments: Sendable, Equatable {
     ///     (`fob run -- COMMAND ARGS…`) instead of refused.
     /// - Throws: ``UsageError`` for an unknown option, a missing value, or a
     ///   wrong number of positionals.
-    public static func parse(_ arguments: [String], options: [OptionSpec], positionals names: [String],
-                             optionalCount: Int = 0, command: String,
-                             variadic: Bool = false) throws(UsageError) -> ParsedArguments {
+    public static func parse(
+        _ arguments: [String], options: [OptionSpec], positionals names: [String],
+        optionalCount: Int = 0, command: String,
+        variadic: Bool = false
+    ) throws(UsageError) -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0
         var optionsEnded = false
@@ -193,11 +194,31 @@ public struct GlobalOptions: Sendable, Equatable {
 
     /// The global options with their variables, for parsing and help.
     public static let specs: [(option: OptionSpec, variable: String)] = [
-        (.value("--vault", "PATH", help: "the vault file (default $XDG_DATA_HOME/fob/vault.db, else ~/.local/share/fob/vault.db)"), "FOB_VAULT"),
-        (.value("--password-file", "PATH", help: "read the master password from the first line of PATH ('-' = standard input)"), "FOB_PASSWORD_FILE"),
-        (.value("--lock-after", "SECONDS", help: "lock the terminal UI after SECONDS idle (default 300; 0 = never)"), "FOB_LOCK_AFTER"),
-        (.value("--clear-after", "SECONDS", help: "clear a copied secret after SECONDS (default 45; 0 = never)"), "FOB_CLEAR_AFTER"),
-        (.value("--clipboard", "MODE", choices: ClipboardMode.allCases.map(\.rawValue), help: "auto, wl-copy, xclip, xsel, tmux, osc52 or none (default auto)"), "FOB_CLIPBOARD"),
+        (
+            .value(
+                "--vault", "PATH",
+                help: "the vault file (default $XDG_DATA_HOME/fob/vault.db, else ~/.local/share/fob/vault.db)"),
+            "FOB_VAULT"
+        ),
+        (
+            .value(
+                "--password-file", "PATH",
+                help: "read the master password from the first line of PATH ('-' = standard input)"),
+            "FOB_PASSWORD_FILE"
+        ),
+        (
+            .value("--lock-after", "SECONDS", help: "lock the terminal UI after SECONDS idle (default 300; 0 = never)"),
+            "FOB_LOCK_AFTER"
+        ),
+        (
+            .value("--clear-after", "SECONDS", help: "clear a copied secret after SECONDS (default 45; 0 = never)"),
+            "FOB_CLEAR_AFTER"
+        ),
+        (
+            .value(
+                "--clipboard", "MODE", choices: ClipboardMode.allCases.map(\.rawValue),
+                help: "auto, wl-copy, xclip, xsel, tmux, osc52 or none (default auto)"), "FOB_CLIPBOARD"
+        ),
     ]
 
     /// Resolves the options from command-line values and the environment.

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// The process state a `fob` run sees: arguments, environment, the three
 /// standard streams, the controlling terminal and the KDF presets.
@@ -40,14 +40,16 @@ public struct CLIContext {
     ///   - standardInputIsTerminal: whether to prompt instead of reading standard input.
     ///   - terminal: the masked prompt on the controlling terminal.
     ///   - kdfParameters: the costs of each `--kdf` preset.
-    public init(arguments: [String],
-                environment: [String: String] = [:],
-                standardInput: any ByteSource = BufferSource([]),
-                standardOutput: any ByteSink = BufferSink(),
-                standardError: any ByteSink = BufferSink(),
-                standardInputIsTerminal: Bool = false,
-                terminal: any SecretPrompter = NoTerminal(),
-                kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) }) {
+    public init(
+        arguments: [String],
+        environment: [String: String] = [:],
+        standardInput: any ByteSource = BufferSource([]),
+        standardOutput: any ByteSink = BufferSink(),
+        standardError: any ByteSink = BufferSink(),
+        standardInputIsTerminal: Bool = false,
+        terminal: any SecretPrompter = NoTerminal(),
+        kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) }
+    ) {
         self.arguments = arguments
         self.environment = environment
         self.standardInput = standardInput
@@ -61,14 +63,16 @@ public struct CLIContext {
     /// The real process: `CommandLine.arguments`, the process environment,
     /// file descriptors 0, 1 and 2, and `/dev/tty`.
     public static func live() -> CLIContext {
-        var context = CLIContext(arguments: FobCLI.arguments(program: CommandLine.arguments.first ?? "fob",
-                                                             arguments: Array(CommandLine.arguments.dropFirst())),
-                   environment: ProcessInfo.processInfo.environment,
-                   standardInput: FileDescriptorSource(fd: STDIN_FILENO),
-                   standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
-                   standardError: FileDescriptorSink(fd: STDERR_FILENO),
-                   standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
-                   terminal: ControllingTerminal())
+        var context = CLIContext(
+            arguments: FobCLI.arguments(
+                program: CommandLine.arguments.first ?? "fob",
+                arguments: Array(CommandLine.arguments.dropFirst())),
+            environment: ProcessInfo.processInfo.environment,
+            standardInput: FileDescriptorSource(fd: STDIN_FILENO),
+            standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
+            standardError: FileDescriptorSink(fd: STDERR_FILENO),
+            standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
+            terminal: ControllingTerminal())
         context.agentExecutable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         return context
     }

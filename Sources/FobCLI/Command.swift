@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// One `fob` subcommand.
 ///
@@ -75,7 +75,9 @@ extension FobCommand {
         }
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         text += "\nGlobal options (also accepted here): "
-        text += (GlobalOptions.specs.map(\.option.name) + [GlobalOptions.noAgentFlag]).joined(separator: ", ") + "; see 'fob --help'.\n"
+        text +=
+            (GlobalOptions.specs.map(\.option.name) + [GlobalOptions.noAgentFlag]).joined(separator: ", ")
+            + "; see 'fob --help'.\n"
         return text
     }
 }
@@ -96,8 +98,12 @@ enum HelpFormatter {
             let leading = chars.prefix { $0 == " " }.count
             var indent = leading
             if line.hasPrefix("Usage: ") {
-                indent = min(chars.count, "Usage: fob ".count + (chars.dropFirst(11).firstIndex(of: " ").map { $0 - 11 + 1 } ?? 0))
-            } else if let gap = (leading..<min(chars.count - 1, 40)).first(where: { chars[$0] == " " && chars[$0 + 1] == " " }) {
+                indent = min(
+                    chars.count,
+                    "Usage: fob ".count + (chars.dropFirst(11).firstIndex(of: " ").map { $0 - 11 + 1 } ?? 0))
+            } else if let gap = (leading..<min(chars.count - 1, 40)).first(where: {
+                chars[$0] == " " && chars[$0 + 1] == " "
+            }) {
                 indent = gap + (chars[gap...].prefix { $0 == " " }.count)
             }
             if indent > width / 2 { indent = leading + 4 }
@@ -137,7 +143,8 @@ enum HelpFormatter {
     static func table(_ rows: [(String, String)], indent: Int = 2) -> String {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { left, right in
-            String(repeating: " ", count: indent) + left + String(repeating: " ", count: width - left.count + 2) + right + "\n"
+            String(repeating: " ", count: indent) + left + String(repeating: " ", count: width - left.count + 2) + right
+                + "\n"
         }.joined()
     }
 }

@@ -34,12 +34,16 @@ struct CompletionModel {
     var commands: [Command]
 
     static var current: CompletionModel {
-        let globals = GlobalOptions.specs.map { option($0.option) }
-            + [Option(name: "--help", takesValue: false, value: .none, help: "show help"),
-               Option(name: "--version", takesValue: false, value: .none, help: "show the version")]
+        let globals =
+            GlobalOptions.specs.map { option($0.option) }
+            + [
+                Option(name: "--help", takesValue: false, value: .none, help: "show help"),
+                Option(name: "--version", takesValue: false, value: .none, help: "show the version"),
+            ]
         let commands = FobCLI.commands.map { command in
-            Command(name: command.name, summary: command.summary, options: command.options.map(option),
-                    positionals: command.positionals.map(positional), variadic: command.variadic)
+            Command(
+                name: command.name, summary: command.summary, options: command.options.map(option),
+                positionals: command.positionals.map(positional), variadic: command.variadic)
         }
         return CompletionModel(globals: globals, commands: commands)
     }
@@ -69,8 +73,10 @@ struct CompletionModel {
 
     /// Options that take a value, global and per command (`cmd --opt`).
     var valueOptions: (globals: [String], commands: [String]) {
-        (globals.filter(\.takesValue).map(\.name),
-         commands.flatMap { c in c.options.filter(\.takesValue).map { "\(c.name) \($0.name)" } })
+        (
+            globals.filter(\.takesValue).map(\.name),
+            commands.flatMap { c in c.options.filter(\.takesValue).map { "\(c.name) \($0.name)" } }
+        )
     }
 }
 
@@ -91,13 +97,16 @@ enum CompletionScripts {
         switch source {
         case .none: return zsh ? "return 1" : "return"
         case .words(let words):
-            return zsh ? "compadd -- \(words.map(shQuote).joined(separator: " "))"
+            return zsh
+                ? "compadd -- \(words.map(shQuote).joined(separator: " "))"
                 : "COMPREPLY=($(compgen -W \(shQuote(words.joined(separator: "\n"))) -- \"$cur\"))"
         case .services:
-            return zsh ? "compadd -- ${(f)\"$(_fob_names services)\"}"
+            return zsh
+                ? "compadd -- ${(f)\"$(_fob_names services)\"}"
                 : "COMPREPLY=($(compgen -W \"$(_fob_names services)\" -- \"$cur\"))"
         case .accounts:
-            return zsh ? "compadd -- ${(f)\"$(_fob_names accounts \"\(serviceWord)\")\"}"
+            return zsh
+                ? "compadd -- ${(f)\"$(_fob_names accounts \"\(serviceWord)\")\"}"
                 : "COMPREPLY=($(compgen -W \"$(_fob_names accounts \"\(serviceWord)\")\" -- \"$cur\"))"
         case .files: return zsh ? "_files" : "COMPREPLY=($(compgen -f -- \"$cur\"))"
         case .commands: return zsh ? "_command_names -e" : "COMPREPLY=($(compgen -c -- \"$cur\"))"
@@ -137,16 +146,20 @@ enum CompletionScripts {
         s += "        esac\n        if (( ! ended )); then\n            case \"$cmd $prev\" in\n"
         for command in model.commands {
             for option in command.options where option.takesValue {
-                s += "                \(shQuote("\(command.name) \(option.name)"))) \(shReply(option.value, zsh: zsh, serviceWord: serviceWord)); return ;;\n"
+                s +=
+                    "                \(shQuote("\(command.name) \(option.name)"))) \(shReply(option.value, zsh: zsh, serviceWord: serviceWord)); return ;;\n"
             }
         }
         s += "            esac\n        fi\n"
         let commandWords = model.commands.map(\.name)
         let globalNames = model.globals.map(\.name)
         s += "        if [[ -z $cmd ]]; then\n"
-        s += "            if [[ $cur == -* ]]; then \(shReply(.words(globalNames), zsh: zsh, serviceWord: serviceWord))\n"
+        s +=
+            "            if [[ $cur == -* ]]; then \(shReply(.words(globalNames), zsh: zsh, serviceWord: serviceWord))\n"
         if zsh {
-            let described = model.commands.map { shQuote($0.name.replacingOccurrences(of: ":", with: "\\:") + ":" + $0.summary) }
+            let described = model.commands.map {
+                shQuote($0.name.replacingOccurrences(of: ":", with: "\\:") + ":" + $0.summary)
+            }
             s += "            else local -a cmds=(\(described.joined(separator: " "))); _describe command cmds; fi\n"
         } else {
             s += "            else \(shReply(.words(commandWords), zsh: zsh, serviceWord: serviceWord)); fi\n"
@@ -155,18 +168,21 @@ enum CompletionScripts {
         s += "        if [[ $cur == -* ]] && (( ! ended )); then\n            case \"$cmd\" in\n"
         for command in model.commands {
             let names = command.options.map(\.name) + globalNames
-            s += "                \(shQuote(command.name))) \(shReply(.words(names), zsh: zsh, serviceWord: serviceWord)) ;;\n"
+            s +=
+                "                \(shQuote(command.name))) \(shReply(.words(names), zsh: zsh, serviceWord: serviceWord)) ;;\n"
         }
         s += "            esac\n            return\n        fi\n"
         s += "        case \"$cmd ${#args[@]}\" in\n"
         for command in model.commands {
             for (index, source) in command.positionals.enumerated() where source != .none {
-                let pattern = command.variadic && index == command.positionals.count - 1
+                let pattern =
+                    command.variadic && index == command.positionals.count - 1
                     ? "\(shQuote(command.name + " "))*" : shQuote("\(command.name) \(index)")
                 s += "            \(pattern)) \(shReply(source, zsh: zsh, serviceWord: serviceWord)) ;;\n"
             }
             if command.variadic {
-                s += "            \(shQuote(command.name + " "))*) \(shReply(.files, zsh: zsh, serviceWord: serviceWord)) ;;\n"
+                s +=
+                    "            \(shQuote(command.name + " "))*) \(shReply(.files, zsh: zsh, serviceWord: serviceWord)) ;;\n"
             }
         }
         s += "        esac\n"
@@ -263,7 +279,8 @@ enum CompletionScripts {
             }
         }
         for option in model.globals {
-            s += "complete -c fob -l \(option.name.dropFirst(2)) \(option.takesValue ? flags(option.value) + " " : "")-d \(fishQuote(option.help))\n"
+            s +=
+                "complete -c fob -l \(option.name.dropFirst(2)) \(option.takesValue ? flags(option.value) + " " : "")-d \(fishQuote(option.help))\n"
         }
         for command in model.commands {
             s += "complete -c fob -n __fob_no_command -a \(fishQuote(command.name)) -d \(fishQuote(command.summary))\n"

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import FobStore
 import FobSystem
+@preconcurrency import Glibc
 
 /// The `fob` command line: global options, the command registry
 /// (``commands``), help, and the mapping of errors to exit statuses.
@@ -77,9 +77,10 @@ public enum FobCLI {
             context.standardOutput.write(HelpFormatter.fit(command.helpText))
             return 0
         }
-        let arguments = try ParsedArguments.parse(split.rest, options: command.options, positionals: command.positionals,
-                                                  optionalCount: command.optionalPositionals, command: name,
-                                                  variadic: command.variadic)
+        let arguments = try ParsedArguments.parse(
+            split.rest, options: command.options, positionals: command.positionals,
+            optionalCount: command.optionalPositionals, command: name,
+            variadic: command.variadic)
         let globals = try GlobalOptions(given: split.globals, environment: context.environment)
         return try command.run(Invocation(command: name, arguments: arguments, globals: globals, context: context))
     }
@@ -104,10 +105,13 @@ public enum FobCLI {
             """
         text += HelpFormatter.table(commands.map { ($0.name, $0.summary) })
         text += "\nGlobal options (before or after the command):\n"
-        text += HelpFormatter.table(GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") }
-                                    + [("--no-agent", "neither use nor start the agent [FOB_AGENT=0]"),
-                                       ("-h, --help", "show help (fob COMMAND --help for a command)"),
-                                       ("--version", "show the version")])
+        text += HelpFormatter.table(
+            GlobalOptions.specs.map { ($0.option.synopsis, "\($0.option.help) [\($0.variable)]") }
+                + [
+                    ("--no-agent", "neither use nor start the agent [FOB_AGENT=0]"),
+                    ("-h, --help", "show help (fob COMMAND --help for a command)"),
+                    ("--version", "show the version"),
+                ])
         text += """
 
             Secrets are read from standard input (one trailing newline dropped

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Why git's credential input was refused.
 public enum GitCredentialError: Error, Equatable, Sendable {
@@ -74,7 +74,8 @@ public struct GitCredentialMessage: Sendable, Equatable {
             let keyBytes = UnsafeRawBufferPointer(rebasing: line[..<equals])
             let valueBytes = UnsafeRawBufferPointer(rebasing: line[(equals + 1)...])
             guard !keyBytes.contains(0), !valueBytes.contains(0),
-                  let key = String(validating: keyBytes, as: UTF8.self) else { throw .invalidText(line: lineNumber) }
+                let key = String(validating: keyBytes, as: UTF8.self)
+            else { throw .invalidText(line: lineNumber) }
             switch key {
             case "password":
                 message.password = SecretBytes(valueBytes)
@@ -85,7 +86,9 @@ public struct GitCredentialMessage: Sendable, Equatable {
             default:
                 break
             }
-            guard let value = String(validating: valueBytes, as: UTF8.self) else { throw .invalidText(line: lineNumber) }
+            guard let value = String(validating: valueBytes, as: UTF8.self) else {
+                throw .invalidText(line: lineNumber)
+            }
             switch key {
             case "protocol": message.protocol = value
             case "host": try message.setHost(value)

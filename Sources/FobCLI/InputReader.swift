@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import FobStore
+@preconcurrency import Glibc
 
 /// Reads lines and the rest of an input into ``SecretBytes``, through one
 /// reusable buffer that is wiped when the reader goes away.
@@ -87,7 +87,9 @@ final class InputReader {
     static func prefix(_ secret: SecretBytes, _ count: Int) -> SecretBytes {
         SecretBytes(count: count) { out in
             secret.withUnsafeBytes { src in
-                if count > 0 { out.baseAddress!.update(from: src.bindMemory(to: UInt8.self).baseAddress!, count: count) }
+                if count > 0 {
+                    out.baseAddress!.update(from: src.bindMemory(to: UInt8.self).baseAddress!, count: count)
+                }
             }
         }
     }
@@ -100,7 +102,8 @@ final class InputReader {
             for part in parts {
                 part.withUnsafeBytes { src in
                     if src.count > 0 {
-                        (out.baseAddress! + offset).update(from: src.bindMemory(to: UInt8.self).baseAddress!, count: src.count)
+                        (out.baseAddress! + offset).update(
+                            from: src.bindMemory(to: UInt8.self).baseAddress!, count: src.count)
                     }
                 }
                 offset += part.count

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Why a custom-field argument, a notes file or a field name was refused.
 /// Messages name the field, never its value.
@@ -21,11 +21,14 @@ public enum FieldInputError: Error, Equatable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .missingEquals(let name): return "--field wants NAME=VALUE (hidden values: --hidden-field NAME), not '\(displaySafe(name))'"
-        case .badName(let name): return "a field name must be non-empty without '=' or control characters, not '\(displaySafe(name))'"
+        case .missingEquals(let name):
+            return "--field wants NAME=VALUE (hidden values: --hidden-field NAME), not '\(displaySafe(name))'"
+        case .badName(let name):
+            return "a field name must be non-empty without '=' or control characters, not '\(displaySafe(name))'"
         case .nameTooLong: return "a field name is longer than \(Item.maxFieldNameBytes) bytes"
         case .reservedName(let name): return "'\(name)' is a built-in field of 'fob get --field'; choose another name"
-        case .valueTooLong(let name): return "the value of field '\(displaySafe(name))' is longer than \(Item.maxFieldValueBytes) bytes"
+        case .valueTooLong(let name):
+            return "the value of field '\(displaySafe(name))' is longer than \(Item.maxFieldValueBytes) bytes"
         case .notText(let what): return "\(what) is not UTF-8 text"
         case .notesTooLong: return "the notes are longer than \(Item.maxNotesBytes) bytes"
         }
@@ -45,7 +48,8 @@ public enum ItemFieldInput {
     ///   ``FieldInputError/reservedName(_:)``.
     public static func name(_ text: String) throws(FieldInputError) -> String {
         guard !text.isEmpty, !text.contains("="),
-              !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        else {
             throw .badName(text)
         }
         guard text.utf8.count <= Item.maxFieldNameBytes else { throw .nameTooLong }
@@ -79,7 +83,10 @@ public enum ItemFieldInput {
     public static func notes(_ bytes: [UInt8]) throws(FieldInputError) -> String? {
         guard bytes.count <= Item.maxNotesBytes + 2 else { throw .notesTooLong }
         var body = bytes[...]
-        if body.last == 0x0A { body = body.dropLast(); if body.last == 0x0D { body = body.dropLast() } }
+        if body.last == 0x0A {
+            body = body.dropLast()
+            if body.last == 0x0D { body = body.dropLast() }
+        }
         guard body.count <= Item.maxNotesBytes else { throw .notesTooLong }
         guard let text = String(validating: body, as: UTF8.self) else { throw .notText("the notes file") }
         return text.isEmpty ? nil : text
@@ -88,7 +95,9 @@ public enum ItemFieldInput {
     /// `fields` with each of `changes` applied in order: a field replaces the
     /// first existing one of its name (keeping its place) or is appended;
     /// then every field named in `removals` goes.
-    public static func merged(_ fields: [CustomField], setting changes: [CustomField], removing removals: [String]) -> [CustomField] {
+    public static func merged(_ fields: [CustomField], setting changes: [CustomField], removing removals: [String])
+        -> [CustomField]
+    {
         var result = fields
         for change in changes {
             if let index = result.firstIndex(where: { $0.name == change.name }) {

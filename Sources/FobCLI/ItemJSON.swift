@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 /// The `--json` shapes of the README ("Command line"), written byte by byte so that a secret
 /// never passes through a `String`.

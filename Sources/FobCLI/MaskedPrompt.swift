@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import FobStore
 import FobSystem
+@preconcurrency import Glibc
 
 /// Why a masked prompt gave no answer.
 public enum PromptError: Error, Equatable, Sendable {
@@ -186,7 +186,10 @@ public final class ControllingTerminal: SecretPrompter {
             if TerminalRestore.suspended != 0 {
                 // Back from a suspension, on a new line: the prompt again.
                 TerminalRestore.suspended = 0
-                writeAll(fd, Array(prompt.utf8) + Array(repeating: MaskedLineEditor.bullet, count: editor.characterCount).flatMap { $0 })
+                writeAll(
+                    fd,
+                    Array(prompt.utf8)
+                        + Array(repeating: MaskedLineEditor.bullet, count: editor.characterCount).flatMap { $0 })
             }
             if ctrlZ || readError == EINTR { continue }
             // End of input or a read error (the terminal hung up): give up rather than use half a line.

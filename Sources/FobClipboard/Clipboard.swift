@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
 
 /// Why a clipboard operation failed. Messages name the helper and never
 /// contain the copied value.
@@ -129,8 +129,10 @@ public enum ClipboardFactory {
     ///   - mode: the configured mode; `auto` is resolved with ``autoMode(environment:hasTerminal:)``.
     ///   - environment: the environment passed to helpers (it never carries the secret).
     ///   - terminalDescriptor: where OSC 52 escapes are written; `nil` opens `/dev/tty` when needed.
-    public static func make(mode: ClipboardMode, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            terminalDescriptor: Int32? = nil) -> any Clipboard {
+    public static func make(
+        mode: ClipboardMode, environment: [String: String] = ProcessInfo.processInfo.environment,
+        terminalDescriptor: Int32? = nil
+    ) -> any Clipboard {
         let resolved: ClipboardMode
         if mode == .auto {
             let hasTerminal = terminalDescriptor != nil || OSC52Clipboard.canOpenTerminal()

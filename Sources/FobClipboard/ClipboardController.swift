@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
 
 /// Runs clipboard work somewhere other than the input thread.
 public protocol BackgroundRunner: Sendable {
@@ -65,8 +65,10 @@ public final class ClipboardController: @unchecked Sendable {
     ///   - clearAfter: seconds until the auto-clear (default 45; 0 = never).
     ///   - clock: time source for the deadline.
     ///   - runner: where helpers run (default a serial background queue).
-    public init(clipboard: any Clipboard, clearAfter: TimeInterval = 45, clock: any WallClock = LiveClock(),
-                runner: any BackgroundRunner = SerialQueueRunner()) {
+    public init(
+        clipboard: any Clipboard, clearAfter: TimeInterval = 45, clock: any WallClock = LiveClock(),
+        runner: any BackgroundRunner = SerialQueueRunner()
+    ) {
         self.clipboard = clipboard
         self.clearAfter = clearAfter
         self.clock = clock
@@ -113,7 +115,10 @@ public final class ClipboardController: @unchecked Sendable {
     /// an event only if clearing fails.
     public func clearNow() {
         let value: SecretBytes? = lock.withLock {
-            defer { ours = nil; deadline = nil }
+            defer {
+                ours = nil
+                deadline = nil
+            }
             return ours
         }
         if let value { clearInBackground(value, reportAll: false) }
@@ -156,7 +161,10 @@ public final class ClipboardController: @unchecked Sendable {
 
     private func forget(_ secret: SecretBytes) {
         lock.withLock {
-            if let ours, ours === secret { self.ours = nil; deadline = nil }
+            if let ours, ours === secret {
+                self.ours = nil
+                deadline = nil
+            }
         }
     }
 

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Runs clipboard helper programs: the secret goes to the child's stdin,
 /// never to argv or the environment.
@@ -13,7 +13,10 @@ enum HelperProcess {
         var output: [UInt8]
     }
 
-    private static let ignorePipeSignal: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+    private static let ignorePipeSignal: Void = {
+        signal(SIGPIPE, SIG_IGN)
+        return ()
+    }()
 
     /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
     ///
@@ -30,11 +33,16 @@ enum HelperProcess {
     ///   deadline, whatever the input's size), if its stdin cannot be
     ///   written, or if it cannot be waited for (`waitpid` failing is
     ///   never counted as success).
-    static func run(_ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
-                    environment: [String: String], timeout: TimeInterval = 5) throws(ClipboardError) -> Result {
+    static func run(
+        _ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
+        environment: [String: String], timeout: TimeInterval = 5
+    ) throws(ClipboardError) -> Result {
         _ = ignorePipeSignal
-        guard let path = ExecutableLookup.find(tool, environment: environment) else { throw .helperMissing("\(tool) is not installed") }
-        let stdinPipe: (read: Int32, write: Int32), stdoutPipe: (read: Int32, write: Int32)
+        guard let path = ExecutableLookup.find(tool, environment: environment) else {
+            throw .helperMissing("\(tool) is not installed")
+        }
+        let stdinPipe: (read: Int32, write: Int32)
+        let stdoutPipe: (read: Int32, write: Int32)
         do {
             stdinPipe = try ChildProcessSpawner.makePipe()
         } catch {
@@ -52,10 +60,11 @@ enum HelperProcess {
             // Helpers such as xclip fork a child that keeps running to own
             // the selection; without captureOutput it must not hold a pipe
             // anyone waits on, so its stdout is /dev/null.
-            pid = try ChildProcessSpawner.spawn(executable: path, arguments: arguments, environment: environment,
-                                                standardInput: .descriptor(stdinPipe.read),
-                                                standardOutput: captureOutput ? .descriptor(stdoutPipe.write) : .null,
-                                                standardError: .null)
+            pid = try ChildProcessSpawner.spawn(
+                executable: path, arguments: arguments, environment: environment,
+                standardInput: .descriptor(stdinPipe.read),
+                standardOutput: captureOutput ? .descriptor(stdoutPipe.write) : .null,
+                standardError: .null)
         } catch {
             for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write] where fd >= 0 { close(fd) }
             throw .helperMissing("cannot start \(tool): \(error.reason)")
@@ -90,10 +99,19 @@ enum HelperProcess {
                 let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
                 var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
                 let ready = poll(&fds, 1, remaining)
-                if ready < 0 { if errno == EINTR { continue }; break }
-                if ready == 0 { timedOut = true; break }
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                if ready == 0 {
+                    timedOut = true
+                    break
+                }
                 let n = chunk.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress!, $0.count) }
-                if n < 0 { if errno == EINTR { continue }; break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
                 if n == 0 { break }
                 grow(&output, with: chunk[0..<n])
             }
@@ -137,17 +155,25 @@ enum HelperProcess {
     }
 
     /// Runs a helper and fails unless it exits 0.
-    static func check(_ tool: String, _ arguments: [String], input: SecretBytes? = nil,
-                      environment: [String: String]) throws(ClipboardError) {
+    static func check(
+        _ tool: String, _ arguments: [String], input: SecretBytes? = nil,
+        environment: [String: String]
+    ) throws(ClipboardError) {
         let result = try run(tool, arguments, input: input, environment: environment)
-        guard result.status == 0 else { throw .helperFailed("\(tool) \(arguments.joined(separator: " ")) exited with status \(result.status)") }
+        guard result.status == 0 else {
+            throw .helperFailed("\(tool) \(arguments.joined(separator: " ")) exited with status \(result.status)")
+        }
     }
 
     /// Runs a reading helper and compares its stdout with `secret` in
     /// constant time; `false` when it fails or prints something else.
-    static func outputEquals(_ secret: SecretBytes, _ tool: String, _ arguments: [String],
-                             environment: [String: String]) -> Bool {
-        guard var result = try? run(tool, arguments, captureOutput: true, environment: environment) else { return false }
+    static func outputEquals(
+        _ secret: SecretBytes, _ tool: String, _ arguments: [String],
+        environment: [String: String]
+    ) -> Bool {
+        guard var result = try? run(tool, arguments, captureOutput: true, environment: environment) else {
+            return false
+        }
         defer { result.output.wipe() }
         guard result.status == 0 else { return false }
         return SecretBytes(result.output) == secret
@@ -186,7 +212,8 @@ public struct WlCopyClipboard: Clipboard {
     private static let sensitiveSupport = LockedCache()
 
     public func copy(_ secret: SecretBytes) throws(ClipboardError) {
-        try HelperProcess.check("wl-copy", marksAsPassword ? ["--sensitive"] : [], input: secret, environment: environment)
+        try HelperProcess.check(
+            "wl-copy", marksAsPassword ? ["--sensitive"] : [], input: secret, environment: environment)
     }
     public func holds(_ secret: SecretBytes) -> Bool? {
         HelperProcess.outputEquals(secret, "wl-paste", ["--no-newline"], environment: environment)
@@ -227,7 +254,8 @@ public struct XclipClipboard: Clipboard {
         HelperProcess.outputEquals(secret, "xclip", ["-selection", "clipboard", "-out"], environment: environment)
     }
     public func clear() throws(ClipboardError) {
-        try HelperProcess.check("xclip", ["-selection", "clipboard", "-in"], input: SecretBytes([UInt8]()), environment: environment)
+        try HelperProcess.check(
+            "xclip", ["-selection", "clipboard", "-in"], input: SecretBytes([UInt8]()), environment: environment)
     }
 }
 
@@ -280,14 +308,18 @@ public struct TmuxClipboard: Clipboard {
     public var name: String { "tmux" }
     public var canReadBack: Bool { true }
     public func copy(_ secret: SecretBytes) throws(ClipboardError) {
-        try HelperProcess.check("tmux", serverArguments + ["load-buffer", "-w", "-b", bufferName, "-"], input: secret, environment: environment)
+        try HelperProcess.check(
+            "tmux", serverArguments + ["load-buffer", "-w", "-b", bufferName, "-"], input: secret,
+            environment: environment)
     }
     public func holds(_ secret: SecretBytes) -> Bool? {
-        HelperProcess.outputEquals(secret, "tmux", serverArguments + ["show-buffer", "-b", bufferName], environment: environment)
+        HelperProcess.outputEquals(
+            secret, "tmux", serverArguments + ["show-buffer", "-b", bufferName], environment: environment)
     }
     public func clear() throws(ClipboardError) {
         // A missing buffer is already clear.
-        _ = try HelperProcess.run("tmux", serverArguments + ["delete-buffer", "-b", bufferName], environment: environment)
+        _ = try HelperProcess.run(
+            "tmux", serverArguments + ["delete-buffer", "-b", bufferName], environment: environment)
     }
 }
 
@@ -306,7 +338,10 @@ public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
     /// Whether `/dev/tty` can be opened (there is a controlling terminal).
     public static func canOpenTerminal() -> Bool {
         let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
-        if fd >= 0 { close(fd); return true }
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
         return false
     }
 

@@ -1,8 +1,9 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import FobTokens
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// HTTP over `URLSession` (ephemeral: no cookies, no cache), blocking the
 /// calling thread. Redirects are not followed: an OAuth endpoint that
@@ -14,8 +15,9 @@ public struct URLSessionTransport: HTTPTransport {
     /// Sends `request` on an ephemeral `URLSession` and blocks until the answer or the timeout.
     /// - Throws: ``OAuthError/timeout(_:seconds:)``, ``OAuthError/network(_:)``.
     public func send(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData,
-                                    timeoutInterval: request.timeout)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData,
+            timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
@@ -57,8 +59,10 @@ public struct URLSessionTransport: HTTPTransport {
 
 /// Refuses every redirect, so credentials are never re-sent elsewhere.
 private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Bitwarden's unencrypted JSON export (Bitwarden Help Center, "Export Vault
 /// Data" and "Condition a Bitwarden .json file"):
@@ -24,7 +24,9 @@ public enum BitwardenJSON {
         } catch {
             throw .malformed("not JSON, or a truncated file")
         }
-        guard let top = root as? [String: Any] else { throw .malformed("not a Bitwarden export: the top level is not an object") }
+        guard let top = root as? [String: Any] else {
+            throw .malformed("not a Bitwarden export: the top level is not an object")
+        }
         if let encrypted = top["encrypted"] as? Bool, encrypted {
             throw .encrypted("this Bitwarden export")
         }
@@ -38,7 +40,9 @@ public enum BitwardenJSON {
             guard let list = list as? [Any] else { throw .wrongType("folders: expected an array") }
             for (i, value) in list.enumerated() {
                 let folder = try object(value, "folders[\(i)]")
-                if let id = try string(folder, "id", "folders[\(i)]"), let name = try string(folder, "name", "folders[\(i)]") {
+                if let id = try string(folder, "id", "folders[\(i)]"),
+                    let name = try string(folder, "name", "folders[\(i)]")
+                {
                     folders[id] = name
                 }
             }
@@ -65,7 +69,8 @@ public enum BitwardenJSON {
                         read.notKept.append("\(place): the linked field \"\(displaySafe(name))\"")
                         continue
                     }
-                    b.fields.append(CustomField(name: name.isEmpty ? "Field \(j + 1)" : name, text: value, isHidden: type == 1))
+                    b.fields.append(
+                        CustomField(name: name.isEmpty ? "Field \(j + 1)" : name, text: value, isHidden: type == 1))
                 }
             }
             if let history = item["passwordHistory"] as? [Any], !history.isEmpty {
@@ -84,8 +89,13 @@ public enum BitwardenJSON {
                 if let uris = login["uris"], !(uris is NSNull) {
                     guard let uris = uris as? [Any] else { throw .wrongType("\(at).login.uris: expected an array") }
                     for (j, u) in uris.enumerated() {
-                        guard let uri = try string(object(u, "\(at).login.uris[\(j)]"), "uri", "\(at).login.uris[\(j)]") else { continue }
-                        if b.url == nil { b.url = uri } else { b.fields.append(CustomField(name: "URI \(j + 1)", text: uri)) }
+                        guard let uri = try string(object(u, "\(at).login.uris[\(j)]"), "uri", "\(at).login.uris[\(j)]")
+                        else { continue }
+                        if b.url == nil {
+                            b.url = uri
+                        } else {
+                            b.fields.append(CustomField(name: "URI \(j + 1)", text: uri))
+                        }
                     }
                 }
                 if let passkeys = login["fido2Credentials"] as? [Any], !passkeys.isEmpty {
@@ -96,7 +106,8 @@ public enum BitwardenJSON {
                 b.password = b.notes
                 b.notes = nil
             case 3, 4:
-                let (member, hidden): (String, Set<String>) = type == 3
+                let (member, hidden): (String, Set<String>) =
+                    type == 3
                     ? ("card", ["number", "code"]) : ("identity", ["ssn", "passportNumber", "licenseNumber"])
                 b.kind = .note
                 b.password = b.notes

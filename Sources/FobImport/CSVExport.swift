@@ -1,10 +1,12 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// `fob export --format csv`: one record per item with RFC 4180 quoting.
 public enum CSVExport {
     /// The header line's columns.
-    public static let columns = ["service", "account", "password", "url", "notes", "totp", "label", "kind", "created", "modified"]
+    public static let columns = [
+        "service", "account", "password", "url", "notes", "totp", "label", "kind", "created", "modified",
+    ]
 
     /// Writes `items` as CSV: ``columns``, dates in ISO 8601 (UTC). A secret
     /// that is not UTF-8 is written as `base64:` and its base64.
@@ -16,13 +18,21 @@ public enum CSVExport {
             field(Array(item.service.utf8), &out, first: true)
             field(Array(item.account.utf8), &out)
             if let secret = item.secret {
-                if secret.isValidUTF8 { secret.withUnsafeBytes { field(Array($0), &out) } } else {
+                if secret.isValidUTF8 {
+                    secret.withUnsafeBytes { field(Array($0), &out) }
+                } else {
                     secret.base64().withUnsafeBytes { field(Array("base64:".utf8) + Array($0), &out) }
                 }
-            } else { field([], &out) }
+            } else {
+                field([], &out)
+            }
             field(Array((item.url ?? "").utf8), &out)
             field(Array((item.notes ?? "").utf8), &out)
-            if let seed = item.oneTimePassword { seed.withUnsafeBytes { field(Array($0), &out) } } else { field([], &out) }
+            if let seed = item.oneTimePassword {
+                seed.withUnsafeBytes { field(Array($0), &out) }
+            } else {
+                field([], &out)
+            }
             field(Array((item.label ?? "").utf8), &out)
             field(Array(item.kind.rawValue.utf8), &out)
             field(Array(formatter.string(from: item.created).utf8), &out)

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Readers of the CSV exports. Each is a pure function from the file's
 /// bytes to the entries and a report (a fuzz target); columns are found by
@@ -10,15 +10,20 @@ public enum CSVFormats {
     /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
     public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["Title", "Username", "Password"],
-                                  optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"])
+        let c = try table.columns(
+            required: ["Title", "Username", "Password"],
+            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"])
         var read = ImportRead()
         read.entries.reserveCapacity(table.records.count)
         for record in table.records {
             let f = Fields(record.fields, c)
             var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["Title"]; b.username = f["Username"]; b.password = f["Password"]; b.url = f["URL"]
-            b.notes = f["Notes"]; b.totp = f["TOTP"]
+            b.title = f["Title"]
+            b.username = f["Username"]
+            b.password = f["Password"]
+            b.url = f["URL"]
+            b.notes = f["Notes"]
+            b.totp = f["TOTP"]
             b.label = f["Group"].map(groupPath)
             b.created = f["Created"].flatMap(ImportDates.iso8601)
             b.modified = f["Last Modified"].flatMap(ImportDates.iso8601)
@@ -34,17 +39,25 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["type", "name", "login_username", "login_password"],
-                                  optional: ["folder", "notes", "fields", "login_uri", "login_totp"])
+        let c = try table.columns(
+            required: ["type", "name", "login_username", "login_password"],
+            optional: ["folder", "notes", "fields", "login_uri", "login_totp"])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
             var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["name"]; b.username = f["login_username"]; b.password = f["login_password"]
-            b.notes = f["notes"]; b.totp = f["login_totp"]; b.label = f["folder"]
-            let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            b.title = f["name"]
+            b.username = f["login_username"]
+            b.password = f["login_password"]
+            b.notes = f["notes"]
+            b.totp = f["login_totp"]
+            b.label = f["folder"]
+            let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
             b.url = uris.first
-            for (i, uri) in uris.dropFirst().enumerated() { b.fields.append(CustomField(name: "URI \(i + 2)", text: uri)) }
+            for (i, uri) in uris.dropFirst().enumerated() {
+                b.fields.append(CustomField(name: "URI \(i + 2)", text: uri))
+            }
             for line in (f["fields"] ?? "").split(whereSeparator: \.isNewline) {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 guard let name = parts.first.map(String.init), !name.isEmpty else { continue }
@@ -77,7 +90,11 @@ public enum CSVFormats {
         for record in table.records {
             let f = Fields(record.fields, c)
             var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["name"]; b.url = f["url"]; b.username = f["username"]; b.password = f["password"]; b.notes = f["note"]
+            b.title = f["name"]
+            b.url = f["url"]
+            b.username = f["username"]
+            b.password = f["password"]
+            b.notes = f["note"]
             b.build(into: &read)
         }
         return read
@@ -89,15 +106,22 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["url", "username", "password"],
-                                  optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"])
+        let c = try table.columns(
+            required: ["url", "username", "password"],
+            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
             var b = EntryBuilder(origin: "line \(record.line)")
-            b.url = f["url"]; b.username = f["username"]; b.password = f["password"]
-            if let realm = ImportText.nonEmpty(f["httpRealm"]) { b.fields.append(CustomField(name: "httpRealm", text: realm)) }
-            if let form = ImportText.nonEmpty(f["formActionOrigin"]) { b.fields.append(CustomField(name: "formActionOrigin", text: form)) }
+            b.url = f["url"]
+            b.username = f["username"]
+            b.password = f["password"]
+            if let realm = ImportText.nonEmpty(f["httpRealm"]) {
+                b.fields.append(CustomField(name: "httpRealm", text: realm))
+            }
+            if let form = ImportText.nonEmpty(f["formActionOrigin"]) {
+                b.fields.append(CustomField(name: "formActionOrigin", text: form))
+            }
             b.created = f["timeCreated"].flatMap(ImportDates.milliseconds)
             b.modified = f["timePasswordChanged"].flatMap(ImportDates.milliseconds)
             b.build(into: &read)
@@ -110,13 +134,19 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["Title", "Username", "Password"], optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"])
+        let c = try table.columns(
+            required: ["Title", "Username", "Password"], optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
             var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["Title"]; b.username = f["Username"]; b.password = f["Password"]; b.url = f["Url"] ?? f["URL"]
-            b.totp = f["OTPAuth"]; b.notes = f["Notes"]; b.label = f["Tags"]
+            b.title = f["Title"]
+            b.username = f["Username"]
+            b.password = f["Password"]
+            b.url = f["Url"] ?? f["URL"]
+            b.totp = f["OTPAuth"]
+            b.notes = f["Notes"]
+            b.label = f["Tags"]
             b.build(into: &read)
         }
         return read
@@ -133,7 +163,10 @@ public enum CSVFormats {
     struct Fields {
         let values: [String]
         let columns: [String: Int]
-        init(_ values: [String], _ columns: [String: Int]) { self.values = values; self.columns = columns }
+        init(_ values: [String], _ columns: [String: Int]) {
+            self.values = values
+            self.columns = columns
+        }
         subscript(name: String) -> String? {
             guard let i = columns[name] else { return nil }
             return i < values.count ? values[i] : ""

@@ -39,21 +39,34 @@ public enum CSVReader {
     enum Class: Int { case comma = 0, quote, cr, lf, other }
     enum Action { case none, append, appendQuote, endField, endRecord, fail(String) }
 
-    static let unquotedQuote = Action.fail("a quote inside an unquoted field (quote the whole field and write the quote twice)")
+    static let unquotedQuote = Action.fail(
+        "a quote inside an unquoted field (quote the whole field and write the quote twice)")
     static let textAfterQuote = Action.fail("text after a closing quote (write a quote inside a quoted field twice)")
 
     /// `transitions[state][class]`: the next state and what to do with the byte.
     static let transitions: [[(State, Action)]] = [
         // fieldStart
-        [(.fieldStart, .endField), (.quoted, .none), (.afterCR, .endRecord), (.fieldStart, .endRecord), (.unquoted, .append)],
+        [
+            (.fieldStart, .endField), (.quoted, .none), (.afterCR, .endRecord), (.fieldStart, .endRecord),
+            (.unquoted, .append),
+        ],
         // unquoted
-        [(.fieldStart, .endField), (.unquoted, unquotedQuote), (.afterCR, .endRecord), (.fieldStart, .endRecord), (.unquoted, .append)],
+        [
+            (.fieldStart, .endField), (.unquoted, unquotedQuote), (.afterCR, .endRecord), (.fieldStart, .endRecord),
+            (.unquoted, .append),
+        ],
         // quoted
         [(.quoted, .append), (.quoteInQuoted, .none), (.quoted, .append), (.quoted, .append), (.quoted, .append)],
         // quoteInQuoted: after a quote inside a quoted field
-        [(.fieldStart, .endField), (.quoted, .appendQuote), (.afterCR, .endRecord), (.fieldStart, .endRecord), (.unquoted, textAfterQuote)],
+        [
+            (.fieldStart, .endField), (.quoted, .appendQuote), (.afterCR, .endRecord), (.fieldStart, .endRecord),
+            (.unquoted, textAfterQuote),
+        ],
         // afterCR: a CR ended the record; an LF right after it belongs to it
-        [(.fieldStart, .endField), (.quoted, .none), (.afterCR, .endRecord), (.fieldStart, .none), (.unquoted, .append)],
+        [
+            (.fieldStart, .endField), (.quoted, .none), (.afterCR, .endRecord), (.fieldStart, .none),
+            (.unquoted, .append),
+        ],
     ]
 
     /// Parses UTF-8 CSV text into records; blank lines are skipped.
@@ -68,7 +81,9 @@ public enum CSVReader {
         var fields: [String] = []
         var field: [UInt8] = []
         var state = State.fieldStart
-        var line = 1, recordLine = 1, quoteLine = 1
+        var line = 1
+        var recordLine = 1
+        var quoteLine = 1
         var inRecord = false
         func finishField() {
             fields.append(String(decoding: field, as: UTF8.self))
@@ -83,7 +98,10 @@ public enum CSVReader {
             case 0x0A: cls = .lf
             default: cls = .other
             }
-            if !inRecord, cls != .lf || state != .afterCR { inRecord = true; recordLine = line }
+            if !inRecord, cls != .lf || state != .afterCR {
+                inRecord = true
+                recordLine = line
+            }
             let (next, action) = transitions[state.rawValue][cls.rawValue]
             if state != .quoted, next == .quoted, cls == .quote { quoteLine = line }
             switch action {
@@ -103,7 +121,9 @@ public enum CSVReader {
             state = next
         }
         switch state {
-        case .quoted: throw .malformed("line \(quoteLine): a quoted field is not closed by the end of the file (is it truncated?)")
+        case .quoted:
+            throw .malformed(
+                "line \(quoteLine): a quoted field is not closed by the end of the file (is it truncated?)")
         case .afterCR: break
         default:
             if inRecord {
@@ -123,7 +143,8 @@ public enum CSVReader {
         let header = all.removeFirst().fields
         for record in all where record.fields.count != header.count {
             let hint = record.fields.count > header.count ? "an unquoted comma?" : "is the file truncated?"
-            throw .malformed("line \(record.line): \(record.fields.count) fields, but the header has \(header.count) (\(hint))")
+            throw .malformed(
+                "line \(record.line): \(record.fields.count) fields, but the header has \(header.count) (\(hint))")
         }
         return Table(header: header, records: all)
     }

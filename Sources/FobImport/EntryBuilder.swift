@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobTokens
+import Foundation
 
 /// Builds an ``ImportEntry`` from the fields every format has, the same way for all.
 struct EntryBuilder {
@@ -37,17 +37,22 @@ struct EntryBuilder {
                 seed = SecretBytes(utf8: uri)
             } else {
                 extra.append(CustomField(name: "TOTP", text: totp, isHidden: true))
-                read.notKept.append("\(ImportText.place(origin, service)): a one-time-password seed Fob cannot read, kept as the hidden field \"TOTP\"")
+                read.notKept.append(
+                    "\(ImportText.place(origin, service)): a one-time-password seed Fob cannot read, kept as the hidden field \"TOTP\""
+                )
             }
         }
         if extra.count > Item.maxCustomFields {
-            read.notKept.append("\(ImportText.place(origin, service)): \(extra.count - Item.maxCustomFields) custom fields past \(Item.maxCustomFields)")
+            read.notKept.append(
+                "\(ImportText.place(origin, service)): \(extra.count - Item.maxCustomFields) custom fields past \(Item.maxCustomFields)"
+            )
             extra = Array(extra.prefix(Item.maxCustomFields))
         }
         let now = Date()
-        let item = Item(service: service, account: account, label: ImportText.nonEmpty(label), comment: ImportText.nonEmpty(notes),
-                        kind: kind, created: created ?? modified ?? now, modified: modified ?? created ?? now,
-                        url: url, oneTimePassword: seed, customFields: extra, secret: SecretBytes(utf8: secretText))
+        let item = Item(
+            service: service, account: account, label: ImportText.nonEmpty(label), comment: ImportText.nonEmpty(notes),
+            kind: kind, created: created ?? modified ?? now, modified: modified ?? created ?? now,
+            url: url, oneTimePassword: seed, customFields: extra, secret: SecretBytes(utf8: secretText))
         read.entries.append(ImportEntry(item: item, datesKnown: created != nil || modified != nil, origin: origin))
     }
 
@@ -75,27 +80,39 @@ enum ImportDates {
         guard b.count >= 19 else { return nil }
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
-            for i in r { guard b[i] >= 48, b[i] <= 57 else { return nil }; v = v * 10 + Int(b[i] - 48) }
+            for i in r {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
             return v
         }
         guard let y = num(0..<4), b[4] == 45, let mo = num(5..<7), b[7] == 45, let d = num(8..<10),
-              b[10] == 84 || b[10] == 116 || b[10] == 32, let h = num(11..<13), b[13] == 58, let mi = num(14..<16),
-              b[16] == 58, let se = num(17..<19), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+            b[10] == 84 || b[10] == 116 || b[10] == 32, let h = num(11..<13), b[13] == 58, let mi = num(14..<16),
+            b[16] == 58, let se = num(17..<19), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
         var fraction = 0.0
         if i < b.count, b[i] == 46 {
             i += 1
             var scale = 0.1
-            while i < b.count, b[i] >= 48, b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
         }
         var offset = 0
         if i < b.count {
-            if b[i] == 90 || b[i] == 122 { i += 1 } else if (b[i] == 43 || b[i] == 45), i + 6 <= b.count, let oh = num(i + 1..<i + 3),
-                b[i + 3] == 58, let om = num(i + 4..<i + 6) {
+            if b[i] == 90 || b[i] == 122 {
+                i += 1
+            } else if b[i] == 43 || b[i] == 45, i + 6 <= b.count, let oh = num(i + 1..<i + 3),
+                b[i + 3] == 58, let om = num(i + 4..<i + 6)
+            {
                 offset = (oh * 3600 + om * 60) * (b[i] == 43 ? 1 : -1)
                 i += 6
-            } else { return nil }
+            } else {
+                return nil
+            }
         }
         guard i == b.count else { return nil }
         // Days from the civil date (Howard Hinnant's algorithm).
@@ -111,7 +128,9 @@ enum ImportDates {
 
     /// Milliseconds since 1970 written as an integer (Firefox), or `nil`.
     static func milliseconds(_ text: String) -> Date? {
-        guard let ms = Int64(text.trimmingCharacters(in: .whitespaces)), ms > 0, ms < 32_503_680_000_000 else { return nil }
+        guard let ms = Int64(text.trimmingCharacters(in: .whitespaces)), ms > 0, ms < 32_503_680_000_000 else {
+            return nil
+        }
         return Date(timeIntervalSince1970: Double(ms) / 1000)
     }
 }

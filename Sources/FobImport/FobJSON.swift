@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Fob's own export, `fob-json`: every attribute of every item, so that an
 /// export imported into another vault reproduces each item exactly.
@@ -79,8 +79,12 @@ public enum FobJSON {
         } catch {
             throw .malformed("not JSON: \(error.localizedDescription)")
         }
-        guard file.format == "fob-json" else { throw .malformed("not a fob-json export (format \"\(displaySafe(file.format))\")") }
-        guard file.version == version else { throw .wrongType("fob-json version \(file.version); this Fob reads version \(version)") }
+        guard file.format == "fob-json" else {
+            throw .malformed("not a fob-json export (format \"\(displaySafe(file.format))\")")
+        }
+        guard file.version == version else {
+            throw .wrongType("fob-json version \(file.version); this Fob reads version \(version)")
+        }
         var read = ImportRead()
         read.entries.reserveCapacity(file.items.count)
         for (index, e) in file.items.enumerated() {
@@ -96,23 +100,29 @@ public enum FobJSON {
             var fields: [CustomField] = []
             for field in e.customFields {
                 if let value = field.value {
-                    fields.append(CustomField(name: field.name, value: SecretBytes(utf8: value), isHidden: field.hidden))
+                    fields.append(
+                        CustomField(name: field.name, value: SecretBytes(utf8: value), isHidden: field.hidden))
                 } else if let b64 = field.valueBase64, let data = Data(base64Encoded: b64) {
                     fields.append(CustomField(name: field.name, value: SecretBytes(data), isHidden: field.hidden))
                 } else {
-                    throw .wrongType("\(origin): custom field \"\(displaySafe(field.name))\" has neither \"value\" nor a valid \"valueBase64\"")
+                    throw .wrongType(
+                        "\(origin): custom field \"\(displaySafe(field.name))\" has neither \"value\" nor a valid \"valueBase64\""
+                    )
                 }
             }
             var generic: [UInt8]?
             if let g = e.generic {
-                guard let data = Data(base64Encoded: g) else { throw .wrongType("\(origin): \"generic\" is not base64") }
+                guard let data = Data(base64Encoded: g) else {
+                    throw .wrongType("\(origin): \"generic\" is not base64")
+                }
                 generic = Array(data)
             }
-            var item = Item(itemClass: e.class, service: e.service, account: e.account, accessGroup: e.accessGroup,
-                            label: e.label, comment: e.notes, kind: e.kind, accessible: e.accessible, generic: generic,
-                            created: Date(timeIntervalSince1970: e.created), modified: Date(timeIntervalSince1970: e.modified),
-                            url: e.url, oneTimePassword: e.oneTimePassword.map { SecretBytes(utf8: $0) },
-                            customFields: fields, persistentID: e.persistentID, secret: secret)
+            var item = Item(
+                itemClass: e.class, service: e.service, account: e.account, accessGroup: e.accessGroup,
+                label: e.label, comment: e.notes, kind: e.kind, accessible: e.accessible, generic: generic,
+                created: Date(timeIntervalSince1970: e.created), modified: Date(timeIntervalSince1970: e.modified),
+                url: e.url, oneTimePassword: e.oneTimePassword.map { SecretBytes(utf8: $0) },
+                customFields: fields, persistentID: e.persistentID, secret: secret)
             item.synchronizable = e.synchronizable
             item.internetProtocol = e.protocol
             item.authenticationType = e.authenticationType
@@ -166,45 +176,79 @@ public enum FobJSON {
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(0x2C) }
             out += Array("\n{".utf8)
-            JSONWriter.key("class", &out, first: true); JSONWriter.string(item.itemClass.rawValue, &out)
-            JSONWriter.key("service", &out); JSONWriter.string(item.service, &out)
-            JSONWriter.key("account", &out); JSONWriter.string(item.account, &out)
-            JSONWriter.key("accessGroup", &out); JSONWriter.string(item.accessGroup, &out)
-            JSONWriter.key("label", &out); JSONWriter.optional(item.label, &out)
-            JSONWriter.key("notes", &out); JSONWriter.optional(item.notes, &out)
-            JSONWriter.key("kind", &out); JSONWriter.string(item.kind.rawValue, &out)
-            JSONWriter.key("accessible", &out); JSONWriter.string(item.accessible.rawValue, &out)
-            JSONWriter.key("created", &out); out += Array(item.created.timeIntervalSince1970.description.utf8)
-            JSONWriter.key("modified", &out); out += Array(item.modified.timeIntervalSince1970.description.utf8)
-            JSONWriter.key("persistentID", &out); JSONWriter.string(item.persistentID.uuidString, &out)
+            JSONWriter.key("class", &out, first: true)
+            JSONWriter.string(item.itemClass.rawValue, &out)
+            JSONWriter.key("service", &out)
+            JSONWriter.string(item.service, &out)
+            JSONWriter.key("account", &out)
+            JSONWriter.string(item.account, &out)
+            JSONWriter.key("accessGroup", &out)
+            JSONWriter.string(item.accessGroup, &out)
+            JSONWriter.key("label", &out)
+            JSONWriter.optional(item.label, &out)
+            JSONWriter.key("notes", &out)
+            JSONWriter.optional(item.notes, &out)
+            JSONWriter.key("kind", &out)
+            JSONWriter.string(item.kind.rawValue, &out)
+            JSONWriter.key("accessible", &out)
+            JSONWriter.string(item.accessible.rawValue, &out)
+            JSONWriter.key("created", &out)
+            out += Array(item.created.timeIntervalSince1970.description.utf8)
+            JSONWriter.key("modified", &out)
+            out += Array(item.modified.timeIntervalSince1970.description.utf8)
+            JSONWriter.key("persistentID", &out)
+            JSONWriter.string(item.persistentID.uuidString, &out)
             if let secret = item.secret { JSONWriter.secret(secret, name: "secret", &out) }
-            JSONWriter.key("url", &out); JSONWriter.optional(item.url, &out)
+            JSONWriter.key("url", &out)
+            JSONWriter.optional(item.url, &out)
             JSONWriter.key("oneTimePassword", &out)
-            if let seed = item.oneTimePassword { seed.withUnsafeBytes { JSONWriter.string(bytes: $0, &out) } } else { out += Array("null".utf8) }
+            if let seed = item.oneTimePassword {
+                seed.withUnsafeBytes { JSONWriter.string(bytes: $0, &out) }
+            } else {
+                out += Array("null".utf8)
+            }
             JSONWriter.key("customFields", &out)
             out.append(0x5B)
             for (i, field) in item.customFields.enumerated() {
                 if i > 0 { out.append(0x2C) }
-                JSONWriter.key("name", &out, first: true, open: true); JSONWriter.string(field.name, &out)
+                JSONWriter.key("name", &out, first: true, open: true)
+                JSONWriter.string(field.name, &out)
                 JSONWriter.secret(field.value, name: "value", &out)
-                JSONWriter.key("hidden", &out); out += Array((field.isHidden ? "true" : "false").utf8)
+                JSONWriter.key("hidden", &out)
+                out += Array((field.isHidden ? "true" : "false").utf8)
                 out.append(0x7D)
             }
             out.append(0x5D)
             JSONWriter.key("generic", &out)
-            if let generic = item.generic { JSONWriter.string(Data(generic).base64EncodedString(), &out) } else { out += Array("null".utf8) }
-            JSONWriter.key("synchronizable", &out); out += Array((item.synchronizable ? "true" : "false").utf8)
-            JSONWriter.key("protocol", &out); JSONWriter.string(item.internetProtocol, &out)
-            JSONWriter.key("authenticationType", &out); JSONWriter.string(item.authenticationType, &out)
-            JSONWriter.key("port", &out); out += Array(String(item.port).utf8)
-            JSONWriter.key("path", &out); JSONWriter.string(item.path, &out)
-            JSONWriter.key("securityDomain", &out); JSONWriter.string(item.securityDomain, &out)
-            JSONWriter.key("description", &out); JSONWriter.optional(item.itemDescription, &out)
-            JSONWriter.key("type", &out); out += Array((item.itemType.map { String($0) } ?? "null").utf8)
-            JSONWriter.key("creator", &out); out += Array((item.creator.map { String($0) } ?? "null").utf8)
-            JSONWriter.key("invisible", &out); out += Array((item.isInvisible ? "true" : "false").utf8)
-            JSONWriter.key("negative", &out); out += Array((item.isNegative ? "true" : "false").utf8)
-            JSONWriter.key("accessControlFlags", &out); out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
+            if let generic = item.generic {
+                JSONWriter.string(Data(generic).base64EncodedString(), &out)
+            } else {
+                out += Array("null".utf8)
+            }
+            JSONWriter.key("synchronizable", &out)
+            out += Array((item.synchronizable ? "true" : "false").utf8)
+            JSONWriter.key("protocol", &out)
+            JSONWriter.string(item.internetProtocol, &out)
+            JSONWriter.key("authenticationType", &out)
+            JSONWriter.string(item.authenticationType, &out)
+            JSONWriter.key("port", &out)
+            out += Array(String(item.port).utf8)
+            JSONWriter.key("path", &out)
+            JSONWriter.string(item.path, &out)
+            JSONWriter.key("securityDomain", &out)
+            JSONWriter.string(item.securityDomain, &out)
+            JSONWriter.key("description", &out)
+            JSONWriter.optional(item.itemDescription, &out)
+            JSONWriter.key("type", &out)
+            out += Array((item.itemType.map { String($0) } ?? "null").utf8)
+            JSONWriter.key("creator", &out)
+            out += Array((item.creator.map { String($0) } ?? "null").utf8)
+            JSONWriter.key("invisible", &out)
+            out += Array((item.isInvisible ? "true" : "false").utf8)
+            JSONWriter.key("negative", &out)
+            out += Array((item.isNegative ? "true" : "false").utf8)
+            JSONWriter.key("accessControlFlags", &out)
+            out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
             out.append(0x7D)
         }
         out += Array("\n]}\n".utf8)
@@ -254,7 +298,8 @@ enum JSONWriter {
             case 0x0A: out += [0x5C, UInt8(ascii: "n")]
             case 0x0D: out += [0x5C, UInt8(ascii: "r")]
             case 0x09: out += [0x5C, UInt8(ascii: "t")]
-            case 0..<0x20, 0x7F: out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            case 0..<0x20, 0x7F:
+                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
             default: out.append(byte)
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// The formats `fob import` reads (the command line's `FORMAT` words).
 public enum ImportFormat: String, Sendable, CaseIterable {
@@ -79,7 +79,8 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .encrypted(let text):
             return "\(text) is encrypted (password-protected); export it unencrypted and import that file"
         case .missingColumns(let names):
-            return "the header lacks the column\(names.count == 1 ? "" : "s") " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "the header lacks the column\(names.count == 1 ? "" : "s") "
+                + names.map { "\"\($0)\"" }.joined(separator: ", ")
         case .wrongType(let text): return text
         case .nothingToImport(let text): return "nothing could be imported: \(text)"
         case .io(let text): return text

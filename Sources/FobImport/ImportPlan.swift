@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// What to do when an entry has the same key (service, user ID and the rest
 /// of the primary key) as an item in the vault or an earlier entry.
@@ -61,7 +61,9 @@ public struct ImportPlan: Sendable {
             switch slot {
             case .stored(let stored): old = stored
             case .planned(let index):
-                switch changes[index] { case .add(let i), .replace(_, let i): old = i }
+                switch changes[index] {
+                case .add(let i), .replace(_, let i): old = i
+                }
             }
             let where_ = { if case .stored = slot { return "in the vault" } else { return "earlier in the file" } }()
             switch policy {
@@ -96,7 +98,8 @@ public struct ImportPlan: Sendable {
                 taken[Key(renamedItem)] = .planned(changes.count)
                 changes.append(.add(renamedItem))
                 renamed += 1
-                details.append("renamed \(name) to service \"\(displaySafe(renamedItem.service))\": the same key is \(where_)")
+                details.append(
+                    "renamed \(name) to service \"\(displaySafe(renamedItem.service))\": the same key is \(where_)")
             }
         }
     }
@@ -115,11 +118,16 @@ public struct ImportPlan: Sendable {
     struct Key: Hashable {
         let parts: [[UInt8]]
         init(_ item: Item) {
-            var parts = [Array(item.itemClass.rawValue.utf8), Array(item.accessGroup.utf8), Array(item.service.utf8),
-                         Array(item.account.utf8), [item.synchronizable ? 1 : 0]]
+            var parts = [
+                Array(item.itemClass.rawValue.utf8), Array(item.accessGroup.utf8), Array(item.service.utf8),
+                Array(item.account.utf8), [item.synchronizable ? 1 : 0],
+            ]
             if item.itemClass == .internetPassword {
-                parts += [Array(item.internetProtocol.utf8), Array(item.authenticationType.utf8), Array(String(item.port).utf8),
-                          Array(item.path.utf8), Array(item.securityDomain.utf8)]
+                parts += [
+                    Array(item.internetProtocol.utf8), Array(item.authenticationType.utf8),
+                    Array(String(item.port).utf8),
+                    Array(item.path.utf8), Array(item.securityDomain.utf8),
+                ]
             }
             self.parts = parts
         }

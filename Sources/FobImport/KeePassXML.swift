@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// KeePassXC's XML export (`keepassxc-cli export -f xml`): the KeePass 2
 /// XML document (<https://keepass.info/help/kb/kdbx_4.html>), read from
@@ -68,8 +68,10 @@ public enum KeePassXML {
         }
         if let declared = declaredEncoding(bytes), !["utf-8", "utf8"].contains(declared.lowercased()) {
             guard TextDecoding.encodings[declared.lowercased()] != nil else {
-                throw .encoding(line: 1, "the XML declares the encoding \"\(TextDecoding.displaySafeName(declared))\", which Fob cannot read; "
-                                + "known: " + TextDecoding.encodings.keys.sorted().joined(separator: ", "))
+                throw .encoding(
+                    line: 1,
+                    "the XML declares the encoding \"\(TextDecoding.displaySafeName(declared))\", which Fob cannot read; "
+                        + "known: " + TextDecoding.encodings.keys.sorted().joined(separator: ", "))
             }
             return dropDeclaration(try TextDecoding.utf8(bytes, encoding: declared))
         }
@@ -234,7 +236,10 @@ public enum KeePassXML {
             path.removeLast()
             let parent = path.last
             defer { text = "" }
-            if name == "History" { historyDepth -= 1; return }
+            if name == "History" {
+                historyDepth -= 1
+                return
+            }
             guard historyDepth == 0 else { return }
             switch (name, parent) {
             case ("RecycleBinUUID", "Meta"):
@@ -281,7 +286,9 @@ public enum KeePassXML {
             b.created = state.created
             b.modified = state.modified
             if state.attachments > 0 {
-                read.notKept.append("\(ImportText.place(origin, b.title ?? "")): \(state.attachments) attachment\(state.attachments == 1 ? "" : "s")")
+                read.notKept.append(
+                    "\(ImportText.place(origin, b.title ?? "")): \(state.attachments) attachment\(state.attachments == 1 ? "" : "s")"
+                )
             }
             b.build(into: &read)
         }

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// `pass`, the standard Unix password manager (<https://www.passwordstore.org>):
 /// a directory of `NAME.gpg` files, each decrypted by the user's own `gpg`.
@@ -36,7 +36,8 @@ public enum PassStore {
                 continue
             }
             if let colon = line.firstIndex(of: ":"), !line[..<colon].contains(" "), !line[..<colon].isEmpty,
-               line[line.index(after: colon)...].hasPrefix(" ") {
+                line[line.index(after: colon)...].hasPrefix(" ")
+            {
                 let key = String(line[..<colon])
                 let value = String(line[line.index(after: colon)...].dropFirst())
                 let lower = key.lowercased()
@@ -72,7 +73,9 @@ public enum PassStore {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .io("\(directory) is not a password-store directory")
         }
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { throw .io("cannot read \(directory)") }
+        guard let walker = FileManager.default.enumerator(atPath: directory) else {
+            throw .io("cannot read \(directory)")
+        }
         var out: [String] = []
         while let path = walker.nextObject() as? String {
             if path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
@@ -92,8 +95,10 @@ public enum PassStore {
     ///   - environment: the environment `gpg` runs in (`PATH`, `GNUPGHOME`, `HOME` …).
     ///   - progress: called with (entries done, entries in all).
     /// - Throws: `.io` when there is no `gpg`, no store, or an entry `gpg` cannot decrypt (naming it).
-    public static func read(directory: String, environment: [String: String],
-                            progress: (Int, Int) -> Void = { _, _ in }) throws(ImportError) -> ImportRead {
+    public static func read(
+        directory: String, environment: [String: String],
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws(ImportError) -> ImportRead {
         let files = try entries(in: directory)
         guard let gpg = ExecutableLookup.find("gpg", environment: environment) else {
             throw .io("gpg is not on PATH; importing a password store needs the gpg it was made with")
@@ -115,16 +120,18 @@ public enum PassStore {
         let input = open(path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(input) }
-        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
+        let out: (read: Int32, write: Int32)
+        let err: (read: Int32, write: Int32)
         do {
             out = try ChildProcessSpawner.makePipe()
             err = try ChildProcessSpawner.makePipe()
         } catch { throw .io("cannot run gpg: \(error)") }
         let pid: pid_t
         do {
-            pid = try ChildProcessSpawner.spawn(executable: gpg, arguments: ["--batch", "--quiet", "--decrypt"],
-                                                environment: environment, standardInput: .descriptor(input),
-                                                standardOutput: .descriptor(out.write), standardError: .descriptor(err.write))
+            pid = try ChildProcessSpawner.spawn(
+                executable: gpg, arguments: ["--batch", "--quiet", "--decrypt"],
+                environment: environment, standardInput: .descriptor(input),
+                standardOutput: .descriptor(out.write), standardError: .descriptor(err.write))
         } catch {
             [out.read, out.write, err.read, err.write].forEach { _ = close($0) }
             throw .io("cannot run gpg: \(error)")

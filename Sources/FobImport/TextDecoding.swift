@@ -28,8 +28,9 @@ public enum TextDecoding {
     public static func utf8(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> [UInt8] {
         if let name = encoding, name.lowercased() != "utf-8", name.lowercased() != "utf8" {
             guard let enc = encodings[name.lowercased()] else {
-                throw .wrongType("unknown encoding \"\(displaySafeName(name))\"; known: "
-                                 + encodings.keys.sorted().joined(separator: ", "))
+                throw .wrongType(
+                    "unknown encoding \"\(displaySafeName(name))\"; known: "
+                        + encodings.keys.sorted().joined(separator: ", "))
             }
             guard let text = String(data: Data(bytes), encoding: enc) else {
                 throw .encoding(line: 1, "the text is not valid \(name)")
@@ -47,7 +48,8 @@ public enum TextDecoding {
         var line = 1
         for piece in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
             if String(validating: piece, as: UTF8.self) == nil {
-                throw .encoding(line: line, "the text is not valid UTF-8; name its encoding with --encoding (such as windows-1252)")
+                throw .encoding(
+                    line: line, "the text is not valid UTF-8; name its encoding with --encoding (such as windows-1252)")
             }
             line += 1
         }

@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
 
 /// One event of an XML document, in document order, as a streaming (SAX)
 /// parser reports it. Entity references are already replaced; CDATA comes
@@ -55,17 +55,32 @@ public enum XMLEventWire {
             let n = UInt32(clamping: v)
             out += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
         }
-        func text(_ s: String) { u32(s.utf8.count); out += s.utf8 }
+        func text(_ s: String) {
+            u32(s.utf8.count)
+            out += s.utf8
+        }
         for event in list.events {
             switch event {
             case .start(let name, let attributes):
-                out.append(1); text(name); u32(attributes.count)
-                for (key, value) in attributes.sorted(by: { $0.key < $1.key }) { text(key); text(value) }
-            case .text(let s): out.append(2); text(s)
-            case .end(let name): out.append(3); text(name)
+                out.append(1)
+                text(name)
+                u32(attributes.count)
+                for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
+                    text(key)
+                    text(value)
+                }
+            case .text(let s):
+                out.append(2)
+                text(s)
+            case .end(let name):
+                out.append(3)
+                text(name)
             }
         }
-        if let line = list.errorLine { out.append(4); u32(line) }
+        if let line = list.errorLine {
+            out.append(4)
+            u32(line)
+        }
         return out
     }
 
@@ -152,8 +167,10 @@ public struct HelperXMLParser: Sendable {
             throw .io("\(HelperXMLParser.helperName) is not installed next to fob; it reads XML exports")
         }
         let deadline = FileDescriptorIO.monotonicNow() + HelperXMLParser.timeout
-        switch HelperExchange.run(path, input: document, environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
-                                  deadline: deadline, maxOutput: 16 * document.count + (1 << 20)) {
+        switch HelperExchange.run(
+            path, input: document, environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
+            deadline: deadline, maxOutput: 16 * document.count + (1 << 20))
+        {
         case .answered(var answer):
             defer { answer.wipe() }
             return try XMLEventWire.decode(answer)

@@ -43,11 +43,15 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
 
     /// Every bit Apple defines.
-    static let known: SecAccessControlCreateFlags = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode,
-                                                     .watch, .or, .and, .privateKeyUsage, .applicationPassword]
+    static let known: SecAccessControlCreateFlags = [
+        .userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode,
+        .watch, .or, .and, .privateKeyUsage, .applicationPassword,
+    ]
     /// The constraints that need someone to authenticate, which Fob cannot check.
-    static let needsAuthentication: SecAccessControlCreateFlags = [.userPresence, .biometryAny, .biometryCurrentSet,
-                                                                   .devicePasscode, .watch, .applicationPassword]
+    static let needsAuthentication: SecAccessControlCreateFlags = [
+        .userPresence, .biometryAny, .biometryCurrentSet,
+        .devicePasscode, .watch, .applicationPassword,
+    ]
 }
 
 /// An item's access control (Apple's `SecAccessControl`): an accessibility
@@ -89,18 +93,28 @@ public typealias SecAccessControlRef = SecAccessControl
 ///     `errSecParam`) on failure; pass `nil` if not needed.
 /// - Returns: the object, or `nil` for an unknown protection, unknown flag
 ///   bits, or `.or` with `.and`.
-public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protection: Any,
-                                            _ flags: SecAccessControlCreateFlags,
-                                            _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecAccessControl? {
+public func SecAccessControlCreateWithFlags(
+    _ allocator: CFAllocator?, _ protection: Any,
+    _ flags: SecAccessControlCreateFlags,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecAccessControl? {
     error?.pointee = nil
     func fail(_ reason: String) -> SecAccessControl? {
         error?.pointee = Unmanaged.passRetained(statusError(errSecParam, reason))
         return nil
     }
-    guard let name = unwrapOptional(protection) as? String else { return fail("the protection is not a kSecAttrAccessible… value") }
-    guard (try? accessibility(named: name)) != nil else { return fail("the protection \"\(name)\" is not a usable kSecAttrAccessible… value") }
-    guard flags.isSubset(of: .known) else { return fail("unknown SecAccessControlCreateFlags bits 0x\(String(flags.rawValue, radix: 16))") }
-    guard !flags.isSuperset(of: [.or, .and]) else { return fail("SecAccessControlCreateFlags cannot hold both .or and .and") }
+    guard let name = unwrapOptional(protection) as? String else {
+        return fail("the protection is not a kSecAttrAccessible… value")
+    }
+    guard (try? accessibility(named: name)) != nil else {
+        return fail("the protection \"\(name)\" is not a usable kSecAttrAccessible… value")
+    }
+    guard flags.isSubset(of: .known) else {
+        return fail("unknown SecAccessControlCreateFlags bits 0x\(String(flags.rawValue, radix: 16))")
+    }
+    guard !flags.isSuperset(of: [.or, .and]) else {
+        return fail("SecAccessControlCreateFlags cannot hold both .or and .and")
+    }
     return SecAccessControl(protection: name, flags: flags)
 }
 
@@ -109,12 +123,13 @@ public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protect
 func accessibility(named name: String) throws(SecItemFailure) -> Accessibility {
     switch name {
     case kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
-         kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly:
+        kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly:
         return .whenUnlocked
     case kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly:
         return .afterFirstUnlock
     case kSecAttrAccessibleAlways, kSecAttrAccessibleAlwaysThisDeviceOnly:
-        throw SecItemFailure(errSecParam, "kSecAttrAccessibleAlways… is not supported: a Fob vault is never read while locked")
+        throw SecItemFailure(
+            errSecParam, "kSecAttrAccessibleAlways… is not supported: a Fob vault is never read while locked")
     default:
         throw SecItemFailure(errSecParam, "unknown kSecAttrAccessible value \"\(name)\"")
     }

@@ -45,8 +45,10 @@ public let kCFErrorLocalizedDescriptionKey: CFString = "NSLocalizedDescription"
 ///   - code: the code within the domain.
 ///   - userInfo: extra information, or `nil`.
 /// - Returns: the error; never `nil`.
-public func CFErrorCreate(_ allocator: CFAllocator?, _ domain: CFErrorDomain!, _ code: CFIndex,
-                          _ userInfo: CFDictionary?) -> CFError! {
+public func CFErrorCreate(
+    _ allocator: CFAllocator?, _ domain: CFErrorDomain!, _ code: CFIndex,
+    _ userInfo: CFDictionary?
+) -> CFError! {
     NSError(domain: domain ?? "", code: code, userInfo: userInfo)
 }
 
@@ -72,6 +74,7 @@ public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! { err?.userInf
 /// An `OSStatus`-domain error for `status`, with Apple's message and `reason`.
 func statusError(_ status: OSStatus, _ reason: String) -> CFError {
     let message = statusMessages[status] ?? "OSStatus \(status)"
-    return NSError(domain: kCFErrorDomainOSStatus, code: Int(status),
-                   userInfo: [kCFErrorLocalizedDescriptionKey: "\(message) (\(reason))", NSLocalizedFailureReasonErrorKey: reason])
+    return NSError(
+        domain: kCFErrorDomainOSStatus, code: Int(status),
+        userInfo: [kCFErrorLocalizedDescriptionKey: "\(message) (\(reason))", NSLocalizedFailureReasonErrorKey: reason])
 }

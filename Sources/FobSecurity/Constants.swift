@@ -251,4 +251,3 @@ public let kSecMatchLimit: CFString = "m_Limit"
 public let kSecMatchLimitOne: CFString = "m_LimitOne"
 /// Return every match (`"m_LimitAll"`); the result is an array.
 public let kSecMatchLimitAll: CFString = "m_LimitAll"
-

@@ -9,7 +9,9 @@ enum PersistentReference {
 
     /// - Throws: `errSecParam` for bytes that are not a Fob persistent reference.
     static func parse(_ data: Data) throws(SecItemFailure) -> (ItemClass, UUID) {
-        guard data.count == 20, let itemClass = String(data: data.prefix(4), encoding: .utf8).flatMap(ItemClass.init(rawValue:)) else {
+        guard data.count == 20,
+            let itemClass = String(data: data.prefix(4), encoding: .utf8).flatMap(ItemClass.init(rawValue:))
+        else {
             throw SecItemFailure(errSecParam, "kSecValuePersistentRef is not a persistent reference")
         }
         var uuid = UUID().uuid

@@ -93,9 +93,11 @@ struct AttributeValues {
         case .any?: sync = nil
         case nil: sync = persistentID == nil ? false : nil
         }
-        var query = ItemQuery(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
-                              label: label, kind: kind, accessible: accessControl.flatMap { try? accessibility(named: $0.protection) } ?? accessible,
-                              synchronizable: sync)
+        var query = ItemQuery(
+            itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
+            label: label, kind: kind,
+            accessible: accessControl.flatMap { try? accessibility(named: $0.protection) } ?? accessible,
+            synchronizable: sync)
         query.internetProtocol = internetProtocol
         query.authenticationType = authenticationType
         query.port = port
@@ -117,16 +119,19 @@ struct AttributeValues {
         if let creator, creator != item.creator ?? 0 { return false }
         if let isInvisible, isInvisible != item.isInvisible { return false }
         if let isNegative, isNegative != item.isNegative { return false }
-        if let accessControl, accessControl.flags.rawValue != item.accessControlFlags.map(CFOptionFlags.init) { return false }
+        if let accessControl, accessControl.flags.rawValue != item.accessControlFlags.map(CFOptionFlags.init) {
+            return false
+        }
         return storeQuery(item.itemClass).matches(item)
     }
 
     /// A new item of `itemClass` with these values (defaults for the rest).
     func newItem(_ itemClass: ItemClass, secret: SecretBytes) -> Item {
-        var item = Item(itemClass: itemClass, service: service ?? "", account: account ?? "",
-                        accessGroup: accessGroup ?? "", label: label, comment: comment,
-                        kind: kind ?? .password, accessible: accessible ?? .whenUnlocked,
-                        generic: generic.map { Array($0) }, secret: secret)
+        var item = Item(
+            itemClass: itemClass, service: service ?? "", account: account ?? "",
+            accessGroup: accessGroup ?? "", label: label, comment: comment,
+            kind: kind ?? .password, accessible: accessible ?? .whenUnlocked,
+            generic: generic.map { Array($0) }, secret: secret)
         // The attributes the initialiser does not take; dates stay the store's to set.
         changes(secret: nil).apply(to: &item, now: item.modified)
         return item
@@ -134,9 +139,10 @@ struct AttributeValues {
 
     /// These values as store changes.
     func changes(secret: SecretBytes?) -> ItemChanges {
-        var changes = ItemChanges(service: service, account: account, accessGroup: accessGroup,
-                                  label: label.map { .some($0) }, comment: comment.map { .some($0) }, kind: kind,
-                                  accessible: accessible, generic: generic.map { .some(Array($0)) }, secret: secret)
+        var changes = ItemChanges(
+            service: service, account: account, accessGroup: accessGroup,
+            label: label.map { .some($0) }, comment: comment.map { .some($0) }, kind: kind,
+            accessible: accessible, generic: generic.map { .some(Array($0)) }, secret: secret)
         changes.internetProtocol = internetProtocol
         changes.authenticationType = authenticationType
         changes.port = port
@@ -186,7 +192,9 @@ struct ParsedDictionary {
                 throw SecItemFailure(errSecParam, "\(key) has no value")
             }
             if key == kSecValuePersistentRef {
-                guard role.isQuery else { throw SecItemFailure(errSecParam, "kSecValuePersistentRef is taken only by queries") }
+                guard role.isQuery else {
+                    throw SecItemFailure(errSecParam, "kSecValuePersistentRef is taken only by queries")
+                }
                 let (c, id) = try PersistentReference.parse(try data(key, value))
                 refClass = c
                 attributes.persistentID = id
@@ -196,7 +204,11 @@ struct ParsedDictionary {
         }
         if let refClass {
             // A persistent reference names its class (Apple lets the query leave kSecClass out).
-            if itemClass == nil { itemClass = .stored(refClass) } else if itemClass != .stored(refClass) { attributes.matchesNothing = true }
+            if itemClass == nil {
+                itemClass = .stored(refClass)
+            } else if itemClass != .stored(refClass) {
+                attributes.matchesNothing = true
+            }
         }
         if role != .updateAttributes, itemClass == nil {
             throw SecItemFailure(errSecParam, "kSecClass is missing")
@@ -204,13 +216,17 @@ struct ParsedDictionary {
         if case .stored(let c)? = itemClass { try checkAttributes(of: c) }
         if let control = attributes.accessControl, !role.isQuery {
             guard !accessibleGiven else {
-                throw SecItemFailure(errSecParam, "kSecAttrAccessible and kSecAttrAccessControl cannot be given together")
+                throw SecItemFailure(
+                    errSecParam, "kSecAttrAccessible and kSecAttrAccessControl cannot be given together")
             }
             guard !control.flags.contains(.privateKeyUsage) else {
                 throw SecItemFailure(errSecParam, "kSecAccessControlPrivateKeyUsage is for keys, not passwords")
             }
             guard control.flags.isDisjoint(with: .needsAuthentication) else {
-                throw SecItemFailure(errSecAuthFailed, "Fob cannot check a passcode, biometry, a companion device or an application password (SecAccessControlCreateFlags 0x\(String(control.flags.rawValue, radix: 16)))")
+                throw SecItemFailure(
+                    errSecAuthFailed,
+                    "Fob cannot check a passcode, biometry, a companion device or an application password (SecAccessControlCreateFlags 0x\(String(control.flags.rawValue, radix: 16)))"
+                )
             }
         }
     }
@@ -263,7 +279,9 @@ struct ParsedDictionary {
         case kSecAttrPort:
             internetKeyGiven = internetKeyGiven ?? key
             let port = try integer(key, value)
-            guard (0...Item.maxPort).contains(port) else { throw SecItemFailure(errSecParam, "kSecAttrPort is not between 0 and 65535") }
+            guard (0...Item.maxPort).contains(port) else {
+                throw SecItemFailure(errSecParam, "kSecAttrPort is not between 0 and 65535")
+            }
             attributes.port = port
         case kSecAttrAccount: attributes.account = try string(key, value)
         case kSecAttrAccessGroup: attributes.accessGroup = try string(key, value)
@@ -287,10 +305,14 @@ struct ParsedDictionary {
             attributes.accessControl = control
         case kFobAttrKind:
             let name = try string(key, value)
-            guard let kind = ItemKind(rawValue: name) else { throw SecItemFailure(errSecParam, "unknown kFobAttrKind value \"\(name)\"") }
+            guard let kind = ItemKind(rawValue: name) else {
+                throw SecItemFailure(errSecParam, "unknown kFobAttrKind value \"\(name)\"")
+            }
             attributes.kind = kind
         case kSecAttrCreationDate, kSecAttrModificationDate:
-            guard role.isQuery else { throw SecItemFailure(errSecParam, "\(key) is set by the store and cannot be written") }
+            guard role.isQuery else {
+                throw SecItemFailure(errSecParam, "\(key) is set by the store and cannot be written")
+            }
             guard let date = value as? Date else { throw wrongType(key, "a Date") }
             if key == kSecAttrCreationDate { attributes.created = date } else { attributes.modified = date }
         case kSecValueData:
@@ -307,7 +329,9 @@ struct ParsedDictionary {
             default: returnPersistentRef = wanted
             }
         case kSecReturnRef:
-            if try bool(key, value) { throw SecItemFailure(errSecUnimplemented, "item references (kSecReturnRef) are not implemented") }
+            if try bool(key, value) {
+                throw SecItemFailure(errSecUnimplemented, "item references (kSecReturnRef) are not implemented")
+            }
         case kSecValueRef:
             throw SecItemFailure(errSecUnimplemented, "item references (kSecValueRef) are not implemented")
         case kSecMatchLimit:
@@ -315,13 +339,20 @@ struct ParsedDictionary {
             switch role {
             case .copy: self.limit = limit
             case .updateQuery, .delete:
-                guard limit == .all else { throw SecItemFailure(errSecParam, "SecItemUpdate and SecItemDelete act on every match; only kSecMatchLimitAll is accepted") }
+                guard limit == .all else {
+                    throw SecItemFailure(
+                        errSecParam,
+                        "SecItemUpdate and SecItemDelete act on every match; only kSecMatchLimitAll is accepted")
+                }
             case .add, .updateAttributes:
-                throw SecItemFailure(errSecParam, "kSecMatchLimit is not taken by SecItemAdd or as attributes to update")
+                throw SecItemFailure(
+                    errSecParam, "kSecMatchLimit is not taken by SecItemAdd or as attributes to update")
             }
         case kSecAttrSynchronizable:
             if let name = value as? String {
-                guard name == kSecAttrSynchronizableAny, role.isQuery else { throw wrongType(key, "a Bool, or kSecAttrSynchronizableAny in a query") }
+                guard name == kSecAttrSynchronizableAny, role.isQuery else {
+                    throw wrongType(key, "a Bool, or kSecAttrSynchronizableAny in a query")
+                }
                 attributes.synchronizable = .any
             } else {
                 attributes.synchronizable = .value(try bool(key, value))
@@ -330,7 +361,9 @@ struct ParsedDictionary {
             _ = try bool(key, value)
         case kSecUseAuthenticationUI:
             let name = try string(key, value)
-            guard [kSecUseAuthenticationUIAllow, kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip].contains(name) else {
+            guard
+                [kSecUseAuthenticationUIAllow, kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip].contains(name)
+            else {
                 throw SecItemFailure(errSecParam, "unknown kSecUseAuthenticationUI value \"\(name)\"")
             }
         case kSecUseOperationPrompt:
@@ -380,7 +413,9 @@ struct ParsedDictionary {
             default: throw SecItemFailure(errSecParam, "unknown kSecMatchLimit value \"\(name)\"")
             }
         }
-        if isBoolean(value) { throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int") }
+        if isBoolean(value) {
+            throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int")
+        }
         if let count = value as? Int, count >= 1 { return count == 1 ? .one : .count(count) }
         throw wrongType(kSecMatchLimit, "kSecMatchLimitOne, kSecMatchLimitAll or a positive Int")
     }

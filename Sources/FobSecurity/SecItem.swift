@@ -35,7 +35,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             throw SecItemFailure(errSecUnimplemented, "Fob stores only generic and internet passwords")
         }
         let item = parsed.attributes.newItem(itemClass, secret: SecretBytes(parsed.data ?? Data()))
-        let answer: AnyObject? = try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
+        let answer: AnyObject? = try FobKeychain.withVault {
+            (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
             try store { () throws(KeychainError) in try vault.add(item) }
             guard parsed.returnsSomething else { return nil }
             let added = try store { () throws(KeychainError) in
@@ -74,7 +75,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     return run { () throws(SecItemFailure) in
         let parsed = try ParsedDictionary(query, role: .copy)
         let limit = parsed.limit ?? .one
-        let answer: AnyObject? = try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
+        let answer: AnyObject? = try FobKeychain.withVault {
+            (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
             let found = try matches(of: parsed, in: vault, withSecrets: parsed.returnData)
             let kept: [Item]
             switch limit {
@@ -119,17 +121,22 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             throw SecItemFailure(errSecParam, "SecItemUpdate needs at least one attribute or kSecValueData to change")
         }
         guard case .stored(let itemClass)? = parsed.itemClass else {
-            throw SecItemFailure(errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
+            throw SecItemFailure(
+                errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
         }
         try update.checkAttributes(of: itemClass)
         let changes = update.attributes.changes(secret: update.data.map { SecretBytes($0) })
         try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
                 for item in try matches(of: parsed, in: vault, withSecrets: false) {
-                    try store { () throws(KeychainError) in try vault.update(matching: ItemQuery.exact(for: item), with: changes) }
+                    try store { () throws(KeychainError) in
+                        try vault.update(matching: ItemQuery.exact(for: item), with: changes)
+                    }
                 }
             } else {
-                try store { () throws(KeychainError) in try vault.update(matching: parsed.attributes.storeQuery(itemClass), with: changes) }
+                try store { () throws(KeychainError) in
+                    try vault.update(matching: parsed.attributes.storeQuery(itemClass), with: changes)
+                }
             }
         }
     }
@@ -147,7 +154,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     run { () throws(SecItemFailure) in
         let parsed = try ParsedDictionary(query, role: .delete)
         guard case .stored(let itemClass)? = parsed.itemClass else {
-            throw SecItemFailure(errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
+            throw SecItemFailure(
+                errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
         }
         try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
@@ -155,7 +163,9 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
                     try store { () throws(KeychainError) in try vault.delete(matching: ItemQuery.exact(for: item)) }
                 }
             } else {
-                try store { () throws(KeychainError) in try vault.delete(matching: parsed.attributes.storeQuery(itemClass)) }
+                try store { () throws(KeychainError) in
+                    try vault.delete(matching: parsed.attributes.storeQuery(itemClass))
+                }
             }
         }
     }
@@ -192,7 +202,9 @@ private func store<R>(_ body: () throws(KeychainError) -> R) throws(SecItemFailu
 
 /// The items matching a parsed query, sorted by service then account.
 /// - Throws: `errSecItemNotFound` when none match.
-private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, withSecrets: Bool) throws(SecItemFailure) -> [Item] {
+private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, withSecrets: Bool) throws(SecItemFailure)
+    -> [Item]
+{
     guard case .stored(let itemClass)? = parsed.itemClass else {
         throw SecItemFailure(errSecItemNotFound, "Fob holds no items of this class")
     }
@@ -264,8 +276,9 @@ private func attributeDictionary(_ item: Item) -> [String: Any] {
     if item.isInvisible { out[kSecAttrIsInvisible] = true }
     if item.isNegative { out[kSecAttrIsNegative] = true }
     if let flags = item.accessControlFlags {
-        out[kSecAttrAccessControl] = SecAccessControl(protection: accessibilityName(item.accessible),
-                                                      flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(truncatingIfNeeded: flags)))
+        out[kSecAttrAccessControl] = SecAccessControl(
+            protection: accessibilityName(item.accessible),
+            flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(truncatingIfNeeded: flags)))
     }
     return out
 }

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// What the view models need from the item store. ``VaultStore`` is the
 /// live implementation over `FobStore.Vault`; FobTestSupport's `InMemoryStore` is
@@ -33,7 +33,8 @@ public protocol KeychainStore: AnyObject {
     /// (empty access group); `attributes` are set on either path.
     /// - Returns: whether it was added or replaced.
     /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
-    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome
+    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError)
+        -> Vault.SaveOutcome
     /// Changes every item matching `query`, in one transaction.
     /// - Returns: how many were changed.
     /// - Throws: `.itemNotFound` when none; `.duplicateItem`, `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
@@ -115,7 +116,9 @@ public final class VaultStore: KeychainStore {
         try opened().items(matching: query, withSecrets: withSecrets)
     }
 
-    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
+        throws(KeychainError) -> Vault.SaveOutcome
+    {
         try opened().save(service: service, account: account, secret: secret, attributes: attributes)
     }
 
@@ -139,7 +142,9 @@ public final class VaultStore: KeychainStore {
         return try vault.dataVersion()
     }
 
-    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError)
+        -> [Item]
+    {
         try opened().deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
     }
 

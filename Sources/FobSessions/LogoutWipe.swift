@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// The logout wipe: deletes every item of kind `token` or `oauth` (of one
 /// service, or all) in one transaction: all of them, or none.
@@ -32,7 +32,8 @@ public enum LogoutWipe {
     /// The token and oauth items a wipe would delete (without secrets).
     /// - Parameter service: only this service's items; `nil` for all.
     /// - Throws: `.interactionNotAllowed` when locked; `.decode`.
-    public static func sessionItems(in store: any KeychainStore, service: String? = nil) throws(KeychainError) -> [Item] {
+    public static func sessionItems(in store: any KeychainStore, service: String? = nil) throws(KeychainError) -> [Item]
+    {
         try store.allItems().filter { $0.kind.isSessionToken && (service == nil || $0.service == service) }
     }
 
@@ -45,8 +46,10 @@ public enum LogoutWipe {
     ///     later, so it never freezes.
     /// - Throws: the store's errors; nothing is deleted then
     ///   (``KeychainError/isBusy`` when the vault stayed busy).
-    public static func run(in store: any KeychainStore, service: String? = nil,
-                           busyTimeoutMilliseconds: Int32 = Vault.busyTimeoutMilliseconds) throws(KeychainError) -> Report {
+    public static func run(
+        in store: any KeychainStore, service: String? = nil,
+        busyTimeoutMilliseconds: Int32 = Vault.busyTimeoutMilliseconds
+    ) throws(KeychainError) -> Report {
         let deleted = try store.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds) { item in
             item.kind.isSessionToken && (service == nil || item.service == service)
         }

@@ -39,12 +39,14 @@ public final class OAuthSession {
     ///   - timeout: seconds to wait for the token endpoint.
     ///   - now: the clock.
     ///   - readClientSecret: reads the client secret from the stored file path.
-    public init(store: any KeychainStore, service: String, account: String,
-                transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
-                now: @escaping @Sendable () -> Date = Date.init,
-                readClientSecret: @escaping @Sendable (String) throws(OAuthError) -> String = { path throws(OAuthError) in
-                    try ClientAuthentication.readSecret(path: path)
-                }) {
+    public init(
+        store: any KeychainStore, service: String, account: String,
+        transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date = Date.init,
+        readClientSecret: @escaping @Sendable (String) throws(OAuthError) -> String = { path throws(OAuthError) in
+            try ClientAuthentication.readSecret(path: path)
+        }
+    ) {
         self.store = store
         self.service = service
         self.account = account
@@ -56,11 +58,14 @@ public final class OAuthSession {
 
     /// A session over an unlocked vault (wrapped in a ``VaultStore``).
     /// - Parameters: as ``init(store:service:account:transport:timeout:now:readClientSecret:)``.
-    public convenience init(vault: Vault, service: String, account: String,
-                            transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
-                            now: @escaping @Sendable () -> Date = Date.init) {
-        self.init(store: VaultStore(vault: vault), service: service, account: account,
-                  transport: transport, timeout: timeout, now: now)
+    public convenience init(
+        vault: Vault, service: String, account: String,
+        transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.init(
+            store: VaultStore(vault: vault), service: service, account: account,
+            transport: transport, timeout: timeout, now: now)
     }
 
     /// The stored token set.
@@ -147,18 +152,21 @@ public final class OAuthSession {
         }
         let authentication: ClientAuthentication
         do {
-            authentication = try current.clientSecretFile.map { path throws(OAuthError) in
-                .secretBasic(secret: try readClientSecret(path))
-            } ?? .none
+            authentication =
+                try current.clientSecretFile.map { path throws(OAuthError) in
+                    .secretBasic(secret: try readClientSecret(path))
+                } ?? .none
         } catch {
             throw .oauth(error)
         }
         let next: OAuthTokenSet
         do {
             // Refresh needs only the token endpoint (RFC 6749 §6).
-            let endpoints = try OAuthEndpoints(authorization: current.tokenEndpoint, token: current.tokenEndpoint, issuer: current.issuer)
-            let client = OAuthClient(endpoints: endpoints, clientID: current.clientID, authentication: authentication,
-                                     transport: transport, timeout: timeout)
+            let endpoints = try OAuthEndpoints(
+                authorization: current.tokenEndpoint, token: current.tokenEndpoint, issuer: current.issuer)
+            let client = OAuthClient(
+                endpoints: endpoints, clientID: current.clientID, authentication: authentication,
+                transport: transport, timeout: timeout)
             let response = try client.refresh(refreshToken: refreshToken)
             next = current.refreshed(with: response, now: now())
         } catch {
@@ -173,8 +181,9 @@ public final class OAuthSession {
         var bytes = set.encoded()
         defer { bytes.wipe() }
         do {
-            _ = try store.update(matching: .key(service: service, account: account),
-                             with: ItemChanges(kind: .oauth, secret: SecretBytes(bytes)))
+            _ = try store.update(
+                matching: .key(service: service, account: account),
+                with: ItemChanges(kind: .oauth, secret: SecretBytes(bytes)))
         } catch {
             throw .keychain(error)
         }
@@ -190,16 +199,23 @@ public final class OAuthSession {
     /// - Throws: `.keychain(.duplicateItem)` when an item of another kind has
     ///   this service and account (it is not overwritten); other store errors.
     @discardableResult
-    public static func store(_ set: OAuthTokenSet, in store: any KeychainStore, service: String, account: String,
-                             label: String? = nil) throws(OAuthSessionError) -> Vault.SaveOutcome {
+    public static func store(
+        _ set: OAuthTokenSet, in store: any KeychainStore, service: String, account: String,
+        label: String? = nil
+    ) throws(OAuthSessionError) -> Vault.SaveOutcome {
         var bytes = set.encoded()
         defer { bytes.wipe() }
         let secret = SecretBytes(bytes)
         do {
             return try store.withExclusiveLock { () throws -> Vault.SaveOutcome in
-                if let existing = try? store.items(matching: .key(service: service, account: account), withSecrets: false).first,
-                   existing.kind != .oauth {
-                    throw KeychainError.duplicateItem("\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
+                if let existing = try? store.items(
+                    matching: .key(service: service, account: account), withSecrets: false
+                ).first,
+                    existing.kind != .oauth
+                {
+                    throw KeychainError.duplicateItem(
+                        "\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item"
+                    )
                 }
                 var changes = ItemChanges(kind: .oauth)
                 if let label { changes.label = .some(label) }

@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobTokens
+import Foundation
 
 /// Token expiry for the item list, read with FobTokens' decoders through
 /// ``TokenDetails``: the `exp` claim (RFC 7519 §4.1.4) of a `token` item's

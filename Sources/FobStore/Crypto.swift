@@ -44,11 +44,12 @@ enum Crypto {
                     // A zero-length plaintext still needs a valid output pointer.
                     var dummy: UInt8 = 0
                     let dst = p.baseAddress ?? withUnsafeMutablePointer(to: &dummy) { $0 }
-                    ok = crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        dst, &plen, nil,
-                        r.baseAddress! + nonceBytes, UInt64(record.count - nonceBytes),
-                        ad, UInt64(ad.count),
-                        r.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                    ok =
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            dst, &plen, nil,
+                            r.baseAddress! + nonceBytes, UInt64(record.count - nonceBytes),
+                            ad, UInt64(ad.count),
+                            r.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                 }
             }
         }
@@ -57,9 +58,12 @@ enum Crypto {
 
     /// Opens nonce ‖ ciphertext ‖ tag into `output`, which must hold
     /// exactly `record.count - 40` bytes; `false` if authentication fails.
-    static func open(_ record: UnsafeRawBufferPointer, ad: [UInt8], key: SecretBytes, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    static func open(
+        _ record: UnsafeRawBufferPointer, ad: [UInt8], key: SecretBytes, into output: UnsafeMutableRawBufferPointer
+    ) -> Bool {
         guard record.count >= nonceBytes + tagBytes, output.count == record.count - nonceBytes - tagBytes,
-              let out = output.baseAddress else { return false }
+            let out = output.baseAddress
+        else { return false }
         var plen: UInt64 = 0
         let r = record.baseAddress!.assumingMemoryBound(to: UInt8.self)
         return key.withUnsafeBytes { k in
@@ -72,16 +76,19 @@ enum Crypto {
 
     /// Argon2id13 (`crypto_pwhash`) of `password` into a 32-byte key.
     /// - Throws: `.io` when libsodium cannot allocate `memlimit` bytes.
-    static func deriveKey(password: SecretBytes, salt: [UInt8], opslimit: UInt64, memlimit: Int) throws(KeychainError) -> SecretBytes {
+    static func deriveKey(password: SecretBytes, salt: [UInt8], opslimit: UInt64, memlimit: Int) throws(KeychainError)
+        -> SecretBytes
+    {
         Sodium.ensureInitialised()
         var rc: Int32 = 0
         let key = SecretBytes(count: keyBytes, guarded: true) { out in
             password.withUnsafeBytes { pw in
                 var empty: CChar = 0
                 withUnsafePointer(to: &empty) { fallback in
-                    rc = crypto_pwhash(out.baseAddress!, UInt64(keyBytes),
-                                       pw.baseAddress?.assumingMemoryBound(to: CChar.self) ?? fallback, UInt64(pw.count),
-                                       salt, opslimit, memlimit, crypto_pwhash_ALG_ARGON2ID13)
+                    rc = crypto_pwhash(
+                        out.baseAddress!, UInt64(keyBytes),
+                        pw.baseAddress?.assumingMemoryBound(to: CChar.self) ?? fallback, UInt64(pw.count),
+                        salt, opslimit, memlimit, crypto_pwhash_ALG_ARGON2ID13)
                 }
             }
         }
@@ -93,8 +100,9 @@ enum Crypto {
     static func subkey(of key: SecretBytes, id: UInt64) -> SecretBytes {
         SecretBytes(count: keyBytes, guarded: true) { out in
             key.withUnsafeBytes { k in
-                _ = crypto_kdf_derive_from_key(out.baseAddress!, keyBytes, id, "fobvault",
-                                               k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_kdf_derive_from_key(
+                    out.baseAddress!, keyBytes, id, "fobvault",
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
     }
@@ -103,8 +111,9 @@ enum Crypto {
     static func keyedDigest(_ input: UnsafeRawBufferPointer, key: SecretBytes) -> Digest {
         var out = [UInt8](repeating: 0, count: 32)
         key.withUnsafeBytes { k in
-            _ = crypto_generichash(&out, 32, input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
-                                   k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+            _ = crypto_generichash(
+                &out, 32, input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
         }
         return out.withUnsafeBytes { Digest($0) }
     }
@@ -113,8 +122,9 @@ enum Crypto {
     static func keyedHash(_ input: [UInt8], key: SecretBytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         key.withUnsafeBytes { k in
-            _ = crypto_generichash(&out, 32, input, UInt64(input.count),
-                                   k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+            _ = crypto_generichash(
+                &out, 32, input, UInt64(input.count),
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
         }
         return out
     }

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 
 /// Entry points for the fuzz targets in `Fuzz/` (see the README's
 /// "Fuzzing" section): pure functions from bytes to a decoded value or a

@@ -136,12 +136,14 @@ public struct Item: Sendable, Equatable {
     ///   - oneTimePassword: an `otpauth://` URI, up to ``maxOneTimePasswordBytes`` bytes.
     ///   - customFields: up to ``maxCustomFields`` fields.
     ///   - persistentID: a new random identifier unless given.
-    public init(itemClass: ItemClass = .genericPassword, service: String, account: String,
-                accessGroup: String = "", label: String? = nil, comment: String? = nil,
-                kind: ItemKind = .password, accessible: Accessibility = .whenUnlocked,
-                generic: [UInt8]? = nil, created: Date = Date(), modified: Date = Date(),
-                url: String? = nil, oneTimePassword: SecretBytes? = nil, customFields: [CustomField] = [],
-                persistentID: UUID = UUID(), secret: SecretBytes?) {
+    public init(
+        itemClass: ItemClass = .genericPassword, service: String, account: String,
+        accessGroup: String = "", label: String? = nil, comment: String? = nil,
+        kind: ItemKind = .password, accessible: Accessibility = .whenUnlocked,
+        generic: [UInt8]? = nil, created: Date = Date(), modified: Date = Date(),
+        url: String? = nil, oneTimePassword: SecretBytes? = nil, customFields: [CustomField] = [],
+        persistentID: UUID = UUID(), secret: SecretBytes?
+    ) {
         self.itemClass = itemClass
         self.service = service
         self.account = account
@@ -234,9 +236,11 @@ public struct ItemQuery: Sendable, Equatable {
     public var persistentID: UUID?
 
     /// A query; by default every generic password.
-    public init(itemClass: ItemClass? = .genericPassword, service: String? = nil, account: String? = nil,
-                accessGroup: String? = nil, label: String? = nil, kind: ItemKind? = nil,
-                accessible: Accessibility? = nil, url: String? = nil, synchronizable: Bool? = nil) {
+    public init(
+        itemClass: ItemClass? = .genericPassword, service: String? = nil, account: String? = nil,
+        accessGroup: String? = nil, label: String? = nil, kind: ItemKind? = nil,
+        accessible: Accessibility? = nil, url: String? = nil, synchronizable: Bool? = nil
+    ) {
         self.itemClass = itemClass
         self.service = service
         self.account = account
@@ -259,12 +263,14 @@ public struct ItemQuery: Sendable, Equatable {
     /// store finds them by their lookup hashes instead of scanning; `nil` otherwise.
     var primaryKeyCandidates: [[UInt8]]? {
         guard let itemClass, let service, let account, let accessGroup else { return nil }
-        var item = Item(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
-                        persistentID: RecordCodec.nilUUID, secret: nil)
+        var item = Item(
+            itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
+            persistentID: RecordCodec.nilUUID, secret: nil)
         if itemClass == .internetPassword {
             // A port no item can have (checkLimits) leaves the query to the scan, which finds nothing.
             guard let internetProtocol, let authenticationType, let port, let path, let securityDomain,
-                  (0...Item.maxPort).contains(port) else { return nil }
+                (0...Item.maxPort).contains(port)
+            else { return nil }
             item.internetProtocol = internetProtocol
             item.authenticationType = authenticationType
             item.port = port
@@ -307,8 +313,9 @@ extension ItemQuery {
     /// service, account, synchronizable and, for internet passwords, protocol,
     /// authentication type, port, path and security domain): one indexed lookup.
     public static func exact(for item: Item) -> ItemQuery {
-        var query = ItemQuery(itemClass: item.itemClass, service: item.service, account: item.account,
-                              accessGroup: item.accessGroup, synchronizable: item.synchronizable)
+        var query = ItemQuery(
+            itemClass: item.itemClass, service: item.service, account: item.account,
+            accessGroup: item.accessGroup, synchronizable: item.synchronizable)
         if item.itemClass == .internetPassword {
             query.internetProtocol = item.internetProtocol
             query.authenticationType = item.authenticationType

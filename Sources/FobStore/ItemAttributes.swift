@@ -83,19 +83,26 @@ extension Item {
         for (name, value) in texts where (value?.utf8.count ?? 0) > Item.maxTextBytes {
             throw .param("the \(name) is longer than \(Item.maxTextBytes) bytes")
         }
-        if (comment?.utf8.count ?? 0) > Item.maxNotesBytes { throw .param("the notes are longer than \(Item.maxNotesBytes) bytes") }
-        if (generic?.count ?? 0) > Item.maxNotesBytes { throw .param("the generic bytes are more than \(Item.maxNotesBytes)") }
+        if (comment?.utf8.count ?? 0) > Item.maxNotesBytes {
+            throw .param("the notes are longer than \(Item.maxNotesBytes) bytes")
+        }
+        if (generic?.count ?? 0) > Item.maxNotesBytes {
+            throw .param("the generic bytes are more than \(Item.maxNotesBytes)")
+        }
         if (oneTimePassword?.count ?? 0) > Item.maxOneTimePasswordBytes {
             throw .param("the one-time-password seed is longer than \(Item.maxOneTimePasswordBytes) bytes")
         }
         guard (0...Item.maxPort).contains(port) else { throw .param("the port is not between 0 and \(Item.maxPort)") }
-        guard customFields.count <= Item.maxCustomFields else { throw .param("more than \(Item.maxCustomFields) custom fields") }
+        guard customFields.count <= Item.maxCustomFields else {
+            throw .param("more than \(Item.maxCustomFields) custom fields")
+        }
         for field in customFields {
             guard !field.name.isEmpty, field.name.utf8.count <= Item.maxFieldNameBytes else {
                 throw .param("a custom field name is empty or longer than \(Item.maxFieldNameBytes) bytes")
             }
             guard field.value.count <= Item.maxFieldValueBytes else {
-                throw .param("the custom field \"\(displaySafe(field.name))\" is longer than \(Item.maxFieldValueBytes) bytes")
+                throw .param(
+                    "the custom field \"\(displaySafe(field.name))\" is longer than \(Item.maxFieldValueBytes) bytes")
             }
         }
     }

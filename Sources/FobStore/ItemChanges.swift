@@ -64,11 +64,13 @@ public struct ItemChanges: Sendable {
     }
 
     /// Changes; every attribute left `nil` stays as it is.
-    public init(service: String? = nil, account: String? = nil, accessGroup: String? = nil,
-                label: String?? = nil, comment: String?? = nil, kind: ItemKind? = nil,
-                accessible: Accessibility? = nil, generic: [UInt8]?? = nil,
-                url: String?? = nil, oneTimePassword: SecretBytes?? = nil, customFields: [CustomField]? = nil,
-                secret: SecretBytes? = nil) {
+    public init(
+        service: String? = nil, account: String? = nil, accessGroup: String? = nil,
+        label: String?? = nil, comment: String?? = nil, kind: ItemKind? = nil,
+        accessible: Accessibility? = nil, generic: [UInt8]?? = nil,
+        url: String?? = nil, oneTimePassword: SecretBytes?? = nil, customFields: [CustomField]? = nil,
+        secret: SecretBytes? = nil
+    ) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup

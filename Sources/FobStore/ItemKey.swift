@@ -19,7 +19,8 @@ public struct ItemKey: Hashable, Sendable {
 
     /// The key of `item`.
     public init(_ item: Item) {
-        self.init(itemClass: item.itemClass, accessGroup: item.accessGroup, service: item.service, account: item.account)
+        self.init(
+            itemClass: item.itemClass, accessGroup: item.accessGroup, service: item.service, account: item.account)
     }
 
     /// The store query for exactly this item.

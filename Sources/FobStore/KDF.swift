@@ -28,11 +28,13 @@ public struct KDFParameters: Sendable, Equatable {
     public init(_ preset: Preset) {
         switch preset {
         case .interactive:
-            self.init(opslimit: UInt64(crypto_pwhash_opslimit_interactive()), memlimit: crypto_pwhash_memlimit_interactive())
+            self.init(
+                opslimit: UInt64(crypto_pwhash_opslimit_interactive()), memlimit: crypto_pwhash_memlimit_interactive())
         case .moderate:
             self.init(opslimit: UInt64(crypto_pwhash_opslimit_moderate()), memlimit: crypto_pwhash_memlimit_moderate())
         case .sensitive:
-            self.init(opslimit: UInt64(crypto_pwhash_opslimit_sensitive()), memlimit: crypto_pwhash_memlimit_sensitive())
+            self.init(
+                opslimit: UInt64(crypto_pwhash_opslimit_sensitive()), memlimit: crypto_pwhash_memlimit_sensitive())
         }
     }
 

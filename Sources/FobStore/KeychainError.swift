@@ -72,7 +72,9 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why) (\(statusName))"
         case .decode(let why): return "vault damaged, tampered with, or not a Fob vault: \(why) (\(statusName))"
         case .param(let why): return "invalid parameter: \(why) (\(statusName))"
-        case .noSuchKeychain(let path): return "no vault at \(path); create one with `fob init`, or name yours with --vault or FOB_VAULT (\(statusName))"
+        case .noSuchKeychain(let path):
+            return
+                "no vault at \(path); create one with `fob init`, or name yours with --vault or FOB_VAULT (\(statusName))"
         case .io(let why): return "I/O error: \(why) (\(statusName))"
         }
     }

@@ -17,7 +17,9 @@ public enum ListingOrder {
 
     /// `elements` in listing order, each folded once.
     /// - Parameter key: an element's service, account and access group.
-    public static func sorted<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String)) -> [T] {
+    public static func sorted<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String))
+        -> [T]
+    {
         ordered(elements, key: key).map(\.element)
     }
 
@@ -25,7 +27,8 @@ public enum ListingOrder {
     /// for a caller that also searches them (the terminal UI's filter).
     /// - Parameter key: an element's service, account and access group.
     public static func ordered<T>(_ elements: [T], key: (T) -> (service: String, account: String, accessGroup: String))
-        -> [(element: T, service: String, account: String)] {
+        -> [(element: T, service: String, account: String)]
+    {
         let keyed = elements.map { element in
             let k = key(element)
             return (element: element, service: fold(k.service), account: fold(k.account), raw: k)
@@ -35,7 +38,8 @@ public enum ListingOrder {
         return keyed.sorted { a, b in
             if a.service != b.service { return a.service.utf8.lexicographicallyPrecedes(b.service.utf8) }
             if a.account != b.account { return a.account.utf8.lexicographicallyPrecedes(b.account.utf8) }
-            let rawA = [a.raw.service, a.raw.account, a.raw.accessGroup], rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
+            let rawA = [a.raw.service, a.raw.account, a.raw.accessGroup]
+            let rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
             return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }.map { ($0.element, $0.service, $0.account) }
     }

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 
 /// Locks memory pages against swap with a reference count per page, so that
 /// secrets sharing a page keep it locked until the last of them is freed.

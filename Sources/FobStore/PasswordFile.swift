@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import FobSystem
+@preconcurrency import Glibc
 
 /// The master password kept in a file (`--password-file`, `FOB_PASSWORD_FILE`):
 /// its first line. The one reader the command line and FobSecurity share.
@@ -13,7 +13,9 @@ public enum PasswordFile {
     /// - Returns: the line's bytes, as they are (normalising is the vault's work).
     /// - Throws: `.io` naming the file when it cannot be opened or read;
     ///   `.param` when the first line is longer than `maxBytes`.
-    public static func readFirstLine(path: String, maxBytes: Int = Vault.maxPasswordBytes) throws(KeychainError) -> SecretBytes {
+    public static func readFirstLine(path: String, maxBytes: Int = Vault.maxPasswordBytes) throws(KeychainError)
+        -> SecretBytes
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .io("cannot read the password file \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -32,10 +32,10 @@ import Foundation
 enum RecordCodec {
     private enum Tag: UInt8 {
         case itemClass = 1, service, account, accessGroup, label, comment, kind, accessible,
-             generic, created, modified, secret
+            generic, created, modified, secret
         case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
-             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
-             synchronizable, accessControl, persistentID
+            path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
+            synchronizable, accessControl, persistentID
     }
 
     /// A field's bytes: plain, or held in protected memory.
@@ -64,7 +64,9 @@ enum RecordCodec {
             guard let base = out.baseAddress, out.count >= count else { preconditionFailure("record buffer too small") }
             var i = 0
             func put(_ bytes: UnsafeRawBufferPointer) {
-                if let src = bytes.baseAddress, !bytes.isEmpty { (base + i).copyMemory(from: src, byteCount: bytes.count) }
+                if let src = bytes.baseAddress, !bytes.isEmpty {
+                    (base + i).copyMemory(from: src, byteCount: bytes.count)
+                }
                 i += bytes.count
             }
             base.storeBytes(of: 1, toByteOffset: 0, as: UInt8.self)
@@ -104,21 +106,35 @@ enum RecordCodec {
         if let seed = item.oneTimePassword { fields.append((Tag.oneTimePassword.rawValue, [.secret(seed)])) }
         for field in item.customFields {
             let name = Array(field.name.utf8)
-            fields.append((Tag.customField.rawValue, [.plain([field.isHidden ? 1 : 0] + le(UInt64(name.count), bytes: 4) + name),
-                                                      .secret(field.value)]))
+            fields.append(
+                (
+                    Tag.customField.rawValue,
+                    [
+                        .plain([field.isHidden ? 1 : 0] + le(UInt64(name.count), bytes: 4) + name),
+                        .secret(field.value),
+                    ]
+                ))
         }
-        for (tag, value) in [(Tag.internetProtocol, item.internetProtocol), (.authenticationType, item.authenticationType),
-                             (.path, item.path), (.securityDomain, item.securityDomain)] where !value.isEmpty {
+        for (tag, value) in [
+            (Tag.internetProtocol, item.internetProtocol), (.authenticationType, item.authenticationType),
+            (.path, item.path), (.securityDomain, item.securityDomain),
+        ] where !value.isEmpty {
             fields.append(text(tag, value))
         }
-        if item.port != 0 { fields.append((Tag.port.rawValue, [.plain(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))])) }
+        if item.port != 0 {
+            fields.append((Tag.port.rawValue, [.plain(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))]))
+        }
         if let description = item.itemDescription { fields.append(text(.itemDescription, description)) }
         if let type = item.itemType { fields.append((Tag.itemType.rawValue, [.plain(le(UInt64(type), bytes: 4))])) }
         if let creator = item.creator { fields.append((Tag.creator.rawValue, [.plain(le(UInt64(creator), bytes: 4))])) }
-        for (tag, flag) in [(Tag.isInvisible, item.isInvisible), (.isNegative, item.isNegative), (.synchronizable, item.synchronizable)] where flag {
+        for (tag, flag) in [
+            (Tag.isInvisible, item.isInvisible), (.isNegative, item.isNegative), (.synchronizable, item.synchronizable),
+        ] where flag {
             fields.append((tag.rawValue, [.plain([1])]))
         }
-        if let flags = item.accessControlFlags { fields.append((Tag.accessControl.rawValue, [.plain(le(flags, bytes: 8))])) }
+        if let flags = item.accessControlFlags {
+            fields.append((Tag.accessControl.rawValue, [.plain(le(flags, bytes: 8))]))
+        }
         fields.append((Tag.persistentID.rawValue, [.plain(withUnsafeBytes(of: item.persistentID.uuid) { Array($0) })]))
         for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
         if let secret = item.secret {
@@ -140,9 +156,12 @@ enum RecordCodec {
     ///   encryption makes possible only with a bug or a foreign writer), or
     ///   when a field is over its limit (``Item/checkLimits()``).
     static func decode(_ raw: UnsafeRawBufferPointer, withSecret: Bool) throws(KeychainError) -> Item {
-        var item = Item(service: "", account: "", created: Date(timeIntervalSince1970: 0),
-                        modified: Date(timeIntervalSince1970: 0), persistentID: nilUUID, secret: nil)
-        var sawService = false, sawAccount = false, sawPersistentID = false
+        var item = Item(
+            service: "", account: "", created: Date(timeIntervalSince1970: 0),
+            modified: Date(timeIntervalSince1970: 0), persistentID: nilUUID, secret: nil)
+        var sawService = false
+        var sawAccount = false
+        var sawPersistentID = false
         let failure: KeychainError? = { () -> KeychainError? in
             guard raw.count >= 1, raw[0] == 1 else { return .decode("unknown record format") }
             var i = 1
@@ -170,10 +189,12 @@ enum RecordCodec {
                     item.itemClass = c
                 case .service:
                     guard let s = text() else { return .decode("bad service") }
-                    item.service = s; sawService = true
+                    item.service = s
+                    sawService = true
                 case .account:
                     guard let s = text() else { return .decode("bad account") }
-                    item.account = s; sawAccount = true
+                    item.account = s
+                    sawAccount = true
                 case .accessGroup: item.accessGroup = text() ?? ""
                 case .label: item.label = text()
                 case .comment: item.comment = text()
@@ -192,7 +213,9 @@ enum RecordCodec {
                     guard n <= Item.maxOneTimePasswordBytes else { return .decode("a record field is over its limit") }
                     item.oneTimePassword = SecretBytes(field)
                 case .customField:
-                    guard item.customFields.count < Item.maxCustomFields else { return .decode("too many custom fields") }
+                    guard item.customFields.count < Item.maxCustomFields else {
+                        return .decode("too many custom fields")
+                    }
                     guard let custom = customField(field) else { return .decode("bad custom field") }
                     item.customFields.append(custom)
                 case .internetProtocol:
@@ -211,11 +234,17 @@ enum RecordCodec {
                     guard let s = boundedText() else { return .decode("bad description") }
                     item.itemDescription = s
                 case .port:
-                    guard n == 4, let port = Int(exactly: uint(field)), port <= Item.maxPort else { return .decode("bad port") }
+                    guard n == 4, let port = Int(exactly: uint(field)), port <= Item.maxPort else {
+                        return .decode("bad port")
+                    }
                     item.port = port
                 case .itemType, .creator:
                     guard n == 4 else { return .decode("bad four-character code") }
-                    if known == .itemType { item.itemType = UInt32(uint(field)) } else { item.creator = UInt32(uint(field)) }
+                    if known == .itemType {
+                        item.itemType = UInt32(uint(field))
+                    } else {
+                        item.creator = UInt32(uint(field))
+                    }
                 case .isInvisible, .isNegative, .synchronizable:
                     guard n == 1, field[0] <= 1 else { return .decode("bad flag") }
                     let flag = field[0] == 1
@@ -262,26 +291,32 @@ enum RecordCodec {
         guard nameCount >= 1, nameCount <= Item.maxFieldNameBytes, nameCount <= field.count - 5 else { return nil }
         let valueCount = field.count - 5 - nameCount
         guard valueCount <= Item.maxFieldValueBytes,
-              let name = String(validating: UnsafeRawBufferPointer(rebasing: field[5..<(5 + nameCount)]), as: UTF8.self) else { return nil }
-        return CustomField(name: name, value: SecretBytes(UnsafeRawBufferPointer(rebasing: field[(5 + nameCount)...])),
-                           isHidden: field[0] == 1)
+            let name = String(validating: UnsafeRawBufferPointer(rebasing: field[5..<(5 + nameCount)]), as: UTF8.self)
+        else { return nil }
+        return CustomField(
+            name: name, value: SecretBytes(UnsafeRawBufferPointer(rebasing: field[(5 + nameCount)...])),
+            isHidden: field[0] == 1)
     }
 
     /// A stable identifier for a record written before persistent IDs: the
     /// first 16 bytes of BLAKE2b of its primary key and creation date, so it
     /// is the same on every read; the first rewrite stores it.
     private static func derivedPersistentID(of item: Item) -> UUID {
-        let input = Array("fob persistent id v1".utf8) + primaryKey(of: item)
+        let input =
+            Array("fob persistent id v1".utf8) + primaryKey(of: item)
             + le(item.created.timeIntervalSince1970.bitPattern, bytes: 8)
         var out = nilUUID.uuid
         withUnsafeMutableBytes(of: &out) { buffer in
-            _ = crypto_generichash(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
-                                   input, UInt64(input.count), nil, 0)
+            _ = crypto_generichash(
+                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
+                input, UInt64(input.count), nil, 0)
         }
         return UUID(uuid: out)
     }
 
-    private static func le(_ v: UInt64, bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    private static func le(_ v: UInt64, bytes: Int) -> [UInt8] {
+        (0..<bytes).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+    }
 
     private static func uint(_ field: UnsafeRawBufferPointer) -> UInt64 {
         var v: UInt64 = 0
@@ -311,7 +346,8 @@ enum RecordCodec {
             if item.synchronizable { field([1]) }
         case .internetPassword:
             if item.synchronizable || !item.internetProtocol.isEmpty || !item.authenticationType.isEmpty
-                || item.port != 0 || !item.path.isEmpty || !item.securityDomain.isEmpty {
+                || item.port != 0 || !item.path.isEmpty || !item.securityDomain.isEmpty
+            {
                 field(Array(item.internetProtocol.utf8))
                 field(Array(item.authenticationType.utf8))
                 field(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))

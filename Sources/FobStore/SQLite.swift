@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import CSQLite
+@preconcurrency import Glibc
 
 /// A SQLite result code that is not OK, with the library's message (which
 /// never contains bound values).
@@ -61,7 +61,8 @@ final class SQLiteConnection {
     }
 
     func error(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
+        SQLiteError(
+            code: rc, message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
     }
 
     /// An integer from a one-row query such as `PRAGMA data_version`.
@@ -91,7 +92,9 @@ final class SQLiteStatement {
     func bind(_ index: Int32, _ bytes: [UInt8]) throws(SQLiteError) {
         guard bytes.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, message: "value too large") }
         let rc = bytes.withUnsafeBytes {
-            sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), fob_sqlite_transient())
+            sqlite3_bind_blob(
+                handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                fob_sqlite_transient())
         }
         guard rc == SQLITE_OK else { throw connection.error(rc) }
     }
@@ -102,7 +105,9 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ text: String) throws(SQLiteError) {
-        guard text.utf8.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, message: "value too large") }
+        guard text.utf8.count <= Int(Int32.max) else {
+            throw SQLiteError(code: SQLITE_TOOBIG, message: "value too large")
+        }
         let rc = sqlite3_bind_text(handle, index, text, -1, fob_sqlite_transient())
         guard rc == SQLITE_OK else { throw connection.error(rc) }
     }
@@ -142,7 +147,9 @@ final class SQLiteStatement {
     }
 
     /// Calls `body` with the column's bytes in place (valid only during the call).
-    func withBlob<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError) -> R {
+    func withBlob<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError)
+        -> R
+    {
         let n = Int(sqlite3_column_bytes(handle, column))
         return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: n))
     }

@@ -6,11 +6,12 @@ extension SecretBytes {
     /// protected memory: for a secret bound for JSON or an OSC 52 sequence.
     /// - Returns: `4 × ⌈count / 3⌉` ASCII bytes.
     public func base64() -> SecretBytes {
-        let length = sodium_base64_encoded_len(count, sodium_base64_VARIANT_ORIGINAL)  // includes the NUL
+        let length = sodium_base64_encoded_len(count, sodium_base64_VARIANT_ORIGINAL) // includes the NUL
         let text = SecretBytes(count: length) { out in
             withUnsafeBytes { raw in
-                _ = sodium_bin2base64(out.baseAddress!, length, raw.bindMemory(to: UInt8.self).baseAddress, count,
-                                      sodium_base64_VARIANT_ORIGINAL)
+                _ = sodium_bin2base64(
+                    out.baseAddress!, length, raw.bindMemory(to: UInt8.self).baseAddress, count,
+                    sodium_base64_VARIANT_ORIGINAL)
             }
         }
         return SecretBytes(count: length - 1) { out in

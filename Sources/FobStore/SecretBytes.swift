@@ -88,7 +88,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     private static func release(_ p: UnsafeMutableRawPointer, count: Int, guarded: Bool, locked: Bool) {
         if guarded {
-            sodium_free(p)  // zeroes the whole allocation first
+            sodium_free(p) // zeroes the whole allocation first
         } else {
             sodium_memzero(p, count)
             PageLocks.release(p, count: count)
@@ -165,7 +165,9 @@ final class ScratchBuffer {
     /// Calls `body` with `count` writable bytes, wiped afterwards.
     /// - Throws: `.io` when the guarded allocation fails (callers bound
     ///   `count` by ``Vault/maxRecordBytes`` first), or what `body` throws.
-    func withBuffer<R>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError) -> R {
+    func withBuffer<R>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(KeychainError) -> R)
+        throws(KeychainError) -> R
+    {
         if count > capacity || pointer == nil {
             if let pointer { sodium_free(pointer) }
             pointer = nil

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import CSQLite
-import Foundation
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
 ///
@@ -104,8 +104,10 @@ public final class Vault {
     /// - Throws: `.param` for an empty or too long password or KDF limits
     ///   outside ``KDFParameters/isValid``; `.io` if a file exists at `url` or
     ///   cannot be written.
-    public static func create(at url: URL, password: SecretBytes, kdf: KDFParameters = .default,
-                              now: @escaping @Sendable () -> Date = Date.init) throws(KeychainError) -> Vault {
+    public static func create(
+        at url: URL, password: SecretBytes, kdf: KDFParameters = .default,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws(KeychainError) -> Vault {
         Sodium.ensureInitialised()
         let normalized = try normalize(password)
         guard kdf.isValid else { throw .param("KDF limits out of range") }
@@ -120,11 +122,13 @@ public final class Vault {
         do {
             let vault = try Vault(url: url, creating: true, now: now)
             let salt = Sodium.randomBytes(Crypto.saltBytes)
-            let passwordKey = try Crypto.deriveKey(password: normalized, salt: salt, opslimit: kdf.opslimit, memlimit: kdf.memlimit)
+            let passwordKey = try Crypto.deriveKey(
+                password: normalized, salt: salt, opslimit: kdf.opslimit, memlimit: kdf.memlimit)
             let vaultKey = SecretBytes.random(count: Crypto.keyBytes)
             let keys = VaultKeys(vaultKey: vaultKey)
             try vault.guarded { () throws(SQLiteError) in
-                try vault.db.execute("""
+                try vault.db.execute(
+                    """
                     PRAGMA journal_mode=WAL;
                     BEGIN IMMEDIATE;
                     PRAGMA application_id=\(applicationID);
@@ -132,11 +136,14 @@ public final class Vault {
                     \(schemaSQL)
                     """)
                 try vault.writeMeta(salt: salt, kdf: kdf, vaultKey: vaultKey, passwordKey: passwordKey)
-                try vault.writeMetaValues([("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment))])
+                try vault.writeMetaValues([
+                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment))
+                ])
                 try vault.db.execute("COMMIT")
             }
-            try vault.adopt(keys: keys, meta: vault.readMeta(format: formatVersion),
-                            state: .empty(dataVersion: vault.dataVersion()))
+            try vault.adopt(
+                keys: keys, meta: vault.readMeta(format: formatVersion),
+                state: .empty(dataVersion: vault.dataVersion()))
             return vault
         } catch {
             for suffix in ["", "-wal", "-shm"] { unlink(url.path + suffix) }
@@ -213,7 +220,9 @@ public final class Vault {
     /// - Throws: `.itemNotFound` when nothing matches; `.decode` for a record
     ///   that fails authentication or items that differ from the commitment;
     ///   `.interactionNotAllowed` when locked.
-    public func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false) throws(KeychainError) -> [Item] {
+    public func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false)
+        throws(KeychainError) -> [Item]
+    {
         let found = try rows(matching: query, withSecrets: withSecrets)
         guard !found.isEmpty else { throw .itemNotFound(query.displayName) }
         // Sorts positions by the primary-key texts rather than moving whole
@@ -227,7 +236,9 @@ public final class Vault {
     /// The one item with this primary key, with its secret.
     /// - Throws: `.itemNotFound`, `.decode`, `.interactionNotAllowed`.
     public func item(service: String, account: String, accessGroup: String = "") throws(KeychainError) -> Item {
-        try items(matching: .key(service: service, account: account, accessGroup: accessGroup), limit: .one, withSecrets: true)[0]
+        try items(
+            matching: .key(service: service, account: account, accessGroup: accessGroup), limit: .one, withSecrets: true
+        )[0]
     }
 
     /// Every item (that can be opened), without secrets, sorted by service
@@ -277,8 +288,10 @@ public final class Vault {
     ///   - attributes: other attributes to set (kind defaults to `.password` for a new item; its key fields are ignored).
     /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
     @discardableResult
-    public func save(service: String, account: String, accessGroup: String = "", itemClass: ItemClass = .genericPassword,
-                     secret: SecretBytes, attributes: ItemChanges = ItemChanges()) throws(KeychainError) -> SaveOutcome {
+    public func save(
+        service: String, account: String, accessGroup: String = "", itemClass: ItemClass = .genericPassword,
+        secret: SecretBytes, attributes: ItemChanges = ItemChanges()
+    ) throws(KeychainError) -> SaveOutcome {
         var changes = attributes
         changes.service = nil
         changes.account = nil
@@ -291,25 +304,30 @@ public final class Vault {
                 try rewrite(row, with: changes, now: stamp, keys: keys)
                 return .updated
             }
-            var item = Item(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
-                            created: stamp, modified: stamp, secret: secret)
+            var item = Item(
+                itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
+                created: stamp, modified: stamp, secret: secret)
             changes.apply(to: &item, now: stamp)
             try Vault.check(item)
             let lookup = Vault.lookup(for: item, keys: keys)
-            try insertRow(lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys), name: item.displayName, keys: keys)
+            try insertRow(
+                lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys), name: item.displayName, keys: keys
+            )
             return .added
         }
     }
 
     /// Applies `changes` to a stored row and writes it back under its
     /// (possibly new) lookup; a key that collides is `.duplicateItem`.
-    private func rewrite(_ row: Row, with changes: ItemChanges, now stamp: Date, keys: VaultKeys) throws(KeychainError) {
+    private func rewrite(_ row: Row, with changes: ItemChanges, now stamp: Date, keys: VaultKeys) throws(KeychainError)
+    {
         var item = row.item
         changes.apply(to: &item, now: stamp)
         try Vault.check(item)
         let lookup = Vault.lookup(for: item, keys: keys)
-        try replaceRow(id: row.id, old: row.lookup, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys),
-                       name: item.displayName, keys: keys)
+        try replaceRow(
+            id: row.id, old: row.lookup, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys),
+            name: item.displayName, keys: keys)
     }
 
     /// SQLite's `PRAGMA data_version`: changes when another connection (or
@@ -357,7 +375,9 @@ public final class Vault {
         }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw KeychainError.io("cannot lock \(path): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw KeychainError.io("cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
         }
         defer { flock(fd, LOCK_UN) }
         return try body()

@@ -14,8 +14,10 @@ extension Vault {
     ///   - predicate: which items (read without their secrets) to delete.
     /// - Returns: the deleted items, without secrets; empty when none matched.
     /// - Throws: `.io` (busy: ``KeychainError/isBusy``), `.interactionNotAllowed`, `.decode`.
-    public func deleteItems(busyTimeoutMilliseconds: Int32 = Vault.busyTimeoutMilliseconds,
-                            where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+    public func deleteItems(
+        busyTimeoutMilliseconds: Int32 = Vault.busyTimeoutMilliseconds,
+        where predicate: (Item) -> Bool
+    ) throws(KeychainError) -> [Item] {
         sqlite3_busy_timeout(db.handle, max(0, busyTimeoutMilliseconds))
         defer { sqlite3_busy_timeout(db.handle, Vault.busyTimeoutMilliseconds) }
         return try write { (_) throws(KeychainError) -> [Item] in

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import CSQLite
 import Foundation
+@preconcurrency import Glibc
 
 /// One change of an import plan, applied by ``Vault/applyImport(_:)``.
 public enum ImportChange: Sendable {
@@ -45,8 +45,9 @@ extension Vault {
                     guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
                         throw .itemNotFound(old.displayName)
                     }
-                    try replaceRow(id: stored.id, old: stored.lookup, lookup: row.lookup, record: row.record,
-                                   name: row.name, keys: keys)
+                    try replaceRow(
+                        id: stored.id, old: stored.lookup, lookup: row.lookup, record: row.record,
+                        name: row.name, keys: keys)
                 } else {
                     try insertRow(lookup: row.lookup, record: row.record, name: row.name, keys: keys)
                 }
@@ -57,7 +58,9 @@ extension Vault {
     /// Every item with its secret, sorted by service then account (for an export).
     /// - Throws: `.decode`, `.interactionNotAllowed`.
     public func allItemsWithSecrets() throws(KeychainError) -> [Item] {
-        do { return try items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound { return [] }
+        do { return try items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound {
+            return []
+        }
     }
 
     /// Writes a consistent copy of the vault file to `destination` with
@@ -77,7 +80,9 @@ extension Vault {
         fchmod(fd, 0o600)
         close(fd)
         do throws(KeychainError) {
-            let target = try guarded { () throws(SQLiteError) in try SQLiteConnection(path: destination.path, create: false) }
+            let target = try guarded { () throws(SQLiteError) in
+                try SQLiteConnection(path: destination.path, create: false)
+            }
             guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
                 throw KeychainError.io("cannot start the backup: \(String(cString: sqlite3_errmsg(target.handle)))")
             }
@@ -88,7 +93,8 @@ extension Vault {
             } while rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED
             let finish = sqlite3_backup_finish(backup)
             guard rc == SQLITE_DONE, finish == SQLITE_OK else {
-                throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc, message: String(cString: sqlite3_errstr(rc))).keychainError
+                throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc, message: String(cString: sqlite3_errstr(rc)))
+                    .keychainError
             }
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(destination.path + suffix) }

@@ -1,5 +1,5 @@
-import CSodium
 import CSQLite
+import CSodium
 
 /// The whole-vault commitment as verified, kept in memory so that a lookup
 /// stays one indexed read: the element of every item, by lookup.
@@ -41,7 +41,9 @@ extension Vault {
             let n = UInt32(truncatingIfNeeded: lookup.count).littleEndian
             withUnsafeBytes(of: n) { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 4) }
             if let l = lookup.baseAddress { (buffer.baseAddress! + 4).copyMemory(from: l, byteCount: lookup.count) }
-            if let r = record.baseAddress { (buffer.baseAddress! + 4 + lookup.count).copyMemory(from: r, byteCount: record.count) }
+            if let r = record.baseAddress {
+                (buffer.baseAddress! + 4 + lookup.count).copyMemory(from: r, byteCount: record.count)
+            }
             return Crypto.keyedDigest(UnsafeRawBufferPointer(buffer), key: key)
         }
     }
@@ -69,14 +71,17 @@ extension Vault {
     /// Run inside a transaction, so that `meta` and the rows are one snapshot.
     /// - Throws: `.decode` on any difference.
     func scanCommitment(meta: VaultMeta, keys: VaultKeys, dataVersion: Int64) throws(KeychainError) -> IntegrityState {
-        guard let stored = meta.integrity, stored.count == VaultMeta.integrityBytes else { throw .decode("vault commitment missing") }
+        guard let stored = meta.integrity, stored.count == VaultMeta.integrityBytes else {
+            throw .decode("vault commitment missing")
+        }
         let counter = Vault.readLE64(stored[0..<8])
         var state = IntegrityState(elements: [:], accumulator: .zero, counter: counter, dataVersion: dataVersion)
         state.elements.reserveCapacity(integrity?.elements.count ?? 0)
         let consistent = try guarded { () throws(SQLiteError) -> Bool in
             let stmt = try db.prepare("SELECT lookup, record FROM items")
             while try stmt.step() {
-                let lookup = stmt.rawBlob(0), record = stmt.rawBlob(1)
+                let lookup = stmt.rawBlob(0)
+                let record = stmt.rawBlob(1)
                 guard lookup.count == 32, record.count <= Vault.maxRecordBytes else { return false }
                 let element = Vault.element(lookup: lookup, record: record, key: keys.element)
                 guard state.elements.updateValue(element, forKey: Digest(lookup)) == nil else { return false }
@@ -84,7 +89,8 @@ extension Vault {
             }
             return true
         }
-        let expected = Vault.integrityValue(counter: counter, count: state.elements.count, accumulator: state.accumulator, key: keys.commitment)
+        let expected = Vault.integrityValue(
+            counter: counter, count: state.elements.count, accumulator: state.accumulator, key: keys.commitment)
         guard consistent, sodium_memcmp(expected, stored, expected.count) == 0 else { throw Vault.commitmentMismatch }
         return state
     }
@@ -105,16 +111,20 @@ extension Vault {
             if let integrity, integrity.dataVersion == version { return }
             guard let keys else { throw Vault.lockedError }
             integrity = nil
-            guard try readFormat() == Vault.formatVersion else { throw KeychainError.decode("the vault's format changed") }
+            guard try readFormat() == Vault.formatVersion else {
+                throw KeychainError.decode("the vault's format changed")
+            }
             try checkSchema()
             let meta = try readMeta(format: Vault.formatVersion)
             guard meta.sealedKey == unlockedMeta?.sealedKey else {
                 lock()
-                throw KeychainError.interactionNotAllowed("the master password or vault key was changed by another process; unlock again")
+                throw KeychainError.interactionNotAllowed(
+                    "the master password or vault key was changed by another process; unlock again")
             }
             let state = try scanCommitment(meta: meta, keys: keys, dataVersion: version)
             if let highest = highestCounter, state.counter < highest {
-                throw KeychainError.decode("the vault was put back to an earlier state (write \(state.counter), after \(highest) here)")
+                throw KeychainError.decode(
+                    "the vault was put back to an earlier state (write \(state.counter), after \(highest) here)")
             }
             integrity = state
             highestCounter = state.counter
@@ -139,7 +149,7 @@ extension Vault {
     /// Records that a row with `lookup` now has `element` (`nil`: the row is gone).
     func noteWrite(lookup: Digest, element: Digest?) {
         guard var state = integrity else { return }
-        integrity = nil  // keeps the dictionary uniquely referenced while it changes
+        integrity = nil // keeps the dictionary uniquely referenced while it changes
         let old: Digest?
         if let element {
             old = state.elements.updateValue(element, forKey: lookup)
@@ -157,7 +167,11 @@ extension Vault {
         guard var state = integrity else { return }
         integrity = nil
         for change in journal.previous.reversed() {
-            if let element = change.element { state.elements[change.lookup] = element } else { state.elements[change.lookup] = nil }
+            if let element = change.element {
+                state.elements[change.lookup] = element
+            } else {
+                state.elements[change.lookup] = nil
+            }
         }
         state.accumulator = journal.accumulator
         state.counter = journal.counter
@@ -168,8 +182,9 @@ extension Vault {
     func writeCommitment(keys: VaultKeys) throws(KeychainError) {
         guard var state = integrity else { throw Vault.commitmentMismatch }
         state.counter += 1
-        let value = Vault.integrityValue(counter: state.counter, count: state.elements.count,
-                                         accumulator: state.accumulator, key: keys.commitment)
+        let value = Vault.integrityValue(
+            counter: state.counter, count: state.elements.count,
+            accumulator: state.accumulator, key: keys.commitment)
         try guarded { () throws(SQLiteError) in try writeMetaValues([("integrity", value)]) }
         integrity = state
     }

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import CSQLite
 import Foundation
+@preconcurrency import Glibc
 
 /// Unlocking, full and partial locking, and what tells the vault to lock:
 /// a replaced file or a vault key changed by another process.
@@ -33,11 +33,17 @@ extension Vault {
         let normalized = try Vault.normalize(password, checkLength: false)
         let format = try readFormat()
         let meta = try readMeta(format: format)
-        let passwordKey = try Crypto.deriveKey(password: normalized, salt: meta.salt,
-                                               opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
+        let passwordKey = try Crypto.deriveKey(
+            password: normalized, salt: meta.salt,
+            opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
         guard let vaultKey = Crypto.open(meta.sealedKey, ad: meta.keyAD, key: passwordKey),
-              vaultKey.count == Crypto.keyBytes else {
-            if format == 1, Crypto.open(meta.sealedKey, ad: VaultMeta.keyAD(format: 2, kdf: meta.kdf, salt: meta.salt), key: passwordKey) != nil {
+            vaultKey.count == Crypto.keyBytes
+        else {
+            if format == 1,
+                Crypto.open(
+                    meta.sealedKey, ad: VaultMeta.keyAD(format: 2, kdf: meta.kdf, salt: meta.salt), key: passwordKey)
+                    != nil
+            {
                 throw .decode("a format-2 vault key in a file marked format 1")
             }
             throw .authFailed
@@ -60,12 +66,16 @@ extension Vault {
     public func unlock(vaultKey: SecretBytes) throws(KeychainError) {
         guard vaultKey.count == Crypto.keyBytes else { throw .param("a vault key is \(Crypto.keyBytes) bytes") }
         let format = try readFormat()
-        guard format == Vault.formatVersion else { throw .param("a format-\(format) vault is unlocked with its password") }
+        guard format == Vault.formatVersion else {
+            throw .param("a format-\(format) vault is unlocked with its password")
+        }
         let meta = try readMeta(format: format)
         do {
-            try adopt(keys: VaultKeys(vaultKey: SecretBytes(count: vaultKey.count, guarded: true) { out in
-                vaultKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(out).copyBytes(from: $0) }
-            }), meta: meta, state: nil)
+            try adopt(
+                keys: VaultKeys(
+                    vaultKey: SecretBytes(count: vaultKey.count, guarded: true) { out in
+                        vaultKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(out).copyBytes(from: $0) }
+                    }), meta: meta, state: nil)
         } catch .decode {
             throw .authFailed
         }
@@ -187,7 +197,8 @@ extension Vault {
         let params = kdf ?? meta.kdf
         guard params.isValid else { throw .param("KDF limits out of range") }
         let salt = Sodium.randomBytes(Crypto.saltBytes)
-        let passwordKey = try Crypto.deriveKey(password: normalized, salt: salt, opslimit: params.opslimit, memlimit: params.memlimit)
+        let passwordKey = try Crypto.deriveKey(
+            password: normalized, salt: salt, opslimit: params.opslimit, memlimit: params.memlimit)
         try rotate(passwordKey: passwordKey, salt: salt, kdf: params)
     }
 }

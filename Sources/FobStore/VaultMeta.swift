@@ -38,8 +38,10 @@ extension Vault {
     static let expectedSchema: Set<[String]> = [
         ["table", "meta", "meta", "CREATE TABLE meta(name TEXT PRIMARY KEY, value BLOB NOT NULL)"],
         ["index", "sqlite_autoindex_meta_1", "meta", ""],
-        ["table", "items", "items",
-         "CREATE TABLE items(id INTEGER PRIMARY KEY, lookup BLOB NOT NULL UNIQUE, record BLOB NOT NULL)"],
+        [
+            "table", "items", "items",
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, lookup BLOB NOT NULL UNIQUE, record BLOB NOT NULL)",
+        ],
         ["index", "sqlite_autoindex_items_1", "items", ""],
     ]
 
@@ -63,7 +65,8 @@ extension Vault {
         }
         let names = Set(found.map { $0[1] })
         for row in Vault.expectedSchema where !found.contains(row) {
-            problems.append(names.contains(row[1]) ? "\(row[0]) \"\(row[1])\" was changed" : "missing \(row[0]) \"\(row[1])\"")
+            problems.append(
+                names.contains(row[1]) ? "\(row[0]) \"\(row[1])\" was changed" : "missing \(row[0]) \"\(row[1])\"")
         }
         return problems.sorted()
     }
@@ -71,7 +74,9 @@ extension Vault {
     /// Throws `.decode` unless the schema is exactly Fob's.
     func checkSchema() throws(KeychainError) {
         let problems = try schemaProblems()
-        guard problems.isEmpty else { throw .decode("the vault's schema is not Fob's: " + problems.joined(separator: "; ")) }
+        guard problems.isEmpty else {
+            throw .decode("the vault's schema is not Fob's: " + problems.joined(separator: "; "))
+        }
     }
 
     /// `PRAGMA application_id` and `user_version`, checked.
@@ -82,7 +87,8 @@ extension Vault {
             (try db.scalar("PRAGMA application_id"), try db.scalar("PRAGMA user_version"))
         }
         guard appID == Int64(Vault.applicationID) else { throw .decode("not a Fob vault: \(url.path)") }
-        guard version >= Int64(Vault.readableFormats.lowerBound), version <= Int64(Vault.readableFormats.upperBound) else {
+        guard version >= Int64(Vault.readableFormats.lowerBound), version <= Int64(Vault.readableFormats.upperBound)
+        else {
             throw .decode("vault format \(version) is not supported by this fob (format \(Vault.formatVersion))")
         }
         return Int32(version)
@@ -108,27 +114,38 @@ extension Vault {
         func number(_ name: String) -> UInt64? {
             values[name].flatMap { String(bytes: $0, encoding: .utf8) }.flatMap { UInt64($0) }
         }
-        guard values["kdf"] == Array("argon2id13".utf8) else { throw .decode("unknown key derivation in vault metadata") }
+        guard values["kdf"] == Array("argon2id13".utf8) else {
+            throw .decode("unknown key derivation in vault metadata")
+        }
         guard let ops = number("opslimit"), let mem = number("memlimit"),
-              let salt = values["salt"], salt.count == Crypto.saltBytes,
-              let sealed = values["vault_key"], sealed.count == VaultMeta.sealedKeyBytes else {
+            let salt = values["salt"], salt.count == Crypto.saltBytes,
+            let sealed = values["vault_key"], sealed.count == VaultMeta.sealedKeyBytes
+        else {
             throw .decode("vault metadata incomplete")
         }
         guard mem <= UInt64(KDFParameters.maxMemlimit), ops <= KDFParameters.maxOpslimit,
-              KDFParameters(opslimit: ops, memlimit: Int(mem)).isValid else {
-            throw .decode("vault KDF limits out of range (at most \(KDFParameters.maxOpslimit) passes and \(KDFParameters.maxMemlimit >> 30) GiB)")
+            KDFParameters(opslimit: ops, memlimit: Int(mem)).isValid
+        else {
+            throw .decode(
+                "vault KDF limits out of range (at most \(KDFParameters.maxOpslimit) passes and \(KDFParameters.maxMemlimit >> 30) GiB)"
+            )
         }
         let integrity = values["integrity"]
         if format >= 2 {
-            guard let integrity, integrity.count == VaultMeta.integrityBytes else { throw .decode("vault commitment missing") }
+            guard let integrity, integrity.count == VaultMeta.integrityBytes else {
+                throw .decode("vault commitment missing")
+            }
         }
-        return VaultMeta(format: format, kdf: KDFParameters(opslimit: ops, memlimit: Int(mem)), salt: salt,
-                         sealedKey: sealed, integrity: format >= 2 ? integrity : nil)
+        return VaultMeta(
+            format: format, kdf: KDFParameters(opslimit: ops, memlimit: Int(mem)), salt: salt,
+            sealedKey: sealed, integrity: format >= 2 ? integrity : nil)
     }
 
     /// Writes the KDF rows and the vault key sealed under `passwordKey`
     /// (format ``formatVersion``).
-    func writeMeta(salt: [UInt8], kdf: KDFParameters, vaultKey: SecretBytes, passwordKey: SecretBytes) throws(SQLiteError) {
+    func writeMeta(salt: [UInt8], kdf: KDFParameters, vaultKey: SecretBytes, passwordKey: SecretBytes)
+        throws(SQLiteError)
+    {
         let ad = VaultMeta.keyAD(format: Vault.formatVersion, kdf: kdf, salt: salt)
         let sealed = vaultKey.withUnsafeBytes { Crypto.seal($0, ad: ad, key: passwordKey) }
         try writeMetaValues([

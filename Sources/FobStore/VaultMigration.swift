@@ -22,19 +22,24 @@ extension Vault {
                 try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
                 transactionOpen = false
                 let current = try readMeta(format: format)
-                guard let key = Crypto.open(current.sealedKey, ad: current.keyAD, key: passwordKey), key.count == Crypto.keyBytes else {
+                guard let key = Crypto.open(current.sealedKey, ad: current.keyAD, key: passwordKey),
+                    key.count == Crypto.keyBytes
+                else {
                     throw KeychainError.authFailed
                 }
                 try adopt(keys: VaultKeys(vaultKey: key), meta: current, state: nil)
                 return
             }
             try checkSchema()
-            guard try readMeta(format: 1) == meta else { throw KeychainError.decode("vault metadata changed during the migration") }
+            guard try readMeta(format: 1) == meta else {
+                throw KeychainError.decode("vault metadata changed during the migration")
+            }
             let lookupKey = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.lookup)
             let recordKey = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.recordV1)
             let items = try readAll { (record, lookup) throws(KeychainError) -> Item in
                 let ad = Vault.recordAD(lookup, format: 1)
-                let item = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) { plain throws(KeychainError) in
+                let item = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) {
+                    plain throws(KeychainError) in
                     guard Crypto.open(record, ad: ad, key: recordKey, into: plain) else { throw Vault.recordFailed }
                     return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: true)
                 }
@@ -49,8 +54,14 @@ extension Vault {
             let state = try rewriteAll(items, keys: keys)
             try guarded { () throws(SQLiteError) in
                 try writeMeta(salt: meta.salt, kdf: meta.kdf, vaultKey: newKey, passwordKey: passwordKey)
-                try writeMetaValues([("integrity", Vault.integrityValue(counter: state.counter, count: state.elements.count,
-                                                                        accumulator: state.accumulator, key: keys.commitment))])
+                try writeMetaValues([
+                    (
+                        "integrity",
+                        Vault.integrityValue(
+                            counter: state.counter, count: state.elements.count,
+                            accumulator: state.accumulator, key: keys.commitment)
+                    )
+                ])
                 try db.execute("PRAGMA user_version=\(Vault.formatVersion); COMMIT")
             }
             transactionOpen = false
@@ -68,11 +79,15 @@ extension Vault {
         let newKeys = VaultKeys(vaultKey: newKey)
         var rotated: IntegrityState?
         try write { (keys) throws(KeychainError) in
-            guard keys.isComplete else { throw .interactionNotAllowed("the vault is locked: only afterFirstUnlock items are available") }
+            guard keys.isComplete else {
+                throw .interactionNotAllowed("the vault is locked: only afterFirstUnlock items are available")
+            }
             guard let state = integrity else { throw Vault.commitmentMismatch }
             let items = try readAll { (record, lookup) throws(KeychainError) -> Item in
-                guard state.elements[Digest(lookup)] == Vault.element(lookup: lookup, record: record, key: keys.element),
-                      let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: true) else {
+                guard
+                    state.elements[Digest(lookup)] == Vault.element(lookup: lookup, record: record, key: keys.element),
+                    let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: true)
+                else {
                     throw Vault.commitmentMismatch
                 }
                 return item
@@ -82,8 +97,14 @@ extension Vault {
             next.counter = state.counter + 1
             try guarded { () throws(SQLiteError) in
                 try writeMeta(salt: salt, kdf: kdf, vaultKey: newKey, passwordKey: passwordKey)
-                try writeMetaValues([("integrity", Vault.integrityValue(counter: next.counter, count: next.elements.count,
-                                                                        accumulator: next.accumulator, key: newKeys.commitment))])
+                try writeMetaValues([
+                    (
+                        "integrity",
+                        Vault.integrityValue(
+                            counter: next.counter, count: next.elements.count,
+                            accumulator: next.accumulator, key: newKeys.commitment)
+                    )
+                ])
             }
             // Nothing for `write` to add: the commitment above is under the new keys.
             journal?.previous.removeAll()
@@ -97,12 +118,17 @@ extension Vault {
     }
 
     /// Every row, opened by `open(record, lookup)`, with its id.
-    private func readAll(_ open: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(KeychainError) -> Item) throws(KeychainError) -> [(Int64, Item)] {
+    private func readAll(_ open: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(KeychainError) -> Item)
+        throws(KeychainError) -> [(Int64, Item)]
+    {
         let stmt = try guarded { () throws(SQLiteError) in try db.prepare("SELECT id, lookup, record FROM items") }
         var out: [(Int64, Item)] = []
         while try guarded({ () throws(SQLiteError) in try stmt.step() }) {
-            let lookup = stmt.rawBlob(1), record = stmt.rawBlob(2)
-            guard lookup.count == 32, record.count >= Crypto.nonceBytes + Crypto.tagBytes, record.count <= Vault.maxRecordBytes else {
+            let lookup = stmt.rawBlob(1)
+            let record = stmt.rawBlob(2)
+            guard lookup.count == 32, record.count >= Crypto.nonceBytes + Crypto.tagBytes,
+                record.count <= Vault.maxRecordBytes
+            else {
                 throw Vault.recordFailed
             }
             out.append((stmt.int(0), try open(record, lookup)))
@@ -129,7 +155,9 @@ extension Vault {
                 try stmt.bind(2, record)
                 try stmt.bind(3, id)
                 try stmt.step()
-                guard sqlite3_changes(db.handle) == 1 else { throw SQLiteError(code: SQLITE_CORRUPT, message: "a row vanished while rewriting") }
+                guard sqlite3_changes(db.handle) == 1 else {
+                    throw SQLiteError(code: SQLITE_CORRUPT, message: "a row vanished while rewriting")
+                }
                 let element = Vault.element(lookup: lookup, record: record, key: keys.element)
                 guard state.elements.updateValue(element, forKey: Digest(lookup)) == nil else {
                     throw SQLiteError(code: SQLITE_CORRUPT, message: "two items with one key")

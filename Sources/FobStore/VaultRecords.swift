@@ -19,7 +19,8 @@ extension Vault {
         guard let secret = item.secret else { throw .param("an item needs a secret (kSecValueData)") }
         guard secret.count <= Item.maxSecretBytes else { throw secretTooLarge }
         try item.checkLimits()
-        let attributes = item.service.utf8.count + item.account.utf8.count + item.accessGroup.utf8.count
+        let attributes =
+            item.service.utf8.count + item.account.utf8.count + item.accessGroup.utf8.count
             + (item.label?.utf8.count ?? 0) + (item.comment?.utf8.count ?? 0) + (item.generic?.count ?? 0)
         guard attributes <= maxAttributeBytes else {
             throw .param("item attributes larger than 1 MiB (\(maxAttributeBytes) bytes) in all")
@@ -56,22 +57,29 @@ extension Vault {
     /// - Returns: the item, or `nil` when the record is not sealed under a key
     ///   held (a `whenUnlocked` item while partially locked).
     /// - Throws: `.decode` when no key opens it although all are held, or it is inconsistent.
-    func openRecord(_ record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, keys: VaultKeys,
-                    withSecret: Bool) throws(KeychainError) -> Item? {
+    func openRecord(
+        _ record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, keys: VaultKeys,
+        withSecret: Bool
+    ) throws(KeychainError) -> Item? {
         guard record.count >= Crypto.nonceBytes + Crypto.tagBytes, record.count <= Vault.maxRecordBytes else {
             throw Vault.recordFailed
         }
         let ad = Vault.recordAD(lookup, format: Vault.formatVersion)
         for (accessible, key) in keys.recordKeys {
-            let opened = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) { plain throws(KeychainError) -> Item? in
+            let opened = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) {
+                plain throws(KeychainError) -> Item? in
                 guard Crypto.open(record, ad: ad, key: key, into: plain) else { return nil }
                 return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: withSecret)
             }
             guard let item = opened else { continue }
-            guard item.accessible == accessible else { throw .decode("an item record is sealed under another class's key") }
+            guard item.accessible == accessible else {
+                throw .decode("an item record is sealed under another class's key")
+            }
             // A record moved under another row's lookup fails the AEAD above; a
             // record whose contents disagree with its own lookup is caught here.
-            guard Vault.lookup(for: item, keys: keys).elementsEqual(lookup) else { throw .decode("an item record does not match its key") }
+            guard Vault.lookup(for: item, keys: keys).elementsEqual(lookup) else {
+                throw .decode("an item record does not match its key")
+            }
             return item
         }
         if keys.whenUnlocked == nil { return nil }
@@ -105,7 +113,9 @@ extension Vault {
         }
     }
 
-    private func readRows(matching query: ItemQuery, keys: VaultKeys, withSecrets: Bool) throws(KeychainError) -> ReadOutcome {
+    private func readRows(matching query: ItemQuery, keys: VaultKeys, withSecrets: Bool) throws(KeychainError)
+        -> ReadOutcome
+    {
         guard let state = integrity else { return .stale }
         // The lookups the whole primary key can have (two when the query
         // leaves the synchronizable flag open), or nil for a scan.
@@ -132,14 +142,18 @@ extension Vault {
         var seenLookups = Set<Digest>()
         while try guarded({ () throws(SQLiteError) in try stmt.step() }) {
             seen += 1
-            let lookup = stmt.rawBlob(1), record = stmt.rawBlob(2)
+            let lookup = stmt.rawBlob(1)
+            let record = stmt.rawBlob(2)
             guard lookup.count == 32, record.count <= Vault.maxRecordBytes else { return .stale }
             let digest = Digest(lookup)
             seenLookups.insert(digest)
-            guard state.elements[digest] == Vault.element(lookup: lookup, record: record, key: keys.element) else { return .stale }
+            guard state.elements[digest] == Vault.element(lookup: lookup, record: record, key: keys.element) else {
+                return .stale
+            }
             guard let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: withSecrets) else {
                 if exact != nil {
-                    throw .interactionNotAllowed("the vault is locked: \(query.displayName) is accessible only when unlocked")
+                    throw .interactionNotAllowed(
+                        "the vault is locked: \(query.displayName) is accessible only when unlocked")
                 }
                 continue
             }
@@ -181,7 +195,9 @@ extension Vault {
 
     /// Replaces row `id` (whose lookup was `old`) with a sealed record under a
     /// possibly new lookup; a collision is `.duplicateItem`.
-    func replaceRow(id: Int64, old: Digest, lookup: [UInt8], record: [UInt8], name: String, keys: VaultKeys) throws(KeychainError) {
+    func replaceRow(id: Int64, old: Digest, lookup: [UInt8], record: [UInt8], name: String, keys: VaultKeys)
+        throws(KeychainError)
+    {
         do {
             let stmt = try cached("UPDATE items SET lookup = ?, record = ? WHERE id = ?")
             defer { stmt.reset() }

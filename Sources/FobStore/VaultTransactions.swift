@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import CSQLite
 import Foundation
+@preconcurrency import Glibc
 
 /// Keys, transactions, statements and passwords: what every operation uses.
 extension Vault {

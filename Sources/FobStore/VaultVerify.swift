@@ -1,5 +1,5 @@
-import CSodium
 import CSQLite
+import CSodium
 import Foundation
 
 /// What ``Vault/verify(at:password:)`` found.
@@ -72,26 +72,32 @@ extension Vault {
         let vault = try Vault(url: url, creating: false, now: Date.init)
         var report = IntegrityReport()
         report.format = try vault.readFormat()
-        let lines: [String] = (try? vault.guarded { () throws(SQLiteError) in
-            let stmt = try vault.db.prepare("PRAGMA integrity_check")
-            var out: [String] = []
-            while try stmt.step() { out.append(stmt.text(0) ?? "") }
-            return out
-        }) ?? ["cannot run the integrity check"]
+        let lines: [String] =
+            (try? vault.guarded { () throws(SQLiteError) in
+                let stmt = try vault.db.prepare("PRAGMA integrity_check")
+                var out: [String] = []
+                while try stmt.step() { out.append(stmt.text(0) ?? "") }
+                return out
+            }) ?? ["cannot run the integrity check"]
         if lines != ["ok"] { report.sqliteProblems = lines.map(displaySafe) }
         report.schemaProblems = (try? vault.schemaProblems()) ?? ["cannot read the schema"]
         let meta = try vault.readMeta(format: report.format)
         let normalized = try normalize(password, checkLength: false)
-        let passwordKey = try Crypto.deriveKey(password: normalized, salt: meta.salt,
-                                               opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
-        guard let vaultKey = Crypto.open(meta.sealedKey, ad: meta.keyAD, key: passwordKey), vaultKey.count == Crypto.keyBytes else {
+        let passwordKey = try Crypto.deriveKey(
+            password: normalized, salt: meta.salt,
+            opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
+        guard let vaultKey = Crypto.open(meta.sealedKey, ad: meta.keyAD, key: passwordKey),
+            vaultKey.count == Crypto.keyBytes
+        else {
             throw .authFailed
         }
         try vault.inspectRows(vaultKey: vaultKey, meta: meta, into: &report)
         return report
     }
 
-    private func inspectRows(vaultKey: SecretBytes, meta: VaultMeta, into report: inout IntegrityReport) throws(KeychainError) {
+    private func inspectRows(vaultKey: SecretBytes, meta: VaultMeta, into report: inout IntegrityReport)
+        throws(KeychainError)
+    {
         let keys = VaultKeys(vaultKey: vaultKey)
         let v1Record = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.recordV1)
         var elements = Set<Digest>()
@@ -101,12 +107,18 @@ extension Vault {
             let stmt = try db.prepare("SELECT id, lookup, record FROM items ORDER BY id")
             while try stmt.step() {
                 report.itemCount += 1
-                let id = stmt.int(0), lookup = stmt.rawBlob(1), record = stmt.rawBlob(2)
+                let id = stmt.int(0)
+                let lookup = stmt.rawBlob(1)
+                let record = stmt.rawBlob(2)
                 let prefix = lookup.prefix(4).map { String(format: "%02x", $0) }.joined()
                 func damaged(_ problem: String, _ name: String? = nil) {
                     report.damagedItems.append(.init(rowID: id, lookupPrefix: prefix, name: name, problem: problem))
                 }
-                guard lookup.count == 32 else { damaged("lookup is \(lookup.count) bytes, not 32"); consistent = false; continue }
+                guard lookup.count == 32 else {
+                    damaged("lookup is \(lookup.count) bytes, not 32")
+                    consistent = false
+                    continue
+                }
                 guard record.count >= Crypto.nonceBytes + Crypto.tagBytes, record.count <= Vault.maxRecordBytes else {
                     damaged("record of \(record.count) bytes is out of bounds")
                     consistent = false
@@ -115,7 +127,9 @@ extension Vault {
                 let element = Vault.element(lookup: lookup, record: record, key: keys.element)
                 if !elements.insert(element).inserted { consistent = false }
                 accumulator = accumulator ^ element
-                if let problem = inspect(record: record, lookup: lookup, format: meta.format, keys: keys, v1Record: v1Record) {
+                if let problem = inspect(
+                    record: record, lookup: lookup, format: meta.format, keys: keys, v1Record: v1Record)
+                {
                     damaged(problem.text, problem.name)
                 }
             }
@@ -126,22 +140,28 @@ extension Vault {
         guard meta.format >= 2, let stored = meta.integrity else { return }
         let counter = Vault.readLE64(stored[0..<8])
         report.writeCounter = counter
-        let expected = Vault.integrityValue(counter: counter, count: report.itemCount, accumulator: accumulator, key: keys.commitment)
+        let expected = Vault.integrityValue(
+            counter: counter, count: report.itemCount, accumulator: accumulator, key: keys.commitment)
         report.commitmentVerified = consistent && sodium_memcmp(expected, stored, expected.count) == 0
     }
 
     /// Why one record is damaged, with its name when it could be decrypted; `nil` when sound.
-    private func inspect(record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, format: Int32,
-                         keys: VaultKeys, v1Record: SecretBytes) -> (text: String, name: String?)? {
-        let candidates: [(Accessibility?, SecretBytes)] = format == 1 ? [(nil, v1Record)] : keys.recordKeys.map { ($0.0, $0.1) }
+    private func inspect(
+        record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, format: Int32,
+        keys: VaultKeys, v1Record: SecretBytes
+    ) -> (text: String, name: String?)? {
+        let candidates: [(Accessibility?, SecretBytes)] =
+            format == 1 ? [(nil, v1Record)] : keys.recordKeys.map { ($0.0, $0.1) }
         let ad = Vault.recordAD(lookup, format: format)
         for (accessible, key) in candidates {
             let outcome: Result<Item?, KeychainError>
             do {
-                outcome = .success(try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) { plain throws(KeychainError) -> Item? in
-                    guard Crypto.open(record, ad: ad, key: key, into: plain) else { return nil }
-                    return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: false)
-                })
+                outcome = .success(
+                    try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) {
+                        plain throws(KeychainError) -> Item? in
+                        guard Crypto.open(record, ad: ad, key: key, into: plain) else { return nil }
+                        return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: false)
+                    })
             } catch {
                 outcome = .failure(error)
             }
@@ -150,7 +170,10 @@ extension Vault {
             case .failure(let error): return ("record authenticates but cannot be read: \(error)", nil)
             case .success(let item?):
                 if let accessible, item.accessible != accessible {
-                    return ("sealed under the \(accessible.rawValue) key but marked \(item.accessible.rawValue)", item.displayName)
+                    return (
+                        "sealed under the \(accessible.rawValue) key but marked \(item.accessible.rawValue)",
+                        item.displayName
+                    )
                 }
                 guard Vault.lookup(for: item, keys: keys).elementsEqual(lookup) else {
                     return ("record does not match its lookup", item.displayName)

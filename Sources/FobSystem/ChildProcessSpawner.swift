@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import CLinux
+import Foundation
+@preconcurrency import Glibc
 
 /// Starts child programs (clipboard helpers, `fob copy`'s detached clearer,
 /// the programs tests run) with `posix_spawn`: an explicit environment,
@@ -83,9 +83,11 @@ public enum ChildProcessSpawner {
     /// - Returns: the child's process id.
     /// - Throws: ``SpawnError`` with the `posix_spawn` error (ENOENT, EACCES,
     ///   ENOEXEC, ETXTBSY after retrying for half a second, ENOMEM).
-    public static func spawn(executable: String, arguments: [String], environment: [String: String],
-                             standardInput: Stream, standardOutput: Stream, standardError: Stream,
-                             newSession: Bool = false) throws(SpawnError) -> pid_t {
+    public static func spawn(
+        executable: String, arguments: [String], environment: [String: String],
+        standardInput: Stream, standardOutput: Stream, standardError: Stream,
+        newSession: Bool = false
+    ) throws(SpawnError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -106,7 +108,8 @@ public enum ChildProcessSpawner {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
+        var all = sigset_t()
+        var none = sigset_t()
         sigfillset(&all)
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
@@ -149,7 +152,8 @@ public enum ChildProcessSpawner {
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
     /// Glibc module does not show; looked up once with `dlsym`.
     private static let closeFrom: CloseFrom? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
         return unsafeBitCast(symbol, to: CloseFrom.self)
     }()
 }

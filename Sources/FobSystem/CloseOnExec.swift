@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import CLinux
+@preconcurrency import Glibc
 
 /// Descriptors that are close-on-exec from the moment they exist.
 ///

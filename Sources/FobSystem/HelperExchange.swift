@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 
 /// One run of one of Fob's helper programs (`fob-http`, `fob-xml`): the
 /// input on its standard input, the answer read from its standard output,
@@ -44,10 +44,13 @@ public enum HelperExchange {
     ///   - deadline: ``FileDescriptorIO/monotonicNow()`` seconds by which
     ///     the helper must have answered.
     ///   - maxOutput: the largest answer, in bytes.
-    public static func run(_ path: String, input: [UInt8], environment: [String: String],
-                           deadline: Double, maxOutput: Int) -> Outcome {
+    public static func run(
+        _ path: String, input: [UInt8], environment: [String: String],
+        deadline: Double, maxOutput: Int
+    ) -> Outcome {
         signal(SIGPIPE, SIG_IGN)
-        let stdin: (read: Int32, write: Int32), stdout: (read: Int32, write: Int32)
+        let stdin: (read: Int32, write: Int32)
+        let stdout: (read: Int32, write: Int32)
         do {
             stdin = try ChildProcessSpawner.makePipe()
             stdout = try ChildProcessSpawner.makePipe()
@@ -56,9 +59,10 @@ public enum HelperExchange {
         }
         let pid: pid_t
         do {
-            pid = try ChildProcessSpawner.spawn(executable: path, arguments: [], environment: environment,
-                                                standardInput: .descriptor(stdin.read), standardOutput: .descriptor(stdout.write),
-                                                standardError: .null)
+            pid = try ChildProcessSpawner.spawn(
+                executable: path, arguments: [], environment: environment,
+                standardInput: .descriptor(stdin.read), standardOutput: .descriptor(stdout.write),
+                standardError: .null)
         } catch {
             [stdin.read, stdin.write, stdout.read, stdout.write].forEach { close($0) }
             return .notStarted(error.description)
@@ -80,11 +84,17 @@ public enum HelperExchange {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while outcome == nil {
             let remaining = deadline - FileDescriptorIO.monotonicNow()
-            if remaining <= 0 { outcome = .timedOut; break }
+            if remaining <= 0 {
+                outcome = .timedOut
+                break
+            }
             var fds = [pollfd(fd: stdout.read, events: Int16(POLLIN), revents: 0)]
             if stdinOpen { fds.append(pollfd(fd: stdin.write, events: Int16(POLLOUT), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1) * 1000) + 1)
-            if ready < 0 && errno != EINTR { outcome = .failed; break }
+            if ready < 0 && errno != EINTR {
+                outcome = .failed
+                break
+            }
             if ready <= 0 { continue }
             if stdinOpen, fds.count > 1, fds[1].revents != 0 {
                 let n = input.withUnsafeBytes { write(stdin.write, $0.baseAddress! + sent, $0.count - sent) }
@@ -98,7 +108,10 @@ public enum HelperExchange {
             guard fds[0].revents != 0 else { continue }
             let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(stdout.read, into: $0) }
             if n <= 0 { break }
-            if answer.count + n > maxOutput { outcome = .tooLarge; break }
+            if answer.count + n > maxOutput {
+                outcome = .tooLarge
+                break
+            }
             if answer.count + n > answer.capacity {
                 // Grow by hand so the old buffer is wiped, not just freed.
                 var bigger: [UInt8] = []

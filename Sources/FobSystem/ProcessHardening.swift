@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import CLinux
+@preconcurrency import Glibc
 
 /// Process-wide protections for a program that handles secrets.
 public enum ProcessHardening {

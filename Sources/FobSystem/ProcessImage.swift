@@ -17,8 +17,10 @@ public enum ProcessImage {
     ///     environment; the caller allocated them and frees (and wipes) them
     ///     only when this returns.
     /// - Returns: only on failure: the `errno` of `execve` (ENOENT, EACCES, ENOEXEC, E2BIG).
-    public static func replace(executable: String, arguments: [String],
-                               environment: [UnsafeMutablePointer<CChar>]) -> Int32 {
+    public static func replace(
+        executable: String, arguments: [String],
+        environment: [UnsafeMutablePointer<CChar>]
+    ) -> Int32 {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment + [nil]

@@ -52,7 +52,10 @@ public struct Canvas: Equatable, Sendable {
     /// Where the terminal cursor goes (row, column), or `nil` to hide it.
     public var cursor: (row: Int, column: Int)? {
         get { cursorRow.map { ($0, cursorColumn) } }
-        set { cursorRow = newValue?.row; cursorColumn = newValue?.column ?? 0 }
+        set {
+            cursorRow = newValue?.row
+            cursorColumn = newValue?.column ?? 0
+        }
     }
     private var cursorRow: Int?
     private var cursorColumn = 0
@@ -150,7 +153,9 @@ public struct Canvas: Equatable, Sendable {
             cells[i - 1] = .blank(cells[i - 1].role)
         }
         if column + 1 < columns, cells[i + 1].text == nil, cell.text != nil {
-            if let old = cells[i].text, (DisplayWidth.cells(of: old) ?? 1) == 2 { cells[i + 1] = .blank(cells[i + 1].role) }
+            if let old = cells[i].text, (DisplayWidth.cells(of: old) ?? 1) == 2 {
+                cells[i + 1] = .blank(cells[i + 1].role)
+            }
         }
         cells[i] = cell
     }

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import CNcurses
+@preconcurrency import Glibc
 
 /// Measures text in terminal cells, one grapheme cluster at a time, with the
 /// C library's `wcwidth` under the process's `LC_CTYPE`.
@@ -62,13 +62,15 @@ public struct Glyphs: Sendable, Equatable {
     public var unicode: Bool
 
     /// Symbols for a UTF-8 locale: `•`, `…`, U+FFFD, box drawing.
-    public static let unicodeSet = Glyphs(mask: "•", ellipsis: "…", replacement: "\u{FFFD}",
-                                          horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐",
-                                          bottomLeft: "└", bottomRight: "┘", pointer: "▸", unicode: true)
+    public static let unicodeSet = Glyphs(
+        mask: "•", ellipsis: "…", replacement: "\u{FFFD}",
+        horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐",
+        bottomLeft: "└", bottomRight: "┘", pointer: "▸", unicode: true)
     /// Symbols for any other locale: `*`, `~`, `?`, `-`, `|`, `+`.
-    public static let asciiSet = Glyphs(mask: "*", ellipsis: "~", replacement: "?",
-                                        horizontal: "-", vertical: "|", topLeft: "+", topRight: "+",
-                                        bottomLeft: "+", bottomRight: "+", pointer: ">", unicode: false)
+    public static let asciiSet = Glyphs(
+        mask: "*", ellipsis: "~", replacement: "?",
+        horizontal: "-", vertical: "|", topLeft: "+", topRight: "+",
+        bottomLeft: "+", bottomRight: "+", pointer: ">", unicode: false)
 
     /// The set for the process's `LC_CTYPE` (call `setlocale` first).
     public static var current: Glyphs {
@@ -103,7 +105,10 @@ public enum TextFit {
         var cut = false
         for cluster in text {
             let (shown, w) = glyphs.displayable(cluster)
-            if used + w > width { cut = true; break }
+            if used + w > width {
+                cut = true
+                break
+            }
             out.append((shown, w))
             used += w
         }

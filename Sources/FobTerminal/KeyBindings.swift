@@ -35,7 +35,10 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     /// - Parameter fits: whether the terminal is big enough for the screens
     ///   (``Renderer/fits(rows:columns:)``).
     public init(_ app: AppModel, fits: Bool = true) {
-        guard fits else { self = .tooSmall; return }
+        guard fits else {
+            self = .tooSmall
+            return
+        }
         if let overlay = app.overlay {
             switch overlay {
             case .help: self = .help
@@ -149,8 +152,10 @@ public struct KeyBinding: Sendable {
     }
 
     /// A row whose action depends on the key or on what the app shows.
-    init(_ keys: Keys, in contexts: [KeyContext], legend: Legend? = nil, help: Help? = nil,
-         action: @escaping @Sendable (Key, Situation) -> Action) {
+    init(
+        _ keys: Keys, in contexts: [KeyContext], legend: Legend? = nil, help: Help? = nil,
+        action: @escaping @Sendable (Key, Situation) -> Action
+    ) {
         self.keys = keys
         self.contexts = contexts
         self.legend = legend
@@ -175,7 +180,7 @@ public enum KeyBindings {
 
     /// With the terminal too small only `q` means something.
     private static let tooSmall: [KeyBinding] = [
-        KeyBinding([.character("q")], in: [.tooSmall], .quit),
+        KeyBinding([.character("q")], in: [.tooSmall], .quit)
     ]
 
     /// The help overlay and confirmation dialogs.
@@ -199,23 +204,32 @@ public enum KeyBindings {
 
     /// The generator dialog (its text fields' editing keys are in ``editing``).
     private static let generator: [KeyBinding] = [
-        KeyBinding([.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move",
-                   help: KeyBinding.Help(position: 17, keys: "Tab, Shift-Tab",
-                                         text: "generator: next / previous field (also Up/Down)")),
+        KeyBinding(
+            [.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move",
+            help: KeyBinding.Help(
+                position: 17, keys: "Tab, Shift-Tab",
+                text: "generator: next / previous field (also Up/Down)")),
         KeyBinding([.backTab, .up], in: [.generatorField, .generatorChoice], .focusPrevious),
-        KeyBinding([.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch",
-                   help: KeyBinding.Help(position: 18, keys: "Space",
-                                         text: "generator: switch the mode or a class (also Left/Right)")),
+        KeyBinding(
+            [.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch",
+            help: KeyBinding.Help(
+                position: 18, keys: "Space",
+                text: "generator: switch the mode or a class (also Left/Right)")),
         KeyBinding([.left], in: [.generatorChoice], .cycleKind(-1)),
-        KeyBinding([.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new",
-                   help: KeyBinding.Help(position: 19, keys: "Ctrl-G", text: "generator: a new preview")),
-        KeyBinding([.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal",
-                   help: KeyBinding.Help(position: 20, keys: "Ctrl-R", text: "generator: reveal or hide the preview")),
-        KeyBinding([.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use",
-                   help: KeyBinding.Help(position: 21, keys: "Enter",
-                                         text: "generator: put the preview in Password, keep the settings")),
-        KeyBinding([.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel",
-                   help: KeyBinding.Help(position: 22, keys: "Esc", text: "generator: close it, changing nothing")),
+        KeyBinding(
+            [.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new",
+            help: KeyBinding.Help(position: 19, keys: "Ctrl-G", text: "generator: a new preview")),
+        KeyBinding(
+            [.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal",
+            help: KeyBinding.Help(position: 20, keys: "Ctrl-R", text: "generator: reveal or hide the preview")),
+        KeyBinding(
+            [.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use",
+            help: KeyBinding.Help(
+                position: 21, keys: "Enter",
+                text: "generator: put the preview in Password, keep the settings")),
+        KeyBinding(
+            [.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel",
+            help: KeyBinding.Help(position: 22, keys: "Esc", text: "generator: close it, changing nothing")),
         KeyBinding([.control("u")], in: [.generatorField], .clearField),
     ]
 
@@ -226,7 +240,8 @@ public enum KeyBindings {
         KeyBinding([.enter], in: [.createVault], .submit, legend: "Enter create"),
         KeyBinding([.enter], in: [.unlock], .submit, legend: "Enter unlock"),
         KeyBinding([.control("r")], in: [.createVault, .unlock], .toggleReveal, legend: "Ctrl-R reveal"),
-        KeyBinding(.these([.control("t")]), in: [.createVault], legend: .text("Ctrl-T key derivation")) { _, situation in
+        KeyBinding(.these([.control("t")]), in: [.createVault], legend: .text("Ctrl-T key derivation")) {
+            _, situation in
             .setKDFPreset(KeyMap.nextPreset(after: situation.app.createVaultModel?.kdfPreset ?? .moderate))
         },
         KeyBinding([.escape], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
@@ -237,51 +252,77 @@ public enum KeyBindings {
 
     /// The item list; its rows carry the help overlay's lines.
     private static let list: [KeyBinding] = [
-        KeyBinding([.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move",
-                   help: KeyBinding.Help(position: 0, keys: "Up/Down, j/k", text: "move in the list")),
+        KeyBinding(
+            [.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move",
+            help: KeyBinding.Help(position: 0, keys: "Up/Down, j/k", text: "move in the list")),
         KeyBinding([.up, .character("k")], in: [.list], .moveSelection(-1)),
-        KeyBinding(.these([.pageDown]), in: [.list, .filter]) { _, situation in .moveSelection(max(situation.pageRows, 1)) },
-        KeyBinding(.these([.pageUp]), in: [.list, .filter]) { _, situation in .moveSelection(-max(situation.pageRows, 1)) },
+        KeyBinding(.these([.pageDown]), in: [.list, .filter]) { _, situation in
+            .moveSelection(max(situation.pageRows, 1))
+        },
+        KeyBinding(.these([.pageUp]), in: [.list, .filter]) { _, situation in
+            .moveSelection(-max(situation.pageRows, 1))
+        },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
-        KeyBinding([.character("/")], in: [.list], .startFilter, legend: "/ filter",
-                   help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
-        KeyBinding([.enter], in: [.list], .openSelected, legend: "Enter open",
-                   help: KeyBinding.Help(position: 2, keys: "Enter", text: "put the selected item in the form; press a button")),
-        KeyBinding([.character("c")], in: [.list], .copySelected, legend: "c/u/o copy",
-                   help: KeyBinding.Help(position: 5, keys: "c", text: "copy the selected secret (cleared automatically)")),
-        KeyBinding([.character("u")], in: [.list], .copyUserID,
-                   help: KeyBinding.Help(position: 6, keys: "u", text: "copy the selected user ID (cleared like c)")),
-        KeyBinding([.character("o")], in: [.list], .copyOneTimeCode,
-                   help: KeyBinding.Help(position: 7, keys: "o", text: "copy the current one-time code (cleared like c)")),
-        KeyBinding([.character("e")], in: [.list], .editSelected, legend: "e edit",
-                   help: KeyBinding.Help(position: 3, keys: "e",
-                                         text: "edit every attribute of the selected item; new Service/User ID renames")),
-        KeyBinding([.character("r")], in: [.list], .refreshSelected,
-                   help: KeyBinding.Help(position: 8, keys: "r", text: "refresh the selected OAuth item's token")),
-        KeyBinding([.character("n")], in: [.list], .newItem, legend: "n new",
-                   help: KeyBinding.Help(position: 4, keys: "n", text: "new item")),
-        KeyBinding([.character("d")], in: [.list], .deleteSelected, legend: "d delete",
-                   help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item (asks first)")),
-        KeyBinding([.character("l")], in: [.list], .lock, legend: "l lock",
-                   help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
-        KeyBinding([.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
-                   help: KeyBinding.Help(position: 11, keys: "W",
-                                         text: "logout: delete every token and OAuth item, then lock (asks first)")),
-        KeyBinding([.tab], in: [.list], .focusNext,
-                   help: KeyBinding.Help(position: 12, keys: "Tab, Shift-Tab",
-                                         text: "move between the form's fields and buttons")),
+        KeyBinding(
+            [.character("/")], in: [.list], .startFilter, legend: "/ filter",
+            help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
+        KeyBinding(
+            [.enter], in: [.list], .openSelected, legend: "Enter open",
+            help: KeyBinding.Help(position: 2, keys: "Enter", text: "put the selected item in the form; press a button")
+        ),
+        KeyBinding(
+            [.character("c")], in: [.list], .copySelected, legend: "c/u/o copy",
+            help: KeyBinding.Help(position: 5, keys: "c", text: "copy the selected secret (cleared automatically)")),
+        KeyBinding(
+            [.character("u")], in: [.list], .copyUserID,
+            help: KeyBinding.Help(position: 6, keys: "u", text: "copy the selected user ID (cleared like c)")),
+        KeyBinding(
+            [.character("o")], in: [.list], .copyOneTimeCode,
+            help: KeyBinding.Help(position: 7, keys: "o", text: "copy the current one-time code (cleared like c)")),
+        KeyBinding(
+            [.character("e")], in: [.list], .editSelected, legend: "e edit",
+            help: KeyBinding.Help(
+                position: 3, keys: "e",
+                text: "edit every attribute of the selected item; new Service/User ID renames")),
+        KeyBinding(
+            [.character("r")], in: [.list], .refreshSelected,
+            help: KeyBinding.Help(position: 8, keys: "r", text: "refresh the selected OAuth item's token")),
+        KeyBinding(
+            [.character("n")], in: [.list], .newItem, legend: "n new",
+            help: KeyBinding.Help(position: 4, keys: "n", text: "new item")),
+        KeyBinding(
+            [.character("d")], in: [.list], .deleteSelected, legend: "d delete",
+            help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item (asks first)")),
+        KeyBinding(
+            [.character("l")], in: [.list], .lock, legend: "l lock",
+            help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
+        KeyBinding(
+            [.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
+            help: KeyBinding.Help(
+                position: 11, keys: "W",
+                text: "logout: delete every token and OAuth item, then lock (asks first)")),
+        KeyBinding(
+            [.tab], in: [.list], .focusNext,
+            help: KeyBinding.Help(
+                position: 12, keys: "Tab, Shift-Tab",
+                text: "move between the form's fields and buttons")),
         KeyBinding([.backTab], in: [.list], .focusPrevious),
-        KeyBinding([.control("r")], in: [.list, .filter], .toggleReveal,
-                   help: KeyBinding.Help(position: 13, keys: "Ctrl-R",
-                                         text: "reveal or hide the Retrieved Password and one-time code; "
-                                             + "in a Password or seed field holding text, that field")),
-        KeyBinding([.escape], in: [.list], .cancel,
-                   help: KeyBinding.Help(position: 23, keys: "Esc", text: "back to the list; close a dialog")),
-        KeyBinding([.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
-                   help: KeyBinding.Help(position: 24, keys: "?", text: "this help")),
-        KeyBinding([.character("q")], in: [.list], .quit, legend: "q quit",
-                   help: KeyBinding.Help(position: 25, keys: "q", text: "quit")),
+        KeyBinding(
+            [.control("r")], in: [.list, .filter], .toggleReveal,
+            help: KeyBinding.Help(
+                position: 13, keys: "Ctrl-R",
+                text: "reveal or hide the Retrieved Password and one-time code; "
+                    + "in a Password or seed field holding text, that field")),
+        KeyBinding(
+            [.escape], in: [.list], .cancel,
+            help: KeyBinding.Help(position: 23, keys: "Esc", text: "back to the list; close a dialog")),
+        KeyBinding(
+            [.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
+            help: KeyBinding.Help(position: 24, keys: "?", text: "this help")),
+        KeyBinding(
+            [.character("q")], in: [.list], .quit, legend: "q quit",
+            help: KeyBinding.Help(position: 25, keys: "q", text: "quit")),
     ]
 
     /// The filter line (its other editing keys are in ``editing``).
@@ -303,19 +344,27 @@ public enum KeyBindings {
         KeyBinding([.backTab, .left, .up], in: [.button], .focusPrevious),
         KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
-        KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in .toggleReveal },
+        KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in
+            .toggleReveal
+        },
         KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
-        KeyBinding([.control("g")], in: [.list], .generatePassword,
-                   help: KeyBinding.Help(position: 14, keys: "Ctrl-G",
-                                         text: "in the Password field: fill it with a new password (the Generator settings)")),
-        KeyBinding([.alt("g")], in: mainContexts, .openGenerator,
-                   help: KeyBinding.Help(position: 15, keys: "Alt-G",
-                                         text: "generator settings: length, classes, excluded characters or words; "
-                                             + "Enter uses the preview")),
-        KeyBinding([.enter, .character(" "), .control("g")], in: [.generatorRow], .openGenerator,
-                   legend: "Enter/Ctrl-G settings",
-                   help: KeyBinding.Help(position: 16, keys: "Enter, Space",
-                                         text: "on the Generator row (or Ctrl-G): open the generator dialog")),
+        KeyBinding(
+            [.control("g")], in: [.list], .generatePassword,
+            help: KeyBinding.Help(
+                position: 14, keys: "Ctrl-G",
+                text: "in the Password field: fill it with a new password (the Generator settings)")),
+        KeyBinding(
+            [.alt("g")], in: mainContexts, .openGenerator,
+            help: KeyBinding.Help(
+                position: 15, keys: "Alt-G",
+                text: "generator settings: length, classes, excluded characters or words; "
+                    + "Enter uses the preview")),
+        KeyBinding(
+            [.enter, .character(" "), .control("g")], in: [.generatorRow], .openGenerator,
+            legend: "Enter/Ctrl-G settings",
+            help: KeyBinding.Help(
+                position: 16, keys: "Enter, Space",
+                text: "on the Generator row (or Ctrl-G): open the generator dialog")),
         KeyBinding([.tab, .down], in: [.generatorRow], .focusNext, legend: "Tab/S-Tab move"),
         KeyBinding([.backTab, .up], in: [.generatorRow], .focusPrevious),
         KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),
@@ -352,7 +401,7 @@ public enum KeyBindings {
         switch key {
         case .character(let c): return .insert(String(c))
         case .paste(let text): return .insert(text)
-        default: return .insert("")   // not reached: `.text` rows match only characters and pastes
+        default: return .insert("") // not reached: `.text` rows match only characters and pastes
         }
     }
 

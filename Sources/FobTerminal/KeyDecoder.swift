@@ -94,8 +94,14 @@ public struct KeyDecoder: Sendable {
             return out
         case .escape:
             if case .character(let c) = input {
-                if c == 0x5B { state = .csi([]); return out }
-                if c == 0x4F { state = .ss3; return out }
+                if c == 0x5B {
+                    state = .csi([])
+                    return out
+                }
+                if c == 0x4F {
+                    state = .ss3
+                    return out
+                }
                 if c >= 0x20, c != 0x7F, let s = Unicode.Scalar(c) {
                     state = .ground
                     out.append(.alt(Character(s)))
@@ -108,8 +114,11 @@ public struct KeyDecoder: Sendable {
             if case .character(let c) = input, c >= 0x20, c <= 0x7E {
                 if c >= 0x40 {
                     state = .ground
-                    if let key = Self.csiKey(params: params, final: c) { out.append(key) }
-                    else if c == 0x7E, params == [0x32, 0x30, 0x30] { state = .paste([]) }
+                    if let key = Self.csiKey(params: params, final: c) {
+                        out.append(key)
+                    } else if c == 0x7E, params == [0x32, 0x30, 0x30] {
+                        state = .paste([])
+                    }
                     return out
                 }
                 params.append(c)
@@ -121,7 +130,10 @@ public struct KeyDecoder: Sendable {
             out.append(.alt("["))
         case .ss3:
             state = .ground
-            if case .character(let c) = input, let key = Self.ss3Key(c) { out.append(key); return out }
+            if case .character(let c) = input, let key = Self.ss3Key(c) {
+                out.append(key)
+                return out
+            }
             out.append(.alt("O"))
         case .ground:
             break
@@ -252,8 +264,15 @@ extension String {
         var out = String.UnicodeScalarView()
         var previousCR = false
         for s in unicodeScalars {
-            if s == "\r" { out.append("\n"); previousCR = true; continue }
-            if s == "\n", previousCR { previousCR = false; continue }
+            if s == "\r" {
+                out.append("\n")
+                previousCR = true
+                continue
+            }
+            if s == "\n", previousCR {
+                previousCR = false
+                continue
+            }
             previousCR = false
             out.append(s)
         }

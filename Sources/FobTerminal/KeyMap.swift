@@ -19,7 +19,9 @@ public enum KeyMap {
     ///     (quit) means nothing.
     ///   - helpPages: how many pages the help overlay takes on this screen
     ///     (``Renderer/helpPages(rows:columns:)``).
-    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true, helpPages: Int = 1) -> Action? {
+    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true, helpPages: Int = 1)
+        -> Action?
+    {
         KeyBindings.binding(for: key, in: KeyContext(app, fits: fits))?
             .action(for: key, in: KeyBinding.Situation(app: app, pageRows: pageRows, helpPages: helpPages))
     }

@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobViewModels
+import Foundation
 
 /// Draws the app's state into a ``Canvas``: the create-vault, unlock and
 /// main screens, confirmation dialogs and the help overlay, a header and a
@@ -53,7 +53,7 @@ public struct Renderer {
         case .main(let model): drawMain(&canvas, app, model)
         }
         if let overlay = app.overlay {
-            canvas.cursor = nil   // a dialog with text fields puts it back on its focused field
+            canvas.cursor = nil // a dialog with text fields puts it back on its focused field
             switch overlay {
             case .help: drawHelp(&canvas, page: app.helpPage)
             case .confirm(let dialog): drawConfirm(&canvas, dialog)
@@ -69,9 +69,11 @@ public struct Renderer {
 
     private func drawTooSmall(_ canvas: inout Canvas) {
         let times = canvas.glyphs.unicode ? "×" : "x"
-        let lines = ["Terminal too small",
-                     "\(canvas.columns)\(times)\(canvas.rows), needs \(Self.minimumColumns)\(times)\(Self.minimumRows)",
-                     "q quits"]
+        let lines = [
+            "Terminal too small",
+            "\(canvas.columns)\(times)\(canvas.rows), needs \(Self.minimumColumns)\(times)\(Self.minimumRows)",
+            "q quits",
+        ]
         let top = max(0, (canvas.rows - lines.count) / 2)
         for (i, line) in lines.enumerated() {
             let w = min(DisplayWidth.cells(of: line), canvas.columns)
@@ -88,7 +90,9 @@ public struct Renderer {
         }
         let statusWidth = DisplayWidth.cells(of: status)
         let used = canvas.put(" Fob ", row: 0, column: 0, role: .title)
-        canvas.put(vaultDescription, row: 0, column: used, width: max(0, canvas.columns - used - statusWidth - 1), role: .title)
+        canvas.put(
+            vaultDescription, row: 0, column: used, width: max(0, canvas.columns - used - statusWidth - 1), role: .title
+        )
         if statusWidth > 0, statusWidth < canvas.columns - used {
             canvas.put(status, row: 0, column: canvas.columns - statusWidth, role: .title)
         }
@@ -107,7 +111,9 @@ public struct Renderer {
 
     /// A framed box with `title`, centred and cleared, at most the screen's
     /// size less a margin.
-    func dialogBox(_ canvas: inout Canvas, height: Int, width wanted: Int, title: String) -> (row: Int, column: Int, width: Int) {
+    func dialogBox(_ canvas: inout Canvas, height: Int, width wanted: Int, title: String) -> (
+        row: Int, column: Int, width: Int
+    ) {
         let width = min(wanted, canvas.columns - 2)
         let height = min(height, canvas.rows - 2)
         let row = max(1, (canvas.rows - height) / 2)
@@ -129,7 +135,9 @@ public struct Renderer {
             clusters = Array(repeating: (canvas.glyphs.mask, 1), count: field.count)
         } else {
             // A line break (the Notes field) shows as one visible ⏎.
-            clusters = field.text.map { $0 == "\n" ? (canvas.glyphs.unicode ? "⏎" : "|", 1) : canvas.glyphs.displayable($0) }
+            clusters = field.text.map {
+                $0 == "\n" ? (canvas.glyphs.unicode ? "⏎" : "|", 1) : canvas.glyphs.displayable($0)
+            }
         }
         guard focused else {
             // Without focus a field shows its start, cut with an ellipsis.
@@ -160,7 +168,10 @@ public struct Renderer {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
-            if line.isEmpty { line = word; continue }
+            if line.isEmpty {
+                line = word
+                continue
+            }
             if DisplayWidth.cells(of: line) + 1 + DisplayWidth.cells(of: word) <= width {
                 line += " " + word
             } else {
@@ -171,7 +182,6 @@ public struct Renderer {
         if !line.isEmpty || lines.isEmpty { lines.append(line) }
         return lines
     }
-
 
     /// The look of a message of `tone`: success and neutral news in the
     /// information colour; warnings and errors in the error colour.

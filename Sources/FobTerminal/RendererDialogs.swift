@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobViewModels
+import Foundation
 
 /// The boxes drawn over the middle of the screen: the create-vault and
 /// unlock screens, the help overlay, confirmation dialogs and the password
@@ -13,16 +13,20 @@ extension Renderer {
         let x = box.column + 2
         canvas.put("No vault yet at \(vaultDescription).", row: box.row + 1, column: x, width: inner, role: .dim)
         canvas.put("New master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(&canvas, model.newPassword, row: box.row + 3, column: x + Self.labelWidth,
-                  width: inner - Self.labelWidth, focused: model.focus == .newPassword)
+        drawField(
+            &canvas, model.newPassword, row: box.row + 3, column: x + Self.labelWidth,
+            width: inner - Self.labelWidth, focused: model.focus == .newPassword)
         canvas.put("Confirm", row: box.row + 4, column: x, width: Self.labelWidth, role: .label)
-        drawField(&canvas, model.confirmation, row: box.row + 4, column: x + Self.labelWidth,
-                  width: inner - Self.labelWidth, focused: model.focus == .confirm)
+        drawField(
+            &canvas, model.confirmation, row: box.row + 4, column: x + Self.labelWidth,
+            width: inner - Self.labelWidth, focused: model.focus == .confirm)
         canvas.put("Key derivation", row: box.row + 6, column: x, width: Self.labelWidth, role: .label)
-        canvas.put("Argon2id \(model.kdfPreset.rawValue) (Ctrl-T changes)", row: box.row + 6,
-                   column: x + Self.labelWidth, width: inner - Self.labelWidth, role: .normal)
+        canvas.put(
+            "Argon2id \(model.kdfPreset.rawValue) (Ctrl-T changes)", row: box.row + 6,
+            column: x + Self.labelWidth, width: inner - Self.labelWidth, role: .normal)
         if !model.message.isEmpty {
-            canvas.put(model.message.text, row: box.row + 8, column: x, width: inner, role: Self.role(for: model.message.tone))
+            canvas.put(
+                model.message.text, row: box.row + 8, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 
@@ -33,10 +37,12 @@ extension Renderer {
         let x = box.column + 2
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
         canvas.put("Master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(&canvas, model.password, row: box.row + 3, column: x + Self.labelWidth,
-                  width: inner - Self.labelWidth, focused: true)
+        drawField(
+            &canvas, model.password, row: box.row + 3, column: x + Self.labelWidth,
+            width: inner - Self.labelWidth, focused: true)
         if !model.message.isEmpty {
-            canvas.put(model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
+            canvas.put(
+                model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 
@@ -44,8 +50,9 @@ extension Renderer {
     static func helpLayout(columns: Int) -> (lines: [(key: String, action: String)], width: Int, keyWidth: Int) {
         let entries = KeyBindings.helpLines
         let keyWidth = entries.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10
-        let widest = max(entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
-                         DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
+        let widest = max(
+            entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
+            DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
         let width = min(widest + 4, columns - 2)
         let actionWidth = max(1, width - 4 - keyWidth - 2)
         var lines: [(key: String, action: String)] = []
@@ -64,7 +71,9 @@ extension Renderer {
     /// The help's lines cut into pages of at most ``helpLinesPerPage(rows:)``
     /// lines, an entry never split across two pages unless it alone is
     /// longer than a page.
-    static func helpPageLines(rows: Int, columns: Int) -> (pages: [[(key: String, action: String)]], width: Int, keyWidth: Int) {
+    static func helpPageLines(rows: Int, columns: Int) -> (
+        pages: [[(key: String, action: String)]], width: Int, keyWidth: Int
+    ) {
         let (lines, width, keyWidth) = helpLayout(columns: columns)
         let perPage = helpLinesPerPage(rows: rows)
         var pages: [[(key: String, action: String)]] = [[]]
@@ -74,7 +83,9 @@ extension Renderer {
             var end = i + 1
             while end < lines.count && lines[end].key.isEmpty { end += 1 }
             let entry = Array(lines[i..<end])
-            if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty { pages.append([]) }
+            if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty {
+                pages.append([])
+            }
             for line in entry {
                 if pages[pages.count - 1].count == perPage { pages.append([]) }
                 pages[pages.count - 1].append(line)
@@ -99,8 +110,9 @@ extension Renderer {
         let lines = pages[page]
         let footer = pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count) : Self.helpFooter
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
-        let x = box.column + 2, inner = box.width - 4
-        let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1   // the box's lower border
+        let x = box.column + 2
+        let inner = box.width - 4
+        let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1 // the box's lower border
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
             if y >= bottom { break }
@@ -114,7 +126,8 @@ extension Renderer {
 
     /// The footer of a help in pages.
     static func pagedHelpFooter(page: Int, of pages: Int) -> String {
-        page < pages ? "Page \(page) of \(pages): Space/PgDn next, PgUp back; other keys close; q quits."
+        page < pages
+            ? "Page \(page) of \(pages): Space/PgDn next, PgUp back; other keys close; q quits."
             : "Page \(page) of \(pages): Space/PgDn or any key closes, PgUp back; q quits."
     }
 
@@ -127,13 +140,16 @@ extension Renderer {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: dialog.title)
-        let x = box.column + 2, inner = box.width - 4
+        let x = box.column + 2
+        let inner = box.width - 4
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
         var bx = x
         for (text, role) in [("[ y Yes ]", Role.button), ("[ n No ]", Role.button)] {
-            bx += canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role) + 2
+            bx +=
+                canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)
+                + 2
         }
     }
 
@@ -147,9 +163,11 @@ extension Renderer {
         let problem = dialog.problem.map { Self.wrap($0, width: max(1, width - 4)) } ?? []
         let height = fields.count + 8 + max(1, problem.count)
         let box = dialogBox(&canvas, height: height, width: width, title: "Password generator")
-        let x = box.column + 2, inner = box.width - 4
-        let valueColumn = x + Self.labelWidth, valueWidth = max(0, inner - Self.labelWidth)
-        let bottom = box.row + min(height, canvas.rows - 2) - 1   // the box's lower border
+        let x = box.column + 2
+        let inner = box.width - 4
+        let valueColumn = x + Self.labelWidth
+        let valueWidth = max(0, inner - Self.labelWidth)
+        let bottom = box.row + min(height, canvas.rows - 2) - 1 // the box's lower border
         var y = box.row + 1
         var cursor: (row: Int, column: Int)?
         for field in fields {
@@ -173,7 +191,8 @@ extension Renderer {
                 let shown = focused && field == .mode ? "< \(value) >" : value
                 canvas.put(shown, row: y, column: valueColumn, width: valueWidth, role: focused ? .focus : .field)
                 if field == .symbols {
-                    canvas.put(Self.symbolsNote, row: y, column: valueColumn + 5, width: max(0, valueWidth - 5), role: .dim)
+                    canvas.put(
+                        Self.symbolsNote, row: y, column: valueColumn + 5, width: max(0, valueWidth - 5), role: .dim)
                 }
             }
             y += 1
@@ -226,7 +245,9 @@ extension Renderer {
     static let symbolsNote = "(all 32 ASCII punctuation characters)"
 
     /// The text field behind a generator dialog field, or `nil` for a choice.
-    static func generatorTextField(_ field: GeneratorDialogModel.Field, of dialog: GeneratorDialogModel) -> TextFieldState? {
+    static func generatorTextField(_ field: GeneratorDialogModel.Field, of dialog: GeneratorDialogModel)
+        -> TextFieldState?
+    {
         switch field {
         case .length: return dialog.length
         case .excluded: return dialog.excluded

@@ -1,17 +1,20 @@
-import Foundation
 import FobStore
 import FobViewModels
+import Foundation
 
 /// The main screen: the item list beside (or, when narrow, instead of) the Home form.
 extension Renderer {
     /// The list and the form side by side from 76 columns; below that, the
     /// one that has focus.
     mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
-        let top = 1, height = canvas.rows - 2
+        let top = 1
+        let height = canvas.rows - 2
         if canvas.columns >= 76 {
             let listWidth = max(34, canvas.columns * 11 / 20)
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
-            drawForm(&canvas, main, now: app.now, row: top, column: listWidth, height: height, width: canvas.columns - listWidth)
+            drawForm(
+                &canvas, main, now: app.now, row: top, column: listWidth, height: height,
+                width: canvas.columns - listWidth)
         } else if main.focus == .list || main.focus == .filter {
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: canvas.columns)
         } else {
@@ -21,18 +24,23 @@ extension Renderer {
 
     /// The item list: the filter line when in use, then rows scrolled to keep
     /// the selection in view, with kind and expiry columns as width allows.
-    mutating func drawList(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel,
-                                   row: Int, column: Int, height: Int, width: Int) {
+    mutating func drawList(
+        _ canvas: inout Canvas, _ app: AppModel, _ main: MainModel,
+        row: Int, column: Int, height: Int, width: Int
+    ) {
         let list = main.list
-        let title = list.filter.isEmpty ? "Items \(list.rows.count)" : "Items \(list.rows.count) of \(list.allRows.count)"
+        let title =
+            list.filter.isEmpty ? "Items \(list.rows.count)" : "Items \(list.rows.count) of \(list.allRows.count)"
         canvas.box(row: row, column: column, height: height, width: width, title: title)
-        let x = column + 1, inner = width - 2
+        let x = column + 1
+        let inner = width - 2
         var y = row + 1
         let bottom = row + height - 1
         let listFocused = main.focus == .list || main.focus == .filter
         if main.focus == .filter || !list.filter.isEmpty {
             let used = canvas.put("/ ", row: y, column: x, role: .label)
-            drawField(&canvas, list.filter, row: y, column: x + used, width: inner - used, focused: main.focus == .filter)
+            drawField(
+                &canvas, list.filter, row: y, column: x + used, width: inner - used, focused: main.focus == .filter)
             y += 1
         }
         let visible = max(bottom - y, 1)
@@ -51,8 +59,11 @@ extension Renderer {
         // The expiry column as wide as its longest text (TokenExpiry keeps them short).
         let expiryTextWidth = list.rows.compactMap(\.expiryText).map { DisplayWidth.cells(of: $0) }.max() ?? 0
         let hasExpiry = list.rows.contains { $0.expires != nil }
-        var kindWidth = 8, expiryWidth = hasExpiry ? min(max(expiryTextWidth, 15), 20) : 0
-        func names() -> Int { inner - 2 - (kindWidth > 0 ? kindWidth + 1 : 0) - (expiryWidth > 0 ? expiryWidth + 1 : 0) }
+        var kindWidth = 8
+        var expiryWidth = hasExpiry ? min(max(expiryTextWidth, 15), 20) : 0
+        func names() -> Int {
+            inner - 2 - (kindWidth > 0 ? kindWidth + 1 : 0) - (expiryWidth > 0 ? expiryWidth + 1 : 0)
+        }
         // Narrow lists drop the kind first, and only then shorten the expiry.
         if names() < 16 { kindWidth = 0 }
         if names() < 16 { expiryWidth = min(expiryWidth, 8) }
@@ -78,7 +89,8 @@ extension Renderer {
             }
             if expiryWidth > 0, let text = item.expiryText {
                 let expired = item.expires.map { $0 <= now } ?? false
-                canvas.put(text, row: y, column: c, width: expiryWidth, role: selected ? base : (expired ? .expired : .dim))
+                canvas.put(
+                    text, row: y, column: c, width: expiryWidth, role: selected ? base : (expired ? .expired : .dim))
             }
             y += 1
         }
@@ -86,10 +98,12 @@ extension Renderer {
 
     /// The Home form: fields, buttons, retrieved values and the Message line
     /// coloured by its tone.
-    func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int) {
+    func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int)
+    {
         let form = main.form
         canvas.box(row: row, column: column, height: height, width: width, title: "Item")
-        let x = column + 2, inner = width - 4
+        let x = column + 2
+        let inner = width - 4
         let fieldWidth = inner - Self.labelWidth
         let roomy = height - 2 >= 9
         var y = row + 1
@@ -97,22 +111,30 @@ extension Renderer {
             canvas.put(text, row: y, column: x, width: Self.labelWidth, role: .label)
         }
         label("Service")
-        drawField(&canvas, form.service, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .service)
+        drawField(
+            &canvas, form.service, row: y, column: x + Self.labelWidth, width: fieldWidth,
+            focused: main.focus == .service)
         y += 1
         label("User ID")
-        drawField(&canvas, form.userID, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .userID)
+        drawField(
+            &canvas, form.userID, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .userID
+        )
         y += 1
         label("Password")
-        drawField(&canvas, form.password, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .password)
+        drawField(
+            &canvas, form.password, row: y, column: x + Self.labelWidth, width: fieldWidth,
+            focused: main.focus == .password)
         if form.password.isEmpty, form.openedHasSecret, !form.passwordEdited, main.focus != .password {
             canvas.put("(unchanged)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
         }
         y += roomy ? 2 : 1
-        let buttonsWidth = 34   // "[ Save ]  [ Retrieve ]  [ Delete ]"
+        let buttonsWidth = 34 // "[ Save ]  [ Retrieve ]  [ Delete ]"
         var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
-        for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)] {
-            let used = canvas.put("[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
-                                  role: main.focus == focus ? .focus : .button)
+        for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)]
+        {
+            let used = canvas.put(
+                "[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
+                role: main.focus == focus ? .focus : .button)
             bx += used + 2
         }
         y += roomy ? 2 : 1
@@ -143,7 +165,7 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: y + i, column: x + Self.labelWidth, width: fieldWidth, role: role)
         }
-        y += room   // the Message keeps its rows, so the item below does not jump
+        y += room // the Message keeps its rows, so the item below does not jump
         drawItem(&canvas, main, details: detailRows, row: y, column: x, bottom: row + height - 1, width: inner)
     }
 

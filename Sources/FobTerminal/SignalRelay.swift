@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import FobSystem
+@preconcurrency import Glibc
 
 // State the signal handlers read. Written only by the main thread while the
 // handlers are not installed (or before they can run), then left alone.

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobViewModels
+import Foundation
+@preconcurrency import Glibc
 
 /// The terminal UI: `fob` with no command.
 ///
@@ -91,7 +91,10 @@ public enum TerminalApp {
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
             // The help's pages are laid out only while it shows, not at every key.
             let helpPages = app.overlay == .help ? Renderer.helpPages(rows: size.rows, columns: size.columns) : 1
-            guard let action = KeyMap.action(for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages) else {
+            guard
+                let action = KeyMap.action(
+                    for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages)
+            else {
                 app.noteInput()
                 return
             }

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 @preconcurrency import CNcurses
 import FobSystem
+@preconcurrency import Glibc
 
 /// The ncurses screen: set up in `init`, put back by `close()` (also on
 /// signals, crashes and `exit`), with one polling input loop step in
@@ -59,14 +59,19 @@ final class TerminalScreen {
         leaveProgramMode()
         relay.disarm()
         relay.uninstall()
-        if let s = screen { delscreen(s); screen = nil }
+        if let s = screen {
+            delscreen(s)
+            screen = nil
+        }
     }
 
     /// Waits up to `timeout` milliseconds for a key or a signal.
     /// - Returns: the signals and raw keys that arrived (both may be empty on a timeout).
     func poll(timeout: Int32) -> (signals: [TerminalSignal], input: [RawInput]) {
-        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: relay.readFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: relay.readFD, events: Int16(POLLIN), revents: 0),
+        ]
         let n = Glibc.poll(&fds, 2, timeout)
         var signals: [TerminalSignal] = []
         if n > 0, fds[1].revents != 0 { signals = relay.drain() }
@@ -89,16 +94,21 @@ final class TerminalScreen {
         var c: wint_t = 0
         while out.count < decoderLimit {
             let r = wget_wch(fob_stdscr(), &c)
-            if r == KEY_CODE_YES { out.append(.function(Int32(c))) }
-            else if r == OK { out.append(.character(UInt32(c))) }
-            else { break }
+            if r == KEY_CODE_YES {
+                out.append(.function(Int32(c)))
+            } else if r == OK {
+                out.append(.character(UInt32(c)))
+            } else {
+                break
+            }
         }
         return out
     }
 
     /// Follows a size change: asks the kernel for the size and resizes ncurses's screens.
     func resize() {
-        var rows: Int32 = 0, cols: Int32 = 0
+        var rows: Int32 = 0
+        var cols: Int32 = 0
         if fob_winsize(1, &rows, &cols) == 0, rows > 0, cols > 0 {
             _ = resizeterm(rows, cols)
         }

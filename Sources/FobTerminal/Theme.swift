@@ -32,20 +32,29 @@ public struct Theme: Sendable {
 
     /// The looks, by role.
     public static let table: [Role: Look] = [
-        .normal:    Look(foreground: -1, background: -1, colourAttributes: [], monoAttributes: []),
-        .title:     Look(foreground: Int16(COLOR_CYAN), background: -1, colourAttributes: .bold, monoAttributes: .bold),
-        .label:     Look(foreground: -1, background: -1, colourAttributes: .bold, monoAttributes: .bold),
-        .field:     Look(foreground: -1, background: -1, colourAttributes: .underline, monoAttributes: .underline),
-        .focus:     Look(foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [], monoAttributes: .reverse),
-        .button:    Look(foreground: Int16(COLOR_CYAN), background: -1, colourAttributes: .bold, monoAttributes: .bold),
-        .selection: Look(foreground: Int16(COLOR_BLACK), background: Int16(COLOR_WHITE), colourAttributes: [], monoAttributes: .reverse),
-        .error:     Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: .bold, monoAttributes: [.bold, .underline]),
-        .expired:   Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: [], monoAttributes: .dim),
-        .masked:    Look(foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .underline, monoAttributes: .underline),
-        .legend:    Look(foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [], monoAttributes: .reverse),
-        .dim:       Look(foreground: -1, background: -1, colourAttributes: .dim, monoAttributes: .dim),
-        .info:      Look(foreground: Int16(COLOR_GREEN), background: -1, colourAttributes: [], monoAttributes: .bold),
-        .warning:   Look(foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .bold, monoAttributes: .underline),
+        .normal: Look(foreground: -1, background: -1, colourAttributes: [], monoAttributes: []),
+        .title: Look(foreground: Int16(COLOR_CYAN), background: -1, colourAttributes: .bold, monoAttributes: .bold),
+        .label: Look(foreground: -1, background: -1, colourAttributes: .bold, monoAttributes: .bold),
+        .field: Look(foreground: -1, background: -1, colourAttributes: .underline, monoAttributes: .underline),
+        .focus: Look(
+            foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [],
+            monoAttributes: .reverse),
+        .button: Look(foreground: Int16(COLOR_CYAN), background: -1, colourAttributes: .bold, monoAttributes: .bold),
+        .selection: Look(
+            foreground: Int16(COLOR_BLACK), background: Int16(COLOR_WHITE), colourAttributes: [],
+            monoAttributes: .reverse),
+        .error: Look(
+            foreground: Int16(COLOR_RED), background: -1, colourAttributes: .bold, monoAttributes: [.bold, .underline]),
+        .expired: Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: [], monoAttributes: .dim),
+        .masked: Look(
+            foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .underline, monoAttributes: .underline),
+        .legend: Look(
+            foreground: Int16(COLOR_BLACK), background: Int16(COLOR_CYAN), colourAttributes: [],
+            monoAttributes: .reverse),
+        .dim: Look(foreground: -1, background: -1, colourAttributes: .dim, monoAttributes: .dim),
+        .info: Look(foreground: Int16(COLOR_GREEN), background: -1, colourAttributes: [], monoAttributes: .bold),
+        .warning: Look(
+            foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .bold, monoAttributes: .underline),
     ]
 
     /// Whether colour is in use.

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// What a finished child process left: its status and everything it wrote.
 public struct ProcessResult: Sendable, Equatable {
@@ -50,14 +50,19 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - holdStdinOpen: keep standard input open after `stdin` is written,
     ///     until ``closeStdin()`` (so the child blocks reading it).
     /// - Throws: ``ChildProcessError`` when the process cannot be started.
-    public init(executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = [],
-                holdStdinOpen: Bool = false) throws {
+    public init(
+        executable: String, arguments: [String], environment: [String: String], stdin: [UInt8] = [],
+        holdStdinOpen: Bool = false
+    ) throws {
         ChildProcess.ignoreSIGPIPE
         // pipe2 is not visible to Swift: pipe, then close-on-exec, under the
         // spawn lock so that no other child inherits these ends meanwhile.
         ChildProcess.spawnLock.lock()
         defer { ChildProcess.spawnLock.unlock() }
-        let input, output, errors, wake: (read: Int32, write: Int32)
+        let input: (read: Int32, write: Int32)
+        let output: (read: Int32, write: Int32)
+        let errors: (read: Int32, write: Int32)
+        let wake: (read: Int32, write: Int32)
         do {
             input = try ChildProcessSpawner.makePipe()
             output = try ChildProcessSpawner.makePipe()
@@ -67,16 +72,23 @@ public final class ChildProcess: @unchecked Sendable {
             throw ChildProcessError(description: error.description)
         }
         wakeFD = wake.write
-        let pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                         standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write),
-                                         standardError: .descriptor(errors.write), newSession: true)
+        let pid = try ChildProcess.spawn(
+            executable: executable, arguments: arguments, environment: environment,
+            standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write),
+            standardError: .descriptor(errors.write), newSession: true)
         self.pid = pid
-        close(input.read); close(output.write); close(errors.write)
-        let stdinFD = input.write, stdoutFD = output.read, stderrFD = errors.read, wakeRead = wake.read
+        close(input.read)
+        close(output.write)
+        close(errors.write)
+        let stdinFD = input.write
+        let stdoutFD = output.read
+        let stderrFD = errors.read
+        let wakeRead = wake.read
         _ = fcntl(stdinFD, F_SETFL, fcntl(stdinFD, F_GETFL) | O_NONBLOCK)
         let thread = Thread { [self] in
-            let (out, err) = ChildProcess.pump(stdin: stdin, hold: holdStdinOpen, stdinFD: stdinFD, stdoutFD: stdoutFD,
-                                               stderrFD: stderrFD, wakeFD: wakeRead)
+            let (out, err) = ChildProcess.pump(
+                stdin: stdin, hold: holdStdinOpen, stdinFD: stdinFD, stdoutFD: stdoutFD,
+                stderrFD: stderrFD, wakeFD: wakeRead)
             close(wakeRead)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -121,8 +133,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` and waits for it (see ``init(executable:arguments:environment:stdin:)``).
-    public static func run(executable: String, arguments: [String], environment: [String: String],
-                           stdin: [UInt8] = [], timeout: Double = 60) throws -> ProcessResult {
+    public static func run(
+        executable: String, arguments: [String], environment: [String: String],
+        stdin: [UInt8] = [], timeout: Double = 60
+    ) throws -> ProcessResult {
         try ChildProcess(executable: executable, arguments: arguments, environment: environment, stdin: stdin)
             .wait(timeout: timeout)
     }
@@ -136,35 +150,47 @@ public final class ChildProcess: @unchecked Sendable {
     /// environment, signals at their defaults and unblocked, only
     /// descriptors 0–2 inherited), so tests start programs the way Fob does.
     /// - Throws: ``ChildProcessError`` naming the `posix_spawn` error.
-    static func spawn(executable: String, arguments: [String], environment: [String: String],
-                      standardInput: ChildProcessSpawner.Stream, standardOutput: ChildProcessSpawner.Stream,
-                      standardError: ChildProcessSpawner.Stream, newSession: Bool) throws -> pid_t {
+    static func spawn(
+        executable: String, arguments: [String], environment: [String: String],
+        standardInput: ChildProcessSpawner.Stream, standardOutput: ChildProcessSpawner.Stream,
+        standardError: ChildProcessSpawner.Stream, newSession: Bool
+    ) throws -> pid_t {
         do {
-            return try ChildProcessSpawner.spawn(executable: executable, arguments: arguments, environment: environment,
-                                                 standardInput: standardInput, standardOutput: standardOutput,
-                                                 standardError: standardError, newSession: newSession)
+            return try ChildProcessSpawner.spawn(
+                executable: executable, arguments: arguments, environment: environment,
+                standardInput: standardInput, standardOutput: standardOutput,
+                standardError: standardError, newSession: newSession)
         } catch {
             throw ChildProcessError(description: error.description)
         }
     }
 
     /// Writes `stdin` and reads both outputs until they close.
-    private static func pump(stdin: [UInt8], hold: Bool, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32,
-                             wakeFD: Int32) -> ([UInt8], [UInt8]) {
-        var out: [UInt8] = [], err: [UInt8] = []
+    private static func pump(
+        stdin: [UInt8], hold: Bool, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32,
+        wakeFD: Int32
+    ) -> ([UInt8], [UInt8]) {
+        var out: [UInt8] = []
+        var err: [UInt8] = []
         var written = 0
         var inFD: Int32 = stdinFD
         var held = hold
         var wake = hold ? wakeFD : -1
-        if stdin.isEmpty && !held { close(inFD); inFD = -1 }
-        var outFD = stdoutFD, errFD = stderrFD
+        if stdin.isEmpty && !held {
+            close(inFD)
+            inFD = -1
+        }
+        var outFD = stdoutFD
+        var errFD = stderrFD
         var buffer = [UInt8](repeating: 0, count: 65536)
         while outFD >= 0 || errFD >= 0 || (inFD >= 0 && !(held && written == stdin.count)) {
             let wantWrite = inFD >= 0 && written < stdin.count
-            var fds = [pollfd(fd: wantWrite ? inFD : -1, events: Int16(POLLOUT), revents: 0),
-                       pollfd(fd: outFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: errFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: wantWrite ? inFD : -1, events: Int16(POLLOUT), revents: 0),
+                pollfd(fd: outFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: errFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 4, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -173,7 +199,10 @@ public final class ChildProcess: @unchecked Sendable {
             if fds[3].revents != 0 {
                 held = false
                 wake = -1
-                if inFD >= 0 && written == stdin.count { close(inFD); inFD = -1 }
+                if inFD >= 0 && written == stdin.count {
+                    close(inFD)
+                    inFD = -1
+                }
             }
             if wantWrite && fds[0].revents != 0 {
                 let n = stdin.withUnsafeBytes { write(inFD, $0.baseAddress! + written, stdin.count - written) }

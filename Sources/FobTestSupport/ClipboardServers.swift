@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Why a test server could not start or a command failed.
 public struct TestServerError: Error, CustomStringConvertible {
@@ -22,11 +22,14 @@ public struct TestServerError: Error, CustomStringConvertible {
 ///   - captureOutput: read standard output; pass `false` for programs that
 ///     leave a child running with it (xclip, xsel), or the read never ends.
 ///   - newSession: start it in a new session (no controlling terminal).
-public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] = [],
-                    environment: [String: String]? = nil, captureOutput: Bool = true,
-                    newSession: Bool = false) throws -> (status: Int32, output: String) {
+public func runTool(
+    _ executable: String, _ arguments: [String], input: [UInt8] = [],
+    environment: [String: String]? = nil, captureOutput: Bool = true,
+    newSession: Bool = false
+) throws -> (status: Int32, output: String) {
     signal(SIGPIPE, SIG_IGN)
-    let inPipe: (read: Int32, write: Int32), outPipe: (read: Int32, write: Int32)
+    let inPipe: (read: Int32, write: Int32)
+    let outPipe: (read: Int32, write: Int32)
     do {
         inPipe = try ChildProcessSpawner.makePipe()
         outPipe = try ChildProcessSpawner.makePipe()
@@ -35,11 +38,12 @@ public func runTool(_ executable: String, _ arguments: [String], input: [UInt8] 
     }
     let pid: pid_t
     do {
-        pid = try ChildProcess.spawn(executable: executable, arguments: arguments,
-                                     environment: environment ?? ProcessInfo.processInfo.environment,
-                                     standardInput: .descriptor(inPipe.read),
-                                     standardOutput: captureOutput ? .descriptor(outPipe.write) : .null,
-                                     standardError: .null, newSession: newSession)
+        pid = try ChildProcess.spawn(
+            executable: executable, arguments: arguments,
+            environment: environment ?? ProcessInfo.processInfo.environment,
+            standardInput: .descriptor(inPipe.read),
+            standardOutput: captureOutput ? .descriptor(outPipe.write) : .null,
+            standardError: .null, newSession: newSession)
     } catch {
         [inPipe.read, inPipe.write, outPipe.read, outPipe.write].forEach { close($0) }
         throw error
@@ -95,16 +99,19 @@ public final class XvfbServer: @unchecked Sendable {
         var chosen: Int?
         for _ in 0..<50 {
             let n = Int.random(in: 300...2000)
-            if !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") && !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
+            if !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)")
+                && !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
+            {
                 chosen = n
                 break
             }
         }
         guard let number = chosen else { throw TestServerError("no free X display number") }
         display = ":\(number)"
-        pid = try ChildProcess.spawn(executable: "/usr/bin/Xvfb", arguments: [display, "-nolisten", "tcp", "-screen", "0", "320x200x24"],
-                                     environment: ["PATH": "/usr/bin:/bin"],
-                                     standardInput: .null, standardOutput: .null, standardError: .null, newSession: true)
+        pid = try ChildProcess.spawn(
+            executable: "/usr/bin/Xvfb", arguments: [display, "-nolisten", "tcp", "-screen", "0", "320x200x24"],
+            environment: ["PATH": "/usr/bin:/bin"],
+            standardInput: .null, standardOutput: .null, standardError: .null, newSession: true)
         let socket = "/tmp/.X11-unix/X\(number)"
         let up = eventually { FileManager.default.fileExists(atPath: socket) }
         guard up, kill(pid, 0) == 0 else {
@@ -137,8 +144,9 @@ public final class XvfbServer: @unchecked Sendable {
 
     /// Copies `text` as another program would (`xclip -selection clipboard -in`).
     public func userCopies(_ text: String) throws {
-        _ = try runTool("/usr/bin/xclip", ["-selection", "clipboard", "-in"], input: Array(text.utf8), environment: environment,
-                    captureOutput: false)
+        _ = try runTool(
+            "/usr/bin/xclip", ["-selection", "clipboard", "-in"], input: Array(text.utf8), environment: environment,
+            captureOutput: false)
     }
 }
 
@@ -153,7 +161,8 @@ public final class TmuxServer: @unchecked Sendable {
     /// Starts the server with a detached session running `sleep`.
     public init() throws {
         name = "fobvm-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let started = try runTool("/usr/bin/tmux", ["-L", name, "-f", "/dev/null", "new-session", "-d", "-s", "s", "sleep 600"])
+        let started = try runTool(
+            "/usr/bin/tmux", ["-L", name, "-f", "/dev/null", "new-session", "-d", "-s", "s", "sleep 600"])
         guard started.status == 0 else { throw TestServerError("tmux did not start") }
         socketPath = try runTool("/usr/bin/tmux", ["-L", name, "display-message", "-p", "#{socket_path}"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,6 +1,6 @@
-import Foundation
 import FobClipboard
 import FobStore
+import Foundation
 
 /// A clipboard in memory for tests: records every call, can fail, and lets a
 /// test put "the user's" text on it.

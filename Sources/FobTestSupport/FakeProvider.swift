@@ -1,5 +1,5 @@
-import Foundation
 import FobTokens
+import Foundation
 
 /// An OAuth provider in memory, behind the ``HTTPTransport`` protocol.
 ///
@@ -73,7 +73,9 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
     }
 
     /// How many refresh-token grants reached it.
-    public var refreshCount: Int { lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count } }
+    public var refreshCount: Int {
+        lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count }
+    }
     /// How many requests reached the token endpoint.
     public var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
     /// Every request so far, in order.
@@ -118,13 +120,19 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
             case nil: break
             }
             if request.url.path == "/.well-known/openid-configuration" {
-                let doc = #"{"issuer":"\#(issuer)","authorization_endpoint":"\#(authorizationURL.absoluteString)","token_endpoint":"\#(tokenURL.absoluteString)"}"#
+                let doc =
+                    #"{"issuer":"\#(issuer)","authorization_endpoint":"\#(authorizationURL.absoluteString)","token_endpoint":"\#(tokenURL.absoluteString)"}"#
                 return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(doc.utf8))
             }
-            guard request.url == tokenURL, request.method == "POST" else { return HTTPResponse(status: 404, body: Array("no".utf8)) }
+            guard request.url == tokenURL, request.method == "POST" else {
+                return HTTPResponse(status: 404, body: Array("no".utf8))
+            }
             if let requiredSecret {
-                let expected = "Basic " + Data("client-1:\(FormEncoding.percentEncode(requiredSecret))".utf8).base64EncodedString()
-                guard request.header("Authorization") == expected else { return error(401, "invalid_client", "client authentication failed") }
+                let expected =
+                    "Basic " + Data("client-1:\(FormEncoding.percentEncode(requiredSecret))".utf8).base64EncodedString()
+                guard request.header("Authorization") == expected else {
+                    return error(401, "invalid_client", "client authentication failed")
+                }
             }
             let fields = form(request)
             switch fields["grant_type"] {
@@ -158,8 +166,9 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
         var members = [#""access_token":"\#(accessTokenOverride ?? access)""#, #""token_type":"Bearer""#]
         if let expiresInJSON { members.append(#""expires_in":\#(expiresInJSON)"#) }
         if let refresh { members.append(#""refresh_token":"\#(refresh)""#) }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
-                            body: Array(("{" + members.joined(separator: ",") + "}").utf8))
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: Array(("{" + members.joined(separator: ",") + "}").utf8))
     }
 
     private func error(_ status: Int, _ code: String, _ description: String?) -> HTTPResponse {

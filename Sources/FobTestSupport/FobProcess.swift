@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Runs the built `fob` binary as a child process, for end-to-end tests.
 ///
@@ -37,7 +37,8 @@ public enum FobProcess {
 
     /// The package's root directory (where `Package.swift` is).
     public static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// The environment every child starts from: `PATH`, `LANG=C.UTF-8`, a
@@ -58,11 +59,14 @@ public enum FobProcess {
     ///   - stdin: bytes for standard input, which is then closed.
     ///   - holdStdinOpen: keep standard input open until ``ChildProcess/closeStdin()``.
     /// - Throws: ``ChildProcessError`` when the binary is missing or cannot start.
-    public static func start(_ arguments: [String], environment: [String: String] = [:],
-                             stdin: [UInt8] = [], holdStdinOpen: Bool = false) throws -> ChildProcess {
-        try ChildProcess(executable: try executablePath(), arguments: arguments,
-                         environment: baseEnvironment.merging(environment) { $1 }, stdin: stdin,
-                         holdStdinOpen: holdStdinOpen)
+    public static func start(
+        _ arguments: [String], environment: [String: String] = [:],
+        stdin: [UInt8] = [], holdStdinOpen: Bool = false
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            executable: try executablePath(), arguments: arguments,
+            environment: baseEnvironment.merging(environment) { $1 }, stdin: stdin,
+            holdStdinOpen: holdStdinOpen)
     }
 
     /// Runs `fob` to the end.
@@ -72,14 +76,18 @@ public enum FobProcess {
     ///   - stdin: bytes for standard input (UTF-8 of a string: `Array("x".utf8)`).
     ///   - timeout: seconds before the child is killed and the result marked timed out.
     /// - Throws: ``ChildProcessError`` when the binary is missing or cannot start.
-    public static func run(_ arguments: [String], environment: [String: String] = [:],
-                           stdin: [UInt8] = [], timeout: Double = 60) throws -> ProcessResult {
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:],
+        stdin: [UInt8] = [], timeout: Double = 60
+    ) throws -> ProcessResult {
         try start(arguments, environment: environment, stdin: stdin).wait(timeout: timeout)
     }
 
     /// Runs `fob` with standard input from `stdin`'s UTF-8 bytes.
-    public static func run(_ arguments: [String], environment: [String: String] = [:],
-                           input stdin: String, timeout: Double = 60) throws -> ProcessResult {
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:],
+        input stdin: String, timeout: Double = 60
+    ) throws -> ProcessResult {
         try run(arguments, environment: environment, stdin: Array(stdin.utf8), timeout: timeout)
     }
 
@@ -88,9 +96,12 @@ public enum FobProcess {
     /// - Parameters:
     ///   - arguments: the arguments after `fob`.
     ///   - environment: added to ``baseEnvironment`` (with `TERM=xterm-256color`).
-    public static func startInTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> TerminalSession {
-        try TerminalSession(executable: try executablePath(), arguments: arguments,
-                            environment: baseEnvironment.merging(["TERM": "xterm-256color"]) { $1 }.merging(environment) { $1 })
+    public static func startInTerminal(_ arguments: [String], environment: [String: String] = [:]) throws
+        -> TerminalSession
+    {
+        try TerminalSession(
+            executable: try executablePath(), arguments: arguments,
+            environment: baseEnvironment.merging(["TERM": "xterm-256color"]) { $1 }.merging(environment) { $1 })
     }
 
     private static func executablePath() throws -> String {
@@ -127,7 +138,8 @@ public final class TerminalSession: @unchecked Sendable {
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard master >= 0, ioctl(master, TerminalSession.setLock, &unlock) == 0,
-              ioctl(master, TerminalSession.getNumber, &number) == 0 else {
+            ioctl(master, TerminalSession.getNumber, &number) == 0
+        else {
             throw ChildProcessError(description: "cannot make a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let slavePath = "/dev/pts/\(number)"
@@ -137,9 +149,10 @@ public final class TerminalSession: @unchecked Sendable {
             defer { ChildProcess.spawnLock.unlock() }
             // After setsid, opening the terminal without O_NOCTTY makes it
             // the controlling terminal; stdout and stderr are copies of it.
-            pid = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                         standardInput: .file(slavePath, flags: O_RDWR),
-                                         standardOutput: .descriptor(0), standardError: .descriptor(0), newSession: true)
+            pid = try ChildProcess.spawn(
+                executable: executable, arguments: arguments, environment: environment,
+                standardInput: .file(slavePath, flags: O_RDWR),
+                standardOutput: .descriptor(0), standardError: .descriptor(0), newSession: true)
         } catch {
             close(master)
             throw error

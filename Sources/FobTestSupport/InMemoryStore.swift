@@ -1,6 +1,6 @@
-import Foundation
 import FobSessions
 import FobStore
+import Foundation
 
 /// A store in memory for tests: a password, items, a data version you can
 /// bump to simulate another process, and injectable failures.
@@ -87,7 +87,9 @@ public final class InMemoryStore: KeychainStore {
     public func item(_ key: ItemKey) throws(KeychainError) -> Item {
         try record("item")
         try requireUnlocked()
-        guard let item = storedItems[key] else { throw .itemNotFound("service \"\(key.service)\", account \"\(key.account)\"") }
+        guard let item = storedItems[key] else {
+            throw .itemNotFound("service \"\(key.service)\", account \"\(key.account)\"")
+        }
         return item
     }
 
@@ -103,7 +105,9 @@ public final class InMemoryStore: KeychainStore {
         return found
     }
 
-    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
+        throws(KeychainError) -> Vault.SaveOutcome
+    {
         try record("save")
         try requireUnlocked()
         let key = ItemKey(service: service, account: account)
@@ -156,7 +160,9 @@ public final class InMemoryStore: KeychainStore {
 
     /// All or nothing, like the vault's one transaction: an item in
     /// `failingDeletes` fails the call before anything is deleted.
-    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError)
+        -> [Item]
+    {
         try record("deleteItems")
         try requireUnlocked()
         let found = (try? items(matching: ItemQuery(itemClass: nil), withSecrets: false))?.filter(predicate) ?? []

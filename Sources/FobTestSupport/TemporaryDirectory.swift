@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// A fresh directory under the system temporary directory, removed with
 /// everything in it when the instance goes away.

@@ -1,5 +1,5 @@
-import Foundation
 import FobSystem
+import Foundation
 
 /// A clock that moves only when told to, for tests.
 public final class TestClock: WallClock, @unchecked Sendable {

@@ -26,8 +26,10 @@ public final class TmuxSession: @unchecked Sendable {
     ///     `LANG=C.UTF-8`, `PATH`, `FOB_AGENT=0` so that no agent outlives the
     ///     test, and the server's `TMUX`), overriding it.
     /// - Throws: `Failure` when tmux cannot start.
-    public init(width: Int = 110, height: Int = 32, command: [String]? = nil,
-                environment: [String: String] = [:]) throws {
+    public init(
+        width: Int = 110, height: Int = 32, command: [String]? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         socket = "fobtest-\(getpid())-\(UUID().uuidString.prefix(8))"
         home = TemporaryDirectory(prefix: "fob-tmux-home")
         var env: [String: String] = [
@@ -44,8 +46,12 @@ public final class TmuxSession: @unchecked Sendable {
         // `TMUX` (this server's socket) is the one variable passed through, so
         // programs in the pane can reach the server as they would in real use.
         let line = "exec env -i TMUX=\"$TMUX\" " + Self.shellQuoted(argv)
-        try Self.startServer(socket: socket, arguments: ["new-session", "-d", "-s", "s", "-x", String(width),
-                                                         "-y", String(height), line])
+        try Self.startServer(
+            socket: socket,
+            arguments: [
+                "new-session", "-d", "-s", "s", "-x", String(width),
+                "-y", String(height), line,
+            ])
         // Keep a program's exit visible and let the test read its status.
         _ = try? run(["set-option", "-g", "remain-on-exit", "on"])
     }
@@ -59,9 +65,12 @@ public final class TmuxSession: @unchecked Sendable {
     /// every signal unblocked and at its default (test threads block them,
     /// and the pane's programs would inherit that mask).
     private static func startServer(socket: String, arguments: [String]) throws {
-        let result = try runTool("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments,
-                                 environment: ["PATH": "/usr/bin:/bin"], captureOutput: false, newSession: true)
-        guard result.status == 0 else { throw Failure(description: "tmux new-session failed (status \(result.status))") }
+        let result = try runTool(
+            "/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"], captureOutput: false, newSession: true)
+        guard result.status == 0 else {
+            throw Failure(description: "tmux new-session failed (status \(result.status))")
+        }
     }
 
     /// Runs a tmux subcommand on this server.
@@ -72,7 +81,8 @@ public final class TmuxSession: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
         p.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         if let input {
@@ -89,7 +99,8 @@ public final class TmuxSession: @unchecked Sendable {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw Failure(description: "tmux \(arguments.first ?? "") failed: \(String(decoding: errData, as: UTF8.self))")
+            throw Failure(
+                description: "tmux \(arguments.first ?? "") failed: \(String(decoding: errData, as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -117,8 +128,10 @@ public final class TmuxSession: @unchecked Sendable {
     /// - Returns: the capture that satisfied `condition`.
     /// - Throws: `Failure` with the last capture after `timeout`.
     @discardableResult
-    public func waitUntil(timeout: TimeInterval = 15, _ what: String = "condition",
-                          _ condition: (String) -> Bool) throws -> String {
+    public func waitUntil(
+        timeout: TimeInterval = 15, _ what: String = "condition",
+        _ condition: (String) -> Bool
+    ) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while true {

@@ -1,6 +1,6 @@
 import CSQLite
-import Foundation
 import FobStore
+import Foundation
 
 /// Looks inside a vault file with SQLite directly, the way an attacker or a
 /// crash-recovery check would, without Fob's keys.
@@ -69,7 +69,9 @@ public struct ProcessTestVault {
     ///   - password: the master password.
     ///   - create: whether to create the vault (else only the password file).
     ///   - directory: where to put it (a new temporary directory by default).
-    public init(password: String = "correct horse", create: Bool = true, directory: TemporaryDirectory = TemporaryDirectory()) throws {
+    public init(
+        password: String = "correct horse", create: Bool = true, directory: TemporaryDirectory = TemporaryDirectory()
+    ) throws {
         self.directory = directory
         self.password = password
         try Data((password + "\n").utf8).write(to: directory.file("password"))
@@ -79,9 +81,12 @@ public struct ProcessTestVault {
     }
 
     /// Runs `fob` with ``environment`` (plus `environment`).
-    public func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
-                    timeout: Double = 60) throws -> ProcessResult {
-        try FobProcess.run(arguments, environment: self.environment.merging(environment) { $1 }, stdin: stdin, timeout: timeout)
+    public func run(
+        _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
+        timeout: Double = 60
+    ) throws -> ProcessResult {
+        try FobProcess.run(
+            arguments, environment: self.environment.merging(environment) { $1 }, stdin: stdin, timeout: timeout)
     }
 
     /// Runs `fob` with standard input from `input`'s UTF-8 bytes.

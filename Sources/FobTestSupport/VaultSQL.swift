@@ -18,8 +18,9 @@ extension VaultFile {
         defer { sqlite3_finalize(statement) }
         for (index, blob) in blobs.enumerated() {
             blob.withUnsafeBytes {
-                _ = sqlite3_bind_blob(statement, Int32(index + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                      Int32($0.count), fob_sqlite_transient())
+                _ = sqlite3_bind_blob(
+                    statement, Int32(index + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    Int32($0.count), fob_sqlite_transient())
             }
         }
         return sqlite3_step(statement) == SQLITE_DONE
@@ -43,7 +44,8 @@ extension VaultFile {
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, "SELECT lookup, record FROM items ORDER BY id", -1, &statement, nil) == SQLITE_OK,
-              let statement else { return [] }
+            let statement
+        else { return [] }
         defer { sqlite3_finalize(statement) }
         var result: [(lookup: [UInt8], record: [UInt8])] = []
         while sqlite3_step(statement) == SQLITE_ROW {
@@ -67,7 +69,8 @@ public final class VaultWriteLock: @unchecked Sendable {
     /// - Returns: `nil` when the file cannot be opened or is already locked.
     public init?(path: String) {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
-              sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+            sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK
+        else {
             sqlite3_close(db)
             return nil
         }

@@ -35,7 +35,8 @@ public enum Base32 {
                 continue
             case UInt8(ascii: "="):
                 padding += 1
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "2")...UInt8(ascii: "7"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "2")...UInt8(ascii: "7"):
                 guard padding == 0 else { throw .padding }
                 values.append(value(of: byte))
             default:

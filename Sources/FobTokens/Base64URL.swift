@@ -37,8 +37,9 @@ public enum Base64URL {
         var written = 0
         let rc = chars.withUnsafeBufferPointer { input in
             input.withMemoryRebound(to: CChar.self) { text in
-                sodium_base642bin(&out, out.count, text.baseAddress, text.count, nil, &written, nil,
-                                  sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+                sodium_base642bin(
+                    &out, out.count, text.baseAddress, text.count, nil, &written, nil,
+                    sodium_base64_VARIANT_URLSAFE_NO_PADDING)
             }
         }
         // With no end pointer, libsodium refuses any character outside the alphabet.

@@ -43,7 +43,8 @@ public struct HTTPResponse: Sendable, Equatable {
     /// A response; header names are lower-cased.
     public init(status: Int, headers: [String: String] = [:], body: [UInt8]) {
         self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.body = body
     }
 }
@@ -141,7 +142,8 @@ public enum FormEncoding {
             if b == UInt8(ascii: "+") {
                 bytes.append(0x20)
             } else if b == UInt8(ascii: "%"), utf8.count >= 2,
-                      let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) {
+                let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1])
+            {
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {

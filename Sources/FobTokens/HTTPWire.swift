@@ -30,10 +30,11 @@ public enum HTTPWire {
     public static func decodeRequest(_ bytes: [UInt8]) throws(OAuthError) -> HTTPRequest {
         let object = try parse(bytes)
         guard let method = object["method"] as? String, ["GET", "POST"].contains(method),
-              let text = object["url"] as? String, let url = URL(string: text),
-              let headers = object["headers"] as? [String: String],
-              let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }),
-              let timeout = (object["timeout"] as? NSNumber)?.doubleValue, timeout.isFinite, timeout > 0, timeout <= 3600 else {
+            let text = object["url"] as? String, let url = URL(string: text),
+            let headers = object["headers"] as? [String: String],
+            let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }),
+            let timeout = (object["timeout"] as? NSNumber)?.doubleValue, timeout.isFinite, timeout > 0, timeout <= 3600
+        else {
             throw .network("the HTTP helper got a malformed request")
         }
         return HTTPRequest(method: method, url: url, headers: headers, body: Array(body), timeout: timeout)
@@ -43,8 +44,10 @@ public enum HTTPWire {
     public static func encode(_ outcome: Result<HTTPResponse, OAuthError>) -> [UInt8] {
         switch outcome {
         case .success(let response):
-            return json(["status": response.status, "headers": response.headers,
-                         "body": Data(response.body).base64EncodedString()])
+            return json([
+                "status": response.status, "headers": response.headers,
+                "body": Data(response.body).base64EncodedString(),
+            ])
         case .failure(.timeout(let what, let seconds)):
             return json(["error": "timeout", "what": what, "seconds": seconds])
         case .failure(let error):
@@ -66,8 +69,9 @@ public enum HTTPWire {
             throw .network(object["message"] as? String ?? "the HTTP helper failed")
         case nil:
             guard let status = (object["status"] as? NSNumber)?.intValue, (100...599).contains(status),
-                  let headers = object["headers"] as? [String: String],
-                  let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+                let headers = object["headers"] as? [String: String],
+                let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) })
+            else {
                 throw .network("the HTTP helper answered something malformed")
             }
             return HTTPResponse(status: status, headers: headers, body: Array(body))
@@ -88,7 +92,8 @@ public enum HTTPWire {
 
     private static func parse(_ bytes: [UInt8]) throws(OAuthError) -> [String: Any] {
         guard bytes.count <= maxMessageBytes,
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else {
             throw .network("the HTTP helper's message is not a JSON object")
         }
         return object

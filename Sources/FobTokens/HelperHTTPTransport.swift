@@ -1,5 +1,5 @@
-import Foundation
 import FobSystem
+import Foundation
 
 /// The live HTTP transport: each request runs in `fob-http`, a small helper
 /// installed next to `fob`, which sends it with URLSession and answers on
@@ -39,8 +39,10 @@ public struct HelperHTTPTransport: HTTPTransport {
         var message = HTTPWire.encode(request)
         defer { HTTPWire.wipe(&message) }
         let deadline = FileDescriptorIO.monotonicNow() + request.timeout + 10
-        switch HelperExchange.run(path, input: message, environment: environment, deadline: deadline,
-                                  maxOutput: HTTPWire.maxMessageBytes) {
+        switch HelperExchange.run(
+            path, input: message, environment: environment, deadline: deadline,
+            maxOutput: HTTPWire.maxMessageBytes)
+        {
         case .answered(var answer):
             defer { HTTPWire.wipe(&answer) }
             return try HTTPWire.decodeOutcome(answer)

@@ -115,7 +115,9 @@ public struct JWT: Sendable, Equatable {
     }
 
     /// A segment's JSON text and the object it holds.
-    private static func object(_ segment: Substring, part: JWTError.Part) throws(JWTError) -> (text: [UInt8], object: [String: Any]) {
+    private static func object(_ segment: Substring, part: JWTError.Part) throws(JWTError) -> (
+        text: [UInt8], object: [String: Any]
+    ) {
         guard let bytes = Base64URL.decode(segment) else { throw .base64(part) }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .notUTF8(part) }
         let value: Any
@@ -124,7 +126,9 @@ public struct JWT: Sendable, Equatable {
         } catch {
             throw .json(part, error)
         }
-        guard let object = value as? [String: Any] else { throw .notAnObject(part, found: JSONText.typeDescription(value)) }
+        guard let object = value as? [String: Any] else {
+            throw .notAnObject(part, found: JSONText.typeDescription(value))
+        }
         return (bytes, object)
     }
 

@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// The redirect target of a native app's login (RFC 8252 §7.3): an HTTP
 /// listener on `127.0.0.1` and an ephemeral port chosen by the kernel,
@@ -28,7 +28,9 @@ public final class LoopbackRedirectListener {
         address.sin_port = 0
         address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(s, 16) == 0 else {
             let why = LoopbackRedirectListener.errnoText()
@@ -141,7 +143,8 @@ public final class LoopbackRedirectListener {
             throw .listener("accept4: \(LoopbackRedirectListener.errnoText())")
         }
         if clients.count >= Self.maxClients,
-           let idlest = clients.min(by: { $0.value.lastActivity < $1.value.lastActivity })?.key {
+            let idlest = clients.min(by: { $0.value.lastActivity < $1.value.lastActivity })?.key
+        {
             // Room for the newest connection, which may be the browser's:
             // the one idle longest is the least likely to carry the redirect.
             close(idlest)
@@ -169,7 +172,9 @@ public final class LoopbackRedirectListener {
             return String(decoding: pending.bytes[..<end.lowerBound], as: UTF8.self)
         }
         guard pending.bytes.count < Self.maxRequestBytes else {
-            respond(client, status: "431 Request Header Fields Too Large", title: "Request too large", message: "Fob refused this request.")
+            respond(
+                client, status: "431 Request Header Fields Too Large", title: "Request too large",
+                message: "Fob refused this request.")
             close(client)
             clients[client] = nil
             return nil
@@ -182,32 +187,45 @@ public final class LoopbackRedirectListener {
     private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> Outcome {
         switch Self.parse(head: head, expectedState: expectedState) {
         case .badRequest:
-            respond(client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request.")
+            respond(
+                client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request."
+            )
             return .ignored
         case .wrongMethod:
-            respond(client, status: "405 Method Not Allowed", title: "Method not allowed", message: "Only GET is served here.")
+            respond(
+                client, status: "405 Method Not Allowed", title: "Method not allowed",
+                message: "Only GET is served here.")
             return .ignored
         case .notFound:
             respond(client, status: "404 Not Found", title: "Not found", message: "Nothing here.")
             return .ignored
         case .notARedirect:
-            respond(client, status: "400 Bad Request", title: "Not a login redirect",
-                    message: "This address expects the provider's redirect with a code or an error.")
+            respond(
+                client, status: "400 Bad Request", title: "Not a login redirect",
+                message: "This address expects the provider's redirect with a code or an error.")
             return .ignored
         case .forgedState:
-            respond(client, status: "400 Bad Request", title: "Login refused",
-                    message: "The state parameter does not match this login, so Fob ignored this request. Fob is still waiting for the provider's redirect.")
+            respond(
+                client, status: "400 Bad Request", title: "Login refused",
+                message:
+                    "The state parameter does not match this login, so Fob ignored this request. Fob is still waiting for the provider's redirect."
+            )
             return .forgedState
         case .error(let error, let description):
-            respond(client, status: "200 OK", title: "Login failed",
-                    message: "The provider said: \(error)\(description.map { " (\($0))" } ?? ""). You can close this tab.")
+            respond(
+                client, status: "200 OK", title: "Login failed",
+                message: "The provider said: \(error)\(description.map { " (\($0))" } ?? ""). You can close this tab.")
             throw .authorization(error: error, description: description)
         case .emptyCode:
-            respond(client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code.")
+            respond(
+                client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code."
+            )
             throw .listener("the redirect carried an empty code")
         case .code(let code):
-            respond(client, status: "200 OK", title: "Authorization received",
-                    message: "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
+            respond(
+                client, status: "200 OK", title: "Authorization received",
+                message:
+                    "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
             return .code(code)
         }
     }
@@ -268,12 +286,15 @@ public final class LoopbackRedirectListener {
 
             """
         let body = Array(html.utf8)
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
         var data = Array(head.utf8) + body
         var sent = 0
         while sent < data.count {
-            let n = data.withUnsafeMutableBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = data.withUnsafeMutableBytes {
+                send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             sent += n

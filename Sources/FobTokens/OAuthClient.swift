@@ -27,7 +27,8 @@ public struct OAuthEndpoints: Sendable, Equatable {
             throw .configuration("the \(name) is not an absolute URL: \(url.absoluteString)")
         }
         guard scheme == "https" || (scheme == "http" && url.isLoopback) else {
-            throw .configuration("the \(name) must use https (plain http is allowed on loopback only): \(url.hostDescription)")
+            throw .configuration(
+                "the \(name) must use https (plain http is allowed on loopback only): \(url.hostDescription)")
         }
         guard url.fragment == nil else { throw .configuration("the \(name) must not have a fragment") }
     }
@@ -41,13 +42,16 @@ public struct OAuthEndpoints: Sendable, Equatable {
     ///   - timeout: seconds to wait for the document.
     /// - Throws: ``OAuthError/discovery(_:)``, ``OAuthError/configuration(_:)``,
     ///   ``OAuthError/timeout(_:seconds:)``, ``OAuthError/network(_:)``.
-    public static func discover(issuer: String, transport: any HTTPTransport, timeout: TimeInterval = 30) throws(OAuthError) -> OAuthEndpoints {
+    public static func discover(issuer: String, transport: any HTTPTransport, timeout: TimeInterval = 30)
+        throws(OAuthError) -> OAuthEndpoints
+    {
         let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         guard let url = URL(string: trimmed + "/.well-known/openid-configuration") else {
             throw .configuration("the issuer is not a URL: \(issuer)")
         }
         try checkTransport(url, name: "issuer")
-        let response = try transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
+        let response = try transport.send(
+            HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
         guard response.status == 200 else { throw .discovery("HTTP \(response.status) from \(url.absoluteString)") }
         let value: Any
         do {
@@ -116,8 +120,10 @@ public struct TokenResponse: Sendable, Equatable {
     public var scope: String?
 
     /// A response with these members.
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Double? = nil,
-                refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", expiresIn: Double? = nil,
+        refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -147,11 +153,12 @@ public struct TokenResponse: Sendable, Equatable {
         guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
             throw .invalidResponse("token_type \(type) is not supported (only Bearer, RFC 6750)")
         }
-        return TokenResponse(accessToken: access, tokenType: "Bearer",
-                             expiresIn: object["expires_in"].flatMap(TokenResponse.seconds),
-                             refreshToken: (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-                             idToken: (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-                             scope: object["scope"] as? String)
+        return TokenResponse(
+            accessToken: access, tokenType: "Bearer",
+            expiresIn: object["expires_in"].flatMap(TokenResponse.seconds),
+            refreshToken: (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+            idToken: (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+            scope: object["scope"] as? String)
     }
 
     /// `expires_in` as a non-negative number or numeric string; anything
@@ -188,8 +195,10 @@ public struct OAuthClient: Sendable {
     public var timeout: TimeInterval
 
     /// A client; `timeout` in seconds for each token request.
-    public init(endpoints: OAuthEndpoints, clientID: String, authentication: ClientAuthentication = .none,
-                transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30) {
+    public init(
+        endpoints: OAuthEndpoints, clientID: String, authentication: ClientAuthentication = .none,
+        transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30
+    ) {
         self.endpoints = endpoints
         self.clientID = clientID
         self.authentication = authentication
@@ -205,7 +214,9 @@ public struct OAuthClient: Sendable {
     /// `client_id`, `redirect_uri`, `scope` (when given), `state`,
     /// `code_challenge` and `code_challenge_method=S256`.
     public func authorizationURL(redirectURI: String, scope: String?, state: String, pkce: PKCE) -> URL {
-        var fields: [(String, String)] = [("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI)]
+        var fields: [(String, String)] = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI),
+        ]
         if let scope, !scope.isEmpty { fields.append(("scope", scope)) }
         fields += [("state", state), ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method)]
         var text = endpoints.authorization.absoluteString
@@ -222,8 +233,10 @@ public struct OAuthClient: Sendable {
     ///   - redirectURI: exactly the `redirect_uri` of the authorization request.
     /// - Throws: see ``TokenResponse/parse(_:endpoint:)``, plus transport errors.
     public func exchange(code: String, verifier: String, redirectURI: String) throws(OAuthError) -> TokenResponse {
-        try tokenRequest([("grant_type", "authorization_code"), ("code", code),
-                          ("redirect_uri", redirectURI), ("code_verifier", verifier)])
+        try tokenRequest([
+            ("grant_type", "authorization_code"), ("code", code),
+            ("redirect_uri", redirectURI), ("code_verifier", verifier),
+        ])
     }
 
     /// Refreshes an access token (RFC 6749 §6).
@@ -247,8 +260,9 @@ public struct OAuthClient: Sendable {
             let pair = FormEncoding.percentEncode(clientID) + ":" + FormEncoding.percentEncode(secret)
             headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
         }
-        let request = HTTPRequest(method: "POST", url: endpoints.token, headers: headers,
-                                  body: Array(FormEncoding.encode(fields).utf8), timeout: timeout)
+        let request = HTTPRequest(
+            method: "POST", url: endpoints.token, headers: headers,
+            body: Array(FormEncoding.encode(fields).utf8), timeout: timeout)
         let response: HTTPResponse
         do {
             response = try transport.send(request)

@@ -14,8 +14,10 @@ public enum OAuthLogin {
     ///   - present: shows the authorization URL to the user (print it, open a browser).
     /// - Returns: the token set to store.
     /// - Throws: ``OAuthError`` from the listener, the redirect, or the token endpoint.
-    public static func run(client: OAuthClient, scope: String?, timeout: TimeInterval, clientSecretFile: String?,
-                           now: @Sendable () -> Date = Date.init, present: (URL) -> Void) throws(OAuthError) -> OAuthTokenSet {
+    public static func run(
+        client: OAuthClient, scope: String?, timeout: TimeInterval, clientSecretFile: String?,
+        now: @Sendable () -> Date = Date.init, present: (URL) -> Void
+    ) throws(OAuthError) -> OAuthTokenSet {
         let listener = try LoopbackRedirectListener()
         let pkce: PKCE
         do { pkce = try PKCE.generate() } catch { throw .configuration("\(error)") }
@@ -24,7 +26,8 @@ public enum OAuthLogin {
         present(url)
         let code = try listener.waitForCode(expectedState: state, timeout: timeout)
         let response = try client.exchange(code: code, verifier: pkce.verifier, redirectURI: listener.redirectURI)
-        return OAuthTokenSet(response: response, requestedScope: scope, endpoints: client.endpoints, clientID: client.clientID,
-                             clientSecretFile: clientSecretFile, now: now())
+        return OAuthTokenSet(
+            response: response, requestedScope: scope, endpoints: client.endpoints, clientID: client.clientID,
+            clientSecretFile: clientSecretFile, now: now())
     }
 }

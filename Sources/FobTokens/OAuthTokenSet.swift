@@ -63,9 +63,11 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     }
 
     /// A token set with these values, in the current layout version.
-    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
-                expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
-                clientSecretFile: String? = nil, issuer: String? = nil, issuedAt: Date? = nil) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
+        expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
+        clientSecretFile: String? = nil, issuer: String? = nil, issuedAt: Date? = nil
+    ) {
         version = OAuthTokenSet.currentVersion
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -85,12 +87,15 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     ///   - response: the token endpoint's answer.
     ///   - requestedScope: the scope asked for, kept when the response omits `scope` (RFC 6749 §5.1).
     ///   - now: the time the response arrived.
-    public init(response: TokenResponse, requestedScope: String?, endpoints: OAuthEndpoints, clientID: String,
-                clientSecretFile: String?, now: Date) {
-        self.init(accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
-                  idToken: response.idToken, expiresAt: OAuthTokenSet.expiry(of: response, now: now),
-                  scope: response.scope ?? requestedScope, tokenEndpoint: endpoints.token, clientID: clientID,
-                  clientSecretFile: clientSecretFile, issuer: endpoints.issuer, issuedAt: now)
+    public init(
+        response: TokenResponse, requestedScope: String?, endpoints: OAuthEndpoints, clientID: String,
+        clientSecretFile: String?, now: Date
+    ) {
+        self.init(
+            accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
+            idToken: response.idToken, expiresAt: OAuthTokenSet.expiry(of: response, now: now),
+            scope: response.scope ?? requestedScope, tokenEndpoint: endpoints.token, clientID: clientID,
+            clientSecretFile: clientSecretFile, issuer: endpoints.issuer, issuedAt: now)
     }
 
     /// The token set after a refresh response (RFC 6749 §6): the new access
@@ -172,10 +177,14 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         // duration becomes an integer.
         let seconds = set.expiresAt.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) <= NumericDate.maximumSeconds else {
-            throw .storedItem("its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+            throw .storedItem(
+                "its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
         }
-        if let issued = set.issuedAt?.timeIntervalSince1970, !(issued.isFinite && abs(issued) <= NumericDate.maximumSeconds) {
-            throw .storedItem("its issued_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+        if let issued = set.issuedAt?.timeIntervalSince1970,
+            !(issued.isFinite && abs(issued) <= NumericDate.maximumSeconds)
+        {
+            throw .storedItem(
+                "its issued_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
         }
         return set
     }

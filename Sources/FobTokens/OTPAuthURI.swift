@@ -82,7 +82,9 @@ extension OneTimePassword {
         }
         var digits = OneTimePassword.defaultDigits
         if let given = try Self.text(parameters["digits"]) {
-            guard let number = Self.decimal(given, maxDigits: 2), Self.digitRange.contains(Int(number)) else { throw .badDigits }
+            guard let number = Self.decimal(given, maxDigits: 2), Self.digitRange.contains(Int(number)) else {
+                throw .badDigits
+            }
             digits = Int(number)
         }
 
@@ -112,8 +114,9 @@ extension OneTimePassword {
         }
         if let given = try Self.text(parameters["issuer"]), !given.isEmpty { issuer = given }
         if issuer?.isEmpty == true { issuer = nil }
-        return try OneTimePassword(secret: secret, kind: kind, algorithm: algorithm, digits: digits,
-                                   issuer: issuer, account: account)
+        return try OneTimePassword(
+            secret: secret, kind: kind, algorithm: algorithm, digits: digits,
+            issuer: issuer, account: account)
     }
 
     /// The decoded `secret=` value; zeroes the percent-decoded text.
@@ -131,7 +134,9 @@ extension OneTimePassword {
         var result: [String: [UInt8]] = [:]
         for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
-            guard let name = try text(percentDecoded(pair[..<equals]))?.lowercased(), known.contains(name) else { continue }
+            guard let name = try text(percentDecoded(pair[..<equals]))?.lowercased(), known.contains(name) else {
+                continue
+            }
             var value = equals < pair.endIndex ? try percentDecoded(pair[(equals + 1)...]) : []
             guard result[name] == nil else {
                 value.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
@@ -151,7 +156,8 @@ extension OneTimePassword {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard bytes.distance(from: index, to: bytes.endIndex) >= 3,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                else {
                     out.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
                     throw .badPercentEncoding
                 }
@@ -187,14 +193,16 @@ extension OneTimePassword {
     private static func decimal(_ text: String, maxDigits: Int) -> UInt64? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= maxDigits,
-              bytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            bytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
         return UInt64(text)
     }
 
     private static func trimmingWhitespace(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
         let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C].contains($0) }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return [] }
+            let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return [] }
         return bytes[first...last]
     }
 }
@@ -236,7 +244,8 @@ public enum OTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongScheme: return "not an otpauth:// URI or a base32 secret"
         case .malformedURI: return "an otpauth URI starts with otpauth://"
         case .unknownType: return "the one-time password type must be totp or hotp"
-        case .badPercentEncoding: return "bad percent-encoding in the otpauth URI (a % needs two hex digits, and text must be UTF-8)"
+        case .badPercentEncoding:
+            return "bad percent-encoding in the otpauth URI (a % needs two hex digits, and text must be UTF-8)"
         case .duplicateParameter(let name): return "the parameter '\(name)' is given twice"
         case .missingSecret: return "the otpauth URI has no secret"
         case .badSecret(let error): return "the secret is not valid base32: \(error.description)"

@@ -62,9 +62,11 @@ public struct OneTimePassword: Sendable {
     /// - Throws: ``OTPError/missingSecret`` for an empty secret,
     ///   ``OTPError/badDigits`` for digits outside 6...8, ``OTPError/badPeriod``
     ///   for a period under 1 second.
-    public init(secret: [UInt8], kind: Kind = .totp(period: OneTimePassword.defaultPeriod),
-                algorithm: OTPAlgorithm = .sha1, digits: Int = OneTimePassword.defaultDigits,
-                issuer: String? = nil, account: String = "") throws(OTPError) {
+    public init(
+        secret: [UInt8], kind: Kind = .totp(period: OneTimePassword.defaultPeriod),
+        algorithm: OTPAlgorithm = .sha1, digits: Int = OneTimePassword.defaultDigits,
+        issuer: String? = nil, account: String = ""
+    ) throws(OTPError) {
         guard !secret.isEmpty else { throw .missingSecret }
         guard Self.digitRange.contains(digits) else { throw .badDigits }
         if case .totp(let period) = kind, period < 1 { throw .badPeriod }
@@ -149,7 +151,8 @@ public struct OneTimePassword: Sendable {
         var mac = algorithm.mac(key: secret, message: message)
         // Dynamic truncation: the low 4 bits of the last byte pick 4 bytes; drop the top bit.
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let binary = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+        let binary =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
         mac.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         var modulus: UInt32 = 1
@@ -184,7 +187,11 @@ extension OneTimePassword: CustomStringConvertible, CustomDebugStringConvertible
 
     /// Every setting but the secret, so `dump` never prints it.
     public var customMirror: Mirror {
-        Mirror(self, children: ["kind": kind, "algorithm": algorithm, "digits": digits,
-                                "issuer": issuer as Any, "account": account, "secret": "(\(secret.count) bytes, hidden)"])
+        Mirror(
+            self,
+            children: [
+                "kind": kind, "algorithm": algorithm, "digits": digits,
+                "issuer": issuer as Any, "account": account, "secret": "(\(secret.count) bytes, hidden)",
+            ])
     }
 }

@@ -37,7 +37,8 @@ public struct PKCE: Sendable, Equatable {
     ///   (for example `+`, `/` or `=` from standard base64).
     public init(verifier: String) throws(PKCEError) {
         let bytes = Array(verifier.utf8)
-        if let bad = verifier.unicodeScalars.first(where: { !$0.isASCII || !PKCE.unreserved.contains(UInt8($0.value)) }) {
+        if let bad = verifier.unicodeScalars.first(where: { !$0.isASCII || !PKCE.unreserved.contains(UInt8($0.value)) })
+        {
             throw .character(Character(bad))
         }
         guard (PKCE.minimumLength...PKCE.maximumLength).contains(bytes.count) else { throw .length(bytes.count) }
@@ -57,9 +58,12 @@ public enum PKCEError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .length(let n):
-            return "a PKCE code verifier is \(PKCE.minimumLength) to \(PKCE.maximumLength) characters, not \(n) (RFC 7636 §4.1)"
+            return
+                "a PKCE code verifier is \(PKCE.minimumLength) to \(PKCE.maximumLength) characters, not \(n) (RFC 7636 §4.1)"
         case .character(let c):
-            let shown = c.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) ? "'\(c)'" : "U+" + String(c.unicodeScalars.first!.value, radix: 16, uppercase: true)
+            let shown =
+                c.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F })
+                ? "'\(c)'" : "U+" + String(c.unicodeScalars.first!.value, radix: 16, uppercase: true)
             return "a PKCE code verifier may contain only A-Z a-z 0-9 - . _ ~, not \(shown) (RFC 7636 §4.1)"
         }
     }

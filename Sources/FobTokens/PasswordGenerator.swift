@@ -21,7 +21,9 @@ public enum CharacterClass: String, CaseIterable, Sendable, Comparable {
         case .upper: return Array(UInt8(ascii: "A")...UInt8(ascii: "Z"))
         case .digits: return Array(UInt8(ascii: "0")...UInt8(ascii: "9"))
         case .symbols:
-            return (UInt8(0x21)...UInt8(0x7E)).filter { !(0x30...0x39).contains($0) && !(0x41...0x5A).contains($0) && !(0x61...0x7A).contains($0) }
+            return (UInt8(0x21)...UInt8(0x7E)).filter {
+                !(0x30...0x39).contains($0) && !(0x41...0x5A).contains($0) && !(0x61...0x7A).contains($0)
+            }
         }
     }
 
@@ -83,8 +85,10 @@ public struct PasswordPolicy: Sendable, Equatable {
     ///   - length: characters, 1 to 4,096 (checked by ``validate()``).
     ///   - classes: the classes to use, each at least once.
     ///   - excluded: characters never used.
-    public init(length: Int = PasswordPolicy.defaultLength, classes: Set<CharacterClass> = Set(CharacterClass.allCases),
-                excluded: String = "") {
+    public init(
+        length: Int = PasswordPolicy.defaultLength, classes: Set<CharacterClass> = Set(CharacterClass.allCases),
+        excluded: String = ""
+    ) {
         kind = .characters
         self.length = length
         self.classes = classes
@@ -189,9 +193,11 @@ public enum PasswordPolicyError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch self {
         case .length(let n):
-            return "the length must be \(PasswordPolicy.lengthRange.lowerBound) to \(PasswordPolicy.lengthRange.upperBound) characters, not \(n)"
+            return
+                "the length must be \(PasswordPolicy.lengthRange.lowerBound) to \(PasswordPolicy.lengthRange.upperBound) characters, not \(n)"
         case .wordCount(let n):
-            return "the number of words must be \(PasswordPolicy.wordRange.lowerBound) to \(PasswordPolicy.wordRange.upperBound), not \(n)"
+            return
+                "the number of words must be \(PasswordPolicy.wordRange.lowerBound) to \(PasswordPolicy.wordRange.upperBound), not \(n)"
         case .noClasses:
             return "choose at least one character class (lower, upper, digits, symbols)"
         case .moreClassesThanLength(let classes, let length):

@@ -131,7 +131,9 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case deleteButton
 
     /// The Tab order.
-    static let tabOrder: [MainFocus] = [.list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
-                                        .kind, .label, .url, .notes, .oneTimeSeed, .generator,
-                                        .fieldName, .fieldValue, .fieldHidden]
+    static let tabOrder: [MainFocus] = [
+        .list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
+        .kind, .label, .url, .notes, .oneTimeSeed, .generator,
+        .fieldName, .fieldValue, .fieldHidden,
+    ]
 }

@@ -1,9 +1,9 @@
-import Foundation
-import FobStore
-import FobSessions
-import FobTokens
 import FobClipboard
+import FobSessions
+import FobStore
 import FobSystem
+import FobTokens
+import Foundation
 
 /// The application's root view model: routes each intent to the screen on
 /// show or the overlay over it, and runs what no single screen owns: the
@@ -68,9 +68,11 @@ public final class AppModel {
     ///   - lockAfter: idle seconds before locking (default 300; 0 = never).
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
     ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
-    public init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-                lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
-                oauthTransport: any HTTPTransport = HelperHTTPTransport()) {
+    public init(
+        store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
+        lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
+        oauthTransport: any HTTPTransport = HelperHTTPTransport()
+    ) {
         self.oauthTransport = oauthTransport
         self.store = store
         self.clipboard = clipboard
@@ -82,8 +84,10 @@ public final class AppModel {
         } else if store.isLocked {
             current = .unlock(UnlockModel())
         } else {
-            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                                       mailbox: mailbox))
+            current = .main(
+                MainScreen(
+                    store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                    mailbox: mailbox))
         }
     }
 
@@ -206,8 +210,10 @@ public final class AppModel {
             self.overlay = overlay
         case .lock(let message): lockNow(message: message)
         case .openVault:
-            current = .main(MainScreen(store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                                       generatorSettings: generatorSettings, mailbox: mailbox))
+            current = .main(
+                MainScreen(
+                    store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                    generatorSettings: generatorSettings, mailbox: mailbox))
         case .quit: shouldQuit = true
         }
     }

@@ -1,6 +1,6 @@
-import Foundation
-import FobStore
 import FobSessions
+import FobStore
+import Foundation
 
 /// Slow work kept off the UI thread (a refresh at an OAuth provider can take
 /// up to its 30 s timeout), and the two ways it meets the UI thread again:
@@ -111,7 +111,9 @@ final class UIThreadStore: KeychainStore, @unchecked Sendable {
         try onUIThread { () throws(KeychainError) in try self.store.items(matching: query, withSecrets: withSecrets) }
     }
 
-    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError) -> Vault.SaveOutcome {
+    func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges) throws(KeychainError)
+        -> Vault.SaveOutcome
+    {
         try onUIThread { () throws(KeychainError) in
             try self.store.save(service: service, account: account, secret: secret, attributes: attributes)
         }

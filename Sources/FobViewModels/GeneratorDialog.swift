@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobTokens
+import Foundation
 
 /// The password generator dialog (Alt-G, or Enter on the form's Generator
 /// row): the settings Ctrl-G uses, field by field, with a live preview of a
@@ -96,7 +96,8 @@ public final class GeneratorDialogModel {
 
     /// The fields that apply to the current mode, in Tab order.
     public var fields: [Field] {
-        kind == .characters ? [.mode, .length, .lower, .upper, .digits, .symbols, .excluded] : [.mode, .words, .separator]
+        kind == .characters
+            ? [.mode, .length, .lower, .upper, .digits, .symbols, .excluded] : [.mode, .words, .separator]
     }
 
     /// The text field with focus, if focus is on one.
@@ -119,9 +120,11 @@ public final class GeneratorDialogModel {
         var policy = PasswordPolicy(classes: classes, excluded: excluded.text)
         policy.kind = kind
         policy.separator = separator.text
-        policy.length = Self.number(length.text).flatMap { PasswordPolicy.lengthRange.contains($0) ? $0 : nil }
+        policy.length =
+            Self.number(length.text).flatMap { PasswordPolicy.lengthRange.contains($0) ? $0 : nil }
             ?? opened.length
-        policy.words = Self.number(words.text).flatMap { PasswordPolicy.wordRange.contains($0) ? $0 : nil }
+        policy.words =
+            Self.number(words.text).flatMap { PasswordPolicy.wordRange.contains($0) ? $0 : nil }
             ?? opened.words
         switch kind {
         case .characters:
@@ -189,7 +192,11 @@ public final class GeneratorDialogModel {
         if focus == .mode {
             kind = kind == .characters ? .words : .characters
         } else if let characterClass = focus.characterClass {
-            if classes.contains(characterClass) { classes.remove(characterClass) } else { classes.insert(characterClass) }
+            if classes.contains(characterClass) {
+                classes.remove(characterClass)
+            } else {
+                classes.insert(characterClass)
+            }
         } else {
             return
         }

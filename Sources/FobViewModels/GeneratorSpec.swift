@@ -74,7 +74,8 @@ public enum GeneratorSpec {
         }
         let length = number ?? PasswordPolicy.defaultLength
         guard PasswordPolicy.lengthRange.contains(length) else { throw .outOfRange(length) }
-        return PasswordPolicy(length: length, classes: classes ?? Set(CharacterClass.allCases), excluded: excluded ?? "")
+        return PasswordPolicy(
+            length: length, classes: classes ?? Set(CharacterClass.allCases), excluded: excluded ?? "")
     }
 }
 

@@ -1,6 +1,6 @@
-import Foundation
-import FobStore
 import FobSessions
+import FobStore
+import Foundation
 
 /// One read-only line of the form's details: a caption and what to show.
 public struct DetailRow: Sendable, Equatable {
@@ -52,10 +52,15 @@ extension HomeFormModel {
                 }
             }
             for (label, name) in [("Subject", "sub"), ("Issuer", "iss"), ("Audience", "aud"), ("Scope", "scope")] {
-                if let value = claim(name) { rows.append(DetailRow(label: label, text: displaySafe(value), masked: false)) }
+                if let value = claim(name) {
+                    rows.append(DetailRow(label: label, text: displaySafe(value), masked: false))
+                }
             }
-            rows.append(DetailRow(label: "Expires", text: details.expiryText(now: now)
-                                  + (details.canRefresh ? "  (r refreshes)" : ""), masked: false))
+            rows.append(
+                DetailRow(
+                    label: "Expires",
+                    text: details.expiryText(now: now)
+                        + (details.canRefresh ? "  (r refreshes)" : ""), masked: false))
         }
         return rows
     }

@@ -1,6 +1,6 @@
-import Foundation
-import FobStore
 import FobSessions
+import FobStore
+import Foundation
 
 /// Keeps the main screen's list in step with the store: reloads it,
 /// polls for changes made by other processes, and remembers each token's
@@ -31,8 +31,9 @@ final class ItemRefresh {
         let rows = items.map { item -> ItemRow in
             let key = ItemKey(item)
             seen.insert(key)
-            return ItemRow(key: key, label: item.label ?? "", kind: item.kind, modified: item.modified,
-                           expires: expiry(of: item, key: key), expiryText: nil)
+            return ItemRow(
+                key: key, label: item.label ?? "", kind: item.kind, modified: item.modified,
+                expires: expiry(of: item, key: key), expiryText: nil)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
         main.list.replace(with: rows)
@@ -53,7 +54,8 @@ final class ItemRefresh {
             if let version = try? store.dataVersion(), version != knownVersion {
                 let shown = main.form.retrievedKey
                 if reload(main, now: now), let shown {
-                    main.form.message = .warning("Deleted elsewhere: \(shown.described)" + MainScreen.retrievedClearedNote)
+                    main.form.message = .warning(
+                        "Deleted elsewhere: \(shown.described)" + MainScreen.retrievedClearedNote)
                 }
             }
         }

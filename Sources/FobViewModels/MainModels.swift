@@ -1,7 +1,7 @@
-import Foundation
-import FobStore
 import FobSessions
+import FobStore
 import FobTokens
+import Foundation
 
 /// One line of the item list: names and dates only, never a secret.
 public struct ItemRow: Sendable, Equatable {
@@ -101,7 +101,9 @@ public final class ItemListModel {
 
     /// Recomputes the expiry texts for `now`.
     func updateExpiryTexts(now: Date) {
-        for i in allRows.indices { allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) } }
+        for i in allRows.indices {
+            allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) }
+        }
         for i in rows.indices { rows[i].expiryText = rows[i].expires.map { TokenExpiry.describe($0, now: now) } }
     }
 
@@ -206,7 +208,8 @@ public final class HomeFormModel {
     /// (Ctrl-R), one `•` per digit while hidden, and the seconds left.
     public func oneTimeCodeText(at now: Date) -> String? {
         guard let (code, left) = oneTimeCode(at: now) else { return nil }
-        let shown = isRetrievedPasswordRevealed ? code : String(repeating: TextFieldState.maskCharacter, count: code.count)
+        let shown =
+            isRetrievedPasswordRevealed ? code : String(repeating: TextFieldState.maskCharacter, count: code.count)
         return left.map { "\(shown)  \($0) s left" } ?? shown
     }
 

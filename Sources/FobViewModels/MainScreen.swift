@@ -1,9 +1,9 @@
-import Foundation
-import FobStore
-import FobSessions
-import FobTokens
 import FobClipboard
+import FobSessions
+import FobStore
 import FobSystem
+import FobTokens
+import Foundation
 
 /// The main screen's intents over its ``MainModel``: focus and the list's
 /// keys, the form's buttons (save, retrieve, delete), opening and copying
@@ -35,9 +35,11 @@ final class MainScreen {
     /// - Parameters:
     ///   - generatorSettings: the generator's settings kept from before a lock.
     ///   - mailbox: what the app model drains on each tick, for background work.
-    init(store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
-         transport: any HTTPTransport = HelperHTTPTransport(), generatorSettings: PasswordPolicy = PasswordPolicy(),
-         mailbox: UIThreadMailbox = UIThreadMailbox()) {
+    init(
+        store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
+        transport: any HTTPTransport = HelperHTTPTransport(), generatorSettings: PasswordPolicy = PasswordPolicy(),
+        mailbox: UIThreadMailbox = UIThreadMailbox()
+    ) {
         model = MainModel(generatorSettings: generatorSettings)
         self.mailbox = mailbox
         self.transport = transport
@@ -58,7 +60,8 @@ final class MainScreen {
         let form = model.form
         // Ctrl-R: the Retrieved Password (and one-time code), except in a
         // Password or One-time seed field holding text.
-        let ownReveal = (model.focus == .password && !form.password.isEmpty)
+        let ownReveal =
+            (model.focus == .password && !form.password.isEmpty)
             || (model.focus == .oneTimeSeed && !form.oneTimeSeed.isEmpty)
             || (model.focus == .fieldValue && !form.fieldValue.isEmpty)
         if case .toggleReveal = action, !ownReveal {
@@ -144,7 +147,7 @@ final class MainScreen {
         case .delete:
             return askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-             .setKDFPreset, .confirm, .dismiss:
+            .setKDFPreset, .confirm, .dismiss:
             break
         }
         return .stay

@@ -1,5 +1,5 @@
-import FobStore
 import FobSessions
+import FobStore
 
 /// The confirmations the main screen asks for, each beside what `y` then
 /// does: deleting one item (`d` in the list, the Delete button) and the
@@ -84,11 +84,14 @@ extension MainScreen {
         let count = items.count
         let shown = items.prefix(MainScreen.logoutNamesShown).map { ItemKey($0).described }
         let more = count > shown.count ? "; and \(count - shown.count) more" : ""
-        return .show(.confirm(ConfirmDialog(
-            title: "Logout",
-            message: "Delete \(count) token/OAuth item\(count == 1 ? "" : "s")\(scope) (\(shown.joined(separator: "; "))\(more)), "
-                + "clear the clipboard and lock? (y/n)",
-            purpose: .logoutWipe(service: service, count: count))))
+        return .show(
+            .confirm(
+                ConfirmDialog(
+                    title: "Logout",
+                    message:
+                        "Delete \(count) token/OAuth item\(count == 1 ? "" : "s")\(scope) (\(shown.joined(separator: "; "))\(more)), "
+                        + "clear the clipboard and lock? (y/n)",
+                    purpose: .logoutWipe(service: service, count: count))))
     }
 
     /// The timer step of a wipe that found the vault busy: one more short try.
@@ -109,14 +112,16 @@ extension MainScreen {
     private func logoutWipe(service: String?) -> Transition {
         let report: LogoutWipe.Report
         do {
-            report = try LogoutWipe.run(in: store, service: service,
-                                        busyTimeoutMilliseconds: MainScreen.wipeBusyTimeoutMilliseconds)
+            report = try LogoutWipe.run(
+                in: store, service: service,
+                busyTimeoutMilliseconds: MainScreen.wipeBusyTimeoutMilliseconds)
         } catch {
             clipboard.clearNow()
             if error.isBusy {
                 // Stay responsive: try again from the timer, not in a blocking wait.
                 pendingWipe = .some(service)
-                model.form.message = .warning("Vault busy: another fob process is writing; logging out as soon as it is done")
+                model.form.message = .warning(
+                    "Vault busy: another fob process is writing; logging out as soon as it is done")
             } else {
                 pendingWipe = nil
                 model.form.message = .error("Logout failed: nothing was deleted; \(error)")

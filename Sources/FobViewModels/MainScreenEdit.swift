@@ -1,7 +1,7 @@
-import Foundation
-import FobStore
 import FobSessions
+import FobStore
 import FobTokens
+import Foundation
 
 /// Opening an item with every attribute, saving (adding, updating or
 /// renaming) it, and the list's other item keys: `u`, `o`, `r`.
@@ -11,7 +11,10 @@ extension MainScreen {
     /// empty and Save keeps the stored secret unless the field is edited.
     func openSelected() {
         let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return
+        }
         form.wipe()
         form.service.setText(row.service)
         form.userID.setText(row.account)
@@ -112,10 +115,12 @@ extension MainScreen {
         guard let opened = form.openedKey else { return saveNew(key, changes) }
         if form.passwordEdited {
             if form.password.isEmpty && form.openedHasSecret && !allowEmptySecret {
-                return .show(.confirm(ConfirmDialog(
-                    title: "Empty password",
-                    message: "Replace the password of \(opened.described) with an empty one? (y/n)",
-                    purpose: .saveEmptySecret)))
+                return .show(
+                    .confirm(
+                        ConfirmDialog(
+                            title: "Empty password",
+                            message: "Replace the password of \(opened.described) with an empty one? (y/n)",
+                            purpose: .saveEmptySecret)))
             }
             changes.secret = form.password.secret()
         }
@@ -123,9 +128,13 @@ extension MainScreen {
         if renamed {
             changes.service = key.service
             changes.account = key.account
-            if (try? store.items(matching: ItemKey(itemClass: opened.itemClass, accessGroup: opened.accessGroup,
-                                                    service: key.service, account: key.account).query,
-                                 withSecrets: false)) != nil {
+            if (try? store.items(
+                matching: ItemKey(
+                    itemClass: opened.itemClass, accessGroup: opened.accessGroup,
+                    service: key.service, account: key.account
+                ).query,
+                withSecrets: false)) != nil
+            {
                 form.message = .warning("An item for \(key.described) exists already; nothing changed")
                 return .stay
             }
@@ -139,8 +148,9 @@ extension MainScreen {
             form.message = .error(error.description)
             return .stay
         }
-        let newKey = ItemKey(itemClass: opened.itemClass, accessGroup: opened.accessGroup,
-                             service: key.service, account: key.account)
+        let newKey = ItemKey(
+            itemClass: opened.itemClass, accessGroup: opened.accessGroup,
+            service: key.service, account: key.account)
         reloadItems()
         model.list.select(newKey)
         reopen(newKey)
@@ -158,7 +168,8 @@ extension MainScreen {
         let form = model.form
         let outcome: Vault.SaveOutcome
         do {
-            outcome = try store.save(service: key.service, account: key.account, secret: form.password.secret(), attributes: changes)
+            outcome = try store.save(
+                service: key.service, account: key.account, secret: form.password.secret(), attributes: changes)
         } catch {
             form.message = .error(error.description)
             return .stay
@@ -195,7 +206,10 @@ extension MainScreen {
     /// `u`: copies the selected item's user ID.
     func copyUserID() {
         let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return
+        }
         form.message = .info("Copying the user ID of \(row.key.described)…")
         clipboard.copy(SecretBytes(utf8: row.account))
     }
@@ -203,7 +217,10 @@ extension MainScreen {
     /// `o`: copies the selected item's one-time code as of now.
     func copyOneTimeCode() {
         let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return
+        }
         do {
             let item = try store.item(row.key)
             guard let seed = item.oneTimePassword else {
@@ -229,7 +246,10 @@ extension MainScreen {
     /// thread (``UIThreadStore``).
     func refreshSelected() {
         let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return
+        }
         guard row.kind == .oauth else {
             form.message = .warning("r refreshes OAuth items; \(row.key.described) is a \(row.kind.rawValue)")
             return
@@ -239,10 +259,13 @@ extension MainScreen {
             return
         }
         let store = UIThreadStore(self.store, mailbox: mailbox)
-        let clock = self.clock, transport = self.transport, key = row.key
+        let clock = self.clock
+        let transport = self.transport
+        let key = row.key
         let job = BackgroundJob<StatusLine> {
-            let session = OAuthSession(store: store, service: key.service, account: key.account, transport: transport,
-                                       now: { clock.now })
+            let session = OAuthSession(
+                store: store, service: key.service, account: key.account, transport: transport,
+                now: { clock.now })
             do {
                 _ = try session.refresh(force: true)
                 return .success("Refreshed \(key.described)")

@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobTokens
+import Foundation
 
 /// The password generator on the main screen: Ctrl-G in the Password field
 /// fills it at once with the kept settings; the generator dialog (Alt-G,
@@ -69,7 +69,8 @@ extension MainScreen {
     /// - Returns: whether the dialog was closed.
     private func useGeneratorPreview() -> Bool {
         guard let dialog = model.generatorDialog, let preview = dialog.preview,
-              let policy = try? dialog.policy() else { return false }
+            let policy = try? dialog.policy()
+        else { return false }
         var bytes = preview.unsafeArray
         defer { bytes.wipe() }
         fillPassword(with: bytes)

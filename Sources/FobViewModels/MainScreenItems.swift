@@ -1,5 +1,5 @@
-import FobStore
 import FobClipboard
+import FobStore
 
 /// The Home form's Save and Retrieve buttons, opening the selected item in
 /// the form, copying its secret, and the clipboard's reports.
@@ -29,7 +29,10 @@ extension MainScreen {
     /// arrives later as a clipboard event (``show(_:)``).
     func copySelected() {
         let form = model.form
-        guard let row = model.list.selectedRow else { form.message = MainScreen.noSelection; return }
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return
+        }
         do {
             let item = try store.item(row.key)
             guard let secret = item.secret else { return }
@@ -47,8 +50,10 @@ extension MainScreen {
             switch event {
             case .copied(let after):
                 let name = clipboard.clipboard.name
-                form.message = .success(after > 0 ? "Copied to the clipboard (\(name)); clears in \(Int(after)) s"
-                                                  : "Copied to the clipboard (\(name))")
+                form.message = .success(
+                    after > 0
+                        ? "Copied to the clipboard (\(name)); clears in \(Int(after)) s"
+                        : "Copied to the clipboard (\(name))")
             case .copyFailed(let error):
                 form.message = .error("Copy failed: \(error)")
             case .cleared(.cleared), .cleared(.clearedUnchecked):

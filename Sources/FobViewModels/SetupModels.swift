@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// The create-vault screen: `New master password` and `Confirm` (masked), a
 /// KDF preset, and a message line.

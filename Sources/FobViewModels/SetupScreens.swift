@@ -1,5 +1,5 @@
-import FobStore
 import FobSessions
+import FobStore
 
 /// The create-vault screen's intents: editing, focus, the KDF preset, and
 /// creating the vault.

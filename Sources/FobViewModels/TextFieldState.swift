@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Where a cursor move goes in a ``TextFieldState``.
 public enum CursorMove: Sendable, Equatable {
@@ -92,7 +92,10 @@ public final class TextFieldState {
     public func insert(_ string: String) {
         for var character in string {
             if character == "\n" || character == "\r\n" || character == "\r" {
-                guard allowsLineBreaks else { droppedLineBreaks += 1; continue }
+                guard allowsLineBreaks else {
+                    droppedLineBreaks += 1
+                    continue
+                }
                 character = "\n"
             } else if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 continue

@@ -1,8 +1,9 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import FobImport
+import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Parses XML with Foundation's `XMLParser` (libxml2) into ``XMLEvent``s.
 /// Runs in the `fob-xml` helper, and in-process in tests and fuzz targets;
@@ -32,7 +33,9 @@ public enum FoundationXMLEvents {
     }
 
     /// The same, typed as an ``XMLEventParser``.
-    public static let parser: XMLEventParser = { (document: [UInt8]) throws(ImportError) -> XMLEventList in parse(document) }
+    public static let parser: XMLEventParser = { (document: [UInt8]) throws(ImportError) -> XMLEventList in
+        parse(document)
+    }
 
     private final class Recorder: NSObject, XMLParserDelegate {
         var list = XMLEventList()
@@ -46,14 +49,18 @@ public enum FoundationXMLEvents {
             list.events.append(event)
         }
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             add(.start(name, attributes: attributes), parser)
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { add(.text(string), parser) }
 
-        func parser(_ parser: XMLParser, foundCDATA block: Data) { add(.text(String(decoding: block, as: UTF8.self)), parser) }
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            add(.text(String(decoding: block, as: UTF8.self)), parser)
+        }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             add(.end(name), parser)

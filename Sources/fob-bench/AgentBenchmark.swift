@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Agent figures, side by side (not pass/fail): start-up against a minimal
 /// Swift program built the same way, `fob get` and `fob ls` through the
@@ -9,15 +9,23 @@ import FobSystem
 /// Runs the `fob` built next to this program.
 enum AgentBenchmark {
     /// One finished child: exit status, peak memory (KiB), output.
-    struct Run { var status: Int32; var maxRSSKiB: Int; var output: String }
+    struct Run {
+        var status: Int32
+        var maxRSSKiB: Int
+        var output: String
+    }
 
     /// Runs `executable` with `arguments` and waits (wait4 for its peak memory).
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]) -> Run {
         guard let pipe = try? ChildProcessSpawner.makePipe() else { return Run(status: -1, maxRSSKiB: 0, output: "") }
-        guard let pid = try? ChildProcessSpawner.spawn(executable: executable, arguments: arguments, environment: environment,
-                                                       standardInput: .null, standardOutput: .descriptor(pipe.write),
-                                                       standardError: .null) else {
-            close(pipe.read); close(pipe.write)
+        guard
+            let pid = try? ChildProcessSpawner.spawn(
+                executable: executable, arguments: arguments, environment: environment,
+                standardInput: .null, standardOutput: .descriptor(pipe.write),
+                standardError: .null)
+        else {
+            close(pipe.read)
+            close(pipe.write)
             return Run(status: -1, maxRSSKiB: 0, output: "")
         }
         close(pipe.write)
@@ -32,8 +40,9 @@ enum AgentBenchmark {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        return Run(status: ChildProcessSpawner.exitCode(waitStatus: status), maxRSSKiB: usage.ru_maxrss,
-                   output: String(decoding: output, as: UTF8.self))
+        return Run(
+            status: ChildProcessSpawner.exitCode(waitStatus: status), maxRSSKiB: usage.ru_maxrss,
+            output: String(decoding: output, as: UTF8.self))
     }
 
     /// Median wall time in ms of `count` runs.
@@ -58,7 +67,8 @@ enum AgentBenchmark {
         }
         let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
         let runtime = scratch.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let password = SecretBytes(utf8: "benchmark master password")
         let passwordFile = scratch.appendingPathComponent("password").path
         try Data("benchmark master password\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
@@ -69,61 +79,86 @@ enum AgentBenchmark {
         // It touches NSLock so that Foundation itself is linked, as in fob:
         // ProcessInfo alone links only FoundationEssentials, whose static
         // program starts in about 3 ms here against about 4 ms with Foundation.
-        try Data("import Foundation\nlet lock = NSLock()\nlock.lock(); lock.unlock()\nprint(\"hello \\(ProcessInfo.processInfo.processIdentifier)\")\n".utf8).write(to: source)
-        let swiftc = ExecutableLookup.find("swiftc", environment: ProcessInfo.processInfo.environment) ?? "/usr/bin/swiftc"
+        try Data(
+            "import Foundation\nlet lock = NSLock()\nlock.lock(); lock.unlock()\nprint(\"hello \\(ProcessInfo.processInfo.processIdentifier)\")\n"
+                .utf8
+        ).write(to: source)
+        let swiftc =
+            ExecutableLookup.find("swiftc", environment: ProcessInfo.processInfo.environment) ?? "/usr/bin/swiftc"
         let optimised = exe.contains("/release/")
         let libraries = run("/usr/bin/ldd", [fob], environment: ["PATH": path]).output.split(separator: "\n")
         // Built the same way: with the Swift runtime linked statically when fob's is.
         let isStatic = !libraries.contains { $0.contains("libswiftCore") }
         let flags = (optimised ? ["-O"] : ["-Onone"]) + (isStatic ? ["-static-stdlib"] : [])
-        let built = run(swiftc, flags + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
+        let built = run(
+            swiftc, flags + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
         let tFob = median(30) { _ = run(fob, ["--version"], environment: ["PATH": path]) }
         print("  " + pad("fob --version") + String(format: "%10.1f ms", tFob))
-        print("  " + pad("peak memory of fob --version") + peakMemory(fob, ["--version"], environment: ["PATH": path], scratch: scratch))
+        print(
+            "  " + pad("peak memory of fob --version")
+                + peakMemory(fob, ["--version"], environment: ["PATH": path], scratch: scratch))
         if built.status == 0 {
             let tHello = median(30) { _ = run(hello.path, [], environment: ["PATH": path]) }
-            print("  " + pad("minimal Swift program with Foundation (\(isStatic ? "static" : "dynamic"))") + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
+            print(
+                "  " + pad("minimal Swift program with Foundation (\(isStatic ? "static" : "dynamic"))")
+                    + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
         } else {
             print("  minimal Swift program: swiftc failed; skipped")
         }
-        print("  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
-              + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
+        print(
+            "  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
+                + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
 
         for count in [1_000, 10_000] {
             section("Through the agent at \(count) items")
             let url = scratch.appendingPathComponent("agent\(count)/vault.db")
             let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
-            try vault.add(contentsOf: (0..<count).map { i in
-                Item(service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)", secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
-            })
+            try vault.add(
+                contentsOf: (0..<count).map { i in
+                    Item(
+                        service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",
+                        secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
+                })
             vault.lock()
             let env = ["PATH": path, "XDG_RUNTIME_DIR": runtime.path, "FOB_VAULT": url.path, "FOB_AGENT": "1"]
             let unlock = run(fob, ["unlock", "--password-file", passwordFile], environment: env)
-            guard unlock.status == 0 else { print("  unlock failed (\(unlock.status)); skipped"); continue }
+            guard unlock.status == 0 else {
+                print("  unlock failed (\(unlock.status)); skipped")
+                continue
+            }
             defer {
                 let status = run(fob, ["status", "--json"], environment: env).output
                 if let data = status.data(using: .utf8),
-                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let pid = object["pid"] as? Int {
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let pid = object["pid"] as? Int
+                {
                     kill(pid_t(pid), SIGTERM)
                 }
             }
             var last = Run(status: 0, maxRSSKiB: 0, output: "")
             let tGet = median(30) { last = run(fob, ["get", "svc7", "user7"], environment: env) }
             print("  " + pad("fob get (median of 30)") + String(format: "%10.1f ms   exit %d", tGet, last.status))
-            print("  " + pad("peak memory of one fob get") + peakMemory(fob, ["get", "svc7", "user7"], environment: env, scratch: scratch))
+            print(
+                "  " + pad("peak memory of one fob get")
+                    + peakMemory(fob, ["get", "svc7", "user7"], environment: env, scratch: scratch))
             let tList = median(10) { last = run(fob, ["ls"], environment: env) }
             print("  " + pad("fob ls (median of 10)") + String(format: "%10.1f ms   %.2f× get", tList, tList / tGet))
             if count == 10_000 {
                 let status = run(fob, ["status", "--json"], environment: env).output
                 if let data = status.data(using: .utf8),
-                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let pid = object["pid"] as? Int,
-                   let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                   let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let pid = object["pid"] as? Int,
+                    let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                    let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+                {
                     let kib = Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "0") ?? 0
                     print("  " + pad("peak memory of the agent (VmHWM)") + String(format: "%10.1f MiB", kib / 1024))
                 }
             } else {
-                final class Counter: @unchecked Sendable { let lock = NSLock(); var value = 0 }
+                final class Counter: @unchecked Sendable {
+                    let lock = NSLock()
+                    var value = 0
+                }
                 let ok = Counter()
                 let tConcurrent = try time {
                     DispatchQueue.concurrentPerform(iterations: 100) { _ in
@@ -131,7 +166,9 @@ enum AgentBenchmark {
                         if r.status == 0 { ok.lock.withLock { ok.value += 1 } }
                     }
                 }
-                print("  " + pad("100 concurrent fob get") + String(format: "%10.1f ms   %d of 100 succeeded", tConcurrent * 1000, ok.value))
+                print(
+                    "  " + pad("100 concurrent fob get")
+                        + String(format: "%10.1f ms   %d of 100 succeeded", tConcurrent * 1000, ok.value))
                 passShow(scratch: scratch, count: count, path: path, fobGet: tGet)
             }
         }
@@ -140,11 +177,17 @@ enum AgentBenchmark {
     /// The peak memory of one run, measured by GNU time (a small parent, so
     /// that no parent's memory is counted: spawned with vfork, a child's
     /// `ru_maxrss` starts from its parent's).
-    static func peakMemory(_ executable: String, _ arguments: [String], environment: [String: String], scratch: URL) -> String {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { return "  (no /usr/bin/time; skipped)" }
+    static func peakMemory(_ executable: String, _ arguments: [String], environment: [String: String], scratch: URL)
+        -> String
+    {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
+            return "  (no /usr/bin/time; skipped)"
+        }
         let out = scratch.appendingPathComponent("time.out").path
         _ = run("/usr/bin/time", ["-f", "%M", "-o", out, executable] + arguments, environment: environment)
-        guard let text = try? String(contentsOfFile: out, encoding: .utf8), let kib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let text = try? String(contentsOfFile: out, encoding: .utf8),
+            let kib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             return "  (unreadable)"
         }
         return String(format: "%10.1f MiB", kib / 1024)
@@ -153,32 +196,48 @@ enum AgentBenchmark {
     /// `pass show` on a store of `count` entries, with a throwaway GnuPG key without passphrase.
     static func passShow(scratch: URL, count: Int, path: String, fobGet: Double) {
         guard let pass = ExecutableLookup.find("pass", environment: ["PATH": path]),
-              let gpg = ExecutableLookup.find("gpg", environment: ["PATH": path]) else {
+            let gpg = ExecutableLookup.find("gpg", environment: ["PATH": path])
+        else {
             print("  pass show: pass or gpg is not installed; skipped (apt-get install pass)")
             return
         }
         let home = scratch.appendingPathComponent("gnupg")
-        try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = scratch.appendingPathComponent("pass-store")
         let env = ["PATH": path, "GNUPGHOME": home.path, "PASSWORD_STORE_DIR": store.path, "HOME": scratch.path]
-        _ = run(gpg, ["--batch", "--passphrase", "", "--quick-gen-key", "fob-bench@example.invalid", "default", "default", "never"], environment: env)
+        _ = run(
+            gpg,
+            [
+                "--batch", "--passphrase", "", "--quick-gen-key", "fob-bench@example.invalid", "default", "default",
+                "never",
+            ], environment: env)
         _ = run(pass, ["init", "fob-bench@example.invalid"], environment: env)
         // Entries encrypted directly with gpg (pass insert, one by one, takes minutes).
         for i in 0..<count {
             let dir = store.appendingPathComponent("svc\(i % 50)")
             try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             if i < 20 || i == 7 {
-                _ = run("/bin/sh", ["-c", "printf 'secret-%s\\n' \"$1\" | gpg --batch -e -r fob-bench@example.invalid -o \"$2\"", "sh",
-                                    String(i), dir.appendingPathComponent("user\(i).gpg").path], environment: env)
+                _ = run(
+                    "/bin/sh",
+                    [
+                        "-c", "printf 'secret-%s\\n' \"$1\" | gpg --batch -e -r fob-bench@example.invalid -o \"$2\"",
+                        "sh",
+                        String(i), dir.appendingPathComponent("user\(i).gpg").path,
+                    ], environment: env)
             } else {
-                _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("user\(i).gpg").path, contents: Data(count: 64))
+                _ = FileManager.default.createFile(
+                    atPath: dir.appendingPathComponent("user\(i).gpg").path, contents: Data(count: 64))
             }
         }
         var last = Run(status: 0, maxRSSKiB: 0, output: "")
-        _ = run(pass, ["show", "svc7/user7"], environment: env)  // starts gpg-agent
+        _ = run(pass, ["show", "svc7/user7"], environment: env) // starts gpg-agent
         let t = median(30) { last = run(pass, ["show", "svc7/user7"], environment: env) }
-        print("  " + pad("pass show, same store size (median of 30)") + String(format: "%10.1f ms   exit %d; fob get is %.2f× pass",
-                                                                             t, last.status, fobGet / t))
+        print(
+            "  " + pad("pass show, same store size (median of 30)")
+                + String(
+                    format: "%10.1f ms   exit %d; fob get is %.2f× pass",
+                    t, last.status, fobGet / t))
         _ = run("/usr/bin/gpgconf", ["--kill", "gpg-agent"], environment: env)
     }
 }

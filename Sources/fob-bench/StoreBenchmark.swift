@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 /// Store figures: KDF presets, adds, lookups, listing, bytes per item.
 enum StoreBenchmark {
@@ -45,7 +45,9 @@ enum StoreBenchmark {
         let big2 = try Vault(url: url100k)
         let tUnlockBig = try time { try big2.unlock(password: password) }
         report("unlock beyond the KDF", seconds: tUnlockBig)
-        print("\n  " + pad("peak memory before any KDF above 64 MiB (max RSS)") + String(format: "%10.1f MiB", peakMemoryMiB()))
+        print(
+            "\n  " + pad("peak memory before any KDF above 64 MiB (max RSS)")
+                + String(format: "%10.1f MiB", peakMemoryMiB()))
 
         section("Key derivation (Argon2id, crypto_pwhash), one unlock; its memory is the peak below")
         for preset in KDFParameters.Preset.allCases {
@@ -74,8 +76,10 @@ enum StoreBenchmark {
 
     private static func items(_ range: Range<Int>) -> [Item] {
         range.map { i in
-            Item(service: service(i), account: account(i), label: "Label \(i)",
-                 kind: i % 5 == 0 ? .token : .password, secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
+            Item(
+                service: service(i), account: account(i), label: "Label \(i)",
+                kind: i % 5 == 0 ? .token : .password,
+                secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
         }
     }
 
@@ -87,7 +91,8 @@ enum StoreBenchmark {
 
 /// Wall-clock seconds of `body`.
 func time(_ body: () throws -> Void) throws -> Double {
-    var start = timespec(), end = timespec()
+    var start = timespec()
+    var end = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
     try body()
     clock_gettime(CLOCK_MONOTONIC, &end)

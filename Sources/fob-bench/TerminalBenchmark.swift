@@ -1,12 +1,12 @@
-@preconcurrency import Glibc
-import Foundation
+import FobClipboard
+import FobSessions
 import FobStore
+import FobSystem
 import FobTerminal
 import FobTestSupport
 import FobViewModels
-import FobSessions
-import FobClipboard
-import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// Terminal UI figures at 10,000 items: start to the unlock screen, the
 /// KDF to the first full list, and one filter keystroke re-rendering the list.
@@ -35,15 +35,19 @@ enum TerminalBenchmark {
         var canvas: Canvas!
         let tOpen = try time {
             let store = VaultStore(url: url)
-            app = AppModel(store: store, clipboard: ClipboardController(clipboard: NoClipboard(), clearAfter: 0),
-                           clock: LiveClock(), lockAfter: 0)
+            app = AppModel(
+                store: store, clipboard: ClipboardController(clipboard: NoClipboard(), clearAfter: 0),
+                clock: LiveClock(), lockAfter: 0)
             canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
         }
         precondition(canvas.text.contains("Master password"))
         report("in process: open vault, models, draw unlock screen", seconds: tOpen)
 
         let kdf = try (0..<3).map { _ in
-            try time { let v = try Vault(url: url); try v.unlock(password: password) }
+            try time {
+                let v = try Vault(url: url)
+                try v.unlock(password: password)
+            }
         }.sorted()[1]
         app.send(.insert(password.unsafeString!))
         let tUnlock = try time {
@@ -59,20 +63,23 @@ enum TerminalBenchmark {
         app.send(.startFilter)
         var keystrokes: [Double] = []
         for character in "user42" {
-            keystrokes.append(try time {
-                app.send(.insert(String(character)))
-                canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
-            })
+            keystrokes.append(
+                try time {
+                    app.send(.insert(String(character)))
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
         }
         let shown = main.list.rows.count
         for _ in 0..<6 {
-            keystrokes.append(try time {
-                app.send(.deleteBackward)
-                canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
-            })
+            keystrokes.append(
+                try time {
+                    app.send(.deleteBackward)
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
         }
-        report("filter keystroke: filter and draw (mean of \(keystrokes.count))",
-               seconds: keystrokes.reduce(0, +) / Double(keystrokes.count))
+        report(
+            "filter keystroke: filter and draw (mean of \(keystrokes.count))",
+            seconds: keystrokes.reduce(0, +) / Double(keystrokes.count))
         report("filter keystroke: slowest (\(shown) rows match \"user42\")", seconds: keystrokes.max() ?? 0)
         app.shutdown(timeout: 0)
     }
@@ -80,8 +87,9 @@ enum TerminalBenchmark {
     private static func item(_ i: Int) -> Item {
         let token = i % 20 == 0
         let secret = token ? jwt(exp: 1_900_000_000 + i) : "secret-\(i)-\(String(repeating: "x", count: 24))"
-        return Item(service: "service-\(i % 500).example", account: "user\(i)@example.com", label: "Label \(i)",
-                    kind: token ? .token : .password, secret: SecretBytes(utf8: secret))
+        return Item(
+            service: "service-\(i % 500).example", account: "user\(i)@example.com", label: "Label \(i)",
+            kind: token ? .token : .password, secret: SecretBytes(utf8: secret))
     }
 
     private static func jwt(exp: Int) -> String {
@@ -114,7 +122,8 @@ enum TerminalBenchmark {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -122,13 +131,16 @@ enum TerminalBenchmark {
         // POSIX_SPAWN_SETSID (0x80, a GNU extension): the pty becomes the controlling terminal.
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
         let argv = [fob, "--vault", vault.path, "--clipboard", "none"]
-        let env = ["TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(home.path)", "PATH=/usr/bin:/bin",
-                   "LINES=\(rows)", "COLUMNS=\(columns)"]
+        let env = [
+            "TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(home.path)", "PATH=/usr/bin:/bin",
+            "LINES=\(rows)", "COLUMNS=\(columns)",
+        ]
         let cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         let cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
         defer { (cArgv + cEnv).forEach { free($0) } }
         var pid: pid_t = 0
-        var start = timespec(), end = timespec()
+        var start = timespec()
+        var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         guard posix_spawn(&pid, fob, &actions, &attributes, cArgv, cEnv) == 0 else {
             throw BenchmarkFailure(message: "cannot start fob")
@@ -144,9 +156,11 @@ enum TerminalBenchmark {
             let n = read(master, &buffer, buffer.count)
             if n <= 0 { break }
             seen += buffer[0..<n]
-            found = seen.count >= needle.count && (0...(seen.count - needle.count)).contains { i in
-                seen[i] == needle[0] && Array(seen[i..<(i + needle.count)]) == needle
-            }
+            found =
+                seen.count >= needle.count
+                && (0...(seen.count - needle.count)).contains { i in
+                    seen[i] == needle[0] && Array(seen[i..<(i + needle.count)]) == needle
+                }
         }
         clock_gettime(CLOCK_MONOTONIC, &end)
         kill(pid, SIGTERM)
@@ -177,10 +191,11 @@ private struct PTY {
             }
             return p
         }
-        return PTY(openpt: unsafeBitCast(try symbol("posix_openpt"), to: IntFunction.self),
-                   grantpt: unsafeBitCast(try symbol("grantpt"), to: IntFunction.self),
-                   unlockpt: unsafeBitCast(try symbol("unlockpt"), to: IntFunction.self),
-                   ptsname: unsafeBitCast(try symbol("ptsname"), to: NameFunction.self))
+        return PTY(
+            openpt: unsafeBitCast(try symbol("posix_openpt"), to: IntFunction.self),
+            grantpt: unsafeBitCast(try symbol("grantpt"), to: IntFunction.self),
+            unlockpt: unsafeBitCast(try symbol("unlockpt"), to: IntFunction.self),
+            ptsname: unsafeBitCast(try symbol("ptsname"), to: NameFunction.self))
     }
 }
 

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 // fob-bench: prints Fob's speed and memory figures. Build and run with
 //   swift run -c release fob-bench

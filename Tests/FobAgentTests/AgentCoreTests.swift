@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import FobAgent
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// A clock the test moves; stands for `CLOCK_BOOTTIME`, which keeps running in suspend.
 final class ManualAgentClock: AgentClock, @unchecked Sendable {
@@ -44,13 +44,15 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
         let v = try makeVault()
         let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
         #expect(core.state == .locked)
-        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {} else {
+        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {
+        } else {
             Issue.record("a locked agent must answer interactionNotAllowed")
         }
         #expect(failure(core.handle(.unlock(password: .text("wrong"), idleSeconds: 9, maxSeconds: 9))) == .authFailed)
         try unlocked(v, core)
         #expect(secret(core.handle(.get(service: "mail", account: "ana"))) == "when")
-        if case .itemNotFound? = failure(core.handle(.get(service: "x", account: "y"))) {} else {
+        if case .itemNotFound? = failure(core.handle(.get(service: "x", account: "y"))) {
+        } else {
             Issue.record("a missing item is itemNotFound, as without the agent")
         }
         #expect(core.handle(.lock).isOK)
@@ -63,13 +65,14 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
         let core = AgentCore(vaultURL: v.vault.url, clock: clock)
         try unlocked(v, core, idle: 60, max: 0)
         clock.advance(59)
-        _ = core.handle(.get(service: "mail", account: "ana"))   // activity restarts the idle timer
+        _ = core.handle(.get(service: "mail", account: "ana")) // activity restarts the idle timer
         clock.advance(59)
         #expect(core.state == .unlocked)
         clock.advance(2)
         #expect(core.state == .afterFirstUnlock)
         #expect(secret(core.handle(.get(service: "wifi", account: "home"))) == "after")
-        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {} else {
+        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {
+        } else {
             Issue.record("a whenUnlocked item must not be readable after the idle timeout")
         }
         // fob lock drops the afterFirstUnlock keys too.
@@ -99,7 +102,10 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
             #expect(secret(core.handle(.get(service: "mail", account: "ana"))) == "when")
         }
         clock.advance(1)
-        guard case .status(let status) = core.handle(.status) else { Issue.record("no status"); return }
+        guard case .status(let status) = core.handle(.status) else {
+            Issue.record("no status")
+            return
+        }
         #expect(status.state == .afterFirstUnlock)
     }
 
@@ -111,7 +117,8 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
         let core = AgentCore(vaultURL: v.vault.url, clock: clock)
         try unlocked(v, core, idle: 900, max: 28_800)
         clock.advance(3_600)
-        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {} else {
+        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {
+        } else {
             Issue.record("the first request after a long suspend must find the vault locked")
         }
     }
@@ -122,7 +129,10 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
         let core = AgentCore(vaultURL: v.vault.url, clock: clock)
         try unlocked(v, core, idle: 100, max: 1000)
         clock.advance(40)
-        guard case .status(let status) = core.handle(.status) else { Issue.record("no status"); return }
+        guard case .status(let status) = core.handle(.status) else {
+            Issue.record("no status")
+            return
+        }
         #expect(status.state == .unlocked)
         #expect(status.idleSecondsLeft == 60)
         #expect(status.maxSecondsLeft == 960)
@@ -136,7 +146,8 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
         let copy = v.directory.file("copy.db")
         try FileManager.default.copyItem(at: v.vault.url, to: copy)
         #expect(rename(copy.path, v.vault.url.path) == 0)
-        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {} else {
+        if case .interactionNotAllowed? = failure(core.handle(.get(service: "mail", account: "ana"))) {
+        } else {
             Issue.record("a replaced file must lock the agent")
         }
         #expect(core.state == .locked)

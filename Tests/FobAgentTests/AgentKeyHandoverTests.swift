@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import FobAgent
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// A process that unlocked the vault with the master password hands the
 /// agent the vault key, so the key derivation runs once.
@@ -16,13 +16,20 @@ import FobTestSupport
     @Test func theRequestRoundTripsAndRefusesAKeyOfAnotherSize() throws {
         let key = SecretBytes(Array(0..<32))
         let bytes = AgentRequest.unlockWithKey(vaultKey: key, idleSeconds: 9, maxSeconds: 99).encoded()
-        let back = try bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
-        guard case .unlockWithKey(let k, 9, 99) = back else { Issue.record("not unlockWithKey: \(back)"); return }
+        let back = try bytes.withUnsafeBytes { raw in
+            Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+        }.get()
+        guard case .unlockWithKey(let k, 9, 99) = back else {
+            Issue.record("not unlockWithKey: \(back)")
+            return
+        }
         #expect(k.unsafeArray == Array(0..<32))
         #expect(!back.isItemOperation)
-        let short = AgentRequest.unlockWithKey(vaultKey: SecretBytes(Array(0..<31)), idleSeconds: 9, maxSeconds: 99).encoded()
+        let short = AgentRequest.unlockWithKey(vaultKey: SecretBytes(Array(0..<31)), idleSeconds: 9, maxSeconds: 99)
+            .encoded()
         #expect(throws: AgentProtocolError.self) {
-            try short.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+            try short.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+            }.get()
         }
     }
 
@@ -38,9 +45,13 @@ import FobTestSupport
     @Test func anotherKeyIsAuthFailedAndLeavesTheVaultLocked() throws {
         let v = try makeVault()
         let other = try Vault(url: v.vault.url)
-        #expect(thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 32))) } == .authFailed)
+        #expect(
+            thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 32))) }
+                == .authFailed)
         #expect(other.isLocked)
-        #expect(thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 16))) }?.statusName == "errSecParam")
+        #expect(
+            thrownKeychainError { try other.unlock(vaultKey: SecretBytes(Array(repeating: 7, count: 16))) }?.statusName
+                == "errSecParam")
     }
 
     @Test func noKeyLeavesALockedOrPartlyLockedVault() throws {
@@ -55,8 +66,12 @@ import FobTestSupport
         let v = try makeVault()
         let key = try v.vault.vaultKeyCopy()
         let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
-        guard case .failure(.authFailed) = core.handle(.unlockWithKey(vaultKey: SecretBytes(Array(repeating: 1, count: 32)),
-                                                                       idleSeconds: 60, maxSeconds: 0)) else {
+        guard
+            case .failure(.authFailed) = core.handle(
+                .unlockWithKey(
+                    vaultKey: SecretBytes(Array(repeating: 1, count: 32)),
+                    idleSeconds: 60, maxSeconds: 0))
+        else {
             Issue.record("a wrong key must be authFailed")
             return
         }
@@ -66,7 +81,10 @@ import FobTestSupport
             return
         }
         #expect(core.state == .unlocked)
-        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
+        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else {
+            Issue.record("get")
+            return
+        }
         #expect(item.secret?.unsafeString == "pw")
         if case .status(let status) = core.handle(.status) { #expect(status.idleSecondsLeft == 60) }
     }
@@ -76,28 +94,46 @@ import FobTestSupport
         let stored = try v.vault.item(service: "mail", account: "ana")
         var replacement = Item(service: "mail", account: "ana", label: "new", secret: .text("new pw"))
         replacement.persistentID = stored.persistentID
-        let plan: [ImportChange] = [.add(Item(service: "web", account: "bo", secret: .text("w"))),
-                                    .replace(existing: stored, with: replacement)]
+        let plan: [ImportChange] = [
+            .add(Item(service: "web", account: "bo", secret: .text("w"))),
+            .replace(existing: stored, with: replacement),
+        ]
         let bytes = AgentRequest.applyImport(plan).encoded()
-        let back = try bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
-        guard case .applyImport(let changes) = back, changes.count == 2 else { Issue.record("not applyImport: \(back)"); return }
+        let back = try bytes.withUnsafeBytes { raw in
+            Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+        }.get()
+        guard case .applyImport(let changes) = back, changes.count == 2 else {
+            Issue.record("not applyImport: \(back)")
+            return
+        }
         #expect(back.isItemOperation)
         let key = try v.vault.vaultKeyCopy()
         let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
-        guard case .ok = core.handle(.unlockWithKey(vaultKey: key, idleSeconds: 60, maxSeconds: 0)) else { Issue.record("unlock"); return }
-        guard case .count(2) = core.handle(back) else { Issue.record("the import did not apply"); return }
-        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
+        guard case .ok = core.handle(.unlockWithKey(vaultKey: key, idleSeconds: 60, maxSeconds: 0)) else {
+            Issue.record("unlock")
+            return
+        }
+        guard case .count(2) = core.handle(back) else {
+            Issue.record("the import did not apply")
+            return
+        }
+        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else {
+            Issue.record("get")
+            return
+        }
         #expect(item.secret?.unsafeString == "new pw")
         #expect(item.label == "new")
         // A broken plan is a typed error, never a crash.
         var broken = AgentProtocol.magic + [AgentProtocol.version, 15]
         broken += [0, 0, 0, 1, 7]
         #expect(throws: AgentProtocolError.self) {
-            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+            }.get()
         }
         broken = AgentProtocol.magic + [AgentProtocol.version, 15, 0, 0, 0, 1, 0]
         #expect(throws: AgentProtocolError.self) {
-            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }.get()
+            try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+            }.get()
         }
     }
 }

@@ -1,9 +1,10 @@
 import CSQLite
-import Foundation
-import Testing
-@testable import FobAgent
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobAgent
 
 /// The agent keeps the message of its last whole listing while the vault is
 /// unchanged; every change, by the agent or by another process, every lock
@@ -63,7 +64,8 @@ import FobTestSupport
         #expect(try listing(core).get() == ["bank/ana -", "mail/ana Mail", "wifi/home -"])
         var changes = ItemChanges()
         changes.label = .some("Post")
-        if case .count(1) = core.handle(.updateMatching(.key(service: "mail", account: "ana"), changes)) {} else {
+        if case .count(1) = core.handle(.updateMatching(.key(service: "mail", account: "ana"), changes)) {
+        } else {
             Issue.record("the update did not land")
         }
         #expect(try listing(core).get() == ["bank/ana -", "mail/ana Post", "wifi/home -"])
@@ -96,7 +98,8 @@ import FobTestSupport
         #expect(try listing(core).get() == ["wifi/home -"])
         #expect(core.handle(.lock).isOK)
         #expect(!core.holdsListing)
-        if case .failure(.interactionNotAllowed) = listing(core) {} else {
+        if case .failure(.interactionNotAllowed) = listing(core) {
+        } else {
             Issue.record("a locked agent lists nothing")
         }
     }
@@ -108,7 +111,10 @@ import FobTestSupport
         // Another writer swaps two records on disk behind the vault's back.
         var db: OpaquePointer?
         #expect(sqlite3_open(v.vault.url.path, &db) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "UPDATE items SET record = (SELECT record FROM items WHERE id = 2) WHERE id = 1", nil, nil, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(
+                db, "UPDATE items SET record = (SELECT record FROM items WHERE id = 2) WHERE id = 1", nil, nil, nil)
+                == SQLITE_OK)
         sqlite3_close(db)
         guard case .failure(let error) = listing(core) else {
             Issue.record("a tampered vault must not be listed from the kept message")
@@ -125,7 +131,9 @@ import FobTestSupport
         defer { withExtendedLifetime(v) {} }
         var item = Item(service: "bank", account: "ana", secret: .text("the secret"))
         item.oneTimePassword = .text("otpauth://totp/Bank:ana?secret=JBSWY3DPEHPK3PXP")
-        item.customFields = [CustomField(name: "pin", text: "4321", isHidden: true), CustomField(name: "note", text: "visible")]
+        item.customFields = [
+            CustomField(name: "pin", text: "4321", isHidden: true), CustomField(name: "note", text: "visible"),
+        ]
         #expect(core.handle(.add(item)).isOK)
         let message = core.respond(to: .list(service: nil))
         for needle in ["the secret", "JBSWY3DPEHPK3PXP", "4321", "visible"] {

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobAgent
 import FobStore
+import Foundation
+import Testing
 
 private func decode(_ bytes: [UInt8]) -> Result<AgentRequest, AgentProtocolError> {
     bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }
@@ -13,46 +13,90 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
 
 @Suite struct AgentProtocolTests {
     @Test func requestsRoundTrip() throws {
-        guard case .get("mail", "ana") = try roundTrip(.get(service: "mail", account: "ana")) else { Issue.record("get"); return }
-        guard case .list(nil) = try roundTrip(.list(service: nil)) else { Issue.record("list"); return }
-        guard case .list("s")? = Optional(try roundTrip(.list(service: "s"))) else { Issue.record("list s"); return }
-        guard case .unlock(let pw, 5, 7) = try roundTrip(.unlock(password: .init(utf8: "pw"), idleSeconds: 5, maxSeconds: 7)),
-              pw.unsafeString == "pw" else { Issue.record("unlock"); return }
+        guard case .get("mail", "ana") = try roundTrip(.get(service: "mail", account: "ana")) else {
+            Issue.record("get")
+            return
+        }
+        guard case .list(nil) = try roundTrip(.list(service: nil)) else {
+            Issue.record("list")
+            return
+        }
+        guard case .list("s")? = Optional(try roundTrip(.list(service: "s"))) else {
+            Issue.record("list s")
+            return
+        }
+        guard
+            case .unlock(let pw, 5, 7) = try roundTrip(
+                .unlock(password: .init(utf8: "pw"), idleSeconds: 5, maxSeconds: 7)),
+            pw.unsafeString == "pw"
+        else {
+            Issue.record("unlock")
+            return
+        }
         var changes = ItemChanges(label: .some(nil), comment: "c", kind: .token)
         changes.accessible = .afterFirstUnlock
-        guard case .save("s", "a", let secret, let back) = try roundTrip(.save(service: "s", account: "a", secret: .init([0, 1, 255]),
-                                                                              changes: changes)) else { Issue.record("save"); return }
+        guard
+            case .save("s", "a", let secret, let back) = try roundTrip(
+                .save(
+                    service: "s", account: "a", secret: .init([0, 1, 255]),
+                    changes: changes))
+        else {
+            Issue.record("save")
+            return
+        }
         #expect(secret.unsafeArray == [0, 1, 255])
         #expect(back.label == .some(nil))
         #expect(back.comment == .some("c"))
         #expect(back.kind == .token)
         #expect(back.accessible == .afterFirstUnlock)
-        var item = Item(service: "x", account: "y", label: "L", created: Date(timeIntervalSince1970: 1_000),
-                        modified: Date(timeIntervalSince1970: 2_000), secret: .init(utf8: "z"))
+        var item = Item(
+            service: "x", account: "y", label: "L", created: Date(timeIntervalSince1970: 1_000),
+            modified: Date(timeIntervalSince1970: 2_000), secret: .init(utf8: "z"))
         item.accessible = .afterFirstUnlock
-        guard case .add(let added) = try roundTrip(.add(item)) else { Issue.record("add"); return }
+        guard case .add(let added) = try roundTrip(.add(item)) else {
+            Issue.record("add")
+            return
+        }
         #expect(added == item)
     }
 
     /// The SecItem surface travels whole: every attribute of a query and of changes.
     @Test func queriesAndChangesRoundTrip() throws {
-        var query = ItemQuery(itemClass: .internetPassword, service: "s", account: "a", accessGroup: "g", label: "l",
-                              kind: .token, accessible: .afterFirstUnlock, url: "https://x", synchronizable: true)
-        query.internetProtocol = "htps"; query.authenticationType = "dflt"; query.port = 8443; query.path = "/p"
-        query.securityDomain = "d"; query.persistentID = UUID()
-        guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false)) else {
-            Issue.record("query"); return
+        var query = ItemQuery(
+            itemClass: .internetPassword, service: "s", account: "a", accessGroup: "g", label: "l",
+            kind: .token, accessible: .afterFirstUnlock, url: "https://x", synchronizable: true)
+        query.internetProtocol = "htps"
+        query.authenticationType = "dflt"
+        query.port = 8443
+        query.path = "/p"
+        query.securityDomain = "d"
+        query.persistentID = UUID()
+        guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false))
+        else {
+            Issue.record("query")
+            return
         }
         #expect(back == query)
-        guard case .deleteMatching(let any) = try roundTrip(.deleteMatching(ItemQuery(itemClass: nil))) else { Issue.record("any"); return }
+        guard case .deleteMatching(let any) = try roundTrip(.deleteMatching(ItemQuery(itemClass: nil))) else {
+            Issue.record("any")
+            return
+        }
         #expect(any.itemClass == nil)
 
-        var changes = ItemChanges(service: "s2", label: .some(nil), comment: "c", kind: .note, accessible: .whenUnlocked,
-                                  generic: .some([1, 2]), url: .some(nil), oneTimePassword: .some(.init(utf8: "otpauth://totp/x?secret=A")),
-                                  customFields: [], secret: .init(utf8: "new"))
-        changes.port = 22; changes.itemType = .some(nil); changes.creator = 7; changes.isInvisible = true
-        changes.accessControlFlags = .some(3); changes.itemDescription = "desc"
-        guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else { Issue.record("changes"); return }
+        var changes = ItemChanges(
+            service: "s2", label: .some(nil), comment: "c", kind: .note, accessible: .whenUnlocked,
+            generic: .some([1, 2]), url: .some(nil), oneTimePassword: .some(.init(utf8: "otpauth://totp/x?secret=A")),
+            customFields: [], secret: .init(utf8: "new"))
+        changes.port = 22
+        changes.itemType = .some(nil)
+        changes.creator = 7
+        changes.isInvisible = true
+        changes.accessControlFlags = .some(3)
+        changes.itemDescription = "desc"
+        guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else {
+            Issue.record("changes")
+            return
+        }
         #expect(c.service == "s2")
         #expect(c.label == .some(nil))
         #expect(c.comment == .some("c"))
@@ -72,12 +116,18 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
     }
 
     @Test func responsesRoundTrip() throws {
-        for error in [KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
-                      .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o")] {
+        for error in [
+            KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
+            .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o"),
+        ] {
             let bytes = AgentResponse.failure(error).encoded()
-            guard case .failure(let back) = try bytes.withUnsafeBytes({ raw in
-                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) } }).get() else {
-                Issue.record("failure \(error)"); continue
+            guard
+                case .failure(let back) = try bytes.withUnsafeBytes({ raw in
+                    Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
+                }).get()
+            else {
+                Issue.record("failure \(error)")
+                continue
             }
             #expect(back == error)
         }
@@ -93,7 +143,9 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
     @Test func garbageIsATypedError() {
         #expect(throws: AgentProtocolError.truncated) { try decode([]).get() }
         #expect(throws: AgentProtocolError.badMagic) { try decode(Array("GET / HTTP/1.1".utf8)).get() }
-        #expect(throws: AgentProtocolError.unknownCode(99)) { try decode(AgentProtocol.magic + [AgentProtocol.version, 99]).get() }
+        #expect(throws: AgentProtocolError.unknownCode(99)) {
+            try decode(AgentProtocol.magic + [AgentProtocol.version, 99]).get()
+        }
         // A field length past the end.
         #expect(throws: AgentProtocolError.truncated) {
             try decode(AgentProtocol.magic + [AgentProtocol.version, 4, 0xFF, 0xFF, 0xFF, 0xFF, 1]).get()
@@ -127,8 +179,10 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
     }
 
     @Test func socketNameDependsOnTheCanonicalPath() {
-        let a = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/x/../vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
-        let b = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
+        let a = AgentEndpoint(
+            vaultURL: URL(fileURLWithPath: "/tmp/x/../vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
+        let b = AgentEndpoint(
+            vaultURL: URL(fileURLWithPath: "/tmp/vault.db"), environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
         #expect(a.socket == b.socket)
         #expect(a.directory == "/run/user/7/fob")
         let c = AgentEndpoint(vaultURL: URL(fileURLWithPath: "/tmp/other.db"), environment: [:])

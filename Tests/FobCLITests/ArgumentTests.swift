@@ -1,19 +1,23 @@
-import Foundation
-import Testing
-@testable import FobCLI
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobCLI
 
 @Suite struct GlobalOptionTests {
     @Test func globalOptionsWorkBeforeAndAfterTheCommand() throws {
         let h = try CLIHarness()
         #expect(h.run(["add", "mail", "ana"], input: "pw\n").status == 0)
-        let after = h.run(["get", "mail", "ana", "--vault", h.vaultPath, "--password-file", h.passwordFile], plain: true)
+        let after = h.run(
+            ["get", "mail", "ana", "--vault", h.vaultPath, "--password-file", h.passwordFile], plain: true)
         #expect(after.status == 0)
         #expect(after.stdoutText == "pw\n")
-        let mixed = h.run(["--vault", h.vaultPath, "get", "--password-file", h.passwordFile, "mail", "ana"], plain: true)
+        let mixed = h.run(
+            ["--vault", h.vaultPath, "get", "--password-file", h.passwordFile, "mail", "ana"], plain: true)
         #expect(mixed.stdoutText == "pw\n")
-        let equals = h.run(["get", "mail", "ana", "--vault=\(h.vaultPath)", "--password-file=\(h.passwordFile)"], plain: true)
+        let equals = h.run(
+            ["get", "mail", "ana", "--vault=\(h.vaultPath)", "--password-file=\(h.passwordFile)"], plain: true)
         #expect(equals.stdoutText == "pw\n")
     }
 
@@ -30,7 +34,8 @@ import FobTestSupport
         let h = try CLIHarness()
         let wrong = try h.file("wrong", "not it\n")
         let env = ["FOB_VAULT": "/nonexistent/vault.db", "FOB_PASSWORD_FILE": wrong]
-        let result = h.run(["--vault", h.vaultPath, "--password-file", h.passwordFile, "ls"], environment: env, plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "--password-file", h.passwordFile, "ls"], environment: env, plain: true)
         #expect(result.status == 0)
     }
 
@@ -49,12 +54,14 @@ import FobTestSupport
         #expect(fromEnv.clearAfter == 10)
         #expect(fromEnv.clipboard == .tmux)
 
-        let given = try GlobalOptions(given: ["--lock-after": "5", "--clear-after": "0", "--clipboard": "wl-copy"], environment: env)
+        let given = try GlobalOptions(
+            given: ["--lock-after": "5", "--clear-after": "0", "--clipboard": "wl-copy"], environment: env)
         #expect(given.lockAfter == 5)
         #expect(given.clearAfter == 0)
         #expect(given.clipboard == .wlCopy)
 
-        let emptyVariable = try GlobalOptions(given: [:], environment: ["HOME": "/h", "FOB_VAULT": "", "FOB_LOCK_AFTER": ""])
+        let emptyVariable = try GlobalOptions(
+            given: [:], environment: ["HOME": "/h", "FOB_VAULT": "", "FOB_LOCK_AFTER": ""])
         #expect(emptyVariable.vaultURL.path == "/h/.local/share/fob/vault.db")
         #expect(emptyVariable.lockAfter == 300)
     }
@@ -105,7 +112,9 @@ import FobTestSupport
         #expect(result.stderrLines.count == 2, "\(result.stderr)")
         #expect(result.stderrLines[0].hasPrefix("fob: "))
         #expect(result.stderrLines[1].hasPrefix("Run 'fob "))
-        #expect(result.stderrLines[1].hasSuffix("--help' for usage.") || result.stderrLines[1].hasSuffix("--help' for its usage."))
+        #expect(
+            result.stderrLines[1].hasSuffix("--help' for usage.")
+                || result.stderrLines[1].hasSuffix("--help' for its usage."))
     }
 
     @Test func theHintPointsToTheCommand() throws {
@@ -127,12 +136,14 @@ import FobTestSupport
 
     @Test func parserTakesFlagsValuesAndPositionals() throws {
         let options: [OptionSpec] = [.flag("--raw", help: ""), .value("--label", "T", help: "")]
-        let parsed = try ParsedArguments.parse(["s", "--label", "L1", "a", "--raw", "--label=L2", "-"],
-                                               options: options, positionals: ["S", "A", "B"], command: "x")
+        let parsed = try ParsedArguments.parse(
+            ["s", "--label", "L1", "a", "--raw", "--label=L2", "-"],
+            options: options, positionals: ["S", "A", "B"], command: "x")
         #expect(parsed.positionals == ["s", "a", "-"])
         #expect(parsed.value("--label") == "L2")
         #expect(parsed.flag("--raw"))
-        let optional = try ParsedArguments.parse([], options: [], positionals: ["S", "A"], optionalCount: 2, command: "x")
+        let optional = try ParsedArguments.parse(
+            [], options: [], positionals: ["S", "A"], optionalCount: 2, command: "x")
         #expect(optional.positionals.isEmpty)
     }
 
@@ -173,7 +184,9 @@ import FobTestSupport
                 for option in command.options { #expect(result.stdoutText.contains(option.synopsis)) }
             }
         }
-        #expect(h.run(["get", "--help"], plain: true).stdoutText.hasPrefix("Usage: fob get SERVICE ACCOUNT [--raw] [--json] [--field F]\n"))
+        #expect(
+            h.run(["get", "--help"], plain: true).stdoutText.hasPrefix(
+                "Usage: fob get SERVICE ACCOUNT [--raw] [--json] [--field F]\n"))
     }
 
     @Test func helpWithAnUnknownCommandIsAUsageError() throws {

@@ -1,7 +1,7 @@
-import Foundation
 import FobCLI
 import FobStore
 import FobTestSupport
+import Foundation
 
 /// A terminal that answers masked prompts from a script and records the prompts.
 final class ScriptedTerminal: SecretPrompter {
@@ -59,15 +59,18 @@ struct CLIHarness {
 
     /// Runs `fob` in process. Unless `plain`, `--vault` and `--password-file`
     /// are put first.
-    func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
-             terminal: any SecretPrompter = NoTerminal(), stdinIsTerminal: Bool = false,
-             plain: Bool = false, kdf: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { _ in .testing }) -> CLIRun {
+    func run(
+        _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
+        terminal: any SecretPrompter = NoTerminal(), stdinIsTerminal: Bool = false,
+        plain: Bool = false, kdf: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { _ in .testing }
+    ) -> CLIRun {
         let out = BufferSink()
         let err = BufferSink()
         let prefix = plain ? [] : ["--vault", vaultPath, "--password-file", passwordFile]
-        let context = CLIContext(arguments: prefix + arguments, environment: environment,
-                                 standardInput: BufferSource(stdin), standardOutput: out, standardError: err,
-                                 standardInputIsTerminal: stdinIsTerminal, terminal: terminal, kdfParameters: kdf)
+        let context = CLIContext(
+            arguments: prefix + arguments, environment: environment,
+            standardInput: BufferSource(stdin), standardOutput: out, standardError: err,
+            standardInputIsTerminal: stdinIsTerminal, terminal: terminal, kdfParameters: kdf)
         let status = FobCLI.run(context)
         return CLIRun(status: status, stdout: out.bytes, stderr: err.text)
     }

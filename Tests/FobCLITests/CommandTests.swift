@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-@testable import FobCLI
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobCLI
 
 private func json(_ bytes: [UInt8]) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
@@ -26,16 +27,25 @@ private func isoDate(_ value: Any?) -> Date? {
     @Test func initUsesTheChosenKDFPreset() throws {
         let h = try CLIHarness(createVault: false)
         let seen = Locked<[KDFParameters.Preset]>([])
-        let result = h.run(["init", "--kdf", "sensitive"], kdf: { preset in
-            seen.mutate { $0.append(preset) }
-            return KDFParameters(opslimit: 2, memlimit: 16384)
-        })
+        let result = h.run(
+            ["init", "--kdf", "sensitive"],
+            kdf: { preset in
+                seen.mutate { $0.append(preset) }
+                return KDFParameters(opslimit: 2, memlimit: 16384)
+            })
         #expect(result.status == 0)
         #expect(seen.value == [.sensitive])
-        #expect(try Vault(url: URL(fileURLWithPath: h.vaultPath)).kdfParameters() == KDFParameters(opslimit: 2, memlimit: 16384))
+        #expect(
+            try Vault(url: URL(fileURLWithPath: h.vaultPath)).kdfParameters()
+                == KDFParameters(opslimit: 2, memlimit: 16384))
         let h2 = try CLIHarness(createVault: false)
         let seen2 = Locked<[KDFParameters.Preset]>([])
-        _ = h2.run(["init"], kdf: { preset in seen2.mutate { $0.append(preset) }; return .testing })
+        _ = h2.run(
+            ["init"],
+            kdf: { preset in
+                seen2.mutate { $0.append(preset) }
+                return .testing
+            })
         #expect(seen2.value == [.moderate])
     }
 
@@ -46,7 +56,10 @@ private func isoDate(_ value: Any?) -> Date? {
         let other = try h.file("other", "another password\n")
         let result = h.run(["--vault", h.vaultPath, "--password-file", other, "init"], plain: true)
         #expect(result.status == 1)
-        #expect(result.stderr == "fob: a file already exists at \(h.vaultPath); fob init never overwrites it (choose another --vault)\n")
+        #expect(
+            result.stderr
+                == "fob: a file already exists at \(h.vaultPath); fob init never overwrites it (choose another --vault)\n"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: h.vaultPath)) == before)
         #expect(try h.secret("mail", "ana") == Array("pw".utf8))
     }
@@ -62,7 +75,8 @@ private func isoDate(_ value: Any?) -> Date? {
 
     @Test func initWithTwoDifferentEntriesCreatesNothing() throws {
         let h = try CLIHarness(createVault: false)
-        let result = h.run(["--vault", h.vaultPath, "init"], terminal: ScriptedTerminal(answers: "one", "two"), plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "init"], terminal: ScriptedTerminal(answers: "one", "two"), plain: true)
         #expect(result.status == 1)
         #expect(result.stderr.contains("differ"))
         #expect(!FileManager.default.fileExists(atPath: h.vaultPath))
@@ -107,8 +121,12 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(h.run(["add", "mail", "ana"], input: "pw").status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: h.vaultPath))
         let wrong = try h.file("wrong", "correct horsf\n")
-        for arguments in [["add", "x", "y"], ["save", "mail", "ana"], ["rm", "mail", "ana"], ["update", "mail", "ana"], ["get", "mail", "ana"], ["ls"]] {
-            let result = h.run(["--vault", h.vaultPath, "--password-file", wrong] + arguments, stdin: Array("new".utf8), plain: true)
+        for arguments in [
+            ["add", "x", "y"], ["save", "mail", "ana"], ["rm", "mail", "ana"], ["update", "mail", "ana"],
+            ["get", "mail", "ana"], ["ls"],
+        ] {
+            let result = h.run(
+                ["--vault", h.vaultPath, "--password-file", wrong] + arguments, stdin: Array("new".utf8), plain: true)
             #expect(result.status == 51, "\(arguments)")
             #expect(result.stdout.isEmpty)
             #expect(result.stderr == "fob: wrong master password (errSecAuthFailed)\n")
@@ -128,7 +146,9 @@ private func isoDate(_ value: Any?) -> Date? {
     /// exact bytes breaking ties (`Bank` beside `bank`, `café` beside `cafe`).
     @Test func lsListsInTheTerminalUIsOrder() throws {
         let h = try CLIHarness()
-        for (service, account) in [("zeta", "a"), ("Bank", "ana"), ("agent", "x"), ("café", "b"), ("bank", "Ana"), ("cafe", "a")] {
+        for (service, account) in [
+            ("zeta", "a"), ("Bank", "ana"), ("agent", "x"), ("café", "b"), ("bank", "Ana"), ("cafe", "a"),
+        ] {
             #expect(h.run(["add", service, account], input: "pw").status == 0)
         }
         let table = h.run(["--vault", h.vaultPath, "--password-file", h.passwordFile, "ls"], plain: true)
@@ -144,7 +164,9 @@ private func isoDate(_ value: Any?) -> Date? {
         let missing = h.directory.file("no-such-file").path
         let result = h.run(["--vault", h.vaultPath, "--password-file", missing, "ls"], plain: true)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("fob: I/O error: cannot read the password file \(missing): No such file or directory"))
+        #expect(
+            result.stderr.hasPrefix(
+                "fob: I/O error: cannot read the password file \(missing): No such file or directory"))
         let directory = h.run(["--vault", h.vaultPath, "--password-file", h.directory.url.path, "ls"], plain: true)
         #expect(directory.status == 1)
         #expect(directory.stderr.contains("cannot read the password file"))
@@ -161,11 +183,13 @@ private func isoDate(_ value: Any?) -> Date? {
     @Test func dashReadsThePasswordFromStdinAndTheRestIsTheSecret() throws {
         let h = try CLIHarness()
         let stdin = Array("\(CLIHarness.password)\nthe secret\n".utf8)
-        let result = h.run(["--vault", h.vaultPath, "--password-file", "-", "add", "mail", "ana"], stdin: stdin, plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "--password-file", "-", "add", "mail", "ana"], stdin: stdin, plain: true)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try h.secret("mail", "ana") == Array("the secret".utf8))
-        let got = h.run(["--vault", h.vaultPath, "--password-file", "-", "get", "mail", "ana"],
-                        stdin: Array("\(CLIHarness.password)\n".utf8), plain: true)
+        let got = h.run(
+            ["--vault", h.vaultPath, "--password-file", "-", "get", "mail", "ana"],
+            stdin: Array("\(CLIHarness.password)\n".utf8), plain: true)
         #expect(got.stdoutText == "the secret\n")
     }
 
@@ -191,7 +215,8 @@ private func isoDate(_ value: Any?) -> Date? {
     @Test func ctrlCAtThePromptFailsWithoutChanges() throws {
         let h = try CLIHarness()
         let terminal = ScriptedTerminal([.failure(.interrupted)])
-        let result = h.run(["--vault", h.vaultPath, "add", "mail", "ana"], stdin: Array("pw".utf8), terminal: terminal, plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "add", "mail", "ana"], stdin: Array("pw".utf8), terminal: terminal, plain: true)
         #expect(result.status == 130)
         #expect(result.stderr == "fob: interrupted; nothing was changed\n")
         #expect(try h.openVault().allItems().isEmpty)
@@ -229,7 +254,9 @@ private func isoDate(_ value: Any?) -> Date? {
     @Test func passwdWithBothPasswordsOnStdin() throws {
         let h = try CLIHarness()
         let stdin = Array("\(CLIHarness.password)\nsecond one\n".utf8)
-        let result = h.run(["--vault", h.vaultPath, "--password-file", "-", "passwd", "--new-password-file", "-"], stdin: stdin, plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "--password-file", "-", "passwd", "--new-password-file", "-"], stdin: stdin,
+            plain: true)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(throws: Never.self) { _ = try h.openVault(password: "second one") }
     }
@@ -249,7 +276,8 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(throws: Never.self) { _ = try h.openVault() }
         let wrong = try h.file("wrong", "nope\n")
         let newFile = try h.file("new", "brand new\n")
-        let result = h.run(["--vault", h.vaultPath, "--password-file", wrong, "passwd", "--new-password-file", newFile], plain: true)
+        let result = h.run(
+            ["--vault", h.vaultPath, "--password-file", wrong, "passwd", "--new-password-file", newFile], plain: true)
         #expect(result.status == 51)
         #expect(throws: Never.self) { _ = try h.openVault() }
     }
@@ -262,20 +290,21 @@ private func isoDate(_ value: Any?) -> Date? {
 }
 
 @Suite struct ItemCommandTests {
-    @Test(arguments: [
-        ("", [], false),
-        ("pw", Array("pw".utf8), false),
-        ("pw\n", Array("pw".utf8), false),
-        ("pw\r\n", Array("pw".utf8), false),
-        ("pw\n\n", Array("pw\n".utf8), false),
-        ("  pw  ", Array("  pw  ".utf8), false),
-        ("l1\nl2\n", Array("l1\nl2".utf8), false),
-        ("\n", [], false),
-        ("pw\n", Array("pw\n".utf8), true),
-        ("pw\r\n", Array("pw\r\n".utf8), true),
-        ("l1\nl2\n", Array("l1\nl2\n".utf8), true),
-        ("", [], true),
-    ] as [(String, [UInt8], Bool)])
+    @Test(
+        arguments: [
+            ("", [], false),
+            ("pw", Array("pw".utf8), false),
+            ("pw\n", Array("pw".utf8), false),
+            ("pw\r\n", Array("pw".utf8), false),
+            ("pw\n\n", Array("pw\n".utf8), false),
+            ("  pw  ", Array("  pw  ".utf8), false),
+            ("l1\nl2\n", Array("l1\nl2".utf8), false),
+            ("\n", [], false),
+            ("pw\n", Array("pw\n".utf8), true),
+            ("pw\r\n", Array("pw\r\n".utf8), true),
+            ("l1\nl2\n", Array("l1\nl2\n".utf8), true),
+            ("", [], true),
+        ] as [(String, [UInt8], Bool)])
     func stdinRules(input: String, stored: [UInt8], raw: Bool) throws {
         for command in ["add", "save"] {
             let h = try CLIHarness()
@@ -299,7 +328,8 @@ private func isoDate(_ value: Any?) -> Date? {
 
     @Test func secretOverOneMebibyteIsRefused() throws {
         let h = try CLIHarness()
-        let result = h.run(["add", "big", "a", "--raw"], stdin: [UInt8](repeating: 0x41, count: Item.maxSecretBytes + 1))
+        let result = h.run(
+            ["add", "big", "a", "--raw"], stdin: [UInt8](repeating: 0x41, count: Item.maxSecretBytes + 1))
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(Item.maxSecretBytes) bytes"))
         let exact = h.run(["add", "big", "a", "--raw"], stdin: [UInt8](repeating: 0x41, count: Item.maxSecretBytes))
@@ -308,7 +338,8 @@ private func isoDate(_ value: Any?) -> Date? {
 
     @Test func addSetsAttributesAndRefusesDuplicates() throws {
         let h = try CLIHarness()
-        let first = h.run(["add", "api", "ci", "--label", "CI token", "--kind", "token", "--comment", "rotates monthly"], input: "t1")
+        let first = h.run(
+            ["add", "api", "ci", "--label", "CI token", "--kind", "token", "--comment", "rotates monthly"], input: "t1")
         #expect(first.status == 0)
         #expect(first.stdout.isEmpty)
         let item = try h.openVault().item(service: "api", account: "ci")
@@ -326,14 +357,16 @@ private func isoDate(_ value: Any?) -> Date? {
 
     @Test func saveAddsThenUpdatesKeepingAttributesNotGiven() throws {
         let h = try CLIHarness()
-        #expect(h.run(["save", "api", "ci", "--kind", "token", "--label", "L", "--comment", "C"], input: "t1").status == 0)
+        #expect(
+            h.run(["save", "api", "ci", "--kind", "token", "--label", "L", "--comment", "C"], input: "t1").status == 0)
         #expect(h.run(["save", "api", "ci"], input: "t2").status == 0)
         var item = try h.openVault().item(service: "api", account: "ci")
         #expect(item.secret!.unsafeArray == Array("t2".utf8))
         #expect(item.kind == .token)
         #expect(item.label == "L")
         #expect(item.comment == "C")
-        #expect(h.run(["save", "api", "ci", "--label", "L2", "--kind", "note", "--comment", ""], input: "t3").status == 0)
+        #expect(
+            h.run(["save", "api", "ci", "--label", "L2", "--kind", "note", "--comment", ""], input: "t3").status == 0)
         item = try h.openVault().item(service: "api", account: "ci")
         #expect(item.label == "L2")
         #expect(item.kind == .note)
@@ -365,8 +398,11 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(result.status == 0)
         #expect(result.stdout.last == 0x0A)
         let object = try #require(try json(result.stdout) as? [String: Any])
-        #expect(Set(object.keys) == ["service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
-                                     "created", "modified", "secret"])
+        #expect(
+            Set(object.keys) == [
+                "service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
+                "created", "modified", "secret",
+            ])
         #expect(object["service"] as? String == "mail")
         #expect(object["account"] as? String == "ana")
         #expect(object["kind"] as? String == "password")
@@ -424,10 +460,12 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(result.status == 0)
         #expect(terminal.prompts == ["Secret for service \"mail\", account \"ana\": ", "Retype the secret: "])
         #expect(try h.secret("mail", "ana") == Array("typed".utf8))
-        let differ = h.run(["save", "mail", "ana"], terminal: ScriptedTerminal(answers: "one", "two"), stdinIsTerminal: true)
+        let differ = h.run(
+            ["save", "mail", "ana"], terminal: ScriptedTerminal(answers: "one", "two"), stdinIsTerminal: true)
         #expect(differ.status == 1)
         #expect(try h.secret("mail", "ana") == Array("typed".utf8))
-        let update = h.run(["update", "mail", "ana"], terminal: ScriptedTerminal(answers: "u", "u"), stdinIsTerminal: true)
+        let update = h.run(
+            ["update", "mail", "ana"], terminal: ScriptedTerminal(answers: "u", "u"), stdinIsTerminal: true)
         #expect(update.status == 0)
         #expect(try h.secret("mail", "ana") == Array("u".utf8))
     }
@@ -445,9 +483,13 @@ private func isoDate(_ value: Any?) -> Date? {
         let h = try CLIHarness()
         let secret = "s3cr3t-value-\(UUID().uuidString)"
         #expect(h.run(["add", "mail", "ana"], input: secret).status == 0)
-        let runs = [h.run(["add", "mail", "ana"], input: secret),
-                    h.run(["update", "mail", "x"], input: secret),
-                    h.run(["add", "big", "x", "--raw"], stdin: Array(secret.utf8) + [UInt8](repeating: 0x41, count: Item.maxSecretBytes))]
+        let runs = [
+            h.run(["add", "mail", "ana"], input: secret),
+            h.run(["update", "mail", "x"], input: secret),
+            h.run(
+                ["add", "big", "x", "--raw"],
+                stdin: Array(secret.utf8) + [UInt8](repeating: 0x41, count: Item.maxSecretBytes)),
+        ]
         for run in runs {
             #expect(run.status != 0)
             #expect(!run.stderr.contains(secret))
@@ -491,8 +533,11 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(!result.stdoutText.contains("secret-"))
         let array = try #require(try json(result.stdout) as? [[String: Any]])
         #expect(array.count == 1)
-        #expect(Set(array[0].keys) == ["service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
-                                        "created", "modified"])
+        #expect(
+            Set(array[0].keys) == [
+                "service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
+                "created", "modified",
+            ])
         #expect(array[0]["service"] as? String == "api")
         #expect(array[0]["kind"] as? String == "token")
         #expect(array[0]["label"] is NSNull)
@@ -507,7 +552,8 @@ private func isoDate(_ value: Any?) -> Date? {
 @Suite struct DamagedVaultTests {
     @Test func foreignFileExits93() throws {
         let h = try CLIHarness(createVault: false)
-        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: URL(fileURLWithPath: h.vaultPath))
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(
+            to: URL(fileURLWithPath: h.vaultPath))
         let result = h.run(["ls"])
         #expect(result.status == 93)
         #expect(result.stderrLines.count == 1)

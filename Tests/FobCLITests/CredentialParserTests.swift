@@ -1,12 +1,14 @@
+import FobStore
 import Foundation
 import Testing
+
 @testable import FobCLI
-import FobStore
 
 /// The pure parsers of the credential helpers' input.
 @Suite struct CredentialParserTests {
     @Test func gitMessageFields() throws {
-        let m = try GitCredentialMessage.parse("""
+        let m = try GitCredentialMessage.parse(
+            """
             protocol=https
             host=example.com:8443
             path=org/repo.git
@@ -45,8 +47,12 @@ import FobStore
     }
 
     @Test func gitBadInputIsATypedError() {
-        #expect(throws: GitCredentialError.missingEquals(line: 2)) { try GitCredentialMessage.parse("protocol=https\nhost\n") }
-        #expect(throws: GitCredentialError.invalidExpiry) { try GitCredentialMessage.parse("password_expiry_utc=soon\n") }
+        #expect(throws: GitCredentialError.missingEquals(line: 2)) {
+            try GitCredentialMessage.parse("protocol=https\nhost\n")
+        }
+        #expect(throws: GitCredentialError.invalidExpiry) {
+            try GitCredentialMessage.parse("password_expiry_utc=soon\n")
+        }
         #expect(throws: GitCredentialError.invalidURL) { try GitCredentialMessage.parse("host=h:99999\n") }
         #expect(throws: GitCredentialError.invalidURL) { try GitCredentialMessage.parse("url=nothing\n") }
         #expect(throws: GitCredentialError.invalidText(line: 1)) {
@@ -56,7 +62,9 @@ import FobStore
         }
         let huge = [UInt8](repeating: 0x61, count: GitCredentialMessage.maxInputBytes + 1)
         #expect(throws: GitCredentialError.tooLong) {
-            try huge.withUnsafeBytes { raw in try Result { () throws(GitCredentialError) in try GitCredentialMessage.parse(raw) }.get() }
+            try huge.withUnsafeBytes { raw in
+                try Result { () throws(GitCredentialError) in try GitCredentialMessage.parse(raw) }.get()
+            }
         }
     }
 
@@ -81,15 +89,21 @@ import FobStore
         #expect(r.secret.unsafeString == "s\"x")
         #expect(throws: DockerCredentialError.malformed) { try parse("[]") }
         #expect(throws: DockerCredentialError.malformed) { try parse(#"{"ServerURL":"a","Username":"b"}"#) }
-        #expect(throws: DockerCredentialError.missingServerURL) { try parse(#"{"ServerURL":"","Username":"b","Secret":"c"}"#) }
-        #expect(throws: DockerCredentialError.missingUsername) { try parse(#"{"ServerURL":"a","Username":"","Secret":"c"}"#) }
+        #expect(throws: DockerCredentialError.missingServerURL) {
+            try parse(#"{"ServerURL":"","Username":"b","Secret":"c"}"#)
+        }
+        #expect(throws: DockerCredentialError.missingUsername) {
+            try parse(#"{"ServerURL":"a","Username":"","Secret":"c"}"#)
+        }
         #expect(DockerCredentialCommand.host(of: "https://r.example:5000/v2/") == "r.example:5000")
         #expect(DockerCredentialCommand.host(of: "r.example") == "r.example")
     }
 
     @Test func helperLinksRunTheirCommand() {
-        #expect(FobCLI.arguments(program: "/usr/bin/git-credential-fob", arguments: ["get"]) == ["git-credential", "get"])
-        #expect(FobCLI.arguments(program: "docker-credential-fob", arguments: ["list"]) == ["docker-credential", "list"])
+        #expect(
+            FobCLI.arguments(program: "/usr/bin/git-credential-fob", arguments: ["get"]) == ["git-credential", "get"])
+        #expect(
+            FobCLI.arguments(program: "docker-credential-fob", arguments: ["list"]) == ["docker-credential", "list"])
         #expect(FobCLI.arguments(program: "/x/fob", arguments: ["ls"]) == ["ls"])
     }
 }

@@ -1,7 +1,8 @@
+import FobTokens
 import Foundation
 import Testing
+
 @testable import FobCLI
-import FobTokens
 
 /// `fob generate`, in process.
 @Suite struct GenerateCommandTests {
@@ -24,7 +25,8 @@ import FobTokens
 
     @Test func jsonHasThePasswordAndItsEntropy() throws {
         let h = try CLIHarness(createVault: false)
-        let object = try Self.json(h.run(["generate", "--length", "32", "--classes", "lower,digits", "--json"], plain: true))
+        let object = try Self.json(
+            h.run(["generate", "--length", "32", "--classes", "lower,digits", "--json"], plain: true))
         let password = try #require(object["password"] as? String)
         #expect(password.count == 32)
         #expect(password.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) })
@@ -43,7 +45,7 @@ import FobTokens
         let phrase = try #require(object["password"] as? String)
         // Four EFF words have a hyphen of their own ("t-shirt"), so count by the list.
         #expect(phrase.split(separator: "-").count >= 5)
-        #expect(object["entropy"] as? Double == 64.62)  // 5 × 12.9248…, rounded down
+        #expect(object["entropy"] as? Double == 64.62) // 5 × 12.9248…, rounded down
         let plain = h.run(["generate", "--words", "3"], plain: true).stdoutText
         #expect(plain.hasSuffix("\n"))
         #expect(plain.dropLast().split(separator: " ").allSatisfy { words.contains(String($0)) })
@@ -54,7 +56,9 @@ import FobTokens
         let run = h.run(["generate", "--length", "500", "--classes", "symbols", "--exclude", "-!\\"], plain: true)
         #expect(run.status == 0, "\(run.stderr)")
         let password = run.stdout.dropLast()
-        #expect(!password.contains(UInt8(ascii: "-")) && !password.contains(UInt8(ascii: "!")) && !password.contains(UInt8(ascii: "\\")))
+        #expect(
+            !password.contains(UInt8(ascii: "-")) && !password.contains(UInt8(ascii: "!"))
+                && !password.contains(UInt8(ascii: "\\")))
         #expect(password.count == 500)
     }
 
@@ -68,7 +72,10 @@ import FobTokens
         (["--length", "3"], "4 character classes cannot each appear in 3 characters"),
         (["--classes", "lower,emoji"], "--classes takes a comma-separated list of lower, upper, digits, symbols"),
         (["--classes", ""], "--classes takes a comma-separated list of lower, upper, digits, symbols"),
-        (["--classes", "digits", "--exclude", "0123456789"], "the excluded characters include every character of the class 'digits'"),
+        (
+            ["--classes", "digits", "--exclude", "0123456789"],
+            "the excluded characters include every character of the class 'digits'"
+        ),
         (["--words", "4", "--length", "10"], "--length is for passwords of characters, not with --words"),
         (["--separator", "-"], "--separator goes with --words"),
     ])

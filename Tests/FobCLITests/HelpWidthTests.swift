@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FobCLI
 
 /// `fob --help` and every command's `--help` fit an 80-column terminal.
@@ -22,7 +23,10 @@ import Testing
         let row = "  cmd    " + Array(repeating: "word", count: 30).joined(separator: " ")
         let fitted = HelpFormatter.fit(row)
         #expect(fitted.split(separator: "\n").allSatisfy { $0.count <= 80 })
-        #expect(fitted.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix(String(repeating: " ", count: 9) + "word") })
+        #expect(
+            fitted.split(separator: "\n").dropFirst().allSatisfy {
+                $0.hasPrefix(String(repeating: " ", count: 9) + "word")
+            })
         #expect(fitted.split(whereSeparator: { $0 == " " || $0 == "\n" }) == row.split(separator: " "))
         #expect(HelpFormatter.fit("short\n") == "short\n")
     }

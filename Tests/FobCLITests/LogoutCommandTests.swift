@@ -1,7 +1,7 @@
-import Foundation
 import FobCLI
 import FobStore
 import FobTestSupport
+import Foundation
 import Testing
 
 /// `fob logout` in process (no clipboard: `--clipboard none`).
@@ -70,7 +70,8 @@ import Testing
     @Test func wrongPasswordDeletesNothing() throws {
         let h = try harness()
         let wrong = try h.file("wrong", "nope\n")
-        let run = h.run(["--vault", h.vaultPath, "--password-file", wrong, "--clipboard", "none", "logout", "--yes"], plain: true)
+        let run = h.run(
+            ["--vault", h.vaultPath, "--password-file", wrong, "--clipboard", "none", "logout", "--yes"], plain: true)
         #expect(run.status == 51)
         #expect(try services(h).count == 4)
     }

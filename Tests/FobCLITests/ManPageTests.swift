@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobCLI
-import FobTestSupport
 
 /// The man page, `Assets/fob.1`, must describe every command and option.
 @Suite struct ManPageTests {
@@ -26,7 +27,10 @@ import FobTestSupport
         for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix(".SH ") { inCommands = line == ".SH COMMANDS" }
             guard inCommands else { continue }
-            if line == ".TP" { afterTP = true; continue }
+            if line == ".TP" {
+                afterTP = true
+                continue
+            }
             if afterTP, line.hasPrefix(".B ") {
                 let words = line.dropFirst(3).split(separator: " ")
                 if let first = words.first { names.insert(String(first).replacingOccurrences(of: "\\-", with: "-")) }
@@ -44,7 +48,10 @@ import FobTestSupport
         var names: [String] = []
         var inCommands = false
         for line in out.text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "Commands:" { inCommands = true; continue }
+            if line == "Commands:" {
+                inCommands = true
+                continue
+            }
             guard inCommands else { continue }
             guard line.hasPrefix("  ") else { break }
             if line.hasPrefix("   ") { continue } // a wrapped summary's continuation
@@ -55,7 +62,9 @@ import FobTestSupport
 
     @Test func theManPageExistsAndHasItsSections() {
         #expect(!Self.manPage.isEmpty)
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "GLOBAL OPTIONS", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
+        for section in [
+            "NAME", "SYNOPSIS", "DESCRIPTION", "GLOBAL OPTIONS", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES",
+        ] {
             #expect(Self.manPage.contains(".SH \(section)\n"), "\(section)")
         }
     }

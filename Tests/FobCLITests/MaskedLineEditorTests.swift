@@ -1,8 +1,9 @@
-import Foundation
-import FobTestSupport
-import Testing
-@testable import FobCLI
 import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobCLI
 
 private func type(_ bytes: [UInt8], maxBytes: Int = 100) -> (MaskedLineEditor.Outcome, [UInt8], [UInt8], Bool) {
     var editor = MaskedLineEditor(maxBytes: maxBytes)
@@ -27,7 +28,8 @@ private let erase = MaskedLineEditor.erase
     }
 
     @Test func backspaceRemovesOneWholeCharacter() {
-        let (_, line, echo, _) = type(Array("ab🔑".utf8) + [0x7F] + Array("c".utf8) + [0x08, 0x7F] + Array("d".utf8) + [0x0A])
+        let (_, line, echo, _) = type(
+            Array("ab🔑".utf8) + [0x7F] + Array("c".utf8) + [0x08, 0x7F] + Array("d".utf8) + [0x0A])
         #expect(line == Array("ad".utf8))
         #expect(echo == bullet + bullet + bullet + erase + bullet + erase + erase + bullet)
     }
@@ -95,7 +97,9 @@ private let erase = MaskedLineEditor.erase
     }
 
     @Test func droppingOneNewline() {
-        let cases: [(String, String)] = [("a\n", "a"), ("a\r\n", "a"), ("a\n\n", "a\n"), ("a\r", "a\r"), ("\n", ""), ("", ""), ("a", "a")]
+        let cases: [(String, String)] = [
+            ("a\n", "a"), ("a\r\n", "a"), ("a\n\n", "a\n"), ("a\r", "a\r"), ("\n", ""), ("", ""), ("a", "a"),
+        ]
         for (input, output) in cases {
             #expect(InputReader.droppingOneNewline(.text(input)).unsafeArray == Array(output.utf8))
         }

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-@testable import FobCLI
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobCLI
 
 /// `fob jwt`, `fob pkce` and the offline parts of `fob oauth`, in process.
 @Suite struct TokenCommandTests {
@@ -17,11 +18,15 @@ import FobTestSupport
     }
 
     /// An `oauth` item's secret as `fob oauth login` stores it.
-    static func oauthSecret(access: String, refresh: String? = nil, id: String? = nil, expiresAt: Date,
-                            tokenEndpoint: String = "http://127.0.0.1:1/token") -> String {
-        var members = [#""version":1"#, #""access_token":"\#(access)""#, #""token_type":"Bearer""#,
-                       #""expires_at":\#(expiresAt.timeIntervalSince1970)"#, #""token_endpoint":"\#(tokenEndpoint)""#,
-                       #""client_id":"cli""#]
+    static func oauthSecret(
+        access: String, refresh: String? = nil, id: String? = nil, expiresAt: Date,
+        tokenEndpoint: String = "http://127.0.0.1:1/token"
+    ) -> String {
+        var members = [
+            #""version":1"#, #""access_token":"\#(access)""#, #""token_type":"Bearer""#,
+            #""expires_at":\#(expiresAt.timeIntervalSince1970)"#, #""token_endpoint":"\#(tokenEndpoint)""#,
+            #""client_id":"cli""#,
+        ]
         if let refresh { members.append(#""refresh_token":"\#(refresh)""#) }
         if let id { members.append(#""id_token":"\#(id)""#) }
         return "{" + members.joined(separator: ",") + "}"
@@ -66,7 +71,8 @@ import FobTestSupport
     @Test func jwtJSONKeepsFractionsAndFutureExpiry() throws {
         let h = try CLIHarness(createVault: false)
         let exp = Int(Date().timeIntervalSince1970) + 240
-        let run = h.run(["jwt", "--json"], input: Self.token(claims: #"{"exp":\#(exp).5,"nbf":"1459870274.25"}"#), plain: true)
+        let run = h.run(
+            ["jwt", "--json"], input: Self.token(claims: #"{"exp":\#(exp).5,"nbf":"1459870274.25"}"#), plain: true)
         let object = try Self.jsonObject(run)
         #expect((object["expiresAt"] as? String)?.hasSuffix(".5Z") == true)
         #expect(object["notBefore"] as? String == "2016-04-05T15:31:14.25Z")
@@ -87,8 +93,10 @@ import FobTestSupport
         #expect(try Self.jsonObject(json)["expiresAt"] is NSNull)
     }
 
-    @Test(arguments: [("x.y", "not a JWT: expected 3 dot-separated segments (header.claims.signature), found 2"),
-                      ("", "not a JWT: no token given")])
+    @Test(arguments: [
+        ("x.y", "not a JWT: expected 3 dot-separated segments (header.claims.signature), found 2"),
+        ("", "not a JWT: no token given"),
+    ])
     func jwtRejectsMalformedTokensInOneLine(input: String, message: String) throws {
         let h = try CLIHarness(createVault: false)
         let run = h.run(["jwt"], input: input, plain: true)
@@ -144,9 +152,15 @@ import FobTestSupport
     @Test func pkceOfAGivenVerifier() throws {
         let h = try CLIHarness(createVault: false)
         let run = h.run(["pkce", "--verifier", "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "--json"], plain: true)
-        #expect(run.stdoutText == #"{"challenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","method":"S256","verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"# + "\n")
-        for bad in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), String(repeating: "a", count: 50) + "+",
-                    String(repeating: "a", count: 50) + "/", String(repeating: "a", count: 50) + "="] {
+        #expect(
+            run.stdoutText
+                == #"{"challenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","method":"S256","verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#
+                + "\n")
+        for bad in [
+            String(repeating: "a", count: 42), String(repeating: "a", count: 129),
+            String(repeating: "a", count: 50) + "+",
+            String(repeating: "a", count: 50) + "/", String(repeating: "a", count: 50) + "=",
+        ] {
             let refused = h.run(["pkce", "--verifier", bad], plain: true)
             #expect(refused.status == 2)
             #expect(refused.stderrLines.first?.hasPrefix("fob: a PKCE code verifier") == true)
@@ -180,7 +194,10 @@ import FobTestSupport
         #expect(h.run(["add", "api", "pw"], input: "hunter2").status == 0)
         let notOAuth = h.run(["oauth", "token", "api", "pw"])
         #expect(notOAuth.status == 1)
-        #expect(notOAuth.stderrLines == [#"fob: not a usable oauth item: service "api", account "pw" is a password item, not an oauth item"#])
+        #expect(
+            notOAuth.stderrLines == [
+                #"fob: not a usable oauth item: service "api", account "pw" is a password item, not an oauth item"#
+            ])
         #expect(h.run(["oauth", "token", "api", "nobody"]).status == 44)
 
         let expired = Self.oauthSecret(access: "old", expiresAt: Date().addingTimeInterval(-5))
@@ -193,15 +210,24 @@ import FobTestSupport
         #expect(h.run(["oauth", "token", "api", "me", "--issuer", "https://x"]).status == 2)
         #expect(h.run(["oauth", "login", "api", "me", "--issuer", "https://x"]).status == 2)
         #expect(h.run(["oauth", "login", "api", "me", "--client-id", "c"]).status == 2)
-        #expect(h.run(["oauth", "login", "api", "me", "--client-id", "c", "--issuer", "https://x", "--token-endpoint", "https://x/t"]).status == 2)
-        #expect(h.run(["oauth", "login", "api", "me", "--client-id", "c", "--token-endpoint", "https://x/t"]).status == 2)
-        #expect(h.run(["oauth", "login", "api", "me", "--client-id", "c", "--issuer", "https://x", "--timeout", "0"]).status == 2)
+        #expect(
+            h.run([
+                "oauth", "login", "api", "me", "--client-id", "c", "--issuer", "https://x", "--token-endpoint",
+                "https://x/t",
+            ]).status == 2)
+        #expect(
+            h.run(["oauth", "login", "api", "me", "--client-id", "c", "--token-endpoint", "https://x/t"]).status == 2)
+        #expect(
+            h.run(["oauth", "login", "api", "me", "--client-id", "c", "--issuer", "https://x", "--timeout", "0"]).status
+                == 2)
         // A login never replaces an item of another kind.
         let clash = h.run(["oauth", "login", "api", "pw", "--client-id", "c", "--issuer", "https://x"])
         #expect(clash.status == 45)
         // Plain http is refused off loopback, before any browser step.
-        let insecure = h.run(["oauth", "login", "api", "new", "--client-id", "c",
-                              "--authorization-endpoint", "http://idp.example.com/a", "--token-endpoint", "https://idp.example.com/t"])
+        let insecure = h.run([
+            "oauth", "login", "api", "new", "--client-id", "c",
+            "--authorization-endpoint", "http://idp.example.com/a", "--token-endpoint", "https://idp.example.com/t",
+        ])
         #expect(insecure.status == 1)
         #expect(insecure.stderr.contains("must use https"))
     }

@@ -1,14 +1,19 @@
-import Foundation
+import FobClipboard
 import FobStore
 import FobTestSupport
+import Foundation
 import Testing
-import FobClipboard
 
 @Suite struct ClipboardControllerTests {
-    private func make(clearAfter: TimeInterval = 45, canReadBack: Bool = true) -> (ClipboardController, FakeClipboard, TestClock) {
+    private func make(clearAfter: TimeInterval = 45, canReadBack: Bool = true) -> (
+        ClipboardController, FakeClipboard, TestClock
+    ) {
         let clock = TestClock()
         let board = FakeClipboard(canReadBack: canReadBack)
-        return (ClipboardController(clipboard: board, clearAfter: clearAfter, clock: clock, runner: InlineRunner()), board, clock)
+        return (
+            ClipboardController(clipboard: board, clearAfter: clearAfter, clock: clock, runner: InlineRunner()), board,
+            clock
+        )
     }
 
     @Test func clearsAfterTheDelayIfStillOurs() {
@@ -114,13 +119,19 @@ import FobClipboard
     @Test func autoPicksInOrder() {
         let path = ["PATH": "/usr/bin:/bin"]
         let hasXclip = FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
-        #expect(ClipboardFactory.autoMode(environment: path.merging(["DISPLAY": ":0", "TMUX": "x"]) { a, _ in a }, hasTerminal: true)
+        #expect(
+            ClipboardFactory.autoMode(
+                environment: path.merging(["DISPLAY": ":0", "TMUX": "x"]) { a, _ in a }, hasTerminal: true)
                 == (hasXclip ? .xclip : .xsel))
-        #expect(ClipboardFactory.autoMode(environment: path.merging(["TMUX": "/tmp/s,1,0"]) { a, _ in a }, hasTerminal: true) == .tmux)
+        #expect(
+            ClipboardFactory.autoMode(
+                environment: path.merging(["TMUX": "/tmp/s,1,0"]) { a, _ in a }, hasTerminal: true) == .tmux)
         #expect(ClipboardFactory.autoMode(environment: path, hasTerminal: true) == .osc52)
         #expect(ClipboardFactory.autoMode(environment: path, hasTerminal: false) == .none)
         // WAYLAND_DISPLAY without wl-copy installed falls through.
-        #expect(ClipboardFactory.autoMode(environment: ["PATH": "/nonexistent", "WAYLAND_DISPLAY": "wayland-0"], hasTerminal: true) == .osc52)
+        #expect(
+            ClipboardFactory.autoMode(
+                environment: ["PATH": "/nonexistent", "WAYLAND_DISPLAY": "wayland-0"], hasTerminal: true) == .osc52)
     }
 
     @Test func waylandIsPreferredWhenWlCopyIsInstalled() throws {
@@ -213,7 +224,8 @@ private final class HoldingRunner: BackgroundRunner, @unchecked Sendable {
         defer { close(fds[0]) }
         let runner = HoldingRunner()
         let clock = TestClock()
-        let c = ClipboardController(clipboard: OSC52Clipboard(descriptor: fds[1]), clearAfter: 45, clock: clock, runner: runner)
+        let c = ClipboardController(
+            clipboard: OSC52Clipboard(descriptor: fds[1]), clearAfter: 45, clock: clock, runner: runner)
         c.copy(.text("pw"))
         clock.advance(by: 45)
         c.tick()

@@ -1,11 +1,11 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
 import FobAgent
 import FobSecurity
 import FobStore
 import FobTestSupport
 import FobTokens
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// A vault, a private runtime directory, and the agents started for it;
 /// ``stop()`` ends every agent by its pid.
@@ -27,7 +27,9 @@ final class AgentFixture: @unchecked Sendable {
         ["FOB_VAULT": vault.path, "XDG_RUNTIME_DIR": runtime.url.path, "FOB_AGENT": "1"]
     }
 
-    func run(_ arguments: [String], input: String = "", password: Bool = false, timeout: Double = 60) throws -> ProcessResult {
+    func run(_ arguments: [String], input: String = "", password: Bool = false, timeout: Double = 60) throws
+        -> ProcessResult
+    {
         var environment = self.environment
         if password { environment["FOB_PASSWORD_FILE"] = vault.passwordFile }
         return try FobProcess.run(arguments, environment: environment, input: input, timeout: timeout)
@@ -82,7 +84,9 @@ final class AgentFixture: @unchecked Sendable {
         let bytes = Array(endpoint.socket.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         #expect(rc == 0)
         return fd
@@ -147,7 +151,8 @@ final class AgentFixture: @unchecked Sendable {
         let f = try AgentFixture()
         defer { f.stop() }
         try Data("wrong\n".utf8).write(to: f.vault.directory.file("wrong"))
-        let result = try FobProcess.run(["unlock", "--password-file", f.vault.directory.file("wrong").path], environment: f.environment)
+        let result = try FobProcess.run(
+            ["unlock", "--password-file", f.vault.directory.file("wrong").path], environment: f.environment)
         #expect(result.status == 51)
         #expect(try f.status()["state"] as? String == "locked")
     }
@@ -155,7 +160,9 @@ final class AgentFixture: @unchecked Sendable {
     @Test func idleTimeoutPolledByStatusStillLocks() throws {
         let f = try AgentFixture()
         defer { f.stop() }
-        #expect(try f.run(["add", "wifi", "home", "--accessible", "after-first-unlock"], input: "after", password: true).status == 0)
+        #expect(
+            try f.run(["add", "wifi", "home", "--accessible", "after-first-unlock"], input: "after", password: true)
+                .status == 0)
         #expect(try f.run(["add", "mail", "ana"], input: "when", password: true).status == 0)
         #expect(try f.unlock(["--idle", "2"]).status == 0)
         let start = Date()
@@ -176,7 +183,10 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.unlock(["--idle", "0", "--max", "2"]).status == 0)
         var locked = false
         for _ in 0..<40 {
-            if try f.run(["get", "mail", "ana"]).status == 36 { locked = true; break }
+            if try f.run(["get", "mail", "ana"]).status == 36 {
+                locked = true
+                break
+            }
             usleep(100_000)
         }
         #expect(locked)
@@ -237,10 +247,14 @@ final class AgentFixture: @unchecked Sendable {
             print(len(data))
             """
         let hex = frame.map { String(format: "%02x", $0) }.joined()
-        let python = try #require(["/usr/bin/python3.11", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
-        let result = try ChildProcess.run(executable: "/usr/bin/setpriv",
-                                          arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script, f.endpoint.socket, hex],
-                                          environment: FobProcess.baseEnvironment)
+        let python = try #require(
+            ["/usr/bin/python3.11", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let result = try ChildProcess.run(
+            executable: "/usr/bin/setpriv",
+            arguments: [
+                "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script, f.endpoint.socket, hex,
+            ],
+            environment: FobProcess.baseEnvironment)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "0\n")
         chmod(f.endpoint.socket, 0o600)
@@ -258,7 +272,7 @@ final class AgentFixture: @unchecked Sendable {
         let pid = try #require(f.agentPid)
         kill(pid, SIGKILL)
         #expect(f.eventually { !AgentFixture.isRunning(pid) })
-        #expect(FileManager.default.fileExists(atPath: f.endpoint.socket))  // stale
+        #expect(FileManager.default.fileExists(atPath: f.endpoint.socket)) // stale
         #expect(try f.status()["state"] as? String == "stopped")
         #expect(try f.run(["get", "mail", "ana"]).status == 36)
         #expect(try f.run(["get", "mail", "ana"], password: true).stdoutText == "x\n")
@@ -342,7 +356,10 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
         let csv = f.runtime.file("export.csv")
         var text = "name,url,username,password,note\n"
-        for i in 0..<20_000 { text += "svc\(i % 40),https://svc\(i % 40).example/,user\(i),secret-\(i)-\(String(repeating: "x", count: 120)),\n" }
+        for i in 0..<20_000 {
+            text +=
+                "svc\(i % 40),https://svc\(i % 40).example/,user\(i),secret-\(i)-\(String(repeating: "x", count: 120)),\n"
+        }
         try Data(text.utf8).write(to: csv)
         #expect(text.utf8.count > AgentProtocol.maxMessageBytes)
         #expect(try f.run(["import", "chrome-csv", csv.path, "--dry-run"]).status == 36, "no agent: no password")
@@ -392,7 +409,7 @@ final class AgentFixture: @unchecked Sendable {
                 kSecAttrAccount as String: "ana", kSecReturnData as String: true,
             ]
             var result: AnyObject?
-            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed)  // stopped
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecInteractionNotAllowed) // stopped
             #expect(try f.unlock().status == 0)
             #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
             #expect(result as? Data == Data("from fob".utf8))
@@ -404,8 +421,11 @@ final class AgentFixture: @unchecked Sendable {
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecDuplicateItem)
             #expect(try f.run(["get", "api", "ci"]).stdoutText == "tok\n")
-            let update: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api"]
-            #expect(SecItemUpdate(update as CFDictionary, [kSecAttrLabel as String: "CI"] as CFDictionary) == errSecSuccess)
+            let update: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api",
+            ]
+            #expect(
+                SecItemUpdate(update as CFDictionary, [kSecAttrLabel as String: "CI"] as CFDictionary) == errSecSuccess)
             #expect(try f.run(["ls", "--json"]).stdoutText.contains("\"CI\""))
             #expect(SecItemDelete(update as CFDictionary) == errSecSuccess)
             #expect(SecItemDelete(update as CFDictionary) == errSecItemNotFound)
@@ -451,8 +471,9 @@ final class AgentFixture: @unchecked Sendable {
     @Test func oauthTokenGoesThroughTheAgent() throws {
         let f = try AgentFixture()
         defer { f.stop() }
-        let set = OAuthTokenSet(accessToken: "at-123", expiresAt: Date().addingTimeInterval(3_600),
-                                tokenEndpoint: URL(string: "https://example.invalid/token")!, clientID: "cli")
+        let set = OAuthTokenSet(
+            accessToken: "at-123", expiresAt: Date().addingTimeInterval(3_600),
+            tokenEndpoint: URL(string: "https://example.invalid/token")!, clientID: "cli")
         let json = String(decoding: set.encoded(), as: UTF8.self)
         #expect(try f.run(["save", "api", "ci", "--kind", "oauth"], input: json, password: true).status == 0)
         #expect(try f.run(["oauth", "token", "api", "ci"]).status == 36)
@@ -491,7 +512,10 @@ final class AgentFixture: @unchecked Sendable {
         defer { f.stop() }
         #expect(try f.run(["add", "mail", "ana"], input: "pw", password: true).status == 0)
         let out = f.runtime.file("export.csv").path
-        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "export", "--format", "csv", "--output", out]
+        let command = [
+            "/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "export", "--format", "csv",
+            "--output", out,
+        ]
         let tmux = try TmuxSession(command: command, environment: f.environment)
         _ = try tmux.waitFor("Master password")
         try tmux.type(f.vault.password)

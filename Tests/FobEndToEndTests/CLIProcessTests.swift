@@ -1,15 +1,18 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 // End-to-end tests of the `fob` binary: each runs `.build/debug/fob` as a
 // child process (see FobProcess) against a vault in a temporary directory.
 
 /// The result ended normally: no signal, no timeout, at most one line on stderr.
-private func expectClean(_ result: ProcessResult, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(result.signal == nil, "crashed with signal \(result.signal ?? 0) \(comment)", sourceLocation: sourceLocation)
+private func expectClean(
+    _ result: ProcessResult, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(
+        result.signal == nil, "crashed with signal \(result.signal ?? 0) \(comment)", sourceLocation: sourceLocation)
     #expect(!result.timedOut, "timed out \(comment)", sourceLocation: sourceLocation)
     let lines = result.stderrText.split(separator: "\n")
     #expect(lines.count <= 1, "stderr: \(result.stderrText) \(comment)", sourceLocation: sourceLocation)
@@ -52,7 +55,9 @@ private let bullet = "•"
         let usage = try v.run(["get", "mail"])
         #expect(usage.status == 2)
         #expect(usage.stderrText.split(separator: "\n").count == 2)
-        let missing = try FobProcess.run(["--vault", v.directory.file("none.db").path, "--password-file", v.passwordFile, "ls"])
+        let missing = try FobProcess.run([
+            "--vault", v.directory.file("none.db").path, "--password-file", v.passwordFile, "ls",
+        ])
         #expect(missing.status == 50)
     }
 
@@ -143,7 +148,8 @@ private let bullet = "•"
     @Test func nfdTypedPasswordUnlocksAnNFCVault() throws {
         let v = try ProcessTestVault(password: "\u{C9}t\u{E9}")
         #expect(try v.run(["add", "mail", "ana"], input: "s").status == 0)
-        let session = try FobProcess.startInTerminal(["--vault", v.path, "get", "mail", "ana"], environment: ["LANG": "C"])
+        let session = try FobProcess.startInTerminal(
+            ["--vault", v.path, "get", "mail", "ana"], environment: ["LANG": "C"])
         #expect(session.waitFor("Master password: "))
         session.send("E\u{301}te\u{301}\r")
         #expect(session.wait() == 0)
@@ -162,8 +168,9 @@ private let bullet = "•"
     @Test func ctrlCAbortsAndRestoresTheTerminal() throws {
         let v = try ProcessTestVault()
         let command = "'\(FobProcess.binaryURL.path)' --vault '\(v.path)' get mail ana; echo \"status=$?\"; stty -a"
-        let session = try TerminalSession(executable: "/bin/sh", arguments: ["-c", command],
-                                          environment: FobProcess.baseEnvironment.merging(["TERM": "xterm"]) { $1 })
+        let session = try TerminalSession(
+            executable: "/bin/sh", arguments: ["-c", command],
+            environment: FobProcess.baseEnvironment.merging(["TERM": "xterm"]) { $1 })
         #expect(session.waitFor("Master password: "))
         #expect(session.localFlags & UInt32(ECHO) == 0)
         session.send("abc")
@@ -173,7 +180,8 @@ private let bullet = "•"
         let text = session.outputText
         #expect(text.contains("status=130"))
         #expect(text.contains("interrupted"))
-        let words = Set(text.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" || $0 == "\r" }).map(String.init))
+        let words = Set(
+            text.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" || $0 == "\r" }).map(String.init))
         #expect(words.contains("echo"))
         #expect(words.contains("icanon"))
         #expect(!words.contains("-echo"))
@@ -203,15 +211,18 @@ private let bullet = "•"
 
         let passwordFile = v.directory.file("typed-password").path
         try Data("Éç🔑 pass\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        let add = try FobProcess.startInTerminal(["--vault", v.path, "--password-file", passwordFile, "add", "mail", "ana"])
+        let add = try FobProcess.startInTerminal([
+            "--vault", v.path, "--password-file", passwordFile, "add", "mail", "ana",
+        ])
         #expect(add.waitFor("Secret for service \"mail\", account \"ana\": "))
         add.send("typed secret\r")
         #expect(add.waitFor("Retype the secret: "))
         add.send("typed secret\r")
         #expect(add.wait(timeout: 60) == 0)
         #expect(!add.outputText.contains("typed secret"))
-        let got = try FobProcess.run(["--vault", v.path, "--password-file", passwordFile, "get", "mail", "ana"],
-                                     environment: ["LANG": "C"])
+        let got = try FobProcess.run(
+            ["--vault", v.path, "--password-file", passwordFile, "get", "mail", "ana"],
+            environment: ["LANG": "C"])
         #expect(got.stdoutText == "typed secret\n")
     }
 
@@ -250,8 +261,9 @@ private let bullet = "•"
         let changed = try v.run(["passwd", "--new-password-file", newFile])
         #expect(changed.status == 0, "\(changed.stderrText)")
         for lang in ["C.UTF-8", "C", "POSIX"] {
-            let got = try FobProcess.run(["--vault", v.path, "--password-file", newFile, "get", "mail", "ana"],
-                                         environment: ["LANG": lang, "LC_ALL": lang])
+            let got = try FobProcess.run(
+                ["--vault", v.path, "--password-file", newFile, "get", "mail", "ana"],
+                environment: ["LANG": lang, "LC_ALL": lang])
             #expect(got.status == 0, "LANG=\(lang): \(got.stderrText)")
             #expect(got.stdoutText == "s\n")
         }
@@ -259,7 +271,8 @@ private let bullet = "•"
         if decomposed.utf8.count != password.utf8.count {
             let nfdFile = v.directory.file("nfd").path
             try Data((decomposed + "\n").utf8).write(to: URL(fileURLWithPath: nfdFile))
-            let got = try FobProcess.run(["--vault", v.path, "--password-file", nfdFile, "get", "mail", "ana"], environment: ["LANG": "C"])
+            let got = try FobProcess.run(
+                ["--vault", v.path, "--password-file", nfdFile, "get", "mail", "ana"], environment: ["LANG": "C"])
             #expect(got.status == 0)
         }
         #expect(try v.run(["get", "mail", "ana"]).status == 51)
@@ -279,7 +292,8 @@ private let bullet = "•"
     @Test func aPasswordOverTheLimitIsRefusedNamingIt() throws {
         let v = try ProcessTestVault()
         let tooLong = v.directory.file("too-long").path
-        try Data((String(repeating: "a", count: Vault.maxPasswordBytes + 1) + "\n").utf8).write(to: URL(fileURLWithPath: tooLong))
+        try Data((String(repeating: "a", count: Vault.maxPasswordBytes + 1) + "\n").utf8).write(
+            to: URL(fileURLWithPath: tooLong))
         let changed = try v.run(["passwd", "--new-password-file", tooLong])
         #expect(changed.status == 2)
         #expect(changed.stderrText.contains("longer than \(Vault.maxPasswordBytes) bytes"))
@@ -297,8 +311,10 @@ private let bullet = "•"
         let before = try Data(contentsOf: URL(fileURLWithPath: v.path))
         let wrong = v.directory.file("wrong").path
         try Data("correct horsE\n".utf8).write(to: URL(fileURLWithPath: wrong))
-        for arguments in [["get", "mail", "ana"], ["add", "x", "y"], ["save", "mail", "ana"], ["update", "mail", "ana"],
-                          ["rm", "mail", "ana"], ["ls"], ["passwd", "--new-password-file", wrong]] {
+        for arguments in [
+            ["get", "mail", "ana"], ["add", "x", "y"], ["save", "mail", "ana"], ["update", "mail", "ana"],
+            ["rm", "mail", "ana"], ["ls"], ["passwd", "--new-password-file", wrong],
+        ] {
             let result = try v.run(arguments, input: "changed", environment: ["FOB_PASSWORD_FILE": wrong])
             #expect(result.status == 51, "\(arguments)")
             #expect(result.stdout.isEmpty)
@@ -315,7 +331,8 @@ private let bullet = "•"
     @Test func twentyProcessesSaveOneItem() throws {
         let v = try ProcessTestVault()
         let children = try (0..<20).map { index in
-            try FobProcess.start(["save", "race", "acct"], environment: v.environment, stdin: Array("secret-\(index)".utf8))
+            try FobProcess.start(
+                ["save", "race", "acct"], environment: v.environment, stdin: Array("secret-\(index)".utf8))
         }
         let results = children.map { $0.wait(timeout: 120) }
         for result in results {
@@ -332,7 +349,8 @@ private let bullet = "•"
     @Test func processesAddingDifferentItemsAllLand() throws {
         let v = try ProcessTestVault()
         let children = try (0..<8).map { index in
-            try FobProcess.start(["add", "svc", "acct-\(index)"], environment: v.environment, stdin: Array("s\(index)".utf8))
+            try FobProcess.start(
+                ["add", "svc", "acct-\(index)"], environment: v.environment, stdin: Array("s\(index)".utf8))
         }
         for result in children.map({ $0.wait(timeout: 120) }) {
             #expect(result.status == 0, "\(result.stderrText)")
@@ -352,9 +370,15 @@ private let bullet = "•"
         for round in 0..<30 {
             let writers = try (0..<3).map { index -> (ChildProcess, String, String) in
                 let account = "r\(round)-w\(index)"
-                let secret = "secret-\(round)-\(index)-" + String(repeating: "x", count: Int.random(in: 0..<3000, using: &generator))
+                let secret =
+                    "secret-\(round)-\(index)-"
+                    + String(repeating: "x", count: Int.random(in: 0..<3000, using: &generator))
                 let command = index == 0 ? "add" : "save"
-                return (try FobProcess.start([command, "kill", account], environment: v.environment, stdin: Array(secret.utf8)), account, secret)
+                return (
+                    try FobProcess.start(
+                        [command, "kill", account], environment: v.environment, stdin: Array(secret.utf8)), account,
+                    secret
+                )
             }
             // Early kills (during start-up or the first write) and late ones alternate;
             // the last writer of a round is left to finish, so there are always acknowledged writes.
@@ -362,7 +386,11 @@ private let bullet = "•"
             for (child, _, _) in writers.dropLast() { child.send(signal: SIGKILL) }
             for (child, account, secret) in writers {
                 let result = child.wait(timeout: 60)
-                if result.status == 0 { acknowledged[account] = secret } else if result.signal == SIGKILL { killed += 1 }
+                if result.status == 0 {
+                    acknowledged[account] = secret
+                } else if result.signal == SIGKILL {
+                    killed += 1
+                }
             }
             if round % 10 == 9 {
                 #expect(VaultFile.integrityCheck(v.path) == "ok", "round \(round)")
@@ -384,11 +412,13 @@ private let bullet = "•"
         let directory = TemporaryDirectory()
         let mountPoint = directory.file("small")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try ChildProcess.run(executable: "/bin/mount", arguments: ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint.path],
-                                           environment: FobProcess.baseEnvironment)
+        let mounted = try ChildProcess.run(
+            executable: "/bin/mount", arguments: ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint.path],
+            environment: FobProcess.baseEnvironment)
         defer {
             if mounted.status == 0 {
-                _ = try? ChildProcess.run(executable: "/bin/umount", arguments: [mountPoint.path], environment: FobProcess.baseEnvironment)
+                _ = try? ChildProcess.run(
+                    executable: "/bin/umount", arguments: [mountPoint.path], environment: FobProcess.baseEnvironment)
             }
         }
         let v = try ProcessTestVault(create: false, directory: directory)
@@ -396,7 +426,9 @@ private let bullet = "•"
         _ = try Vault.create(at: URL(fileURLWithPath: vaultPath), password: .text(v.password), kdf: .testing)
         let environment = ["FOB_VAULT": vaultPath, "FOB_PASSWORD_FILE": v.passwordFile]
         for index in 0..<5 {
-            #expect(try FobProcess.run(["add", "before", "a\(index)"], environment: environment, input: "s\(index)").status == 0)
+            #expect(
+                try FobProcess.run(["add", "before", "a\(index)"], environment: environment, input: "s\(index)").status
+                    == 0)
         }
         let big = [UInt8](repeating: 0x42, count: 300_000)
         let full: ProcessResult
@@ -413,9 +445,10 @@ private let bullet = "•"
         } else {
             // No mount rights: a file-size limit (SIGXFSZ ignored) makes writes fail with EFBIG.
             let script = "trap '' XFSZ; ulimit -f 200; exec \"$0\" \"$@\""
-            full = try ChildProcess.run(executable: "/bin/sh",
-                                        arguments: ["-c", script, FobProcess.binaryURL.path, "save", "big", "one", "--raw"],
-                                        environment: FobProcess.baseEnvironment.merging(environment) { $1 }, stdin: big)
+            full = try ChildProcess.run(
+                executable: "/bin/sh",
+                arguments: ["-c", script, FobProcess.binaryURL.path, "save", "big", "one", "--raw"],
+                environment: FobProcess.baseEnvironment.merging(environment) { $1 }, stdin: big)
         }
         expectClean(full)
         #expect(full.status == 1, "\(full.stderrText)")
@@ -427,7 +460,9 @@ private let bullet = "•"
         let items = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]])
         #expect(items.compactMap { $0["account"] as? String } == (0..<5).map { "a\($0)" })
         for index in 0..<5 {
-            #expect(try FobProcess.run(["get", "before", "a\(index)"], environment: environment).stdoutText == "s\(index)\n")
+            #expect(
+                try FobProcess.run(["get", "before", "a\(index)"], environment: environment).stdoutText == "s\(index)\n"
+            )
         }
         #expect(try FobProcess.run(["get", "big", "one"], environment: environment).status == 44)
     }
@@ -438,7 +473,9 @@ private let bullet = "•"
 @Suite struct DamagedVaultProcessTests {
     /// Runs `get` and `ls`: each either fails cleanly (non-zero, nothing on
     /// stdout) or succeeds with exactly the right data.
-    private func expectCleanOrCorrect(_ v: ProcessTestVault, path: String, expected: [String: String], _ note: String) throws {
+    private func expectCleanOrCorrect(_ v: ProcessTestVault, path: String, expected: [String: String], _ note: String)
+        throws
+    {
         let environment = ["FOB_VAULT": path, "FOB_PASSWORD_FILE": v.passwordFile]
         for (account, secret) in expected.prefix(2) {
             let got = try FobProcess.run(["get", "svc", account], environment: environment)
@@ -467,7 +504,8 @@ private let bullet = "•"
         let vault = try v.open()
         for index in 0..<items {
             let secret = "secret-\(index)-" + String(repeating: "z", count: index * 37)
-            try vault.add(Item(service: "svc", account: "acct-\(index)", label: "label \(index)", secret: .text(secret)))
+            try vault.add(
+                Item(service: "svc", account: "acct-\(index)", label: "label \(index)", secret: .text(secret)))
             expected["acct-\(index)"] = secret
         }
         return (v, expected)
@@ -498,7 +536,8 @@ private let bullet = "•"
         let (v, expected) = try makeVault()
         let original = try Data(contentsOf: URL(fileURLWithPath: v.path))
         let copy = v.directory.file("truncated.db").path
-        for length in [0, 1, 50, 100, 512, 1024, 4096, original.count / 2, original.count - 4096, original.count - 1] where length >= 0 {
+        for length in [0, 1, 50, 100, 512, 1024, 4096, original.count / 2, original.count - 4096, original.count - 1]
+        where length >= 0 {
             try original.prefix(length).write(to: URL(fileURLWithPath: copy))
             for suffix in ["-wal", "-shm"] { unlink(copy + suffix) }
             try expectCleanOrCorrect(v, path: copy, expected: expected, "length \(length)")
@@ -537,7 +576,8 @@ private let bullet = "•"
             if position % 8 == 0 {
                 let verify = try FobProcess.run(["verify"], environment: environment)
                 #expect(verify.status == 93)
-                #expect(verify.stdoutText.hasPrefix("damaged: row 1 (lookup "), "byte \(position): \(verify.stdoutText)")
+                #expect(
+                    verify.stdoutText.hasPrefix("damaged: row 1 (lookup "), "byte \(position): \(verify.stdoutText)")
             }
         }
         #expect(failuresPerAccount.count == 3)
@@ -565,11 +605,18 @@ private let bullet = "•"
 @Suite struct SecretExposureProcessTests {
     @Test func theVaultFilesHoldNoNamesOrSecretsInClear() throws {
         let v = try ProcessTestVault(password: "PasswordMarker-314")
-        let markers = ["ServiceMarker-271", "AccountMarker-161", "LabelMarker-141", "SecretMarker-173", "CommentMarker-577"]
+        let markers = [
+            "ServiceMarker-271", "AccountMarker-161", "LabelMarker-141", "SecretMarker-173", "CommentMarker-577",
+        ]
         // Keep a connection open so the WAL stays on disk and is checked too.
         let holder = try v.open()
-        #expect(try v.run(["add", markers[0], markers[1], "--label", markers[2], "--comment", markers[4]], input: markers[3]).status == 0)
-        #expect(try v.run(["save", markers[0], "second-" + markers[1], "--kind", "token"], input: markers[3] + "-2").status == 0)
+        #expect(
+            try v.run(
+                ["add", markers[0], markers[1], "--label", markers[2], "--comment", markers[4]], input: markers[3]
+            ).status == 0)
+        #expect(
+            try v.run(["save", markers[0], "second-" + markers[1], "--kind", "token"], input: markers[3] + "-2").status
+                == 0)
         #expect(try v.run(["passwd", "--new-password-file", v.passwordFile]).status == 0)
         let bytes = VaultFile.allBytes(v.path)
         #expect(bytes.count > 4096)
@@ -583,11 +630,14 @@ private let bullet = "•"
 
     /// Every process's argv and environment, as bytes.
     private static func processTexts() -> [(pid: String, bytes: [UInt8])] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
+        let pids =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
         var texts: [(String, [UInt8])] = []
         for pid in pids {
             for file in ["cmdline", "environ"] {
-                if let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") { texts.append((pid, [UInt8](data))) }
+                if let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") {
+                    texts.append((pid, [UInt8](data)))
+                }
             }
         }
         return texts
@@ -596,16 +646,22 @@ private let bullet = "•"
     private static func pidsExposing(_ needles: [String]) -> Set<String> {
         var found: Set<String> = []
         for (pid, bytes) in processTexts() {
-            for needle in needles where VaultFile.firstIndex(of: Array(needle.utf8), in: bytes) != nil { found.insert(pid) }
+            for needle in needles where VaultFile.firstIndex(of: Array(needle.utf8), in: bytes) != nil {
+                found.insert(pid)
+            }
         }
         return found
     }
 
     @Test func theScannerSeesWhatIsInArgvAndEnvironment() throws {
         let marker = "ScannerCheck-\(UUID().uuidString)"
-        let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"],
-                                     environment: ["MARK": marker])
-        defer { child.send(signal: SIGKILL); _ = child.wait() }
+        let child = try ChildProcess(
+            executable: "/bin/sleep", arguments: ["30"],
+            environment: ["MARK": marker])
+        defer {
+            child.send(signal: SIGKILL)
+            _ = child.wait()
+        }
         var seen = false
         for _ in 0..<100 where !seen {
             seen = Self.pidsExposing([marker]).contains(String(child.pid))
@@ -620,8 +676,9 @@ private let bullet = "•"
         let v = try ProcessTestVault(password: password)
         let needles = [password, secret]
         // A writer blocked reading its secret from standard input: look at every process meanwhile.
-        let child = try FobProcess.start(["add", "mail", "ana"], environment: v.environment,
-                                         stdin: Array(secret.utf8), holdStdinOpen: true)
+        let child = try FobProcess.start(
+            ["add", "mail", "ana"], environment: v.environment,
+            stdin: Array(secret.utf8), holdStdinOpen: true)
         var exposures: Set<String> = []
         for _ in 0..<20 {
             exposures.formUnion(Self.pidsExposing(needles))
@@ -644,11 +701,14 @@ private let bullet = "•"
             }
         }
         scanner.start()
-        for arguments in [["get", "mail", "ana"], ["get", "mail", "ana", "--json"], ["ls"], ["update", "mail", "ana"]] {
+        for arguments in [
+            ["get", "mail", "ana"], ["get", "mail", "ana", "--json"], ["ls"], ["update", "mail", "ana"],
+        ] {
             #expect(try v.run(arguments, input: secret).status == 0)
         }
-        let stdinPassword = try FobProcess.run(["--vault", v.path, "--password-file", "-", "save", "web", "zoe"],
-                                               input: password + "\n" + secret)
+        let stdinPassword = try FobProcess.run(
+            ["--vault", v.path, "--password-file", "-", "save", "web", "zoe"],
+            input: password + "\n" + secret)
         #expect(stdinPassword.status == 0)
         scanning.mutate { $0 = false }
         while !scanner.isFinished { usleep(1000) }

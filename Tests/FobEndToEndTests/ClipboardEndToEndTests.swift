@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
 import Testing
 
 /// `fob copy` and `fob logout` as separate processes, against a private tmux
@@ -16,19 +16,23 @@ import Testing
             passwordFile = vault.directory.file("password")
             try "correct horse\n".write(to: passwordFile, atomically: true, encoding: .utf8)
             try vault.vault.add(Item(service: "api", account: "ana", kind: .token, secret: .text("tok-SECRET-1")))
-            try vault.vault.add(Item(service: "idp", account: "bob", kind: .oauth, secret: .text("{\"access_token\":\"oa-SECRET-2\"}")))
+            try vault.vault.add(
+                Item(service: "idp", account: "bob", kind: .oauth, secret: .text("{\"access_token\":\"oa-SECRET-2\"}")))
             try vault.vault.add(Item(service: "mail", account: "ana", secret: .text("pw-SECRET-3")))
         }
         var vaultPath: String { vault.vault.url.path }
         var stateFile: String { vaultPath + ".clearer" }
         func arguments(_ clipboard: String, clearAfter: Int, _ command: [String]) -> [String] {
-            ["--vault", vaultPath, "--password-file", passwordFile.path, "--clipboard", clipboard,
-             "--clear-after", String(clearAfter)] + command
+            [
+                "--vault", vaultPath, "--password-file", passwordFile.path, "--clipboard", clipboard,
+                "--clear-after", String(clearAfter),
+            ] + command
         }
         /// Whether a clearer process is still running (its pid in the state file).
         var clearerRunning: Bool {
             guard let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
-                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { return false }
             return kill(pid, 0) == 0 && FileManager.default.fileExists(atPath: "/proc/\(pid)/cmdline")
         }
     }
@@ -37,17 +41,22 @@ import Testing
         let f = try Fixture()
         let tmux = try TmuxServer()
         let started = Date()
-        let result = try FobProcess.run(f.arguments("tmux", clearAfter: 3, ["copy", "api", "ana"]),
-                                        environment: ["TMUX": tmux.tmuxVariable], timeout: 30)
+        let result = try FobProcess.run(
+            f.arguments("tmux", clearAfter: 3, ["copy", "api", "ana"]),
+            environment: ["TMUX": tmux.tmuxVariable], timeout: 30)
         #expect(result.status == 0, "\(result.stderrText)")
         // Returned before the clear: the detached clearer holds none of its pipes.
         #expect(Date().timeIntervalSince(started) < 2.5)
-        #expect(result.stderrText.contains("copied service \"api\", account \"ana\" to the clipboard (tmux); clearing in 3 s"))
+        #expect(
+            result.stderrText.contains(
+                "copied service \"api\", account \"ana\" to the clipboard (tmux); clearing in 3 s"))
         #expect(!result.stdoutText.contains("SECRET") && !result.stderrText.contains("SECRET"))
         #expect(try tmux.buffers()["fob"] == "tok-SECRET-1")
         // The clearer got the secret on stdin, not in argv or its environment.
         #expect(eventually { f.clearerRunning })
-        if let pid = try? String(contentsOfFile: f.stateFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) {
+        if let pid = try? String(contentsOfFile: f.stateFile, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        {
             let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
             #expect(!String(decoding: cmdline, as: UTF8.self).contains("SECRET"))
             let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
@@ -63,7 +72,8 @@ import Testing
         let f = try Fixture()
         let x = try XvfbServer()
         let env = ["DISPLAY": x.display]
-        let result = try FobProcess.run(f.arguments("xclip", clearAfter: 2, ["copy", "mail", "ana"]), environment: env, timeout: 30)
+        let result = try FobProcess.run(
+            f.arguments("xclip", clearAfter: 2, ["copy", "mail", "ana"]), environment: env, timeout: 30)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try eventually { try x.clipboardText() == "pw-SECRET-3" })
         #expect(eventually { f.clearerRunning })
@@ -73,7 +83,8 @@ import Testing
         #expect(try x.clipboardText() == "copied later by the user")
 
         // Without a later copy, the clipboard is emptied.
-        let again = try FobProcess.run(f.arguments("xclip", clearAfter: 2, ["copy", "mail", "ana"]), environment: env, timeout: 30)
+        let again = try FobProcess.run(
+            f.arguments("xclip", clearAfter: 2, ["copy", "mail", "ana"]), environment: env, timeout: 30)
         #expect(again.status == 0)
         #expect(try eventually { try x.clipboardText() == "pw-SECRET-3" })
         #expect(try eventually(timeout: 15) { try x.clipboardText() == nil })
@@ -84,9 +95,13 @@ import Testing
         let tmux = try TmuxServer()
         let env = ["TMUX": tmux.tmuxVariable]
         let first = Date()
-        #expect(try FobProcess.run(f.arguments("tmux", clearAfter: 6, ["copy", "api", "ana"]), environment: env).status == 0)
+        #expect(
+            try FobProcess.run(f.arguments("tmux", clearAfter: 6, ["copy", "api", "ana"]), environment: env).status == 0
+        )
         Thread.sleep(forTimeInterval: 3)
-        #expect(try FobProcess.run(f.arguments("tmux", clearAfter: 6, ["copy", "api", "ana"]), environment: env).status == 0)
+        #expect(
+            try FobProcess.run(f.arguments("tmux", clearAfter: 6, ["copy", "api", "ana"]), environment: env).status == 0
+        )
         // Past the first copy's deadline, the value is still there…
         Thread.sleep(until: first.addingTimeInterval(7.5))
         #expect(try tmux.buffers()["fob"] == "tok-SECRET-1")
@@ -98,7 +113,9 @@ import Testing
         let f = try Fixture()
         let tmux = try TmuxServer()
         let env = ["TMUX": tmux.tmuxVariable]
-        #expect(try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["copy", "api", "ana"]), environment: env).status == 0)
+        #expect(
+            try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["copy", "api", "ana"]), environment: env).status
+                == 0)
         #expect(eventually { f.clearerRunning })
         // Without --yes and without a terminal it refuses and deletes nothing.
         let refused = try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["logout"]), environment: env)
@@ -119,9 +136,14 @@ import Testing
         let f = try Fixture()
         let tmux = try TmuxServer()
         let env = ["TMUX": tmux.tmuxVariable]
-        #expect(try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["copy", "api", "ana"]), environment: env).status == 0)
+        #expect(
+            try FobProcess.run(f.arguments("tmux", clearAfter: 300, ["copy", "api", "ana"]), environment: env).status
+                == 0)
         #expect(eventually { f.clearerRunning })
-        let pid = try #require(pid_t(try String(contentsOfFile: f.stateFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            pid_t(
+                try String(contentsOfFile: f.stateFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            ))
         #expect(try tmux.buffers()["fob"] == "tok-SECRET-1")
         kill(pid, SIGTERM)
         #expect(try eventually { try tmux.buffers()["fob"] == nil })

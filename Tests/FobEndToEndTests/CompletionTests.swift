@@ -1,6 +1,6 @@
+import FobTestSupport
 import Foundation
 import Testing
-import FobTestSupport
 
 /// `fob completion bash|zsh|fish` run by the real shells.
 @Suite struct CompletionTests {
@@ -31,9 +31,11 @@ import FobTestSupport
         let scriptPath = stub.file("fob.bash").path
         try Data(try script("bash").utf8).write(to: URL(fileURLWithPath: scriptPath))
         let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
-        let program = "source '\(scriptPath)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _fob; printf '%s\\n' \"${COMPREPLY[@]}\""
-        let r = try ChildProcess.run(executable: "/bin/bash", arguments: ["--norc", "-c", program],
-                                     environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8"])
+        let program =
+            "source '\(scriptPath)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _fob; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let r = try ChildProcess.run(
+            executable: "/bin/bash", arguments: ["--norc", "-c", program],
+            environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8"])
         #expect(r.status == 0, "\(r.stderrText)")
         return r.stdoutText.split(separator: "\n").map(String.init)
     }
@@ -44,10 +46,15 @@ import FobTestSupport
         #expect(g.contains("get"))
         #expect(g.allSatisfy { $0.hasPrefix("g") })
         #expect(try Self.bashComplete(["fob", "get", "m"], stub: stub) == ["mail", "music"])
-        #expect(try Self.bashComplete(["fob", "--vault", "/tmp/v.db", "get", "mail", ""], stub: stub) == ["ana", "bob"])
-        #expect(try Self.bashComplete(["fob", "init", "--kdf", ""], stub: stub) == ["interactive", "moderate", "sensitive"])
+        #expect(
+            try Self.bashComplete(["fob", "--vault", "/tmp/v.db", "get", "mail", ""], stub: stub) == ["ana", "bob"])
+        #expect(
+            try Self.bashComplete(["fob", "init", "--kdf", ""], stub: stub) == ["interactive", "moderate", "sensitive"])
         #expect(try Self.bashComplete(["fob", "--clipboard", "x"], stub: stub) == ["xclip", "xsel"])
-        #expect(try Self.bashComplete(["fob", "add", "s", "a", "--kind", ""], stub: stub) == ["password", "token", "oauth", "note"])
+        #expect(
+            try Self.bashComplete(["fob", "add", "s", "a", "--kind", ""], stub: stub) == [
+                "password", "token", "oauth", "note",
+            ])
         #expect(try Self.bashComplete(["fob", "get", "--r"], stub: stub) == ["--raw"])
         #expect(try Self.bashComplete(["fob", "completion", ""], stub: stub) == ["bash", "zsh", "fish"])
         #expect(try Self.bashComplete(["fob", "oauth", "l"], stub: stub) == ["login"])
@@ -59,14 +66,17 @@ import FobTestSupport
         let dir = TemporaryDirectory(prefix: "fob-complete")
         try Data(try Self.script("zsh").utf8).write(to: dir.file("_fob"))
         try Data(try Self.script("fish").utf8).write(to: dir.file("fob.fish"))
-        let zsh = try ChildProcess.run(executable: "/usr/bin/zsh", arguments: ["-n", dir.file("_fob").path],
-                                       environment: FobProcess.baseEnvironment)
+        let zsh = try ChildProcess.run(
+            executable: "/usr/bin/zsh", arguments: ["-n", dir.file("_fob").path],
+            environment: FobProcess.baseEnvironment)
         #expect(zsh.status == 0, "\(zsh.stderrText)")
-        let fish = try ChildProcess.run(executable: "/usr/bin/fish", arguments: ["--no-execute", dir.file("fob.fish").path],
-                                        environment: FobProcess.baseEnvironment.merging(["HOME": dir.url.path]) { $1 })
+        let fish = try ChildProcess.run(
+            executable: "/usr/bin/fish", arguments: ["--no-execute", dir.file("fob.fish").path],
+            environment: FobProcess.baseEnvironment.merging(["HOME": dir.url.path]) { $1 })
         #expect(fish.status == 0, "\(fish.stderrText)")
-        let bash = try ChildProcess.run(executable: "/bin/bash", arguments: ["-n", "-c", try Self.script("bash")],
-                                        environment: FobProcess.baseEnvironment)
+        let bash = try ChildProcess.run(
+            executable: "/bin/bash", arguments: ["-n", "-c", try Self.script("bash")],
+            environment: FobProcess.baseEnvironment)
         #expect(bash.status == 0, "\(bash.stderrText)")
     }
 
@@ -74,8 +84,9 @@ import FobTestSupport
         let stub = try Self.namesStub()
         try Data(try Self.script("fish").utf8).write(to: stub.file("fob.fish"))
         let program = "source \(stub.file("fob.fish").path); complete -C 'fob ge'; complete -C 'fob get mail '"
-        let r = try ChildProcess.run(executable: "/usr/bin/fish", arguments: ["--no-config", "-c", program],
-                                     environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "HOME": stub.url.path, "LANG": "C.UTF-8"])
+        let r = try ChildProcess.run(
+            executable: "/usr/bin/fish", arguments: ["--no-config", "-c", program],
+            environment: ["PATH": stub.url.path + ":/usr/bin:/bin", "HOME": stub.url.path, "LANG": "C.UTF-8"])
         #expect(r.stdoutText.contains("get\t"))
         #expect(r.stdoutText.contains("ana\n"))
     }
@@ -95,7 +106,9 @@ import FobTestSupport
                 let usage = try FobProcess.run([command, "--help"]).stdoutText
                 for option in usage.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter({ $0.hasPrefix("[--") }) {
                     let name = option.dropFirst().prefix { $0 != " " && $0 != "]" }
-                    #expect(text.contains(shell == "fish" ? "-l \(name.dropFirst(2))" : String(name)), "\(shell): \(command) \(name)")
+                    #expect(
+                        text.contains(shell == "fish" ? "-l \(name.dropFirst(2))" : String(name)),
+                        "\(shell): \(command) \(name)")
                 }
             }
         }

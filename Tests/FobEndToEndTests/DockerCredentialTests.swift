@@ -1,31 +1,36 @@
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// `fob docker-credential` (as `docker-credential-fob`) by the documented
 /// JSON of github.com/docker/docker-credential-helpers.
 @Suite struct DockerCredentialTests {
     /// Runs the helper through a link named as docker finds it.
-    static func helper(_ v: ProcessTestVault, _ link: TemporaryDirectory, _ action: String,
-                       input: String = "", environment: [String: String]? = nil) throws -> ProcessResult {
+    static func helper(
+        _ v: ProcessTestVault, _ link: TemporaryDirectory, _ action: String,
+        input: String = "", environment: [String: String]? = nil
+    ) throws -> ProcessResult {
         let path = link.file("docker-credential-fob").path
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: FobProcess.binaryURL.path)
         }
-        return try ChildProcess.run(executable: path, arguments: [action],
-                                    environment: FobProcess.baseEnvironment.merging(environment ?? v.environment) { $1 },
-                                    stdin: Array(input.utf8))
+        return try ChildProcess.run(
+            executable: path, arguments: [action],
+            environment: FobProcess.baseEnvironment.merging(environment ?? v.environment) { $1 },
+            stdin: Array(input.utf8))
     }
 
     @Test func storeGetListErase() throws {
         let v = try ProcessTestVault()
         let link = TemporaryDirectory(prefix: "fob-docker")
-        let store = try Self.helper(v, link, "store",
-                                    input: #"{"ServerURL":"https://index.docker.io/v1/","Username":"ana","Secret":"tok\"en"}"#)
+        let store = try Self.helper(
+            v, link, "store",
+            input: #"{"ServerURL":"https://index.docker.io/v1/","Username":"ana","Secret":"tok\"en"}"#)
         #expect(store.status == 0, "\(store.stdoutText)\(store.stderrText)")
         #expect(store.stdout.isEmpty)
-        _ = try Self.helper(v, link, "store", input: #"{"ServerURL":"registry.example:5000","Username":"bob","Secret":"two"}"#)
+        _ = try Self.helper(
+            v, link, "store", input: #"{"ServerURL":"registry.example:5000","Username":"bob","Secret":"two"}"#)
 
         let get = try Self.helper(v, link, "get", input: "https://index.docker.io/v1/\n")
         #expect(get.status == 0)
@@ -38,7 +43,8 @@ import FobTestSupport
         #expect(!list.stdoutText.contains("tok"))
 
         // Storing again replaces the credential of that server URL.
-        _ = try Self.helper(v, link, "store", input: #"{"ServerURL":"registry.example:5000","Username":"carol","Secret":"three"}"#)
+        _ = try Self.helper(
+            v, link, "store", input: #"{"ServerURL":"registry.example:5000","Username":"carol","Secret":"three"}"#)
         let replaced = try Self.helper(v, link, "get", input: "registry.example:5000")
         #expect(replaced.stdoutText.contains(#""Username":"carol""#))
 

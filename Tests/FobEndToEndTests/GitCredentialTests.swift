@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// A git that sees no user or system configuration, never prompts, and finds
 /// `git-credential-fob` (a link to the built `fob`) on its `PATH`.
@@ -12,8 +12,9 @@ struct GitSandbox {
 
     init(vault: ProcessTestVault) throws {
         self.vault = vault
-        try FileManager.default.createSymbolicLink(atPath: home.file("git-credential-fob").path,
-                                                   withDestinationPath: FobProcess.binaryURL.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: home.file("git-credential-fob").path,
+            withDestinationPath: FobProcess.binaryURL.path)
     }
 
     var environment: [String: String] {
@@ -24,10 +25,13 @@ struct GitSandbox {
     }
 
     /// Runs `git -c credential.helper=HELPER ARGS` with `input` on stdin.
-    func git(_ arguments: [String], input: String = "", helper: String = "fob",
-             environment extra: [String: String] = [:], timeout: Double = 60) throws -> ProcessResult {
-        try ChildProcess.run(executable: "/usr/bin/git", arguments: ["-c", "credential.helper=\(helper)"] + arguments,
-                             environment: environment.merging(extra) { $1 }, stdin: Array(input.utf8), timeout: timeout)
+    func git(
+        _ arguments: [String], input: String = "", helper: String = "fob",
+        environment extra: [String: String] = [:], timeout: Double = 60
+    ) throws -> ProcessResult {
+        try ChildProcess.run(
+            executable: "/usr/bin/git", arguments: ["-c", "credential.helper=\(helper)"] + arguments,
+            environment: environment.merging(extra) { $1 }, stdin: Array(input.utf8), timeout: timeout)
     }
 }
 
@@ -35,8 +39,9 @@ struct GitSandbox {
 @Suite struct GitCredentialTests {
     @Test func approveFillAndRejectThroughGit() throws {
         let box = try GitSandbox(vault: try ProcessTestVault())
-        let approve = try box.git(["credential", "approve"],
-                                  input: "protocol=https\nhost=example.com\nusername=ana\npassword=s3cret\n\n")
+        let approve = try box.git(
+            ["credential", "approve"],
+            input: "protocol=https\nhost=example.com\nusername=ana\npassword=s3cret\n\n")
         #expect(approve.status == 0, "\(approve.stderrText)")
         let fill = try box.git(["credential", "fill"], input: "protocol=https\nhost=example.com\n\n")
         #expect(fill.status == 0, "\(fill.stderrText)")
@@ -52,8 +57,9 @@ struct GitSandbox {
         #expect(item.internetProtocol == "htps")
         #expect(item.secret?.unsafeString == "s3cret")
 
-        let reject = try box.git(["credential", "reject"],
-                                 input: "protocol=https\nhost=example.com\nusername=ana\npassword=s3cret\n\n")
+        let reject = try box.git(
+            ["credential", "reject"],
+            input: "protocol=https\nhost=example.com\nusername=ana\npassword=s3cret\n\n")
         #expect(reject.status == 0)
         let after = try box.git(["credential", "fill"], input: "protocol=https\nhost=example.com\n\n")
         #expect(after.status != 0, "git must ask the user, and cannot")
@@ -62,10 +68,13 @@ struct GitSandbox {
 
     @Test func portsProtocolsAndUsersAreKeptApart() throws {
         let box = try GitSandbox(vault: try ProcessTestVault())
-        for (host, proto, user, password) in [("example.com", "https", "ana", "one"), ("example.com:8443", "https", "ana", "two"),
-                                              ("example.com", "http", "ana", "three"), ("example.com", "https", "bob", "four")] {
-            let r = try box.git(["credential", "approve"],
-                                input: "protocol=\(proto)\nhost=\(host)\nusername=\(user)\npassword=\(password)\n\n")
+        for (host, proto, user, password) in [
+            ("example.com", "https", "ana", "one"), ("example.com:8443", "https", "ana", "two"),
+            ("example.com", "http", "ana", "three"), ("example.com", "https", "bob", "four"),
+        ] {
+            let r = try box.git(
+                ["credential", "approve"],
+                input: "protocol=\(proto)\nhost=\(host)\nusername=\(user)\npassword=\(password)\n\n")
             #expect(r.status == 0)
         }
         func fill(_ request: String) throws -> String {
@@ -77,9 +86,11 @@ struct GitSandbox {
         #expect(try fill("protocol=https\nhost=example.com\nusername=ana\n").contains("password=one\n"))
 
         // Erase removes only the matching credential; a password that differs keeps it.
-        _ = try box.git(["credential", "reject"], input: "protocol=https\nhost=example.com\nusername=bob\npassword=wrong\n\n")
+        _ = try box.git(
+            ["credential", "reject"], input: "protocol=https\nhost=example.com\nusername=bob\npassword=wrong\n\n")
         #expect(try fill("protocol=https\nhost=example.com\nusername=bob\n").contains("password=four\n"))
-        _ = try box.git(["credential", "reject"], input: "protocol=https\nhost=example.com\nusername=bob\npassword=four\n\n")
+        _ = try box.git(
+            ["credential", "reject"], input: "protocol=https\nhost=example.com\nusername=bob\npassword=four\n\n")
         #expect(try box.vault.open().items(matching: ItemQuery(itemClass: .internetPassword)).count == 3)
         #expect(try fill("protocol=https\nhost=example.com:8443\n").contains("password=two\n"))
     }
@@ -89,35 +100,43 @@ struct GitSandbox {
         let past = Int(Date().timeIntervalSince1970) - 60
         let future = Int(Date().timeIntervalSince1970) + 3600
         // Stored while valid (written directly), then expired.
-        var item = Item(itemClass: .internetPassword, service: "old.example", account: "ana",
-                        customFields: [CustomField(name: "password_expiry_utc", text: String(past))], secret: .text("stale"))
+        var item = Item(
+            itemClass: .internetPassword, service: "old.example", account: "ana",
+            customFields: [CustomField(name: "password_expiry_utc", text: String(past))], secret: .text("stale"))
         item.internetProtocol = "htps"
         try v.open().add(item)
         let stale = try v.run(["git-credential", "get"], input: "protocol=https\nhost=old.example\n")
         #expect(stale.status == 0)
         #expect(stale.stdout.isEmpty)
 
-        let store = try v.run(["git-credential", "store"], input:
-            "protocol=https\nhost=new.example\nusername=ana\npassword=fresh\npassword_expiry_utc=\(future)\noauth_refresh_token=rt\n")
+        let store = try v.run(
+            ["git-credential", "store"],
+            input:
+                "protocol=https\nhost=new.example\nusername=ana\npassword=fresh\npassword_expiry_utc=\(future)\noauth_refresh_token=rt\n"
+        )
         #expect(store.status == 0)
-        let fresh = try v.run(["git-credential", "get"], input: "protocol=https\nhost=new.example\ncapability[]=authtype\n")
-        #expect(fresh.stdoutText == "username=ana\npassword=fresh\npassword_expiry_utc=\(future)\noauth_refresh_token=rt\n")
+        let fresh = try v.run(
+            ["git-credential", "get"], input: "protocol=https\nhost=new.example\ncapability[]=authtype\n")
+        #expect(
+            fresh.stdoutText == "username=ana\npassword=fresh\npassword_expiry_utc=\(future)\noauth_refresh_token=rt\n")
     }
 
     @Test func aLockedVaultWithoutATerminalAnswersNothingAtOnce() throws {
         let v = try ProcessTestVault()
         _ = try v.run(["git-credential", "store"], input: "protocol=https\nhost=h\nusername=ana\npassword=pw\n")
         let started = Date()
-        let get = try FobProcess.run(["git-credential", "get"], environment: ["FOB_VAULT": v.path],
-                                     input: "protocol=https\nhost=h\n", timeout: 10)
+        let get = try FobProcess.run(
+            ["git-credential", "get"], environment: ["FOB_VAULT": v.path],
+            input: "protocol=https\nhost=h\n", timeout: 10)
         #expect(get.status == 0)
         #expect(get.stdout.isEmpty)
         #expect(get.stderr.isEmpty)
         #expect(!get.timedOut)
         #expect(Date().timeIntervalSince(started) < 5)
         // No vault at all: the same quiet answer.
-        let none = try FobProcess.run(["git-credential", "get"], environment: ["FOB_VAULT": v.path + ".missing"],
-                                      input: "protocol=https\nhost=h\n", timeout: 10)
+        let none = try FobProcess.run(
+            ["git-credential", "get"], environment: ["FOB_VAULT": v.path + ".missing"],
+            input: "protocol=https\nhost=h\n", timeout: 10)
         #expect(none.status == 0)
         #expect(none.stdout.isEmpty)
     }
@@ -128,12 +147,15 @@ struct GitSandbox {
         let work = TemporaryDirectory(prefix: "fob-git-work")
         // A repository with one commit, served as a dumb-HTTP bare repository.
         let source = work.file("source").path
-        let env = box.environment.merging(["GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com",
-                                           "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com"]) { $1 }
+        let env = box.environment.merging([
+            "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com",
+            "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com",
+        ]) { $1 }
         func sh(_ script: String) throws -> ProcessResult {
             try ChildProcess.run(executable: "/bin/sh", arguments: ["-c", script], environment: env)
         }
-        let setup = try sh("""
+        let setup = try sh(
+            """
             set -e; git init -q '\(source)'; cd '\(source)'; echo hello > README; git add README; git commit -qm first
             git clone -q --bare '\(source)' '\(site.file("repo.git").path)'; cd '\(site.file("repo.git").path)'; git update-server-info
             """)
@@ -148,8 +170,11 @@ struct GitSandbox {
         #expect(denied.status != 0)
 
         // The credential in the URL: git approves it, and fob stores it.
-        let first = try box.git(["clone", "-q", "http://ana:pa55word@127.0.0.1:\(server.port)/repo.git",
-                                 work.file("first").path], helper: helper)
+        let first = try box.git(
+            [
+                "clone", "-q", "http://ana:pa55word@127.0.0.1:\(server.port)/repo.git",
+                work.file("first").path,
+            ], helper: helper)
         #expect(first.status == 0, "\(first.stderrText)")
         let stored = try box.vault.open().items(matching: ItemQuery(itemClass: .internetPassword), withSecrets: true)
         #expect(stored.map(\.account) == ["ana"])
@@ -194,9 +219,10 @@ final class BasicAuthServer {
             """
         let portFile = directory.file("port").path
         // The credential is given in argv only to this test server, never to fob.
-        process = try ChildProcess(executable: "/usr/bin/python3",
-                                   arguments: ["-c", script, root, "\(user):\(password)", portFile],
-                                   environment: FobProcess.baseEnvironment)
+        process = try ChildProcess(
+            executable: "/usr/bin/python3",
+            arguments: ["-c", script, root, "\(user):\(password)", portFile],
+            environment: FobProcess.baseEnvironment)
         var found: Int?
         for _ in 0..<500 {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) {

@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// Defects found by review and black-box runs of the built `fob`, each
 /// checked as a process on a pseudo-terminal (no tmux, no X).
@@ -14,8 +14,10 @@ import FobTestSupport
     @Test func copyWithOSC52OnAPlainTerminalCopiesAndClearsLater() throws {
         let v = try ProcessTestVault(password: "pw")
         #expect(try v.run(["add", "mail", "ana"], input: "s3cret").status == 0)
-        let session = try FobProcess.startInTerminal(["--vault", v.path, "--password-file", v.passwordFile,
-                                                      "--clear-after", "1", "copy", "mail", "ana"])
+        let session = try FobProcess.startInTerminal([
+            "--vault", v.path, "--password-file", v.passwordFile,
+            "--clear-after", "1", "copy", "mail", "ana",
+        ])
         let set = "\u{1B}]52;c;" + Data("s3cret".utf8).base64EncodedString() + "\u{07}"
         #expect(session.wait() == 0, "\(session.outputText)")
         #expect(session.outputText.contains(set), "\(session.outputText)")
@@ -32,8 +34,10 @@ import FobTestSupport
         try Data("precious\n".utf8).write(to: URL(fileURLWithPath: victim))
         chmod(victim, 0o644)
         #expect(symlink(victim, v.path + ".clearer") == 0)
-        let session = try FobProcess.startInTerminal(["--vault", v.path, "--password-file", v.passwordFile,
-                                                      "--clear-after", "1", "copy", "mail", "ana"])
+        let session = try FobProcess.startInTerminal([
+            "--vault", v.path, "--password-file", v.passwordFile,
+            "--clear-after", "1", "copy", "mail", "ana",
+        ])
         #expect(session.wait() == 0, "\(session.outputText)")
         #expect(session.waitFor("\u{1B}]52;c;\u{07}", timeout: 10), "\(session.outputText)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")

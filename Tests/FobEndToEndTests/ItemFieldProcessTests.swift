@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// `fob add/save/update` with URL, notes and custom fields, `get --field`,
 /// `ls --json` and `fob totp`, run as processes.
@@ -13,8 +13,11 @@ import FobTestSupport
         let notes = v.directory.file("notes")
         try Data("first line\nsecond line\n".utf8).write(to: notes)
         // The hidden value is the first line of stdin; the secret is the rest.
-        let add = try v.run(["add", "mail", "ana", "--url", "https://mail.example", "--notes-file", notes.path,
-                             "--field", "question=a=b", "--hidden-field", "pin"], input: "4321\npw\n")
+        let add = try v.run(
+            [
+                "add", "mail", "ana", "--url", "https://mail.example", "--notes-file", notes.path,
+                "--field", "question=a=b", "--hidden-field", "pin",
+            ], input: "4321\npw\n")
         #expect(add.status == 0, "\(add.stderrText)")
         #expect(try v.run(["get", "mail", "ana"]).stdoutText == "pw\n")
         #expect(try v.run(["get", "--field", "pin", "mail", "ana"]).stdoutText == "4321\n")
@@ -28,7 +31,8 @@ import FobTestSupport
         #expect(try v.run(["get", "--field", "totp", "mail", "ana"]).status == 44)
 
         // update replaces a field in place, removes another, keeps the rest.
-        let update = try v.run(["update", "mail", "ana", "--field", "question=new", "--rm-field", "pin", "--url", ""], input: "pw2")
+        let update = try v.run(
+            ["update", "mail", "ana", "--field", "question=new", "--rm-field", "pin", "--url", ""], input: "pw2")
         #expect(update.status == 0, "\(update.stderrText)")
         #expect(try v.run(["get", "--field", "question", "mail", "ana"]).stdoutText == "new\n")
         #expect(try v.run(["get", "--field", "pin", "mail", "ana"]).status == 44)
@@ -77,7 +81,11 @@ import FobTestSupport
 
     @Test func listJSONHasURLAndHasTotpButNoSecret() throws {
         let v = try ProcessTestVault()
-        #expect(try v.run(["add", "mail", "ana", "--url", "https://m.example", "--hidden-field", "pin"], input: "HIDDENPIN\nSECRETPW").status == 0)
+        #expect(
+            try v.run(
+                ["add", "mail", "ana", "--url", "https://m.example", "--hidden-field", "pin"],
+                input: "HIDDENPIN\nSECRETPW"
+            ).status == 0)
         #expect(try v.run(["add", "bank", "bo"], input: "pw").status == 0)
         #expect(try v.run(["totp", "set", "mail", "ana"], input: Self.uri + "\n").status == 0)
         let list = try v.run(["ls", "--json"])
@@ -129,8 +137,10 @@ import FobTestSupport
         #expect(try v.run(["get", "mail", "ana"]).stdoutText == "pw\n")
     }
 
-    @Test(arguments: ["", "not!base32", "otpauth://totp/x?secret=", "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1",
-                      "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&digits=12", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&algorithm=MD5"])
+    @Test(arguments: [
+        "", "not!base32", "otpauth://totp/x?secret=", "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1",
+        "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&digits=12", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&algorithm=MD5",
+    ])
     func aBadSeedIsExit2AndNothingIsStored(seed: String) throws {
         let v = try ProcessTestVault()
         #expect(try v.run(["add", "mail", "ana"], input: "pw").status == 0)

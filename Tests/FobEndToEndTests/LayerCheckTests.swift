@@ -1,5 +1,5 @@
-import Foundation
 import FobTestSupport
+import Foundation
 import Testing
 
 /// `scripts/check-layers` passes on the tree and fails, naming the file and
@@ -16,8 +16,9 @@ import Testing
     private func copyOfPackage() throws -> TemporaryDirectory {
         let dir = TemporaryDirectory(prefix: "fob-layers")
         for name in ["Package.swift", "README.md", "Sources", "Tests"] {
-            try FileManager.default.copyItem(at: FobProcess.packageRoot.appendingPathComponent(name),
-                                             to: dir.file(name))
+            try FileManager.default.copyItem(
+                at: FobProcess.packageRoot.appendingPathComponent(name),
+                to: dir.file(name))
         }
         return dir
     }
@@ -37,7 +38,9 @@ import Testing
         try append("import FobTerminal\n", to: dir.file("Sources/FobStore/ItemKey.swift"))
         let result = try check(dir.url)
         #expect(result.status == 1)
-        #expect(result.output.contains("Sources/FobStore/ItemKey.swift:1: import FobTerminal: FobStore may not import FobTerminal"))
+        #expect(
+            result.output.contains(
+                "Sources/FobStore/ItemKey.swift:1: import FobTerminal: FobStore may not import FobTerminal"))
     }
 
     @Test func anUndeclaredDependencyFails() throws {
@@ -45,25 +48,31 @@ import Testing
         // FobTerminal may import FobSystem (the map allows it), but here Package.swift no longer declares it.
         let manifest = dir.file("Package.swift")
         let text = try String(contentsOf: manifest, encoding: .utf8)
-        let edited = text.replacingOccurrences(of: #"dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]"#,
-                                               with: #"dependencies: ["FobViewModels", "FobStore", "CNcurses"]"#)
+        let edited = text.replacingOccurrences(
+            of: #"dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]"#,
+            with: #"dependencies: ["FobViewModels", "FobStore", "CNcurses"]"#)
         #expect(edited != text)
         try edited.write(to: manifest, atomically: true, encoding: .utf8)
         let result = try check(dir.url)
         #expect(result.status == 1)
-        #expect(result.output.contains("import FobSystem: Package.swift does not declare FobSystem as a dependency of FobTerminal"))
+        #expect(
+            result.output.contains(
+                "import FobSystem: Package.swift does not declare FobSystem as a dependency of FobTerminal"))
     }
 
     @Test func aDependencyTheMapDoesNotAllowFails() throws {
         let dir = try copyOfPackage()
         let manifest = dir.file("Package.swift")
         let text = try String(contentsOf: manifest, encoding: .utf8)
-        let edited = text.replacingOccurrences(of: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]"#,
-                                               with: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore", "FobClipboard"]"#)
+        let edited = text.replacingOccurrences(
+            of: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]"#,
+            with: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore", "FobClipboard"]"#)
         #expect(edited != text)
         try edited.write(to: manifest, atomically: true, encoding: .utf8)
         let result = try check(dir.url)
         #expect(result.status == 1)
-        #expect(result.output.contains("Package.swift: FobSecurity depends on FobClipboard, which the README's map does not allow"))
+        #expect(
+            result.output.contains(
+                "Package.swift: FobSecurity depends on FobClipboard, which the README's map does not allow"))
     }
 }

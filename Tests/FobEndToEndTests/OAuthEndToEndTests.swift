@@ -1,15 +1,16 @@
-@preconcurrency import Glibc
-import Foundation
 import FobHTTP
-import Testing
 import FobTestSupport
 import FobTokens
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// The OAuth commands of the built `fob` against a real OpenID provider,
 /// `oidc-provider-mock` (PyPI), started on a loopback port with a short
 /// token lifetime. A counting proxy in front of it counts token requests.
 @Suite(.serialized) struct OAuthEndToEndTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let python = repositoryRoot.appendingPathComponent(".venv/bin/python")
     static let providerInstalled = FileManager.default.isExecutableFile(atPath: python.path)
 
@@ -17,11 +18,16 @@ import FobTokens
     /// `fob`'s 30-second refresh margin, so a fresh login is used as it is.
     static let tokenLifetime = 36
 
-    @Test(.enabled(if: providerInstalled, "skipped: .venv/bin/python is missing; run `python3 -m venv .venv && .venv/bin/pip install oidc-provider-mock` (scripts/test does)"),
-          .timeLimit(.minutes(3)))
+    @Test(
+        .enabled(
+            if: providerInstalled,
+            "skipped: .venv/bin/python is missing; run `python3 -m venv .venv && .venv/bin/pip install oidc-provider-mock` (scripts/test does)"
+        ),
+        .timeLimit(.minutes(3)))
     func loginTokenExpiryRefreshAndOneRefreshForConcurrentCallers() throws {
         let dir = TemporaryDirectory(prefix: "fob-oauth-e2e")
-        let provider = try MockProvider(python: Self.python, lifetime: Self.tokenLifetime, log: dir.file("provider.log"))
+        let provider = try MockProvider(
+            python: Self.python, lifetime: Self.tokenLifetime, log: dir.file("provider.log"))
         defer { provider.stop() }
         let proxy = try CountingProxy(upstreamPort: provider.port)
         defer { proxy.stop() }
@@ -30,8 +36,10 @@ import FobTokens
         let fob = FobRunner(directory: dir)
         try fob.initVault()
         try Data("any-client-secret\n".utf8).write(to: dir.file("client-secret"))
-        let loginOptions = ["--issuer", issuer, "--client-id", "fob-e2e", "--client-secret-file", dir.file("client-secret").path,
-                            "--scope", "openid email", "--timeout", "60"]
+        let loginOptions = [
+            "--issuer", issuer, "--client-id", "fob-e2e", "--client-secret-file", dir.file("client-secret").path,
+            "--scope", "openid email", "--timeout", "60",
+        ]
 
         // Login: fob prints the authorization URL; the test is the browser.
         try fob.login(["oauth", "login", "api", "me"] + loginOptions, user: "alice@example.com")
@@ -46,7 +54,8 @@ import FobTokens
         #expect(me0.expiresAt.timeIntervalSinceNow <= Double(Self.tokenLifetime))
         let idToken = try JWT(decoding: try #require(me0.idToken))
         #expect(idToken.claims["sub"] as? String == "alice@example.com")
-        #expect(!String(decoding: try fob.run(["get", "api", "me"]).stdout, as: UTF8.self).contains("any-client-secret"))
+        #expect(
+            !String(decoding: try fob.run(["get", "api", "me"]).stdout, as: UTF8.self).contains("any-client-secret"))
         #expect(proxy.count(grantType: "authorization_code") == 2)
         #expect(try provider.userinfoStatus(token: me0.accessToken) == 200)
 
@@ -116,9 +125,14 @@ import FobTokens
         let fob = FobRunner(directory: dir)
         try fob.initVault()
         try Data("s\n".utf8).write(to: dir.file("client-secret"))
-        try fob.login(["oauth", "login", "api", "me", "--authorization-endpoint", "http://127.0.0.1:\(provider.port)/oauth2/authorize",
-                       "--token-endpoint", "http://127.0.0.1:\(provider.port)/oauth2/token", "--client-id", "fob-e2e", "--scope", "openid",
-                       "--client-secret-file", dir.file("client-secret").path], user: "carol")
+        try fob.login(
+            [
+                "oauth", "login", "api", "me", "--authorization-endpoint",
+                "http://127.0.0.1:\(provider.port)/oauth2/authorize",
+                "--token-endpoint", "http://127.0.0.1:\(provider.port)/oauth2/token", "--client-id", "fob-e2e",
+                "--scope", "openid",
+                "--client-secret-file", dir.file("client-secret").path,
+            ], user: "carol")
         let stored = try fob.run(["get", "api", "me"]).stdout
 
         // The provider goes away: a network error, one line, exit 1, the item unchanged.
@@ -130,12 +144,15 @@ import FobTokens
         #expect(try fob.run(["get", "api", "me"]).stdout == stored)
 
         // A wrong state in the redirect is refused.
-        let login = try fob.start(["oauth", "login", "api", "x", "--authorization-endpoint", "http://127.0.0.1:1/authorize",
-                                   "--token-endpoint", "http://127.0.0.1:1/token", "--client-id", "c", "--timeout", "5"])
+        let login = try fob.start([
+            "oauth", "login", "api", "x", "--authorization-endpoint", "http://127.0.0.1:1/authorize",
+            "--token-endpoint", "http://127.0.0.1:1/token", "--client-id", "c", "--timeout", "5",
+        ])
         let url = try login.waitForAuthorizationURL()
         let query = Dictionary(FormEncoding.decode(Substring(url.query ?? "")), uniquingKeysWith: { a, _ in a })
         let redirect = try #require(query["redirect_uri"])
-        _ = try URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: "\(redirect)?code=c&state=forged")!, timeout: 10))
+        _ = try URLSessionTransport().send(
+            HTTPRequest(method: "GET", url: URL(string: "\(redirect)?code=c&state=forged")!, timeout: 10))
         // A forged state is ignored; when the real redirect never comes, the
         // login ends (after its 5 s) saying a forged one was seen.
         let result = login.wait(timeout: 60)
@@ -180,8 +197,10 @@ struct FobRunner {
     }
 
     func start(_ arguments: [String]) throws -> StreamingChild {
-        try StreamingChild(executable: FobProcess.binaryURL.path, arguments: ["--vault", vault, "--password-file", passwordFile] + arguments,
-                           environment: FobProcess.baseEnvironment)
+        try StreamingChild(
+            executable: FobProcess.binaryURL.path,
+            arguments: ["--vault", vault, "--password-file", passwordFile] + arguments,
+            environment: FobProcess.baseEnvironment)
     }
 
     /// The stored token set of an oauth item.
@@ -200,9 +219,12 @@ struct FobRunner {
         let http = URLSessionTransport()
         let form = try http.send(HTTPRequest(method: "GET", url: url, timeout: 10))
         guard form.status == 200 else { throw OAuthTestError("authorization form: HTTP \(form.status)") }
-        let submitted = try http.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                                  body: Array(FormEncoding.encode([("sub", user)]).utf8), timeout: 10))
-        guard submitted.status == 302, let location = submitted.headers["location"], let next = URL(string: location) else {
+        let submitted = try http.send(
+            HTTPRequest(
+                method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(FormEncoding.encode([("sub", user)]).utf8), timeout: 10))
+        guard submitted.status == 302, let location = submitted.headers["location"], let next = URL(string: location)
+        else {
             throw OAuthTestError("authorization: HTTP \(submitted.status), not a redirect")
         }
         let page = try http.send(HTTPRequest(method: "GET", url: next, timeout: 10))
@@ -226,7 +248,8 @@ final class StreamingChild: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outPipe
         process.standardError = errPipe
@@ -303,7 +326,10 @@ final class MockProvider: @unchecked Sendable {
         let discovery = URL(string: "http://127.0.0.1:\(port)/.well-known/openid-configuration")!
         while Date() < deadline {
             if let response = try? URLSessionTransport().send(HTTPRequest(method: "GET", url: discovery, timeout: 2)),
-               response.status == 200 { return }
+                response.status == 200
+            {
+                return
+            }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.1)
         }
@@ -324,8 +350,11 @@ final class MockProvider: @unchecked Sendable {
 
     /// The status of `/userinfo` with `token`: 200 while the provider accepts it.
     func userinfoStatus(token: String) throws -> Int {
-        try URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:\(port)/userinfo")!,
-                                                   headers: ["Authorization": "Bearer \(token)"], timeout: 10)).status
+        try URLSessionTransport().send(
+            HTTPRequest(
+                method: "GET", url: URL(string: "http://127.0.0.1:\(port)/userinfo")!,
+                headers: ["Authorization": "Bearer \(token)"], timeout: 10)
+        ).status
     }
 
     /// Polls `/userinfo` until the provider rejects `token` as expired.
@@ -376,10 +405,14 @@ final class CountingProxy: @unchecked Sendable {
 
     func setRefreshDelay(_ seconds: TimeInterval) { lock.withLock { refreshDelay = seconds } }
 
-    func count(grantType: String) -> Int { lock.withLock { tokenRequests.filter { $0["grant_type"] == grantType }.count } }
+    func count(grantType: String) -> Int {
+        lock.withLock { tokenRequests.filter { $0["grant_type"] == grantType }.count }
+    }
 
     func refreshTokensSent() -> [String] {
-        lock.withLock { tokenRequests.filter { $0["grant_type"] == "refresh_token" }.compactMap { $0["refresh_token"] } }
+        lock.withLock {
+            tokenRequests.filter { $0["grant_type"] == "refresh_token" }.compactMap { $0["refresh_token"] }
+        }
     }
 
     private static func loopback(port: UInt16) -> sockaddr_in {
@@ -420,12 +453,15 @@ final class CountingProxy: @unchecked Sendable {
             }
             if fields["grant_type"] == "refresh_token" && delay > 0 { Thread.sleep(forTimeInterval: delay) }
         }
-        let request = Array(([requestLine] + lines + ["Connection: close", "", ""]).joined(separator: "\r\n").utf8) + body
+        let request =
+            Array(([requestLine] + lines + ["Connection: close", "", ""]).joined(separator: "\r\n").utf8) + body
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(upstream) }
         var address = Self.loopback(port: upstreamPort)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0, sendAll(upstream, request) else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -450,11 +486,12 @@ final class CountingProxy: @unchecked Sendable {
         let end = data.firstRange(of: terminator)!
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
         var body = Array(data[end.upperBound...])
-        let length = head.components(separatedBy: "\r\n").compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
+        let length =
+            head.components(separatedBy: "\r\n").compactMap { line -> Int? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                return Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
         while body.count < length {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n < 0 && errno == EINTR { continue }

@@ -1,8 +1,8 @@
-import Foundation
+import FobClipboard
 import FobStore
 import FobTestSupport
+import Foundation
 import Testing
-import FobClipboard
 
 /// The real mechanisms: xclip and xsel under a private Xvfb, and tmux in a
 /// private server. Time is a test clock; only the helpers really run.
@@ -10,7 +10,9 @@ import FobClipboard
     /// Copy, check it is there, let the timer clear it, check it is gone;
     /// then copy again, let the user copy something else, and check that
     /// survives the clear.
-    private func exercise(_ board: any Clipboard, read: () throws -> String?, userCopies: (String) throws -> Void) throws {
+    private func exercise(_ board: any Clipboard, read: () throws -> String?, userCopies: (String) throws -> Void)
+        throws
+    {
         let clock = TestClock()
         let runner = SerialQueueRunner()
         let controller = ClipboardController(clipboard: board, clearAfter: 45, clock: clock, runner: runner)
@@ -51,7 +53,8 @@ import FobClipboard
 
     @Test func tmuxNamedBuffer() throws {
         let tmux = try TmuxServer()
-        let board = TmuxClipboard(environment: ["PATH": "/usr/bin:/bin"], bufferName: "fob", serverArguments: ["-L", tmux.name])
+        let board = TmuxClipboard(
+            environment: ["PATH": "/usr/bin:/bin"], bufferName: "fob", serverArguments: ["-L", tmux.name])
         func read() throws -> String? {
             // Any buffer holding a secret counts, not only ours.
             let buffers = try tmux.buffers()
@@ -62,7 +65,8 @@ import FobClipboard
         }
         // The user's copy into another buffer is never touched either.
         try tmux.run(["set-buffer", "-b", "mine", "keep me"])
-        let controller = ClipboardController(clipboard: board, clearAfter: 1, clock: TestClock(), runner: InlineRunner())
+        let controller = ClipboardController(
+            clipboard: board, clearAfter: 1, clock: TestClock(), runner: InlineRunner())
         controller.copy(.text("third secret"))
         controller.clearNow()
         let buffers = try tmux.buffers()

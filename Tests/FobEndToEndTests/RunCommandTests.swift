@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// `fob run`: the command gets the secrets in its environment, fob itself
 /// never holds them in argv or environment, and fob becomes the command.
@@ -16,8 +16,10 @@ import FobTestSupport
         #expect(try v.run(["add", "api/v2", "svc/reader"], input: "two").status == 0)
         let envFile = v.directory.file("env").path
         try Data("# comment\nAPI_KEY=api\\/v2/svc/reader\n".utf8).write(to: URL(fileURLWithPath: envFile))
-        let r = try v.run(["run", "--env", "TOKEN=github.com/ci", "--env-file", envFile, "--",
-                           "sh", "-c", "printf '%s|%s' \"$TOKEN\" \"$API_KEY\"; exit 7"])
+        let r = try v.run([
+            "run", "--env", "TOKEN=github.com/ci", "--env-file", envFile, "--",
+            "sh", "-c", "printf '%s|%s' \"$TOKEN\" \"$API_KEY\"; exit 7",
+        ])
         #expect(r.status == 7)
         #expect(r.stdoutText == "\(secret)|two")
         #expect(r.stderr.isEmpty)
@@ -37,12 +39,17 @@ import FobTestSupport
         #expect(try v.run(["add", "svc", "acct"], input: secret).status == 0)
         let pidFile = v.directory.file("pid").path
         // `read` is a shell builtin: no other process starts, and the command waits for stdin.
-        let child = try FobProcess.start(["run", "--env", "SECRET_VALUE=svc/acct", "--", "sh", "-c", "echo $$ > '\(pidFile)'; read x; exit 0"],
-                                         environment: v.environment, holdStdinOpen: true)
+        let child = try FobProcess.start(
+            ["run", "--env", "SECRET_VALUE=svc/acct", "--", "sh", "-c", "echo $$ > '\(pidFile)'; read x; exit 0"],
+            environment: v.environment, holdStdinOpen: true)
         var written: pid_t?
         for _ in 0..<500 {
             if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) { written = pid; break }
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                written = pid
+                break
+            }
             usleep(10_000)
         }
         #expect(written == child.pid, "the command runs in fob's own process")

@@ -56,14 +56,23 @@ import Testing
             #expect(result as? Data == Data("from fob add".utf8))
 
             // A duplicate either way.
-            #expect(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "chat",
-                                kSecAttrAccount as String: "bob", kSecValueData as String: Data("x".utf8)] as CFDictionary, nil) == errSecDuplicateItem)
+            #expect(
+                SecItemAdd(
+                    [
+                        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "chat",
+                        kSecAttrAccount as String: "bob", kSecValueData as String: Data("x".utf8),
+                    ] as CFDictionary, nil) == errSecDuplicateItem)
             #expect(try fob(["add", "mail", "ana"], input: "x\n").status == 45)
 
             // SecItemUpdate → fob get; fob update → SecItemCopyMatching.
-            let mail: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                       kSecAttrService as String: "mail", kSecAttrAccount as String: "ana"]
-            #expect(SecItemUpdate(mail as CFDictionary, [kSecValueData as String: Data("updated by SecItem".utf8)] as CFDictionary) == errSecSuccess)
+            let mail: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: "mail", kSecAttrAccount as String: "ana",
+            ]
+            #expect(
+                SecItemUpdate(
+                    mail as CFDictionary, [kSecValueData as String: Data("updated by SecItem".utf8)] as CFDictionary)
+                    == errSecSuccess)
             got = try fob(["get", "mail", "ana"])
             #expect(got.stdoutText == "updated by SecItem\n")
             #expect(try fob(["update", "chat", "bob"], input: "updated by fob\n").status == 0)

@@ -1,5 +1,5 @@
-import Foundation
 import FobTestSupport
+import Foundation
 import Testing
 
 /// `fob` loads no network library and no XML library: URLSession
@@ -8,7 +8,8 @@ import Testing
 /// `fob-xml`, started only by `fob import keepassxc-xml`.
 @Suite struct StartupTests {
     private func libraries(of binary: String) throws -> String {
-        try ChildProcess.run(executable: "/usr/bin/ldd", arguments: [binary], environment: FobProcess.baseEnvironment).stdoutText
+        try ChildProcess.run(executable: "/usr/bin/ldd", arguments: [binary], environment: FobProcess.baseEnvironment)
+            .stdoutText
     }
 
     @Test func fobLinksNoNetworkLibrary() throws {

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// The whole item in the terminal UI, driven through the built `fob` in tmux:
 /// a token saved from the form goes with `W`, `o` copies the code oathtool
@@ -27,7 +27,8 @@ import FobTestSupport
 
     private func start(clipboard: String = "none") throws -> TmuxSession {
         let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", clipboard]
-        let tmux = try TmuxSession(width: 120, height: 40, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
+        let tmux = try TmuxSession(
+            width: 120, height: 40, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
         try tmux.waitFor("Master password")
         try tmux.type(Self.password)
         try tmux.press("Enter")
@@ -114,7 +115,7 @@ import FobTestSupport
         try tmux.press("BTab")
         try tmux.press("C-g")
         try tmux.waitFor("Generated a password (20")
-        let screen = try tmux.waitFor("characters, 130.9 bits);")   // the entropy, as the dialog says it
+        let screen = try tmux.waitFor("characters, 130.9 bits);") // the entropy, as the dialog says it
         #expect(screen.contains(String(repeating: "•", count: 20)))
         try tmux.press("Tab")
         try tmux.press("Enter")
@@ -129,7 +130,7 @@ import FobTestSupport
         try tmux.waitFor("Editing service")
         try tmux.press("C-g")
         try tmux.waitFor("Ctrl-G fills the Password")
-        try tmux.press("Tab", "Tab", "Tab")   // User ID, Password, Save
+        try tmux.press("Tab", "Tab", "Tab") // User ID, Password, Save
         try tmux.press("Enter")
         try tmux.waitFor("password kept")
         #expect(try open().item(service: "mail", account: "ana").secret == stored)
@@ -137,8 +138,9 @@ import FobTestSupport
 
     /// The stored secret of `mail`/`ana` as `fob get` prints it (without its newline).
     private func fobGet() throws -> String {
-        let result = try FobProcess.run(["--no-agent", "--vault", vaultURL.path, "--password-file", "-", "get", "mail", "ana"],
-                                        input: Self.password + "\n")
+        let result = try FobProcess.run(
+            ["--no-agent", "--vault", vaultURL.path, "--password-file", "-", "get", "mail", "ana"],
+            input: Self.password + "\n")
         #expect(result.status == 0)
         var text = result.stdoutText
         if text.hasSuffix("\n") { text.removeLast() }
@@ -167,7 +169,7 @@ import FobTestSupport
         try tmux.type(" ")
         try tmux.waitFor("106.3 bits")
         try tmux.press("Enter")
-        try tmux.waitFor("characters, 106.3 bits);")   // the Message line wraps
+        try tmux.waitFor("characters, 106.3 bits);") // the Message line wraps
         screen = try tmux.waitFor("32 characters · 0-9")
         #expect(!screen.contains("Password generator"))
         // Tab to Save (focus is on Password).
@@ -181,7 +183,7 @@ import FobTestSupport
         try tmux.waitFor("Up/Down j/k move")
         try tmux.press("Enter")
         try tmux.waitFor("Retrieved")
-        for _ in 0..<9 { try tmux.press("Tab") }   // Password, 3 buttons, Kind, Label, URL, Notes, One-time seed
+        for _ in 0..<9 { try tmux.press("Tab") } // Password, 3 buttons, Kind, Label, URL, Notes, One-time seed
         try tmux.waitFor("Enter/Ctrl-G settings")
         try tmux.press("Enter")
         try tmux.waitFor("Password generator")

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 /// The terminal UI, driven through the built `fob` in a private tmux server.
 @Suite(.serialized) struct TerminalUITests {
@@ -38,11 +38,14 @@ private struct Fixture {
     /// Starts `fob` as the pane's program, under a shell that prints its
     /// exit status when it ends (tmux's own `pane_dead_status` is not
     /// always recorded).
-    func start(_ extra: [String] = [], environment: [String: String] = [:],
-               width: Int = 110, height: Int = 32) throws -> TmuxSession {
+    func start(
+        _ extra: [String] = [], environment: [String: String] = [:],
+        width: Int = 110, height: Int = 32
+    ) throws -> TmuxSession {
         // The shell stays a while: tmux can drop the last output of a pane that dies at once.
         let wrapper = ["/bin/sh", "-c", "\"$@\"; echo \"fob-exit-status=$?\"; sleep 60", "sh"]
-        return try TmuxSession(width: width, height: height, command: wrapper + command(extra), environment: environment)
+        return try TmuxSession(
+            width: width, height: height, command: wrapper + command(extra), environment: environment)
     }
 
     /// Starts a shell in the pane and runs `fob` from it.
@@ -160,8 +163,8 @@ extension TerminalUITests {
         try tmux.type(secret)
         var screen = try tmux.waitFor(String(repeating: "•", count: secret.count))
         #expect(!screen.contains(secret))
-        try tmux.press("Enter")   // Password -> Save
-        try tmux.press("Enter")   // press Save
+        try tmux.press("Enter") // Password -> Save
+        try tmux.press("Enter") // press Save
         screen = try tmux.waitFor("Saved")
         #expect(screen.contains("Items 1"))
         #expect(try fx.open().item(service: "mail.example", account: "ana").secret == .text(secret))
@@ -173,7 +176,7 @@ extension TerminalUITests {
         try tmux.type("mail.example")
         try tmux.press("Tab")
         try tmux.type("ana")
-        try tmux.press("Tab", "Tab", "Tab")   // Password, Save, Retrieve
+        try tmux.press("Tab", "Tab", "Tab") // Password, Save, Retrieve
         try tmux.press("Enter")
         screen = try tmux.waitUntil("the Retrieved message") { value(of: "Message", in: $0) == "Retrieved" }
         #expect(value(of: "Retrieved ID", in: screen) == "ana")
@@ -184,22 +187,28 @@ extension TerminalUITests {
         try tmux.press("C-r")
         try tmux.waitForAbsence(of: secret)
 
-        try tmux.press("Tab")   // Delete: asks first, like d in the list
+        try tmux.press("Tab") // Delete: asks first, like d in the list
         try tmux.press("Enter")
         screen = try tmux.waitFor("Delete item")
         #expect(screen.contains(#"Delete service "mail.example", user ID "ana"? (y/n)"#))
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
-        screen = try tmux.waitUntil("the Deleted message") { value(of: "Message", in: $0)?.hasPrefix("Deleted;") == true }
+        screen = try tmux.waitUntil("the Deleted message") {
+            value(of: "Message", in: $0)?.hasPrefix("Deleted;") == true
+        }
         #expect(value(of: "Retrieved ID", in: screen) == "")
         #expect(value(of: "Retrieved Password", in: screen) == "")
         try tmux.waitFor("Items 0")
-        #expect(thrownKeychainError { try fx.open().item(service: "mail.example", account: "ana") }?.statusName == "errSecItemNotFound")
+        #expect(
+            thrownKeychainError { try fx.open().item(service: "mail.example", account: "ana") }?.statusName
+                == "errSecItemNotFound")
     }
 
     @Test func filterTheList() throws {
-        let fx = try Fixture(items: [item("github.com", "ana", "a"), item("gitlab.com", "bo", "b"),
-                                     item("mail.example", "cy", "c")])
+        let fx = try Fixture(items: [
+            item("github.com", "ana", "a"), item("gitlab.com", "bo", "b"),
+            item("mail.example", "cy", "c"),
+        ])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         try tmux.waitFor("Items 3")
@@ -208,13 +217,15 @@ extension TerminalUITests {
         // Wait for the whole state: tmux may show a frame whose title is
         // drawn before its rows.
         try tmux.waitUntil("only gitlab.com listed") {
-            $0.contains("Items 1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com") && !$0.contains("mail.example")
+            $0.contains("Items 1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com")
+                && !$0.contains("mail.example")
         }
-        try tmux.press("Enter")   // keeps the filter, back to the list
+        try tmux.press("Enter") // keeps the filter, back to the list
         try tmux.waitFor("Items 1 of 3")
-        try tmux.press("Escape")  // clears it
+        try tmux.press("Escape") // clears it
         try tmux.waitUntil("all three listed") {
-            $0.contains("Items 3") && $0.contains("github.com") && $0.contains("gitlab.com") && $0.contains("mail.example")
+            $0.contains("Items 3") && $0.contains("github.com") && $0.contains("gitlab.com")
+                && $0.contains("mail.example")
         }
     }
 
@@ -262,8 +273,10 @@ extension TerminalUITests {
     }
 
     @Test func logoutWipeDeletesTokensAndLocks() throws {
-        let fx = try Fixture(items: [item("github.com", "ana", "pw"),
-                                     item("api.example", "svc", jwt(exp: 1_000_000_000), kind: .token)])
+        let fx = try Fixture(items: [
+            item("github.com", "ana", "pw"),
+            item("api.example", "svc", jwt(exp: 1_000_000_000), kind: .token),
+        ])
         let tmux = try fx.start()
         try fx.unlock(tmux)
         var screen = try tmux.waitFor("api.example")
@@ -322,7 +335,7 @@ extension TerminalUITests {
         }
         try tmux.resize(width: 110, height: 32)
         try tmux.waitFor("Items 1")
-        try tmux.press("j")   // still answering keys
+        try tmux.press("j") // still answering keys
         #expect(try stillRunning(tmux))
         try tmux.press("q")
         try expectExit(tmux, status: 0)
@@ -453,7 +466,8 @@ extension TerminalUITests {
         try fx.unlock(plain)
         let plainScreen = try plain.capture(escapes: true)
         func hasColour(_ s: String) -> Bool {
-            s.range(of: #"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|48;5;[0-9]+)[;m]"#, options: .regularExpression) != nil
+            s.range(of: #"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|48;5;[0-9]+)[;m]"#, options: .regularExpression)
+                != nil
         }
         #expect(hasColour(colourScreen))
         #expect(!hasColour(plainScreen))

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobStore
 import FobTestSupport
+import Foundation
+import Testing
 
 // The built `fob` against vault files edited by an attacker with the file and
 // no key: every such edit is exit 93 with nothing on stdout, and `fob verify`
@@ -13,7 +13,9 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
     #expect(result.status == 93, "\(note): \(result.status) \(result.stderrText)", sourceLocation: sourceLocation)
     #expect(result.stdout.isEmpty, "\(note): \(result.stdoutText)", sourceLocation: sourceLocation)
     #expect(result.stderrText.contains("errSecDecode"), "\(note)", sourceLocation: sourceLocation)
-    #expect(result.stderrText.split(separator: "\n").count == 1, "\(note): \(result.stderrText)", sourceLocation: sourceLocation)
+    #expect(
+        result.stderrText.split(separator: "\n").count == 1, "\(note): \(result.stderrText)",
+        sourceLocation: sourceLocation)
 }
 
 @Suite struct VaultIntegrityProcessTests {
@@ -26,8 +28,10 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
 
     /// Every command that reads or writes items is 93 and prints nothing.
     private func expectEveryCommand93(_ v: ProcessTestVault, _ note: String) throws {
-        for arguments in [["get", "mail", "ana"], ["get", "web", "bo"], ["ls"], ["save", "mail", "ana"],
-                          ["update", "web", "bo"], ["rm", "web", "bo"], ["add", "new", "one"]] {
+        for arguments in [
+            ["get", "mail", "ana"], ["get", "web", "bo"], ["ls"], ["save", "mail", "ana"],
+            ["update", "web", "bo"], ["rm", "web", "bo"], ["add", "new", "one"],
+        ] {
             expect93(try v.run(arguments, input: "changed"), "\(note) \(arguments)")
         }
     }
@@ -36,7 +40,10 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         let v = try vault()
         let result = try v.run(["verify"])
         #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stdoutText == "Vault sound: 2 items, every record authenticated, whole-vault commitment verified (write 2), SQLite integrity ok: \(v.path)\n")
+        #expect(
+            result.stdoutText
+                == "Vault sound: 2 items, every record authenticated, whole-vault commitment verified (write 2), SQLite integrity ok: \(v.path)\n"
+        )
         #expect(result.stderr.isEmpty)
     }
 
@@ -49,8 +56,14 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         try expectEveryCommand93(v, "rollback")
         let verify = try v.run(["verify"])
         #expect(verify.status == 93)
-        #expect(verify.stdoutText == "damaged: whole vault: the items do not match the vault's commitment (an item was rolled back, removed, restored or added outside fob)\n")
-        #expect(verify.stderrText == "fob: vault damaged, tampered with, or not a Fob vault: fob verify found 1 problem in \(v.path) (errSecDecode)\n")
+        #expect(
+            verify.stdoutText
+                == "damaged: whole vault: the items do not match the vault's commitment (an item was rolled back, removed, restored or added outside fob)\n"
+        )
+        #expect(
+            verify.stderrText
+                == "fob: vault damaged, tampered with, or not a Fob vault: fob verify found 1 problem in \(v.path) (errSecDecode)\n"
+        )
     }
 
     @Test func aDeletedItemBroughtBackIsExit93() throws {
@@ -58,7 +71,9 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         VaultFile.checkpoint(v.path)
         let row = VaultFile.rows(v.path)[1]
         #expect(try v.run(["rm", "web", "bo"]).status == 0)
-        #expect(VaultFile.execute(v.path, "INSERT INTO items(lookup, record) VALUES (?1, ?2)", blobs: [row.lookup, row.record]))
+        #expect(
+            VaultFile.execute(
+                v.path, "INSERT INTO items(lookup, record) VALUES (?1, ?2)", blobs: [row.lookup, row.record]))
         try expectEveryCommand93(v, "resurrected")
         #expect(try v.run(["verify"]).status == 93)
     }
@@ -67,13 +82,18 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
     /// report success while nothing changes.
     @Test func aPlantedTriggerIsExit93AndNoWriteReportsSuccess() throws {
         let v = try vault()
-        #expect(VaultFile.execute(v.path, """
-            CREATE TRIGGER revert AFTER UPDATE ON items BEGIN UPDATE items SET record = OLD.record WHERE id = NEW.id; END;
-            """))
+        #expect(
+            VaultFile.execute(
+                v.path,
+                """
+                CREATE TRIGGER revert AFTER UPDATE ON items BEGIN UPDATE items SET record = OLD.record WHERE id = NEW.id; END;
+                """))
         try expectEveryCommand93(v, "trigger")
         let verify = try v.run(["verify"])
         #expect(verify.status == 93)
-        #expect(verify.stdoutText == "damaged: schema: unexpected trigger \"revert\" on \"items\"\n", "\(verify.stdoutText)")
+        #expect(
+            verify.stdoutText == "damaged: schema: unexpected trigger \"revert\" on \"items\"\n", "\(verify.stdoutText)"
+        )
     }
 
     @Test(arguments: [
@@ -103,11 +123,12 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         let verify = try v.run(["verify"])
         #expect(verify.status == 93)
         let prefix = row.lookup.prefix(4).map { String(format: "%02x", $0) }.joined()
-        #expect(verify.stdoutText == """
-            damaged: row 2 (lookup \(prefix)…): record fails authentication
-            damaged: whole vault: the items do not match the vault's commitment (an item was rolled back, removed, restored or added outside fob)
+        #expect(
+            verify.stdoutText == """
+                damaged: row 2 (lookup \(prefix)…): record fails authentication
+                damaged: whole vault: the items do not match the vault's commitment (an item was rolled back, removed, restored or added outside fob)
 
-            """, "\(verify.stdoutText)")
+                """, "\(verify.stdoutText)")
         #expect(verify.stderrText.contains("2 problems"))
     }
 

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import FobStore
 import FobTokens
-@testable import FobImport
 import FobXML
+import Foundation
+import Testing
+
+@testable import FobImport
 
 private func field(_ item: Item, _ name: String) -> CustomField? { item.customFields.first { $0.name == name } }
 private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
@@ -21,7 +22,9 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
         #expect(mail.created == ImportDates.iso8601("2026-12-01T12:45:46Z"))
         #expect(read.entries[2].datesKnown)
         let bank = read.entries[0].item
-        #expect(text(bank.oneTimePassword) == "otpauth://totp/Bank:bob?secret=JBSWY3DPEHPK3PXP&period=30&digits=6&issuer=Bank")
+        #expect(
+            text(bank.oneTimePassword)
+                == "otpauth://totp/Bank:bob?secret=JBSWY3DPEHPK3PXP&period=30&digits=6&issuer=Bank")
         #expect(bank.label == nil)
         #expect(text(read.entries[1].item.secret) == "päss wörd")
     }
@@ -76,14 +79,17 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
     }
 
     @Test func encryptedBitwardenExportsAreRefusedAsEncrypted() throws {
-        #expect(throws: ImportError.encrypted("this Bitwarden export")) { try BitwardenJSON.read(fixture("bitwarden-encrypted.json")) }
+        #expect(throws: ImportError.encrypted("this Bitwarden export")) {
+            try BitwardenJSON.read(fixture("bitwarden-encrypted.json"))
+        }
         #expect(ImportError.encrypted("this Bitwarden export").description.contains("export it unencrypted"))
         #expect(!ImportError.encrypted("x").description.contains("wrong password"))
     }
 
     @Test func bitwardenJSONWithWrongTypesNamesThePlace() {
         #expect(throws: ImportError.wrongType("items[0].login.password: expected text")) {
-            try BitwardenJSON.read(Array(#"{"encrypted":false,"items":[{"type":1,"name":"x","login":{"password":5}}]}"#.utf8))
+            try BitwardenJSON.read(
+                Array(#"{"encrypted":false,"items":[{"type":1,"name":"x","login":{"password":5}}]}"#.utf8))
         }
         #expect(throws: ImportError.wrongType("items: expected an array")) {
             try BitwardenJSON.read(Array(#"{"items":{}}"#.utf8))
@@ -139,8 +145,11 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
     }
 
     @Test func passEntries() throws {
-        let read = try PassStore.parse(Array("pw line\nuser: ana\nurl: https://x.example\notpauth://totp/x?secret=JBSWY3DPEHPK3PXP\nPIN: 12\nfree text\nmore\n".utf8),
-                                       name: "web/x.example")
+        let read = try PassStore.parse(
+            Array(
+                "pw line\nuser: ana\nurl: https://x.example\notpauth://totp/x?secret=JBSWY3DPEHPK3PXP\nPIN: 12\nfree text\nmore\n"
+                    .utf8),
+            name: "web/x.example")
         let item = try #require(read.entries.first?.item)
         #expect(item.service == "web/x.example")
         #expect(item.account == "ana")
@@ -152,7 +161,11 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
         let byPath = try PassStore.parse(Array("s3cret\n".utf8), name: "email/gmail.com/ana")
         #expect(byPath.entries.first?.item.service == "email/gmail.com")
         #expect(byPath.entries.first?.item.account == "ana")
-        #expect(throws: ImportError.encoding(line: 1, "bad.gpg: the text is not valid UTF-8; name its encoding with --encoding (such as windows-1252)")) {
+        #expect(
+            throws: ImportError.encoding(
+                line: 1,
+                "bad.gpg: the text is not valid UTF-8; name its encoding with --encoding (such as windows-1252)")
+        ) {
             try PassStore.parse([0xFF, 0x0A], name: "bad")
         }
     }
@@ -168,16 +181,22 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
             try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("line 1: not an XML document; is it a KeePassXC XML export?")) {
-            try KeePassXML.read(Array("name,url,username,password\nmail,,ana,pw\n".utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(
+                Array("name,url,username,password\nmail,,ana,pw\n".utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: the document is <html>")) {
             try KeePassXML.read(Array("<html></html>".utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.encrypted("this KeePass XML export (its protected values are encrypted)")) {
-            try KeePassXML.read(Array(#"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#.utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(
+                Array(
+                    #"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#
+                        .utf8), parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: it declares a document type or entities")) {
-            try KeePassXML.read(Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(
+                Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8),
+                parser: FoundationXMLEvents.parser)
         }
         #expect(throws: ImportError.missingColumns(["password"])) {
             try CSVFormats.chrome(Array("name,url,username\nx,y,z\n".utf8))
@@ -186,11 +205,17 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
 
     @Test func fuzzedBytesNeverCrashAReader() {
         var generator = SystemRandomNumberGenerator()
-        let seeds: [[UInt8]] = [Array("a,\"b\"\"c\",d\r\n".utf8), Array(#"{"items":[{"type":1}]}"#.utf8), Array("<KeePassFile><Root/>".utf8)]
+        let seeds: [[UInt8]] = [
+            Array("a,\"b\"\"c\",d\r\n".utf8), Array(#"{"items":[{"type":1}]}"#.utf8),
+            Array("<KeePassFile><Root/>".utf8),
+        ]
         for seed in seeds {
             for _ in 0..<200 {
                 var bytes = seed
-                for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+                for _ in 0..<3 {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
+                }
                 _ = try? CSVFormats.keepassxc(bytes)
                 _ = try? BitwardenJSON.read(bytes)
                 _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)

@@ -1,7 +1,7 @@
-import Foundation
 import FobImport
-import FobXML
 import FobTestSupport
+import FobXML
+import Foundation
 import Testing
 
 /// Every seed and saved crasher of the import fuzz targets, replayed through
@@ -13,7 +13,9 @@ import Testing
             _ = try? CSVFormats.keepassxc(bytes)
             _ = try? CSVFormats.bitwarden(bytes)
         }
-        for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") { _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser) }
+        for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") {
+            _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
+        }
         for (_, bytes) in FuzzCorpus.inputs("import-json") {
             _ = try? BitwardenJSON.read(bytes)
             _ = try? FobJSON.read(bytes)
@@ -24,17 +26,22 @@ import Testing
 
     /// FoundationXML crashed on a processing instruction without data; such
     /// a file is now refused before it is parsed.
-    @Test(arguments: ["<?xml?><KeePassFile></KeePassFile>", "<?xml version=\"1.0\"?><?x?><KeePassFile></KeePassFile>",
-                      "<KeePassFile><?x?></KeePassFile>",
-                      // The declaration's `?>` taken from a later `<?xml?>`: libxml2 then crashed on that one.
-                      "<?xml version=\"1.0\"?Int><KeePass<?xml?><KeePassFile></KeePassFile>",
-                      "<?xml version=\"1.0\" encoding=\"latin1\"?x><?xml?><KeePassFile></KeePassFile>"])
+    @Test(arguments: [
+        "<?xml?><KeePassFile></KeePassFile>", "<?xml version=\"1.0\"?><?x?><KeePassFile></KeePassFile>",
+        "<KeePassFile><?x?></KeePassFile>",
+        // The declaration's `?>` taken from a later `<?xml?>`: libxml2 then crashed on that one.
+        "<?xml version=\"1.0\"?Int><KeePass<?xml?><KeePassFile></KeePassFile>",
+        "<?xml version=\"1.0\" encoding=\"latin1\"?x><?xml?><KeePassFile></KeePassFile>",
+    ])
     func processingInstructionsAreRefused(text: String) {
         #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser) }
         do {
             _ = try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
         } catch {
-            guard case .malformed = error else { Issue.record("not .malformed: \(error)"); return }
+            guard case .malformed = error else {
+                Issue.record("not .malformed: \(error)")
+                return
+            }
         }
     }
 

@@ -1,9 +1,9 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
+import FobImport
 import FobStore
 import FobTestSupport
-import FobImport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 private func fixturePath(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
@@ -25,7 +25,10 @@ private func fixturePath(_ name: String) -> String {
     @Test(arguments: [
         ("chrome-csv", "name,url,username,password\nx,\"unclosed,y,z\n", "line 2: a quoted field is not closed"),
         ("firefox-csv", "\"url\",\"username\",\"password\"\n\"a\"b,c,d\n", "line 2: text after a closing quote"),
-        ("bitwarden-json", "{\"encrypted\":false,\"items\":[{\"type\":\"login\"}]}", "items[0].type: expected a number"),
+        (
+            "bitwarden-json", "{\"encrypted\":false,\"items\":[{\"type\":\"login\"}]}",
+            "items[0].type: expected a number"
+        ),
         ("fob-json", "{\"format\":\"fob-json\",\"version\":1,\"items\":[", "not JSON, or a truncated file"),
         ("keepassxc-xml", "<KeePassFile><Root><Group><Entry>", "not well-formed XML"),
         ("1password-csv", "Title,Username,Password\ncaf\u{E9},u,p\n", ""),
@@ -40,7 +43,9 @@ private func fixturePath(_ name: String) -> String {
         let before = try Data(contentsOf: URL(fileURLWithPath: v.path))
         let result = try v.run(["import", format, file.path])
         #expect(result.status == 1)
-        #expect(result.stderrText.contains(message.isEmpty ? "line 2: the text is not valid UTF-8" : message), "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains(message.isEmpty ? "line 2: the text is not valid UTF-8" : message),
+            "\(result.stderrText)")
         #expect(result.stderrText.contains("nothing was changed"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: v.path)) == before)
         if message.isEmpty {
@@ -115,15 +120,19 @@ private func fixturePath(_ name: String) -> String {
         let out = v.directory.file("export.json")
         let wrong = v.directory.file("wrong")
         try Data("not the password\n".utf8).write(to: wrong)
-        #expect(try v.run(["export", "--output", out.path], environment: ["FOB_PASSWORD_FILE": wrong.path]).status == 51)
+        #expect(
+            try v.run(["export", "--output", out.path], environment: ["FOB_PASSWORD_FILE": wrong.path]).status == 51)
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let asked = try v.run(["export", "--output", out.path], environment: ["FOB_PASSWORD_FILE": ""])
         #expect(asked.status == 36)
-        #expect(asked.stderrText.contains("export asks the master password every time, even while the agent is unlocked"))
+        #expect(
+            asked.stderrText.contains("export asks the master password every time, even while the agent is unlocked"))
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try v.run(["export", "--output", out.path]).status == 0)
         // A file that was there before a failed --force export stays.
-        #expect(try v.run(["export", "--output", out.path, "--force"], environment: ["FOB_PASSWORD_FILE": wrong.path]).status == 51)
+        #expect(
+            try v.run(["export", "--output", out.path, "--force"], environment: ["FOB_PASSWORD_FILE": wrong.path])
+                .status == 51)
         #expect(FileManager.default.fileExists(atPath: out.path))
     }
 
@@ -135,32 +144,39 @@ private func fixturePath(_ name: String) -> String {
     }
 
     @Test func fobVaultMergesWithNewerWinning() throws {
-        let a = try ProcessTestVault(), b = try ProcessTestVault(password: "other pw")
+        let a = try ProcessTestVault()
+        let b = try ProcessTestVault(password: "other pw")
         #expect(try a.run(["add", "mail", "ana"], stdin: Array("old".utf8)).status == 0)
         #expect(try a.run(["add", "only-a", "x"], stdin: Array("a".utf8)).status == 0)
         usleep(20_000)
         #expect(try b.run(["add", "mail", "ana"], stdin: Array("new".utf8)).status == 0)
         #expect(try b.run(["add", "only-b", "y"], stdin: Array("b".utf8)).status == 0)
-        let merged = try a.run(["import", "fob-vault", b.path, "--source-password-file", b.passwordFile, "--on-duplicate", "newer"])
+        let merged = try a.run([
+            "import", "fob-vault", b.path, "--source-password-file", b.passwordFile, "--on-duplicate", "newer",
+        ])
         #expect(merged.status == 0, "\(merged.stderrText)")
         #expect(merged.stdoutText.contains("1 added, 0 renamed, 1 replaced, 0 skipped"))
         #expect(try a.run(["get", "mail", "ana", "--raw"]).stdoutText == "new")
         #expect(try a.run(["get", "only-b", "y", "--raw"]).stdoutText == "b")
-        let back = try b.run(["import", "fob-vault", a.path, "--source-password-file", a.passwordFile, "--on-duplicate", "newer"])
+        let back = try b.run([
+            "import", "fob-vault", a.path, "--source-password-file", a.passwordFile, "--on-duplicate", "newer",
+        ])
         #expect(back.stdoutText.contains("1 added, 0 renamed, 0 replaced, 2 skipped"), "\(back.stdoutText)")
         let wrong = try a.run(["import", "fob-vault", b.path, "--source-password-file", a.passwordFile])
         #expect(wrong.status == 51)
     }
 
     @Test func fobVaultRoundTripKeepsEveryAttribute() throws {
-        let a = try ProcessTestVault(), b = try ProcessTestVault(password: "second")
+        let a = try ProcessTestVault()
+        let b = try ProcessTestVault(password: "second")
         let source = try Vault(url: URL(fileURLWithPath: a.path))
         try source.unlock(password: .text(a.password))
         try source.applyImport((0..<5).map { .add(fullItem($0)) })
         source.lock()
         let merged = try b.run(["import", "fob-vault", a.path, "--source-password-file", a.passwordFile])
         #expect(merged.stdoutText.contains("5 added"), "\(merged.stderrText)")
-        let fromA = try a.run(["export"]), fromB = try b.run(["export"])
+        let fromA = try a.run(["export"])
+        let fromB = try b.run(["export"])
         #expect(fromA.status == 0 && fromB.status == 0)
         #expect(fromA.stdout == fromB.stdout)
         #expect(fromA.stdoutText.contains("\"secretBase64\""))
@@ -204,23 +220,45 @@ private func fixturePath(_ name: String) -> String {
     }
 
     @Test func passStoreMadeWithPassAndGpg() throws {
-        guard let pass = ["/usr/bin/pass", "/usr/local/bin/pass"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/gpg") else {
-            print("ImportProcessTests: skipping the pass import test: pass or gpg is not installed (scripts/setup --test)")
+        guard
+            let pass = ["/usr/bin/pass", "/usr/local/bin/pass"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/gpg")
+        else {
+            print(
+                "ImportProcessTests: skipping the pass import test: pass or gpg is not installed (scripts/setup --test)"
+            )
             return
         }
         let v = try ProcessTestVault()
-        let home = v.directory.file("gnupg"), store = v.directory.file("store")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let home = v.directory.file("gnupg")
+        let store = v.directory.file("store")
+        try FileManager.default.createDirectory(
+            at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let env = FobProcess.baseEnvironment.merging(["GNUPGHOME": home.path, "PASSWORD_STORE_DIR": store.path]) { $1 }
-        defer { _ = try? ChildProcess.run(executable: "/usr/bin/gpgconf", arguments: ["--kill", "gpg-agent"], environment: env) }
-        func run(_ exe: String, _ args: [String], _ input: String = "") throws -> ProcessResult {
-            try ChildProcess(executable: exe, arguments: args, environment: env, stdin: Array(input.utf8)).wait(timeout: 60)
+        defer {
+            _ = try? ChildProcess.run(
+                executable: "/usr/bin/gpgconf", arguments: ["--kill", "gpg-agent"], environment: env)
         }
-        #expect(try run("/usr/bin/gpg", ["--batch", "--passphrase", "", "--quick-gen-key", "Fob Test <fob@example.invalid>",
-                                          "default", "default", "never"]).status == 0)
+        func run(_ exe: String, _ args: [String], _ input: String = "") throws -> ProcessResult {
+            try ChildProcess(executable: exe, arguments: args, environment: env, stdin: Array(input.utf8)).wait(
+                timeout: 60)
+        }
+        #expect(
+            try run(
+                "/usr/bin/gpg",
+                [
+                    "--batch", "--passphrase", "", "--quick-gen-key", "Fob Test <fob@example.invalid>",
+                    "default", "default", "never",
+                ]
+            ).status == 0)
         #expect(try run(pass, ["init", "fob@example.invalid"]).status == 0)
-        #expect(try run(pass, ["insert", "-m", "email/gmail.com"], "g-pass, \"q\"\nuser: ana@gmail.com\nurl: https://mail.google.com\notpauth://totp/G:ana?secret=JBSWY3DPEHPK3PXP\nrecovery: 1234\nfree text\n").status == 0)
+        #expect(
+            try run(
+                pass, ["insert", "-m", "email/gmail.com"],
+                "g-pass, \"q\"\nuser: ana@gmail.com\nurl: https://mail.google.com\notpauth://totp/G:ana?secret=JBSWY3DPEHPK3PXP\nrecovery: 1234\nfree text\n"
+            ).status == 0)
         #expect(try run(pass, ["insert", "-m", "bank/bob"], "b4nk\n").status == 0)
         let result = try v.run(["import", "pass", store.path], environment: ["GNUPGHOME": home.path])
         #expect(result.status == 0, "\(result.stderrText)")
@@ -232,7 +270,8 @@ private func fixturePath(_ name: String) -> String {
         #expect(exported.contains(#""name":"recovery","value":"1234""#))
         #expect(exported.contains(#""notes":"free text""#))
         #expect(try v.run(["get", "bank", "bob", "--raw"]).stdoutText == "b4nk")
-        let missing = try v.run(["import", "pass", store.path], environment: ["GNUPGHOME": v.directory.file("nokeys").path])
+        let missing = try v.run(
+            ["import", "pass", store.path], environment: ["GNUPGHOME": v.directory.file("nokeys").path])
         #expect(missing.status == 1)
         #expect(missing.stderrText.contains("gpg could not decrypt"))
     }

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FobImport
 import FobXML
+import Foundation
+import Testing
 
 /// An XML export names its own encoding (XML 1.0 §4.3.3): KeePassXC writes
 /// UTF-8, and a file saved again by an editor in another encoding must read
@@ -24,7 +24,9 @@ import FobXML
         return (item.service, item.account, item.secret?.unsafeString)
     }
 
-    @Test(arguments: [("ISO-8859-1", String.Encoding.isoLatin1), ("windows-1252", .windowsCP1252), ("latin1", .isoLatin1)])
+    @Test(arguments: [
+        ("ISO-8859-1", String.Encoding.isoLatin1), ("windows-1252", .windowsCP1252), ("latin1", .isoLatin1),
+    ])
     func aDeclaredLegacyEncodingIsRead(name: String, encoding: String.Encoding) throws {
         let text = document(declaration: #"<?xml version="1.0" encoding="\#(name)"?>"#)
         let bytes = try #require(text.data(using: encoding))
@@ -34,12 +36,14 @@ import FobXML
 
     @Test func utf16WithAByteOrderMarkIsRead() throws {
         let text = document(declaration: #"<?xml version="1.0" encoding="UTF-16"?>"#)
-        let bytes = try #require(text.data(using: .utf16))   // with a byte-order mark
+        let bytes = try #require(text.data(using: .utf16)) // with a byte-order mark
         #expect(try entry(Array(bytes)) == ("Café", "zoë", "pässwörd"))
     }
 
     @Test func utf8IsReadWithOrWithoutItsDeclaration() throws {
-        for declaration in [#"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml version='1.0' encoding = 'utf-8' ?>"#, ""] {
+        for declaration in [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml version='1.0' encoding = 'utf-8' ?>"#, "",
+        ] {
             #expect(try entry(Array(document(declaration: declaration).utf8)) == ("Café", "zoë", "pässwörd"))
         }
     }
@@ -50,7 +54,10 @@ import FobXML
             _ = try KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
             Issue.record("an unknown encoding must be refused")
         } catch {
-            guard case .encoding(1, let text) = error else { Issue.record("not .encoding: \(error)"); return }
+            guard case .encoding(1, let text) = error else {
+                Issue.record("not .encoding: \(error)")
+                return
+            }
             #expect(text.hasPrefix("the XML declares the encoding \"EBCDIC-XY\", which Fob cannot read"))
         }
     }

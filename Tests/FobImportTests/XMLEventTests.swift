@@ -1,13 +1,14 @@
-import Foundation
 import FobImport
-import FobXML
 import FobTestSupport
+import FobXML
+import Foundation
 import Testing
 
 /// The XML events that KeePass XML import reads, and how the `fob-xml`
 /// helper hands them back.
 @Suite struct XMLEventTests {
-    let document = Array("""
+    let document = Array(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <KeePassFile><Meta a="1" b="&amp;"/><Root>t&lt;x<![CDATA[<raw>]]>é</Root></KeePassFile>
         """.utf8)
@@ -35,9 +36,11 @@ import Testing
         #expect(try XMLEventWire.decode(XMLEventWire.encode(broken)) == broken)
     }
 
-    @Test(arguments: [[UInt8](), Array("FXE2".utf8), Array("FXE1".utf8) + [9], Array("FXE1".utf8) + [2, 0, 0, 0, 9, 65],
-                      Array("FXE1".utf8) + [1, 0, 0, 0, 1, 65, 0xFF, 0xFF, 0xFF, 0xFF],
-                      Array("FXE1".utf8) + [2, 0, 0, 0, 1, 0xC3], Array("FXE1".utf8) + [4, 0, 0, 0, 1, 3, 0, 0, 0, 1, 65]])
+    @Test(arguments: [
+        [UInt8](), Array("FXE2".utf8), Array("FXE1".utf8) + [9], Array("FXE1".utf8) + [2, 0, 0, 0, 9, 65],
+        Array("FXE1".utf8) + [1, 0, 0, 0, 1, 65, 0xFF, 0xFF, 0xFF, 0xFF],
+        Array("FXE1".utf8) + [2, 0, 0, 0, 1, 0xC3], Array("FXE1".utf8) + [4, 0, 0, 0, 1, 3, 0, 0, 0, 1, 65],
+    ])
     func aDamagedAnswerIsAnIOError(bytes: [UInt8]) {
         #expect(throws: ImportError.self) { try XMLEventWire.decode(bytes) }
     }
@@ -46,11 +49,16 @@ import Testing
         let built = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("fob-xml").path
         let helper = HelperXMLParser(environment: ["FOB_XML_HELPER": built, "PATH": "/usr/bin:/bin"])
         #expect(try helper.parse(document) == FoundationXMLEvents.parse(document))
-        let fixture = try [UInt8](Data(contentsOf: FobProcess.packageRoot.appendingPathComponent("Tests/FobImportTests/Fixtures/keepassxc.xml")))
+        let fixture = try [UInt8](
+            Data(
+                contentsOf: FobProcess.packageRoot.appendingPathComponent("Tests/FobImportTests/Fixtures/keepassxc.xml")
+            ))
         let viaHelper = try KeePassXML.read(fixture, parser: helper.parse)
         let inProcess = try KeePassXML.read(fixture, parser: FoundationXMLEvents.parser)
         #expect(viaHelper.entries.map(\.item.service) == inProcess.entries.map(\.item.service))
-        #expect(viaHelper.entries.map { $0.item.secret?.unsafeString } == inProcess.entries.map { $0.item.secret?.unsafeString })
+        #expect(
+            viaHelper.entries.map { $0.item.secret?.unsafeString }
+                == inProcess.entries.map { $0.item.secret?.unsafeString })
         #expect(!viaHelper.entries.isEmpty)
     }
 

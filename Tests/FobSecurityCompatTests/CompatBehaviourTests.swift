@@ -1,15 +1,16 @@
-// Behaviour of the iOS-style Keychain code in this target (KeychainWrapper,
-// TokenStore, InternetPasswordStore) over a temporary Fob vault. The target
-// builds in Swift 5 language mode, as most iOS projects still do.
-#if canImport(Security)
-import Security
-#else
-import FobSecurity
-#endif
 import FobStore
 import FobTestSupport
 import Foundation
 import Testing
+
+// Behaviour of the iOS-style Keychain code in this target (KeychainWrapper,
+// TokenStore, InternetPasswordStore) over a temporary Fob vault. The target
+// builds in Swift 5 language mode, as most iOS projects still do.
+#if canImport(Security)
+    import Security
+#else
+    import FobSecurity
+#endif
 
 @Suite(.serialized)
 struct CompatBehaviourTests {
@@ -31,11 +32,14 @@ struct CompatBehaviourTests {
             #expect(keychain.string(forKey: "token") == nil)
             #expect(keychain.lastStatus == errSecItemNotFound)
             #expect(keychain.set("abc", forKey: "token"))
-            #expect(keychain.set("def", forKey: "token"))   // the duplicate path updates
+            #expect(keychain.set("def", forKey: "token")) // the duplicate path updates
             #expect(keychain.string(forKey: "token") == "def")
             #expect(keychain.set(42, forKey: "launches"))
             #expect(keychain.integer(forKey: "launches") == 42)
-            struct Profile: Codable, Equatable { var name: String; var age: Int }
+            struct Profile: Codable, Equatable {
+                var name: String
+                var age: Int
+            }
             #expect(keychain.set(object: Profile(name: "Ana", age: 30), forKey: "profile"))
             #expect(keychain.object(of: Profile.self, forKey: "profile") == Profile(name: "Ana", age: 30))
             #expect(keychain.allKeys() == ["token", "launches", "profile"])
@@ -60,7 +64,10 @@ struct CompatBehaviourTests {
             #expect(keychain.dataRef(forKey: "k") == reference)
             // The reference finds the item, and stays the same across updates.
             var result: AnyObject?
-            #expect(SecItemCopyMatching([kSecValuePersistentRef as String: reference, kSecReturnData as String: true] as CFDictionary, &result) == errSecSuccess)
+            #expect(
+                SecItemCopyMatching(
+                    [kSecValuePersistentRef as String: reference, kSecReturnData as String: true] as CFDictionary,
+                    &result) == errSecSuccess)
             #expect(result as? Data == Data("w".utf8))
             #expect(keychain.set("x", forKey: "k"))
             #expect(keychain.dataRef(forKey: "k") == reference)
@@ -78,9 +85,11 @@ struct CompatBehaviourTests {
             // A query with kSecAttrSynchronizableAny sees both; allKeys has one key.
             #expect(keychain.allKeys() == ["k"])
             var result: AnyObject?
-            let any: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-                                      kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
-                                      kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
+            let any: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+                kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
+            ]
             #expect(SecItemCopyMatching(any as CFDictionary, &result) == errSecSuccess)
             let items = try #require(result as? [[String: Any]])
             #expect(Set(items.compactMap { $0[kSecAttrSynchronizable as String] as? Bool }) == [false, true])
@@ -110,7 +119,8 @@ struct CompatBehaviourTests {
     @Test func tokenStoreRoundTripsWithAccessControl() throws {
         try Self.withVault { (test) throws in
             let store = TokenStore(service: "api.example.com")
-            let token = StoredToken(accessToken: "eyJ.a.b", refreshToken: "r1", expiresAt: Date(timeIntervalSince1970: 1_900_000_000))
+            let token = StoredToken(
+                accessToken: "eyJ.a.b", refreshToken: "r1", expiresAt: Date(timeIntervalSince1970: 1_900_000_000))
             try store.save(token, account: "ana")
             #expect(try store.token(account: "ana") == token)
             var rotated = token
@@ -124,8 +134,10 @@ struct CompatBehaviourTests {
 
             // The access control comes back as a SecAccessControl.
             var result: AnyObject?
-            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
-                                        kSecAttrAccount as String: "ana", kSecReturnAttributes as String: true]
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+                kSecAttrAccount as String: "ana", kSecReturnAttributes as String: true,
+            ]
             #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
             let attributes = try #require(result as? [String: Any])
             #expect(attributes[kSecAttrAccessControl as String] is SecAccessControl)
@@ -150,7 +162,8 @@ struct CompatBehaviourTests {
         try Self.withVault { (_) throws in
             let store = TokenStore(service: "api.example.com")
             for account in ["c", "a", "b"] {
-                try store.save(StoredToken(accessToken: account, refreshToken: nil, expiresAt: Date()), account: account)
+                try store.save(
+                    StoredToken(accessToken: account, refreshToken: nil, expiresAt: Date()), account: account)
             }
             #expect(try store.accounts(limit: 1) == ["a"])
             #expect(try store.accounts(limit: 2) == ["a", "b"])
@@ -168,14 +181,18 @@ struct CompatBehaviourTests {
         #expect(throws: Never.self) { try TokenStore.accessControl([]) }
         // Creating with flags Fob cannot check succeeds, as on Apple platforms; storing is refused.
         #expect(throws: Never.self) { try TokenStore.accessControl([.biometryCurrentSet, .or, .devicePasscode]) }
-        #expect(throws: TokenStoreError.accessControl(code: Int(errSecParam))) { try TokenStore.accessControl([.or, .and]) }
+        #expect(throws: TokenStoreError.accessControl(code: Int(errSecParam))) {
+            try TokenStore.accessControl([.or, .and])
+        }
 
         var error: Unmanaged<CFError>?
         #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], &error) == nil)
         let cfError = try #require(error?.takeRetainedValue())
         #expect(CFErrorGetCode(cfError) == Int(errSecParam))
         #expect(CFErrorGetDomain(cfError) as String == kCFErrorDomainOSStatus as String)
-        #expect((CFErrorCopyDescription(cfError) as String).hasPrefix("One or more parameters passed to a function were not valid."))
+        #expect(
+            (CFErrorCopyDescription(cfError) as String).hasPrefix(
+                "One or more parameters passed to a function were not valid."))
         let swiftError: Error = cfError
         #expect((swiftError as NSError).code == Int(errSecParam))
     }
@@ -194,7 +211,9 @@ struct CompatBehaviourTests {
                 try store.add(url: login, account: "ana", password: "again")
             }
             // Another authentication type is another item.
-            try store.add(url: login, account: "ana", password: "pw-basic", authenticationType: kSecAttrAuthenticationTypeHTTPBasic)
+            try store.add(
+                url: login, account: "ana", password: "pw-basic",
+                authenticationType: kSecAttrAuthenticationTypeHTTPBasic)
 
             let found = try store.credentials(for: login)
             #expect(found.map(\.account) == ["ana", "ana", "bob"])
@@ -207,24 +226,35 @@ struct CompatBehaviourTests {
             #expect(attributes[kSecAttrProtocol as String] as? String == kSecAttrProtocolHTTPS as String)
             #expect(attributes[kSecAttrPort as String] as? Int == 443)
             #expect(attributes[kSecAttrPath as String] as? String == "/login")
-            #expect(attributes[kSecAttrAuthenticationType as String] as? String == kSecAttrAuthenticationTypeHTMLForm as String)
+            #expect(
+                attributes[kSecAttrAuthenticationType as String] as? String == kSecAttrAuthenticationTypeHTMLForm
+                    as String)
             #expect(attributes[kSecAttrSecurityDomain as String] as? String == "")
 
-            try store.changePassword(url: URL(string: "https://example.com:8443/login")!, account: "ana", to: "new-8443")
-            #expect(try store.credentials(for: URL(string: "https://example.com:8443/login")!).map(\.password) == ["new-8443"])
+            try store.changePassword(
+                url: URL(string: "https://example.com:8443/login")!, account: "ana", to: "new-8443")
+            #expect(
+                try store.credentials(for: URL(string: "https://example.com:8443/login")!).map(\.password) == [
+                    "new-8443"
+                ])
             #expect(throws: InternetPasswordStore.StoreError.notFound) {
                 try store.changePassword(url: URL(string: "https://example.com:9999/login")!, account: "ana", to: "x")
             }
 
             try store.movePort(host: "example.com", from: 8443, to: 9443)
-            #expect(try store.credentials(for: URL(string: "https://example.com:9443/login")!).map(\.password) == ["new-8443"])
+            #expect(
+                try store.credentials(for: URL(string: "https://example.com:9443/login")!).map(\.password) == [
+                    "new-8443"
+                ])
 
             // The reference survives an update and dies with its item.
             try store.changePassword(url: login, account: "ana", to: "pw-ana-2")
             #expect(try store.password(persistentRef: reference) == "pw-ana-2")
             try store.delete(persistentRef: reference)
             #expect(throws: InternetPasswordStore.StoreError.notFound) { try store.password(persistentRef: reference) }
-            #expect(InternetPasswordStore.StoreError.notFound.message == "The specified item could not be found in the keychain.")
+            #expect(
+                InternetPasswordStore.StoreError.notFound.message
+                    == "The specified item could not be found in the keychain.")
 
             #expect(store.hasCredentials(host: "example.com"))
             try store.deleteAll(host: "example.com")

@@ -1,12 +1,13 @@
+import Foundation
+
 // Website credentials the way iOS apps store them: internet passwords keyed
 // by server, protocol, port, path and account, persistent references for
 // quick access, generated passwords. Builds unchanged against Apple's Security.
 #if canImport(Security)
-import Security
+    import Security
 #else
-import FobSecurity
+    import FobSecurity
 #endif
-import Foundation
 
 struct WebCredential: Equatable {
     var account: String
@@ -32,7 +33,8 @@ final class InternetPasswordStore {
             switch self {
             case .duplicate: return SecCopyErrorMessageString(errSecDuplicateItem, nil) as String? ?? ""
             case .notFound: return SecCopyErrorMessageString(errSecItemNotFound, nil) as String? ?? ""
-            case .unexpected(let status): return SecCopyErrorMessageString(status, nil) as String? ?? "OSStatus \(status)"
+            case .unexpected(let status):
+                return SecCopyErrorMessageString(status, nil) as String? ?? "OSStatus \(status)"
             }
         }
     }
@@ -56,8 +58,10 @@ final class InternetPasswordStore {
 
     /// Adds a credential for `url` and returns its persistent reference.
     @discardableResult
-    func add(url: URL, account: String, password: String,
-             authenticationType: CFString = kSecAttrAuthenticationTypeHTMLForm) throws -> Data {
+    func add(
+        url: URL, account: String, password: String,
+        authenticationType: CFString = kSecAttrAuthenticationTypeHTMLForm
+    ) throws -> Data {
         var attributes = keyAttributes(url: url)
         attributes[kSecAttrAccount as String] = account
         attributes[kSecAttrAuthenticationType as String] = authenticationType
@@ -84,9 +88,10 @@ final class InternetPasswordStore {
         guard status == errSecSuccess, let items = result as? [[String: Any]] else { throw StoreError(status: status) }
         return items.compactMap { item in
             guard let account = item[kSecAttrAccount as String] as? String,
-                  let data = item[kSecValueData as String] as? Data,
-                  let password = String(data: data, encoding: .utf8),
-                  let reference = item[kSecValuePersistentRef as String] as? Data else { return nil }
+                let data = item[kSecValueData as String] as? Data,
+                let password = String(data: data, encoding: .utf8),
+                let reference = item[kSecValuePersistentRef as String] as? Data
+            else { return nil }
             return WebCredential(account: account, password: password, persistentRef: reference)
         }
     }
@@ -115,7 +120,9 @@ final class InternetPasswordStore {
         ]
         var result: AnyObject?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess, let attributes = result as? [String: Any] else { throw StoreError(status: status) }
+        guard status == errSecSuccess, let attributes = result as? [String: Any] else {
+            throw StoreError(status: status)
+        }
         return attributes
     }
 
@@ -158,10 +165,13 @@ final class InternetPasswordStore {
 
     /// Whether any credential exists for `host`, written as Apple's own documentation writes queries.
     func hasCredentials(host: String) -> Bool {
-        let query = [kSecClass: kSecClassInternetPassword,
-                     kSecAttrServer: host,
-                     kSecAttrSynchronizable: kSecAttrSynchronizableAny,
-                     kSecMatchLimit: kSecMatchLimitOne] as [String: Any]
+        let query =
+            [
+                kSecClass: kSecClassInternetPassword,
+                kSecAttrServer: host,
+                kSecAttrSynchronizable: kSecAttrSynchronizableAny,
+                kSecMatchLimit: kSecMatchLimitOne,
+            ] as [String: Any]
         return SecItemCopyMatching(query as CFDictionary, nil) == errSecSuccess
     }
 

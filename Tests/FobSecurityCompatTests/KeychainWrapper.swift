@@ -1,12 +1,13 @@
+import Foundation
+
 // Keychain code written the way iOS projects write it: a key-value wrapper
 // over generic passwords of one service. It builds against Apple's Security
 // framework and, unchanged but for the import, against FobSecurity.
 #if canImport(Security)
-import Security
+    import Security
 #else
-import FobSecurity
+    import FobSecurity
 #endif
-import Foundation
 
 /// When a stored value may be read.
 enum KeychainItemAccessibility {
@@ -27,8 +28,10 @@ enum KeychainItemAccessibility {
     }
 
     init?(attributeValue: String) {
-        let all: [KeychainItemAccessibility] = [.afterFirstUnlock, .afterFirstUnlockThisDeviceOnly, .whenUnlocked,
-                                                 .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
+        let all: [KeychainItemAccessibility] = [
+            .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly, .whenUnlocked,
+            .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly,
+        ]
         guard let match = all.first(where: { ($0.attributeValue as String) == attributeValue }) else { return nil }
         self = match
     }
@@ -96,7 +99,8 @@ open class KeychainWrapper {
         var result: AnyObject?
         lastStatus = SecItemCopyMatching(query as CFDictionary, &result)
         guard lastStatus == noErr, let attributes = result as? [String: AnyObject],
-              let value = attributes[kSecAttrAccessible as String] as? String else { return nil }
+            let value = attributes[kSecAttrAccessible as String] as? String
+        else { return nil }
         return KeychainItemAccessibility(attributeValue: value)
     }
 
@@ -119,8 +123,10 @@ open class KeychainWrapper {
     // MARK: Writing
 
     @discardableResult
-    func set(_ value: String, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
-             isSynchronizable: Bool = false) -> Bool {
+    func set(
+        _ value: String, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
+        isSynchronizable: Bool = false
+    ) -> Bool {
         guard let data = value.data(using: .utf8) else { return false }
         return set(data, forKey: key, withAccessibility: accessibility, isSynchronizable: isSynchronizable)
     }
@@ -138,14 +144,18 @@ open class KeychainWrapper {
 
     /// Adds the value, or updates it when the key exists.
     @discardableResult
-    func set(_ value: Data, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
-             isSynchronizable: Bool = false) -> Bool {
+    func set(
+        _ value: Data, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
+        isSynchronizable: Bool = false
+    ) -> Bool {
         var query = baseQuery(forKey: key, withAccessibility: accessibility, isSynchronizable: isSynchronizable)
         query[kSecValueData as String] = value
         let status = SecItemAdd(query as CFDictionary, nil)
         lastStatus = status
         if status == errSecSuccess { return true }
-        if status == errSecDuplicateItem { return update(value, forKey: key, withAccessibility: accessibility, isSynchronizable: isSynchronizable) }
+        if status == errSecDuplicateItem {
+            return update(value, forKey: key, withAccessibility: accessibility, isSynchronizable: isSynchronizable)
+        }
         return false
     }
 
@@ -171,8 +181,10 @@ open class KeychainWrapper {
 
     // MARK: Private
 
-    private func update(_ value: Data, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility?,
-                        isSynchronizable: Bool) -> Bool {
+    private func update(
+        _ value: Data, forKey key: String, withAccessibility accessibility: KeychainItemAccessibility?,
+        isSynchronizable: Bool
+    ) -> Bool {
         let query = baseQuery(forKey: key, isSynchronizable: isSynchronizable)
         var changes: [String: Any] = [kSecValueData as String: value]
         if let accessibility = accessibility { changes[kSecAttrAccessible as String] = accessibility.attributeValue }
@@ -180,8 +192,10 @@ open class KeychainWrapper {
         return lastStatus == errSecSuccess
     }
 
-    private func baseQuery(forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
-                           isSynchronizable: Bool = false) -> [String: Any] {
+    private func baseQuery(
+        forKey key: String, withAccessibility accessibility: KeychainItemAccessibility? = nil,
+        isSynchronizable: Bool = false
+    ) -> [String: Any] {
         // The key goes in both account and generic, as many wrappers do.
         let encodedKey = key.data(using: .utf8)
         var query: [String: Any] = [

@@ -1,12 +1,13 @@
+import Foundation
+
 // A session-token store the way iOS apps write one: access control,
 // the data-protection keychain, no authentication UI, errors explained with
 // SecCopyErrorMessageString. Builds unchanged against Apple's Security.
 #if canImport(Security)
-import Security
+    import Security
 #else
-import FobSecurity
+    import FobSecurity
 #endif
-import Foundation
 
 enum TokenStoreError: Error, Equatable, CustomStringConvertible {
     case accessControl(code: Int)
@@ -49,9 +50,12 @@ final class TokenStore {
 
     static func accessControl(_ flags: SecAccessControlCreateFlags = []) throws -> SecAccessControl {
         var error: Unmanaged<CFError>?
-        guard let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault,
-                                                           kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-                                                           flags, &error) else {
+        guard
+            let access = SecAccessControlCreateWithFlags(
+                kCFAllocatorDefault,
+                kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                flags, &error)
+        else {
             let cfError = error!.takeRetainedValue()
             throw TokenStoreError.accessControl(code: CFErrorGetCode(cfError))
         }

@@ -1,7 +1,8 @@
-@testable import FobSecurity
 import FobStore
 import Foundation
 import Testing
+
+@testable import FobSecurity
 
 /// Names, values and messages of the Apple surface FobSecurity provides.
 @Suite struct AppleSurfaceTests {
@@ -32,10 +33,14 @@ import Testing
         }
         #expect(SecCopyErrorMessageString(errSecMissingEntitlement, nil) == "A required entitlement isn't present.")
         #expect(SecCopyErrorMessageString(errSecUserCanceled, nil) == "User canceled the operation.")
-        #expect(SecCopyErrorMessageString(errSecNotAvailable, nil) == "No keychain is available. You may need to restart your computer.")
+        #expect(
+            SecCopyErrorMessageString(errSecNotAvailable, nil)
+                == "No keychain is available. You may need to restart your computer.")
         // Every status a store error maps to has a message.
-        for error in [KeychainError.duplicateItem(""), .itemNotFound(""), .authFailed, .interactionNotAllowed(""),
-                      .decode(""), .param(""), .noSuchKeychain(""), .io("")] {
+        for error in [
+            KeychainError.duplicateItem(""), .itemNotFound(""), .authFailed, .interactionNotAllowed(""),
+            .decode(""), .param(""), .noSuchKeychain(""), .io(""),
+        ] {
             #expect(statusMessages[error.status] != nil, "\(error)")
         }
     }
@@ -92,10 +97,14 @@ import Testing
 
     @Test func accessControlCreation() throws {
         var error: Unmanaged<CFError>?
-        let made = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlocked, [], &error))
+        let made = try #require(
+            SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlocked, [], &error))
         #expect(error == nil)
         #expect(made.protection == kSecAttrAccessibleWhenUnlocked && made.flags.isEmpty)
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, [.biometryAny, .or, .devicePasscode], nil) != nil)
+        #expect(
+            SecAccessControlCreateWithFlags(
+                nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, [.biometryAny, .or, .devicePasscode], nil) != nil
+        )
         let optionalProtection: CFString? = kSecAttrAccessibleWhenUnlocked
         #expect(SecAccessControlCreateWithFlags(nil, optionalProtection as Any, [], nil) != nil)
         let bad: [(Any, SecAccessControlCreateFlags)] = [
@@ -113,8 +122,9 @@ import Testing
     }
 
     @Test func cfErrorFunctions() {
-        let error: CFError = CFErrorCreate(kCFAllocatorDefault, kCFErrorDomainOSStatus, CFIndex(errSecItemNotFound),
-                                           [kCFErrorLocalizedDescriptionKey: "not here"])
+        let error: CFError = CFErrorCreate(
+            kCFAllocatorDefault, kCFErrorDomainOSStatus, CFIndex(errSecItemNotFound),
+            [kCFErrorLocalizedDescriptionKey: "not here"])
         #expect(CFErrorGetCode(error) == -25300)
         #expect(CFErrorGetDomain(error) == "NSOSStatusErrorDomain")
         #expect(CFErrorCopyDescription(error) == "not here")

@@ -25,7 +25,9 @@ extension SecItemTests {
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
                 let keychain = KeychainManager(service: "threads")
                 func check(_ what: String, _ ok: Bool) {
-                    if !ok { failures.withLock { $0.append("thread \(thread): \(what) (status \(keychain.lastStatus))") } }
+                    if !ok {
+                        failures.withLock { $0.append("thread \(thread): \(what) (status \(keychain.lastStatus))") }
+                    }
                 }
                 for round in 0..<rounds {
                     let account = "t\(thread)-r\(round)"
@@ -48,7 +50,8 @@ extension SecItemTests {
             let problems = failures.withLock { $0 }
             #expect(problems.isEmpty)
             let left = try test.vault.allItems().map(\.account).sorted()
-            let expected = (0..<threads).flatMap { t in stride(from: 1, to: rounds, by: 2).map { "t\(t)-r\($0)" } }.sorted()
+            let expected = (0..<threads).flatMap { t in stride(from: 1, to: rounds, by: 2).map { "t\(t)-r\($0)" } }
+                .sorted()
             #expect(left == expected)
         }
     }
@@ -57,7 +60,8 @@ extension SecItemTests {
         try Self.withVault { _ in
             let statuses = Locked<[OSStatus]>([])
             DispatchQueue.concurrentPerform(iterations: 12) { index in
-                let status = SecItemAdd(SecItemTests.genericPassword("race", "one", "writer \(index)") as CFDictionary, nil)
+                let status = SecItemAdd(
+                    SecItemTests.genericPassword("race", "one", "writer \(index)") as CFDictionary, nil)
                 statuses.withLock { $0.append(status) }
             }
             let all = statuses.withLock { $0 }

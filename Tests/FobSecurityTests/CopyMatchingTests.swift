@@ -28,9 +28,11 @@ extension SecItemTests {
         try Self.withVault { _ in
             Self.addSample()
             // The default limit is one: the first match by service then account.
-            let (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                              kSecAttrService as String: "s",
-                                              kSecReturnData as String: true])
+            let (status, result) = Self.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: "s",
+                kSecReturnData as String: true,
+            ])
             #expect(status == errSecSuccess)
             #expect(result as? Data == Data("s-a".utf8))
         }
@@ -39,10 +41,12 @@ extension SecItemTests {
     @Test func copyReturnsAnArrayOfDataForLimitAll() throws {
         try Self.withVault { _ in
             Self.addSample()
-            let (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                              kSecAttrService as String: "s",
-                                              kSecReturnData as String: true,
-                                              kSecMatchLimit as String: kSecMatchLimitAll])
+            let (status, result) = Self.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: "s",
+                kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitAll,
+            ])
             #expect(status == errSecSuccess)
             #expect(result as? [Data] == ["s-a", "s-b", "s-c"].map { Data($0.utf8) })
         }
@@ -51,14 +55,17 @@ extension SecItemTests {
     @Test func copyReturnsAttributesWithAppleKeysAndTypes() throws {
         try Self.withVault { _ in
             let before = Date()
-            let add = Self.genericPassword("svc", "ana", "pw", extra: [
-                kSecAttrLabel as String: "Mail",
-                kSecAttrComment as String: "work account",
-                kSecAttrGeneric as String: Data([1, 2, 3]),
-                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
-            ])
+            let add = Self.genericPassword(
+                "svc", "ana", "pw",
+                extra: [
+                    kSecAttrLabel as String: "Mail",
+                    kSecAttrComment as String: "work account",
+                    kSecAttrGeneric as String: Data([1, 2, 3]),
+                    kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+                ])
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
-            let (status, result) = Self.copy(Self.genericPassword("svc", "ana", extra: [kSecReturnAttributes as String: kCFBooleanTrue!]))
+            let (status, result) = Self.copy(
+                Self.genericPassword("svc", "ana", extra: [kSecReturnAttributes as String: kCFBooleanTrue!]))
             #expect(status == errSecSuccess)
             let attributes = try #require(result as? [String: Any])
             #expect(attributes[kSecClass as String] as? String == kSecClassGenericPassword as String)
@@ -81,10 +88,13 @@ extension SecItemTests {
     @Test func copyReturnsAttributesAndDataTogether() throws {
         try Self.withVault { _ in
             Self.addSample()
-            let (status, result) = Self.copy(Self.genericPassword("s", "b", extra: [
-                kSecReturnAttributes as String: true, kSecReturnData as String: true,
-                kSecMatchLimit as String: kSecMatchLimitOne,
-            ]))
+            let (status, result) = Self.copy(
+                Self.genericPassword(
+                    "s", "b",
+                    extra: [
+                        kSecReturnAttributes as String: true, kSecReturnData as String: true,
+                        kSecMatchLimit as String: kSecMatchLimitOne,
+                    ]))
             #expect(status == errSecSuccess)
             let item = try #require(result as? [String: Any])
             #expect(item[kSecAttrAccount as String] as? String == "b")
@@ -98,11 +108,13 @@ extension SecItemTests {
     @Test func copyReturnsAnArrayOfDictionariesForLimitAll() throws {
         try Self.withVault { _ in
             Self.addSample()
-            let (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                              kSecAttrAccount as String: "a",
-                                              kSecReturnAttributes as String: true,
-                                              kSecReturnData as String: true,
-                                              kSecMatchLimit as String: kSecMatchLimitAll])
+            let (status, result) = Self.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrAccount as String: "a",
+                kSecReturnAttributes as String: true,
+                kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitAll,
+            ])
             #expect(status == errSecSuccess)
             let items = try #require(result as? [[String: Any]])
             #expect(items.map { $0[kSecAttrService as String] as? String } == ["s", "t"])
@@ -113,17 +125,23 @@ extension SecItemTests {
     @Test func copyTakesANumericLimit() throws {
         try Self.withVault { _ in
             Self.addSample()
-            var (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                              kSecReturnData as String: true, kSecMatchLimit as String: 2])
+            var (status, result) = Self.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecReturnData as String: true, kSecMatchLimit as String: 2,
+            ])
             #expect(status == errSecSuccess)
             #expect(result as? [Data] == [Data("s-a".utf8), Data("s-b".utf8)])
-            (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                          kSecReturnData as String: true, kSecMatchLimit as String: NSNumber(value: 1)])
+            (status, result) = Self.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecReturnData as String: true, kSecMatchLimit as String: NSNumber(value: 1),
+            ])
             #expect(status == errSecSuccess)
             #expect(result as? Data == Data("s-a".utf8))
             for bad: Any in [0, -3, "m_LimitSome", true, 1.5] {
-                (status, result) = Self.copy([kSecClass as String: kSecClassGenericPassword,
-                                              kSecReturnData as String: true, kSecMatchLimit as String: bad])
+                (status, result) = Self.copy([
+                    kSecClass as String: kSecClassGenericPassword,
+                    kSecReturnData as String: true, kSecMatchLimit as String: bad,
+                ])
                 #expect(status == errSecParam, "limit \(bad)")
                 #expect(result == nil)
             }
@@ -141,12 +159,24 @@ extension SecItemTests {
 
     @Test func copyMatchesEveryGivenAttribute() throws {
         try Self.withVault { _ in
-            #expect(SecItemAdd(Self.genericPassword("s", "a", "1", extra: [kSecAttrLabel as String: "L", kSecAttrComment as String: "C",
-                                                                            kSecAttrGeneric as String: Data([9])]) as CFDictionary, nil) == errSecSuccess)
-            #expect(SecItemAdd(Self.genericPassword("s", "b", "2", extra: [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]) as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword(
+                        "s", "a", "1",
+                        extra: [
+                            kSecAttrLabel as String: "L", kSecAttrComment as String: "C",
+                            kSecAttrGeneric as String: Data([9]),
+                        ]) as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword(
+                        "s", "b", "2", extra: [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])
+                        as CFDictionary, nil) == errSecSuccess)
             func accounts(_ extra: [String: Any]) -> [String] {
-                var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: true,
-                                            kSecMatchLimit as String: kSecMatchLimitAll]
+                var query: [String: Any] = [
+                    kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: true,
+                    kSecMatchLimit as String: kSecMatchLimitAll,
+                ]
                 query.merge(extra) { _, new in new }
                 var result: AnyObject?
                 guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess else { return [] }
@@ -164,7 +194,10 @@ extension SecItemTests {
             #expect(accounts([kSecAttrAccessGroup as String: "other"]) == [])
 
             var result: AnyObject?
-            #expect(SecItemCopyMatching(Self.genericPassword("s", "a", extra: [kSecReturnAttributes as String: true]) as CFDictionary, &result) == errSecSuccess)
+            #expect(
+                SecItemCopyMatching(
+                    Self.genericPassword("s", "a", extra: [kSecReturnAttributes as String: true]) as CFDictionary,
+                    &result) == errSecSuccess)
             let created = try #require((result as? [String: Any])?[kSecAttrCreationDate as String] as? Date)
             #expect(accounts([kSecAttrCreationDate as String: created]) == ["a"])
             #expect(accounts([kSecAttrModificationDate as String: created.addingTimeInterval(-3600)]) == [])
@@ -174,7 +207,8 @@ extension SecItemTests {
     @Test func copyIgnoresTheSecretInAQuery() throws {
         try Self.withVault { _ in
             #expect(SecItemAdd(Self.genericPassword("s", "a", "right") as CFDictionary, nil) == errSecSuccess)
-            let (status, result) = Self.copy(Self.genericPassword("s", "a", "wrong", extra: [kSecReturnData as String: true]))
+            let (status, result) = Self.copy(
+                Self.genericPassword("s", "a", "wrong", extra: [kSecReturnData as String: true]))
             #expect(status == errSecSuccess)
             #expect(result as? Data == Data("right".utf8))
         }

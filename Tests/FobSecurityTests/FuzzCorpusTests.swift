@@ -1,6 +1,6 @@
-import Testing
-import FobTestSupport
 @_spi(Fuzz) import FobSecurity
+import FobTestSupport
+import Testing
 
 /// The `secitem-query` fuzz corpus through the fuzz target's entry point.
 @Suite struct SecurityFuzzCorpusTests {

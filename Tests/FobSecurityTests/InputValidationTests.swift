@@ -6,7 +6,9 @@ import Testing
 
 extension SecItemTests {
     /// The status of adding, finding and deleting with `extra` merged into a valid dictionary.
-    static func statuses(_ extra: [String: Any], service: String = "v") -> (add: OSStatus, copy: OSStatus, delete: OSStatus) {
+    static func statuses(_ extra: [String: Any], service: String = "v") -> (
+        add: OSStatus, copy: OSStatus, delete: OSStatus
+    ) {
         let add = SecItemAdd(genericPassword(service, "a", "x", extra: extra) as CFDictionary, nil)
         var result: AnyObject?
         let copy = SecItemCopyMatching(genericPassword(service, "a", extra: extra) as CFDictionary, &result)
@@ -29,7 +31,10 @@ extension SecItemTests {
                 ("nil value", [kSecAttrAccount as String: optionalAccount as Any]),
                 ("unknown accessibility", [kSecAttrAccessible as String: "zz"]),
                 ("accessible always", [kSecAttrAccessible as String: kSecAttrAccessibleAlways]),
-                ("accessible always this device", [kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly]),
+                (
+                    "accessible always this device",
+                    [kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly]
+                ),
                 ("return data as String", [kSecReturnData as String: "yes"]),
                 ("date as String", [kSecAttrCreationDate as String: "2024-01-01"]),
                 ("auth UI value", [kSecUseAuthenticationUI as String: "sometimes"]),
@@ -63,26 +68,41 @@ extension SecItemTests {
         try Self.withVault { test in
             // Item references (kSecReturnRef, kSecValueRef) are not implemented.
             var result: AnyObject?
-            #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [kSecReturnRef as String: true]) as CFDictionary, &result) == errSecUnimplemented)
-            #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: [kSecReturnRef as String: true]) as CFDictionary, &result) == errSecUnimplemented)
+            #expect(
+                SecItemCopyMatching(
+                    Self.genericPassword("v", "a", extra: [kSecReturnRef as String: true]) as CFDictionary, &result)
+                    == errSecUnimplemented)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("v", "a", "x", extra: [kSecReturnRef as String: true]) as CFDictionary, &result
+                ) == errSecUnimplemented)
             // Asking for no reference is fine.
-            #expect(SecItemCopyMatching(Self.genericPassword("v", "a", extra: [kSecReturnRef as String: false]) as CFDictionary, &result) == errSecItemNotFound)
+            #expect(
+                SecItemCopyMatching(
+                    Self.genericPassword("v", "a", extra: [kSecReturnRef as String: false]) as CFDictionary, &result)
+                    == errSecItemNotFound)
             #expect(Self.statuses([kSecValueRef as String: Data()]).add == errSecUnimplemented)
             // A persistent reference is for queries, and must be one.
             #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).copy == errSecParam)
             #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).add == errSecParam)
             #expect(Self.statuses([kSecValuePersistentRef as String: "genp"]).copy == errSecParam)
             // Internet-password attributes on a generic password.
-            for (key, value) in [(kSecAttrPort, 443 as Any), (kSecAttrProtocol, kSecAttrProtocolHTTPS as Any), (kSecAttrPath, "/" as Any),
-                                 (kSecAttrSecurityDomain, "d" as Any), (kSecAttrAuthenticationType, kSecAttrAuthenticationTypeDefault as Any),
-                                 (kSecAttrServer, "example.com" as Any)] {
+            for (key, value) in [
+                (kSecAttrPort, 443 as Any), (kSecAttrProtocol, kSecAttrProtocolHTTPS as Any),
+                (kSecAttrPath, "/" as Any),
+                (kSecAttrSecurityDomain, "d" as Any),
+                (kSecAttrAuthenticationType, kSecAttrAuthenticationTypeDefault as Any),
+                (kSecAttrServer, "example.com" as Any),
+            ] {
                 let got = Self.statuses([key as String: value])
                 #expect(got.add == errSecNoSuchAttr, "\(key)")
                 #expect(got.copy == errSecNoSuchAttr, "\(key)")
             }
             // Values of the wrong type.
-            for (key, value) in [(kSecAttrAccessControl, "x" as Any), (kSecAttrPort, "443" as Any), (kSecAttrType, true as Any),
-                                 (kSecAttrIsInvisible, "yes" as Any), (kSecAttrCreator, "aCrt" as Any)] {
+            for (key, value) in [
+                (kSecAttrAccessControl, "x" as Any), (kSecAttrPort, "443" as Any), (kSecAttrType, true as Any),
+                (kSecAttrIsInvisible, "yes" as Any), (kSecAttrCreator, "aCrt" as Any),
+            ] {
                 #expect(Self.statuses([key as String: value]).add == errSecParam, "\(key)")
             }
             // Certificates, keys and identities: none exist, none can be added.
@@ -91,12 +111,21 @@ extension SecItemTests {
                 #expect(SecItemAdd(query as CFDictionary, nil) == errSecUnimplemented)
                 #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound)
                 #expect(SecItemDelete([kSecClass as String: itemClass] as CFDictionary) == errSecItemNotFound)
-                #expect(SecItemUpdate([kSecClass as String: itemClass] as CFDictionary, [kSecAttrLabel as String: "l"] as CFDictionary) == errSecItemNotFound)
+                #expect(
+                    SecItemUpdate(
+                        [kSecClass as String: itemClass] as CFDictionary, [kSecAttrLabel as String: "l"] as CFDictionary
+                    ) == errSecItemNotFound)
             }
             // Dates are the store's to set.
-            #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: [kSecAttrCreationDate as String: Date()]) as CFDictionary, nil) == errSecParam)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("v", "a", "x", extra: [kSecAttrCreationDate as String: Date()])
+                        as CFDictionary, nil) == errSecParam)
             // kSecMatchLimit is for finding.
-            #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: [kSecMatchLimit as String: kSecMatchLimitOne]) as CFDictionary, nil) == errSecParam)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("v", "a", "x", extra: [kSecMatchLimit as String: kSecMatchLimitOne])
+                        as CFDictionary, nil) == errSecParam)
             let stored = try test.vault.allItems()
             #expect(stored.isEmpty)
         }
@@ -111,7 +140,8 @@ extension SecItemTests {
                 kSecUseOperationPrompt as String: "Unlock to continue",
                 kSecReturnRef as String: kCFBooleanFalse!,
             ]
-            #expect(SecItemAdd(Self.genericPassword("v", "a", "x", extra: ignored) as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(Self.genericPassword("v", "a", "x", extra: ignored) as CFDictionary, nil) == errSecSuccess)
             var query = Self.genericPassword("v", "a", extra: ignored)
             query[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
             query[kSecReturnData as String] = NSNumber(value: true)
@@ -119,7 +149,11 @@ extension SecItemTests {
             #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
             #expect(result as? Data == Data("x".utf8))
             // kSecAttrSynchronizableAny is a query value only.
-            #expect(SecItemAdd(Self.genericPassword("v", "b", "x", extra: [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) as CFDictionary, nil) == errSecParam)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword(
+                        "v", "b", "x", extra: [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])
+                        as CFDictionary, nil) == errSecParam)
         }
     }
 
@@ -129,19 +163,27 @@ extension SecItemTests {
                 (kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
                 (kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
                 (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
-                (kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
+                (
+                    kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlock,
+                    .afterFirstUnlock
+                ),
                 (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
             ]
             for (index, (given, returned, stored)) in mapping.enumerated() {
                 let account = "acct\(index)"
-                #expect(SecItemAdd(Self.genericPassword("acc", account, "x", extra: [kSecAttrAccessible as String: given]) as CFDictionary, nil) == errSecSuccess)
+                #expect(
+                    SecItemAdd(
+                        Self.genericPassword("acc", account, "x", extra: [kSecAttrAccessible as String: given])
+                            as CFDictionary, nil) == errSecSuccess)
                 #expect(Self.attributes("acc", account)?[kSecAttrAccessible as String] as? String == returned)
                 let item = try test.vault.item(service: "acc", account: account)
                 #expect(item.accessible == stored)
             }
             // The default is "when unlocked".
             #expect(SecItemAdd(Self.genericPassword("acc", "default", "x") as CFDictionary, nil) == errSecSuccess)
-            #expect(Self.attributes("acc", "default")?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
+            #expect(
+                Self.attributes("acc", "default")?[kSecAttrAccessible as String] as? String
+                    == kSecAttrAccessibleWhenUnlocked as String)
         }
     }
 
@@ -175,7 +217,10 @@ extension SecItemTests {
 
             let stored = try test.vault.items(matching: ItemQuery(itemClass: .internetPassword))
             #expect(stored.map(\.service) == ["example.com"])
-            #expect(SecItemCopyMatching([kSecClass as String: kSecClassInternetPassword, kSecAttrService as String: "example.com"] as CFDictionary, nil) == errSecNoSuchAttr)
+            #expect(
+                SecItemCopyMatching(
+                    [kSecClass as String: kSecClassInternetPassword, kSecAttrService as String: "example.com"]
+                        as CFDictionary, nil) == errSecNoSuchAttr)
             #expect(SecItemDelete([kSecClass as String: kSecClassInternetPassword] as CFDictionary) == errSecSuccess)
             #expect(Self.secret("example.com", "ana") == Data("app".utf8))
         }
@@ -184,9 +229,17 @@ extension SecItemTests {
     @Test func oversizedSecretIsAParamError() throws {
         try Self.withVault { _ in
             let big = Data(count: Item.maxSecretBytes + 1)
-            #expect(SecItemAdd(Self.genericPassword("v", "a", extra: [kSecValueData as String: big]) as CFDictionary, nil) == errSecParam)
-            #expect(SecItemAdd(Self.genericPassword("v", "a", extra: [kSecValueData as String: Data(count: Item.maxSecretBytes)]) as CFDictionary, nil) == errSecSuccess)
-            #expect(SecItemUpdate(Self.genericPassword("v", "a") as CFDictionary, [kSecValueData as String: big] as CFDictionary) == errSecParam)
+            #expect(
+                SecItemAdd(Self.genericPassword("v", "a", extra: [kSecValueData as String: big]) as CFDictionary, nil)
+                    == errSecParam)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("v", "a", extra: [kSecValueData as String: Data(count: Item.maxSecretBytes)])
+                        as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("v", "a") as CFDictionary, [kSecValueData as String: big] as CFDictionary)
+                    == errSecParam)
         }
     }
 

@@ -1,11 +1,12 @@
+import Foundation
+
 // Keychain client code written the way iOS apps write it. It compiles
 // against Apple's Security framework and, unchanged, against FobSecurity.
 #if canImport(Security)
-import Security
+    import Security
 #else
-import FobSecurity
+    import FobSecurity
 #endif
-import Foundation
 
 /// A small Keychain wrapper in the usual iOS style: generic passwords of one
 /// service, keyed by account.

@@ -19,8 +19,10 @@ struct SecItemTests {
         }
     }
 
-    static func genericPassword(_ service: String, _ account: String, _ secret: String? = nil,
-                                extra: [String: Any] = [:]) -> [String: Any] {
+    static func genericPassword(
+        _ service: String, _ account: String, _ secret: String? = nil,
+        extra: [String: Any] = [:]
+    ) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
@@ -103,12 +105,20 @@ struct SecItemTests {
             #expect(SecItemAdd(Self.genericPassword("s", "ana", "1") as CFDictionary, nil) == errSecSuccess)
             #expect(SecItemAdd(Self.genericPassword("s", "ana", "2") as CFDictionary, nil) == errSecDuplicateItem)
             // A label is not part of the key.
-            #expect(SecItemAdd(Self.genericPassword("s", "ana", "3", extra: [kSecAttrLabel as String: "x"]) as CFDictionary, nil) == errSecDuplicateItem)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("s", "ana", "3", extra: [kSecAttrLabel as String: "x"]) as CFDictionary, nil)
+                    == errSecDuplicateItem)
             #expect(SecItemAdd(Self.genericPassword("s", "bob", "2") as CFDictionary, nil) == errSecSuccess)
             #expect(SecItemAdd(Self.genericPassword("t", "ana", "2") as CFDictionary, nil) == errSecSuccess)
-            #expect(SecItemAdd(Self.genericPassword("s", "ana", "4", extra: [kSecAttrAccessGroup as String: "team.group"]) as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("s", "ana", "4", extra: [kSecAttrAccessGroup as String: "team.group"])
+                        as CFDictionary, nil) == errSecSuccess)
             // The first item is unchanged.
-            let (status, result) = Self.copy(Self.genericPassword("s", "ana", extra: [kSecReturnData as String: true, kSecAttrAccessGroup as String: ""]))
+            let (status, result) = Self.copy(
+                Self.genericPassword(
+                    "s", "ana", extra: [kSecReturnData as String: true, kSecAttrAccessGroup as String: ""]))
             #expect(status == errSecSuccess)
             #expect(result as? Data == Data("1".utf8))
         }
@@ -129,13 +139,17 @@ struct SecItemTests {
             #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, &result) == errSecSuccess)
             #expect(result == nil)
 
-            let query = Self.genericPassword("s", "b", "pw", extra: [kSecReturnAttributes as String: true, kSecReturnData as String: true])
+            let query = Self.genericPassword(
+                "s", "b", "pw", extra: [kSecReturnAttributes as String: true, kSecReturnData as String: true])
             #expect(SecItemAdd(query as CFDictionary, &result) == errSecSuccess)
             let attributes = try #require(result as? [String: Any])
             #expect(attributes[kSecAttrAccount as String] as? String == "b")
             #expect(attributes[kSecValueData as String] as? Data == Data("pw".utf8))
 
-            #expect(SecItemAdd(Self.genericPassword("s", "c", "pc", extra: [kSecReturnData as String: true]) as CFDictionary, &result) == errSecSuccess)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("s", "c", "pc", extra: [kSecReturnData as String: true]) as CFDictionary,
+                    &result) == errSecSuccess)
             #expect(result as? Data == Data("pc".utf8))
         }
     }
@@ -161,15 +175,23 @@ struct SecItemTests {
 
     @Test func literalDictionariesWithCFStringKeysWork() throws {
         try Self.withVault { _ in
-            let add = [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana",
-                       kSecValueData: Data("v".utf8)] as CFDictionary
+            let add =
+                [
+                    kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana",
+                    kSecValueData: Data("v".utf8),
+                ] as CFDictionary
             #expect(SecItemAdd(add, nil) == errSecSuccess)
             var item: CFTypeRef?
-            let query = [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana",
-                         kSecReturnData: kCFBooleanTrue as Any, kSecMatchLimit: kSecMatchLimitOne] as CFDictionary
+            let query =
+                [
+                    kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana",
+                    kSecReturnData: kCFBooleanTrue as Any, kSecMatchLimit: kSecMatchLimitOne,
+                ] as CFDictionary
             #expect(SecItemCopyMatching(query, &item) == errSecSuccess)
             #expect(item as? Data == Data("v".utf8))
-            #expect(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana"] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "ana"] as CFDictionary)
+                    == errSecSuccess)
         }
     }
 }

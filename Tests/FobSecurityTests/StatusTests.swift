@@ -1,7 +1,8 @@
-@testable import FobSecurity
 import FobStore
 import Foundation
 import Testing
+
+@testable import FobSecurity
 
 extension SecItemTests {
     @Test func statusesHaveApplesValues() {
@@ -60,7 +61,8 @@ extension SecItemTests {
             (kSecAttrComment, "icmt"), (kSecAttrAccessGroup, "agrp"), (kSecAttrAccessible, "pdmn"),
             (kSecAttrCreationDate, "cdat"), (kSecAttrModificationDate, "mdat"), (kSecAttrGeneric, "gena"),
             (kSecAttrAccessibleWhenUnlocked, "ak"), (kSecAttrAccessibleAfterFirstUnlock, "ck"),
-            (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, "aku"), (kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, "cku"),
+            (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, "aku"),
+            (kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, "cku"),
             (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, "akpu"), (kSecAttrAccessibleAlways, "dk"),
             (kSecValueData, "v_Data"), (kSecReturnData, "r_Data"), (kSecReturnAttributes, "r_Attributes"),
             (kSecReturnRef, "r_Ref"), (kSecMatchLimit, "m_Limit"), (kSecMatchLimitOne, "m_LimitOne"),

@@ -19,7 +19,9 @@ extension SecItemTests {
         try Self.withVault { _ in
             Self.addSample()
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]
-            let changes: [String: Any] = [kSecValueData as String: Data("new".utf8), kSecAttrLabel as String: "relabelled"]
+            let changes: [String: Any] = [
+                kSecValueData as String: Data("new".utf8), kSecAttrLabel as String: "relabelled",
+            ]
             #expect(SecItemUpdate(query as CFDictionary, changes as CFDictionary) == errSecSuccess)
             for account in ["a", "b", "c"] {
                 #expect(Self.secret("s", account) == Data("new".utf8))
@@ -36,8 +38,11 @@ extension SecItemTests {
             let before = try #require(Self.attributes("s", "a"))
             let created = try #require(before[kSecAttrCreationDate as String] as? Date)
             Thread.sleep(forTimeInterval: 0.01)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary,
-                                  [kSecAttrComment as String: "c", kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary,
+                    [kSecAttrComment as String: "c", kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]
+                        as CFDictionary) == errSecSuccess)
             let after = try #require(Self.attributes("s", "a"))
             #expect(after[kSecAttrCreationDate as String] as? Date == created)
             #expect(try #require(after[kSecAttrModificationDate as String] as? Date) > created)
@@ -51,12 +56,16 @@ extension SecItemTests {
     @Test func updateCanRenameAndReportsCollisions() throws {
         try Self.withVault { _ in
             Self.addSample()
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary,
-                                  [kSecAttrAccount as String: "z"] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary,
+                    [kSecAttrAccount as String: "z"] as CFDictionary) == errSecSuccess)
             #expect(Self.secret("s", "a") == nil)
             #expect(Self.secret("s", "z") == Data("s-a".utf8))
-            #expect(SecItemUpdate(Self.genericPassword("s", "z") as CFDictionary,
-                                  [kSecAttrAccount as String: "b"] as CFDictionary) == errSecDuplicateItem)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "z") as CFDictionary,
+                    [kSecAttrAccount as String: "b"] as CFDictionary) == errSecDuplicateItem)
             #expect(Self.secret("s", "z") == Data("s-a".utf8))
             #expect(Self.secret("s", "b") == Data("s-b".utf8))
         }
@@ -66,11 +75,21 @@ extension SecItemTests {
         try Self.withVault { _ in
             Self.addSample()
             let query = Self.genericPassword("s", "a")
-            #expect(SecItemUpdate(query as CFDictionary, [kSecClass as String: kSecClassInternetPassword,
-                                                          kSecValueData as String: Data("x".utf8)] as CFDictionary) == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    query as CFDictionary,
+                    [
+                        kSecClass as String: kSecClassInternetPassword,
+                        kSecValueData as String: Data("x".utf8),
+                    ] as CFDictionary) == errSecParam)
             #expect(Self.secret("s", "a") == Data("s-a".utf8))
-            #expect(SecItemUpdate(query as CFDictionary, [kSecClass as String: kSecClassGenericPassword,
-                                                          kSecValueData as String: Data("x".utf8)] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemUpdate(
+                    query as CFDictionary,
+                    [
+                        kSecClass as String: kSecClassGenericPassword,
+                        kSecValueData as String: Data("x".utf8),
+                    ] as CFDictionary) == errSecSuccess)
             #expect(Self.secret("s", "a") == Data("x".utf8))
         }
     }
@@ -79,17 +98,44 @@ extension SecItemTests {
         try Self.withVault { _ in
             Self.addSample()
             let data: [String: Any] = [kSecValueData as String: Data("x".utf8)]
-            #expect(SecItemUpdate(Self.genericPassword("s", "nobody") as CFDictionary, data as CFDictionary) == errSecItemNotFound)
+            #expect(
+                SecItemUpdate(Self.genericPassword("s", "nobody") as CFDictionary, data as CFDictionary)
+                    == errSecItemNotFound)
             #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [:] as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary, data as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitOne]) as CFDictionary, data as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitAll]) as CFDictionary, data as CFDictionary) == errSecSuccess)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: "text"] as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrCreationDate as String: Date()] as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecReturnData as String: true] as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate([kSecAttrService as String: "s"] as CFDictionary, data as CFDictionary) == errSecParam)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrServer as String: "x"] as CFDictionary) == errSecNoSuchAttr)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrPort as String: 80] as CFDictionary) == errSecNoSuchAttr)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary,
+                    data as CFDictionary) == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitOne])
+                        as CFDictionary, data as CFDictionary) == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitAll])
+                        as CFDictionary, data as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: "text"] as CFDictionary)
+                    == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary,
+                    [kSecAttrCreationDate as String: Date()] as CFDictionary) == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary, [kSecReturnData as String: true] as CFDictionary)
+                    == errSecParam)
+            #expect(
+                SecItemUpdate([kSecAttrService as String: "s"] as CFDictionary, data as CFDictionary) == errSecParam)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary, [kSecAttrServer as String: "x"] as CFDictionary)
+                    == errSecNoSuchAttr)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary, [kSecAttrPort as String: 80] as CFDictionary)
+                    == errSecNoSuchAttr)
             #expect(Self.secret("s", "a") == Data("x".utf8))
             #expect(Self.secret("s", "b") == Data("s-b".utf8))
         }
@@ -97,10 +143,17 @@ extension SecItemTests {
 
     @Test func updateWithALocallyMatchedAttribute() throws {
         try Self.withVault { _ in
-            #expect(SecItemAdd(Self.genericPassword("s", "a", "1", extra: [kSecAttrComment as String: "old"]) as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(
+                    Self.genericPassword("s", "a", "1", extra: [kSecAttrComment as String: "old"]) as CFDictionary, nil)
+                    == errSecSuccess)
             #expect(SecItemAdd(Self.genericPassword("s", "b", "2") as CFDictionary, nil) == errSecSuccess)
-            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrComment as String: "old"]
-            #expect(SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data("3".utf8)] as CFDictionary) == errSecSuccess)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrComment as String: "old",
+            ]
+            #expect(
+                SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data("3".utf8)] as CFDictionary)
+                    == errSecSuccess)
             #expect(Self.secret("s", "a") == Data("3".utf8))
             #expect(Self.secret("s", "b") == Data("2".utf8))
             #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)
@@ -113,15 +166,22 @@ extension SecItemTests {
     @Test func deleteRemovesEveryMatch() throws {
         try Self.withVault { test in
             Self.addSample()
-            #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemDelete(
+                    [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"] as CFDictionary)
+                    == errSecSuccess)
             let left = try test.vault.allItems().map { "\($0.service)/\($0.account)" }
             #expect(left == ["t/a"])
-            #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"] as CFDictionary) == errSecItemNotFound)
+            #expect(
+                SecItemDelete(
+                    [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"] as CFDictionary)
+                    == errSecItemNotFound)
             // A class-wide delete, as logout code does.
             #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary) == errSecSuccess)
             let none = try test.vault.allItems()
             #expect(none.isEmpty)
-            #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary) == errSecItemNotFound)
+            #expect(
+                SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary) == errSecItemNotFound)
         }
     }
 
@@ -141,10 +201,18 @@ extension SecItemTests {
     @Test func deleteStatuses() throws {
         try Self.withVault { _ in
             Self.addSample()
-            #expect(SecItemDelete(Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitOne]) as CFDictionary) == errSecParam)
-            #expect(SecItemDelete(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary) == errSecParam)
+            #expect(
+                SecItemDelete(
+                    Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitOne]) as CFDictionary
+                ) == errSecParam)
+            #expect(
+                SecItemDelete(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary)
+                    == errSecParam)
             #expect(SecItemDelete([kSecAttrService as String: "s"] as CFDictionary) == errSecParam)
-            #expect(SecItemDelete(Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitAll]) as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemDelete(
+                    Self.genericPassword("s", "a", extra: [kSecMatchLimit as String: kSecMatchLimitAll]) as CFDictionary
+                ) == errSecSuccess)
             #expect(Self.secret("s", "a") == nil)
             #expect(Self.secret("s", "b") == Data("s-b".utf8))
         }

@@ -38,7 +38,8 @@ extension SecItemTests {
         files.test.vault.lock()
         Self.withEnvironment(files.environment) {
             #expect(Self.secret("cli", "ana") == Data("from the store".utf8))
-            #expect(SecItemAdd(Self.genericPassword("lib", "bob", "from SecItem") as CFDictionary, nil) == errSecSuccess)
+            #expect(
+                SecItemAdd(Self.genericPassword("lib", "bob", "from SecItem") as CFDictionary, nil) == errSecSuccess)
         }
         // Another connection sees the item the library wrote.
         let reopened = try Vault(url: files.test.vault.url)
@@ -50,8 +51,9 @@ extension SecItemTests {
         for contents in ["correct horse", "correct horse\n", "correct horse\r\n", "correct horse\nsecond line\n"] {
             let files = try VaultFiles(passwordFileContents: contents)
             Self.withEnvironment(files.environment) {
-                #expect(SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecItemNotFound,
-                        "password file \(contents.debugDescription)")
+                #expect(
+                    SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecItemNotFound,
+                    "password file \(contents.debugDescription)")
             }
         }
     }
@@ -60,8 +62,11 @@ extension SecItemTests {
         let files = try VaultFiles()
         let home = TemporaryDirectory()
         let dataHome = home.file("data")
-        _ = try Vault.create(at: dataHome.appendingPathComponent("fob/vault.db"), password: files.test.password, kdf: .testing)
-        let environment = ["XDG_DATA_HOME": dataHome.path, "HOME": home.url.path, "FOB_PASSWORD_FILE": files.passwordFile.path]
+        _ = try Vault.create(
+            at: dataHome.appendingPathComponent("fob/vault.db"), password: files.test.password, kdf: .testing)
+        let environment = [
+            "XDG_DATA_HOME": dataHome.path, "HOME": home.url.path, "FOB_PASSWORD_FILE": files.passwordFile.path,
+        ]
         Self.withEnvironment(environment) {
             #expect(SecItemAdd(Self.genericPassword("xdg", "a", "x") as CFDictionary, nil) == errSecSuccess)
         }
@@ -74,13 +79,23 @@ extension SecItemTests {
 
     @Test func withoutAPasswordFileInteractionIsNotAllowed() throws {
         let files = try VaultFiles()
-        for environment in [[:], ["FOB_VAULT": files.test.vault.url.path], ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": ""],
-                            ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": "-"],
-                            ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": files.test.directory.file("missing").path]] {
+        for environment in [
+            [:], ["FOB_VAULT": files.test.vault.url.path],
+            ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": ""],
+            ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": "-"],
+            ["FOB_VAULT": files.test.vault.url.path, "FOB_PASSWORD_FILE": files.test.directory.file("missing").path],
+        ] {
             Self.withEnvironment(environment) {
-                #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecInteractionNotAllowed, "\(environment)")
-                #expect(SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecInteractionNotAllowed)
-                #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecAttrLabel as String: "l"] as CFDictionary) == errSecInteractionNotAllowed)
+                #expect(
+                    SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecInteractionNotAllowed,
+                    "\(environment)")
+                #expect(
+                    SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil)
+                        == errSecInteractionNotAllowed)
+                #expect(
+                    SecItemUpdate(
+                        Self.genericPassword("s", "a") as CFDictionary, [kSecAttrLabel as String: "l"] as CFDictionary)
+                        == errSecInteractionNotAllowed)
                 #expect(SecItemDelete(Self.genericPassword("s", "a") as CFDictionary) == errSecInteractionNotAllowed)
             }
         }
@@ -120,10 +135,16 @@ extension SecItemTests {
             #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
             test.vault.lock()
             var result: AnyObject?
-            #expect(SecItemCopyMatching(Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary, &result) == errSecInteractionNotAllowed)
+            #expect(
+                SecItemCopyMatching(
+                    Self.genericPassword("s", "a", extra: [kSecReturnData as String: true]) as CFDictionary, &result)
+                    == errSecInteractionNotAllowed)
             #expect(result == nil)
             #expect(SecItemAdd(Self.genericPassword("s", "b", "x") as CFDictionary, nil) == errSecInteractionNotAllowed)
-            #expect(SecItemUpdate(Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: Data()] as CFDictionary) == errSecInteractionNotAllowed)
+            #expect(
+                SecItemUpdate(
+                    Self.genericPassword("s", "a") as CFDictionary, [kSecValueData as String: Data()] as CFDictionary)
+                    == errSecInteractionNotAllowed)
             #expect(SecItemDelete(Self.genericPassword("s", "a") as CFDictionary) == errSecInteractionNotAllowed)
             try test.vault.unlock(password: test.password)
             #expect(Self.secret("s", "a") == Data("x".utf8))
@@ -136,7 +157,8 @@ extension SecItemTests {
             FobKeychain.configure(vault: test.vault)
             #expect(SecItemAdd(Self.genericPassword("s", "a", "x") as CFDictionary, nil) == errSecSuccess)
             FobKeychain.configure(environment: [:])
-            #expect(SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecInteractionNotAllowed)
+            #expect(
+                SecItemCopyMatching(Self.genericPassword("s", "a") as CFDictionary, nil) == errSecInteractionNotAllowed)
             FobKeychain.reset()
             // The vault given to configure(vault:) is not locked by the library.
             #expect(!test.vault.isLocked)

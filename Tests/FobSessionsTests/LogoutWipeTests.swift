@@ -1,17 +1,20 @@
+import FobSessions
+import FobStore
+import FobTestSupport
 import Foundation
 import Testing
-import FobStore
-import FobSessions
-import FobTestSupport
 
 /// The logout wipe over a real vault: one transaction, and a bounded wait
 /// while another process holds the vault.
 @Suite struct LogoutWipeTests {
     static func fixture() throws -> (TestVault, VaultStore) {
         let v = try TestVault()
-        for (service, account, kind) in [("api", "t1", ItemKind.token), ("api", "t2", .oauth), ("web", "t3", .token),
-                                         ("mail", "ana", .password)] {
-            try v.vault.save(service: service, account: account, secret: .text("s"), attributes: ItemChanges(kind: kind))
+        for (service, account, kind) in [
+            ("api", "t1", ItemKind.token), ("api", "t2", .oauth), ("web", "t3", .token),
+            ("mail", "ana", .password),
+        ] {
+            try v.vault.save(
+                service: service, account: account, secret: .text("s"), attributes: ItemChanges(kind: kind))
         }
         return (v, VaultStore(vault: v.vault))
     }

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
+import FobSessions
 import FobStore
 import FobTestSupport
 import FobTokens
-import FobSessions
+import Foundation
+import Testing
 
 @Suite struct OAuthSessionTests {
     /// A vault with one `oauth` item `api`/`me` whose token expires `expiresIn` seconds from `clock.now`.
@@ -14,14 +14,17 @@ import FobSessions
 
         init(expiresIn: TimeInterval = 600, refreshToken: Bool = true, secretFile: String? = nil) throws {
             vault = try TestVault()
-            let set = OAuthTokenSet(accessToken: "at-0", refreshToken: refreshToken ? provider.issueRefreshToken() : nil,
-                                    idToken: "id-0", expiresAt: clock.now.addingTimeInterval(expiresIn), scope: "openid",
-                                    tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecretFile: secretFile)
+            let set = OAuthTokenSet(
+                accessToken: "at-0", refreshToken: refreshToken ? provider.issueRefreshToken() : nil,
+                idToken: "id-0", expiresAt: clock.now.addingTimeInterval(expiresIn), scope: "openid",
+                tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecretFile: secretFile)
             try OAuthSession.store(set, in: VaultStore(vault: vault.vault), service: "api", account: "me")
         }
 
         func session(_ vault: Vault? = nil) -> OAuthSession {
-            OAuthSession(vault: vault ?? self.vault.vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
+            OAuthSession(
+                vault: vault ?? self.vault.vault, service: "api", account: "me", transport: provider, timeout: 5,
+                now: clock.function)
         }
 
         func stored() throws -> OAuthTokenSet { try session().load() }
@@ -116,7 +119,9 @@ import FobSessions
         f.provider.failure = failure
         // Every failure is the provider's (or the network's), reported as an OAuth error.
         let error = #expect(throws: OAuthSessionError.self) { try f.session().validAccessToken() }
-        if case .keychain = error { Issue.record("a store error instead of the provider's: \(String(describing: error))") }
+        if case .keychain = error {
+            Issue.record("a store error instead of the provider's: \(String(describing: error))")
+        }
         let after = try f.snapshot()
         #expect(after.0 == before.0)
         #expect(after.1 == before.1)
@@ -132,7 +137,8 @@ import FobSessions
     @Test func invalidGrantIsReportedInOneClearLine() throws {
         let f = try Fixture(expiresIn: 5)
         f.provider.failure = .status(400, body: #"{"error":"invalid_grant","error_description":"revoked"}"#)
-        #expect(throws: OAuthSessionError.oauth(.provider(error: "invalid_grant", description: "revoked", status: 400))) {
+        #expect(throws: OAuthSessionError.oauth(.provider(error: "invalid_grant", description: "revoked", status: 400)))
+        {
             try f.session().validAccessToken()
         }
     }
@@ -167,28 +173,43 @@ import FobSessions
         let t = try TestVault()
         try t.vault.add(Item(service: "api", account: "me", kind: .password, secret: .text("hunter2")))
         let session = OAuthSession(vault: t.vault, service: "api", account: "me", transport: FakeProvider())
-        #expect(throws: OAuthSessionError.oauth(.storedItem("service \"api\", account \"me\" is a password item, not an oauth item"))) {
+        #expect(
+            throws: OAuthSessionError.oauth(
+                .storedItem("service \"api\", account \"me\" is a password item, not an oauth item"))
+        ) {
             try session.validAccessToken()
         }
         #expect(throws: OAuthSessionError.keychain(.itemNotFound("service \"api\", account \"nobody\""))) {
-            try OAuthSession(vault: t.vault, service: "api", account: "nobody", transport: FakeProvider()).validAccessToken()
+            try OAuthSession(vault: t.vault, service: "api", account: "nobody", transport: FakeProvider())
+                .validAccessToken()
         }
         // A login does not overwrite a password item.
-        let set = OAuthTokenSet(accessToken: "a", expiresAt: Date(), tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
-        #expect(throws: OAuthSessionError.keychain(.duplicateItem(#"service "api", account "me" is a password item; not replacing it with an oauth item"#))) { try OAuthSession.store(set, in: VaultStore(vault: t.vault), service: "api", account: "me") }
+        let set = OAuthTokenSet(
+            accessToken: "a", expiresAt: Date(), tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
+        #expect(
+            throws: OAuthSessionError.keychain(
+                .duplicateItem(#"service "api", account "me" is a password item; not replacing it with an oauth item"#))
+        ) { try OAuthSession.store(set, in: VaultStore(vault: t.vault), service: "api", account: "me") }
         #expect(try t.vault.item(service: "api", account: "me").secret == .text("hunter2"))
         // An oauth secret that is not a token set is reported.
         try t.vault.add(Item(service: "api", account: "junk", kind: .oauth, secret: .text("not json")))
-        #expect(throws: OAuthSessionError.oauth(.storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)"))) {
-            try OAuthSession(vault: t.vault, service: "api", account: "junk", transport: FakeProvider()).validAccessToken()
+        #expect(
+            throws: OAuthSessionError.oauth(
+                .storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)"))
+        ) {
+            try OAuthSession(vault: t.vault, service: "api", account: "junk", transport: FakeProvider())
+                .validAccessToken()
         }
     }
 
     @Test func storingALoginAgainReplacesTheOAuthItem() throws {
         let f = try Fixture()
-        let set = OAuthTokenSet(accessToken: "new", expiresAt: f.clock.now.addingTimeInterval(100),
-                                tokenEndpoint: f.provider.tokenURL, clientID: "client-1")
-        #expect(try OAuthSession.store(set, in: VaultStore(vault: f.vault.vault), service: "api", account: "me", label: "API") == .updated)
+        let set = OAuthTokenSet(
+            accessToken: "new", expiresAt: f.clock.now.addingTimeInterval(100),
+            tokenEndpoint: f.provider.tokenURL, clientID: "client-1")
+        #expect(
+            try OAuthSession.store(
+                set, in: VaultStore(vault: f.vault.vault), service: "api", account: "me", label: "API") == .updated)
         #expect(try f.stored() == set)
         #expect(try f.vault.vault.item(service: "api", account: "me").label == "API")
     }
@@ -233,7 +254,9 @@ import FobSessions
                 do {
                     let vault = try Vault(url: url)
                     try vault.unlock(password: password)
-                    let session = OAuthSession(vault: vault, service: "api", account: "me", transport: provider, timeout: 5, now: clock.function)
+                    let session = OAuthSession(
+                        vault: vault, service: "api", account: "me", transport: provider, timeout: 5,
+                        now: clock.function)
                     results.append(.success(try session.validAccessToken()))
                 } catch {
                     results.append(.failure("\(error)"))

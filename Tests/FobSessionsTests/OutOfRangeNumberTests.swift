@@ -1,9 +1,9 @@
+import FobSessions
+import FobStore
+import FobTestSupport
+import FobTokens
 import Foundation
 import Testing
-import FobStore
-import FobTokens
-import FobSessions
-import FobTestSupport
 
 /// Numbers read from a record are range-checked before any arithmetic: an
 /// `oauth` item whose `expires_at` is outside the 64-bit range (or not a
@@ -15,7 +15,10 @@ import FobTestSupport
     func storedExpiryOutOfRangeIsAStoredItemError(_ seconds: TimeInterval) throws {
         let item = oauthItem("api", "ana", expiresAt: seconds)
         let bytes = try #require(item.secret).withUnsafeBytes { Array($0) }
-        #expect(throws: OAuthError.storedItem("its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")) {
+        #expect(
+            throws: OAuthError.storedItem(
+                "its expires_at is not a usable date (a finite number of seconds within about 8,000 years of 1970)")
+        ) {
             try OAuthTokenSet.decode(bytes)
         }
         #expect(TokenDetails(item: item) == nil)

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
+import FobSessions
 import FobStore
 import FobTestSupport
 import FobTokens
-import FobSessions
+import Foundation
+import Testing
 
 @Suite struct TokenDetailsTests {
     @Test func tokenItemsShowTheJWTExpiry() throws {
@@ -13,15 +13,17 @@ import FobSessions
         #expect(details.jwt?.claims["sub"] as? String == "dev@example.com")
         #expect(!details.canRefresh)
         #expect(details.expiryText(now: Date(timeIntervalSince1970: 1_459_871_834)) == "expires in 4m")
-        let opaque = try #require(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text("ghp_opaque"))))
+        let opaque = try #require(
+            TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text("ghp_opaque"))))
         #expect(opaque.jwt == nil)
         #expect(opaque.expiryText(now: Date()) == "no expiry")
     }
 
     @Test func oauthItemsShowTheStoredExpiryAndTheIDTokenClaims() throws {
         let id = makeToken(claims: #"{"sub":"ana","exp":1}"#)
-        let set = OAuthTokenSet(accessToken: "opaque", refreshToken: "rt", idToken: id, expiresAt: Date(timeIntervalSince1970: 5000),
-                                tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
+        let set = OAuthTokenSet(
+            accessToken: "opaque", refreshToken: "rt", idToken: id, expiresAt: Date(timeIntervalSince1970: 5000),
+            tokenEndpoint: URL(string: "https://x/t")!, clientID: "c")
         let item = Item(service: "s", account: "a", kind: .oauth, secret: SecretBytes(set.encoded()))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 5000))
@@ -33,7 +35,9 @@ import FobSessions
     /// `exp` must not be read as 1 second after 1970.
     @Test func aBooleanExpIsNoExpiry() throws {
         func details(_ claims: String) throws -> TokenDetails {
-            try #require(TokenDetails(item: Item(service: "s", account: "a", kind: .token, secret: .text(makeToken(claims: claims)))))
+            try #require(
+                TokenDetails(
+                    item: Item(service: "s", account: "a", kind: .token, secret: .text(makeToken(claims: claims)))))
         }
         #expect(try details(#"{"exp":true}"#).expiresAt == nil)
         #expect(try details(#"{"exp":true}"#).expiryText(now: Date()) == "no expiry")

@@ -1,7 +1,7 @@
+@_spi(Fuzz) import FobStore
+import FobTestSupport
 import Foundation
 import Testing
-import FobTestSupport
-@_spi(Fuzz) import FobStore
 
 /// The `record` and `vault-open` fuzz corpora (seeds and former crashers)
 /// through the same entry points as the fuzz targets: a typed result, never a trap.

@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobStore
-import FobTestSupport
 
 /// The whole-vault commitment and the exact schema: what an attacker with
 /// the file (and no key) can do to it is errSecDecode, never data.
@@ -36,7 +37,9 @@ import FobTestSupport
         try t.vault.add(Item(service: "s", account: "gone", secret: .text("2")))
         let row = RawVault.rows(t.vault.url)[1]
         try t.vault.delete(matching: .key(service: "s", account: "gone"))
-        #expect(RawVault.run(t.vault.url, "INSERT INTO items(id, lookup, record) VALUES (2, ?1, ?2)", [row.lookup, row.record]))
+        #expect(
+            RawVault.run(
+                t.vault.url, "INSERT INTO items(id, lookup, record) VALUES (2, ?1, ?2)", [row.lookup, row.record]))
         expectDecode { _ = try t.vault.item(service: "s", account: "gone") }
         expectDecode { _ = try reopened(t) }
     }
@@ -66,9 +69,12 @@ import FobTestSupport
     @Test func aPlantedTriggerIsDecode() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("kept")))
-        #expect(RawVault.execute(t.vault.url, """
-            CREATE TRIGGER revert AFTER UPDATE ON items BEGIN UPDATE items SET record = OLD.record WHERE id = NEW.id; END;
-            """))
+        #expect(
+            RawVault.execute(
+                t.vault.url,
+                """
+                CREATE TRIGGER revert AFTER UPDATE ON items BEGIN UPDATE items SET record = OLD.record WHERE id = NEW.id; END;
+                """))
         expectDecode { try t.vault.save(service: "s", account: "a", secret: .text("changed")) }
         expectDecode { _ = try t.vault.item(service: "s", account: "a") }
         expectDecode { _ = try Vault(url: t.vault.url) }
@@ -120,12 +126,16 @@ import FobTestSupport
 
     @Test func aDroppedUniqueIndexIsNamed() throws {
         let t = try TestVault()
-        #expect(RawVault.execute(t.vault.url, """
-            CREATE TABLE items2(id INTEGER PRIMARY KEY, lookup BLOB NOT NULL, record BLOB NOT NULL);
-            DROP TABLE items; ALTER TABLE items2 RENAME TO items;
-            """))
+        #expect(
+            RawVault.execute(
+                t.vault.url,
+                """
+                CREATE TABLE items2(id INTEGER PRIMARY KEY, lookup BLOB NOT NULL, record BLOB NOT NULL);
+                DROP TABLE items; ALTER TABLE items2 RENAME TO items;
+                """))
         let report = try Vault.verify(at: t.vault.url, password: t.password)
-        #expect(report.schemaProblems.contains("missing index \"sqlite_autoindex_items_1\""), "\(report.schemaProblems)")
+        #expect(
+            report.schemaProblems.contains("missing index \"sqlite_autoindex_items_1\""), "\(report.schemaProblems)")
     }
 
     @Test func aFormatLabelSetBackToOneIsDecodeNotAWrongPassword() throws {
@@ -164,7 +174,9 @@ import FobTestSupport
         #expect(RawVault.execute(copy, "DELETE FROM meta WHERE name = 'integrity';"))
         expectDecode { _ = try Vault(url: copy) }
         try RawVault.copy(t.vault.url, to: copy)
-        #expect(RawVault.run(copy, "UPDATE meta SET value = ?1 WHERE name = 'integrity'", [[UInt8](repeating: 0, count: 48)]))
+        #expect(
+            RawVault.run(
+                copy, "UPDATE meta SET value = ?1 WHERE name = 'integrity'", [[UInt8](repeating: 0, count: 48)]))
         let v = try Vault(url: copy)
         expectDecode { try v.unlock(password: t.password) }
         #expect(v.isLocked)
@@ -179,7 +191,9 @@ import FobTestSupport
         #expect(try t.vault.item(service: "s", account: "a").secret?.unsafeString == "2")
         #expect(t.vault.writeCounter == before + 2)
         try t.vault.delete(matching: .key(service: "s", account: "a"))
-        #expect(throws: KeychainError.itemNotFound("service \"s\", account \"a\"")) { try other.item(service: "s", account: "a") }
+        #expect(throws: KeychainError.itemNotFound("service \"s\", account \"a\"")) {
+            try other.item(service: "s", account: "a")
+        }
         #expect(other.writeCounter == before + 3)
     }
 
@@ -187,7 +201,10 @@ import FobTestSupport
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("1")))
         #expect(throws: KeychainError.duplicateItem("service \"s\", account \"a\"")) {
-            try t.vault.add(contentsOf: [Item(service: "s", account: "b", secret: .text("2")), Item(service: "s", account: "a", secret: .text("3"))])
+            try t.vault.add(contentsOf: [
+                Item(service: "s", account: "b", secret: .text("2")),
+                Item(service: "s", account: "a", secret: .text("3")),
+            ])
         }
         #expect(try t.vault.allItems().map(\.account) == ["a"])
         try t.vault.add(Item(service: "s", account: "b", secret: .text("2")))
@@ -217,7 +234,9 @@ import FobTestSupport
         #expect(report.damagedItems.count == 1)
         #expect(report.damagedItems.first?.rowID == 2)
         #expect(report.damagedItems.first?.name == nil)
-        #expect(report.damagedItems.first?.lookupPrefix == rows[1].lookup.prefix(4).map { String(format: "%02x", $0) }.joined())
+        #expect(
+            report.damagedItems.first?.lookupPrefix
+                == rows[1].lookup.prefix(4).map { String(format: "%02x", $0) }.joined())
         #expect(report.commitmentVerified == false)
         // Put back, the record is sound again.
         #expect(RawVault.run(t.vault.url, "UPDATE items SET record = ?1 WHERE id = 2", [rows[1].record]))
@@ -260,7 +279,8 @@ import FobTestSupport
         // Each attribute within its own limit, but together over 1 MiB.
         let notes = String(repeating: "n", count: Item.maxNotesBytes)
         #expect(throws: KeychainError.param("item attributes larger than 1 MiB (1048576 bytes) in all")) {
-            try t.vault.save(service: "s", account: "b", secret: .text("1"), attributes: ItemChanges(label: "l", comment: notes))
+            try t.vault.save(
+                service: "s", account: "b", secret: .text("1"), attributes: ItemChanges(label: "l", comment: notes))
         }
         #expect(try t.vault.allItems().isEmpty)
     }

@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobStore
-import FobTestSupport
 
 /// The Keychain operations (add, copy matching, update, delete, save; README
 /// "Vault format"), one behaviour per test.
@@ -9,9 +10,10 @@ import FobTestSupport
     @Test func accessibilityIsNotPartOfThePrimaryKey() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", accessible: .whenUnlocked, secret: .text("1")))
-        #expect(thrownKeychainError {
-            try t.vault.add(Item(service: "s", account: "a", accessible: .afterFirstUnlock, secret: .text("2")))
-        }?.statusName == "errSecDuplicateItem")
+        #expect(
+            thrownKeychainError {
+                try t.vault.add(Item(service: "s", account: "a", accessible: .afterFirstUnlock, secret: .text("2")))
+            }?.statusName == "errSecDuplicateItem")
     }
 
     @Test func accessibilityNarrowsOnlyWhenNamed() throws {
@@ -98,7 +100,8 @@ import FobTestSupport
         try t.vault.add(Item(service: "s", account: "old", secret: .text("1")))
         try t.vault.update(matching: .key(service: "s", account: "old"), with: ItemChanges(account: "new"))
         #expect(try t.vault.item(service: "s", account: "new").secret?.unsafeString == "1")
-        #expect(thrownKeychainError { try t.vault.item(service: "s", account: "old") }?.statusName == "errSecItemNotFound")
+        #expect(
+            thrownKeychainError { try t.vault.item(service: "s", account: "old") }?.statusName == "errSecItemNotFound")
     }
 
     @Test func deleteRemovesEveryMatch() throws {
@@ -109,7 +112,9 @@ import FobTestSupport
         #expect(try t.vault.delete(matching: ItemQuery(kind: .token)) == 1)
         #expect(try t.vault.delete(matching: ItemQuery(service: "api")) == 2)
         #expect(try t.vault.allItems().isEmpty)
-        #expect(throws: KeychainError.itemNotFound("service \"api\"")) { try t.vault.delete(matching: ItemQuery(service: "api")) }
+        #expect(throws: KeychainError.itemNotFound("service \"api\"")) {
+            try t.vault.delete(matching: ItemQuery(service: "api"))
+        }
     }
 
     @Test func saveKeepsAttributesNotGivenAndTheCreationDate() throws {
@@ -129,7 +134,8 @@ import FobTestSupport
 
     @Test func saveOfANewItemUsesTheGivenAttributes() throws {
         let t = try TestVault()
-        try t.vault.save(service: "s", account: "a", secret: .text("t"), attributes: ItemChanges(label: "L", kind: .token))
+        try t.vault.save(
+            service: "s", account: "a", secret: .text("t"), attributes: ItemChanges(label: "L", kind: .token))
         let item = try t.vault.item(service: "s", account: "a")
         #expect(item.kind == .token)
         #expect(item.label == "L")
@@ -141,7 +147,10 @@ import FobTestSupport
         try t.vault.add(Item(service: "s", account: "max", secret: max))
         #expect(try t.vault.item(service: "s", account: "max").secret == max)
         #expect(throws: KeychainError.param("secret larger than 1 MiB (1048576 bytes)")) {
-            try t.vault.add(Item(service: "s", account: "big", secret: SecretBytes([UInt8](repeating: 1, count: Item.maxSecretBytes + 1))))
+            try t.vault.add(
+                Item(
+                    service: "s", account: "big",
+                    secret: SecretBytes([UInt8](repeating: 1, count: Item.maxSecretBytes + 1))))
         }
     }
 
@@ -183,15 +192,25 @@ final class ManualClock: @unchecked Sendable {
     private var value: Date
     init(_ start: Date) { value = start }
     var now: Date {
-        get { lock.lock(); defer { lock.unlock() }; return value }
-        set { lock.lock(); value = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
+        set {
+            lock.lock()
+            value = newValue
+            lock.unlock()
+        }
     }
 }
 
 @Suite struct MessageTests {
     @Test func controlCharactersInNamesAreEscapedInMessages() {
         let error = KeychainError.itemNotFound(describeKey(service: "mail\u{1B}[2J", account: "a\u{9B}b\tc"))
-        #expect(error.description == "item not found: service \"mail\\u{1B}[2J\", account \"a\\u{9B}b\\u{9}c\" (errSecItemNotFound)")
+        #expect(
+            error.description
+                == "item not found: service \"mail\\u{1B}[2J\", account \"a\\u{9B}b\\u{9}c\" (errSecItemNotFound)")
         #expect(displaySafe("café 密码 🔑") == "café 密码 🔑")
     }
 }

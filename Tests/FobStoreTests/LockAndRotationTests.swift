@@ -1,8 +1,9 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
-@testable import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+@testable import FobStore
 
 /// Accessibility classes under a partial lock, the checks an agent needs,
 /// and the vault-key rotation of `passwd`.
@@ -22,14 +23,21 @@ import FobTestSupport
         #expect(t.vault.keys?.vault == nil)
         #expect(t.vault.keys?.whenUnlocked == nil)
         #expect(try t.vault.item(service: "s", account: "afu").secret?.unsafeString == "kept")
-        let refused = KeychainError.interactionNotAllowed("the vault is locked: service \"s\", account \"wu\" is accessible only when unlocked")
+        let refused = KeychainError.interactionNotAllowed(
+            "the vault is locked: service \"s\", account \"wu\" is accessible only when unlocked")
         #expect(throws: refused) { try t.vault.item(service: "s", account: "wu") }
         #expect(try t.vault.allItems().map(\.account) == ["afu"])
         try t.vault.save(service: "s", account: "afu", secret: .text("changed"))
         try t.vault.add(Item(service: "s", account: "afu2", accessible: .afterFirstUnlock, secret: .text("2")))
-        #expect(thrownKeychainError { try t.vault.add(Item(service: "s", account: "wu2", secret: .text("3"))) }?.statusName == "errSecInteractionNotAllowed")
-        #expect(thrownKeychainError { try t.vault.save(service: "s", account: "wu", secret: .text("x")) }?.statusName == "errSecInteractionNotAllowed")
-        #expect(thrownKeychainError { try t.vault.changePassword(to: .text("new")) }?.statusName == "errSecInteractionNotAllowed")
+        #expect(
+            thrownKeychainError { try t.vault.add(Item(service: "s", account: "wu2", secret: .text("3"))) }?.statusName
+                == "errSecInteractionNotAllowed")
+        #expect(
+            thrownKeychainError { try t.vault.save(service: "s", account: "wu", secret: .text("x")) }?.statusName
+                == "errSecInteractionNotAllowed")
+        #expect(
+            thrownKeychainError { try t.vault.changePassword(to: .text("new")) }?.statusName
+                == "errSecInteractionNotAllowed")
         #expect(try t.vault.delete(matching: ItemQuery(service: "s")) == 2)
         t.vault.lock()
         #expect(t.vault.lockLevel == .locked)
@@ -74,7 +82,9 @@ import FobTestSupport
         try RawVault.copy(t.vault.url, to: copy)
         #expect(rename(copy.path, t.vault.url.path) == 0)
         #expect(t.vault.fileIdentityChanged())
-        #expect(throws: KeychainError.interactionNotAllowed("the vault file was replaced; unlock again")) { try t.vault.revalidate() }
+        #expect(throws: KeychainError.interactionNotAllowed("the vault file was replaced; unlock again")) {
+            try t.vault.revalidate()
+        }
         #expect(t.vault.isLocked)
         #expect(!t.vault.fileIdentityChanged())
     }
@@ -96,7 +106,10 @@ import FobTestSupport
     @Test func passwdRotatesTheVaultKeyAndRewritesEveryRow() throws {
         let t = try TestVault()
         for i in 0..<20 {
-            try t.vault.add(Item(service: "s", account: "a\(i)", accessible: i % 3 == 0 ? .afterFirstUnlock : .whenUnlocked, secret: .text("\(i)")))
+            try t.vault.add(
+                Item(
+                    service: "s", account: "a\(i)", accessible: i % 3 == 0 ? .afterFirstUnlock : .whenUnlocked,
+                    secret: .text("\(i)")))
         }
         let old = t.directory.file("old.db")
         try RawVault.copy(t.vault.url, to: old)
@@ -114,9 +127,14 @@ import FobTestSupport
         let oldVault = try Vault(url: old)
         try oldVault.unlock(password: t.password)
         let oldKeys = try #require(oldVault.keys)
-        #expect(thrownKeychainError {
-            try later.record.withUnsafeBytes { r in try later.lookup.withUnsafeBytes { l in _ = try oldVault.openRecord(r, lookup: l, keys: oldKeys, withSecret: true) } }
-        }?.statusName == "errSecDecode")
+        #expect(
+            thrownKeychainError {
+                try later.record.withUnsafeBytes { r in
+                    try later.lookup.withUnsafeBytes { l in
+                        _ = try oldVault.openRecord(r, lookup: l, keys: oldKeys, withSecret: true)
+                    }
+                }
+            }?.statusName == "errSecDecode")
         let v = try Vault(url: t.vault.url)
         #expect(throws: KeychainError.authFailed) { try v.unlock(password: t.password) }
         try v.unlock(password: .text("new password"))
@@ -138,11 +156,14 @@ import FobTestSupport
         #expect(try v.item(service: "s", account: "a").secret?.unsafeString == "1")
     }
 
-    @Test(arguments: [("memlimit", "4398046510080"), ("memlimit", "4294967297"), ("opslimit", "4294967295"), ("opslimit", "33"),
-                      ("memlimit", "99999999999999999999999"), ("opslimit", "0")])
+    @Test(arguments: [
+        ("memlimit", "4398046510080"), ("memlimit", "4294967297"), ("opslimit", "4294967295"), ("opslimit", "33"),
+        ("memlimit", "99999999999999999999999"), ("opslimit", "0"),
+    ])
     func kdfSettingsOutsideTheLimitsAreRefusedAtOnce(name: String, value: String) throws {
         let t = try TestVault()
-        #expect(RawVault.execute(t.vault.url, "UPDATE meta SET value = CAST('\(value)' AS BLOB) WHERE name = '\(name)';"))
+        #expect(
+            RawVault.execute(t.vault.url, "UPDATE meta SET value = CAST('\(value)' AS BLOB) WHERE name = '\(name)';"))
         let start = Date()
         expectDecode { _ = try Vault(url: t.vault.url) }
         #expect(Date().timeIntervalSince(start) < 1)
@@ -151,10 +172,13 @@ import FobTestSupport
     @Test func kdfSettingsAboveTheCapAreParamOnCreateAndPasswd() throws {
         let dir = TemporaryDirectory()
         let huge = KDFParameters(opslimit: 1, memlimit: KDFParameters.maxMemlimit + 1)
-        #expect(throws: KeychainError.param("KDF limits out of range")) { _ = try Vault.create(at: dir.file("a.db"), password: .text("pw"), kdf: huge) }
+        #expect(throws: KeychainError.param("KDF limits out of range")) {
+            _ = try Vault.create(at: dir.file("a.db"), password: .text("pw"), kdf: huge)
+        }
         let t = try TestVault()
         #expect(throws: KeychainError.param("KDF limits out of range")) {
-            try t.vault.changePassword(to: .text("x"), kdf: KDFParameters(opslimit: KDFParameters.maxOpslimit + 1, memlimit: 8192))
+            try t.vault.changePassword(
+                to: .text("x"), kdf: KDFParameters(opslimit: KDFParameters.maxOpslimit + 1, memlimit: 8192))
         }
         #expect(KDFParameters(.sensitive).isValid)
     }

@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobStore
-import FobTestSupport
 
 /// Format 1 (fob 0.1.0, see ``V1Fixture``) to format 2.
 @Suite struct MigrationTests {
@@ -13,7 +14,9 @@ import FobTestSupport
     }
 
     private func expectFixtureItems(_ vault: Vault, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(try vault.allItems().filter { $0.service != "new" }.map(\.account) == V1Fixture.items.map(\.account), sourceLocation: sourceLocation)
+        #expect(
+            try vault.allItems().filter { $0.service != "new" }.map(\.account) == V1Fixture.items.map(\.account),
+            sourceLocation: sourceLocation)
         for expected in V1Fixture.items {
             let item = try vault.item(service: expected.service, account: expected.account)
             #expect(item.secret == SecretBytes(expected.secret), "\(expected.service)", sourceLocation: sourceLocation)
@@ -24,7 +27,8 @@ import FobTestSupport
     }
 
     @Test func aFormatOneVaultOpensAndIsMigratedOnUnlock() throws {
-        let f = try fixture(), url = f.url
+        let f = try fixture()
+        let url = f.url
         let before = RawVault.rows(url)
         let vault = try Vault(url: url)
         #expect(vault.isLocked)
@@ -53,7 +57,9 @@ import FobTestSupport
     }
 
     @Test func eachCopyOfAFormatOneVaultMigratesOnItsOwn() throws {
-        let f = try fixture(), url = f.url, dir = f.dir
+        let f = try fixture()
+        let url = f.url
+        let dir = f.dir
         let copy = dir.file("copy.db")
         try RawVault.copy(url, to: copy)
         for file in [url, copy] {
@@ -64,7 +70,8 @@ import FobTestSupport
     }
 
     @Test func verifyOfAFormatOneVaultChangesNothing() throws {
-        let f = try fixture(), url = f.url
+        let f = try fixture()
+        let url = f.url
         let before = try Data(contentsOf: url)
         let report = try Vault.verify(at: url, password: .text(V1Fixture.password))
         #expect(report.isSound, "\(report.problems)")
@@ -78,7 +85,8 @@ import FobTestSupport
     /// damaged last record, after earlier rows were rewritten), the file is
     /// format 1 exactly as before, and migrates once repaired.
     @Test func aMigrationThatFailsHalfWayLeavesFormatOneIntact() throws {
-        let f = try fixture(), url = f.url
+        let f = try fixture()
+        let url = f.url
         let rows = RawVault.rows(url)
         var damaged = rows[rows.count - 1].record
         damaged[damaged.count - 1] ^= 0x40
@@ -92,13 +100,17 @@ import FobTestSupport
         let after = RawVault.rows(url)
         #expect(after.map(\.record) == before.map(\.record))
         #expect(after.map(\.lookup) == before.map(\.lookup))
-        #expect(RawVault.run(url, "UPDATE items SET record = ?1 WHERE id = \(rows[rows.count - 1].id)", [rows[rows.count - 1].record]))
+        #expect(
+            RawVault.run(
+                url, "UPDATE items SET record = ?1 WHERE id = \(rows[rows.count - 1].id)", [rows[rows.count - 1].record]
+            ))
         try vault.unlock(password: .text(V1Fixture.password))
         try expectFixtureItems(vault)
     }
 
     @Test func aVaultOpenedBeforeAnotherProcessMigratedStillUnlocks() throws {
-        let f = try fixture(), url = f.url
+        let f = try fixture()
+        let url = f.url
         let first = try Vault(url: url)
         let second = try Vault(url: url)
         try second.unlock(password: .text(V1Fixture.password))
@@ -113,8 +125,9 @@ import FobTestSupport
 @Suite(.serialized) struct LargeMigrationTests {
     private static func items(_ count: Int) -> [Item] {
         (0..<count).map { i in
-            Item(service: "svc-\(i % 50)", account: "user\(i)", label: "L\(i)", kind: i % 7 == 0 ? .token : .password,
-                 accessible: i % 5 == 0 ? .afterFirstUnlock : .whenUnlocked, secret: .text("secret-\(i)"))
+            Item(
+                service: "svc-\(i % 50)", account: "user\(i)", label: "L\(i)", kind: i % 7 == 0 ? .token : .password,
+                accessible: i % 5 == 0 ? .afterFirstUnlock : .whenUnlocked, secret: .text("secret-\(i)"))
         }
     }
 
@@ -156,7 +169,8 @@ import FobTestSupport
         for round in 0..<12 {
             let url = dir.file("round\(round).db")
             try FileManager.default.copyItem(at: original, to: url)
-            let child = try FobProcess.start(["ls"], environment: ["FOB_VAULT": url.path, "FOB_PASSWORD_FILE": dir.file("password").path])
+            let child = try FobProcess.start(
+                ["ls"], environment: ["FOB_VAULT": url.path, "FOB_PASSWORD_FILE": dir.file("password").path])
             usleep(UInt32.random(in: 0..<(round < 6 ? 120_000 : 400_000), using: &generator))
             child.send(signal: SIGKILL)
             _ = child.wait(timeout: 60)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FobStore
 
 /// Whether the kernel has the page at `address` locked: the `lo` flag of

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import FobStore
 
 /// Edits a vault file with SQLite directly, as an attacker with a copy of
@@ -55,8 +56,11 @@ enum RawVault {
         guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else { return false }
         defer { sqlite3_finalize(stmt) }
         for (index, blob) in blobs.enumerated() {
-            blob.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, Int32(index + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                                         Int32($0.count), fob_sqlite_transient()) }
+            blob.withUnsafeBytes {
+                _ = sqlite3_bind_blob(
+                    stmt, Int32(index + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    Int32($0.count), fob_sqlite_transient())
+            }
         }
         return sqlite3_step(stmt) == SQLITE_DONE
     }
@@ -74,7 +78,9 @@ enum RawVault {
 }
 
 /// Expects `body` to throw `.decode` (exit status 93).
-func expectDecode(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+func expectDecode(
+    _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
     do {
         try body()
         Issue.record("no error: \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)

@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobStore
-import FobTestSupport
 
 /// The item record layout: every attribute round-trips, records of the first
 /// release decode unchanged, unknown fields survive a rewrite, and every size
@@ -9,17 +10,20 @@ import FobTestSupport
 @Suite struct RecordCodecTests {
     /// An item with every attribute set to a value other than its default.
     static func fullItem() -> Item {
-        var item = Item(itemClass: .internetPassword, service: "example.com", account: "ana",
-                        accessGroup: "team.shared", label: "Example", comment: "line 1\nline 2\n",
-                        kind: .token, accessible: .afterFirstUnlock, generic: [0, 1, 255],
-                        created: Date(timeIntervalSince1970: 1_700_000_000.25),
-                        modified: Date(timeIntervalSince1970: 1_700_000_100.5),
-                        url: "https://example.com/login",
-                        oneTimePassword: .text("otpauth://totp/Example:ana?secret=JBSWY3DPEHPK3PXP&issuer=Example"),
-                        customFields: [CustomField(name: "PIN", text: "1234", isHidden: true),
-                                       CustomField(name: "Recovery email", text: "ana@example.org"),
-                                       CustomField(name: "PIN", text: "", isHidden: false)],
-                        secret: .text("hunter2"))
+        var item = Item(
+            itemClass: .internetPassword, service: "example.com", account: "ana",
+            accessGroup: "team.shared", label: "Example", comment: "line 1\nline 2\n",
+            kind: .token, accessible: .afterFirstUnlock, generic: [0, 1, 255],
+            created: Date(timeIntervalSince1970: 1_700_000_000.25),
+            modified: Date(timeIntervalSince1970: 1_700_000_100.5),
+            url: "https://example.com/login",
+            oneTimePassword: .text("otpauth://totp/Example:ana?secret=JBSWY3DPEHPK3PXP&issuer=Example"),
+            customFields: [
+                CustomField(name: "PIN", text: "1234", isHidden: true),
+                CustomField(name: "Recovery email", text: "ana@example.org"),
+                CustomField(name: "PIN", text: "", isHidden: false),
+            ],
+            secret: .text("hunter2"))
         item.internetProtocol = "htps"
         item.authenticationType = "dflt"
         item.port = 8443
@@ -37,7 +41,9 @@ import FobTestSupport
 
     static func roundTrip(_ item: Item, withSecret: Bool = true) throws -> Item {
         let encoded = RecordCodec.encode(item)
-        return try encoded.withUnsafeBytes { raw throws(KeychainError) in try RecordCodec.decode(raw, withSecret: withSecret) }
+        return try encoded.withUnsafeBytes { raw throws(KeychainError) in
+            try RecordCodec.decode(raw, withSecret: withSecret)
+        }
     }
 
     static func decode(_ bytes: [UInt8]) throws -> Item {
@@ -63,11 +69,14 @@ import FobTestSupport
 
     /// Exactly the bytes the first release wrote for service "mail", account "ana", label "Mail", comment "note".
     static func firstReleaseRecord(extra: [(UInt8, [UInt8])] = []) -> [UInt8] {
-        record([(1, Array("genp".utf8)), (2, Array("mail".utf8)), (3, Array("ana".utf8)), (4, []),
+        record(
+            [
+                (1, Array("genp".utf8)), (2, Array("mail".utf8)), (3, Array("ana".utf8)), (4, []),
                 (7, Array("password".utf8)), (8, Array("afterFirstUnlock".utf8)),
                 (10, le64(created)), (11, le64(created.addingTimeInterval(60))),
-                (5, Array("Mail".utf8)), (6, Array("note".utf8)), (9, [7, 8])] + extra
-               + [(12, Array("s3cret".utf8))])
+                (5, Array("Mail".utf8)), (6, Array("note".utf8)), (9, [7, 8]),
+            ] + extra
+                + [(12, Array("s3cret".utf8))])
     }
 
     // MARK: - Round trips
@@ -159,12 +168,18 @@ import FobTestSupport
     @Test func newKeyAttributesMakeDistinctKeys() {
         var base = Item(itemClass: .internetPassword, service: "example.com", account: "ana", secret: nil)
         var keys: Set<[UInt8]> = [RecordCodec.primaryKey(of: base)]
-        base.internetProtocol = "htps"; keys.insert(RecordCodec.primaryKey(of: base))
-        base.port = 443; keys.insert(RecordCodec.primaryKey(of: base))
-        base.path = "/"; keys.insert(RecordCodec.primaryKey(of: base))
-        base.securityDomain = "d"; keys.insert(RecordCodec.primaryKey(of: base))
-        base.authenticationType = "dflt"; keys.insert(RecordCodec.primaryKey(of: base))
-        base.synchronizable = true; keys.insert(RecordCodec.primaryKey(of: base))
+        base.internetProtocol = "htps"
+        keys.insert(RecordCodec.primaryKey(of: base))
+        base.port = 443
+        keys.insert(RecordCodec.primaryKey(of: base))
+        base.path = "/"
+        keys.insert(RecordCodec.primaryKey(of: base))
+        base.securityDomain = "d"
+        keys.insert(RecordCodec.primaryKey(of: base))
+        base.authenticationType = "dflt"
+        keys.insert(RecordCodec.primaryKey(of: base))
+        base.synchronizable = true
+        keys.insert(RecordCodec.primaryKey(of: base))
         #expect(keys.count == 7)
         var generic = Item(service: "s", account: "a", secret: nil)
         let local = RecordCodec.primaryKey(of: generic)
@@ -194,26 +209,28 @@ import FobTestSupport
 
     @Test func fieldsOverTheirLimitAreDecodeErrors() {
         let cases: [(UInt8, [UInt8])] = [
-            (13, [UInt8](repeating: 0x61, count: Item.maxTextBytes + 1)),        // url
-            (2, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),       // service
-            (6, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),       // comment
-            (12, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)),      // secret
+            (13, [UInt8](repeating: 0x61, count: Item.maxTextBytes + 1)), // url
+            (2, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)), // service
+            (6, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)), // comment
+            (12, [UInt8](repeating: 0x61, count: Item.maxSecretBytes + 1)), // secret
             (14, [UInt8](repeating: 0x61, count: Item.maxOneTimePasswordBytes + 1)),
-            (18, [0xFF, 0xFF, 0x01, 0x00]),                                      // port 131071
-            (18, [1, 0]),                                                        // port of 2 bytes
-            (22, [1, 2, 3]),                                                     // type of 3 bytes
-            (24, [2]),                                                           // flag not 0/1
-            (27, [1, 2, 3, 4]),                                                  // access control of 4 bytes
-            (28, [1, 2, 3]),                                                     // short persistent ID
-            (15, [0, 0xFF, 0xFF, 0xFF, 0xFF, 0x61]),                             // custom field name length past the field
-            (15, [0, 0, 0, 0, 0]),                                               // empty custom field name
-            (15, [2, 1, 0, 0, 0, 0x61]),                                         // unknown custom field flags
-            (15, [0, 2, 0, 0, 0, 0xFF, 0xFE]),                                   // name not UTF-8
+            (18, [0xFF, 0xFF, 0x01, 0x00]), // port 131071
+            (18, [1, 0]), // port of 2 bytes
+            (22, [1, 2, 3]), // type of 3 bytes
+            (24, [2]), // flag not 0/1
+            (27, [1, 2, 3, 4]), // access control of 4 bytes
+            (28, [1, 2, 3]), // short persistent ID
+            (15, [0, 0xFF, 0xFF, 0xFF, 0xFF, 0x61]), // custom field name length past the field
+            (15, [0, 0, 0, 0, 0]), // empty custom field name
+            (15, [2, 1, 0, 0, 0, 0x61]), // unknown custom field flags
+            (15, [0, 2, 0, 0, 0, 0xFF, 0xFE]), // name not UTF-8
             (15, [0, 1, 0, 0, 0, 0x61] + [UInt8](repeating: 0, count: Item.maxFieldValueBytes + 1)),
-            (16, [0xC3]),                                                        // protocol not UTF-8
+            (16, [0xC3]), // protocol not UTF-8
         ]
         for (tag, bytes) in cases {
-            #expect(throws: KeychainError.self, "tag \(tag)") { try Self.decode(Self.firstReleaseRecord(extra: [(tag, bytes)])) }
+            #expect(throws: KeychainError.self, "tag \(tag)") {
+                try Self.decode(Self.firstReleaseRecord(extra: [(tag, bytes)]))
+            }
         }
     }
 
@@ -228,9 +245,13 @@ import FobTestSupport
         let field: (UInt8, [UInt8]) = (15, [0, 1, 0, 0, 0, 0x61, 0x62])
         let ok = [(UInt8, [UInt8])](repeating: field, count: Item.maxCustomFields)
         #expect((try? Self.decode(Self.firstReleaseRecord(extra: ok)))?.customFields.count == Item.maxCustomFields)
-        #expect(thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: ok + [field])) }?.statusName == "errSecDecode")
+        #expect(
+            thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: ok + [field])) }?.statusName
+                == "errSecDecode")
         let unknown = [(UInt8, [UInt8])](repeating: (250, [1]), count: RecordCodec.maxUnknownFields + 1)
-        #expect(thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: unknown)) }?.statusName == "errSecDecode")
+        #expect(
+            thrownKeychainError { try Self.decode(Self.firstReleaseRecord(extra: unknown)) }?.statusName
+                == "errSecDecode")
     }
 
     @Test func hugeDeclaredLengthsAreDecodeErrorsWithoutAllocation() {
@@ -245,7 +266,8 @@ import FobTestSupport
 
     @Test func limitsAreCheckedOnWrite() throws {
         let t = try TestVault()
-        var tooLong = Item(service: "s", account: "a", url: String(repeating: "u", count: Item.maxTextBytes + 1), secret: .text("x"))
+        var tooLong = Item(
+            service: "s", account: "a", url: String(repeating: "u", count: Item.maxTextBytes + 1), secret: .text("x"))
         #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
         tooLong.url = nil
         tooLong.port = Item.maxPort + 1
@@ -258,7 +280,9 @@ import FobTestSupport
         tooLong.customFields = []
         tooLong.oneTimePassword = SecretBytes([UInt8](repeating: 0x61, count: Item.maxOneTimePasswordBytes + 1))
         #expect(thrownKeychainError { try t.vault.add(tooLong) }?.statusName == "errSecParam")
-        #expect(throws: KeychainError.itemNotFound("any item")) { try t.vault.items(matching: ItemQuery(itemClass: nil)) }
+        #expect(throws: KeychainError.itemNotFound("any item")) {
+            try t.vault.items(matching: ItemQuery(itemClass: nil))
+        }
     }
 
     // MARK: - Secrets stay out of descriptions
@@ -288,8 +312,10 @@ import FobTestSupport
         #expect(stored.customFields == item.customFields && stored.persistentID == item.persistentID)
         #expect(stored.itemDescription == "Web form password" && stored.isInvisible && stored.isNegative)
 
-        var changes = ItemChanges(url: .some("https://new.example.com"), oneTimePassword: .some(.text("otpauth://hotp/x?secret=AA&counter=1")),
-                                  customFields: [CustomField(name: "Q", text: "A", isHidden: true)])
+        var changes = ItemChanges(
+            url: .some("https://new.example.com"),
+            oneTimePassword: .some(.text("otpauth://hotp/x?secret=AA&counter=1")),
+            customFields: [CustomField(name: "Q", text: "A", isHidden: true)])
         changes.notes = .some("new notes")
         changes.itemDescription = .some(nil)
         changes.itemType = .some(nil)
@@ -302,10 +328,13 @@ import FobTestSupport
         #expect(now.url == "https://new.example.com" && now.notes == "new notes")
         #expect(now.oneTimePassword?.unsafeString == "otpauth://hotp/x?secret=AA&counter=1")
         #expect(now.customFields.map(\.name) == ["Q"] && now.customFields[0].isHidden)
-        #expect(now.itemDescription == nil && now.itemType == nil && now.creator == nil && !now.isInvisible && now.accessControlFlags == nil)
+        #expect(
+            now.itemDescription == nil && now.itemType == nil && now.creator == nil && !now.isInvisible
+                && now.accessControlFlags == nil)
         #expect(now.persistentID == item.persistentID)
 
-        try t.vault.update(matching: query, with: ItemChanges(url: .some(nil), oneTimePassword: .some(nil), customFields: []))
+        try t.vault.update(
+            matching: query, with: ItemChanges(url: .some(nil), oneTimePassword: .some(nil), customFields: []))
         now = try t.vault.item(service: "example.com", account: "ana", accessGroup: "team.shared")
         #expect(now.url == nil && now.oneTimePassword == nil && now.customFields.isEmpty)
         #expect(now.secret?.unsafeString == "hunter2")
@@ -332,16 +361,23 @@ import FobTestSupport
         #expect(thrownKeychainError { try t.vault.add(synced) }?.statusName == "errSecDuplicateItem")
         // The exact-key lookup finds both when synchronizable is not named.
         #expect(try t.vault.items(matching: .key(service: "s", account: "a")).count == 2)
-        #expect(try t.vault.items(matching: ItemQuery(service: "s", account: "a", accessGroup: "", synchronizable: true),
-                                   withSecrets: true).map { $0.secret?.unsafeString } == ["synced"])
-        #expect(try t.vault.items(matching: ItemQuery(service: "s", account: "a", accessGroup: "", synchronizable: false),
-                                   withSecrets: true).map { $0.secret?.unsafeString } == ["local"])
+        #expect(
+            try t.vault.items(
+                matching: ItemQuery(service: "s", account: "a", accessGroup: "", synchronizable: true),
+                withSecrets: true
+            ).map { $0.secret?.unsafeString } == ["synced"])
+        #expect(
+            try t.vault.items(
+                matching: ItemQuery(service: "s", account: "a", accessGroup: "", synchronizable: false),
+                withSecrets: true
+            ).map { $0.secret?.unsafeString } == ["local"])
     }
 
     @Test func internetPasswordKeyIncludesProtocolPortPathDomainAndAuthType() throws {
         let t = try TestVault()
         func inet(_ port: Int, _ path: String = "") -> Item {
-            var item = Item(itemClass: .internetPassword, service: "example.com", account: "ana", secret: .text("\(port)\(path)"))
+            var item = Item(
+                itemClass: .internetPassword, service: "example.com", account: "ana", secret: .text("\(port)\(path)"))
             item.internetProtocol = "htps"
             item.port = port
             item.path = path
@@ -351,7 +387,9 @@ import FobTestSupport
         try t.vault.add(inet(8443))
         try t.vault.add(inet(443, "/admin"))
         #expect(thrownKeychainError { try t.vault.add(inet(443)) }?.statusName == "errSecDuplicateItem")
-        var exact = ItemQuery(itemClass: .internetPassword, service: "example.com", account: "ana", accessGroup: "", synchronizable: false)
+        var exact = ItemQuery(
+            itemClass: .internetPassword, service: "example.com", account: "ana", accessGroup: "", synchronizable: false
+        )
         exact.internetProtocol = "htps"
         exact.authenticationType = ""
         exact.port = 443
@@ -370,7 +408,8 @@ extension ItemAttributeVaultTests {
         item.port = 443
         try t.vault.add(item)
         for port in [-1, Item.maxPort + 1, Int.max, Int.min] {
-            var query = ItemQuery(itemClass: .internetPassword, service: "h", account: "a", accessGroup: "", synchronizable: false)
+            var query = ItemQuery(
+                itemClass: .internetPassword, service: "h", account: "a", accessGroup: "", synchronizable: false)
             query.internetProtocol = ""
             query.authenticationType = ""
             query.path = ""

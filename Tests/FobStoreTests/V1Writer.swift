@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+
 @testable import FobStore
 
 /// Writes format-1 vaults of any size, the way fob 0.1.0 did (schema,
@@ -12,20 +13,28 @@ enum V1Writer {
         guard sqlite3_open(url.path, &db) == SQLITE_OK else { throw KeychainError.io("cannot create \(url.path)") }
         defer { sqlite3_close(db) }
         func exec(_ sql: String) throws {
-            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw KeychainError.io(String(cString: sqlite3_errmsg(db))) }
+            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+                throw KeychainError.io(String(cString: sqlite3_errmsg(db)))
+            }
         }
         func insert(_ sql: String, _ a: [UInt8], _ b: [UInt8]) throws {
             var stmt: OpaquePointer?
             sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
             defer { sqlite3_finalize(stmt) }
             for (index, blob) in [a, b].enumerated() {
-                blob.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, Int32(index + 1), $0.baseAddress, Int32($0.count), fob_sqlite_transient()) }
+                blob.withUnsafeBytes {
+                    _ = sqlite3_bind_blob(
+                        stmt, Int32(index + 1), $0.baseAddress, Int32($0.count), fob_sqlite_transient())
+                }
             }
             guard sqlite3_step(stmt) == SQLITE_DONE else { throw KeychainError.io(String(cString: sqlite3_errmsg(db))) }
         }
-        try exec("PRAGMA journal_mode=WAL; BEGIN; PRAGMA application_id=\(Vault.applicationID); PRAGMA user_version=1;" + Vault.schemaSQL)
+        try exec(
+            "PRAGMA journal_mode=WAL; BEGIN; PRAGMA application_id=\(Vault.applicationID); PRAGMA user_version=1;"
+                + Vault.schemaSQL)
         let salt = Sodium.randomBytes(Crypto.saltBytes)
-        let passwordKey = try Crypto.deriveKey(password: .text(password), salt: salt, opslimit: kdf.opslimit, memlimit: kdf.memlimit)
+        let passwordKey = try Crypto.deriveKey(
+            password: .text(password), salt: salt, opslimit: kdf.opslimit, memlimit: kdf.memlimit)
         let vaultKey = SecretBytes.random(count: Crypto.keyBytes)
         let ad = Array("fob vault key v1 argon2id13 \(kdf.opslimit) \(kdf.memlimit)".utf8) + salt
         let meta: [(String, [UInt8])] = [
@@ -33,8 +42,11 @@ enum V1Writer {
             ("memlimit", Array(String(kdf.memlimit).utf8)), ("salt", salt),
             ("vault_key", vaultKey.withUnsafeBytes { Crypto.seal($0, ad: ad, key: passwordKey) }),
         ]
-        for (name, value) in meta { try insert("INSERT INTO meta(name, value) VALUES (CAST(?1 AS TEXT), ?2)", Array(name.utf8), value) }
-        let lookupKey = Crypto.subkey(of: vaultKey, id: 1), recordKey = Crypto.subkey(of: vaultKey, id: 2)
+        for (name, value) in meta {
+            try insert("INSERT INTO meta(name, value) VALUES (CAST(?1 AS TEXT), ?2)", Array(name.utf8), value)
+        }
+        let lookupKey = Crypto.subkey(of: vaultKey, id: 1)
+        let recordKey = Crypto.subkey(of: vaultKey, id: 2)
         for item in items {
             let lookup = Crypto.keyedHash(RecordCodec.primaryKey(of: item), key: lookupKey)
             let recordAD = lookup + [1, 0, 0, 0]

@@ -1,9 +1,10 @@
-@preconcurrency import Glibc
 import CSQLite
-import Foundation
-import Testing
-@testable import FobStore
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+@testable import FobStore
 
 /// The vault file on disk: permissions, what it reveals, and what happens
 /// when it is damaged or foreign.
@@ -30,9 +31,10 @@ import FobTestSupport
     @Test func createRefusesToOverwrite() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("1")))
-        #expect(thrownKeychainError {
-            _ = try Vault.create(at: t.vault.url, password: .text("other"), kdf: .testing)
-        }?.statusName == "errSecIO")
+        #expect(
+            thrownKeychainError {
+                _ = try Vault.create(at: t.vault.url, password: .text("other"), kdf: .testing)
+            }?.statusName == "errSecIO")
         let again = try Vault(url: t.vault.url)
         try again.unlock(password: t.password)
         #expect(try again.allItems().count == 1)
@@ -48,7 +50,10 @@ import FobTestSupport
     @Test func fileHoldsNoNameLabelOrSecretInClear() throws {
         let t = try TestVault()
         let secrets = ["service-MARKER-1", "account-MARKER-2", "label-MARKER-3", "secret-MARKER-4", "comment-MARKER-5"]
-        try t.vault.add(Item(service: secrets[0], account: secrets[1], label: secrets[2], comment: secrets[4], secret: .text(secrets[3])))
+        try t.vault.add(
+            Item(
+                service: secrets[0], account: secrets[1], label: secrets[2], comment: secrets[4],
+                secret: .text(secrets[3])))
         var bytes = Data()
         for suffix in ["", "-wal", "-shm"] {
             bytes.append((try? Data(contentsOf: URL(fileURLWithPath: t.vault.url.path + suffix))) ?? Data())
@@ -86,7 +91,9 @@ import FobTestSupport
 
     @Test func truncatedVaultFailsCleanly() throws {
         let t = try TestVault()
-        for i in 0..<50 { try t.vault.add(Item(service: "s", account: "a\(i)", secret: .text(String(repeating: "x", count: 500)))) }
+        for i in 0..<50 {
+            try t.vault.add(Item(service: "s", account: "a\(i)", secret: .text(String(repeating: "x", count: 500))))
+        }
         try checkpoint(t.vault.url)
         let full = try Data(contentsOf: t.vault.url)
         for size in [0, 50, 100, 4096, full.count / 2, full.count - 1] {
@@ -132,7 +139,9 @@ import FobTestSupport
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("A")))
         try t.vault.add(Item(service: "s", account: "b", secret: .text("B")))
-        try execute(t.vault.url, """
+        try execute(
+            t.vault.url,
+            """
             UPDATE items SET record = (SELECT record FROM items WHERE id = 2) WHERE id = 1;
             """)
         expectDecode { _ = try t.vault.item(service: "s", account: "a") }
@@ -184,20 +193,24 @@ import FobTestSupport
     @Test func passwordLimitsAreNamed() throws {
         let dir = TemporaryDirectory()
         #expect(throws: KeychainError.param("the master password is longer than 65536 bytes")) {
-            _ = try Vault.create(at: dir.file("a.db"), password: SecretBytes([UInt8](repeating: 0x61, count: 65_537)), kdf: .testing)
+            _ = try Vault.create(
+                at: dir.file("a.db"), password: SecretBytes([UInt8](repeating: 0x61, count: 65_537)), kdf: .testing)
         }
         #expect(throws: KeychainError.param("the master password is empty")) {
             _ = try Vault.create(at: dir.file("b.db"), password: SecretBytes([]), kdf: .testing)
         }
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.db").path))
-        _ = try Vault.create(at: dir.file("c.db"), password: SecretBytes([UInt8](repeating: 0x61, count: 65_536)), kdf: .testing)
+        _ = try Vault.create(
+            at: dir.file("c.db"), password: SecretBytes([UInt8](repeating: 0x61, count: 65_536)), kdf: .testing)
     }
 
     @Test func errorTextsNeverContainTheSecret() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("SECRET-VALUE")))
         var messages: [String] = []
-        do { try t.vault.add(Item(service: "s", account: "a", secret: .text("SECRET-VALUE"))) } catch { messages.append(error.description) }
+        do { try t.vault.add(Item(service: "s", account: "a", secret: .text("SECRET-VALUE"))) } catch {
+            messages.append(error.description)
+        }
         do { try t.vault.unlock(password: .text("SECRET-VALUE")) } catch { messages.append(error.description) }
         #expect(messages.count == 2)
         #expect(messages.allSatisfy { !$0.contains("SECRET-VALUE") })
@@ -210,7 +223,9 @@ import FobTestSupport
         let mountPoint = dir.file("tiny")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         // Needs root (as CI and the test script run); a tiny tmpfs fills up for real.
-        try #require(mount("tmpfs", mountPoint.path, "tmpfs", 0, "size=512k") == 0, "cannot mount a tmpfs: run the tests as root")
+        try #require(
+            mount("tmpfs", mountPoint.path, "tmpfs", 0, "size=512k") == 0, "cannot mount a tmpfs: run the tests as root"
+        )
         defer { umount2(mountPoint.path, Int32(MNT_DETACH)) }
         let url = mountPoint.appendingPathComponent("vault.db")
         let vault = try Vault.create(at: url, password: .text("pw"), kdf: .testing)
@@ -266,7 +281,8 @@ import FobTestSupport
         var stmt: OpaquePointer?
         sqlite3_prepare_v2(db, "SELECT record, lookup FROM items ORDER BY id", -1, &stmt, nil)
         defer { sqlite3_finalize(stmt) }
-        var records: [[UInt8]] = [], lookups: [[UInt8]] = []
+        var records: [[UInt8]] = []
+        var lookups: [[UInt8]] = []
         while sqlite3_step(stmt) == SQLITE_ROW {
             for (column, target) in [(Int32(0), 0), (Int32(1), 1)] {
                 let n = Int(sqlite3_column_bytes(stmt, column))
@@ -285,8 +301,14 @@ import FobTestSupport
         let sql = lookup == nil ? "UPDATE items SET record = ?1" : "UPDATE items SET record = ?1, lookup = ?2"
         sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
         defer { sqlite3_finalize(stmt) }
-        record.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), fob_sqlite_transient()) }
-        if let lookup { lookup.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 2, $0.baseAddress, Int32($0.count), fob_sqlite_transient()) } }
+        record.withUnsafeBytes {
+            _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), fob_sqlite_transient())
+        }
+        if let lookup {
+            lookup.withUnsafeBytes {
+                _ = sqlite3_bind_blob(stmt, 2, $0.baseAddress, Int32($0.count), fob_sqlite_transient())
+            }
+        }
         #expect(sqlite3_step(stmt) == SQLITE_DONE)
     }
 }

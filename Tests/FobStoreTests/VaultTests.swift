@@ -1,7 +1,8 @@
+import FobTestSupport
 import Foundation
 import Testing
+
 @testable import FobStore
-import FobTestSupport
 
 @Suite struct VaultTests {
     @Test func addThenGetReturnsTheSameBytes() throws {
@@ -27,7 +28,9 @@ import FobTestSupport
         #expect(throws: KeychainError.itemNotFound("service \"x\", account \"y\"")) {
             try t.vault.item(service: "x", account: "y")
         }
-        #expect(thrownKeychainError { try t.vault.delete(matching: .key(service: "x", account: "y")) }?.statusName == "errSecItemNotFound")
+        #expect(
+            thrownKeychainError { try t.vault.delete(matching: .key(service: "x", account: "y")) }?.statusName
+                == "errSecItemNotFound")
     }
 
     @Test func reopenWithPasswordAndWrongPassword() throws {

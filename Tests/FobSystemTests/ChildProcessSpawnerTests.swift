@@ -1,13 +1,15 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
-import FobTestSupport
 import FobSystem
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// Runs `/bin/sh -c script` (through FobTestSupport's `runTool`, which
 /// starts it with ``ChildProcessSpawner``) with `input` on its stdin.
-private func runShell(_ script: String, input: [UInt8] = [], environment: [String: String] = ["PATH": "/usr/bin:/bin"],
-                      newSession: Bool = false) throws -> (status: Int32, output: String) {
+private func runShell(
+    _ script: String, input: [UInt8] = [], environment: [String: String] = ["PATH": "/usr/bin:/bin"],
+    newSession: Bool = false
+) throws -> (status: Int32, output: String) {
     try runTool("/bin/sh", ["-c", script], input: input, environment: environment, newSession: newSession)
 }
 
@@ -23,9 +25,10 @@ private func signalSet(_ name: String, in status: String) -> UInt64? {
 struct ChildProcessSpawnerTests {
     @Test("stdin reaches the child through the pipe; the environment is exactly the one given")
     func stdinAndEnvironment() throws {
-        let result = try runShell("printf '%s|' \"$FOB_TEST_VALUE\" \"${HOME-unset}\"; cat",
-                                  input: Array("from stdin".utf8),
-                                  environment: ["PATH": "/usr/bin:/bin", "FOB_TEST_VALUE": "given"])
+        let result = try runShell(
+            "printf '%s|' \"$FOB_TEST_VALUE\" \"${HOME-unset}\"; cat",
+            input: Array("from stdin".utf8),
+            environment: ["PATH": "/usr/bin:/bin", "FOB_TEST_VALUE": "given"])
         #expect(result.status == 0)
         #expect(result.output == "given|unset|from stdin")
     }
@@ -43,7 +46,8 @@ struct ChildProcessSpawnerTests {
     @Test("signals ignored or blocked here are at their defaults and unblocked in the child")
     func signalsReset() throws {
         signal(SIGPIPE, SIG_IGN)
-        var block = sigset_t(), previous = sigset_t()
+        var block = sigset_t()
+        var previous = sigset_t()
         sigemptyset(&block)
         sigaddset(&block, SIGUSR2)
         pthread_sigmask(SIG_BLOCK, &block, &previous)
@@ -81,8 +85,9 @@ struct ChildProcessSpawnerTests {
     @Test("a program that does not exist is a SpawnError with ENOENT, not a crash")
     func missingProgram() throws {
         do {
-            _ = try ChildProcessSpawner.spawn(executable: "/nonexistent/fob-helper", arguments: [], environment: [:],
-                                              standardInput: .null, standardOutput: .null, standardError: .null)
+            _ = try ChildProcessSpawner.spawn(
+                executable: "/nonexistent/fob-helper", arguments: [], environment: [:],
+                standardInput: .null, standardOutput: .null, standardError: .null)
             Issue.record("spawning a missing program succeeded")
         } catch {
             #expect(error.code == ENOENT)

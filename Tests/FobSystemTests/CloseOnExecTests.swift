@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
-import FobTestSupport
 import FobSystem
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// Every descriptor Fob makes is close-on-exec from the start.
 @Suite struct CloseOnExecTests {
@@ -28,13 +28,18 @@ import FobSystem
         for file in files {
             let text = try String(contentsOfFile: root.appendingPathComponent(file).path, encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                let bad = code.contains(" pipe(") || code.contains("(pipe(") || code.contains(" accept(")
+                let code =
+                    line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+                    ?? ""
+                let bad =
+                    code.contains(" pipe(") || code.contains("(pipe(") || code.contains(" accept(")
                     || code.contains("= accept(")
                     || (code.contains(" socket(") && !code.contains("SOCK_CLOEXEC"))
                     || (code.range(of: #"(^|[ (=.])open\("#, options: .regularExpression) != nil
                         && code.contains("O_") && !code.contains("O_CLOEXEC"))
-                if bad && !code.contains("func ") { offenders.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))") }
+                if bad && !code.contains("func ") {
+                    offenders.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                }
             }
         }
         #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")

@@ -1,7 +1,7 @@
+import FobSystem
 import Foundation
 @preconcurrency import Glibc
 import Testing
-import FobSystem
 
 /// One run of a helper program: input on stdin, answer from stdout, within
 /// a deadline and a size limit.
@@ -11,8 +11,11 @@ import FobSystem
 
     @Test func theAnswerIsTheHelpersStandardOutput() {
         let input = Array("a secret\u{0}with a NUL".utf8)
-        guard case .answered(let answer) = HelperExchange.run("/bin/cat", input: input, environment: environment,
-                                                              deadline: soon(), maxOutput: 1 << 20) else {
+        guard
+            case .answered(let answer) = HelperExchange.run(
+                "/bin/cat", input: input, environment: environment,
+                deadline: soon(), maxOutput: 1 << 20)
+        else {
             Issue.record("cat must answer")
             return
         }
@@ -22,8 +25,11 @@ import FobSystem
     /// cat answers while it still reads: input and answer flow at once.
     @Test func aLargeInputAndAnswerPassWhole() {
         let input = [UInt8](repeating: 0x61, count: 3 << 20)
-        guard case .answered(let answer) = HelperExchange.run("/bin/cat", input: input, environment: environment,
-                                                              deadline: soon(), maxOutput: 4 << 20) else {
+        guard
+            case .answered(let answer) = HelperExchange.run(
+                "/bin/cat", input: input, environment: environment,
+                deadline: soon(), maxOutput: 4 << 20)
+        else {
             Issue.record("cat must answer")
             return
         }
@@ -31,7 +37,10 @@ import FobSystem
     }
 
     @Test func aFailingHelperIsFailedNotAnEmptyAnswer() {
-        guard case .failed = HelperExchange.run("/bin/false", input: [], environment: environment, deadline: soon(), maxOutput: 10) else {
+        guard
+            case .failed = HelperExchange.run(
+                "/bin/false", input: [], environment: environment, deadline: soon(), maxOutput: 10)
+        else {
             Issue.record("exit 1 must be .failed")
             return
         }
@@ -43,8 +52,11 @@ import FobSystem
         chmod(script.path, 0o755)
         defer { try? FileManager.default.removeItem(at: script) }
         let started = Date()
-        guard case .timedOut = HelperExchange.run(script.path, input: [], environment: ["PATH": "/usr/bin:/bin"],
-                                                  deadline: soon(0.5), maxOutput: 10) else {
+        guard
+            case .timedOut = HelperExchange.run(
+                script.path, input: [], environment: ["PATH": "/usr/bin:/bin"],
+                deadline: soon(0.5), maxOutput: 10)
+        else {
             Issue.record("sleep must time out")
             return
         }
@@ -53,19 +65,29 @@ import FobSystem
 
     @Test func anAnswerOverTheLimitIsRefused() {
         let input = [UInt8](repeating: 0x61, count: 100_000)
-        guard case .tooLarge = HelperExchange.run("/bin/cat", input: input, environment: environment, deadline: soon(), maxOutput: 1_000) else {
+        guard
+            case .tooLarge = HelperExchange.run(
+                "/bin/cat", input: input, environment: environment, deadline: soon(), maxOutput: 1_000)
+        else {
             Issue.record("a long answer must be .tooLarge")
             return
         }
     }
 
     @Test func aMissingHelperIsNotStartedOrNotFound() {
-        guard case .notStarted = HelperExchange.run("/nonexistent/helper", input: [], environment: environment, deadline: soon(), maxOutput: 10) else {
+        guard
+            case .notStarted = HelperExchange.run(
+                "/nonexistent/helper", input: [], environment: environment, deadline: soon(), maxOutput: 10)
+        else {
             Issue.record("a missing program must be .notStarted")
             return
         }
-        #expect(HelperExchange.locate("fob-nothing", override: "FOB_NOTHING", environment: ["FOB_NOTHING": "/nonexistent/x"]) == nil)
-        #expect(HelperExchange.locate("cat", override: "FOB_NOTHING", environment: ["PATH": "/usr/bin:/bin"])?.hasSuffix("/cat") == true)
+        #expect(
+            HelperExchange.locate(
+                "fob-nothing", override: "FOB_NOTHING", environment: ["FOB_NOTHING": "/nonexistent/x"]) == nil)
+        #expect(
+            HelperExchange.locate("cat", override: "FOB_NOTHING", environment: ["PATH": "/usr/bin:/bin"])?.hasSuffix(
+                "/cat") == true)
         #expect(HelperExchange.locate("x", override: "FOB_X", environment: ["FOB_X": "/bin/cat"]) == "/bin/cat")
     }
 

@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
-import Testing
-import FobTestSupport
 import FobSystem
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
 
 /// Fob's own files (the vault's lock file, the clipboard clearer's state
 /// file) never follow a symbolic link, never open a FIFO or device, and are 0600.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Testing
+
 @testable import FobTerminal
 
 /// wcwidth follows LC_CTYPE: these tests measure under C.UTF-8.

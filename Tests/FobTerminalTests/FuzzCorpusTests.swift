@@ -1,6 +1,6 @@
-import Testing
-import FobTestSupport
 @_spi(Fuzz) import FobTerminal
+import FobTestSupport
+import Testing
 
 /// The `terminal-keys` fuzz corpus through the fuzz target's entry point.
 @Suite struct TerminalFuzzCorpusTests {

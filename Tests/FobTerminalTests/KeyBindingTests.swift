@@ -1,9 +1,10 @@
-import Foundation
+import FobClipboard
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
-import FobClipboard
+
 @testable import FobTerminal
 
 /// An app showing `context`, with one item in the vault.
@@ -23,7 +24,9 @@ private func app(in context: KeyContext) -> AppModel {
     case .choice: app.send(.focus(.kind))
     case .generatorRow: app.send(.focus(.generator))
     case .generatorChoice: app.send(.openGenerator)
-    case .generatorField: app.send(.openGenerator); app.send(.focusNext)
+    case .generatorField:
+        app.send(.openGenerator)
+        app.send(.focusNext)
     case .tooSmall, .list, .createVault, .unlock: break
     }
     return app
@@ -85,7 +88,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .confirm: "y yes  n/Esc no",
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
             .unlock: "Enter unlock  Ctrl-R reveal  Esc quit",
-            .list: "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit",
+            .list:
+                "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit",
             .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
             .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  Esc list",
             .choice: "Space/Left/Right change  Tab/S-Tab move  Esc list",
@@ -108,10 +112,13 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(KeyBindings.helpLines.map(\.key) == fromTable.map(\.keys))
         #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
-        #expect(KeyBindings.helpLines.map(\.key) == ["Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
-                                                     "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
-                                                     "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
-                                                     "Ctrl-R", "Enter", "Esc", "Esc", "?", "q"])
+        #expect(
+            KeyBindings.helpLines.map(\.key) == [
+                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
+                "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
+                "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
+                "Ctrl-R", "Enter", "Esc", "Esc", "?", "q",
+            ])
         #expect(KeyBindings.helpLines.last { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }
 
@@ -122,7 +129,9 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             #expect(!Set(row.contexts).isDisjoint(with: [.list, .generatorRow, .generatorChoice]), "\(row.help!.keys)")
             for context in row.contexts {
                 let app = app(in: context)
-                for key in sampleKeys(row.keys) { #expect(KeyMap.action(for: key, in: app) != nil, "\(key) in \(context)") }
+                for key in sampleKeys(row.keys) {
+                    #expect(KeyMap.action(for: key, in: app) != nil, "\(key) in \(context)")
+                }
             }
         }
     }
@@ -131,9 +140,10 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     @Test func helpListsTheGeneratorDialogsKeys() {
         let dialogLines = KeyBindings.helpLines.filter { $0.action.hasPrefix("generator: ") }.map(\.key)
         #expect(dialogLines == ["Tab, Shift-Tab", "Space", "Ctrl-G", "Ctrl-R", "Enter", "Esc"])
-        #expect(KeyBindings.helpLines.contains {
-            $0.key == "Enter, Space" && $0.action == "on the Generator row (or Ctrl-G): open the generator dialog"
-        })
+        #expect(
+            KeyBindings.helpLines.contains {
+                $0.key == "Enter, Space" && $0.action == "on the Generator row (or Ctrl-G): open the generator dialog"
+            })
     }
 }
 
@@ -152,7 +162,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         for row in 0..<canvas.rows {
             let line = Array(canvas.line(row))
             guard line.count >= needle.count else { continue }
-            for column in 0...(line.count - needle.count) where Array(line[column..<(column + needle.count)]) == needle {
+            for column in 0...(line.count - needle.count) where Array(line[column..<(column + needle.count)]) == needle
+            {
                 return canvas[row, column].role
             }
         }

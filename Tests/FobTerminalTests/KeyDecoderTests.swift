@@ -1,5 +1,6 @@
-import Testing
 import CNcurses
+import Testing
+
 @testable import FobTerminal
 
 private func decode(_ bursts: [[RawInput]]) -> [Key] {
@@ -27,7 +28,10 @@ private func chars(_ s: String) -> [RawInput] { s.unicodeScalars.map { .characte
         #expect(decode([[.character(127)], [.character(8)]]) == [.backspace, .backspace])
         #expect(decode([[.character(0x12)]]) == [.control("r")])
         #expect(decode([[.function(KEY_BTAB)], [.function(KEY_RESIZE)]]) == [.backTab, .resize])
-        #expect(decode([[.function(KEY_F0 + 1)], [.function(KEY_UP)], [.function(KEY_BACKSPACE)]]) == [.function(1), .up, .backspace])
+        #expect(
+            decode([[.function(KEY_F0 + 1)], [.function(KEY_UP)], [.function(KEY_BACKSPACE)]]) == [
+                .function(1), .up, .backspace,
+            ])
     }
 
     @Test func escapeAloneVersusAlt() {
@@ -48,7 +52,9 @@ private func chars(_ s: String) -> [RawInput] { s.unicodeScalars.map { .characte
         let paste = [.character(27)] + chars("[200~pa\u{1B}ss\r\nwörd") + [.character(27)] + chars("[201~")
         #expect(decode([paste]) == [.paste("pa\u{1B}ss\nwörd")])
         // Split across reads, text before and after.
-        let split: [[RawInput]] = [chars("a") + [.character(27)] + chars("[20"), chars("0~xy"), chars("z\u{1B}[2"), chars("01~b")]
+        let split: [[RawInput]] = [
+            chars("a") + [.character(27)] + chars("[20"), chars("0~xy"), chars("z\u{1B}[2"), chars("01~b"),
+        ]
         #expect(decode(split) == [.character("a"), .paste("xyz"), .character("b")])
     }
 

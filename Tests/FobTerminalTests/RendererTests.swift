@@ -1,28 +1,35 @@
-@preconcurrency import Glibc
-import Foundation
-import FobTestSupport
-import Testing
-import FobStore
-import FobViewModels
-@testable import FobTerminal
 import FobClipboard
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+@testable import FobTerminal
 
 /// Whether the tests can switch to a UTF-8 locale (needed to draw `•` and box lines).
 let unicodeLocale: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
 
 /// An app on an in-memory store with `items`, unlocked unless `locked`,
 /// with the store and the fake clipboard it uses.
-func makeTestApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
-                 clock: TestClock = TestClock(), lockAfter: TimeInterval = 300)
-    -> (app: AppModel, store: InMemoryStore, clipboard: FakeClipboard) {
+func makeTestApp(
+    items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+    clock: TestClock = TestClock(), lockAfter: TimeInterval = 300
+)
+    -> (app: AppModel, store: InMemoryStore, clipboard: FakeClipboard)
+{
     let store = InMemoryStore(password: vault ? "pw" : nil, now: { clock.now })
     for (service, account, secret) in items {
         store.externalPut(Item(service: service, account: account, secret: SecretBytes(utf8: secret)))
     }
     let clipboard = FakeClipboard()
-    let app = AppModel(store: store, clipboard: ClipboardController(clipboard: clipboard, clearAfter: 45, clock: clock,
-                                                                    runner: InlineRunner()),
-                       clock: clock, lockAfter: lockAfter)
+    let app = AppModel(
+        store: store,
+        clipboard: ClipboardController(
+            clipboard: clipboard, clearAfter: 45, clock: clock,
+            runner: InlineRunner()),
+        clock: clock, lockAfter: lockAfter)
     if vault && !locked {
         app.send(.insert("pw"))
         app.send(.submit)
@@ -31,8 +38,10 @@ func makeTestApp(items: [(String, String, String)] = [], locked: Bool = false, v
 }
 
 /// An app on an in-memory store with `items`, unlocked unless `locked`.
-func makeApp(items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
-             clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
+func makeApp(
+    items: [(String, String, String)] = [], locked: Bool = false, vault: Bool = true,
+    clock: TestClock = TestClock(), lockAfter: TimeInterval = 300
+) -> AppModel {
     makeTestApp(items: items, locked: locked, vault: vault, clock: clock, lockAfter: lockAfter).app
 }
 
@@ -70,8 +79,10 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s3cret"), ("密码", "🔑", "x")])
         let canvas = draw(app)
-        for label in ["Service", "User ID", "Password", "[ Save ]", "[ Retrieve ]", "[ Delete ]",
-                      "Retrieved ID", "Retrieved Password", "Message", "Items 2", "github.com", "密码", "🔑"] {
+        for label in [
+            "Service", "User ID", "Password", "[ Save ]", "[ Retrieve ]", "[ Delete ]",
+            "Retrieved ID", "Retrieved Password", "Message", "Items 2", "github.com", "密码", "🔑",
+        ] {
             #expect(canvas.text.contains(label), "missing \(label)")
         }
         #expect(canvas.line(31).contains("? help"))
@@ -152,15 +163,17 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.openGenerator)
         var canvas = draw(app)
         text = canvas.text
-        for caption in ["Password generator", "Make", "characters", "Length", "Lower case a-z", "Excluded characters",
-                        "Preview", "130.9 bits", "Enter Use", "Esc Cancel"] {
+        for caption in [
+            "Password generator", "Make", "characters", "Length", "Lower case a-z", "Excluded characters",
+            "Preview", "130.9 bits", "Enter Use", "Esc Cancel",
+        ] {
             #expect(text.contains(caption), "\(caption)")
         }
         #expect(text.contains(String(repeating: "•", count: 20)))
-        #expect(canvas.cursor == nil)   // focus on the mode, a choice
+        #expect(canvas.cursor == nil) // focus on the mode, a choice
         app.send(.focusNext)
         canvas = draw(app)
-        #expect(canvas.cursor != nil)   // in the Length field
+        #expect(canvas.cursor != nil) // in the Length field
         app.send(.clearField)
         app.send(.insert("5000"))
         text = draw(app).text
@@ -184,8 +197,10 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         #expect(text.contains("Symbols") && text.contains("(all 32 ASCII punctuation characters)"))
         #expect(!text.contains("!#$%&*"))
         // Digits only, every digit excluded.
-        for action: Action in [.focusNext, .focusNext, .cycleKind(1), .focusNext, .cycleKind(1), .focusNext, .focusNext,
-                               .cycleKind(1), .focusNext, .insert("0123456789")] { app.send(action) }
+        for action: Action in [
+            .focusNext, .focusNext, .cycleKind(1), .focusNext, .cycleKind(1), .focusNext, .focusNext,
+            .cycleKind(1), .focusNext, .insert("0123456789"),
+        ] { app.send(action) }
         let problem = try #require(app.mainModel?.generatorDialog?.problem)
         #expect(DisplayWidth.cells(of: problem) > 68)
         let canvas = draw(app, rows: 40, columns: 140)
@@ -276,7 +291,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
             return String(chars[min(start, chars.count)...]).split(separator: "│").first.map(String.init)?
                 .trimmingCharacters(in: .whitespaces) ?? ""
         }
-        #expect(parts.filter { !$0.isEmpty }.joined(separator: " ") == #"No item for service "nosuchservice.example", user ID "someone""#)
+        #expect(
+            parts.filter { !$0.isEmpty }.joined(separator: " ")
+                == #"No item for service "nosuchservice.example", user ID "someone""#)
         // The message is wrapped, never cut (the Generator row's summary below may be).
         #expect(!parts.joined().contains("…"))
     }
@@ -294,9 +311,12 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let jwt = b64url(#"{"alg":"none"}"#) + "." + b64url(#"{"exp":\#(exp)}"#) + ".c2ln"
         store.externalPut(Item(service: "idp.example", account: "ana", kind: .token, secret: SecretBytes(utf8: jwt)))
         store.externalPut(Item(service: "api.example", account: "bo", secret: SecretBytes(utf8: "x")))
-        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: FakeClipboard(), clearAfter: 45, clock: clock,
-                                                                        runner: InlineRunner()),
-                           clock: clock, lockAfter: 0)
+        let app = AppModel(
+            store: store,
+            clipboard: ClipboardController(
+                clipboard: FakeClipboard(), clearAfter: 45, clock: clock,
+                runner: InlineRunner()),
+            clock: clock, lockAfter: 0)
         app.send(.insert("pw"))
         app.send(.submit)
         for columns in [80, 110, 160] {
@@ -315,7 +335,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     }
 
     @Test func wrapKeepsWordsTogether() {
-        #expect(Renderer.wrap("Delete service \"a\", user ID \"b\"? (y/n)", width: 16)
+        #expect(
+            Renderer.wrap("Delete service \"a\", user ID \"b\"? (y/n)", width: 16)
                 == ["Delete service", "\"a\", user ID", "\"b\"? (y/n)"])
         #expect(Renderer.wrap("", width: 10) == [""])
     }

@@ -1,6 +1,7 @@
+import FobTestSupport
 import Foundation
 import Testing
-import FobTestSupport
+
 @testable import FobTokens
 
 /// Every input kept in the fuzz corpora of FobTokens' parsers (seeds and
@@ -25,7 +26,8 @@ import FobTestSupport
     @Test func tokenResponseInputs() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         for (name, bytes) in FuzzCorpus.inputs("token-response") {
-            _ = try? TokenResponse.parse(HTTPResponse(status: 200, body: bytes), endpoint: URL(string: "https://idp.example/t")!)
+            _ = try? TokenResponse.parse(
+                HTTPResponse(status: 200, body: bytes), endpoint: URL(string: "https://idp.example/t")!)
             if let set = try? OAuthTokenSet.decode(bytes) {
                 _ = TimeText.expiry(set.expiresAt, now: now)
             } else if name.hasPrefix("stored-expiry") {
@@ -44,7 +46,9 @@ import FobTestSupport
     @Test func otpAndBase32Inputs() throws {
         for (_, bytes) in FuzzCorpus.inputs("otpauth-uri") { _ = try? OneTimePassword(parsing: bytes) }
         for (_, bytes) in FuzzCorpus.inputs("base32") {
-            if let decoded = try? Base32.decode(bytes: bytes) { #expect(try Base32.decode(Base32.encode(decoded)) == decoded) }
+            if let decoded = try? Base32.decode(bytes: bytes) {
+                #expect(try Base32.decode(Base32.encode(decoded)) == decoded)
+            }
         }
     }
 }

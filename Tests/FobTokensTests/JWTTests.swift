@@ -1,6 +1,7 @@
-import Foundation
 import FobTestSupport
+import Foundation
 import Testing
+
 @testable import FobTokens
 
 @Suite struct JWTTests {
@@ -19,7 +20,9 @@ import Testing
         #expect(jwt.notBefore == .absent)
         #expect(jwt.signature == Array("sig".utf8))
         #expect(jwt.claims.keys.sorted() == ["exp", "iat", "sub"])
-        #expect(String(decoding: jwt.claimsJSON, as: UTF8.self) == #"{"sub":"dev@example.com","iat":1459870274,"exp":1459872074}"#)
+        #expect(
+            String(decoding: jwt.claimsJSON, as: UTF8.self)
+                == #"{"sub":"dev@example.com","iat":1459870274,"exp":1459872074}"#)
     }
 
     @Test func paddedSegmentsDecodeTheSame() throws {
@@ -38,7 +41,9 @@ import Testing
         #expect(throws: JWTError.notAnObject(.claims, found: "a string")) { try JWT(decoding: token) }
         let error = (try? JWT(decoding: token)) == nil
         #expect(error)
-        #expect(JWTError.notAnObject(.claims, found: "a string").description == "not a JWT: the claims is a string, not a JSON object")
+        #expect(
+            JWTError.notAnObject(.claims, found: "a string").description
+                == "not a JWT: the claims is a string, not a JSON object")
     }
 
     @Test func headerThatIsAnArrayIsAnError() {
@@ -76,26 +81,36 @@ import Testing
         do {
             _ = try JWT(decoding: notJSON)
         } catch {
-            guard case .json(.claims, let json) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .json(.claims, let json) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(json.reason.contains("character 1"))
             #expect(error.description.hasPrefix("not a JWT: the claims is not JSON ("))
         }
         // A NUL byte would let Foundation read the text as UTF-16.
         let utf16 = "e30." + Base64URL.encode([0x7B, 0x00, 0x7D, 0x00]) + ".c2ln"
-        #expect(throws: JWTError.json(.claims, JSONError(reason: "a NUL byte; JSON text must be UTF-8"))) { try JWT(decoding: utf16) }
+        #expect(throws: JWTError.json(.claims, JSONError(reason: "a NUL byte; JSON text must be UTF-8"))) {
+            try JWT(decoding: utf16)
+        }
         // A number beyond Double's range makes the whole claims set unreadable.
         do {
             _ = try JWT(decoding: makeToken(claims: #"{"exp":1e400}"#))
             Issue.record("exp 1e400 was accepted")
         } catch {
-            guard case .json(.claims, _) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .json(.claims, _) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
         }
     }
 
     /// RFC 7519 §4: a parser may reject duplicate member names or return the
     /// lexically last one; JSONSerialization does the latter.
     @Test func duplicateMemberNamesKeepTheLexicallyLastValue() throws {
-        let jwt = try JWT(decoding: makeToken(header: #"{"alg":"none","alg":"HS256"}"#, claims: #"{"sub":"a","exp":1,"sub":"b","exp":"2"}"#))
+        let jwt = try JWT(
+            decoding: makeToken(
+                header: #"{"alg":"none","alg":"HS256"}"#, claims: #"{"sub":"a","exp":1,"sub":"b","exp":"2"}"#))
         #expect(jwt.claims["sub"] as? String == "b")
         #expect(jwt.algorithm == "HS256")
         #expect(jwt.expiresAt.date?.secondsSince1970 == 2)
@@ -139,7 +154,10 @@ import Testing
         #expect(exponent.expiresAt.date?.iso8601 == "2016-04-05T16:01:14Z")
     }
 
-    @Test(arguments: [#"true"#, #"false"#, #""tomorrow""#, #""1e9""#, #"" 12""#, #"{"t":1}"#, #"[1]"#, #"null"#, #""""#, #""1459872074Z""#])
+    @Test(arguments: [
+        #"true"#, #"false"#, #""tomorrow""#, #""1e9""#, #"" 12""#, #"{"t":1}"#, #"[1]"#, #"null"#, #""""#,
+        #""1459872074Z""#,
+    ])
     func otherTimeValuesAreReportedNotGuessed(value: String) throws {
         let jwt = try JWT(decoding: makeToken(claims: #"{"sub":"a","exp":\#(value)}"#))
         guard case .invalid(let found) = jwt.expiresAt else {
@@ -197,8 +215,10 @@ import Testing
 
 @Suite struct Base64URLTests {
     // RFC 4648 §10 vectors, in the URL-safe alphabet and without padding.
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
-                      ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
+        ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
     func rfc4648Vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))
@@ -213,17 +233,18 @@ import Testing
     }
 
     @Test func malformedInputIsRefused() {
-        #expect(Base64URL.decode("Z") == nil)         // 4n+1 characters
-        #expect(Base64URL.decode("Zg=") == nil)       // wrong padding
-        #expect(Base64URL.decode("Zm9v=") == nil)     // padding on a full group
-        #expect(Base64URL.decode("Zh") == nil)        // non-zero trailing bits
+        #expect(Base64URL.decode("Z") == nil) // 4n+1 characters
+        #expect(Base64URL.decode("Zg=") == nil) // wrong padding
+        #expect(Base64URL.decode("Zm9v=") == nil) // padding on a full group
+        #expect(Base64URL.decode("Zh") == nil) // non-zero trailing bits
         #expect(Base64URL.decode("Zm 9v") == nil)
     }
 }
 
 @Suite struct JSONTextTests {
     @Test func booleansAndNumbersAreToldApart() throws {
-        let values = try #require(try JSONText.parse(Array(#"[true,false,1,0,1.0,-3,2.5,12345678901234567890]"#.utf8)) as? [Any])
+        let values = try #require(
+            try JSONText.parse(Array(#"[true,false,1,0,1.0,-3,2.5,12345678901234567890]"#.utf8)) as? [Any])
         #expect(values.map(JSONText.isBoolean) == [true, true, false, false, false, false, false, false])
         #expect(values.map { JSONText.number($0) != nil } == [false, false, true, true, true, true, true, true])
         #expect(values.dropLast().map { JSONText.number($0)?.doubleValue } == [nil, nil, 1, 0, 1, -3, 2.5])
@@ -233,8 +254,10 @@ import Testing
         #expect(!JSONText.isBoolean(NSNumber(value: 1)))
     }
 
-    @Test(arguments: [("{}", "an object"), ("[]", "an array"), (#""x""#, "a string"), ("1", "a number"),
-                      ("true", "a boolean"), ("null", "null")])
+    @Test(arguments: [
+        ("{}", "an object"), ("[]", "an array"), (#""x""#, "a string"), ("1", "a number"),
+        ("true", "a boolean"), ("null", "null"),
+    ])
     func typeDescriptions(text: String, expected: String) throws {
         #expect(JSONText.typeDescription(try JSONText.parse(Array(text.utf8))) == expected)
     }
@@ -251,7 +274,10 @@ import Testing
         #expect(JSONText.text(["ok": true, "none": NSNull()] as [String: Any]) == #"{"none":null,"ok":true}"#)
     }
 
-    @Test(arguments: ["", "{", "[1,,]", "01", "[.5]", "[NaN]", #"["\ud800"]"#, "// c\n[1]", "1.", "-", "\"\u{01}\"", #""\x""#, "tru", "{} {}", #"{"a" 1}"#, "1e400"])
+    @Test(arguments: [
+        "", "{", "[1,,]", "01", "[.5]", "[NaN]", #"["\ud800"]"#, "// c\n[1]", "1.", "-", "\"\u{01}\"", #""\x""#, "tru",
+        "{} {}", #"{"a" 1}"#, "1e400",
+    ])
     func malformedJSONIsAnError(text: String) {
         #expect(throws: JSONError.self) { try JSONText.parse(Array(text.utf8)) }
     }

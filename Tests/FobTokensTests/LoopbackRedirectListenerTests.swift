@@ -1,8 +1,9 @@
-@preconcurrency import Glibc
-import Foundation
 import FobHTTP
 import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
 import Testing
+
 @testable import FobTokens
 
 /// Plays the browser: GETs the given URLs in order on a background thread,
@@ -15,7 +16,8 @@ final class FakeBrowser: @unchecked Sendable {
     init(_ urls: [String]) {
         Thread.detachNewThread { [self] in
             for url in urls {
-                let response = try? URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: url)!, timeout: 5))
+                let response = try? URLSessionTransport().send(
+                    HTTPRequest(method: "GET", url: URL(string: url)!, timeout: 5))
                 if let response { lock.withLock { responses.append(response) } }
             }
             done.signal()
@@ -57,8 +59,10 @@ final class FakeBrowser: @unchecked Sendable {
     @Test func aForgedStateIsIgnoredAndTheRealRedirectStillWorks() throws {
         let listener = try LoopbackRedirectListener()
         let base = "http://127.0.0.1:\(listener.port)/callback"
-        let browser = FakeBrowser(["\(base)?code=evil&state=forged", "\(base)?code=evil2",
-                                   "\(base)?error=access_denied&state=forged", "\(base)?code=good&state=st-1"])
+        let browser = FakeBrowser([
+            "\(base)?code=evil&state=forged", "\(base)?code=evil2",
+            "\(base)?error=access_denied&state=forged", "\(base)?code=good&state=st-1",
+        ])
         #expect(try listener.waitForCode(expectedState: "st-1", timeout: 10) == "good")
         #expect(browser.finished().map(\.status) == [400, 400, 400, 200])
     }
@@ -117,7 +121,9 @@ final class FakeBrowser: @unchecked Sendable {
 
     @Test func errorRedirectIsReported() throws {
         let listener = try LoopbackRedirectListener()
-        let browser = FakeBrowser(["http://127.0.0.1:\(listener.port)/callback?error=access_denied&error_description=User+said+%3Cno%3E&state=s"])
+        let browser = FakeBrowser([
+            "http://127.0.0.1:\(listener.port)/callback?error=access_denied&error_description=User+said+%3Cno%3E&state=s"
+        ])
         #expect(throws: OAuthError.authorization(error: "access_denied", description: "User said <no>")) {
             try listener.waitForCode(expectedState: "s", timeout: 10)
         }
@@ -144,7 +150,9 @@ final class FakeBrowser: @unchecked Sendable {
         address.sin_port = listener.port.bigEndian
         address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(silent, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(silent, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         #expect(connected == 0)
         // Like a browser's spare connection: open, silent, never closed.
@@ -156,11 +164,14 @@ final class FakeBrowser: @unchecked Sendable {
 
     @Test func loginFlowExchangesTheCodeWithTheVerifier() throws {
         let provider = FakeProvider()
-        let client = OAuthClient(endpoints: try OAuthEndpoints(authorization: provider.authorizationURL, token: provider.tokenURL),
-                                 clientID: "client-1", transport: provider)
+        let client = OAuthClient(
+            endpoints: try OAuthEndpoints(authorization: provider.authorizationURL, token: provider.tokenURL),
+            clientID: "client-1", transport: provider)
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
         var shown: URL?
-        let set = try OAuthLogin.run(client: client, scope: "openid", timeout: 10, clientSecretFile: nil, now: clock.function) { url in
+        let set = try OAuthLogin.run(
+            client: client, scope: "openid", timeout: 10, clientSecretFile: nil, now: clock.function
+        ) { url in
             shown = url
             // The provider would redirect the browser with the code and the request's state.
             let query = FormEncoding.decode(Substring(url.query ?? ""))
@@ -192,20 +203,28 @@ final class IdleConnections: @unchecked Sendable {
     /// Opens `count` non-blocking connections to `127.0.0.1:port`.
     func open(count: Int, port: UInt16) {
         for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(
+                AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
             _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             lock.withLock { fds.append(fd) }
             usleep(5_000)
         }
     }
 
-    func closeAll() { lock.withLock { fds.forEach { close($0) }; fds = [] } }
+    func closeAll() {
+        lock.withLock {
+            fds.forEach { close($0) }
+            fds = []
+        }
+    }
 }
 
 /// A browser made on another thread, read after a semaphore.

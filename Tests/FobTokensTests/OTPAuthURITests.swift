@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FobTokens
 
 /// Reading `otpauth://` URIs (Google's Key URI format) and bare base32 secrets.
@@ -9,7 +10,8 @@ import Testing
     static let secretBytes: [UInt8] = [0x48, 0x65, 0x6C, 0x6C, 0x6F, 0x21, 0xDE, 0xAD, 0xBE, 0xEF]
 
     @Test func googlesExample() throws {
-        let otp = try OneTimePassword(parsing: "otpauth://totp/Example:alice@google.com?secret=JBSWY3DPEHPK3PXP&issuer=Example")
+        let otp = try OneTimePassword(
+            parsing: "otpauth://totp/Example:alice@google.com?secret=JBSWY3DPEHPK3PXP&issuer=Example")
         #expect(otp.secret == Self.secretBytes)
         #expect(otp.kind == .totp(period: 30))
         #expect(otp.algorithm == .sha1)
@@ -19,7 +21,10 @@ import Testing
     }
 
     @Test func everyParameter() throws {
-        let otp = try OneTimePassword(parsing: "otpauth://totp/ACME%20Co:john.doe@email.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME%20Co&algorithm=SHA256&digits=8&period=60")
+        let otp = try OneTimePassword(
+            parsing:
+                "otpauth://totp/ACME%20Co:john.doe@email.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME%20Co&algorithm=SHA256&digits=8&period=60"
+        )
         #expect(otp.issuer == "ACME Co")
         #expect(otp.account == "john.doe@email.com")
         #expect(otp.algorithm == .sha256)
@@ -31,7 +36,7 @@ import Testing
     @Test func issuerFromTheLabelAloneAndFromTheParameterAlone() throws {
         let prefix = try OneTimePassword(parsing: "otpauth://totp/Big%20Corp:%20%20ana?secret=\(Self.secret)")
         #expect(prefix.issuer == "Big Corp")
-        #expect(prefix.account == "ana")  // spaces after the colon are dropped
+        #expect(prefix.account == "ana") // spaces after the colon are dropped
         let parameter = try OneTimePassword(parsing: "otpauth://totp/ana?secret=\(Self.secret)&issuer=Big%20Corp")
         #expect(parameter.issuer == "Big Corp")
         #expect(parameter.account == "ana")
@@ -57,8 +62,10 @@ import Testing
         #expect(unicode.account == "zü")
     }
 
-    @Test(arguments: ["jbswy3dpehpk3pxp", "JBSW Y3DP EHPK 3PXP", "jbsw%20y3dp%20ehpk%203pxp", "JbSwY3dPeHpK3pXp",
-                      "JBSWY3DPEHPK3PXP\t"])
+    @Test(arguments: [
+        "jbswy3dpehpk3pxp", "JBSW Y3DP EHPK 3PXP", "jbsw%20y3dp%20ehpk%203pxp", "JbSwY3dPeHpK3pXp",
+        "JBSWY3DPEHPK3PXP\t",
+    ])
     func secretsInEveryWriting(_ written: String) throws {
         let otp = try OneTimePassword(parsing: "otpauth://totp/a?secret=\(written)")
         #expect(otp.secret == Self.secretBytes)
@@ -73,16 +80,21 @@ import Testing
     }
 
     @Test func algorithmNamesInAnyCaseAndParameterNamesInAnyCase() throws {
-        #expect(try OneTimePassword(parsing: "otpauth://totp/a?secret=\(Self.secret)&algorithm=sha512").algorithm == .sha512)
-        #expect(try OneTimePassword(parsing: "otpauth://totp/a?secret=\(Self.secret)&algorithm=Sha1").algorithm == .sha1)
+        #expect(
+            try OneTimePassword(parsing: "otpauth://totp/a?secret=\(Self.secret)&algorithm=sha512").algorithm == .sha512
+        )
+        #expect(
+            try OneTimePassword(parsing: "otpauth://totp/a?secret=\(Self.secret)&algorithm=Sha1").algorithm == .sha1)
         #expect(try OneTimePassword(parsing: "OTPAUTH://TOTP/a?SECRET=\(Self.secret)&Digits=7").digits == 7)
     }
 
     @Test func hotpWithItsCounter() throws {
-        let otp = try OneTimePassword(parsing: "otpauth://hotp/Example:ana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=9")
+        let otp = try OneTimePassword(
+            parsing: "otpauth://hotp/Example:ana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=9")
         #expect(otp.kind == .hotp(counter: 9))
-        #expect(otp.code(at: Date()) == "520489")  // RFC 4226 Appendix D, count 9
-        #expect(try OneTimePassword(parsing: "otpauth://hotp/a?secret=\(Self.secret)&counter=18446744073709551615").kind
+        #expect(otp.code(at: Date()) == "520489") // RFC 4226 Appendix D, count 9
+        #expect(
+            try OneTimePassword(parsing: "otpauth://hotp/a?secret=\(Self.secret)&counter=18446744073709551615").kind
                 == .hotp(counter: .max))
     }
 
@@ -105,12 +117,16 @@ import Testing
         #expect(fromBytes.secret == fromText.secret && fromBytes.kind == fromText.kind && fromBytes.digits == 8)
         #expect(fromBytes.issuer == "Example" && fromBytes.account == "ana")
         #expect(try OneTimePassword(parsing: Array("JBSWY3DPEHPK3PXP\n".utf8)).secret == Self.secretBytes)
-        #expect(throws: OTPError.badPercentEncoding) { try OneTimePassword(parsing: [UInt8]("otpauth://totp/".utf8) + [0xFF] + Array("?secret=JBSWY3DPEHPK3PXP".utf8)) }
+        #expect(throws: OTPError.badPercentEncoding) {
+            try OneTimePassword(
+                parsing: [UInt8]("otpauth://totp/".utf8) + [0xFF] + Array("?secret=JBSWY3DPEHPK3PXP".utf8))
+        }
         #expect(throws: OTPError.badSecret(.character(offset: 0))) { try OneTimePassword(parsing: [0xC3, 0xA9]) }
     }
 
     @Test func otherParametersAndAFragmentAreIgnored() throws {
-        let otp = try OneTimePassword(parsing: "otpauth://totp/a?image=https%3A%2F%2Fexample.com%2Fx.png&secret=\(Self.secret)&&foo#frag")
+        let otp = try OneTimePassword(
+            parsing: "otpauth://totp/a?image=https%3A%2F%2Fexample.com%2Fx.png&secret=\(Self.secret)&&foo#frag")
         #expect(otp.secret == Self.secretBytes)
     }
 
@@ -155,8 +171,10 @@ import Testing
     @Test func errorsNeverQuoteTheSecret() {
         let secrets = ["JBSWY3DPEHPK3PX1", "SUPERSECRETSEEDQ!"]
         for secret in secrets {
-            for text in [secret, "otpauth://totp/a?secret=\(secret)", "otpauth://totp/a?secret=\(secret)&digits=5",
-                         "otpauth://x/a?secret=\(secret)", "otpauth://totp/a?secret=\(secret)&algorithm=\(secret)"] {
+            for text in [
+                secret, "otpauth://totp/a?secret=\(secret)", "otpauth://totp/a?secret=\(secret)&digits=5",
+                "otpauth://x/a?secret=\(secret)", "otpauth://totp/a?secret=\(secret)&algorithm=\(secret)",
+            ] {
                 do {
                     _ = try OneTimePassword(parsing: text)
                 } catch {
@@ -174,7 +192,9 @@ import Testing
             bytes.append(UInt8(truncatingIfNeeded: n &* 37 &+ 11))
         }
         // RFC 4648 §10 vectors.
-        let vectors = ["f": "MY", "fo": "MZXQ", "foo": "MZXW6", "foob": "MZXW6YQ", "fooba": "MZXW6YTB", "foobar": "MZXW6YTBOI"]
+        let vectors = [
+            "f": "MY", "fo": "MZXQ", "foo": "MZXW6", "foob": "MZXW6YQ", "fooba": "MZXW6YTB", "foobar": "MZXW6YTBOI",
+        ]
         for (plain, encoded) in vectors {
             #expect(Base32.encode(Array(plain.utf8)) == encoded)
             #expect(try Base32.decode(encoded) == Array(plain.utf8))
@@ -191,15 +211,21 @@ import Testing
     @Test func randomURIsReadBackAsTheirSettings() throws {
         var generator = SystemRandomNumberGenerator()
         let letters = Array("aZ09 &?#%=/+.@_-éü密🔑")
-        func name() -> String { String((0..<Int.random(in: 1...12, using: &generator)).map { _ in letters.randomElement(using: &generator)! }) }
+        func name() -> String {
+            String(
+                (0..<Int.random(in: 1...12, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+        }
         func encoded(_ text: String) -> String {
             text.utf8.map { byte in
                 let c = Character(Unicode.Scalar(byte))
-                return byte < 0x80 && (c.isLetter || c.isNumber || "-._~@".contains(c)) ? String(c) : String(format: "%%%02X", byte)
+                return byte < 0x80 && (c.isLetter || c.isNumber || "-._~@".contains(c))
+                    ? String(c) : String(format: "%%%02X", byte)
             }.joined()
         }
         for _ in 0..<300 {
-            let secret = (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let secret = (0..<Int.random(in: 1...64, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             let algorithm = OTPAlgorithm.allCases.randomElement(using: &generator)!
             let digits = Int.random(in: 6...8, using: &generator)
             let issuer = name().trimmingCharacters(in: .whitespaces)
@@ -207,8 +233,10 @@ import Testing
             let hotp = Bool.random(using: &generator)
             let period = Int.random(in: 1...300, using: &generator)
             let counter = UInt64.random(in: 0...UInt64.max, using: &generator)
-            var parameters = ["secret=\(Base32.encode(secret))", "algorithm=\(algorithm.rawValue)", "digits=\(digits)",
-                              hotp ? "counter=\(counter)" : "period=\(period)"]
+            var parameters = [
+                "secret=\(Base32.encode(secret))", "algorithm=\(algorithm.rawValue)", "digits=\(digits)",
+                hotp ? "counter=\(counter)" : "period=\(period)",
+            ]
             if !issuer.isEmpty { parameters.append("issuer=\(encoded(issuer))") }
             parameters.shuffle(using: &generator)
             let label = issuer.isEmpty ? encoded(account) : "\(encoded(issuer)):\(encoded(account))"
@@ -225,10 +253,14 @@ import Testing
     /// Bytes that are not a URI or a secret are always an error, never a crash.
     @Test func arbitraryBytesNeverCrash() {
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["otpauth://", "totp", "hotp", "/", ":", "%", "%3A", "?", "&", "=", "secret", "counter", "period",
-                      "digits", "algorithm", "JBSW", "1", "6", "9", "#", " ", "é", "\u{0}", "\u{FFFD}"]
+        let pieces = [
+            "otpauth://", "totp", "hotp", "/", ":", "%", "%3A", "?", "&", "=", "secret", "counter", "period",
+            "digits", "algorithm", "JBSW", "1", "6", "9", "#", " ", "é", "\u{0}", "\u{FFFD}",
+        ]
         for _ in 0..<2000 {
-            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
             _ = try? OneTimePassword(parsing: text)
         }
     }

@@ -1,13 +1,16 @@
+import FobTestSupport
 import Foundation
 import Testing
-import FobTestSupport
+
 @testable import FobTokens
 
 /// Where `oathtool` is on the `PATH`, if it is.
 enum Oathtool {
     static let path: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/oathtool" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/oathtool" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
 }
 
@@ -15,8 +18,10 @@ enum Oathtool {
 /// `scripts/setup --test`), an independent HOTP/TOTP implementation, at
 /// fixed instants. The secret goes to oathtool on its standard input (`-`),
 /// never in its arguments.
-@Suite(.enabled(if: Oathtool.path != nil,
-                "oathtool is not installed (apt-get install oathtool, or scripts/setup --test): agreement with it not checked"))
+@Suite(
+    .enabled(
+        if: Oathtool.path != nil,
+        "oathtool is not installed (apt-get install oathtool, or scripts/setup --test): agreement with it not checked"))
 struct OathtoolAgreementTests {
     /// oathtool's code for a base32 secret.
     static func oathtool(_ arguments: [String], secret: String) throws -> String {
@@ -37,11 +42,18 @@ struct OathtoolAgreementTests {
         for (digits, period) in [(6, 30), (7, 60), (8, 30)] {
             let secret = Self.randomSecret(bytes: 20)
             let base32 = Base32.encode(secret)
-            let otp = try OneTimePassword(parsing: "otpauth://totp/t?secret=\(base32)&algorithm=\(algorithm.rawValue)&digits=\(digits)&period=\(period)")
+            let otp = try OneTimePassword(
+                parsing:
+                    "otpauth://totp/t?secret=\(base32)&algorithm=\(algorithm.rawValue)&digits=\(digits)&period=\(period)"
+            )
             for instant in Self.instants {
-                let theirs = try Self.oathtool(["--totp=\(algorithm.rawValue.lowercased())", "-d", "\(digits)",
-                                                "-s", "\(period)s", "--now", "@\(instant)"], secret: base32)
-                #expect(otp.code(atUnixTime: instant) == theirs, "\(algorithm) \(digits) digits \(period) s at \(instant)")
+                let theirs = try Self.oathtool(
+                    [
+                        "--totp=\(algorithm.rawValue.lowercased())", "-d", "\(digits)",
+                        "-s", "\(period)s", "--now", "@\(instant)",
+                    ], secret: base32)
+                #expect(
+                    otp.code(atUnixTime: instant) == theirs, "\(algorithm) \(digits) digits \(period) s at \(instant)")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FobTokens
 
 /// HOTP (RFC 4226) and TOTP (RFC 6238) against the RFCs' own vectors.
@@ -11,10 +12,17 @@ import Testing
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// RFC 4226 Appendix D: the ten HOTP values of the ASCII secret "12345678901234567890".
-    @Test(arguments: zip(0..<10, ["755224", "287082", "359152", "969429", "338314",
-                                  "254676", "287922", "162583", "399871", "520489"]))
+    @Test(
+        arguments: zip(
+            0..<10,
+            [
+                "755224", "287082", "359152", "969429", "338314",
+                "254676", "287922", "162583", "399871", "520489",
+            ]))
     func rfc4226AppendixD(counter: Int, expected: String) throws {
-        #expect(OneTimePassword.hotp(secret: Self.seed20, counter: UInt64(counter), digits: 6, algorithm: .sha1) == expected)
+        #expect(
+            OneTimePassword.hotp(secret: Self.seed20, counter: UInt64(counter), digits: 6, algorithm: .sha1) == expected
+        )
         let otp = try OneTimePassword(secret: Self.seed20, kind: .hotp(counter: UInt64(counter)))
         #expect(otp.code(at: Date()) == expected)
         #expect(otp.secondsLeft(at: Date()) == nil)
@@ -44,9 +52,11 @@ import Testing
             (20_000_000_000, "65353130", "77737706", "47863826"),
         ]
         return table.flatMap { time, sha1, sha256, sha512 in
-            [Vector(time: time, algorithm: .sha1, code: sha1),
-             Vector(time: time, algorithm: .sha256, code: sha256),
-             Vector(time: time, algorithm: .sha512, code: sha512)]
+            [
+                Vector(time: time, algorithm: .sha1, code: sha1),
+                Vector(time: time, algorithm: .sha256, code: sha256),
+                Vector(time: time, algorithm: .sha512, code: sha512),
+            ]
         }
     }()
 
@@ -62,7 +72,8 @@ import Testing
         #expect(otp.code(atUnixTime: vector.time) == vector.code)
         #expect(otp.code(at: Date(timeIntervalSince1970: TimeInterval(vector.time))) == vector.code)
         // The same through a URI, the seed in base32.
-        let uri = "otpauth://totp/RFC:6238?secret=\(Base32.encode(seed))&algorithm=\(vector.algorithm.rawValue)&digits=8&period=30"
+        let uri =
+            "otpauth://totp/RFC:6238?secret=\(Base32.encode(seed))&algorithm=\(vector.algorithm.rawValue)&digits=8&period=30"
         #expect(try OneTimePassword(parsing: uri).code(atUnixTime: vector.time) == vector.code)
     }
 
@@ -70,12 +81,16 @@ import Testing
     /// hash's block are hashed first (libsodium's and Nettle's init take any length).
     @Test func hmacWithKeysLongerThanABlock() {
         let data = Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
-        #expect(Self.hex(OTPAlgorithm.sha1.mac(key: [UInt8](repeating: 0xAA, count: 80), message: data))
+        #expect(
+            Self.hex(OTPAlgorithm.sha1.mac(key: [UInt8](repeating: 0xAA, count: 80), message: data))
                 == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
-        #expect(Self.hex(OTPAlgorithm.sha256.mac(key: [UInt8](repeating: 0xAA, count: 131), message: data))
+        #expect(
+            Self.hex(OTPAlgorithm.sha256.mac(key: [UInt8](repeating: 0xAA, count: 131), message: data))
                 == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
-        #expect(Self.hex(OTPAlgorithm.sha512.mac(key: [UInt8](repeating: 0xAA, count: 131), message: data))
-                == "80b24263c7c1a3ebb71493c1dd7be8b49b46d1f41b4aeec1121b013783f8f3526b56d037e05f2598bd0fd2215d6a1e5295e64f73f63f0aec8b915a985d786598")
+        #expect(
+            Self.hex(OTPAlgorithm.sha512.mac(key: [UInt8](repeating: 0xAA, count: 131), message: data))
+                == "80b24263c7c1a3ebb71493c1dd7be8b49b46d1f41b4aeec1121b013783f8f3526b56d037e05f2598bd0fd2215d6a1e5295e64f73f63f0aec8b915a985d786598"
+        )
     }
 
     @Test func codesKeepTheirLeadingZeros() throws {
@@ -98,7 +113,9 @@ import Testing
         #expect(otp.code(atUnixTime: 59) != otp.code(atUnixTime: 60))
         let minute = try OneTimePassword(secret: Self.seed20, kind: .totp(period: 60))
         #expect(minute.secondsLeft(atUnixTime: 61) == 59)
-        #expect(minute.code(atUnixTime: 61) == OneTimePassword.hotp(secret: Self.seed20, counter: 1, digits: 6, algorithm: .sha1))
+        #expect(
+            minute.code(atUnixTime: 61)
+                == OneTimePassword.hotp(secret: Self.seed20, counter: 1, digits: 6, algorithm: .sha1))
     }
 
     @Test func timeStepsUseFloorAndT0Zero() {
@@ -119,9 +136,16 @@ import Testing
 
     @Test func descriptionsLeaveTheSecretOut() throws {
         let otp = try OneTimePassword(parsing: "otpauth://totp/ACME:ana?secret=JBSWY3DPEHPK3PXP")
-        for text in [otp.description, String(reflecting: otp), { var s = ""; dump(otp, to: &s); return s }()] {
+        for text in [
+            otp.description, String(reflecting: otp),
+            {
+                var s = ""
+                dump(otp, to: &s)
+                return s
+            }(),
+        ] {
             #expect(!text.contains("JBSWY3DPEHPK3PXP"))
-            #expect(!text.contains("72, 101, 108"))  // the decoded bytes, "Hello!"
+            #expect(!text.contains("72, 101, 108")) // the decoded bytes, "Hello!"
             #expect(text.contains("ana"))
         }
         #expect(otp.description == #"TOTP SHA1 6 digits 30 s, issuer "ACME", account "ana""#)

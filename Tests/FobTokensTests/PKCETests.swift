@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FobTokens
 
 @Suite struct PKCETests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FobTokens
 
 /// Chi-square goodness of fit with a fixed, generous threshold.
@@ -27,7 +28,8 @@ enum ChiSquare {
 
     @Test func defaultsAreTwentyCharactersOfAllFourClasses() throws {
         let policy = PasswordPolicy()
-        #expect(policy.kind == .characters && policy.length == 20 && policy.classes.count == 4 && policy.excluded.isEmpty)
+        #expect(
+            policy.kind == .characters && policy.length == 20 && policy.classes.count == 4 && policy.excluded.isEmpty)
         for _ in 0..<200 {
             let password = try PasswordGenerator.generate(policy)
             #expect(password.count == 20)
@@ -68,7 +70,10 @@ enum ChiSquare {
 
     @Test func badSettingsAreTypedErrors() {
         func refused(_ policy: PasswordPolicy) -> PasswordPolicyError? {
-            do { _ = try PasswordGenerator.generate(policy); return nil } catch { return error }
+            do {
+                _ = try PasswordGenerator.generate(policy)
+                return nil
+            } catch { return error }
         }
         #expect(refused(PasswordPolicy(length: 0)) == .length(0))
         #expect(refused(PasswordPolicy(length: 4097)) == .length(4097))
@@ -107,7 +112,8 @@ enum ChiSquare {
         #expect(Set(words).count == 7776)
         #expect(words == words.sorted())
         #expect(words.first == "abacus" && words.last == "zoom")
-        #expect(words.allSatisfy { (3...9).contains($0.count) && $0.allSatisfy { $0 == "-" || ("a"..."z").contains($0) } })
+        #expect(
+            words.allSatisfy { (3...9).contains($0.count) && $0.allSatisfy { $0 == "-" || ("a"..."z").contains($0) } })
         // Where Debian's diceware package is installed, the list matches it word for word.
         let debian = "/usr/lib/python3/dist-packages/diceware/wordlists/wordlist_en_eff.txt"
         if let text = try? String(contentsOfFile: debian, encoding: .utf8) {
@@ -116,7 +122,10 @@ enum ChiSquare {
             for (index, line) in lines.enumerated() {
                 var n = index
                 var dice = ""
-                for _ in 0..<5 { dice = String(n % 6 + 1) + dice; n /= 6 }
+                for _ in 0..<5 {
+                    dice = String(n % 6 + 1) + dice
+                    n /= 6
+                }
                 #expect(line == "\(dice)\t\(words[index])")
             }
         }
@@ -148,11 +157,14 @@ enum ChiSquare {
 
     @Test func entropyIsTheLogOfTheNumberOfAcceptablePasswords() throws {
         // digits {0 1 2} and symbols {! #}, 3 characters: 125 − 27 − 8 = 90 passwords.
-        let small = PasswordPolicy(length: 3, classes: [.digits, .symbols], excluded: "3456789" + Self.symbolsExcept("!#"))
+        let small = PasswordPolicy(
+            length: 3, classes: [.digits, .symbols], excluded: "3456789" + Self.symbolsExcept("!#"))
         #expect(Self.acceptable([3, 2], length: 3) == 90)
         #expect(abs(try small.entropy() - log2(90)) < 1e-12)
         // Four classes of 2, 1, 3, 2 characters, lengths 4 to 6, against enumeration.
-        let policy = PasswordPolicy(length: 4, excluded: "cdefghijklmnopqrstuvwxyz" + "BCDEFGHIJKLMNOPQRSTUVWXYZ" + "3456789" + Self.symbolsExcept("!#"))
+        let policy = PasswordPolicy(
+            length: 4,
+            excluded: "cdefghijklmnopqrstuvwxyz" + "BCDEFGHIJKLMNOPQRSTUVWXYZ" + "3456789" + Self.symbolsExcept("!#"))
         for length in 4...6 {
             var p = policy
             p.length = length
@@ -165,7 +177,9 @@ enum ChiSquare {
         #expect(abs(bits - 130.92587) < 1e-4, "\(bits)")
         // A single possible password has no entropy.
         #expect(try PasswordPolicy(length: 5, classes: [.digits], excluded: "123456789").entropy() == 0)
-        #expect(try PasswordGenerator.generate(PasswordPolicy(length: 5, classes: [.digits], excluded: "123456789")) == Array("00000".utf8))
+        #expect(
+            try PasswordGenerator.generate(PasswordPolicy(length: 5, classes: [.digits], excluded: "123456789"))
+                == Array("00000".utf8))
         // Words: 12.925 bits each.
         #expect(abs(try PasswordPolicy.passphrase(words: 6).entropy() - 6 * log2(7776.0)) < 1e-12)
         // Long passwords do not overflow.
@@ -207,7 +221,8 @@ enum ChiSquare {
     /// With the each-class rule, whole passwords are uniform over the
     /// acceptable ones: 90 of them for 3 characters of {0 1 2} and {! #}.
     @Test func acceptedPasswordsAreUniformOverTheAcceptableOnes() throws {
-        let policy = PasswordPolicy(length: 3, classes: [.digits, .symbols], excluded: "3456789" + Self.symbolsExcept("!#"))
+        let policy = PasswordPolicy(
+            length: 3, classes: [.digits, .symbols], excluded: "3456789" + Self.symbolsExcept("!#"))
         var counts: [String: Int] = [:]
         let draws = 18_000
         for _ in 0..<draws { counts[Self.text(try PasswordGenerator.generate(policy)), default: 0] += 1 }
@@ -222,7 +237,7 @@ enum ChiSquare {
         var index: [String: Int] = [:]
         for (i, word) in EFFWordlist.words.enumerated() { index[word] = i }
         var counts = [Int](repeating: 0, count: 7776)
-        let calls = 1215  // × 64 words = 77,760 draws, 10 per word expected
+        let calls = 1215 // × 64 words = 77,760 draws, 10 per word expected
         for _ in 0..<calls {
             let phrase = Self.text(try PasswordGenerator.generate(.passphrase(words: 64, separator: " ")))
             for word in phrase.split(separator: " ") { counts[index[String(word)]!] += 1 }

@@ -1,8 +1,8 @@
-import Foundation
 import FobClipboard
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 /// The app model's copy key over the fake clipboard.
@@ -50,7 +50,10 @@ import Testing
         let clock = TestClock()
         let store = InMemoryStore(password: "pw")
         store.externalPut(item("mail", "ana"))
-        let app = AppModel(store: store, clipboard: ClipboardController(clipboard: NoClipboard(), clock: clock, runner: InlineRunner()), clock: clock)
+        let app = AppModel(
+            store: store,
+            clipboard: ClipboardController(clipboard: NoClipboard(), clock: clock, runner: InlineRunner()), clock: clock
+        )
         app.send(.insert("pw"))
         app.send(.submit)
         app.send(.copySelected)

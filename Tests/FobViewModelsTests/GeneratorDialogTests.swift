@@ -1,8 +1,8 @@
-import Foundation
 import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import Foundation
 import Testing
 
 /// The password generator dialog: opened with Alt-G or from the Generator
@@ -116,7 +116,7 @@ import Testing
         h.send(.deleteBackward)
         #expect(dialog.problem == nil && dialog.preview != nil)
         // Words out of range.
-        h.send(.focus(.list))   // not for the dialog: ignored
+        h.send(.focus(.list)) // not for the dialog: ignored
         #expect(h.app.overlay == .generator)
         h.send(.focusNext, .cycleKind(1), .focusNext, .clearField, .insert("65"))
         #expect(dialog.problem == "The number of words must be 1 to 64, not 65")
@@ -135,8 +135,9 @@ import Testing
 
     @Test func enterFillsThePasswordWithExactlyThePreviewAndKeepsTheSettings() throws {
         let (h, dialog) = try opened()
-        h.send(.focusNext, .clearField, .insert("32"), .focusNext, .cycleKind(1), .focusNext, .cycleKind(1),
-               .focusNext, .focusNext, .cycleKind(1))
+        h.send(
+            .focusNext, .clearField, .insert("32"), .focusNext, .cycleKind(1), .focusNext, .cycleKind(1),
+            .focusNext, .focusNext, .cycleKind(1))
         let preview = try #require(dialog.preview)
         h.send(.submit)
         #expect(h.app.overlay == nil && h.main.generatorDialog == nil)
@@ -187,8 +188,9 @@ import Testing
     @Test func usingOneModeKeepsTheOtherModesLengthAndWordCount() throws {
         let (h, dialog) = try opened()
         // 12 characters of lower case and digits, without O0Il1.
-        h.send(.focusNext, .clearField, .insert("12"), .focusNext, .focusNext, .cycleKind(1),
-               .focusNext, .focusNext, .cycleKind(1), .focusNext, .insert("O0Il1"))
+        h.send(
+            .focusNext, .clearField, .insert("12"), .focusNext, .focusNext, .cycleKind(1),
+            .focusNext, .focusNext, .cycleKind(1), .focusNext, .insert("O0Il1"))
         #expect(dialog.classes == [.lower, .digits] && dialog.problem == nil)
         h.send(.submit)
         // Words once: the character settings stay.
@@ -239,7 +241,10 @@ import Testing
 
     @Test(arguments: [
         (PasswordPolicy(), "20 characters · a-z A-Z 0-9 symbols"),
-        (PasswordPolicy(length: 32, classes: [.lower, .upper, .digits], excluded: "O0Il1"), "32 characters · a-z A-Z 0-9 · not O0Il1"),
+        (
+            PasswordPolicy(length: 32, classes: [.lower, .upper, .digits], excluded: "O0Il1"),
+            "32 characters · a-z A-Z 0-9 · not O0Il1"
+        ),
         (PasswordPolicy.passphrase(words: 6), "6 words"),
         (PasswordPolicy.passphrase(words: 1, separator: "-"), #"1 word · separated by "-""#),
     ])

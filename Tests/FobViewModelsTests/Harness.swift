@@ -1,10 +1,10 @@
-import Foundation
+import FobClipboard
 import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import Foundation
 import Testing
-import FobClipboard
 
 /// An app model over a fake store, a fake clipboard and a test clock.
 final class Harness {
@@ -19,14 +19,17 @@ final class Harness {
     /// - Parameters:
     ///   - vault: whether a vault exists (with ``password``).
     ///   - items: items stored before start.
-    init(vault: Bool = true, items: [Item] = [], lockAfter: TimeInterval = 300, clearAfter: TimeInterval = 45,
-         canReadBack: Bool = true) {
+    init(
+        vault: Bool = true, items: [Item] = [], lockAfter: TimeInterval = 300, clearAfter: TimeInterval = 45,
+        canReadBack: Bool = true
+    ) {
         clock = TestClock()
         let clock = self.clock
         store = InMemoryStore(password: vault ? Harness.password : nil, now: { clock.now })
         for item in items { store.externalPut(item) }
         clipboard = FakeClipboard(canReadBack: canReadBack)
-        controller = ClipboardController(clipboard: clipboard, clearAfter: clearAfter, clock: clock, runner: InlineRunner())
+        controller = ClipboardController(
+            clipboard: clipboard, clearAfter: clearAfter, clock: clock, runner: InlineRunner())
         app = AppModel(store: store, clipboard: controller, clock: clock, lockAfter: lockAfter)
     }
 
@@ -37,8 +40,10 @@ final class Harness {
     }
 
     /// A harness already on the main screen.
-    static func unlocked(items: [Item] = [], lockAfter: TimeInterval = 300, clearAfter: TimeInterval = 45,
-                         canReadBack: Bool = true) throws -> Harness {
+    static func unlocked(
+        items: [Item] = [], lockAfter: TimeInterval = 300, clearAfter: TimeInterval = 45,
+        canReadBack: Bool = true
+    ) throws -> Harness {
         let h = Harness(items: items, lockAfter: lockAfter, clearAfter: clearAfter, canReadBack: canReadBack)
         h.unlock()
         _ = try #require(h.app.mainModel)
@@ -53,4 +58,3 @@ final class Harness {
     /// Sends each action in order.
     func send(_ actions: Action...) { for a in actions { app.send(a) } }
 }
-

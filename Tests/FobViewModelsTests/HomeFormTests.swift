@@ -1,7 +1,7 @@
-import Foundation
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 @Suite struct HomeFormTests {
@@ -93,7 +93,10 @@ import Testing
     @Test func deleteButtonAsksFirstNamingTheItem() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
         h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit)
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no dialog")
+            return
+        }
         #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
         #expect(h.store.storedItems.count == 1)
         h.send(.dismiss)
@@ -108,7 +111,9 @@ import Testing
 
     @Test func deleteFromFormAndMissing() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
-        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit, .confirm)
+        h.send(
+            .focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit, .confirm
+        )
         #expect(h.message == "Deleted")
         #expect(h.store.storedItems.isEmpty)
         #expect(h.list.rows.isEmpty)
@@ -175,9 +180,15 @@ import Testing
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
         let h = try Harness.unlocked()
         var seen: [MainFocus] = []
-        for _ in 0..<16 { h.send(.focusNext); seen.append(h.main.focus) }
-        #expect(seen == [.service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
-                         .kind, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue, .fieldHidden, .list])
+        for _ in 0..<16 {
+            h.send(.focusNext)
+            seen.append(h.main.focus)
+        }
+        #expect(
+            seen == [
+                .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
+                .kind, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue, .fieldHidden, .list,
+            ])
         h.send(.focusPrevious)
         #expect(h.main.focus == .fieldHidden)
         h.send(.cancel)
@@ -197,8 +208,9 @@ import Testing
 
     @Test func editingInFormFields() throws {
         let h = try Harness.unlocked()
-        h.send(.focus(.service), .insert("mial"), .moveCursor(.left), .moveCursor(.left), .deleteBackward,
-               .moveCursor(.right), .insert("i"), .moveCursor(.end), .insert("!"), .deleteBackward)
+        h.send(
+            .focus(.service), .insert("mial"), .moveCursor(.left), .moveCursor(.left), .deleteBackward,
+            .moveCursor(.right), .insert("i"), .moveCursor(.end), .insert("!"), .deleteBackward)
         #expect(h.form.service.text == "mail")
         h.send(.moveCursor(.home), .deleteForward, .clearField)
         #expect(h.form.service.isEmpty)

@@ -1,14 +1,15 @@
-import Foundation
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 @Suite struct ItemListTests {
     @Test func rowsShowAttributesSortedByServiceThenAccount() throws {
         let modified = Date(timeIntervalSince1970: 1_767_225_600)
         let h = try Harness.unlocked(items: [
-            item("zeta", "b"), item("Alpha", "z"), item("alpha", "a", label: "Work", modified: modified), item("Beta", "x", kind: .note),
+            item("zeta", "b"), item("Alpha", "z"), item("alpha", "a", label: "Work", modified: modified),
+            item("Beta", "x", kind: .note),
         ])
         #expect(h.list.rows.map { "\($0.service)/\($0.account)" } == ["alpha/a", "Alpha/z", "Beta/x", "zeta/b"])
         let first = try #require(h.list.rows.first)
@@ -22,12 +23,13 @@ import Testing
 
     @Test func longExpirySpansKeepOnlyTheLargestUnit() throws {
         let now = 1_767_225_600.0
-        let h = Harness(items: [
-            oauthItem("idp", "decade", expiresAt: now - (10 * 365 + 239) * 86_400),
-            oauthItem("idp", "hours", expiresAt: now - (23 * 3600 + 59 * 60)),
-            oauthItem("idp", "short", expiresAt: now - (2 * 3600 + 5 * 60)),
-            oauthItem("idp", "future", expiresAt: now + (200 * 86_400 + 5 * 3600)),
-        ], lockAfter: 0)
+        let h = Harness(
+            items: [
+                oauthItem("idp", "decade", expiresAt: now - (10 * 365 + 239) * 86_400),
+                oauthItem("idp", "hours", expiresAt: now - (23 * 3600 + 59 * 60)),
+                oauthItem("idp", "short", expiresAt: now - (2 * 3600 + 5 * 60)),
+                oauthItem("idp", "future", expiresAt: now + (200 * 86_400 + 5 * 3600)),
+            ], lockAfter: 0)
         h.unlock()
         func text(_ account: String) -> String? { h.list.rows.first { $0.account == account }?.expiryText }
         #expect(text("decade") == "expired 10y ago")
@@ -38,14 +40,15 @@ import Testing
     }
 
     @Test func tokenExpiryFromJWTAndOAuth() throws {
-        let h = Harness(items: [
-            item("api", "soon", jwt(exp: 1_767_225_600 + 240), kind: .token),
-            item("api", "old", jwt(exp: "\(1_767_225_600 - 7200)"), kind: .token),
-            item("api", "frac", jwt(exp: 1_767_225_600.5 + 90), kind: .token),
-            oauthItem("idp", "ana", expiresAt: 1_767_225_600 + 3 * 86_400),
-            oauthItem("idp", "bob", expiresAt: 1_767_225_600 + 30),
-            item("bad", "tok", "not a jwt", kind: .token),
-        ], lockAfter: 0)
+        let h = Harness(
+            items: [
+                item("api", "soon", jwt(exp: 1_767_225_600 + 240), kind: .token),
+                item("api", "old", jwt(exp: "\(1_767_225_600 - 7200)"), kind: .token),
+                item("api", "frac", jwt(exp: 1_767_225_600.5 + 90), kind: .token),
+                oauthItem("idp", "ana", expiresAt: 1_767_225_600 + 3 * 86_400),
+                oauthItem("idp", "bob", expiresAt: 1_767_225_600 + 30),
+                item("bad", "tok", "not a jwt", kind: .token),
+            ], lockAfter: 0)
         h.unlock()
         func text(_ account: String) -> String? { h.list.rows.first { $0.account == account }?.expiryText }
         #expect(text("soon") == "expires in 4m")
@@ -158,7 +161,10 @@ import Testing
     @Test func ticksDoNotReloadWithoutAChange() throws {
         let h = try Harness.unlocked(items: [item("a", "1")])
         let loads = h.store.calls["allItems"] ?? 0
-        for _ in 0..<5 { h.clock.advance(by: 1); h.app.tick() }
+        for _ in 0..<5 {
+            h.clock.advance(by: 1)
+            h.app.tick()
+        }
         #expect(h.store.calls["allItems"] == loads)
     }
 
@@ -188,7 +194,10 @@ import Testing
     @Test func deleteAsksThenDeletes() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "x")])
         h.send(.deleteSelected)
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no dialog")
+            return
+        }
         #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
         #expect(dialog.purpose == .deleteItem(ItemKey(service: "mail", account: "ana")))
         h.send(.moveSelection(1))

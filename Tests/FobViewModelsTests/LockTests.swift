@@ -1,7 +1,7 @@
-import Foundation
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 /// Checks that the app shows only the unlock screen with nothing decrypted left.
@@ -11,7 +11,9 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
     #expect(h.store.isLocked, sourceLocation: sourceLocation)
     #expect(main.list.rows.isEmpty && main.list.allRows.isEmpty, sourceLocation: sourceLocation)
     #expect(main.list.filter.isEmpty, sourceLocation: sourceLocation)
-    #expect(main.form.service.isEmpty && main.form.userID.isEmpty && main.form.password.isEmpty, sourceLocation: sourceLocation)
+    #expect(
+        main.form.service.isEmpty && main.form.userID.isEmpty && main.form.password.isEmpty,
+        sourceLocation: sourceLocation)
     #expect(main.form.retrievedPassword == nil && main.form.retrievedID.isEmpty, sourceLocation: sourceLocation)
     #expect(h.clipboard.contents == nil, sourceLocation: sourceLocation)
 }
@@ -19,7 +21,8 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
 @Suite struct IdleLockTests {
     /// Puts the main screen in a state, waits out the idle time, checks the lock.
     private func idleLock(after setup: (Harness) -> Void) throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("api", "t", jwt(exp: 1), kind: .token)], lockAfter: 300)
+        let h = try Harness.unlocked(
+            items: [item("mail", "ana", "pw"), item("api", "t", jwt(exp: 1), kind: .token)], lockAfter: 300)
         let main = h.main
         h.send(.copySelected)
         #expect(h.clipboard.contents == jwt(exp: 1))
@@ -56,7 +59,10 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
     @Test func fromTheLogoutDialog() throws {
         try idleLock { h in
             h.send(.logoutWipe(service: nil))
-            guard case .confirm(let d) = h.app.overlay else { Issue.record("no dialog"); return }
+            guard case .confirm(let d) = h.app.overlay else {
+                Issue.record("no dialog")
+                return
+            }
             #expect(d.purpose == .logoutWipe(service: nil, count: 1))
         }
     }

@@ -1,9 +1,9 @@
-import Foundation
+import FobSessions
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
-import FobSessions
 
 @Suite struct LogoutWipeTests {
     private let items = [
@@ -16,8 +16,12 @@ import FobSessions
         let main = h.main
         h.send(.copySelected, .openSelected)
         h.send(.logoutWipe(service: nil))
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
-        #expect(dialog.message == #"Delete 3 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no dialog")
+            return
+        }
+        #expect(
+            dialog.message == #"Delete 3 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
                 + #"service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
         h.send(.confirm)
         #expect(h.store.storedItems.keys.map(\.service).sorted() == ["mail", "notes"])
@@ -31,8 +35,14 @@ import FobSessions
     @Test func oneService() throws {
         let h = try Harness.unlocked(items: items)
         h.send(.logoutWipe(service: "idp"))
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
-        #expect(dialog.message == #"Delete 1 token/OAuth item of service "idp" (service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no dialog")
+            return
+        }
+        #expect(
+            dialog.message
+                == #"Delete 1 token/OAuth item of service "idp" (service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#
+        )
         h.send(.confirm)
         #expect(h.store.storedItems.count == 4)
         #expect(h.app.unlockModel?.message.text == "Logged out: deleted 1 token/OAuth item")
@@ -42,8 +52,12 @@ import FobSessions
         let tokens = (1...5).map { item("api", "t\($0)", "tok", kind: .token) }
         let h = try Harness.unlocked(items: tokens)
         h.send(.logoutWipe(service: nil))
-        guard case .confirm(let dialog) = h.app.overlay else { Issue.record("no dialog"); return }
-        #expect(dialog.message == #"Delete 5 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no dialog")
+            return
+        }
+        #expect(
+            dialog.message == #"Delete 5 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
                 + #"service "api", user ID "t3"; and 2 more), clear the clipboard and lock? (y/n)"#)
     }
 
@@ -83,7 +97,8 @@ import FobSessions
         h.store.failure = .io("vault busy: database is locked")
         h.send(.confirm)
         let main = try #require(h.app.mainModel)
-        #expect(main.form.message.text == "Vault busy: another fob process is writing; logging out as soon as it is done")
+        #expect(
+            main.form.message.text == "Vault busy: another fob process is writing; logging out as soon as it is done")
         #expect(h.store.storedItems.count == 5)
         h.clock.advance(by: 1)
         h.app.tick()

@@ -1,7 +1,7 @@
-import Foundation
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 @Suite struct CreateVaultTests {

@@ -1,15 +1,16 @@
-import Foundation
 import FobClipboard
 import FobStore
 import FobTestSupport
 import FobViewModels
+import Foundation
 import Testing
 
 /// Each kind of message carries the tone it was made with.
 @Suite struct StatusLineToneTests {
     @Test func savedIsSuccess() throws {
         let h = try Harness.unlocked()
-        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("pw"), .save)
+        h.send(
+            .focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("pw"), .save)
         #expect(h.form.message == .success("Saved (new item)"))
     }
 

@@ -84,7 +84,6 @@ import Testing
     }
 }
 
-
 @Suite struct TextFieldStateSizeTests {
     @Test func aLargePasteIsAccepted() {
         let field = TextFieldState(secure: true, maxBytes: 1 << 20)

@@ -1,17 +1,18 @@
-import Foundation
+import FobClipboard
+import FobSessions
 import FobStore
 import FobTestSupport
 import FobTokens
 import FobViewModels
+import Foundation
 import Testing
-import FobSessions
-import FobClipboard
 
 /// The live store over a real vault file.
 @Suite struct VaultStoreTests {
     private func app(_ store: VaultStore, clock: TestClock, board: FakeClipboard = FakeClipboard()) -> AppModel {
-        AppModel(store: store, clipboard: ClipboardController(clipboard: board, clock: clock, runner: InlineRunner()),
-                 clock: clock, lockAfter: 300, kdfOverride: .testing)
+        AppModel(
+            store: store, clipboard: ClipboardController(clipboard: board, clock: clock, runner: InlineRunner()),
+            clock: clock, lockAfter: 300, kdfOverride: .testing)
     }
 
     @Test func createUnlockSaveRetrieveDeleteOnARealVault() throws {
@@ -69,8 +70,9 @@ import FobClipboard
         let main = try #require(a.mainModel)
         #expect(main.list.rows.isEmpty)
         try test.vault.add(Item(service: "web", account: "x", secret: .text("1")))
-        let token = Item(service: "api", account: "t", kind: .token,
-                         secret: .text(jwt(exp: clock.now.timeIntervalSince1970 + 660)))
+        let token = Item(
+            service: "api", account: "t", kind: .token,
+            secret: .text(jwt(exp: clock.now.timeIntervalSince1970 + 660)))
         try test.vault.add(token)
         clock.advance(by: 0.5)
         a.tick()

@@ -1,6 +1,6 @@
+import FobTokens
 // JWT decoding (RFC 7519): a token item's secret or a provider's token.
 import Foundation
-import FobTokens
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

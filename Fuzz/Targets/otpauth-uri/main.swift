@@ -1,6 +1,6 @@
+import FobTokens
 // One-time password URIs (otpauth://, Key Uri Format) and bare secrets.
 import Foundation
-import FobTokens
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

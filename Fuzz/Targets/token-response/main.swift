@@ -1,6 +1,6 @@
+import FobTokens
 // OAuth token endpoint responses (RFC 6749 §5) and the stored token set they become.
 import Foundation
-import FobTokens
 
 let endpoint = URL(string: "https://idp.example/token")!
 

@@ -1,14 +1,15 @@
-@preconcurrency import Glibc
-import Foundation
 import FobAgent
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 extension Invocation {
     /// A `--idle`/`--max` value in seconds (0 = never).
     fileprivate func seconds(_ option: String, default fallback: UInt32) throws(UsageError) -> UInt32 {
         guard let text = arguments.value(option) else { return fallback }
         guard let value = UInt32(text), value <= 31_536_000 else {
-            throw UsageError("\(option) wants a whole number of seconds from 0 to 31536000, not '\(text)'", command: command)
+            throw UsageError(
+                "\(option) wants a whole number of seconds from 0 to 31536000, not '\(text)'", command: command)
         }
         return value
     }
@@ -41,8 +42,9 @@ enum UnlockCommand: FobCommand {
         let client = AgentClient(endpoint: invocation.agentEndpoint)
         // Already unlocked, and no new timeouts asked for: nothing to ask.
         if invocation.arguments.value("--idle") == nil, invocation.arguments.value("--max") == nil,
-           AgentClient.isAnswering(client.endpoint),
-           case .status(let status)? = try? client.send(.status), status.state == .unlocked {
+            AgentClient.isAnswering(client.endpoint),
+            case .status(let status)? = try? client.send(.status), status.state == .unlocked
+        {
             invocation.standardError.write("fob: already unlocked \(client.endpoint.vault)\n")
             return 0
         }
@@ -77,7 +79,7 @@ enum StatusCommand: FobCommand {
     static let name = "status"
     static let summary = "the agent's state: locked, unlocked or stopped"
     static let options: [OptionSpec] = [
-        .flag("--json", help: "one JSON object: state, vault, socket, pid, idleSeconds, lockAt"),
+        .flag("--json", help: "one JSON object: state, vault, socket, pid, idleSeconds, lockAt")
     ]
     static let discussion = """
         Never restarts the idle timer. idleSeconds is the time left before the idle
@@ -102,8 +104,10 @@ enum StatusCommand: FobCommand {
                 ItemJSON.appendString(text.utf8, to: &out)
                 return String(decoding: out, as: UTF8.self)
             }
-            var fields = ["\"state\":\"\(state)\"", "\"vault\":\(quoted(status?.vault ?? endpoint.vault))",
-                          "\"socket\":\(quoted(endpoint.socket))"]
+            var fields = [
+                "\"state\":\"\(state)\"", "\"vault\":\(quoted(status?.vault ?? endpoint.vault))",
+                "\"socket\":\(quoted(endpoint.socket))",
+            ]
             fields.append("\"pid\":" + (status.map { String($0.pid) } ?? "null"))
             fields.append("\"idleSeconds\":" + (status?.idleSecondsLeft.map { String($0) } ?? "null"))
             fields.append("\"lockAt\":" + (lockAt.map { "\"\($0)\"" } ?? "null"))
@@ -111,7 +115,8 @@ enum StatusCommand: FobCommand {
             invocation.standardOutput.write("{" + fields.joined(separator: ",") + "}\n")
             return 0
         }
-        var text = "state: \(state)\(status?.state == .afterFirstUnlock ? " (after-first-unlock items readable)" : "")\n"
+        var text =
+            "state: \(state)\(status?.state == .afterFirstUnlock ? " (after-first-unlock items readable)" : "")\n"
         text += "vault: \(status?.vault ?? endpoint.vault)\nsocket: \(endpoint.socket)\n"
         if let status {
             text += "pid: \(status.pid)\n"

@@ -1,10 +1,10 @@
-@preconcurrency import Glibc
-import Foundation
-import FobStore
-import FobViewModels
-import FobSessions
 import FobClipboard
+import FobSessions
+import FobStore
 import FobSystem
+import FobViewModels
+import Foundation
+@preconcurrency import Glibc
 
 /// The clipboard mechanism of `--clipboard` (`auto` resolved against the
 /// environment and the controlling terminal).
@@ -21,7 +21,8 @@ func clearerStateFile(_ invocation: Invocation) -> String {
 /// The pid in the state file, if that process is still a `fob` clearer.
 func runningClearer(stateFile: String) -> pid_t? {
     guard let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
-          let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 else { return nil }
+        let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1
+    else { return nil }
     // A recycled pid must never be signalled: check its command line.
     guard let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
     let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
@@ -67,22 +68,29 @@ enum CopyCommand: FobCommand {
                 _ = clipboard.clearIfHolds(secret)
                 throw error
             }
-            invocation.standardError.write("fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); clearing in \(clearAfter) s\n")
+            invocation.standardError.write(
+                "fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); clearing in \(clearAfter) s\n")
         } else {
-            invocation.standardError.write("fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); not cleared automatically (--clear-after 0)\n")
+            invocation.standardError.write(
+                "fob: copied \(item.displayName) to the clipboard (\(clipboard.name)); not cleared automatically (--clear-after 0)\n"
+            )
         }
         return 0
     }
 
     /// Starts `fob … __clear-clipboard` in its own session with the secret on
     /// its standard input (never in argv or the environment), and does not wait.
-    private static func startClearer(_ invocation: Invocation, clipboard: any Clipboard, secret: SecretBytes,
-                                     clearAfter: Int) throws {
+    private static func startClearer(
+        _ invocation: Invocation, clipboard: any Clipboard, secret: SecretBytes,
+        clearAfter: Int
+    ) throws {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             throw CLIFailure("cannot find the fob executable to clear the clipboard later")
         }
-        let arguments = ["--vault", invocation.globals.vaultURL.path, "--clipboard", clipboard.name,
-                         "--clear-after", String(clearAfter), ClipboardClearerCommand.name]
+        let arguments = [
+            "--vault", invocation.globals.vaultURL.path, "--clipboard", clipboard.name,
+            "--clear-after", String(clearAfter), ClipboardClearerCommand.name,
+        ]
         var environment = invocation.context.environment
         environment["FOB_PASSWORD_FILE"] = nil
         let fds: (read: Int32, write: Int32)
@@ -150,7 +158,8 @@ enum ClipboardClearerCommand: FobCommand {
         }
         let secret = try invocation.readItemSecret(raw: true, what: "the copied value")
         let mode = invocation.globals.clipboard
-        let clipboard: any Clipboard = mode == .osc52
+        let clipboard: any Clipboard =
+            mode == .osc52
             ? OSC52Clipboard(descriptor: STDERR_FILENO)
             : ClipboardFactory.make(mode: mode == .auto ? .none : mode, environment: invocation.context.environment)
         let stateFile = clearerStateFile(invocation)

@@ -49,7 +49,9 @@ enum CompleteNamesCommand: FobCommand {
         case "accounts" where positionals.count == 2: names = (try? source.accounts(service: positionals[1])) ?? []
         default: names = []
         }
-        let printable = names.filter { name in !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+        let printable = names.filter { name in
+            !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        }
         invocation.standardOutput.write(Set(printable).sorted().map { $0 + "\n" }.joined())
         return 0
     }
@@ -95,7 +97,8 @@ public enum CompletionNames {
     /// - Returns: the source, or `nil` when no agent holds the vault unlocked.
     public static func nonPromptingSource(_ invocation: Invocation) -> (any CompletionNameSource)? {
         guard let client = invocation.agentClient, AgentClient.isAnswering(client.endpoint),
-              case .status(let status)? = try? client.send(.status), status.state != .locked else { return nil }
+            case .status(let status)? = try? client.send(.status), status.state != .locked
+        else { return nil }
         return AgentNameSource(client: client)
     }
 }

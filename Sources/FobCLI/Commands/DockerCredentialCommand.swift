@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// Why docker's credential input was refused.
 public enum DockerCredentialError: Error, Equatable, Sendable {
@@ -34,8 +34,9 @@ public struct DockerCredentialRequest: Sendable, Equatable {
         var data = Data(input)
         defer { data.resetBytes(in: 0..<data.count) }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let server = object["ServerURL"] as? String, let user = object["Username"] as? String,
-              let secret = object["Secret"] as? String else { throw .malformed }
+            let server = object["ServerURL"] as? String, let user = object["Username"] as? String,
+            let secret = object["Secret"] as? String
+        else { throw .malformed }
         guard !server.isEmpty else { throw .missingServerURL }
         guard !user.isEmpty else { throw .missingUsername }
         return DockerCredentialRequest(serverURL: server, username: user, secret: SecretBytes(utf8: secret))
@@ -73,7 +74,9 @@ enum DockerCredentialCommand: FobCommand {
         case "store", "get", "erase", "list": break
         default: return fail("unknown credential action `\(action)`")
         }
-        let input = action == "list" ? SecretBytes([]) : try invocation.readStandardInput(maxBytes: DockerCredentialRequest.maxInputBytes)
+        let input =
+            action == "list"
+            ? SecretBytes([]) : try invocation.readStandardInput(maxBytes: DockerCredentialRequest.maxInputBytes)
         let vault = invocation.items()
         defer { vault.close() }
         switch action {
@@ -91,8 +94,9 @@ enum DockerCredentialCommand: FobCommand {
             try vault.withExclusiveLock {
                 // One transaction replaces an existing credential of this URL.
                 if try replaced(vault, request) { return }
-                var item = Item(itemClass: .internetPassword, service: host(of: request.serverURL),
-                                account: request.username, label: label, url: request.serverURL, secret: request.secret)
+                var item = Item(
+                    itemClass: .internetPassword, service: host(of: request.serverURL),
+                    account: request.username, label: label, url: request.serverURL, secret: request.secret)
                 item.path = request.serverURL
                 try vault.add(item)
             }
@@ -138,8 +142,9 @@ enum DockerCredentialCommand: FobCommand {
     /// Gives the credential of this URL the new user name and secret; `false` when there is none.
     private static func replaced(_ vault: ItemBackend, _ request: DockerCredentialRequest) throws -> Bool {
         do {
-            try vault.update(matching: query(url: request.serverURL),
-                             with: ItemChanges(account: request.username, secret: request.secret))
+            try vault.update(
+                matching: query(url: request.serverURL),
+                with: ItemChanges(account: request.username, secret: request.secret))
             return true
         } catch KeychainError.itemNotFound {
             return false

@@ -1,8 +1,8 @@
-@preconcurrency import Glibc
-import Foundation
 import FobImport
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// `fob export [--format fob-json|csv] [--output PATH] [--force]`: every item with its secrets, in plaintext.
 enum ExportCommand: FobCommand {
@@ -53,7 +53,8 @@ enum ExportCommand: FobCommand {
         }
         defer { if opened { close(fd) } }
         if fd >= 0, isatty(fd) == 1, !force {
-            throw CLIFailure("refusing to write every secret in plaintext to a terminal; use --output PATH, a pipe, or --force")
+            throw CLIFailure(
+                "refusing to write every secret in plaintext to a terminal; use --output PATH, a pipe, or --force")
         }
         let vault: Vault
         do {
@@ -61,7 +62,7 @@ enum ExportCommand: FobCommand {
         } catch KeychainError.interactionNotAllowed {
             throw KeychainError.interactionNotAllowed(
                 "export asks the master password every time, even while the agent is unlocked; "
-                + "run it on a terminal or pass --password-file")
+                    + "run it on a terminal or pass --password-file")
         }
         defer { vault.lock() }
         let items = try vault.allItemsWithSecrets()
@@ -69,14 +70,16 @@ enum ExportCommand: FobCommand {
         defer { bytes.wipe() }
         if fd >= 0 {
             guard FileDescriptorIO.writeAll(bytes, to: fd) else {
-                throw KeychainError.io("cannot write \(output ?? "standard output"): \(String(cString: strerror(errno)))")
+                throw KeychainError.io(
+                    "cannot write \(output ?? "standard output"): \(String(cString: strerror(errno)))")
             }
         } else {
             invocation.standardOutput.write(bytes)
         }
         finished = true
-        invocation.standardError.write("fob: warning: \(output ?? "the output") holds \(items.count) secrets in plaintext; "
-                                       + "keep it safe and delete it when done\n")
+        invocation.standardError.write(
+            "fob: warning: \(output ?? "the output") holds \(items.count) secrets in plaintext; "
+                + "keep it safe and delete it when done\n")
         return 0
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import FobTokens
+import Foundation
 
 /// `fob generate`: prints one new password or passphrase.
 enum GenerateCommand: FobCommand {
@@ -7,7 +7,9 @@ enum GenerateCommand: FobCommand {
     static let summary = "print a new random password (or with --words, a passphrase)"
     static let options: [OptionSpec] = [
         .value("--length", "N", help: "characters, 1 to 4096 (default 20)"),
-        .value("--classes", "LIST", help: "comma-separated: lower, upper, digits, symbols (default all four), each used at least once"),
+        .value(
+            "--classes", "LIST",
+            help: "comma-separated: lower, upper, digits, symbols (default all four), each used at least once"),
         .value("--exclude", "CHARS", help: "never use these characters, taken literally"),
         .value("--words", "N", help: "a passphrase of N words, 1 to 64, from the EFF long wordlist"),
         .value("--separator", "S", help: "between the words of a passphrase (default one space)"),
@@ -51,7 +53,8 @@ enum GenerateCommand: FobCommand {
             for option in ["--length", "--classes", "--exclude"] where arguments.value(option) != nil {
                 throw UsageError("\(option) is for passwords of characters, not with --words", command: name)
             }
-            return .passphrase(words: try number(words, option: "--words"), separator: arguments.value("--separator") ?? " ")
+            return .passphrase(
+                words: try number(words, option: "--words"), separator: arguments.value("--separator") ?? " ")
         }
         if arguments.value("--separator") != nil {
             throw UsageError("--separator goes with --words", command: name)
@@ -64,8 +67,10 @@ enum GenerateCommand: FobCommand {
     }
 
     private static func number(_ text: String, option: String) throws(UsageError) -> Int {
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let value = Int(text) else {
+        guard !text.isEmpty, text.utf8.count <= 9,
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int(text)
+        else {
             throw UsageError("\(option) needs a whole number", command: name)
         }
         return value
@@ -76,7 +81,8 @@ enum GenerateCommand: FobCommand {
         for item in list.split(separator: ",", omittingEmptySubsequences: false) {
             let word = item.trimmingCharacters(in: .whitespaces).lowercased()
             guard let characterClass = CharacterClass(rawValue: word) else {
-                throw UsageError("--classes takes a comma-separated list of lower, upper, digits, symbols", command: name)
+                throw UsageError(
+                    "--classes takes a comma-separated list of lower, upper, digits, symbols", command: name)
             }
             result.insert(characterClass)
         }

@@ -1,5 +1,5 @@
-import Foundation
 import FobStore
+import Foundation
 
 /// `fob git-credential get|store|erase` (also run as `git-credential-fob`):
 /// git's credential-helper protocol (gitcredentials(7)), keeping each
@@ -85,8 +85,9 @@ enum GitCredentialCommand: FobCommand {
         if let token = request.oauthRefreshToken {
             fields.append(CustomField(name: refreshTokenField, value: token, isHidden: true))
         }
-        var item = Item(itemClass: .internetPassword, service: query.service ?? "", account: username,
-                        label: label(request), customFields: fields, secret: password)
+        var item = Item(
+            itemClass: .internetPassword, service: query.service ?? "", account: username,
+            label: label(request), customFields: fields, secret: password)
         item.internetProtocol = query.internetProtocol ?? ""
         item.port = query.port ?? 0
         item.path = request.path ?? ""
@@ -96,7 +97,8 @@ enum GitCredentialCommand: FobCommand {
             exact.path = item.path
             exact.authenticationType = ""
             exact.securityDomain = ""
-            try vault.update(matching: exact, with: ItemChanges(label: .some(item.label), customFields: fields, secret: password))
+            try vault.update(
+                matching: exact, with: ItemChanges(label: .some(item.label), customFields: fields, secret: password))
         }
         return 0
     }
@@ -106,7 +108,8 @@ enum GitCredentialCommand: FobCommand {
         for item in found {
             // git passes the password that failed: a credential changed since is kept.
             if let password = request.password, let secret = item.secret, !(secret == password) { continue }
-            var exact = ItemQuery(itemClass: .internetPassword, service: item.service, account: item.account, accessGroup: "")
+            var exact = ItemQuery(
+                itemClass: .internetPassword, service: item.service, account: item.account, accessGroup: "")
             exact.internetProtocol = item.internetProtocol
             exact.port = item.port
             exact.path = item.path

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobImport
 import FobStore
+import Foundation
+@preconcurrency import Glibc
 
 /// `fob import FORMAT PATH`: brings another password manager's export (or another Fob vault) in.
 enum ImportCommand: FobCommand {
@@ -31,10 +31,12 @@ enum ImportCommand: FobCommand {
     static let maxFileBytes = 512 << 20
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let formatName = invocation.arguments.positionals[0], path = invocation.arguments.positionals[1]
+        let formatName = invocation.arguments.positionals[0]
+        let path = invocation.arguments.positionals[1]
         guard let format = ImportFormat(rawValue: formatName) else {
-            throw UsageError("unknown format \"\(displaySafe(formatName))\"; formats: "
-                             + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "), command: name)
+            throw UsageError(
+                "unknown format \"\(displaySafe(formatName))\"; formats: "
+                    + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "), command: name)
         }
         let modeName = invocation.arguments.value("--on-duplicate") ?? "rename"
         guard let policy = DuplicatePolicy(rawValue: modeName) else {
@@ -42,12 +44,14 @@ enum ImportCommand: FobCommand {
         }
         let encoding = invocation.arguments.value("--encoding")
         if let encoding, TextDecoding.encodings[encoding.lowercased()] == nil {
-            throw UsageError("unknown encoding \"\(displaySafe(encoding))\"; known: "
-                             + TextDecoding.encodings.keys.sorted().joined(separator: ", "), command: name)
+            throw UsageError(
+                "unknown encoding \"\(displaySafe(encoding))\"; known: "
+                    + TextDecoding.encodings.keys.sorted().joined(separator: ", "), command: name)
         }
         if encoding != nil, [.pass, .fobVault, .fobJSON, .keepassxcXML].contains(format) {
-            throw UsageError("--encoding is for the CSV formats and bitwarden-json (XML names its own encoding; fob-json is UTF-8)",
-                             command: name)
+            throw UsageError(
+                "--encoding is for the CSV formats and bitwarden-json (XML names its own encoding; fob-json is UTF-8)",
+                command: name)
         }
         if invocation.arguments.value("--source-password-file") != nil, format != .fobVault {
             throw UsageError("--source-password-file is for fob-vault only", command: name)
@@ -66,10 +70,13 @@ enum ImportCommand: FobCommand {
         // An entry over a limit names itself before anything is written.
         for entry in read.entries {
             do { try entry.item.checkLimits() } catch {
-                throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
             }
             if let secret = entry.item.secret, secret.count > Item.maxSecretBytes {
-                throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed")
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed"
+                )
             }
         }
         // Through the agent when it holds the vault unlocked: no password.
@@ -95,8 +102,10 @@ enum ImportCommand: FobCommand {
         return 0
     }
 
-    static func readSource(_ format: ImportFormat, path: String, encoding: String?, invocation: Invocation,
-                           progress: Progress) throws -> ImportRead {
+    static func readSource(
+        _ format: ImportFormat, path: String, encoding: String?, invocation: Invocation,
+        progress: Progress
+    ) throws -> ImportRead {
         switch format {
         case .pass:
             return try PassStore.read(directory: path, environment: invocation.context.environment) { done, total in
@@ -115,7 +124,9 @@ enum ImportCommand: FobCommand {
         case .chromeCSV: return try CSVFormats.chrome(bytes, encoding: encoding)
         case .firefoxCSV: return try CSVFormats.firefox(bytes, encoding: encoding)
         case .onePasswordCSV: return try CSVFormats.onePassword(bytes, encoding: encoding)
-        case .keepassxcXML: return try KeePassXML.read(bytes, parser: HelperXMLParser(environment: invocation.context.environment).parse)
+        case .keepassxcXML:
+            return try KeePassXML.read(
+                bytes, parser: HelperXMLParser(environment: invocation.context.environment).parse)
         case .bitwardenJSON: return try BitwardenJSON.read(TextDecoding.utf8(bytes, encoding: encoding))
         case .fobJSON: return try FobJSON.read(bytes)
         case .pass, .fobVault: return ImportRead()
@@ -133,13 +144,15 @@ enum ImportCommand: FobCommand {
         if let file = invocation.arguments.value("--source-password-file") {
             password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes)
         } else {
-            password = try invocation.context.terminal.readSecret(prompt: "Master password of \(path): ",
-                                                                  maxBytes: Vault.maxPasswordBytes)
+            password = try invocation.context.terminal.readSecret(
+                prompt: "Master password of \(path): ",
+                maxBytes: Vault.maxPasswordBytes)
         }
         try source.unlock(password: password)
         defer { source.lock() }
         let items = try source.allItemsWithSecrets()
-        return ImportRead(entries: items.enumerated().map { ImportEntry(item: $1, datesKnown: true, origin: "item \($0 + 1)") })
+        return ImportRead(
+            entries: items.enumerated().map { ImportEntry(item: $1, datesKnown: true, origin: "item \($0 + 1)") })
     }
 
     /// The file's bytes, up to ``maxFileBytes``.
@@ -149,7 +162,9 @@ enum ImportCommand: FobCommand {
         defer { close(fd) }
         var out: [UInt8] = []
         var info = stat()
-        if fstat(fd, &info) == 0, info.st_size > 0 { out.reserveCapacity(Swift.min(Int(info.st_size), maxFileBytes) + 1) }
+        if fstat(fd, &info) == 0, info.st_size > 0 {
+            out.reserveCapacity(Swift.min(Int(info.st_size), maxFileBytes) + 1)
+        }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         defer { buffer.wipe() }
         while true {

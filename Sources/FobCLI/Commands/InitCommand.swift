@@ -5,7 +5,9 @@ enum InitCommand: FobCommand {
     static let name = "init"
     static let summary = "create a vault (the master password from --password-file, else asked twice); never overwrites"
     static let options: [OptionSpec] = [
-        .value("--kdf", "PRESET", choices: KDFParameters.Preset.allCases.map(\.rawValue), help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, default) or sensitive (1 GiB)"),
+        .value(
+            "--kdf", "PRESET", choices: KDFParameters.Preset.allCases.map(\.rawValue),
+            help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, default) or sensitive (1 GiB)")
     ]
     static let discussion = """
         The vault is created at --vault (default ~/.local/share/fob/vault.db) with
@@ -22,10 +24,12 @@ enum InitCommand: FobCommand {
         }
         let url = invocation.globals.vaultURL
         guard !Vault.exists(at: url) else {
-            throw CLIFailure("a file already exists at \(url.path); fob init never overwrites it (choose another --vault)")
+            throw CLIFailure(
+                "a file already exists at \(url.path); fob init never overwrites it (choose another --vault)")
         }
-        let password = try invocation.newMasterPassword(file: invocation.globals.passwordFile,
-                                                        prompt: "New master password: ")
+        let password = try invocation.newMasterPassword(
+            file: invocation.globals.passwordFile,
+            prompt: "New master password: ")
         let vault = try Vault.create(at: url, password: password, kdf: invocation.context.kdfParameters(preset))
         vault.lock()
         invocation.standardOutput.write("Created the vault \(url.path) (KDF \(preset.rawValue))\n")

@@ -1,18 +1,22 @@
-import Foundation
 import FobAgent
 import FobStore
+import Foundation
 
 /// Options shared by `add`, `save` and `update`.
 private let itemAttributeOptions: [OptionSpec] = [
     .value("--label", "T", help: "a label (kSecAttrLabel; empty removes it)"),
-    .value("--kind", "K", choices: ItemKind.allCases.map(\.rawValue), help: "password (default for a new item), token, oauth or note"),
+    .value(
+        "--kind", "K", choices: ItemKind.allCases.map(\.rawValue),
+        help: "password (default for a new item), token, oauth or note"),
     .value("--comment", "C", help: "one-line notes (kSecAttrComment; empty removes them)"),
     .value("--url", "URL", help: "the web address (empty removes it)"),
     .value("--notes-file", "PATH", help: "notes from a UTF-8 file (an empty file removes them)"),
     .value("--field", "NAME=VALUE", help: "set a visible custom field (repeatable)"),
     .value("--hidden-field", "NAME", help: "set a hidden field, its value read as below (repeatable)"),
     .value("--rm-field", "NAME", help: "remove the custom fields called NAME (repeatable)"),
-    .value("--accessible", "WHEN", choices: ["when-unlocked", "after-first-unlock"], help: "when-unlocked (default) or after-first-unlock"),
+    .value(
+        "--accessible", "WHEN", choices: ["when-unlocked", "after-first-unlock"],
+        help: "when-unlocked (default) or after-first-unlock"),
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]
 
@@ -57,8 +61,12 @@ extension Invocation {
     fileprivate func notesChange() throws(UsageError) -> String?? {
         let comment = arguments.value("--comment")
         guard let path = arguments.value("--notes-file") else { return comment.map { $0.isEmpty ? nil : $0 } }
-        guard comment == nil else { throw UsageError("--comment and --notes-file cannot be used together", command: command) }
-        guard path != "-" else { throw UsageError("--notes-file wants a file; standard input holds the secret", command: command) }
+        guard comment == nil else {
+            throw UsageError("--comment and --notes-file cannot be used together", command: command)
+        }
+        guard path != "-" else {
+            throw UsageError("--notes-file wants a file; standard input holds the secret", command: command)
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw UsageError("cannot read the notes file '\(path)'", command: command)
         }
@@ -67,7 +75,9 @@ extension Invocation {
         do { bytes = try handle.read(upToCount: Item.maxNotesBytes + 3) ?? Data() } catch {
             throw UsageError("cannot read the notes file '\(path)'", command: command)
         }
-        do { return .some(try ItemFieldInput.notes(Array(bytes))) } catch { throw UsageError(error.description, command: command) }
+        do { return .some(try ItemFieldInput.notes(Array(bytes))) } catch {
+            throw UsageError(error.description, command: command)
+        }
     }
 
     /// The `--accessible` value, if given.
@@ -77,7 +87,8 @@ extension Invocation {
         switch text {
         case "when-unlocked": return .whenUnlocked
         case "after-first-unlock": return .afterFirstUnlock
-        default: throw UsageError("--accessible wants when-unlocked or after-first-unlock, not '\(text)'", command: command)
+        default:
+            throw UsageError("--accessible wants when-unlocked or after-first-unlock, not '\(text)'", command: command)
         }
     }
 
@@ -89,7 +100,7 @@ extension Invocation {
     /// Whether any option that changes custom fields was given.
     fileprivate var changesFields: Bool {
         !(arguments.allValues("--field").isEmpty && arguments.allValues("--hidden-field").isEmpty
-          && arguments.allValues("--rm-field").isEmpty)
+            && arguments.allValues("--rm-field").isEmpty)
     }
 
     /// The visible fields of `--field` and the names of `--hidden-field`,
@@ -111,8 +122,9 @@ extension Invocation {
     /// Reads each hidden field's value (before the secret), in order.
     fileprivate func hiddenFields(_ names: [String]) throws -> [CustomField] {
         try names.map { name in
-            let value = try readSecretLine(prompt: "Value of hidden field \"\(displaySafe(name))\": ",
-                                           maxBytes: Item.maxFieldValueBytes, what: "the value of field '\(displaySafe(name))'")
+            let value = try readSecretLine(
+                prompt: "Value of hidden field \"\(displaySafe(name))\": ",
+                maxBytes: Item.maxFieldValueBytes, what: "the value of field '\(displaySafe(name))'")
             do throws(FieldInputError) {
                 return CustomField(name: name, value: try ItemFieldInput.value(value, name: name), isHidden: true)
             } catch {
@@ -153,12 +165,16 @@ enum AddCommand: FobCommand {
             } catch KeychainError.itemNotFound {}
         }
         let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+        let secret = try invocation.readItemSecret(
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
         let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
-        _ = try items.perform(.add(Item(service: service, account: account, label: label, comment: notes, kind: kind,
-                                        accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
-                                        secret: secret)))
+        _ = try items.perform(
+            .add(
+                Item(
+                    service: service, account: account, label: label, comment: notes, kind: kind,
+                    accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
+                    secret: secret)))
         return 0
     }
 }
@@ -170,11 +186,12 @@ enum SaveCommand: FobCommand {
     static let summary = "add an item, or update it if it exists (attributes not given are kept)"
     static let positionals = ["SERVICE", "ACCOUNT"]
     static let options = itemAttributeOptions
-    static let discussion = secretDiscussion + """
+    static let discussion =
+        secretDiscussion + """
 
-        On an existing item only the secret and the attributes given change; a
-        new item gets kind password unless --kind says otherwise.
-        """
+            On an existing item only the secret and the attributes given change; a
+            new item gets kind password unless --kind says otherwise.
+            """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
@@ -186,14 +203,16 @@ enum SaveCommand: FobCommand {
         defer { items.close() }
         try items.prepare()
         let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+        let secret = try invocation.readItemSecret(
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         var fields: [CustomField]?
         if invocation.changesFields {
             let existing = (try? items.item(service: service, account: account))?.customFields ?? []
             fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
         }
-        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
-                                  url: invocation.urlChange, customFields: fields)
+        let changes = ItemChanges(
+            label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+            url: invocation.urlChange, customFields: fields)
         _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
@@ -261,10 +280,12 @@ enum UpdateCommand: FobCommand {
         // Fail before reading a secret that has nowhere to go.
         let existing = try items.item(service: service, account: account)
         let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let changes = ItemChanges(label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
-                                  url: invocation.urlChange,
-                                  customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
+        let secret = try invocation.readItemSecret(
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+        let changes = ItemChanges(
+            label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+            url: invocation.urlChange,
+            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
         _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
         return 0
     }

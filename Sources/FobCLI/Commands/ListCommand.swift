@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import FobAgent
 import FobStore
 import FobTerminal
+@preconcurrency import Glibc
 
 /// `fob ls [--service S] [--json]`: lists items without their secrets, in
 /// ``ListingOrder`` (as the terminal UI's list).
@@ -16,7 +16,8 @@ enum ListCommand: FobCommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         let backend = invocation.items()
         // In ListingOrder, as the terminal UI's list: the agent (or the vault) sorts.
-        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service"))) else {
+        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service")))
+        else {
             throw KeychainError.io("unexpected answer")
         }
         backend.close()
@@ -32,10 +33,14 @@ enum ListCommand: FobCommand {
             return 0
         }
         guard !items.isEmpty else { return 0 }
-        let rows = [["SERVICE", "ACCOUNT", "KIND", "LABEL", "MODIFIED"]] + items.map { item in
-            [printable(item.service), printable(item.account), item.kind.rawValue,
-             printable(item.label ?? ""), ItemJSON.date(item.modified)]
-        }
+        let rows =
+            [["SERVICE", "ACCOUNT", "KIND", "LABEL", "MODIFIED"]]
+            + items.map { item in
+                [
+                    printable(item.service), printable(item.account), item.kind.rawValue,
+                    printable(item.label ?? ""), ItemJSON.date(item.modified),
+                ]
+            }
         out.write(table(rows))
         return 0
     }
@@ -53,7 +58,9 @@ enum ListCommand: FobCommand {
         for (row, measured) in zip(rows, cells) {
             for (column, cell) in row.enumerated() {
                 text += cell
-                if column < row.count - 1 { text += String(repeating: " ", count: widths[column] - measured[column] + 2) }
+                if column < row.count - 1 {
+                    text += String(repeating: " ", count: widths[column] - measured[column] + 2)
+                }
             }
             text += "\n"
         }
@@ -64,6 +71,7 @@ enum ListCommand: FobCommand {
     static func printable(_ text: String) -> String {
         // Most names hold no control character: return them as they are.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+        return String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
     }
 }

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import FobClipboard
 import FobSessions
 import FobStore
+@preconcurrency import Glibc
 
 /// `fob logout [--service S] [--yes]`: deletes every token and oauth item
 /// (of S), after a confirmation that says how many, then clears the
@@ -29,7 +29,8 @@ enum LogoutCommand: FobCommand {
         let items = try LogoutWipe.sessionItems(in: store, service: service)
         let scope = service.map { " of service \"\($0)\"" } ?? ""
         if !invocation.arguments.flag("--yes") && !items.isEmpty {
-            let question = "Delete \(items.count) token/OAuth item\(items.count == 1 ? "" : "s")\(scope)? Type y to confirm: "
+            let question =
+                "Delete \(items.count) token/OAuth item\(items.count == 1 ? "" : "s")\(scope)? Type y to confirm: "
             let answer: SecretBytes
             do {
                 answer = try invocation.context.terminal.readSecret(prompt: question, maxBytes: 16)

@@ -5,7 +5,9 @@ enum PasswdCommand: FobCommand {
     static let name = "passwd"
     static let summary = "change the master password; rotates the vault key and re-encrypts every item"
     static let options: [OptionSpec] = [
-        .value("--new-password-file", "PATH", help: "the new master password is the first line of PATH ('-' = standard input)"),
+        .value(
+            "--new-password-file", "PATH",
+            help: "the new master password is the first line of PATH ('-' = standard input)")
     ]
     static let discussion = """
         The current password comes from --password-file, else the terminal. The new
@@ -20,8 +22,9 @@ enum PasswdCommand: FobCommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         // The old password is about to go: the agent is locked, not unlocked, after.
         let vault = try invocation.unlockedVault(handingToAgent: false)
-        let newPassword = try invocation.newMasterPassword(file: invocation.arguments.value("--new-password-file"),
-                                                           prompt: "New master password: ")
+        let newPassword = try invocation.newMasterPassword(
+            file: invocation.arguments.value("--new-password-file"),
+            prompt: "New master password: ")
         try vault.changePassword(to: newPassword)
         vault.lock()
         invocation.lockAgentIfRunning()

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
-import Foundation
 import FobStore
 import FobSystem
+import Foundation
+@preconcurrency import Glibc
 
 /// `fob run [--env NAME=SERVICE/ACCOUNT]… [--env-file FILE] -- COMMAND [ARGS…]`:
 /// runs COMMAND with the named secrets in its environment.
@@ -64,30 +64,37 @@ enum RunCommand: FobCommand {
             }
         }
         let entries = environmentEntries(environment, secrets: secrets)
-        let code = ProcessImage.replace(executable: executable, arguments: Array(args.positionals.dropFirst()),
-                                        environment: entries)
+        let code = ProcessImage.replace(
+            executable: executable, arguments: Array(args.positionals.dropFirst()),
+            environment: entries)
         for entry in entries {
             let length = strlen(entry)
             memset(entry, 0, length)
             free(entry)
         }
-        throw CLIFailure("cannot run \(displaySafe(command)): \(String(cString: strerror(code)))",
-                         status: code == ENOENT ? 127 : 126)
+        throw CLIFailure(
+            "cannot run \(displaySafe(command)): \(String(cString: strerror(code)))",
+            status: code == ENOENT ? 127 : 126)
     }
 
     /// `NAME=value` C strings: fob's environment with the secrets set (and
     /// winning over variables of the same name), written straight from the
     /// secrets' memory into `malloc` memory the caller wipes.
-    private static func environmentEntries(_ environment: [String: String], secrets: [String: SecretBytes]) -> [UnsafeMutablePointer<CChar>] {
+    private static func environmentEntries(_ environment: [String: String], secrets: [String: SecretBytes])
+        -> [UnsafeMutablePointer<CChar>]
+    {
         var entries: [UnsafeMutablePointer<CChar>] = []
         for (key, value) in environment where secrets[key] == nil { entries.append(strdup("\(key)=\(value)")) }
         for (key, secret) in secrets.sorted(by: { $0.key < $1.key }) {
             let prefix = Array("\(key)=".utf8)
             let entry = malloc(prefix.count + secret.count + 1)!.assumingMemoryBound(to: CChar.self)
-            prefix.withUnsafeBytes { UnsafeMutableRawPointer(entry).copyMemory(from: $0.baseAddress!, byteCount: prefix.count) }
+            prefix.withUnsafeBytes {
+                UnsafeMutableRawPointer(entry).copyMemory(from: $0.baseAddress!, byteCount: prefix.count)
+            }
             secret.withUnsafeBytes { bytes in
                 if bytes.count > 0 {
-                    (UnsafeMutableRawPointer(entry) + prefix.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                    (UnsafeMutableRawPointer(entry) + prefix.count).copyMemory(
+                        from: bytes.baseAddress!, byteCount: bytes.count)
                 }
             }
             entry[prefix.count + secret.count] = 0

@@ -1,6 +1,6 @@
-import Foundation
 import FobStore
 import FobTokens
+import Foundation
 
 /// `fob totp SERVICE ACCOUNT [--json]`, `fob totp set SERVICE ACCOUNT`,
 /// `fob totp rm SERVICE ACCOUNT`: an item's one-time code (RFC 6238).
@@ -10,7 +10,7 @@ enum TOTPCommand: FobCommand {
     static let positionals = ["set|rm|SERVICE", "SERVICE|ACCOUNT", "ACCOUNT"]
     static let optionalPositionals = 1
     static let options: [OptionSpec] = [
-        .flag("--json", help: "print code, secondsLeft, period, digits, algorithm, issuer, account"),
+        .flag("--json", help: "print code, secondsLeft, period, digits, algorithm, issuer, account")
     ]
     static let discussion = """
         fob totp SERVICE ACCOUNT prints the current code. 'fob totp set SERVICE
@@ -23,13 +23,19 @@ enum TOTPCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let positionals = invocation.arguments.positionals
-        guard positionals.count == 3 else { return try show(invocation, service: positionals[0], account: positionals[1]) }
+        guard positionals.count == 3 else {
+            return try show(invocation, service: positionals[0], account: positionals[1])
+        }
         let (service, account) = (positionals[1], positionals[2])
-        if invocation.arguments.flag("--json") { throw UsageError("--json goes with 'fob totp SERVICE ACCOUNT'", command: name) }
+        if invocation.arguments.flag("--json") {
+            throw UsageError("--json goes with 'fob totp SERVICE ACCOUNT'", command: name)
+        }
         switch positionals[0] {
         case "set": return try set(invocation, service: service, account: account)
         case "rm": return try remove(invocation, service: service, account: account)
-        default: throw UsageError("'fob totp' takes 'set' or 'rm' before SERVICE ACCOUNT, not '\(positionals[0])'", command: name)
+        default:
+            throw UsageError(
+                "'fob totp' takes 'set' or 'rm' before SERVICE ACCOUNT, not '\(positionals[0])'", command: name)
         }
     }
 
@@ -59,12 +65,14 @@ enum TOTPCommand: FobCommand {
         try vault.prepare()
         // Fail before reading a seed that has nowhere to go.
         _ = try vault.item(service: service, account: account)
-        let input = try invocation.readItemSecret(raw: false, what: "the one-time seed of \(describe(service, account))")
+        let input = try invocation.readItemSecret(
+            raw: false, what: "the one-time seed of \(describe(service, account))")
         let seed: SecretBytes
         do { seed = try OneTimeSeed.normalized(input, account: account) } catch {
             throw UsageError("not a one-time seed: \(error.description); nothing was stored", command: name)
         }
-        try vault.update(matching: .key(service: service, account: account), with: ItemChanges(oneTimePassword: .some(seed)))
+        try vault.update(
+            matching: .key(service: service, account: account), with: ItemChanges(oneTimePassword: .some(seed)))
         return 0
     }
 
@@ -76,7 +84,8 @@ enum TOTPCommand: FobCommand {
         guard item.oneTimePassword != nil else {
             throw KeychainError.itemNotFound("one-time seed of \(describe(service, account))")
         }
-        try vault.update(matching: .key(service: service, account: account), with: ItemChanges(oneTimePassword: .some(nil)))
+        try vault.update(
+            matching: .key(service: service, account: account), with: ItemChanges(oneTimePassword: .some(nil)))
         return 0
     }
 
@@ -132,7 +141,9 @@ public enum OneTimeSeed {
         }
         var label = account.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         if label.isEmpty { label = "fob" }
-        var uri = Array("otpauth://totp/\(label)?secret=".utf8) + Array(Base32.encode(otp.secret).utf8.filter { $0 != UInt8(ascii: "=") })
+        var uri =
+            Array("otpauth://totp/\(label)?secret=".utf8)
+            + Array(Base32.encode(otp.secret).utf8.filter { $0 != UInt8(ascii: "=") })
         defer { uri.wipe() }
         do { _ = try OneTimePassword(parsing: uri) } catch { throw .unreadable(error) }
         guard uri.count <= Item.maxOneTimePasswordBytes else { throw .notText }

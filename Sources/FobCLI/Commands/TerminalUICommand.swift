@@ -1,10 +1,10 @@
-import Foundation
 import FobAgent
 import FobClipboard
 import FobSessions
 import FobSystem
 import FobTerminal
 import FobViewModels
+import Foundation
 
 /// `fob` without a command: the terminal UI on the vault of `--vault`
 /// (a create-vault screen when it does not exist yet), with `--lock-after`,
@@ -29,14 +29,17 @@ enum TerminalUICommand: FobCommand {
         let agent = invocation.agentClient.map { AgentItemStore(client: $0) }
         let store = AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { vault in
             if let client = invocation.agentClient {
-                try? invocation.unlockAgent(client, with: vault, idle: AgentCore.defaultIdleSeconds,
-                                            max: AgentCore.defaultMaxSeconds)
+                try? invocation.unlockAgent(
+                    client, with: vault, idle: AgentCore.defaultIdleSeconds,
+                    max: AgentCore.defaultMaxSeconds)
             }
         }
-        let app = AppModel(store: store, clipboard: clipboard, clock: clock,
-                           lockAfter: TimeInterval(globals.lockAfter))
-        return TerminalApp.run(app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
-                               environment: environment)
+        let app = AppModel(
+            store: store, clipboard: clipboard, clock: clock,
+            lockAfter: TimeInterval(globals.lockAfter))
+        return TerminalApp.run(
+            app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
+            environment: environment)
     }
 
     /// `url`'s path with the home directory shown as `~`.

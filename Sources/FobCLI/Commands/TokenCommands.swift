@@ -1,11 +1,11 @@
-@preconcurrency import Glibc
-import Foundation
 import FobAgent
+import FobSessions
 import FobStore
 import FobSystem
 import FobTokens
 import FobViewModels
-import FobSessions
+import Foundation
+@preconcurrency import Glibc
 
 /// `fob jwt [SERVICE ACCOUNT]`: decodes a JWT without verifying it.
 enum JWTCommand: FobCommand {
@@ -44,7 +44,8 @@ enum JWTCommand: FobCommand {
     private static func tokenText(_ invocation: Invocation) throws -> String {
         let positionals = invocation.arguments.positionals
         if positionals.count == 1 {
-            throw UsageError("'jwt' needs both SERVICE and ACCOUNT, or neither (token on standard input)", command: name)
+            throw UsageError(
+                "'jwt' needs both SERVICE and ACCOUNT, or neither (token on standard input)", command: name)
         }
         if positionals.count == 2 {
             // Through the agent when it holds the vault unlocked.
@@ -56,7 +57,8 @@ enum JWTCommand: FobCommand {
                 do { set = try OAuthSession.tokenSet(of: item) } catch { throw CLIFailure(error.description) }
                 if invocation.arguments.flag("--id-token") || !JWT.looksLikeJWT(set.accessToken) {
                     guard let id = set.idToken else {
-                        throw CLIFailure("the access token of \(item.displayName) is not a JWT and there is no ID token")
+                        throw CLIFailure(
+                            "the access token of \(item.displayName) is not a JWT and there is no ID token")
                     }
                     if !invocation.arguments.flag("--id-token") {
                         invocation.standardError.write("fob: the access token is opaque; decoding the ID token\n")
@@ -65,7 +67,9 @@ enum JWTCommand: FobCommand {
                 }
                 return set.accessToken
             }
-            guard let text = item.secret?.unsafeString else { throw CLIFailure("the secret of \(item.displayName) is not text") }
+            guard let text = item.secret?.unsafeString else {
+                throw CLIFailure("the secret of \(item.displayName) is not text")
+            }
             return text
         }
         guard !invocation.context.standardInputIsTerminal else {
@@ -105,9 +109,11 @@ enum JWTCommand: FobCommand {
             }
         }
         var lines = ["Header:"] + members(jwt.header) + ["Claims:"] + members(jwt.claims)
-        lines += [line("Issued:", jwt.issuedAt) { TimeText.relative($0, now: now) },
-                  line("Not before:", jwt.notBefore) { TimeText.relative($0, now: now) },
-                  line("Expires:", jwt.expiresAt) { TimeText.expiry($0, now: now) }].compactMap { $0 }
+        lines += [
+            line("Issued:", jwt.issuedAt) { TimeText.relative($0, now: now) },
+            line("Not before:", jwt.notBefore) { TimeText.relative($0, now: now) },
+            line("Expires:", jwt.expiresAt) { TimeText.expiry($0, now: now) },
+        ].compactMap { $0 }
         if case .absent = jwt.expiresAt { lines.append("Expires:    never (no exp claim)") }
         lines.append("Signature:  not verified (alg \(jwt.algorithm ?? "unknown"))")
         // JSON escapes C0 controls but not DEL or C1 (U+009B is CSI to some terminals).
@@ -129,7 +135,8 @@ enum PKCECommand: FobCommand {
         .value("--verifier", "V", help: "use this verifier (43 to 128 of A-Z a-z 0-9 - . _ ~) instead of a new one"),
         .flag("--json", help: "print one JSON object: verifier, challenge, method"),
     ]
-    static let discussion = "RFC 7636: challenge = BASE64URL(SHA-256(verifier)) without padding; new verifiers are 64 random characters."
+    static let discussion =
+        "RFC 7636: challenge = BASE64URL(SHA-256(verifier)) without padding; new verifiers are 64 random characters."
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let pkce: PKCE
@@ -146,7 +153,8 @@ enum PKCECommand: FobCommand {
             let object = ["verifier": pkce.verifier, "challenge": pkce.challenge, "method": pkce.method]
             invocation.standardOutput.write(JSONText.text(object) + "\n")
         } else {
-            invocation.standardOutput.write("verifier:  \(pkce.verifier)\nchallenge: \(pkce.challenge)\nmethod:    \(pkce.method)\n")
+            invocation.standardOutput.write(
+                "verifier:  \(pkce.verifier)\nchallenge: \(pkce.challenge)\nmethod:    \(pkce.method)\n")
         }
         return 0
     }
@@ -159,10 +167,14 @@ enum OAuthCommand: FobCommand {
     static let positionals = ["login|token|refresh", "SERVICE", "ACCOUNT"]
     static let loginOptions: [OptionSpec] = [
         .value("--issuer", "URL", help: "login: discover the endpoints from URL/.well-known/openid-configuration"),
-        .value("--authorization-endpoint", "URL", help: "login: the authorization endpoint (with --token-endpoint, instead of --issuer)"),
+        .value(
+            "--authorization-endpoint", "URL",
+            help: "login: the authorization endpoint (with --token-endpoint, instead of --issuer)"),
         .value("--token-endpoint", "URL", help: "login: the token endpoint"),
         .value("--client-id", "ID", help: "login: the client id (required)"),
-        .value("--client-secret-file", "F", help: "login: a confidential client's secret, first line of F (client_secret_basic)"),
+        .value(
+            "--client-secret-file", "F",
+            help: "login: a confidential client's secret, first line of F (client_secret_basic)"),
         .value("--scope", "S", help: "login: the scope to ask for, space-separated"),
         .value("--timeout", "SECONDS", help: "login: how long to wait for the browser (default 300)"),
         .flag("--no-browser", help: "login: only print the URL, do not run xdg-open"),
@@ -187,7 +199,8 @@ enum OAuthCommand: FobCommand {
         case "login":
             return try login(invocation, service: service, account: account)
         case "token", "refresh":
-            for option in loginOptions where invocation.arguments.value(option.name) != nil || invocation.arguments.flag(option.name) {
+            for option in loginOptions
+            where invocation.arguments.value(option.name) != nil || invocation.arguments.flag(option.name) {
                 throw UsageError("\(option.name) is an option of 'oauth login', not 'oauth \(action)'", command: name)
             }
             // Through the agent when it holds the vault unlocked: no password, no KDF.
@@ -199,7 +212,8 @@ enum OAuthCommand: FobCommand {
                     invocation.standardOutput.write(try session.validAccessToken() + "\n")
                 } else {
                     let set = try session.refresh(force: true)
-                    invocation.standardOutput.write("refreshed \(describe(service, account)): \(TimeText.expiry(set.expiresAt, now: Date()))\n")
+                    invocation.standardOutput.write(
+                        "refreshed \(describe(service, account)): \(TimeText.expiry(set.expiresAt, now: Date()))\n")
                 }
             } catch {
                 throw cliError(error)
@@ -219,7 +233,9 @@ enum OAuthCommand: FobCommand {
         let authorization = args.value("--authorization-endpoint")
         let token = args.value("--token-endpoint")
         guard (issuer != nil) != (authorization != nil || token != nil) else {
-            throw UsageError("'oauth login' needs --issuer URL, or --authorization-endpoint URL and --token-endpoint URL", command: name)
+            throw UsageError(
+                "'oauth login' needs --issuer URL, or --authorization-endpoint URL and --token-endpoint URL",
+                command: name)
         }
         if issuer == nil && (authorization == nil || token == nil) {
             throw UsageError("--authorization-endpoint and --token-endpoint go together", command: name)
@@ -239,12 +255,16 @@ enum OAuthCommand: FobCommand {
         // and refuse to replace an item that is not an oauth item.
         let (store, vault) = try invocation.keychainStore()
         defer { vault?.lock() }
-        if let existing = try? store.items(matching: .key(service: service, account: account), withSecrets: false).first,
-           existing.kind != .oauth {
-            throw KeychainError.duplicateItem("\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
+        if let existing = try? store.items(matching: .key(service: service, account: account), withSecrets: false)
+            .first,
+            existing.kind != .oauth
+        {
+            throw KeychainError.duplicateItem(
+                "\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item")
         }
         do {
-            let authentication: ClientAuthentication = try secretPath.map { .secretBasic(secret: try ClientAuthentication.readSecret(path: $0)) } ?? .none
+            let authentication: ClientAuthentication =
+                try secretPath.map { .secretBasic(secret: try ClientAuthentication.readSecret(path: $0)) } ?? .none
             let transport = HelperHTTPTransport()
             let endpoints: OAuthEndpoints
             if let issuer {
@@ -255,16 +275,21 @@ enum OAuthCommand: FobCommand {
                 }
                 endpoints = try OAuthEndpoints(authorization: a, token: t)
             }
-            let client = OAuthClient(endpoints: endpoints, clientID: clientID, authentication: authentication, transport: transport)
+            let client = OAuthClient(
+                endpoints: endpoints, clientID: clientID, authentication: authentication, transport: transport)
             let openBrowser = !args.flag("--no-browser") && hasDisplay(invocation.context.environment)
-            let set = try OAuthLogin.run(client: client, scope: args.value("--scope"), timeout: timeout,
-                                         clientSecretFile: secretPath) { url in
+            let set = try OAuthLogin.run(
+                client: client, scope: args.value("--scope"), timeout: timeout,
+                clientSecretFile: secretPath
+            ) { url in
                 invocation.standardError.write("Open this URL in a browser to sign in:\n\n  \(url.absoluteString)\n\n")
                 invocation.standardError.write("Waiting up to \(TimeText.duration(timeout)) for the browser…\n")
                 if openBrowser { launchBrowser(url, environment: invocation.context.environment) }
             }
             try OAuthSession.store(set, in: store, service: service, account: account)
-            invocation.standardError.write("fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n")
+            invocation.standardError.write(
+                "fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n"
+            )
         } catch {
             throw cliError(error)
         }
@@ -297,8 +322,9 @@ enum OAuthCommand: FobCommand {
     /// holds the `state` and the PKCE challenge, never a secret.
     private static func launchBrowser(_ url: URL, environment: [String: String]) {
         guard let path = ExecutableLookup.find("xdg-open", environment: environment) else { return }
-        _ = try? ChildProcessSpawner.spawn(executable: path, arguments: [url.absoluteString], environment: environment,
-                                           standardInput: .null, standardOutput: .null, standardError: .null,
-                                           newSession: true)
+        _ = try? ChildProcessSpawner.spawn(
+            executable: path, arguments: [url.absoluteString], environment: environment,
+            standardInput: .null, standardOutput: .null, standardError: .null,
+            newSession: true)
     }
 }

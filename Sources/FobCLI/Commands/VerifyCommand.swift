@@ -23,7 +23,8 @@ enum VerifyCommand: FobCommand {
             let count = report.problems.count
             throw KeychainError.decode("fob verify found \(count) problem\(count == 1 ? "" : "s") in \(url.path)")
         }
-        var line = "Vault sound: \(report.itemCount) item\(report.itemCount == 1 ? "" : "s"), every record authenticated, "
+        var line =
+            "Vault sound: \(report.itemCount) item\(report.itemCount == 1 ? "" : "s"), every record authenticated, "
         if let counter = report.writeCounter {
             line += "whole-vault commitment verified (write \(counter)), "
         } else {
