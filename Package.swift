@@ -38,12 +38,12 @@ let package = Package(
 
         // Each module imports only modules below it; scripts/check-layers enforces
         // the README's layer diagram against these declarations.
-        .target(name: "FobSystem", dependencies: ["CLinux"]),
+        .target(name: "FobSystem", dependencies: ["CLinux", "CSodium"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
         .target(name: "FobAgent", dependencies: ["FobStore", "FobSystem", "CLinux"]),
         .target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]),
-        .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
+        .target(name: "FobClipboard", dependencies: ["FobSystem"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
         .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),

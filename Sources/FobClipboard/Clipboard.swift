@@ -1,4 +1,3 @@
-import FobStore
 import FobSystem
 import Foundation
 

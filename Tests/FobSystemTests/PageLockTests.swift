@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FobStore
+@testable import FobSystem
 
 /// Whether the kernel has the page at `address` locked: the `lo` flag of
 /// its mapping in /proc/self/smaps.
