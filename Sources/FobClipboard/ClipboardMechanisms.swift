@@ -2,155 +2,39 @@ import FobSystem
 import Foundation
 @preconcurrency import Glibc
 
-/// Runs clipboard helper programs: the secret goes to the child's stdin,
-/// never to argv or the environment.
+/// Runs clipboard helper programs through ``ChildProcessRunner``: the
+/// secret goes to the child's stdin, never to argv or the environment.
 enum HelperProcess {
-    /// What a helper run produced.
-    struct Result {
-        var status: Int32
-        /// stdout when captured (may hold a secret: wipe it after use).
-        var output: [UInt8]
-    }
-
-    private static let ignorePipeSignal: Void = {
-        signal(SIGPIPE, SIG_IGN)
-        return ()
-    }()
-
-    /// Runs `tool arguments…`, writes `input` to its stdin, waits for it.
-    ///
-    /// The child is started by ``ChildProcessSpawner``, every signal at its
-    /// default and none blocked (threads of this process may block signals,
-    /// and a helper such as xclip, which stays running, must still obey SIGTERM).
+    /// Runs `tool arguments…` (found on the environment's `PATH`), writes
+    /// `input` to its stdin and waits for it.
     /// - Parameters:
     ///   - input: bytes for stdin (then closed); `nil` gives an empty stdin.
-    ///   - captureOutput: read stdout (else it goes to /dev/null).
+    ///   - captureOutput: read stdout (else it goes to /dev/null, so that
+    ///     a helper's long-lived child, such as xclip's, holds no pipe).
     ///   - timeout: seconds before the helper is killed.
+    /// - Returns: how it ended and its stdout (wipe it after use).
     /// - Throws: `.helperMissing` if it is not installed or cannot start;
     ///   `.helperFailed` if it outruns `timeout` (also while taking its
-    ///   input: a helper that never reads its stdin is killed at the
-    ///   deadline, whatever the input's size), if its stdin cannot be
-    ///   written, or if it cannot be waited for (`waitpid` failing is
-    ///   never counted as success).
+    ///   input), if its stdin cannot be written, or if it cannot be waited for.
     static func run(
         _ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
-        environment: [String: String], timeout: TimeInterval = 5
-    ) throws(ClipboardError) -> Result {
-        _ = ignorePipeSignal
+        environment: [String: String], timeout: Double = 5
+    ) throws(ClipboardError) -> ChildProcessResult {
         guard let path = ExecutableLookup.find(tool, environment: environment) else {
             throw .helperMissing("\(tool) is not installed")
         }
-        let stdinPipe: (read: Int32, write: Int32)
-        let stdoutPipe: (read: Int32, write: Int32)
-        do {
-            stdinPipe = try ChildProcessSpawner.makePipe()
-        } catch {
-            throw .helperMissing(error.description)
-        }
-        do {
-            stdoutPipe = captureOutput ? try ChildProcessSpawner.makePipe() : (-1, -1)
-        } catch {
-            close(stdinPipe.read)
-            close(stdinPipe.write)
-            throw .helperMissing(error.description)
-        }
-        let pid: pid_t
-        do {
-            // Helpers such as xclip fork a child that keeps running to own
-            // the selection; without captureOutput it must not hold a pipe
-            // anyone waits on, so its stdout is /dev/null.
-            pid = try ChildProcessSpawner.spawn(
-                executable: path, arguments: arguments, environment: environment,
-                standardInput: .descriptor(stdinPipe.read),
-                standardOutput: captureOutput ? .descriptor(stdoutPipe.write) : .null,
-                standardError: .null)
-        } catch {
-            for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write] where fd >= 0 { close(fd) }
-            throw .helperMissing("cannot start \(tool): \(error.reason)")
-        }
-        close(stdinPipe.read)
-        if captureOutput { close(stdoutPipe.write) }
-        let deadline = Date().addingTimeInterval(timeout)
-        var inputFailure: String?
-        if let input {
-            let end = FileDescriptorIO.monotonicNow() + timeout
-            switch input.withUnsafeBytes({ FileDescriptorIO.writeAll($0, to: stdinPipe.write, deadline: end) }) {
-            case .written: break
-            case .timedOut: inputFailure = "\(tool) did not take its input within \(Int(timeout)) s"
-            // EPIPE: the helper left without reading; its exit status tells.
-            case .failed(let code) where code == EPIPE: break
-            case .failed(let code): inputFailure = "cannot write to \(tool): \(String(cString: strerror(code)))"
+        let outcome = (input ?? SecretBytes([UInt8]())).withUnsafeBytes { bytes in
+            Result { () throws(ChildProcessFailure) -> ChildProcessResult in
+                try ChildProcessRunner.run(
+                    path, arguments: arguments, environment: environment, input: bytes,
+                    captureOutput: captureOutput, timeout: timeout)
             }
         }
-        close(stdinPipe.write)
-        if let inputFailure {
-            kill(pid, SIGKILL)
-            _ = FileDescriptorIO.waitForExit(pid)
-            if captureOutput { close(stdoutPipe.read) }
-            throw .helperFailed(inputFailure)
+        switch outcome {
+        case .success(let result): return result
+        case .failure(.notStarted(let error)): throw .helperMissing("cannot start \(tool): \(error.reason)")
+        case .failure(let failure): throw .helperFailed("\(tool) \(failure)")
         }
-        var output: [UInt8] = []
-        var timedOut = false
-        if captureOutput {
-            let readFD = stdoutPipe.read
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
-                var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 1, remaining)
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                if ready == 0 {
-                    timedOut = true
-                    break
-                }
-                let n = chunk.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress!, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                if n == 0 { break }
-                grow(&output, with: chunk[0..<n])
-            }
-            chunk.wipe()
-            close(readFD)
-        }
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR {
-                // Not knowing how the helper ended is not success.
-                output.wipe()
-                throw .helperFailed("cannot wait for \(tool): \(String(cString: strerror(errno)))")
-            }
-            if timedOut || Date() >= deadline {
-                timedOut = true
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                break
-            }
-            usleep(2_000)
-        }
-        if timedOut {
-            output.wipe()
-            throw .helperFailed("\(tool) did not finish within \(Int(timeout)) s")
-        }
-        return Result(status: ChildProcessSpawner.exitCode(waitStatus: status), output: output)
-    }
-
-    /// Appends, wiping the old storage when the array has to move.
-    private static func grow(_ array: inout [UInt8], with more: ArraySlice<UInt8>) {
-        if array.count + more.count > array.capacity {
-            var bigger: [UInt8] = []
-            bigger.reserveCapacity(max(array.capacity * 2, array.count + more.count, 4096))
-            bigger.append(contentsOf: array)
-            array.wipe()
-            array = bigger
-        }
-        array.append(contentsOf: more)
     }
 
     /// Runs a helper and fails unless it exits 0.

@@ -116,51 +116,36 @@ public enum PassStore {
         return read
     }
 
+    /// The longest one `gpg --decrypt` may take, in seconds (gpg-agent may
+    /// ask for the key's passphrase first).
+    public static let timeout: Double = 120
+
+    /// Decrypts one entry: the file on gpg's standard input, the plaintext
+    /// from its standard output (at most ``Item/maxSecretBytes`` +
+    /// ``Item/maxNotesBytes``), its first line of standard error in the message.
+    /// - Throws: `.io` naming `path` when it cannot be read, gpg cannot
+    ///   start, fails, runs past ``timeout`` or prints too much.
     static func decrypt(_ path: String, gpg: String, environment: [String: String]) throws(ImportError) -> [UInt8] {
-        let input = open(path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(input) }
-        let out: (read: Int32, write: Int32)
-        let err: (read: Int32, write: Int32)
-        do {
-            out = try ChildProcessSpawner.makePipe()
-            err = try ChildProcessSpawner.makePipe()
-        } catch { throw .io("cannot run gpg: \(error)") }
-        let pid: pid_t
-        do {
-            pid = try ChildProcessSpawner.spawn(
-                executable: gpg, arguments: ["--batch", "--quiet", "--decrypt"],
-                environment: environment, standardInput: .descriptor(input),
-                standardOutput: .descriptor(out.write), standardError: .descriptor(err.write))
-        } catch {
-            [out.read, out.write, err.read, err.write].forEach { _ = close($0) }
-            throw .io("cannot run gpg: \(error)")
+        guard let ciphertext = FileManager.default.contents(atPath: path) else {
+            throw .io("cannot read \(path)")
         }
-        close(out.write)
-        close(err.write)
-        var plaintext = drain(out.read, limit: Item.maxSecretBytes + Item.maxNotesBytes)
-        var message = drain(err.read, limit: 4096)
-        close(out.read)
-        close(err.read)
-        let status = FileDescriptorIO.waitForExit(pid).map { ChildProcessSpawner.exitCode(waitStatus: $0) } ?? -1
-        guard status == 0 else {
-            plaintext.wipe()
-            let first = String(decoding: message, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-            message.wipe()
+        var result: ChildProcessResult
+        do {
+            result = try ChildProcessRunner.run(
+                gpg, arguments: ["--batch", "--quiet", "--decrypt"], environment: environment,
+                input: [UInt8](ciphertext), captureError: true, maxOutput: Item.maxSecretBytes + Item.maxNotesBytes,
+                timeout: timeout)
+        } catch {
+            throw .io("gpg could not decrypt \(path): \(error)")
+        }
+        guard result.succeeded else {
+            let first =
+                String(decoding: result.errorOutput, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let status = result.status
+            result.wipe()
             throw .io("gpg could not decrypt \(path) (exit \(status))\(first.isEmpty ? "" : ": " + displaySafe(first))")
         }
-        return plaintext
-    }
-
-    /// Everything readable from `fd`, up to `limit` bytes (the rest is read and dropped).
-    static func drain(_ fd: Int32, limit: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        defer { buffer.wipe() }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0) }
-            if n <= 0 { return out }
-            if out.count < limit { out += buffer[0..<min(n, limit - out.count)] }
-        }
+        result.errorOutput.wipe()
+        return result.output
     }
 }

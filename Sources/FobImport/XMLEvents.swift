@@ -153,7 +153,7 @@ public struct HelperXMLParser: Sendable {
     /// Where the helper is: `FOB_XML_HELPER`, else next to the running
     /// program (`/proc/self/exe`), else on `PATH`.
     public static func locate(environment: [String: String]) -> String? {
-        HelperExchange.locate(helperName, override: "FOB_XML_HELPER", environment: environment)
+        ExecutableLookup.helper(helperName, override: "FOB_XML_HELPER", environment: environment)
     }
 
     /// Parses `document` in the helper and waits for it.
@@ -166,20 +166,20 @@ public struct HelperXMLParser: Sendable {
             }
             throw .io("\(HelperXMLParser.helperName) is not installed next to fob; it reads XML exports")
         }
-        let deadline = FileDescriptorIO.monotonicNow() + HelperXMLParser.timeout
-        switch HelperExchange.run(
-            path, input: document, environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
-            deadline: deadline, maxOutput: 16 * document.count + (1 << 20))
-        {
-        case .answered(var answer):
-            defer { answer.wipe() }
-            return try XMLEventWire.decode(answer)
-        case .timedOut:
+        var result: ChildProcessResult
+        do {
+            result = try ChildProcessRunner.run(
+                path, environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"], input: document,
+                maxOutput: 16 * document.count + (1 << 20), timeout: HelperXMLParser.timeout)
+        } catch .timedOut {
             throw .io("\(HelperXMLParser.helperName) took longer than \(Int(HelperXMLParser.timeout)) s")
-        case .failed, .tooLarge:
-            throw .io("\(HelperXMLParser.helperName) could not read the document")
-        case .notStarted(let why):
+        } catch .notStarted(let why) {
             throw .io("cannot start \(HelperXMLParser.helperName): \(why)")
+        } catch {
+            throw .io("\(HelperXMLParser.helperName) could not read the document")
         }
+        defer { result.wipe() }
+        guard result.succeeded else { throw .io("\(HelperXMLParser.helperName) could not read the document") }
+        return try XMLEventWire.decode(result.output)
     }
 }

@@ -39,7 +39,7 @@ public enum ChildProcessSpawner {
     }
 
     /// A failure to make a pipe or start a child; ``code`` is the `errno` value.
-    public struct SpawnError: Error, Sendable, CustomStringConvertible {
+    public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The `errno` value, such as `ENOENT` or `EACCES`.
         public let code: Int32
         /// What failed (`pipe`, `posix_spawn`).

@@ -123,4 +123,24 @@ public enum ExecutableLookup {
         }
         return nil
     }
+
+    /// Where Fob's helper program `name` (`fob-http`, `fob-xml`) is: the
+    /// path in `environment[override]` (which must be executable), else
+    /// next to the running program (`/proc/self/exe`), else on `PATH`.
+    /// - Returns: an executable path, or `nil`.
+    public static func helper(_ name: String, override: String, environment: [String: String]) -> String? {
+        if let path = environment[override], !path.isEmpty {
+            return find(path, environment: environment)
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length > 0 {
+            let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = exe.lastIndex(of: "/") {
+                let sibling = String(exe[...slash]) + name
+                if access(sibling, X_OK) == 0 { return sibling }
+            }
+        }
+        return find(name, environment: environment)
+    }
 }

@@ -25,7 +25,7 @@ public struct HelperHTTPTransport: HTTPTransport {
     /// Where the helper is: `FOB_HTTP_HELPER`, else next to the running
     /// program (`/proc/self/exe`), else on `PATH`.
     public static func locate(environment: [String: String]) -> String? {
-        HelperExchange.locate(helperName, override: "FOB_HTTP_HELPER", environment: environment)
+        ExecutableLookup.helper(helperName, override: "FOB_HTTP_HELPER", environment: environment)
     }
 
     /// Sends `request` through the helper and waits, at most the request's
@@ -38,20 +38,20 @@ public struct HelperHTTPTransport: HTTPTransport {
         }
         var message = HTTPWire.encode(request)
         defer { HTTPWire.wipe(&message) }
-        let deadline = FileDescriptorIO.monotonicNow() + request.timeout + 10
-        switch HelperExchange.run(
-            path, input: message, environment: environment, deadline: deadline,
-            maxOutput: HTTPWire.maxMessageBytes)
-        {
-        case .answered(var answer):
-            defer { HTTPWire.wipe(&answer) }
-            return try HTTPWire.decodeOutcome(answer)
-        case .timedOut, .tooLarge:
+        var result: ChildProcessResult
+        do {
+            result = try ChildProcessRunner.run(
+                path, environment: environment, input: message, maxOutput: HTTPWire.maxMessageBytes,
+                timeout: request.timeout + 10)
+        } catch .timedOut, .tooLarge {
             throw .timeout(request.url.hostDescription, seconds: request.timeout)
-        case .failed:
-            throw .network("\(HelperHTTPTransport.helperName) failed")
-        case .notStarted(let why):
+        } catch .notStarted(let why) {
             throw .network("cannot start \(HelperHTTPTransport.helperName): \(why)")
+        } catch {
+            throw .network("\(HelperHTTPTransport.helperName) failed")
         }
+        defer { result.wipe() }
+        guard result.succeeded else { throw .network("\(HelperHTTPTransport.helperName) failed") }
+        return try HTTPWire.decodeOutcome(result.output)
     }
 }
