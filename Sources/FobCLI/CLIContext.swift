@@ -30,6 +30,9 @@ public struct CLIContext {
     /// The `fob` binary to start the agent with (`fob agent`); `nil` (the
     /// default, in process) never starts one, but a running agent is used.
     public var agentExecutable: String?
+    /// Where commands read the time (expiries, one-time codes, import
+    /// dates, the agent's lock time); tests give a fixed one.
+    public var clock: any WallClock
 
     /// - Parameters:
     ///   - arguments: the arguments after the program name.
@@ -40,6 +43,7 @@ public struct CLIContext {
     ///   - standardInputIsTerminal: whether to prompt instead of reading standard input.
     ///   - terminal: the masked prompt on the controlling terminal.
     ///   - kdfParameters: the costs of each `--kdf` preset.
+    ///   - clock: where commands read the time.
     public init(
         arguments: [String],
         environment: [String: String] = [:],
@@ -48,7 +52,8 @@ public struct CLIContext {
         standardError: any ByteSink = BufferSink(),
         standardInputIsTerminal: Bool = false,
         terminal: any SecretPrompter = NoTerminal(),
-        kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) }
+        kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) },
+        clock: any WallClock = LiveClock()
     ) {
         self.arguments = arguments
         self.environment = environment
@@ -58,6 +63,7 @@ public struct CLIContext {
         self.standardInputIsTerminal = standardInputIsTerminal
         self.terminal = terminal
         self.kdfParameters = kdfParameters
+        self.clock = clock
     }
 
     /// The real process: `CommandLine.arguments`, the process environment,

@@ -177,6 +177,8 @@ public final class Invocation {
     public var standardOutput: any ByteSink { context.standardOutput }
     /// Standard error.
     public var standardError: any ByteSink { context.standardError }
+    /// The time now, from the context's clock (every command reads it here).
+    public var now: Date { context.clock.now }
     /// Standard input, shared by the password reader and the secret reader.
     private lazy var input = InputReader(source: context.standardInput)
 

@@ -62,7 +62,8 @@ struct CLIHarness {
     func run(
         _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
         terminal: any SecretPrompter = NoTerminal(), stdinIsTerminal: Bool = false,
-        plain: Bool = false, kdf: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { _ in .testing }
+        plain: Bool = false, kdf: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { _ in .testing },
+        clock: any WallClock = LiveClock()
     ) -> CLIRun {
         let out = BufferSink()
         let err = BufferSink()
@@ -70,13 +71,16 @@ struct CLIHarness {
         let context = CLIContext(
             arguments: prefix + arguments, environment: environment,
             standardInput: BufferSource(stdin), standardOutput: out, standardError: err,
-            standardInputIsTerminal: stdinIsTerminal, terminal: terminal, kdfParameters: kdf)
+            standardInputIsTerminal: stdinIsTerminal, terminal: terminal, kdfParameters: kdf, clock: clock)
         let status = FobCLI.run(context)
         return CLIRun(status: status, stdout: out.bytes, stderr: err.text)
     }
 
-    func run(_ arguments: [String], input: String, environment: [String: String] = [:], plain: Bool = false) -> CLIRun {
-        run(arguments, stdin: Array(input.utf8), environment: environment, plain: plain)
+    func run(
+        _ arguments: [String], input: String, environment: [String: String] = [:], plain: Bool = false,
+        clock: any WallClock = LiveClock()
+    ) -> CLIRun {
+        run(arguments, stdin: Array(input.utf8), environment: environment, plain: plain, clock: clock)
     }
 
     /// Opens the vault directly and unlocks it.

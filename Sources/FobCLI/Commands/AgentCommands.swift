@@ -97,7 +97,7 @@ enum StatusCommand: FobCommand {
             throw error.keychainError
         }
         let state = status.map { $0.state == .unlocked ? "unlocked" : "locked" } ?? "stopped"
-        let lockAt = status?.maxSecondsLeft.map { ItemJSON.date(Date().addingTimeInterval(Double($0))) }
+        let lockAt = status?.maxSecondsLeft.map { ItemJSON.date(invocation.now.addingTimeInterval(Double($0))) }
         if invocation.arguments.flag("--json") {
             func quoted(_ text: String) -> String {
                 var out: [UInt8] = []

@@ -56,13 +56,13 @@ enum GitCredentialCommand: FobCommand {
         query.path = request.path
         switch action {
         case "get": return try get(vault, query: query, invocation: invocation)
-        case "store": return try store(vault, request: request, query: query)
+        case "store": return try store(vault, request: request, query: query, now: invocation.now)
         default: return try erase(vault, request: request, query: query)
         }
     }
 
     private static func get(_ vault: ItemBackend, query: ItemQuery, invocation: Invocation) throws -> Int32 {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(invocation.now.timeIntervalSince1970)
         let found = try matching(vault, query, withSecrets: true)
         let fresh = found.filter { item in expiry(of: item).map { $0 > now } ?? true }
         guard let item = fresh.max(by: { $0.modified < $1.modified }) else { return 0 }
@@ -77,9 +77,11 @@ enum GitCredentialCommand: FobCommand {
         return 0
     }
 
-    private static func store(_ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
+    private static func store(
+        _ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery, now: Date
+    ) throws -> Int32 {
         guard let username = request.username, let password = request.password else { return 0 }
-        if let expiry = request.passwordExpiry, expiry <= Int64(Date().timeIntervalSince1970) { return 0 }
+        if let expiry = request.passwordExpiry, expiry <= Int64(now.timeIntervalSince1970) { return 0 }
         var fields: [CustomField] = []
         if let expiry = request.passwordExpiry { fields.append(CustomField(name: expiryField, text: String(expiry))) }
         if let token = request.oauthRefreshToken {

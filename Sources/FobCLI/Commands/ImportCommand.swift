@@ -82,7 +82,8 @@ enum ImportCommand: FobCommand {
         // Through the agent when it holds the vault unlocked: no password.
         let backend = invocation.items()
         defer { backend.close() }
-        let plan = ImportPlan(entries: read.entries, existing: try backend.allItems(), policy: policy, now: Date())
+        let plan = ImportPlan(
+            entries: read.entries, existing: try backend.allItems(), policy: policy, now: invocation.now)
         let dryRun = invocation.arguments.flag("--dry-run")
         if !dryRun {
             let total = plan.changes.count

@@ -244,7 +244,7 @@ enum GetCommand: FobCommand {
         items.close()
         let out = invocation.standardOutput
         if let field {
-            var value = try ItemFieldOutput.value(of: field, in: item, now: Date())
+            var value = try ItemFieldOutput.value(of: field, in: item, now: invocation.now)
             if !raw { value.append(0x0A) }
             out.write(value)
             value.wipe()

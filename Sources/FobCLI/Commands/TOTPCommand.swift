@@ -44,7 +44,7 @@ enum TOTPCommand: FobCommand {
         let item = try vault.item(service: service, account: account)
         vault.close()
         let otp = try ItemFieldOutput.oneTimePassword(of: item)
-        let now = Date()
+        let now = invocation.now
         let code = otp.code(at: now)
         if invocation.arguments.flag("--json") {
             let object: [String: Any] = [

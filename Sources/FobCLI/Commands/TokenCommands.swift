@@ -30,7 +30,7 @@ enum JWTCommand: FobCommand {
         let token = try tokenText(invocation)
         let jwt: JWT
         do { jwt = try JWT(decoding: token) } catch { throw CLIFailure(error.description) }
-        let now = Date()
+        let now = invocation.now
         if args.flag("--json") {
             invocation.standardOutput.write(JSONText.text(jsonReport(jwt, now: now)) + "\n")
         } else {
@@ -213,7 +213,8 @@ enum OAuthCommand: FobCommand {
                 } else {
                     let set = try session.refresh(force: true)
                     invocation.standardOutput.write(
-                        "refreshed \(describe(service, account)): \(TimeText.expiry(set.expiresAt, now: Date()))\n")
+                        "refreshed \(describe(service, account)): \(TimeText.expiry(set.expiresAt, now: invocation.now))\n"
+                    )
                 }
             } catch {
                 throw cliError(error)
@@ -288,7 +289,7 @@ enum OAuthCommand: FobCommand {
             }
             try OAuthSession.store(set, in: store, service: service, account: account)
             invocation.standardError.write(
-                "fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: Date()))\n"
+                "fob: signed in; stored \(describe(service, account)), access token \(TimeText.expiry(set.expiresAt, now: invocation.now))\n"
             )
         } catch {
             throw cliError(error)
