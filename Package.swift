@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "FobXML", dependencies: ["FobImport"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
-                                                            "FobClipboard", "FobSystem", "FobTestSupport"]),
+                                                            "FobClipboard", "FobSystem"]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,
         // in-memory store and clipboard, test clock, child processes, tmux.

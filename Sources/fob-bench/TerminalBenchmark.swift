@@ -3,7 +3,6 @@ import FobSessions
 import FobStore
 import FobSystem
 import FobTerminal
-import FobTestSupport
 import FobViewModels
 import Foundation
 @preconcurrency import Glibc
@@ -92,8 +91,14 @@ enum TerminalBenchmark {
             kind: token ? .token : .password, secret: SecretBytes(utf8: secret))
     }
 
+    /// An unsigned JWT (`alg` `none`) whose `exp` is `exp`: base64url
+    /// without padding (RFC 7515 §2) of the header and the claims.
     private static func jwt(exp: Int) -> String {
-        makeToken(header: #"{"alg":"none"}"#, claims: #"{"exp":\#(exp)}"#)
+        func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return base64URL(#"{"alg":"none"}"#) + "." + base64URL(#"{"exp":\#(exp)}"#) + ".c2ln"
     }
 
     /// An executable in the same directory as this one.
@@ -113,36 +118,20 @@ enum TerminalBenchmark {
         }
         defer { close(master) }
         let slave = String(cString: name)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        // POSIX_SPAWN_SETSID (0x80, a GNU extension): the pty becomes the controlling terminal.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
-        let argv = [fob, "--vault", vault.path, "--clipboard", "none"]
-        let env = [
-            "TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(home.path)", "PATH=/usr/bin:/bin",
-            "LINES=\(rows)", "COLUMNS=\(columns)",
+        let environment = [
+            "TERM": "xterm-256color", "LANG": "C.UTF-8", "HOME": home.path, "PATH": "/usr/bin:/bin",
+            "LINES": "\(rows)", "COLUMNS": "\(columns)",
         ]
-        let cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
-        defer { (cArgv + cEnv).forEach { free($0) } }
-        var pid: pid_t = 0
         var start = timespec()
         var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
-        guard posix_spawn(&pid, fob, &actions, &attributes, cArgv, cEnv) == 0 else {
+        // A new session: the pty, opened first as stdin, becomes the controlling terminal.
+        guard
+            let pid = try? ChildProcessSpawner.spawn(
+                executable: fob, arguments: ["--vault", vault.path, "--clipboard", "none"], environment: environment,
+                standardInput: .file(slave, flags: O_RDWR), standardOutput: .descriptor(0),
+                standardError: .descriptor(0), newSession: true)
+        else {
             throw BenchmarkFailure(message: "cannot start fob")
         }
         var seen: [UInt8] = []
