@@ -66,13 +66,17 @@ public struct CLIContext {
         self.clock = clock
     }
 
-    /// The real process: `CommandLine.arguments`, the process environment,
-    /// file descriptors 0, 1 and 2, and `/dev/tty`.
-    public static func live() -> CLIContext {
+    /// The real process: its arguments (checked by ``utf8Arguments(_:)``),
+    /// the process environment, file descriptors 0, 1 and 2, and `/dev/tty`.
+    /// - Throws: ``UsageError`` when an argument is not UTF-8.
+    public static func live() throws(UsageError) -> CLIContext {
+        let argv = (0..<Int(CommandLine.argc)).map { index -> [UInt8] in
+            guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
+            return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+        }
+        let all = try utf8Arguments(argv)
         var context = CLIContext(
-            arguments: FobCLI.arguments(
-                program: CommandLine.arguments.first ?? "fob",
-                arguments: Array(CommandLine.arguments.dropFirst())),
+            arguments: FobCLI.arguments(program: all.first ?? "fob", arguments: Array(all.dropFirst())),
             environment: ProcessInfo.processInfo.environment,
             standardInput: FileDescriptorSource(fd: STDIN_FILENO),
             standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
@@ -81,6 +85,60 @@ public struct CLIContext {
             terminal: ControllingTerminal())
         context.agentExecutable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         return context
+    }
+}
+
+extension CLIContext {
+    /// The arguments as text, refusing any that is not UTF-8.
+    ///
+    /// Swift's `CommandLine.arguments` replaces every invalid byte with
+    /// U+FFFD, which would make `x\xFF` and `x\xFE` one name, so that a
+    /// `save` of the second replaced the first's secret. An argument is
+    /// therefore taken only when its bytes are UTF-8, kept exactly.
+    /// - Parameter argv: each argument's bytes (without the terminating NUL),
+    ///   the program name first.
+    /// - Returns: the arguments, the program name first.
+    /// - Throws: ``UsageError`` (exit 2) naming the first argument that is
+    ///   not UTF-8, its bad bytes shown as `\xFF`.
+    public static func utf8Arguments(_ argv: [[UInt8]]) throws(UsageError) -> [String] {
+        var result: [String] = []
+        result.reserveCapacity(argv.count)
+        for (index, bytes) in argv.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw UsageError(
+                    "argument \(index) is not UTF-8 text (\"\(escapedBytes(bytes))\"): "
+                        + "names, paths and options are UTF-8, so that two names never become one item")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// `bytes` as text, each byte of an invalid sequence and each control
+    /// character written as `\xFF` (for messages).
+    static func escapedBytes(_ bytes: [UInt8]) -> String {
+        var out = ""
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            // The longest valid prefix (at most 4 bytes a scalar) is kept as text.
+            var taken = 0
+            for length in stride(from: min(4, rest.count), through: 1, by: -1) {
+                let chunk = rest.prefix(length)
+                if let scalar = String(validating: chunk, as: UTF8.self)?.unicodeScalars.first,
+                    String(scalar).utf8.count == length
+                {
+                    out += displaySafe(String(scalar))
+                    taken = length
+                    break
+                }
+            }
+            if taken == 0 {
+                out += "\\x" + String(rest.first!, radix: 16, uppercase: true)
+                taken = 1
+            }
+            rest = rest.dropFirst(taken)
+        }
+        return out
     }
 }
 

@@ -9,10 +9,16 @@ public enum FobCLI {
     public static let version = "0.2.0"
 
     /// Runs `fob` with the process's arguments, environment, streams and
-    /// terminal, and exits with its status. Applies ``ProcessHardening`` first.
+    /// terminal, and exits with its status (2 when an argument is not UTF-8).
+    /// Applies ``ProcessHardening`` first.
     public static func main() -> Never {
         ProcessHardening.apply()
-        exit(run(.live()))
+        do {
+            exit(run(try .live()))
+        } catch {
+            FileDescriptorSink(fd: STDERR_FILENO).write("fob: \(error.message)\n\(error.hint)\n")
+            exit(2)
+        }
     }
 
     /// Runs one `fob` command line against `context` and returns the exit

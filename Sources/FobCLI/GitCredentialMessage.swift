@@ -125,8 +125,16 @@ public struct GitCredentialMessage: Sendable, Equatable {
         }
     }
 
-    /// `url=PROTOCOL://[USER[:PASSWORD]@]HOST[:PORT][/PATH]`, taken apart as git does.
+    /// `url=PROTOCOL://[USER[:PASSWORD]@]HOST[:PORT][/PATH]`, taken apart as
+    /// git does. A part whose percent-decoding holds a line break or NUL is
+    /// refused (git refuses such a URL too): no value this helper stores
+    /// or answers can hold one, since each `key=value` is one line.
     private mutating func setURL(_ value: String) throws(GitCredentialError) {
+        func decoded(_ part: Substring) throws(GitCredentialError) -> String {
+            let text = String(part).removingPercentEncoding ?? String(part)
+            guard !text.utf8.contains(where: { $0 == 0x0A || $0 == 0 }) else { throw .invalidURL }
+            return text
+        }
         guard let schemeEnd = value.range(of: "://") else { throw .invalidURL }
         self.protocol = String(value[..<schemeEnd.lowerBound])
         var rest = value[schemeEnd.upperBound...]
@@ -134,16 +142,15 @@ public struct GitCredentialMessage: Sendable, Equatable {
         if let slash = rest.firstIndex(of: "/") {
             hostPart = rest[..<slash]
             let pathText = rest[rest.index(after: slash)...]
-            path = pathText.isEmpty ? nil : (String(pathText).removingPercentEncoding ?? String(pathText))
+            path = pathText.isEmpty ? nil : try decoded(pathText)
             rest = hostPart
         }
         if let at = hostPart.lastIndex(of: "@") {
             let user = hostPart[..<at]
             let name = user.firstIndex(of: ":").map { user[..<$0] } ?? user
-            username = String(name).removingPercentEncoding ?? String(name)
+            username = try decoded(name)
             if let colon = user.firstIndex(of: ":") {
-                let secret = String(user[user.index(after: colon)...])
-                password = SecretBytes(utf8: secret.removingPercentEncoding ?? secret)
+                password = SecretBytes(utf8: try decoded(user[user.index(after: colon)...]))
             }
             hostPart = hostPart[hostPart.index(after: at)...]
         }
@@ -153,8 +160,19 @@ public struct GitCredentialMessage: Sendable, Equatable {
     /// The `key=value` lines a `get` answers: only the user name, the
     /// password and what was stored with them (expiry, refresh token),
     /// never the request's own fields.
+    ///
+    /// git-credential(1), "INPUT/OUTPUT FORMAT": a value "may contain any
+    /// bytes except newline or NUL". A value holding either (an item saved
+    /// by other means) would inject lines into git's input, so nothing is
+    /// answered then.
+    /// - Returns: the lines, or `nil` when a value holds a line break or NUL.
     /// - Important: the bytes hold the password; wipe them after writing.
-    public func answer() -> [UInt8] {
+    public func answer() -> [UInt8]? {
+        let unsafe: (UnsafeRawBufferPointer) -> Bool = { $0.contains(0x0A) || $0.contains(0) }
+        if let username, username.utf8.contains(where: { $0 == 0x0A || $0 == 0 }) { return nil }
+        if password?.withUnsafeBytes(unsafe) == true || oauthRefreshToken?.withUnsafeBytes(unsafe) == true {
+            return nil
+        }
         var out: [UInt8] = []
         if let username { out += Array("username=\(username)\n".utf8) }
         if let password {

@@ -29,7 +29,6 @@ public final class OAuthSession {
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let timeout: TimeInterval
-    private let readClientSecret: @Sendable (String) throws(OAuthError) -> String
 
     /// - Parameters:
     ///   - store: an unlocked store.
@@ -38,14 +37,10 @@ public final class OAuthSession {
     ///   - transport: how to reach the token endpoint (a fake provider in tests).
     ///   - timeout: seconds to wait for the token endpoint.
     ///   - now: the clock.
-    ///   - readClientSecret: reads the client secret from the stored file path.
     public init(
         store: any KeychainStore, service: String, account: String,
         transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
-        now: @escaping @Sendable () -> Date = Date.init,
-        readClientSecret: @escaping @Sendable (String) throws(OAuthError) -> String = { path throws(OAuthError) in
-            try ClientAuthentication.readSecret(path: path)
-        }
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
         self.service = service
@@ -53,11 +48,10 @@ public final class OAuthSession {
         self.transport = transport
         self.timeout = timeout
         self.now = now
-        self.readClientSecret = readClientSecret
     }
 
     /// A session over an unlocked vault (wrapped in a ``VaultStore``).
-    /// - Parameters: as ``init(store:service:account:transport:timeout:now:readClientSecret:)``.
+    /// - Parameters: as ``init(store:service:account:transport:timeout:now:)``.
     public convenience init(
         vault: Vault, service: String, account: String,
         transport: any HTTPTransport = HelperHTTPTransport(), timeout: TimeInterval = 30,
@@ -86,11 +80,26 @@ public final class OAuthSession {
         guard let secret = item.secret else { throw .oauth(.storedItem("\(item.displayName) has no secret")) }
         var bytes = secret.unsafeArray
         defer { bytes.wipe() }
+        var set: OAuthTokenSet
         do {
-            return try OAuthTokenSet.decode(bytes)
+            set = try OAuthTokenSet.decode(bytes)
         } catch {
             throw .oauth(error)
         }
+        set.clientSecret = item.customFields.first { $0.name == clientSecretField }?.unsafeText
+        return set
+    }
+
+    /// The hidden custom field of an `oauth` item that holds its client's
+    /// secret (`client_secret_basic`), so the item never names a file to read.
+    public static let clientSecretField = "client_secret"
+
+    /// `fields` with the client secret field set to `secret` (added hidden,
+    /// or replaced), or removed when `secret` is `nil`; other fields kept.
+    static func fields(_ fields: [CustomField], withClientSecret secret: String?) -> [CustomField] {
+        var kept = fields.filter { $0.name != clientSecretField }
+        if let secret { kept.append(CustomField(name: clientSecretField, text: secret, isHidden: true)) }
+        return kept
     }
 
     /// A valid access token: the stored one, or a fresh one when the stored
@@ -150,15 +159,7 @@ public final class OAuthSession {
             if !force && current.expiresAt > clock { return current }
             throw .oauth(.noRefreshToken)
         }
-        let authentication: ClientAuthentication
-        do {
-            authentication =
-                try current.clientSecretFile.map { path throws(OAuthError) in
-                    .secretBasic(secret: try readClientSecret(path))
-                } ?? .none
-        } catch {
-            throw .oauth(error)
-        }
+        let authentication = current.clientSecret.map { ClientAuthentication.secretBasic(secret: $0) } ?? .none
         let next: OAuthTokenSet
         do {
             // Refresh needs only the token endpoint (RFC 6749 §6).
@@ -192,8 +193,11 @@ public final class OAuthSession {
     /// Stores the token set of a new login as an `oauth` item, adding it or
     /// replacing an existing `oauth` item in one transaction, under the
     /// vault's exclusive lock (so it does not interleave with a refresh).
+    /// The set's client secret goes into the hidden field
+    /// ``clientSecretField`` (removed for a public client); the item's other
+    /// custom fields are kept.
     /// - Parameters:
-    ///   - set: the tokens from ``OAuthLogin/run(client:scope:timeout:clientSecretFile:now:present:)``.
+    ///   - set: the tokens from ``OAuthLogin/run(client:scope:timeout:now:present:)``.
     ///   - label: the item's label, if any.
     /// - Returns: whether the item was added or updated.
     /// - Throws: `.keychain(.duplicateItem)` when an item of another kind has
@@ -208,16 +212,16 @@ public final class OAuthSession {
         let secret = SecretBytes(bytes)
         do {
             return try store.withExclusiveLock { () throws -> Vault.SaveOutcome in
-                if let existing = try? store.items(
-                    matching: .key(service: service, account: account), withSecrets: false
-                ).first,
-                    existing.kind != .oauth
-                {
+                let existing = try? store.items(
+                    matching: .key(service: service, account: account), withSecrets: true
+                ).first
+                if let existing, existing.kind != .oauth {
                     throw KeychainError.duplicateItem(
                         "\(existing.displayName) is a \(existing.kind.rawValue) item; not replacing it with an oauth item"
                     )
                 }
                 var changes = ItemChanges(kind: .oauth)
+                changes.customFields = fields(existing?.customFields ?? [], withClientSecret: set.clientSecret)
                 if let label { changes.label = .some(label) }
                 return try store.save(service: service, account: account, secret: secret, attributes: changes)
             }

@@ -19,12 +19,36 @@ extension Vault {
         guard let secret = item.secret else { throw .param("an item needs a secret (kSecValueData)") }
         guard secret.count <= Item.maxSecretBytes else { throw secretTooLarge }
         try item.checkLimits()
+        if item.kind == .oauth, secret.withUnsafeBytes({ contains($0, clientSecretFileMember) }) {
+            throw .param(
+                "\(item.displayName) names a file to read (client_secret_file); an oauth item keeps its "
+                    + "client secret itself: sign in with `fob oauth login … --client-secret-file F`")
+        }
         let attributes =
             item.service.utf8.count + item.account.utf8.count + item.accessGroup.utf8.count
             + (item.label?.utf8.count ?? 0) + (item.comment?.utf8.count ?? 0) + (item.generic?.count ?? 0)
         guard attributes <= maxAttributeBytes else {
             throw .param("item attributes larger than 1 MiB (\(maxAttributeBytes) bytes) in all")
         }
+    }
+
+    /// The JSON member by which older `oauth` items named the file their
+    /// client secret was read from at each refresh. A stored item never
+    /// names a file to read (an imported one could name any file), so an
+    /// `oauth` item whose secret holds this member is refused.
+    static let clientSecretFileMember = Array("\"client_secret_file\"".utf8)
+
+    /// Whether `needle` occurs in `haystack`.
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count, let first = needle.first else { return needle.isEmpty }
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if haystack[start] == first, needle.indices.allSatisfy({ haystack[start + $0] == needle[$0] }) {
+                return true
+            }
+            start += 1
+        }
+        return false
     }
 
     static func lookup(for item: Item, keys: VaultKeys) -> [UInt8] {

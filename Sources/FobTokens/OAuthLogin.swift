@@ -9,13 +9,13 @@ public enum OAuthLogin {
     ///   - client: endpoints, client id, authentication and transport.
     ///   - scope: the scope to ask for, space-separated; `nil` for the provider's default.
     ///   - timeout: seconds to wait for the browser.
-    ///   - clientSecretFile: recorded in the result for later refreshes.
     ///   - now: the clock.
     ///   - present: shows the authorization URL to the user (print it, open a browser).
-    /// - Returns: the token set to store.
+    /// - Returns: the token set to store; it keeps the client's secret
+    ///   (``ClientAuthentication/secretBasic(secret:)``) for later refreshes.
     /// - Throws: ``OAuthError`` from the listener, the redirect, or the token endpoint.
     public static func run(
-        client: OAuthClient, scope: String?, timeout: TimeInterval, clientSecretFile: String?,
+        client: OAuthClient, scope: String?, timeout: TimeInterval,
         now: @Sendable () -> Date = Date.init, present: (URL) -> Void
     ) throws(OAuthError) -> OAuthTokenSet {
         let listener = try LoopbackRedirectListener()
@@ -26,8 +26,10 @@ public enum OAuthLogin {
         present(url)
         let code = try listener.waitForCode(expectedState: state, timeout: timeout)
         let response = try client.exchange(code: code, verifier: pkce.verifier, redirectURI: listener.redirectURI)
+        var clientSecret: String?
+        if case .secretBasic(let secret) = client.authentication { clientSecret = secret }
         return OAuthTokenSet(
             response: response, requestedScope: scope, endpoints: client.endpoints, clientID: client.clientID,
-            clientSecretFile: clientSecretFile, now: now())
+            clientSecret: clientSecret, now: now())
     }
 }

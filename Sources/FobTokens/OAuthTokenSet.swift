@@ -4,14 +4,16 @@ import Foundation
 /// the tokens, serialized as JSON into the item's secret (which the vault
 /// encrypts as a whole).
 ///
-/// The client secret itself is not stored: only the path of the file it was
-/// read from (``clientSecretFile``), read again at each refresh. The secret
-/// then has one home, the file its owner manages and rotates, and a copy of
-/// the vault never carries it.
+/// A confidential client's secret (``clientSecret``), read once from the
+/// file given at login, is kept in the item's hidden custom field
+/// `client_secret`, never in this JSON, so `fob get` of the item does not
+/// print it. A stored set never names a file to read: one that does
+/// (`client_secret_file`, as older versions wrote, or an imported one that
+/// could name any file) is refused here, and the vault refuses to save it.
 ///
 /// JSON layout (version 1): `{"version":1,"access_token":…,"token_type":"Bearer",
 /// "refresh_token":…,"id_token":…,"expires_at":<seconds since 1970>,
-/// "scope":…,"token_endpoint":…,"client_id":…,"client_secret_file":…,"issuer":…,
+/// "scope":…,"token_endpoint":…,"client_id":…,"issuer":…,
 /// "issued_at":<seconds since 1970>}`;
 /// optional members are omitted when absent.
 public struct OAuthTokenSet: Codable, Sendable, Equatable {
@@ -39,8 +41,10 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     public var tokenEndpoint: URL
     /// `client_id` (RFC 6749 §2.2).
     public var clientID: String
-    /// The file holding the client secret (`client_secret_basic`); `nil` for a public client.
-    public var clientSecretFile: String?
+    /// The client secret sent as `client_secret_basic` (RFC 6749 §2.3.1);
+    /// `nil` for a public client. Not part of the JSON: the item keeps it in
+    /// its hidden custom field `client_secret`.
+    public var clientSecret: String? = nil
     /// The issuer the endpoints were discovered from, if any.
     public var issuer: String?
     /// When the access token was received; with ``expiresAt`` it gives the
@@ -57,7 +61,6 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         case scope
         case tokenEndpoint = "token_endpoint"
         case clientID = "client_id"
-        case clientSecretFile = "client_secret_file"
         case issuer
         case issuedAt = "issued_at"
     }
@@ -66,7 +69,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     public init(
         accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
         expiresAt: Date, scope: String? = nil, tokenEndpoint: URL, clientID: String,
-        clientSecretFile: String? = nil, issuer: String? = nil, issuedAt: Date? = nil
+        clientSecret: String? = nil, issuer: String? = nil, issuedAt: Date? = nil
     ) {
         version = OAuthTokenSet.currentVersion
         self.accessToken = accessToken
@@ -77,7 +80,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         self.scope = scope
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
-        self.clientSecretFile = clientSecretFile
+        self.clientSecret = clientSecret
         self.issuer = issuer
         self.issuedAt = issuedAt
     }
@@ -89,13 +92,13 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
     ///   - now: the time the response arrived.
     public init(
         response: TokenResponse, requestedScope: String?, endpoints: OAuthEndpoints, clientID: String,
-        clientSecretFile: String?, now: Date
+        clientSecret: String?, now: Date
     ) {
         self.init(
             accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
             idToken: response.idToken, expiresAt: OAuthTokenSet.expiry(of: response, now: now),
             scope: response.scope ?? requestedScope, tokenEndpoint: endpoints.token, clientID: clientID,
-            clientSecretFile: clientSecretFile, issuer: endpoints.issuer, issuedAt: now)
+            clientSecret: clientSecret, issuer: endpoints.issuer, issuedAt: now)
     }
 
     /// The token set after a refresh response (RFC 6749 §6): the new access
@@ -155,9 +158,13 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         return Array((try? encoder.encode(self)) ?? Data())
     }
 
+    /// The member older sets used to name a file read at each refresh.
+    static let clientSecretFileMember = "client_secret_file"
+
     /// Reads the stored JSON.
     /// - Throws: ``OAuthError/storedItem(_:)`` for bytes that are not this
-    ///   layout or come from a newer version, or whose `expires_at` is not a
+    ///   layout or come from a newer version, that name a file to read
+    ///   (`client_secret_file`), or whose `expires_at` is not a
     ///   finite number of seconds within ±``NumericDate/maximumSeconds``.
     public static func decode<C: Collection>(_ bytes: C) throws(OAuthError) -> OAuthTokenSet where C.Element == UInt8 {
         let decoder = JSONDecoder()
@@ -167,6 +174,12 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
             set = try decoder.decode(OAuthTokenSet.self, from: Data(bytes))
         } catch {
             throw .storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)")
+        }
+        let names = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]).map { Set($0.keys) }
+        guard !(names ?? []).contains(clientSecretFileMember) else {
+            throw .storedItem(
+                "it names a file to read (client_secret_file), which Fob does not do: sign in again with "
+                    + "`fob oauth login … --client-secret-file F`, which keeps the client secret in the item")
         }
         guard set.version <= currentVersion else {
             throw .storedItem("token set version \(set.version) is newer than this fob understands (\(currentVersion))")

@@ -517,10 +517,10 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(result.status == 0)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
-        #expect(lines[0].hasPrefix("SERVICE  ACCOUNT  KIND      LABEL  MODIFIED"))
-        #expect(lines[1].hasPrefix("api      bot?x    password"))
-        #expect(lines[2].hasPrefix("api      ci       token"))
-        #expect(lines[3].hasPrefix("web      zoe      password  Web"))
+        #expect(lines[0].hasPrefix("SERVICE  ACCOUNT    KIND      LABEL  MODIFIED"))
+        #expect(lines[1].hasPrefix("api      bot\\u{A}x  password"))
+        #expect(lines[2].hasPrefix("api      ci         token"))
+        #expect(lines[3].hasPrefix("web      zoe        password  Web"))
         #expect(!result.stdoutText.contains("secret-"))
     }
 

@@ -74,7 +74,31 @@ import Testing
         m.host = "h"
         m.username = "ana"
         m.password = SecretBytes(utf8: "pw")
-        #expect(String(decoding: m.answer(), as: UTF8.self) == "username=ana\npassword=pw\n")
+        #expect(String(decoding: try #require(m.answer()), as: UTF8.self) == "username=ana\npassword=pw\n")
+    }
+
+    /// git-credential(1): a value may hold any byte but newline and NUL. A
+    /// `url=` whose parts decode to one is refused (so `store` keeps
+    /// none), and a stored value holding one is never answered.
+    @Test func gitValuesWithLineBreaksAreRefusedOnStoreAndNeverAnswered() throws {
+        for url in [
+            "url=https://a%0Ab:pw@h/\n", "url=https://ana:p%0Aw@h/\n", "url=https://ana:pw@h/r%0Aepo\n",
+            "url=https://ana:p%00w@h/\n",
+        ] {
+            #expect(throws: GitCredentialError.invalidURL, "\(url)") { try GitCredentialMessage.parse(url) }
+        }
+        var m = GitCredentialMessage()
+        m.username = "ana\npassword=evil"
+        m.password = SecretBytes(utf8: "pw")
+        #expect(m.answer() == nil)
+        m.username = "ana"
+        m.password = SecretBytes(utf8: "pw\nusername=evil")
+        #expect(m.answer() == nil)
+        m.password = SecretBytes(utf8: "pw")
+        m.oauthRefreshToken = SecretBytes([0x72, 0x00, 0x74])
+        #expect(m.answer() == nil)
+        m.oauthRefreshToken = SecretBytes(utf8: "rt")
+        #expect(m.answer() != nil)
     }
 
     @Test func dockerStoreJSON() throws {

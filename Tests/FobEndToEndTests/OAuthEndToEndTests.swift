@@ -48,7 +48,8 @@ import Testing
         let ci0 = try fob.stored("api", "ci")
         #expect(me0.refreshToken != nil)
         #expect(me0.tokenEndpoint.absoluteString == "\(issuer)/oauth2/token")
-        #expect(me0.clientSecretFile == dir.file("client-secret").path)
+        // The client secret is kept in the item (hidden field), not a path to read.
+        #expect(try fob.run(["get", "api", "me", "--field", "client_secret"]).stdoutText == "any-client-secret\n")
         #expect(me0.scope == "openid email")
         #expect(me0.expiresAt.timeIntervalSinceNow > 30)
         #expect(me0.expiresAt.timeIntervalSinceNow <= Double(Self.tokenLifetime))

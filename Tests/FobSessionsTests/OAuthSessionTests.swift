@@ -12,12 +12,12 @@ import Testing
         let provider = FakeProvider()
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
 
-        init(expiresIn: TimeInterval = 600, refreshToken: Bool = true, secretFile: String? = nil) throws {
+        init(expiresIn: TimeInterval = 600, refreshToken: Bool = true, clientSecret: String? = nil) throws {
             vault = try TestVault()
             let set = OAuthTokenSet(
                 accessToken: "at-0", refreshToken: refreshToken ? provider.issueRefreshToken() : nil,
                 idToken: "id-0", expiresAt: clock.now.addingTimeInterval(expiresIn), scope: "openid",
-                tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecretFile: secretFile)
+                tokenEndpoint: provider.tokenURL, clientID: "client-1", clientSecret: clientSecret)
             try OAuthSession.store(set, in: VaultStore(vault: vault.vault), service: "api", account: "me")
         }
 
@@ -152,21 +152,68 @@ import Testing
         #expect(soon.provider.allRequests.isEmpty)
     }
 
-    @Test func clientSecretComesFromTheRecordedFile() throws {
-        let dir = TemporaryDirectory()
-        let file = dir.file("client-secret")
-        try Data("s3cret\n".utf8).write(to: file)
-        let f = try Fixture(expiresIn: 0, secretFile: file.path)
+    /// The client secret lives in the item's hidden field, never in the
+    /// token set's JSON (which `fob get` prints), and a refresh sends it.
+    @Test func clientSecretIsKeptInAHiddenFieldAndSentOnRefresh() throws {
+        let f = try Fixture(expiresIn: 0, clientSecret: "s3cret")
         f.provider.requiredSecret = "s3cret"
+        let item = try f.vault.vault.item(service: "api", account: "me")
+        #expect(item.customFields == [CustomField(name: "client_secret", text: "s3cret", isHidden: true)])
         _ = try f.session().validAccessToken()
         #expect(f.provider.refreshCount == 1)
         #expect(!String(decoding: try f.snapshot().0!.unsafeArray, as: UTF8.self).contains("s3cret"))
+        #expect(try f.vault.vault.item(service: "api", account: "me").customFields == item.customFields)
+        // A login as a public client removes it and keeps other fields.
+        try f.vault.vault.update(
+            matching: .key(service: "api", account: "me"),
+            with: ItemChanges(customFields: item.customFields + [CustomField(name: "team", text: "ops")]))
+        var set = try f.stored()
+        set.clientSecret = nil
+        try OAuthSession.store(set, in: VaultStore(vault: f.vault.vault), service: "api", account: "me")
+        #expect(
+            try f.vault.vault.item(service: "api", account: "me").customFields == [
+                CustomField(name: "team", text: "ops")
+            ])
+    }
 
-        try FileManager.default.removeItem(at: file)
-        f.clock.advance(4000)
-        #expect(throws: OAuthSessionError.oauth(.configuration("cannot read the client secret file \(file.path)"))) {
-            try f.session().validAccessToken()
+    /// An oauth item that names a file to read at refresh (an import could
+    /// name `~/.git-credentials`) is refused when saved, and a refresh of
+    /// one already stored reads no file and says to sign in again.
+    @Test func anItemNamingAClientSecretFileIsRefusedOnSaveAndNeverReadsIt() throws {
+        let t = try TestVault()
+        let directory = TemporaryDirectory()
+        let victim = directory.file("git-credentials")
+        try Data("https://ana:hunter2@example.com\n".utf8).write(to: victim)
+        let json =
+            #"{"version":1,"access_token":"at","token_type":"Bearer","expires_at":1,"refresh_token":"r","#
+            + #""token_endpoint":"https://idp.example.com/t","client_id":"c","client_secret_file":"\#(victim.path)"}"#
+        let item = Item(service: "api", account: "me", kind: .oauth, secret: .text(json))
+        #expect {
+            try t.vault.add(item)
+        } throws: { error in
+            guard case KeychainError.param(let why) = error else { return false }
+            return why.contains("client_secret_file")
         }
+        #expect(throws: KeychainError.self) { try t.vault.add(contentsOf: [item]) }
+        #expect(throws: KeychainError.self) { try t.vault.applyImport([.add(item)]) }
+        #expect(throws: KeychainError.self) {
+            try t.vault.save(service: "api", account: "me", secret: .text(json), attributes: ItemChanges(kind: .oauth))
+        }
+        // Saved as a password, then turned into an oauth item: refused too.
+        try t.vault.add(Item(service: "api", account: "me", kind: .password, secret: .text(json)))
+        #expect(throws: KeychainError.self) {
+            try t.vault.update(matching: .key(service: "api", account: "me"), with: ItemChanges(kind: .oauth))
+        }
+        // A token set naming a file, read by a session: refused, no request sent.
+        let provider = FakeProvider()
+        let stored = Item(service: "api", account: "me", kind: .oauth, secret: .text(json))
+        #expect {
+            try OAuthSession.tokenSet(of: stored)
+        } throws: { error in
+            guard case OAuthSessionError.oauth(.storedItem(let why)) = error else { return false }
+            return why.contains("client_secret_file")
+        }
+        #expect(provider.allRequests.isEmpty)
     }
 
     @Test func itemsThatAreNotOAuthAreRefused() throws {

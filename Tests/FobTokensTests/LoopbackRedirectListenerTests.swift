@@ -170,7 +170,7 @@ final class FakeBrowser: @unchecked Sendable {
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
         var shown: URL?
         let set = try OAuthLogin.run(
-            client: client, scope: "openid", timeout: 10, clientSecretFile: nil, now: clock.function
+            client: client, scope: "openid", timeout: 10, now: clock.function
         ) { url in
             shown = url
             // The provider would redirect the browser with the code and the request's state.

@@ -252,13 +252,16 @@ import Testing
             accessToken: "at", refreshToken: "rt", idToken: "id",
             expiresAt: Date(timeIntervalSince1970: 1_700_000_000.25),
             scope: "openid", tokenEndpoint: URL(string: "https://idp.example.com/t")!, clientID: "c",
-            clientSecretFile: "/home/u/.config/secret", issuer: "https://idp.example.com")
+            clientSecret: "client-s3cret", issuer: "https://idp.example.com")
         let bytes = set.encoded()
-        #expect(try OAuthTokenSet.decode(bytes) == set)
+        var withoutSecret = set
+        withoutSecret.clientSecret = nil
+        #expect(try OAuthTokenSet.decode(bytes) == withoutSecret)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("client-s3cret"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(
             json.keys.sorted() == [
-                "access_token", "client_id", "client_secret_file", "expires_at", "id_token",
+                "access_token", "client_id", "expires_at", "id_token",
                 "issuer", "refresh_token", "scope", "token_endpoint", "token_type", "version",
             ])
         #expect(JSONText.number(json["version"] as Any)?.intValue == 1)
@@ -269,6 +272,20 @@ import Testing
         newer.version = 99
         #expect(throws: OAuthError.storedItem("token set version 99 is newer than this fob understands (1)")) {
             try OAuthTokenSet.decode(newer.encoded())
+        }
+    }
+
+    /// A token set that names a file to read at refresh (as older versions
+    /// wrote, or as an imported item could, naming any file) is refused.
+    @Test func aStoredSetNamingAClientSecretFileIsRefused() throws {
+        let json =
+            #"{"version":1,"access_token":"at","token_type":"Bearer","expires_at":1700000000,"#
+            + #""token_endpoint":"https://idp.example.com/t","client_id":"c","client_secret_file":"/root/.git-credentials"}"#
+        #expect {
+            try OAuthTokenSet.decode(Array(json.utf8))
+        } throws: { error in
+            guard case OAuthError.storedItem(let why) = error else { return false }
+            return why.contains("client_secret_file") && why.contains("fob oauth login")
         }
     }
 

@@ -71,7 +71,13 @@ enum GitCredentialCommand: FobCommand {
         answer.password = item.secret
         answer.passwordExpiry = expiry(of: item)
         answer.oauthRefreshToken = item.customFields.first { $0.name == refreshTokenField }?.value
-        var bytes = answer.answer()
+        guard var bytes = answer.answer() else {
+            // A line break would inject lines into git's input: answer
+            // nothing, so git asks the user.
+            invocation.standardError.write(
+                "fob: \(item.displayName) holds a line break or NUL in its user name or secret; not answering git\n")
+            return 0
+        }
         invocation.standardOutput.write(bytes)
         bytes.wipe()
         return 0

@@ -45,12 +45,20 @@ enum ListCommand: FobCommand {
         return 0
     }
 
+    /// The most terminal cells a service, account or label takes in the
+    /// table; a longer one is cut and ends in `…` (`--json` has it whole).
+    static let maximumColumnCells = 40
+
     /// The rows as columns two spaces apart, each padded to its widest cell
     /// in terminal cells (as the terminal UI measures them: `密码` and `🔑`
     /// take two each), so wide characters do not shift the columns after them.
+    /// A cell wider than ``maximumColumnCells`` is cut first, so one long
+    /// value cannot widen every line.
     static func table(_ rows: [[String]]) -> String {
         // wcwidth follows LC_CTYPE: the user's locale, as the UI uses.
         setlocale(LC_CTYPE, "")
+        let ellipsis = Glyphs.current.ellipsis
+        let rows = rows.map { $0.map { cut($0, toCells: maximumColumnCells, ellipsis: ellipsis) } }
         let cells = rows.map { $0.map { DisplayWidth.cells(of: $0) } }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in cells { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
@@ -67,11 +75,28 @@ enum ListCommand: FobCommand {
         return text
     }
 
-    /// `text` with control characters shown as `?`, so a name cannot break the table.
-    static func printable(_ text: String) -> String {
-        // Most names hold no control character: return them as they are.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
-        return String(
-            String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+    /// `text` when it takes at most `limit` terminal cells, else its first
+    /// whole clusters and `ellipsis`, `limit` cells at most in all.
+    /// - Parameters:
+    ///   - text: a printable cell (control characters already escaped).
+    ///   - limit: the most cells, 1 or more.
+    ///   - ellipsis: what marks the cut (`…`, or `~` outside UTF-8 locales).
+    static func cut(_ text: String, toCells limit: Int, ellipsis: Character) -> String {
+        guard DisplayWidth.cells(of: text) > limit else { return text }
+        var kept = ""
+        var used = 0
+        for cluster in text {
+            let width = DisplayWidth.cells(of: cluster) ?? 1
+            if used + width > limit - 1 { break }
+            kept.append(cluster)
+            used += width
+        }
+        kept.append(ellipsis)
+        return kept
     }
+
+    /// `text` with control characters (C0, DEL and C1, such as U+009B) written
+    /// as `\u{9B}`, as error messages show them (``displaySafe(_:)``), so a
+    /// name can neither break the table nor drive the terminal.
+    static func printable(_ text: String) -> String { displaySafe(text) }
 }

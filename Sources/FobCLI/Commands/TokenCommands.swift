@@ -280,8 +280,7 @@ enum OAuthCommand: FobCommand {
                 endpoints: endpoints, clientID: clientID, authentication: authentication, transport: transport)
             let openBrowser = !args.flag("--no-browser") && hasDisplay(invocation.context.environment)
             let set = try OAuthLogin.run(
-                client: client, scope: args.value("--scope"), timeout: timeout,
-                clientSecretFile: secretPath
+                client: client, scope: args.value("--scope"), timeout: timeout
             ) { url in
                 invocation.standardError.write("Open this URL in a browser to sign in:\n\n  \(url.absoluteString)\n\n")
                 invocation.standardError.write("Waiting up to \(TimeText.duration(timeout)) for the browser…\n")

@@ -1,0 +1,75 @@
+import FobStore
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+/// What the built `fob` does with names, listings, files and messages that
+/// review and black-box runs found wrong, each checked as a process.
+@Suite struct DataHardeningTests {
+    /// Runs `fob ARGS` through `/bin/sh` so that `printf` can put bytes
+    /// that are not UTF-8 into argv (a `[String]` cannot hold them).
+    /// - Parameters:
+    ///   - script: shell words after `"$FOB"`, such as `save "$(printf 'x\377')" ana`.
+    func shell(_ v: ProcessTestVault, _ script: String, input: String = "") throws -> ProcessResult {
+        var environment = FobProcess.baseEnvironment.merging(v.environment) { $1 }
+        environment["FOB"] = FobProcess.binaryURL.path
+        return try ChildProcess.run(
+            executable: "/bin/sh", arguments: ["-c", "exec \"$FOB\" " + script], environment: environment,
+            stdin: Array(input.utf8))
+    }
+
+    /// Two names that differ only in bytes that are not UTF-8 (`x\xFF` and
+    /// `x\xFE`) were both stored as `x\u{FFFD}`, so saving the second
+    /// replaced the first's secret. Now each is refused with exit 2 and the
+    /// vault is left as it was.
+    @Test func namesThatAreNotUTF8AreRefusedAndNeverShareAnItem() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let first = try shell(v, #"save "$(printf 'x\377')" ana"#, input: "first-secret")
+        #expect(first.status == 2, "\(first.stderrText)")
+        #expect(first.stderrText.contains("not UTF-8"), "\(first.stderrText)")
+        #expect(first.stderrText.contains(#"x\xFF"#), "\(first.stderrText)")
+        let second = try shell(v, #"save "$(printf 'x\376')" ana"#, input: "second-secret")
+        #expect(second.status == 2, "\(second.stderrText)")
+        let account = try shell(v, #"add mail "$(printf 'a\300b')""#, input: "s")
+        #expect(account.status == 2, "\(account.stderrText)")
+        #expect(try v.open().allItems().isEmpty)
+        // A valid name beside it still works.
+        #expect(try shell(v, #"save "$(printf 'x\303\277')" ana"#, input: "ok").status == 0)
+        #expect(try v.run(["get", "x\u{FF}", "ana"]).stdoutText == "ok\n")
+    }
+
+    /// C1 control characters (U+0080–U+009F; U+009B is a one-byte CSI on
+    /// some terminals) in a name are written escaped by `fob ls`, as in
+    /// error messages, never raw.
+    @Test func listEscapesC0AndC1ControlCharacters() throws {
+        let v = try ProcessTestVault(password: "pw")
+        #expect(try v.run(["add", "a\u{9B}31mred", "b\u{85}o\u{1B}"], input: "s").status == 0)
+        let listing = try v.run(["ls"])
+        #expect(listing.status == 0)
+        #expect(!listing.stdoutText.unicodeScalars.contains { (0x80...0x9F).contains($0.value) })
+        #expect(!listing.stdout.contains(0x1B))
+        #expect(listing.stdoutText.contains(#"a\u{9B}31mred  b\u{85}o\u{1B}"#), "\(listing.stdoutText)")
+    }
+
+    /// A 64 KiB label made every line of `fob ls` 65,500 characters: each
+    /// column is now at most 40 cells, a longer value cut with `…`, and the
+    /// other rows keep their width.
+    @Test func listCapsColumnWidthsAndCutsWithAnEllipsis() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let label = String(repeating: "L", count: 65_536)
+        let service = String(repeating: "密", count: 30)
+        #expect(try v.run(["add", service, "ana", "--label", label], input: "s").status == 0)
+        #expect(try v.run(["add", "mail", "bo"], input: "s").status == 0)
+        let listing = try v.run(["ls"])
+        #expect(listing.status == 0)
+        let lines = listing.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        // 19 wide characters (38 cells) and the ellipsis: 39 cells, padded to 40 + 2.
+        let cutService = String(repeating: "密", count: 19) + "…"
+        #expect(lines.contains { $0.hasPrefix(cutService + "  ana") }, "\(lines)")
+        #expect(lines.contains { $0.contains(String(repeating: "L", count: 39) + "…  ") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.count < 160 }, "\(lines.map(\.count))")
+        #expect(lines.contains { $0.hasPrefix("mail" + String(repeating: " ", count: 39 - 4 + 2) + "bo") })
+    }
+}
