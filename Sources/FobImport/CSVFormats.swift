@@ -11,14 +11,12 @@ public enum CSVFormats {
     public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
             bytes, encoding: encoding, required: ["Title", "Username", "Password"],
-            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"]
+            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"],
+            texts: [
+                \.title: "Title", \.username: "Username", \.password: "Password", \.url: "URL", \.notes: "Notes",
+                \.totp: "TOTP",
+            ]
         ) { f, b in
-            b.title = f["Title"]
-            b.username = f["Username"]
-            b.password = f["Password"]
-            b.url = f["URL"]
-            b.notes = f["Notes"]
-            b.totp = f["TOTP"]
             b.label = f["Group"].map(groupPath)
             b.created = f["Created"].flatMap(ImportDates.iso8601)
             b.modified = f["Last Modified"].flatMap(ImportDates.iso8601)
@@ -34,14 +32,12 @@ public enum CSVFormats {
     public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
             bytes, encoding: encoding, required: ["type", "name", "login_username", "login_password"],
-            optional: ["folder", "notes", "fields", "login_uri", "login_totp"]
+            optional: ["folder", "notes", "fields", "login_uri", "login_totp"],
+            texts: [
+                \.title: "name", \.username: "login_username", \.password: "login_password", \.notes: "notes",
+                \.totp: "login_totp", \.label: "folder",
+            ]
         ) { f, b in
-            b.title = f["name"]
-            b.username = f["login_username"]
-            b.password = f["login_password"]
-            b.notes = f["notes"]
-            b.totp = f["login_totp"]
-            b.label = f["folder"]
             let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
             b.url = uris.first
@@ -72,15 +68,9 @@ public enum CSVFormats {
     /// (`note` since Chrome 119).
     /// - Throws: ``ImportError``.
     public static func chrome(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        try entries(bytes, encoding: encoding, required: ["url", "username", "password"], optional: ["name", "note"]) {
-            f, b in
-            b.title = f["name"]
-            b.url = f["url"]
-            b.username = f["username"]
-            b.password = f["password"]
-            b.notes = f["note"]
-            return nil
-        }
+        try entries(
+            bytes, encoding: encoding, required: ["url", "username", "password"], optional: ["name", "note"],
+            texts: [\.title: "name", \.url: "url", \.username: "username", \.password: "password", \.notes: "note"])
     }
 
     /// Firefox's logins CSV (about:logins › Export Logins):
@@ -90,11 +80,9 @@ public enum CSVFormats {
     public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
             bytes, encoding: encoding, required: ["url", "username", "password"],
-            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"]
+            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"],
+            texts: [\.url: "url", \.username: "username", \.password: "password"]
         ) { f, b in
-            b.url = f["url"]
-            b.username = f["username"]
-            b.password = f["password"]
             if let realm = ImportText.nonEmpty(f["httpRealm"]) {
                 b.fields.append(CustomField(name: "httpRealm", text: realm))
             }
@@ -113,27 +101,28 @@ public enum CSVFormats {
     public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
             bytes, encoding: encoding, required: ["Title", "Username", "Password"],
-            optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"]
+            optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"],
+            texts: [
+                \.title: "Title", \.username: "Username", \.password: "Password", \.totp: "OTPAuth", \.notes: "Notes",
+                \.label: "Tags",
+            ]
         ) { f, b in
-            b.title = f["Title"]
-            b.username = f["Username"]
-            b.password = f["Password"]
             b.url = f["Url"] ?? f["URL"]
-            b.totp = f["OTPAuth"]
-            b.notes = f["Notes"]
-            b.label = f["Tags"]
             return nil
         }
     }
 
     /// Reads `bytes` as CSV (see ``CSVReader``) whose header has the
     /// `required` columns, and makes one entry a record.
-    /// - Parameter fill: sets the entry from the record's fields, or
-    ///   returns why the record is unusable (reported with its line).
+    /// - Parameters:
+    ///   - texts: the entry's text members each set from the named column.
+    ///   - fill: then sets the rest of the entry from the record's fields,
+    ///     or returns why the record is unusable (reported with its line).
     /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
     private static func entries(
         _ bytes: [UInt8], encoding: String?, required: [String], optional: [String],
-        _ fill: (Fields, inout EntryBuilder) -> String?
+        texts: KeyValuePairs<WritableKeyPath<EntryBuilder, String?>, String>,
+        _ fill: (Fields, inout EntryBuilder) -> String? = { _, _ in nil }
     ) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
         let columns = try table.columns(required: required, optional: optional)
@@ -141,7 +130,9 @@ public enum CSVFormats {
         read.entries.reserveCapacity(table.records.count)
         for record in table.records {
             var builder = EntryBuilder(origin: "line \(record.line)")
-            if let unusable = fill(Fields(record.fields, columns), &builder) {
+            let fields = Fields(record.fields, columns)
+            for (member, column) in texts { builder[keyPath: member] = fields[column] }
+            if let unusable = fill(fields, &builder) {
                 read.unusable.append("line \(record.line): \(unusable)")
             } else {
                 builder.build(into: &read)
