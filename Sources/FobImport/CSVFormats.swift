@@ -9,27 +9,19 @@ public enum CSVFormats {
     /// `"Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"`.
     /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
     public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(
-            required: ["Title", "Username", "Password"],
-            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"])
-        var read = ImportRead()
-        read.entries.reserveCapacity(table.records.count)
-        for record in table.records {
-            let f = Fields(record.fields, c)
-            var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["Title"]
-            b.username = f["Username"]
-            b.password = f["Password"]
-            b.url = f["URL"]
-            b.notes = f["Notes"]
-            b.totp = f["TOTP"]
+        try entries(
+            bytes, encoding: encoding, required: ["Title", "Username", "Password"],
+            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"],
+            texts: [
+                \.title: "Title", \.username: "Username", \.password: "Password", \.url: "URL", \.notes: "Notes",
+                \.totp: "TOTP",
+            ]
+        ) { f, b in
             b.label = f["Group"].map(groupPath)
             b.created = f["Created"].flatMap(ImportDates.iso8601)
             b.modified = f["Last Modified"].flatMap(ImportDates.iso8601)
-            b.build(into: &read)
+            return nil
         }
-        return read
     }
 
     /// Bitwarden's CSV export (Bitwarden Help Center, "Condition a Bitwarden
@@ -38,20 +30,14 @@ public enum CSVFormats {
     /// may hold several URIs separated by commas.
     /// - Throws: ``ImportError``.
     public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(
-            required: ["type", "name", "login_username", "login_password"],
-            optional: ["folder", "notes", "fields", "login_uri", "login_totp"])
-        var read = ImportRead()
-        for record in table.records {
-            let f = Fields(record.fields, c)
-            var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["name"]
-            b.username = f["login_username"]
-            b.password = f["login_password"]
-            b.notes = f["notes"]
-            b.totp = f["login_totp"]
-            b.label = f["folder"]
+        try entries(
+            bytes, encoding: encoding, required: ["type", "name", "login_username", "login_password"],
+            optional: ["folder", "notes", "fields", "login_uri", "login_totp"],
+            texts: [
+                \.title: "name", \.username: "login_username", \.password: "login_password", \.notes: "notes",
+                \.totp: "login_totp", \.label: "folder",
+            ]
+        ) { f, b in
             let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
             b.url = uris.first
@@ -71,12 +57,10 @@ public enum CSVFormats {
                 b.notes = nil
             case "login", nil, "": break
             case let other?:
-                read.unusable.append("line \(record.line): type \"\(displaySafe(other))\" is neither login nor note")
-                continue
+                return "type \"\(displaySafe(other))\" is neither login nor note"
             }
-            b.build(into: &read)
+            return nil
         }
-        return read
     }
 
     /// Chrome's password CSV (Settings › Passwords › Export; also Edge and
@@ -84,20 +68,9 @@ public enum CSVFormats {
     /// (`note` since Chrome 119).
     /// - Throws: ``ImportError``.
     public static func chrome(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["url", "username", "password"], optional: ["name", "note"])
-        var read = ImportRead()
-        for record in table.records {
-            let f = Fields(record.fields, c)
-            var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["name"]
-            b.url = f["url"]
-            b.username = f["username"]
-            b.password = f["password"]
-            b.notes = f["note"]
-            b.build(into: &read)
-        }
-        return read
+        try entries(
+            bytes, encoding: encoding, required: ["url", "username", "password"], optional: ["name", "note"],
+            texts: [\.title: "name", \.url: "url", \.username: "username", \.password: "password", \.notes: "note"])
     }
 
     /// Firefox's logins CSV (about:logins › Export Logins):
@@ -105,17 +78,11 @@ public enum CSVFormats {
     /// times in milliseconds since 1970.
     /// - Throws: ``ImportError``.
     public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(
-            required: ["url", "username", "password"],
-            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"])
-        var read = ImportRead()
-        for record in table.records {
-            let f = Fields(record.fields, c)
-            var b = EntryBuilder(origin: "line \(record.line)")
-            b.url = f["url"]
-            b.username = f["username"]
-            b.password = f["password"]
+        try entries(
+            bytes, encoding: encoding, required: ["url", "username", "password"],
+            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"],
+            texts: [\.url: "url", \.username: "username", \.password: "password"]
+        ) { f, b in
             if let realm = ImportText.nonEmpty(f["httpRealm"]) {
                 b.fields.append(CustomField(name: "httpRealm", text: realm))
             }
@@ -124,30 +91,52 @@ public enum CSVFormats {
             }
             b.created = f["timeCreated"].flatMap(ImportDates.milliseconds)
             b.modified = f["timePasswordChanged"].flatMap(ImportDates.milliseconds)
-            b.build(into: &read)
+            return nil
         }
-        return read
     }
 
     /// 1Password 8's CSV export (File › Export, CSV):
     /// `Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes`.
     /// - Throws: ``ImportError``.
     public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
-        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(
-            required: ["Title", "Username", "Password"], optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"])
-        var read = ImportRead()
-        for record in table.records {
-            let f = Fields(record.fields, c)
-            var b = EntryBuilder(origin: "line \(record.line)")
-            b.title = f["Title"]
-            b.username = f["Username"]
-            b.password = f["Password"]
+        try entries(
+            bytes, encoding: encoding, required: ["Title", "Username", "Password"],
+            optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"],
+            texts: [
+                \.title: "Title", \.username: "Username", \.password: "Password", \.totp: "OTPAuth", \.notes: "Notes",
+                \.label: "Tags",
+            ]
+        ) { f, b in
             b.url = f["Url"] ?? f["URL"]
-            b.totp = f["OTPAuth"]
-            b.notes = f["Notes"]
-            b.label = f["Tags"]
-            b.build(into: &read)
+            return nil
+        }
+    }
+
+    /// Reads `bytes` as CSV (see ``CSVReader``) whose header has the
+    /// `required` columns, and makes one entry a record.
+    /// - Parameters:
+    ///   - texts: the entry's text members each set from the named column.
+    ///   - fill: then sets the rest of the entry from the record's fields,
+    ///     or returns why the record is unusable (reported with its line).
+    /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
+    private static func entries(
+        _ bytes: [UInt8], encoding: String?, required: [String], optional: [String],
+        texts: KeyValuePairs<WritableKeyPath<EntryBuilder, String?>, String>,
+        _ fill: (Fields, inout EntryBuilder) -> String? = { _, _ in nil }
+    ) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let columns = try table.columns(required: required, optional: optional)
+        var read = ImportRead()
+        read.entries.reserveCapacity(table.records.count)
+        for record in table.records {
+            var builder = EntryBuilder(origin: "line \(record.line)")
+            let fields = Fields(record.fields, columns)
+            for (member, column) in texts { builder[keyPath: member] = fields[column] }
+            if let unusable = fill(fields, &builder) {
+                read.unusable.append("line \(record.line): \(unusable)")
+            } else {
+                builder.build(into: &read)
+            }
         }
         return read
     }

@@ -176,83 +176,98 @@ public enum FobJSON {
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(0x2C) }
             out += Array("\n{".utf8)
-            JSONWriter.key("class", &out, first: true)
-            JSONWriter.string(item.itemClass.rawValue, &out)
-            JSONWriter.key("service", &out)
-            JSONWriter.string(item.service, &out)
-            JSONWriter.key("account", &out)
-            JSONWriter.string(item.account, &out)
-            JSONWriter.key("accessGroup", &out)
-            JSONWriter.string(item.accessGroup, &out)
-            JSONWriter.key("label", &out)
-            JSONWriter.optional(item.label, &out)
-            JSONWriter.key("notes", &out)
-            JSONWriter.optional(item.notes, &out)
-            JSONWriter.key("kind", &out)
-            JSONWriter.string(item.kind.rawValue, &out)
-            JSONWriter.key("accessible", &out)
-            JSONWriter.string(item.accessible.rawValue, &out)
-            JSONWriter.key("created", &out)
-            out += Array(item.created.timeIntervalSince1970.description.utf8)
-            JSONWriter.key("modified", &out)
-            out += Array(item.modified.timeIntervalSince1970.description.utf8)
-            JSONWriter.key("persistentID", &out)
-            JSONWriter.string(item.persistentID.uuidString, &out)
-            if let secret = item.secret { JSONWriter.secret(secret, name: "secret", &out) }
-            JSONWriter.key("url", &out)
-            JSONWriter.optional(item.url, &out)
-            JSONWriter.key("oneTimePassword", &out)
-            if let seed = item.oneTimePassword {
-                seed.withUnsafeBytes { JSONWriter.string(bytes: $0, &out) }
-            } else {
-                out += Array("null".utf8)
-            }
-            JSONWriter.key("customFields", &out)
-            out.append(0x5B)
-            for (i, field) in item.customFields.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                JSONWriter.key("name", &out, first: true, open: true)
-                JSONWriter.string(field.name, &out)
-                JSONWriter.secret(field.value, name: "value", &out)
-                JSONWriter.key("hidden", &out)
-                out += Array((field.isHidden ? "true" : "false").utf8)
-                out.append(0x7D)
-            }
-            out.append(0x5D)
-            JSONWriter.key("generic", &out)
-            if let generic = item.generic {
-                JSONWriter.string(Data(generic).base64EncodedString(), &out)
-            } else {
-                out += Array("null".utf8)
-            }
-            JSONWriter.key("synchronizable", &out)
-            out += Array((item.synchronizable ? "true" : "false").utf8)
-            JSONWriter.key("protocol", &out)
-            JSONWriter.string(item.internetProtocol, &out)
-            JSONWriter.key("authenticationType", &out)
-            JSONWriter.string(item.authenticationType, &out)
-            JSONWriter.key("port", &out)
-            out += Array(String(item.port).utf8)
-            JSONWriter.key("path", &out)
-            JSONWriter.string(item.path, &out)
-            JSONWriter.key("securityDomain", &out)
-            JSONWriter.string(item.securityDomain, &out)
-            JSONWriter.key("description", &out)
-            JSONWriter.optional(item.itemDescription, &out)
-            JSONWriter.key("type", &out)
-            out += Array((item.itemType.map { String($0) } ?? "null").utf8)
-            JSONWriter.key("creator", &out)
-            out += Array((item.creator.map { String($0) } ?? "null").utf8)
-            JSONWriter.key("invisible", &out)
-            out += Array((item.isInvisible ? "true" : "false").utf8)
-            JSONWriter.key("negative", &out)
-            out += Array((item.isNegative ? "true" : "false").utf8)
-            JSONWriter.key("accessControlFlags", &out)
-            out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
+            writeNames(item, &out)
+            writeValues(item, &out)
+            writeAttributes(item, &out)
             out.append(0x7D)
         }
         out += Array("\n]}\n".utf8)
         return out
+    }
+
+    /// The members that name and describe an item, `class` to `persistentID`.
+    private static func writeNames(_ item: Item, _ out: inout [UInt8]) {
+        JSONWriter.key("class", &out, first: true)
+        JSONWriter.string(item.itemClass.rawValue, &out)
+        JSONWriter.key("service", &out)
+        JSONWriter.string(item.service, &out)
+        JSONWriter.key("account", &out)
+        JSONWriter.string(item.account, &out)
+        JSONWriter.key("accessGroup", &out)
+        JSONWriter.string(item.accessGroup, &out)
+        JSONWriter.key("label", &out)
+        JSONWriter.optional(item.label, &out)
+        JSONWriter.key("notes", &out)
+        JSONWriter.optional(item.notes, &out)
+        JSONWriter.key("kind", &out)
+        JSONWriter.string(item.kind.rawValue, &out)
+        JSONWriter.key("accessible", &out)
+        JSONWriter.string(item.accessible.rawValue, &out)
+        JSONWriter.key("created", &out)
+        out += Array(item.created.timeIntervalSince1970.description.utf8)
+        JSONWriter.key("modified", &out)
+        out += Array(item.modified.timeIntervalSince1970.description.utf8)
+        JSONWriter.key("persistentID", &out)
+        JSONWriter.string(item.persistentID.uuidString, &out)
+    }
+
+    /// The secret, URL, one-time seed, custom fields and generic bytes.
+    private static func writeValues(_ item: Item, _ out: inout [UInt8]) {
+        if let secret = item.secret { JSONWriter.secret(secret, name: "secret", &out) }
+        JSONWriter.key("url", &out)
+        JSONWriter.optional(item.url, &out)
+        JSONWriter.key("oneTimePassword", &out)
+        if let seed = item.oneTimePassword {
+            seed.withUnsafeBytes { JSONWriter.string(bytes: $0, &out) }
+        } else {
+            out += Array("null".utf8)
+        }
+        JSONWriter.key("customFields", &out)
+        out.append(0x5B)
+        for (i, field) in item.customFields.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            JSONWriter.key("name", &out, first: true, open: true)
+            JSONWriter.string(field.name, &out)
+            JSONWriter.secret(field.value, name: "value", &out)
+            JSONWriter.key("hidden", &out)
+            out += Array((field.isHidden ? "true" : "false").utf8)
+            out.append(0x7D)
+        }
+        out.append(0x5D)
+        JSONWriter.key("generic", &out)
+        if let generic = item.generic {
+            JSONWriter.string(Data(generic).base64EncodedString(), &out)
+        } else {
+            out += Array("null".utf8)
+        }
+    }
+
+    /// The Keychain attributes, `synchronizable` to `accessControlFlags`.
+    private static func writeAttributes(_ item: Item, _ out: inout [UInt8]) {
+        JSONWriter.key("synchronizable", &out)
+        out += Array((item.synchronizable ? "true" : "false").utf8)
+        JSONWriter.key("protocol", &out)
+        JSONWriter.string(item.internetProtocol, &out)
+        JSONWriter.key("authenticationType", &out)
+        JSONWriter.string(item.authenticationType, &out)
+        JSONWriter.key("port", &out)
+        out += Array(String(item.port).utf8)
+        JSONWriter.key("path", &out)
+        JSONWriter.string(item.path, &out)
+        JSONWriter.key("securityDomain", &out)
+        JSONWriter.string(item.securityDomain, &out)
+        JSONWriter.key("description", &out)
+        JSONWriter.optional(item.itemDescription, &out)
+        JSONWriter.key("type", &out)
+        out += Array((item.itemType.map { String($0) } ?? "null").utf8)
+        JSONWriter.key("creator", &out)
+        out += Array((item.creator.map { String($0) } ?? "null").utf8)
+        JSONWriter.key("invisible", &out)
+        out += Array((item.isInvisible ? "true" : "false").utf8)
+        JSONWriter.key("negative", &out)
+        out += Array((item.isNegative ? "true" : "false").utf8)
+        JSONWriter.key("accessControlFlags", &out)
+        out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
     }
 }
 

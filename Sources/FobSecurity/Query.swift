@@ -244,11 +244,35 @@ struct ParsedDictionary {
         }
     }
 
+    /// Where the text attributes of internet passwords only are kept
+    /// (`kSecAttrServer` is the service); `nil` for any other key.
+    private static func internetText(_ key: String) -> WritableKeyPath<AttributeValues, String?>? {
+        switch key {
+        case kSecAttrServer: \.service
+        case kSecAttrProtocol: \.internetProtocol
+        case kSecAttrAuthenticationType: \.authenticationType
+        case kSecAttrPath: \.path
+        case kSecAttrSecurityDomain: \.securityDomain
+        default: nil
+        }
+    }
+
     private var serviceGiven = false
     private var internetKeyGiven: String?
     private var accessibleGiven = false
 
     private mutating func read(key: String, value: Any, role: DictionaryRole) throws(SecItemFailure) {
+        if let field = Self.internetText(key) {
+            internetKeyGiven = internetKeyGiven ?? key
+            attributes[keyPath: field] = try string(key, value)
+        } else if try !readAttribute(key: key, value: value, role: role) {
+            try readControl(key: key, value: value, role: role)
+        }
+    }
+
+    /// Reads `kSecClass` or a `kSecAttr…` key.
+    /// - Returns: `false` for any other key.
+    private mutating func readAttribute(key: String, value: Any, role: DictionaryRole) throws(SecItemFailure) -> Bool {
         switch key {
         case kSecClass:
             guard let name = value as? String else { throw wrongType(key, "a kSecClass… string") }
@@ -261,21 +285,6 @@ struct ParsedDictionary {
         case kSecAttrService:
             serviceGiven = true
             attributes.service = try string(key, value)
-        case kSecAttrServer:
-            internetKeyGiven = internetKeyGiven ?? key
-            attributes.service = try string(key, value)
-        case kSecAttrProtocol:
-            internetKeyGiven = internetKeyGiven ?? key
-            attributes.internetProtocol = try string(key, value)
-        case kSecAttrAuthenticationType:
-            internetKeyGiven = internetKeyGiven ?? key
-            attributes.authenticationType = try string(key, value)
-        case kSecAttrPath:
-            internetKeyGiven = internetKeyGiven ?? key
-            attributes.path = try string(key, value)
-        case kSecAttrSecurityDomain:
-            internetKeyGiven = internetKeyGiven ?? key
-            attributes.securityDomain = try string(key, value)
         case kSecAttrPort:
             internetKeyGiven = internetKeyGiven ?? key
             let port = try integer(key, value)
@@ -315,6 +324,25 @@ struct ParsedDictionary {
             }
             guard let date = value as? Date else { throw wrongType(key, "a Date") }
             if key == kSecAttrCreationDate { attributes.created = date } else { attributes.modified = date }
+        case kSecAttrSynchronizable:
+            if let name = value as? String {
+                guard name == kSecAttrSynchronizableAny, role.isQuery else {
+                    throw wrongType(key, "a Bool, or kSecAttrSynchronizableAny in a query")
+                }
+                attributes.synchronizable = .any
+            } else {
+                attributes.synchronizable = .value(try bool(key, value))
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Reads a `kSecValue…`, `kSecReturn…`, `kSecMatch…` or `kSecUse…` key.
+    /// - Throws: `errSecParam` for an unknown key or a wrong value.
+    private mutating func readControl(key: String, value: Any, role: DictionaryRole) throws(SecItemFailure) {
+        switch key {
         case kSecValueData:
             // Apple ignores the secret in a query (code often deletes with its add dictionary).
             data = try data(key, value)
@@ -347,15 +375,6 @@ struct ParsedDictionary {
             case .add, .updateAttributes:
                 throw SecItemFailure(
                     errSecParam, "kSecMatchLimit is not taken by SecItemAdd or as attributes to update")
-            }
-        case kSecAttrSynchronizable:
-            if let name = value as? String {
-                guard name == kSecAttrSynchronizableAny, role.isQuery else {
-                    throw wrongType(key, "a Bool, or kSecAttrSynchronizableAny in a query")
-                }
-                attributes.synchronizable = .any
-            } else {
-                attributes.synchronizable = .value(try bool(key, value))
             }
         case kSecUseDataProtectionKeychain, kSecUseNoAuthenticationUI:
             _ = try bool(key, value)

@@ -112,13 +112,7 @@ public final class Vault {
         let normalized = try normalize(password)
         guard kdf.isValid else { throw .param("KDF limits out of range") }
         try makeParentDirectories(of: url)
-        let fd = Glibc.open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            if errno == EEXIST { throw .io("a file already exists at \(url.path); not overwriting it") }
-            throw .io("cannot create \(url.path): \(String(cString: strerror(errno)))")
-        }
-        fchmod(fd, 0o600)
-        close(fd)
+        try createPrivateFile(at: url)
         do {
             let vault = try Vault(url: url, creating: true, now: now)
             let salt = Sodium.randomBytes(Crypto.saltBytes)

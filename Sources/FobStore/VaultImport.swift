@@ -72,13 +72,7 @@ extension Vault {
     /// - Throws: `.io` when a file exists at `destination` or it cannot be
     ///   written; `.decode` for a damaged source.
     public func backup(to destination: URL) throws(KeychainError) {
-        let fd = Glibc.open(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            if errno == EEXIST { throw .io("a file already exists at \(destination.path); not overwriting it") }
-            throw .io("cannot create \(destination.path): \(String(cString: strerror(errno)))")
-        }
-        fchmod(fd, 0o600)
-        close(fd)
+        try Vault.createPrivateFile(at: destination)
         do throws(KeychainError) {
             let target = try guarded { () throws(SQLiteError) in
                 try SQLiteConnection(path: destination.path, create: false)

@@ -33,12 +33,8 @@ extension Vault {
         let normalized = try Vault.normalize(password, checkLength: false)
         let format = try readFormat()
         let meta = try readMeta(format: format)
-        let passwordKey = try Crypto.deriveKey(
-            password: normalized, salt: meta.salt,
-            opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
-        guard let vaultKey = Crypto.open(meta.sealedKey, ad: meta.keyAD, key: passwordKey),
-            vaultKey.count == Crypto.keyBytes
-        else {
+        let (passwordKey, opened) = try meta.openVaultKey(password: normalized)
+        guard let vaultKey = opened else {
             if format == 1,
                 Crypto.open(
                     meta.sealedKey, ad: VaultMeta.keyAD(format: 2, kdf: meta.kdf, salt: meta.salt), key: passwordKey)

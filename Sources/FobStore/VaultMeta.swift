@@ -23,6 +23,20 @@ struct VaultMeta: Equatable {
         Array("fob vault key v\(format) argon2id13 \(kdf.opslimit) \(kdf.memlimit)".utf8) + salt
     }
 
+    /// Derives the password key from `normalized` (Argon2id with this
+    /// meta's salt and costs) and opens the sealed vault key with it.
+    /// - Returns: the password key, and the vault key or `nil` when the
+    ///   password is wrong (or the meta was edited).
+    /// - Throws: `.io` when the derivation cannot allocate its memory.
+    func openVaultKey(password normalized: SecretBytes) throws(KeychainError)
+        -> (passwordKey: SecretBytes, vaultKey: SecretBytes?)
+    {
+        let passwordKey = try Crypto.deriveKey(
+            password: normalized, salt: salt, opslimit: kdf.opslimit, memlimit: kdf.memlimit)
+        let vaultKey = Crypto.open(sealedKey, ad: keyAD, key: passwordKey)
+        return (passwordKey, vaultKey.flatMap { $0.count == Crypto.keyBytes ? $0 : nil })
+    }
+
     /// The size of `vault_key`: nonce, a 32-byte key, tag.
     static let sealedKeyBytes = Crypto.nonceBytes + Crypto.keyBytes + Crypto.tagBytes
     /// The size of `integrity`: counter, count, MAC.

@@ -94,6 +94,18 @@ extension Vault {
         return result
     }
 
+    /// Creates an empty file at `url` with mode 0600, refusing to replace one.
+    /// - Throws: `.io` when a file exists there or it cannot be created.
+    static func createPrivateFile(at url: URL) throws(KeychainError) {
+        let fd = Glibc.open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw .io("a file already exists at \(url.path); not overwriting it") }
+            throw .io("cannot create \(url.path): \(String(cString: strerror(errno)))")
+        }
+        fchmod(fd, 0o600)
+        close(fd)
+    }
+
     static func makeParentDirectories(of url: URL) throws(KeychainError) {
         var missing: [String] = []
         var dir = url.deletingLastPathComponent().path

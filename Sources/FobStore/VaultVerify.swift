@@ -83,14 +83,7 @@ extension Vault {
         report.schemaProblems = (try? vault.schemaProblems()) ?? ["cannot read the schema"]
         let meta = try vault.readMeta(format: report.format)
         let normalized = try normalize(password, checkLength: false)
-        let passwordKey = try Crypto.deriveKey(
-            password: normalized, salt: meta.salt,
-            opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
-        guard let vaultKey = Crypto.open(meta.sealedKey, ad: meta.keyAD, key: passwordKey),
-            vaultKey.count == Crypto.keyBytes
-        else {
-            throw .authFailed
-        }
+        guard let vaultKey = try meta.openVaultKey(password: normalized).vaultKey else { throw .authFailed }
         try vault.inspectRows(vaultKey: vaultKey, meta: meta, into: &report)
         return report
     }

@@ -246,27 +246,30 @@ public enum ChildProcessRunner {
         }
 
         private mutating func readOutput(into chunk: inout [UInt8], limit: Int) {
-            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(stdout, into: $0) }
-            guard n > 0 else {
-                close(stdout)
-                stdout = -1
-                return
-            }
-            guard output.count + n <= limit else {
-                failure = .tooLarge(limit: limit)
-                return
-            }
-            output.appendWiping(chunk[0..<n])
+            let n = Self.readOnce(&stdout, into: &chunk)
+            if n > 0 && output.count + n > limit { failure = .tooLarge(limit: limit) }
+            if n > 0 && failure == nil { output.appendWiping(chunk[0..<n]) }
         }
 
         private mutating func readError(into chunk: inout [UInt8], limit: Int) {
-            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(stderr, into: $0) }
-            guard n > 0 else {
-                close(stderr)
-                stderr = -1
-                return
+            let n = Self.readOnce(&stderr, into: &chunk)
+            if n > 0 && errorOutput.count < limit {
+                errorOutput.appendWiping(chunk[0..<min(n, limit - errorOutput.count)])
             }
-            if errorOutput.count < limit { errorOutput.appendWiping(chunk[0..<min(n, limit - errorOutput.count)]) }
+        }
+
+        /// Reads once from `fd` into `chunk`; at its end (or an error)
+        /// closes it and sets it to -1.
+        /// - Returns: the number of bytes read, 0 at the end.
+        private static func readOnce(_ fd: inout Int32, into chunk: inout [UInt8]) -> Int {
+            let descriptor = fd
+            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0) }
+            guard n > 0 else {
+                close(fd)
+                fd = -1
+                return 0
+            }
+            return n
         }
 
         private mutating func closeInput() {

@@ -185,48 +185,46 @@ public final class LoopbackRedirectListener {
 
     /// Answers one request; returns the code when this was the redirect.
     private func handle(_ client: Int32, head: String, expectedState: String) throws(OAuthError) -> Outcome {
-        switch Self.parse(head: head, expectedState: expectedState) {
-        case .badRequest:
-            respond(
-                client, status: "400 Bad Request", title: "Bad request", message: "Fob did not understand this request."
-            )
-            return .ignored
-        case .wrongMethod:
-            respond(
-                client, status: "405 Method Not Allowed", title: "Method not allowed",
-                message: "Only GET is served here.")
-            return .ignored
-        case .notFound:
-            respond(client, status: "404 Not Found", title: "Not found", message: "Nothing here.")
-            return .ignored
+        let request = Self.parse(head: head, expectedState: expectedState)
+        let page = Self.page(for: request)
+        respond(client, status: page.status, title: page.title, message: page.message)
+        switch request {
+        case .badRequest, .wrongMethod, .notFound, .notARedirect: return .ignored
+        case .forgedState: return .forgedState
+        case .error(let error, let description): throw .authorization(error: error, description: description)
+        case .emptyCode: throw .listener("the redirect carried an empty code")
+        case .code(let code): return .code(code)
+        }
+    }
+
+    /// The page the browser is shown for `request`: the HTTP status line,
+    /// the page's title and its one sentence.
+    private static func page(for request: Request) -> (status: String, title: String, message: String) {
+        switch request {
+        case .badRequest: ("400 Bad Request", "Bad request", "Fob did not understand this request.")
+        case .wrongMethod: ("405 Method Not Allowed", "Method not allowed", "Only GET is served here.")
+        case .notFound: ("404 Not Found", "Not found", "Nothing here.")
         case .notARedirect:
-            respond(
-                client, status: "400 Bad Request", title: "Not a login redirect",
-                message: "This address expects the provider's redirect with a code or an error.")
-            return .ignored
+            (
+                "400 Bad Request", "Not a login redirect",
+                "This address expects the provider's redirect with a code or an error."
+            )
         case .forgedState:
-            respond(
-                client, status: "400 Bad Request", title: "Login refused",
-                message:
-                    "The state parameter does not match this login, so Fob ignored this request. Fob is still waiting for the provider's redirect."
+            (
+                "400 Bad Request", "Login refused",
+                "The state parameter does not match this login, so Fob ignored this request. Fob is still waiting for the provider's redirect."
             )
-            return .forgedState
         case .error(let error, let description):
-            respond(
-                client, status: "200 OK", title: "Login failed",
-                message: "The provider said: \(error)\(description.map { " (\($0))" } ?? ""). You can close this tab.")
-            throw .authorization(error: error, description: description)
-        case .emptyCode:
-            respond(
-                client, status: "400 Bad Request", title: "Login failed", message: "The redirect carried an empty code."
+            (
+                "200 OK", "Login failed",
+                "The provider said: \(error)\(description.map { " (\($0))" } ?? ""). You can close this tab."
             )
-            throw .listener("the redirect carried an empty code")
-        case .code(let code):
-            respond(
-                client, status: "200 OK", title: "Authorization received",
-                message:
-                    "Fob received the authorization and finishes the login in the terminal. You can close this tab.")
-            return .code(code)
+        case .emptyCode: ("400 Bad Request", "Login failed", "The redirect carried an empty code.")
+        case .code:
+            (
+                "200 OK", "Authorization received",
+                "Fob received the authorization and finishes the login in the terminal. You can close this tab."
+            )
         }
     }
 

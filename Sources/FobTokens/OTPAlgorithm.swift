@@ -42,21 +42,32 @@ public enum OTPAlgorithm: String, Sendable, Equatable, CaseIterable {
             nettle_hmac_sha1_digest(&context, out.count, &out)
             wipe(&context)
         case .sha256:
-            LibSodium.ensureInitialised()
-            var state = crypto_auth_hmacsha256_state()
-            _ = crypto_auth_hmacsha256_init(&state, key, key.count)
-            _ = crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
-            _ = crypto_auth_hmacsha256_final(&state, &out)
-            wipe(&state)
+            sodiumHMAC(
+                crypto_auth_hmacsha256_state(), crypto_auth_hmacsha256_init, crypto_auth_hmacsha256_update,
+                crypto_auth_hmacsha256_final, key: key, message: message, into: &out)
         case .sha512:
-            LibSodium.ensureInitialised()
-            var state = crypto_auth_hmacsha512_state()
-            _ = crypto_auth_hmacsha512_init(&state, key, key.count)
-            _ = crypto_auth_hmacsha512_update(&state, message, UInt64(message.count))
-            _ = crypto_auth_hmacsha512_final(&state, &out)
-            wipe(&state)
+            sodiumHMAC(
+                crypto_auth_hmacsha512_state(), crypto_auth_hmacsha512_init, crypto_auth_hmacsha512_update,
+                crypto_auth_hmacsha512_final, key: key, message: message, into: &out)
         }
         return out
+    }
+
+    /// One libsodium HMAC (`crypto_auth_hmacsha*_init`, `_update`, `_final`)
+    /// of `message` under `key` into `out`; the state is wiped after.
+    private func sodiumHMAC<State>(
+        _ initial: State,
+        _ start: (UnsafeMutablePointer<State>, UnsafePointer<UInt8>, Int) -> Int32,
+        _ update: (UnsafeMutablePointer<State>, UnsafePointer<UInt8>?, UInt64) -> Int32,
+        _ finish: (UnsafeMutablePointer<State>, UnsafeMutablePointer<UInt8>) -> Int32,
+        key: [UInt8], message: [UInt8], into out: inout [UInt8]
+    ) {
+        LibSodium.ensureInitialised()
+        var state = initial
+        _ = start(&state, key, key.count)
+        _ = update(&state, message, UInt64(message.count))
+        _ = finish(&state, &out)
+        wipe(&state)
     }
 
     /// Zeroes a hash state (key-derived pads) with `sodium_memzero`, which

@@ -73,6 +73,17 @@ enum AgentBenchmark {
         let passwordFile = scratch.appendingPathComponent("password").path
         try Data("benchmark master password\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
 
+        try startUp(fob: fob, exe: exe, path: path, scratch: scratch)
+        for count in [1_000, 10_000] {
+            try throughAgent(
+                count: count, fob: fob, path: path, runtime: runtime, passwordFile: passwordFile, password: password,
+                scratch: scratch)
+        }
+    }
+
+    /// `fob --version` against a minimal Swift program built the same way,
+    /// peak memory, and fob's shared libraries.
+    static func startUp(fob: String, exe: String, path: String, scratch: URL) throws {
         section("Start-up (median of 30)")
         let hello = scratch.appendingPathComponent("hello")
         let source = scratch.appendingPathComponent("hello.swift")
@@ -109,68 +120,73 @@ enum AgentBenchmark {
             "  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
                 + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
 
-        for count in [1_000, 10_000] {
-            section("Through the agent at \(count) items")
-            let url = scratch.appendingPathComponent("agent\(count)/vault.db")
-            let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
-            try vault.add(
-                contentsOf: (0..<count).map { i in
-                    Item(
-                        service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",
-                        secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
-                })
-            vault.lock()
-            let env = ["PATH": path, "XDG_RUNTIME_DIR": runtime.path, "FOB_VAULT": url.path, "FOB_AGENT": "1"]
-            let unlock = run(fob, ["unlock", "--password-file", passwordFile], environment: env)
-            guard unlock.status == 0 else {
-                print("  unlock failed (\(unlock.status)); skipped")
-                continue
+    }
+
+    /// The agent's process id, from `fob status --json`.
+    static func agentPID(_ fob: String, environment: [String: String]) -> Int? {
+        let status = run(fob, ["status", "--json"], environment: environment).output
+        guard let data = status.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["pid"] as? Int
+    }
+
+    /// `fob get`, `fob ls` and memory through an agent holding `count` items.
+    static func throughAgent(
+        count: Int, fob: String, path: String, runtime: URL, passwordFile: String, password: SecretBytes,
+        scratch: URL
+    ) throws {
+        section("Through the agent at \(count) items")
+        let url = scratch.appendingPathComponent("agent\(count)/vault.db")
+        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
+        try vault.add(
+            contentsOf: (0..<count).map { i in
+                Item(
+                    service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",
+                    secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
+            })
+        vault.lock()
+        let env = ["PATH": path, "XDG_RUNTIME_DIR": runtime.path, "FOB_VAULT": url.path, "FOB_AGENT": "1"]
+        let unlock = run(fob, ["unlock", "--password-file", passwordFile], environment: env)
+        guard unlock.status == 0 else {
+            print("  unlock failed (\(unlock.status)); skipped")
+            return
+        }
+        defer {
+            if let pid = agentPID(fob, environment: env) { kill(pid_t(pid), SIGTERM) }
+        }
+        var last = Run(status: 0, maxRSSKiB: 0, output: "")
+        let tGet = median(30) { last = run(fob, ["get", "svc7", "user7"], environment: env) }
+        print("  " + pad("fob get (median of 30)") + String(format: "%10.1f ms   exit %d", tGet, last.status))
+        print(
+            "  " + pad("peak memory of one fob get")
+                + peakMemory(fob, ["get", "svc7", "user7"], environment: env, scratch: scratch))
+        let tList = median(10) { last = run(fob, ["ls"], environment: env) }
+        print("  " + pad("fob ls (median of 10)") + String(format: "%10.1f ms   %.2f× get", tList, tList / tGet))
+        if count == 10_000 {
+            if let pid = agentPID(fob, environment: env),
+                let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            {
+                let kib = Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "0") ?? 0
+                print("  " + pad("peak memory of the agent (VmHWM)") + String(format: "%10.1f MiB", kib / 1024))
             }
-            defer {
-                let status = run(fob, ["status", "--json"], environment: env).output
-                if let data = status.data(using: .utf8),
-                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    let pid = object["pid"] as? Int
-                {
-                    kill(pid_t(pid), SIGTERM)
+        } else {
+            final class Counter: @unchecked Sendable {
+                let lock = NSLock()
+                var value = 0
+            }
+            let ok = Counter()
+            let tConcurrent = try time {
+                DispatchQueue.concurrentPerform(iterations: 100) { _ in
+                    let r = run(fob, ["get", "svc7", "user7"], environment: env)
+                    if r.status == 0 { ok.lock.withLock { ok.value += 1 } }
                 }
             }
-            var last = Run(status: 0, maxRSSKiB: 0, output: "")
-            let tGet = median(30) { last = run(fob, ["get", "svc7", "user7"], environment: env) }
-            print("  " + pad("fob get (median of 30)") + String(format: "%10.1f ms   exit %d", tGet, last.status))
             print(
-                "  " + pad("peak memory of one fob get")
-                    + peakMemory(fob, ["get", "svc7", "user7"], environment: env, scratch: scratch))
-            let tList = median(10) { last = run(fob, ["ls"], environment: env) }
-            print("  " + pad("fob ls (median of 10)") + String(format: "%10.1f ms   %.2f× get", tList, tList / tGet))
-            if count == 10_000 {
-                let status = run(fob, ["status", "--json"], environment: env).output
-                if let data = status.data(using: .utf8),
-                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    let pid = object["pid"] as? Int,
-                    let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                    let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-                {
-                    let kib = Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "0") ?? 0
-                    print("  " + pad("peak memory of the agent (VmHWM)") + String(format: "%10.1f MiB", kib / 1024))
-                }
-            } else {
-                final class Counter: @unchecked Sendable {
-                    let lock = NSLock()
-                    var value = 0
-                }
-                let ok = Counter()
-                let tConcurrent = try time {
-                    DispatchQueue.concurrentPerform(iterations: 100) { _ in
-                        let r = run(fob, ["get", "svc7", "user7"], environment: env)
-                        if r.status == 0 { ok.lock.withLock { ok.value += 1 } }
-                    }
-                }
-                print(
-                    "  " + pad("100 concurrent fob get")
-                        + String(format: "%10.1f ms   %d of 100 succeeded", tConcurrent * 1000, ok.value))
-                passShow(scratch: scratch, count: count, path: path, fobGet: tGet)
-            }
+                "  " + pad("100 concurrent fob get")
+                    + String(format: "%10.1f ms   %d of 100 succeeded", tConcurrent * 1000, ok.value))
+            passShow(scratch: scratch, count: count, path: path, fobGet: tGet)
         }
     }
 
