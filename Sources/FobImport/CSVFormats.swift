@@ -3,7 +3,9 @@ import Foundation
 
 /// Readers of the CSV exports. Each is a pure function from the file's
 /// bytes to the entries and a report (a fuzz target); columns are found by
-/// their header names, so extra and reordered columns are fine.
+/// their header names, so extra and reordered columns are fine, but every
+/// column the format's exporter always writes is required: a file without
+/// one is another format (or damaged) and is refused, naming the column.
 public enum CSVFormats {
     /// KeePassXC's CSV (`keepassxc-cli export -f csv`, KeePassXC 2.7):
     /// `"Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"`.
@@ -11,8 +13,8 @@ public enum CSVFormats {
     public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
         let c = try table.columns(
-            required: ["Title", "Username", "Password"],
-            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"])
+            required: ["Group", "Title", "Username", "Password", "URL", "Notes"],
+            optional: ["TOTP", "Last Modified", "Created"])
         var read = ImportRead()
         read.entries.reserveCapacity(table.records.count)
         for record in table.records {
@@ -40,8 +42,10 @@ public enum CSVFormats {
     public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
         let c = try table.columns(
-            required: ["type", "name", "login_username", "login_password"],
-            optional: ["folder", "notes", "fields", "login_uri", "login_totp"])
+            required: [
+                "folder", "type", "name", "notes", "fields", "login_uri", "login_username", "login_password",
+                "login_totp",
+            ])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
@@ -85,7 +89,7 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func chrome(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
-        let c = try table.columns(required: ["url", "username", "password"], optional: ["name", "note"])
+        let c = try table.columns(required: ["name", "url", "username", "password"], optional: ["note"])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
@@ -107,8 +111,9 @@ public enum CSVFormats {
     public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
         let c = try table.columns(
-            required: ["url", "username", "password"],
-            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"])
+            required: [
+                "url", "username", "password", "httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged",
+            ])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
@@ -135,7 +140,7 @@ public enum CSVFormats {
     public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
         let c = try table.columns(
-            required: ["Title", "Username", "Password"], optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"])
+            required: ["Title", "Url", "Username", "Password", "OTPAuth", "Tags", "Notes"])
         var read = ImportRead()
         for record in table.records {
             let f = Fields(record.fields, c)
@@ -143,13 +148,70 @@ public enum CSVFormats {
             b.title = f["Title"]
             b.username = f["Username"]
             b.password = f["Password"]
-            b.url = f["Url"] ?? f["URL"]
+            b.url = f["Url"]
             b.totp = f["OTPAuth"]
             b.notes = f["Notes"]
             b.label = f["Tags"]
             b.build(into: &read)
         }
         return read
+    }
+
+    /// Fob's own CSV (`fob export --format csv`, ``CSVExport``), read back
+    /// as it was written: every column of ``CSVExport/columns`` is
+    /// required; the `'` the export puts before a cell that could start a
+    /// formula is removed; a `base64:` secret is decoded; the kind, seed,
+    /// label and dates are kept. CSV holds no custom fields or Keychain
+    /// attributes (the export warns), so the items are generic passwords.
+    /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
+    public static func fob(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: CSVExport.columns)
+        var read = ImportRead()
+        read.entries.reserveCapacity(table.records.count)
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            let text = { (name: String) in unmarked(f[name] ?? "") }
+            let optional = { (name: String) -> String? in text(name).isEmpty ? nil : text(name) }
+            let origin = "line \(record.line)"
+            let place = ImportText.place(origin, text("service"))
+            guard let kind = ItemKind(rawValue: text("kind")) else {
+                read.unusable.append(
+                    "\(place): kind \"\(displaySafe(text("kind")))\" is not password, token, oauth or note")
+                continue
+            }
+            guard let created = ImportDates.iso8601(text("created")),
+                let modified = ImportDates.iso8601(text("modified"))
+            else {
+                read.unusable.append("\(place): created and modified must be ISO 8601 dates")
+                continue
+            }
+            guard let secret = secret(text("password")) else {
+                read.unusable.append("\(place): the password after \"\(CSVExport.base64Prefix)\" is not base64")
+                continue
+            }
+            let item = Item(
+                service: text("service"), account: text("account"), label: optional("label"),
+                comment: optional("notes"), kind: kind, created: created, modified: modified, url: optional("url"),
+                oneTimePassword: optional("totp").map { SecretBytes(utf8: $0) }, secret: secret)
+            read.entries.append(ImportEntry(item: item, datesKnown: true, origin: origin))
+        }
+        return read
+    }
+
+    /// A cell without the `'` ``CSVExport`` puts before text that could
+    /// start a formula (or that begins with `'`): exactly one is removed.
+    static func unmarked(_ cell: String) -> String {
+        cell.hasPrefix("'") ? String(cell.dropFirst()) : cell
+    }
+
+    /// The secret of a `password` cell: the bytes after `base64:`, decoded,
+    /// or the text's UTF-8; `nil` for bad base64.
+    static func secret(_ cell: String) -> SecretBytes? {
+        guard cell.hasPrefix(CSVExport.base64Prefix) else { return SecretBytes(utf8: cell) }
+        guard var data = Data(base64Encoded: String(cell.dropFirst(CSVExport.base64Prefix.count))) else { return nil }
+        defer { data.resetBytes(in: 0..<data.count) }
+        return SecretBytes(data)
     }
 
     /// KeePassXC writes the group path from the root group (named `Root` or
