@@ -82,6 +82,9 @@ public struct EnvBinding: Sendable, Equatable {
     }
 
     /// Parses an `--env-file`: a pure function of its bytes (a fuzz target calls it).
+    /// Blank lines and lines starting with `#` are skipped, and a `#` after
+    /// a space or tab starts a comment that runs to the end of the line (so
+    /// `NAME=svc/acct   # why` binds account `acct`).
     /// - Throws: ``EnvBindingError`` naming the first bad line; `.duplicate` for a name given twice; `.tooLong`.
     public static func parseFile(_ bytes: [UInt8]) throws(EnvBindingError) -> [EnvBinding] {
         guard bytes.count <= maxFileBytes else { throw .tooLong }
@@ -92,12 +95,23 @@ public struct EnvBinding: Sendable, Equatable {
             guard !rawLine.contains(0), let line = String(validating: rawLine, as: UTF8.self) else {
                 throw .invalidText(line: lineNumber)
             }
-            let trimmed = line.trimmingBlanks()
+            let trimmed = String(withoutComment(line)).trimmingBlanks()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             bindings.append(try parse(trimmed, line: lineNumber))
         }
         try checkUnique(bindings)
         return bindings
+    }
+
+    /// `line` up to a `#` that follows a space or tab (a trailing comment).
+    static func withoutComment(_ line: String) -> Substring {
+        var previous: Character = " "
+        for index in line.indices {
+            let c = line[index]
+            if c == "#", previous == " " || previous == "\t" { return line[..<index] }
+            previous = c
+        }
+        return line[...]
     }
 
     /// Refuses a variable named twice.

@@ -1,15 +1,32 @@
 import FobStore
 import Foundation
 
-/// `fob export --format csv`: one record per item with RFC 4180 quoting.
+/// `fob export --format csv`: one record per item with RFC 4180 quoting,
+/// made safe to open in a spreadsheet, and read back by `import fob-csv`
+/// (``CSVFormats/fob(_:encoding:)``).
 public enum CSVExport {
     /// The header line's columns.
     public static let columns = [
         "service", "account", "password", "url", "notes", "totp", "label", "kind", "created", "modified",
     ]
 
-    /// Writes `items` as CSV: ``columns``, dates in ISO 8601 (UTC). A secret
-    /// that is not UTF-8 is written as `base64:` and its base64.
+    /// What marks a secret written as base64: `base64:` and the base64 of its bytes.
+    public static let base64Prefix = "base64:"
+
+    /// The first bytes that make a spreadsheet read a cell as a formula or
+    /// command: `=`, `+`, `-`, `@`, tab and carriage return (OWASP, "CSV
+    /// Injection"), and `'`, the mark itself, so that the mark is never
+    /// ambiguous.
+    static let formulaStarts: Set<UInt8> = [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D, 0x27]
+
+    /// Writes `items` as CSV: ``columns``, dates in ISO 8601 (UTC, to the
+    /// second). A secret that is not UTF-8, or whose text begins with
+    /// ``base64Prefix``, is written as that prefix and its base64.
+    ///
+    /// As OWASP's CSV injection guidance advises, a text cell that begins
+    /// with `=`, `+`, `-`, `@`, a tab or a carriage return (or with `'`) gets
+    /// a `'` in front and is quoted, so no spreadsheet runs it as a formula;
+    /// `import fob-csv` removes that one `'`.
     /// - Important: the result holds every secret; the caller wipes it.
     public static func write(_ items: [Item]) -> [UInt8] {
         var out = Array((columns.joined(separator: ",") + "\r\n").utf8)
@@ -18,10 +35,11 @@ public enum CSVExport {
             field(Array(item.service.utf8), &out, first: true)
             field(Array(item.account.utf8), &out)
             if let secret = item.secret {
-                if secret.isValidUTF8 {
+                let tagged = secret.withUnsafeBytes { $0.starts(with: base64Prefix.utf8) }
+                if secret.isValidUTF8 && !tagged {
                     secret.withUnsafeBytes { field(Array($0), &out) }
                 } else {
-                    secret.base64().withUnsafeBytes { field(Array("base64:".utf8) + Array($0), &out) }
+                    secret.base64().withUnsafeBytes { field(Array(base64Prefix.utf8) + Array($0), &out) }
                 }
             } else {
                 field([], &out)
@@ -42,14 +60,38 @@ public enum CSVExport {
         return out
     }
 
-    /// Appends one field, quoted when it holds a comma, quote or line break.
+    /// What CSV cannot hold of `items`, one line per kind of attribute with
+    /// how many items have it: custom fields, an access group,
+    /// `after-first-unlock` accessibility, internet-password attributes and
+    /// the other Keychain attributes that only `fob-json` keeps. Empty when
+    /// the CSV holds everything.
+    public static func losses(_ items: [Item]) -> [String] {
+        let checks: [(String, (Item) -> Bool)] = [
+            ("custom fields", { !$0.customFields.isEmpty }),
+            ("an access group", { !$0.accessGroup.isEmpty }),
+            ("an accessibility other than when-unlocked", { $0.accessible != .whenUnlocked }),
+            ("internet-password attributes (server, protocol, port, path)", { $0.itemClass == .internetPassword }),
+            ("generic bytes", { $0.generic != nil }),
+            ("synchronizable", { $0.synchronizable }),
+        ]
+        return checks.compactMap { name, has in
+            let count = items.filter(has).count
+            return count == 0 ? nil : "\(name): \(count) item\(count == 1 ? "" : "s")"
+        }
+    }
+
+    /// Appends one field: a text cell that could start a formula gets a `'`
+    /// in front (see ``write(_:)``); quoted when it holds a comma, quote or
+    /// line break, or was marked.
     static func field(_ bytes: [UInt8], _ out: inout [UInt8], first: Bool = false) {
         if !first { out.append(0x2C) }
-        guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+        let marked = bytes.first.map { formulaStarts.contains($0) } ?? false
+        guard marked || bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
             out += bytes
             return
         }
         out.append(0x22)
+        if marked { out.append(0x27) }
         for byte in bytes {
             if byte == 0x22 { out.append(0x22) }
             out.append(byte)

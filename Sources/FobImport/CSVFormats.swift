@@ -3,15 +3,17 @@ import Foundation
 
 /// Readers of the CSV exports. Each is a pure function from the file's
 /// bytes to the entries and a report (a fuzz target); columns are found by
-/// their header names, so extra and reordered columns are fine.
+/// their header names, so extra and reordered columns are fine, but every
+/// column the format's exporter always writes is required: a file without
+/// one is another format (or damaged) and is refused, naming the column.
 public enum CSVFormats {
     /// KeePassXC's CSV (`keepassxc-cli export -f csv`, KeePassXC 2.7):
     /// `"Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"`.
     /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
     public static func keepassxc(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
-            bytes, encoding: encoding, required: ["Title", "Username", "Password"],
-            optional: ["Group", "URL", "Notes", "TOTP", "Last Modified", "Created"],
+            bytes, encoding: encoding, required: ["Group", "Title", "Username", "Password", "URL", "Notes"],
+            optional: ["TOTP", "Last Modified", "Created"],
             texts: [
                 \.title: "Title", \.username: "Username", \.password: "Password", \.url: "URL", \.notes: "Notes",
                 \.totp: "TOTP",
@@ -31,8 +33,12 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func bitwarden(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
-            bytes, encoding: encoding, required: ["type", "name", "login_username", "login_password"],
-            optional: ["folder", "notes", "fields", "login_uri", "login_totp"],
+            bytes, encoding: encoding,
+            required: [
+                "folder", "type", "name", "notes", "fields", "login_uri", "login_username", "login_password",
+                "login_totp",
+            ],
+            optional: [],
             texts: [
                 \.title: "name", \.username: "login_username", \.password: "login_password", \.notes: "notes",
                 \.totp: "login_totp", \.label: "folder",
@@ -69,7 +75,7 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func chrome(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
-            bytes, encoding: encoding, required: ["url", "username", "password"], optional: ["name", "note"],
+            bytes, encoding: encoding, required: ["name", "url", "username", "password"], optional: ["note"],
             texts: [\.title: "name", \.url: "url", \.username: "username", \.password: "password", \.notes: "note"])
     }
 
@@ -79,8 +85,11 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func firefox(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
-            bytes, encoding: encoding, required: ["url", "username", "password"],
-            optional: ["httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged"],
+            bytes, encoding: encoding,
+            required: [
+                "url", "username", "password", "httpRealm", "formActionOrigin", "timeCreated", "timePasswordChanged",
+            ],
+            optional: [],
             texts: [\.url: "url", \.username: "username", \.password: "password"]
         ) { f, b in
             if let realm = ImportText.nonEmpty(f["httpRealm"]) {
@@ -100,16 +109,73 @@ public enum CSVFormats {
     /// - Throws: ``ImportError``.
     public static func onePassword(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
         try entries(
-            bytes, encoding: encoding, required: ["Title", "Username", "Password"],
-            optional: ["Url", "URL", "OTPAuth", "Tags", "Notes"],
+            bytes, encoding: encoding, required: ["Title", "Url", "Username", "Password", "OTPAuth", "Tags", "Notes"],
+            optional: [],
             texts: [
                 \.title: "Title", \.username: "Username", \.password: "Password", \.totp: "OTPAuth", \.notes: "Notes",
                 \.label: "Tags",
             ]
         ) { f, b in
-            b.url = f["Url"] ?? f["URL"]
+            b.url = f["Url"]
             return nil
         }
+    }
+
+    /// Fob's own CSV (`fob export --format csv`, ``CSVExport``), read back
+    /// as it was written: every column of ``CSVExport/columns`` is
+    /// required; the `'` the export puts before a cell that could start a
+    /// formula is removed; a `base64:` secret is decoded; the kind, seed,
+    /// label and dates are kept. CSV holds no custom fields or Keychain
+    /// attributes (the export warns), so the items are generic passwords.
+    /// - Throws: ``ImportError`` from decoding, CSV parsing or a missing column.
+    public static func fob(_ bytes: [UInt8], encoding: String? = nil) throws(ImportError) -> ImportRead {
+        let table = try CSVReader.table(TextDecoding.utf8(bytes, encoding: encoding))
+        let c = try table.columns(required: CSVExport.columns)
+        var read = ImportRead()
+        read.entries.reserveCapacity(table.records.count)
+        for record in table.records {
+            let f = Fields(record.fields, c)
+            let text = { (name: String) in unmarked(f[name] ?? "") }
+            let optional = { (name: String) -> String? in text(name).isEmpty ? nil : text(name) }
+            let origin = "line \(record.line)"
+            let place = ImportText.place(origin, text("service"))
+            guard let kind = ItemKind(rawValue: text("kind")) else {
+                read.unusable.append(
+                    "\(place): kind \"\(displaySafe(text("kind")))\" is not password, token, oauth or note")
+                continue
+            }
+            guard let created = ImportDates.iso8601(text("created")),
+                let modified = ImportDates.iso8601(text("modified"))
+            else {
+                read.unusable.append("\(place): created and modified must be ISO 8601 dates")
+                continue
+            }
+            guard let secret = secret(text("password")) else {
+                read.unusable.append("\(place): the password after \"\(CSVExport.base64Prefix)\" is not base64")
+                continue
+            }
+            let item = Item(
+                service: text("service"), account: text("account"), label: optional("label"),
+                comment: optional("notes"), kind: kind, created: created, modified: modified, url: optional("url"),
+                oneTimePassword: optional("totp").map { SecretBytes(utf8: $0) }, secret: secret)
+            read.entries.append(ImportEntry(item: item, datesKnown: true, origin: origin))
+        }
+        return read
+    }
+
+    /// A cell without the `'` ``CSVExport`` puts before text that could
+    /// start a formula (or that begins with `'`): exactly one is removed.
+    static func unmarked(_ cell: String) -> String {
+        cell.hasPrefix("'") ? String(cell.dropFirst()) : cell
+    }
+
+    /// The secret of a `password` cell: the bytes after `base64:`, decoded,
+    /// or the text's UTF-8; `nil` for bad base64.
+    static func secret(_ cell: String) -> SecretBytes? {
+        guard cell.hasPrefix(CSVExport.base64Prefix) else { return SecretBytes(utf8: cell) }
+        guard var data = Data(base64Encoded: String(cell.dropFirst(CSVExport.base64Prefix.count))) else { return nil }
+        defer { data.resetBytes(in: 0..<data.count) }
+        return SecretBytes(data)
     }
 
     /// Reads `bytes` as CSV (see ``CSVReader``) whose header has the

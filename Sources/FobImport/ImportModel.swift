@@ -1,4 +1,5 @@
 import FobStore
+import FobTokens
 import Foundation
 
 /// The formats `fob import` reads (the command line's `FORMAT` words).
@@ -11,6 +12,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case chromeCSV = "chrome-csv"
     case firefoxCSV = "firefox-csv"
     case onePasswordCSV = "1password-csv"
+    case fobCSV = "fob-csv"
     case fobJSON = "fob-json"
     case fobVault = "fob-vault"
 }
@@ -51,6 +53,32 @@ public struct ImportRead: Sendable {
         self.entries = entries
         self.notKept = notKept
         self.unusable = unusable
+    }
+}
+
+extension ImportRead {
+    /// The hidden custom field that keeps a counter-based (HOTP) seed.
+    public static let counterSeedField = "HOTP"
+
+    /// Moves every counter-based (`otpauth://hotp/`) seed out of the
+    /// one-time seed into the hidden custom field ``counterSeedField``, and
+    /// says so in ``notKept``. Fob shows time-based codes only (as `fob totp
+    /// set` refuses HOTP): an HOTP seed kept as the one-time seed would show
+    /// the same code for ever.
+    public mutating func keepCounterBasedSeedsAsFields() {
+        for index in entries.indices {
+            guard let seed = entries[index].item.oneTimePassword, let text = seed.unsafeString,
+                let parsed = try? OneTimePassword(parsing: text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                case .hotp = parsed.kind
+            else { continue }
+            entries[index].item.oneTimePassword = nil
+            entries[index].item.customFields.append(
+                CustomField(name: ImportRead.counterSeedField, value: seed, isHidden: true))
+            notKept.append(
+                "\(ImportText.place(entries[index].origin, entries[index].item.service)): a counter-based (HOTP) "
+                    + "one-time seed, which Fob does not show codes for, kept as the hidden field \"\(ImportRead.counterSeedField)\""
+            )
+        }
     }
 }
 

@@ -28,12 +28,16 @@ public struct ImportPlan: Sendable {
     public var skipped = 0
     /// One line per entry renamed, replaced or skipped: what happened and why.
     public var details: [String] = []
+    /// Entries given a new persistent ID because theirs was in use.
+    public var newIdentifiers = 0
 
     /// Plans an import.
     ///
     /// Two entries of the file with one key, or an entry whose key is
     /// stored, are resolved by `policy`; none is lost silently: each rename,
-    /// replacement or skip is counted and listed in ``details``.
+    /// replacement or skip is counted and listed in ``details``. A
+    /// persistent ID is unique in a vault: an entry whose ID another item
+    /// keeps (or an earlier entry took) gets a new one (``newIdentifiers``).
     /// - Parameters:
     ///   - entries: what a reader found.
     ///   - existing: the vault's items (attributes only).
@@ -102,6 +106,39 @@ public struct ImportPlan: Sendable {
                     "renamed \(name) to service \"\(displaySafe(renamedItem.service))\": the same key is \(where_)")
             }
         }
+        newIdentifiers = ImportPlan.giveUniqueIdentifiers(&changes, existing: existing)
+        if newIdentifiers > 0 {
+            details.append(
+                "gave \(newIdentifiers) entr\(newIdentifiers == 1 ? "y" : "ies") a new persistent ID: theirs was in use"
+            )
+        }
+    }
+
+    /// Gives every added item a persistent ID no other item of the vault
+    /// keeps after the import: the IDs of stored items stay, those of the
+    /// items replaced are free again, and an entry whose ID is taken gets a
+    /// new random one.
+    /// - Returns: how many entries got a new ID.
+    static func giveUniqueIdentifiers(_ changes: inout [ImportChange], existing: [Item]) -> Int {
+        var used = Set(existing.map(\.persistentID))
+        for change in changes { if case .replace(let stored, _) = change { used.remove(stored.persistentID) } }
+        var given = 0
+        for index in changes.indices {
+            var item: Item
+            switch changes[index] {
+            case .add(let i), .replace(_, let i): item = i
+            }
+            if used.contains(item.persistentID) {
+                repeat { item.persistentID = UUID() } while used.contains(item.persistentID)
+                given += 1
+                switch changes[index] {
+                case .add: changes[index] = .add(item)
+                case .replace(let stored, _): changes[index] = .replace(existing: stored, with: item)
+                }
+            }
+            used.insert(item.persistentID)
+        }
+        return given
     }
 
     /// The summary line: `12 added, 1 renamed, 0 replaced, 2 skipped`.

@@ -70,8 +70,14 @@ public enum PassStore {
     /// - Throws: `.io` when `directory` is not a directory.
     public static func entries(in directory: String) throws(ImportError) -> [String] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .io("\(directory) is not a password-store directory")
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw .io(
+                "no such directory: \(directory) (pass wants the password-store directory, such as ~/.password-store)")
+        }
+        guard isDirectory.boolValue else {
+            throw .io(
+                "\(directory) is a file, not a directory (pass wants the password-store directory, such as ~/.password-store)"
+            )
         }
         guard let walker = FileManager.default.enumerator(atPath: directory) else {
             throw .io("cannot read \(directory)")

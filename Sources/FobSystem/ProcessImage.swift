@@ -13,15 +13,17 @@ public enum ProcessImage {
     /// - Parameters:
     ///   - executable: an absolute path (`PATH` is not searched).
     ///   - arguments: the arguments after the program name (never a secret).
+    ///   - programName: `argv[0]`, the name the program sees itself run as
+    ///     (what the user typed, as a shell passes it); `executable` when `nil`.
     ///   - environment: `NAME=value` C strings, the program's whole
     ///     environment; the caller allocated them and frees (and wipes) them
     ///     only when this returns.
     /// - Returns: only on failure: the `errno` of `execve` (ENOENT, EACCES, ENOEXEC, E2BIG).
     public static func replace(
-        executable: String, arguments: [String],
+        executable: String, arguments: [String], programName: String? = nil,
         environment: [UnsafeMutablePointer<CChar>]
     ) -> Int32 {
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([programName ?? executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment + [nil]
         var action = sigaction()

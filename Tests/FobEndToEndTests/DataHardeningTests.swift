@@ -72,4 +72,45 @@ import Testing
         #expect(lines.allSatisfy { $0.count < 160 }, "\(lines.map(\.count))")
         #expect(lines.contains { $0.hasPrefix("mail" + String(repeating: " ", count: 39 - 4 + 2) + "bo") })
     }
+
+    /// `fob run` of a file that is not executable exits 126 as the shell
+    /// does (it said 127, "command not found"), a missing one 127, and the
+    /// command sees itself run as typed (argv[0] was the full path).
+    @Test func runExits126ForAFileThatIsNotExecutableAndKeepsArgv0() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let script = v.directory.file("script.sh").path
+        try Data("#!/bin/sh\necho ran\n".utf8).write(to: URL(fileURLWithPath: script))
+        chmod(script, 0o644)
+        let notExecutable = try v.run(["run", "--", script])
+        #expect(notExecutable.status == 126, "\(notExecutable.stderrText)")
+        #expect(!notExecutable.stdoutText.contains("ran"))
+        let inPath = try v.run(["run", "--", "script.sh"], environment: ["PATH": v.directory.url.path])
+        #expect(inPath.status == 126, "\(inPath.stderrText)")
+        #expect(try v.run(["run", "--", v.directory.file("missing").path]).status == 127)
+        #expect(try v.run(["run", "--", "no-such-command-here"]).status == 127)
+        let argv0 = try v.run(["run", "--", "sh", "-c", #"tr '\0' ' ' < /proc/$$/cmdline"#])
+        #expect(argv0.status == 0, "\(argv0.stderrText)")
+        #expect(argv0.stdoutText.hasPrefix("sh -c "), "\(argv0.stdoutText)")
+    }
+
+    /// The README's `--env-file` example, exactly as printed there, gives
+    /// the command both secrets (its `# comment` used to end up in the
+    /// account: exit 44).
+    @Test func theReadmeEnvFileExampleRuns() throws {
+        let v = try ProcessTestVault(password: "pw")
+        #expect(try v.run(["add", "github.com", "ci"], input: "gh-token").status == 0)
+        #expect(try v.run(["add", "api/v2", "svc/reader"], input: "api-key").status == 0)
+        let readme = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "The env file:\n\n```\n"))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let envFile = v.directory.file("env").path
+        try Data((String(readme[start.upperBound..<end.lowerBound]) + "\n").utf8).write(
+            to: URL(fileURLWithPath: envFile))
+        let run = try v.run([
+            "run", "--env-file", envFile, "--", "sh", "-c", #"printf '%s|%s' "$GITHUB_TOKEN" "$API_KEY""#,
+        ])
+        #expect(run.status == 0, "\(run.stderrText)")
+        #expect(run.stdoutText == "gh-token|api-key")
+    }
 }

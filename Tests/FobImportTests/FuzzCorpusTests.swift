@@ -12,6 +12,7 @@ import Testing
             _ = try? CSVReader.records(bytes)
             _ = try? CSVFormats.keepassxc(bytes)
             _ = try? CSVFormats.bitwarden(bytes)
+            _ = try? CSVFormats.fob(bytes)
         }
         for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") {
             _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)

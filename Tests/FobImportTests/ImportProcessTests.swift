@@ -31,14 +31,18 @@ private func fixturePath(_ name: String) -> String {
         ),
         ("fob-json", "{\"format\":\"fob-json\",\"version\":1,\"items\":[", "not JSON, or a truncated file"),
         ("keepassxc-xml", "<KeePassFile><Root><Group><Entry>", "not well-formed XML"),
-        ("1password-csv", "Title,Username,Password\ncaf\u{E9},u,p\n", ""),
+        ("1password-csv", "", ""),
     ])
     func badFilesGiveClearErrorsAndLeaveTheVaultUnchanged(format: String, content: String, message: String) throws {
         let v = try ProcessTestVault()
         #expect(try v.run(["add", "keep", "me"], stdin: Array("pw".utf8)).status == 0)
         let file = v.directory.file("bad")
         var bytes = Array(content.utf8)
-        if message.isEmpty { bytes = Array("Title,Username,Password\ncaf".utf8) + [0xE9] + Array(",u,p\n".utf8) }
+        if message.isEmpty {
+            bytes =
+                Array("Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes\ncaf".utf8) + [0xE9]
+                + Array(",,u,p,,,,,\n".utf8)
+        }
         try Data(bytes).write(to: file)
         let before = try Data(contentsOf: URL(fileURLWithPath: v.path))
         let result = try v.run(["import", format, file.path])

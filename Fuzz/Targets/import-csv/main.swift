@@ -10,5 +10,6 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? CSVFormats.chrome(bytes)
     _ = try? CSVFormats.firefox(bytes)
     _ = try? CSVFormats.onePassword(bytes)
+    _ = try? CSVFormats.fob(bytes)
     return 0
 }

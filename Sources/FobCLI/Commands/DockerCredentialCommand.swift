@@ -50,11 +50,12 @@ public struct DockerCredentialRequest: Sendable, Equatable {
 enum DockerCredentialCommand: FobCommand {
     static let name = "docker-credential"
     static let summary = "docker's credential helper (also installed as docker-credential-fob)"
-    static let positionals = ["store|get|erase|list"]
+    static let positionals = ["store|get|erase|list|version"]
     static let discussion = """
         store reads {"ServerURL","Username","Secret"} on standard input; get and
         erase read a server URL; get prints {"ServerURL","Username","Secret"};
-        list prints {"URL":"user",...}. Errors are the protocol's plain-text
+        list prints {"URL":"user",...}; version prints the helper's name and
+        version, as docker's own helpers do. Errors are the protocol's plain-text
         messages on standard output, exit 1. Configure in ~/.docker/config.json:
         {"credsStore": "fob"}
         """
@@ -72,6 +73,10 @@ enum DockerCredentialCommand: FobCommand {
         }
         switch action {
         case "store", "get", "erase", "list": break
+        case "version":
+            // docker-credential-helpers answer `version` with one line: name, package, version.
+            out.write("docker-credential-fob (fob) \(FobCLI.version)\n")
+            return 0
         default: return fail("unknown credential action `\(action)`")
         }
         let input =

@@ -16,9 +16,13 @@ enum ExportCommand: FobCommand {
     static let discussion = """
         fob-json keeps every attribute, so 'fob import fob-json' into another vault
         reproduces each item exactly. csv has the columns service, account, password,
-        url, notes, totp, label, kind, created, modified (RFC 4180 quoting). The
-        output holds every secret in plaintext: a warning says so on standard error.
-        Refuses to write to a terminal, or over an existing file, without --force.
+        url, notes, totp, label, kind, created, modified (RFC 4180 quoting); a cell
+        that begins with = + - @ ' a tab or a carriage return gets a ' in front, so
+        no spreadsheet runs it as a formula; 'fob import fob-csv' reads it back, and
+        a warning names what csv cannot hold (custom fields, Keychain attributes).
+        The output holds every secret in plaintext: a warning says so on standard
+        error. Refuses to write to a terminal, or over an existing file, without
+        --force, which writes a new 0600 file and renames it over the old one.
         Asks the master password every time, even while the agent is unlocked; a
         file it created is removed again when the export fails.
         """
@@ -30,29 +34,14 @@ enum ExportCommand: FobCommand {
         }
         let force = invocation.arguments.flag("--force")
         let output = invocation.arguments.value("--output")
-        var fd: Int32 = -1
-        var opened = false
-        // A file this run created goes again if the export fails (a wrong
-        // password, say), so that the retry is not refused as "exists".
-        var created = false
+        // A new file, renamed over an existing one only once it is written:
+        // an existing file is never truncated in place, and a failed export
+        // (a wrong password, say) leaves it as it was.
+        var destination = try ExportDestination(
+            path: output, force: force, standardOutput: invocation.standardOutput)
         var finished = false
-        defer { if created && !finished, let output { unlink(output) } }
-        if let output {
-            let existed = access(output, F_OK) == 0
-            let flags = O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (force ? O_TRUNC : O_EXCL)
-            fd = open(output, flags, 0o600)
-            guard fd >= 0 else {
-                if errno == EEXIST { throw CLIFailure("\(output) exists; not overwriting it without --force") }
-                throw KeychainError.io("cannot create \(output): \(String(cString: strerror(errno)))")
-            }
-            opened = true
-            created = !existed
-            if isatty(fd) == 0 { fchmod(fd, 0o600) }
-        } else if let sink = invocation.standardOutput as? FileDescriptorSink {
-            fd = sink.fd
-        }
-        defer { if opened { close(fd) } }
-        if fd >= 0, isatty(fd) == 1, !force {
+        defer { if !finished { destination.abandon() } }
+        if let fd = destination.fd, isatty(fd) == 1, !force {
             throw CLIFailure(
                 "refusing to write every secret in plaintext to a terminal; use --output PATH, a pipe, or --force")
         }
@@ -68,7 +57,7 @@ enum ExportCommand: FobCommand {
         let items = try vault.allItemsWithSecrets()
         var bytes = format == "csv" ? CSVExport.write(items) : FobJSON.write(items)
         defer { bytes.wipe() }
-        if fd >= 0 {
+        if let fd = destination.fd {
             guard FileDescriptorIO.writeAll(bytes, to: fd) else {
                 throw KeychainError.io(
                     "cannot write \(output ?? "standard output"): \(String(cString: strerror(errno)))")
@@ -76,10 +65,18 @@ enum ExportCommand: FobCommand {
         } else {
             invocation.standardOutput.write(bytes)
         }
+        try destination.commit()
         finished = true
         invocation.standardError.write(
             "fob: warning: \(output ?? "the output") holds \(items.count) secrets in plaintext; "
                 + "keep it safe and delete it when done\n")
+        if format == "csv" {
+            for loss in CSVExport.losses(items) {
+                invocation.standardError.write(
+                    "fob: warning: csv cannot hold \(loss); they are not in the export (--format fob-json keeps them)\n"
+                )
+            }
+        }
         return 0
     }
 }

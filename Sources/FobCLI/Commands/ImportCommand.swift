@@ -17,7 +17,7 @@ enum ImportCommand: FobCommand {
     static let discussion = """
         FORMAT: pass, keepassxc-csv, keepassxc-xml, bitwarden-json, bitwarden-csv,
         chrome-csv (also Edge and Brave), firefox-csv, 1password-csv, fob-json,
-        fob-vault. PATH is the export file (for pass the password-store directory,
+        fob-csv (what export --format csv writes), fob-vault. PATH is the export file (for pass the password-store directory,
         for fob-vault the other vault). Everything is imported in one transaction,
         or nothing. An entry with the same service and user ID as an item (or an
         earlier entry) is renamed to "SERVICE (2)", skipped, replaces it, or with
@@ -57,12 +57,13 @@ enum ImportCommand: FobCommand {
             throw UsageError("--source-password-file is for fob-vault only", command: name)
         }
         let progress = Progress(invocation)
-        let read: ImportRead
+        var read: ImportRead
         do {
             read = try readSource(format, path: path, encoding: encoding, invocation: invocation, progress: progress)
         } catch let error as ImportError {
             throw CLIFailure("cannot import \(path) (\(format.rawValue)): \(error); nothing was changed")
         }
+        read.keepCounterBasedSeedsAsFields()
         guard !read.entries.isEmpty else {
             for line in read.unusable { invocation.standardError.write("fob: not imported: \(line)\n") }
             throw CLIFailure("nothing could be imported from \(path) (\(format.rawValue)); nothing was changed")
@@ -97,6 +98,8 @@ enum ImportCommand: FobCommand {
         for line in read.unusable { out.write("  not imported: \(line)\n") }
         if dryRun {
             out.write("Dry run, nothing changed: \(entries) from \(path) would give \(plan.summary)\n")
+        } else if plan.changes.isEmpty {
+            out.write("Nothing imported from \(path) (\(format.rawValue)): \(entries) read, \(plan.summary)\n")
         } else {
             out.write("Imported \(entries) from \(path) (\(format.rawValue)): \(plan.summary)\n")
         }
@@ -125,6 +128,7 @@ enum ImportCommand: FobCommand {
         case .chromeCSV: return try CSVFormats.chrome(bytes, encoding: encoding)
         case .firefoxCSV: return try CSVFormats.firefox(bytes, encoding: encoding)
         case .onePasswordCSV: return try CSVFormats.onePassword(bytes, encoding: encoding)
+        case .fobCSV: return try CSVFormats.fob(bytes, encoding: encoding)
         case .keepassxcXML:
             return try KeePassXML.read(
                 bytes, parser: HelperXMLParser(environment: invocation.context.environment).parse)
@@ -149,11 +153,26 @@ enum ImportCommand: FobCommand {
                 prompt: "Master password of \(path): ",
                 maxBytes: Vault.maxPasswordBytes)
         }
-        try source.unlock(password: password)
+        do {
+            try source.unlock(password: password)
+        } catch {
+            throw error == .authFailed ? wrongSourcePassword(path, invocation: invocation) : error
+        }
         defer { source.lock() }
         let items = try source.allItemsWithSecrets()
         return ImportRead(
             entries: items.enumerated().map { ImportEntry(item: $1, datesKnown: true, origin: "item \($0 + 1)") })
+    }
+
+    /// A wrong master password for the source vault of `fob-vault`, named as
+    /// the source's (not this vault's), exit status 51.
+    static func wrongSourcePassword(_ path: String, invocation: Invocation) -> CLIFailure {
+        let file = invocation.arguments.value("--source-password-file")
+        return CLIFailure(
+            "wrong master password for the source vault \(path)"
+                + (file.map { " (given by --source-password-file \($0))" } ?? "")
+                + ", not this vault's; nothing was changed (errSecAuthFailed)",
+            status: KeychainError.authFailed.exitStatus)
     }
 
     /// The file's bytes, up to ``maxFileBytes``.

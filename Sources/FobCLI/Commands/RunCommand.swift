@@ -47,7 +47,7 @@ enum RunCommand: FobCommand {
             throw UsageError(message(error), command: name)
         }
         let environment = invocation.context.environment
-        guard let executable = ExecutableLookup.find(command, environment: environment) else {
+        guard let executable = executablePath(command, environment: environment) else {
             throw CLIFailure("command not found: \(displaySafe(command))", status: 127)
         }
         var secrets: [String: SecretBytes] = [:]
@@ -65,7 +65,7 @@ enum RunCommand: FobCommand {
         }
         let entries = environmentEntries(environment, secrets: secrets)
         let code = ProcessImage.replace(
-            executable: executable, arguments: Array(args.positionals.dropFirst()),
+            executable: executable, arguments: Array(args.positionals.dropFirst()), programName: command,
             environment: entries)
         for entry in entries {
             let length = strlen(entry)
@@ -75,6 +75,23 @@ enum RunCommand: FobCommand {
         throw CLIFailure(
             "cannot run \(displaySafe(command)): \(String(cString: strerror(code)))",
             status: code == ENOENT ? 127 : 126)
+    }
+
+    /// Where `command` is, as a shell finds it: a name with a `/` is that
+    /// path (exec then says what is wrong with it: 126 for a file that is
+    /// not executable, 127 for one that is missing); otherwise the first
+    /// executable `DIR/command` in `PATH`, else the first such file that is
+    /// not executable (so that exec fails with 126, as bash does).
+    /// - Returns: the path, or `nil` when no such file is in `PATH`.
+    static func executablePath(_ command: String, environment: [String: String]) -> String? {
+        if command.contains("/") { return command }
+        if let found = ExecutableLookup.find(command, environment: environment) { return found }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").lazy.filter { !$0.isEmpty }.map { "\($0)/\(command)" }
+            .first { candidate in
+                var info = stat()
+                return stat(candidate, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            }
     }
 
     /// `NAME=value` C strings: fob's environment with the secrets set (and
