@@ -141,8 +141,8 @@ final class AgentFixture: @unchecked Sendable {
         // No agent: nothing, and no prompt.
         #expect(try f.run(["__complete", "services"]).stdoutText == "")
         #expect(try f.unlock().status == 0)
-        #expect(try f.run(["__complete", "services"]).stdoutText == "mail\n")
-        #expect(try f.run(["__complete", "accounts", "mail"]).stdoutText == "ana\nbo\n")
+        #expect(try f.run(["__complete", "services"]).stdoutText == "mail\u{0}")
+        #expect(try f.run(["__complete", "accounts", "mail"]).stdoutText == "ana\u{0}bo\u{0}")
         #expect(try f.run(["lock"]).status == 0)
         #expect(try f.run(["__complete", "services"]).stdoutText == "")
     }
