@@ -63,7 +63,7 @@ public struct AgentClient: Sendable {
         } catch .io {
             throw .stopped
         } catch {
-            throw .unsafe(error.description)
+            throw .unsafe(error.reason)
         }
         var st = stat()
         guard lstat(endpoint.socket, &st) == 0 else { throw .stopped }
@@ -107,12 +107,16 @@ public struct AgentClient: Sendable {
         defer { close(fd) }
         let deadline = SocketIO.monotonic() + timeout
         do {
+            try SocketIO.writeFrame(fd, AgentHello.encoded(vault: endpoint.vault), until: deadline)
+            try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
             try SocketIO.writeFrame(fd, message, until: deadline)
             var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
             defer { answer.wipe() }
             return try answer.withUnsafeBytes { raw in
                 Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw, withSecrets: withSecrets) }
             }.get()
+        } catch let error as AgentClientError {
+            throw error
         } catch let error as AgentProtocolError {
             throw .protocolError(error)
         } catch let error as SocketIO.Failure {
@@ -127,43 +131,58 @@ public struct AgentClient: Sendable {
         }
     }
 
-    /// Starts `fob agent` for this vault, detached in a new session with no
-    /// descriptor but /dev/null, and waits until it answers.
+    /// Starts `fob agent --detach` for this vault, which starts the agent
+    /// in a new session with no descriptor but /dev/null and exits at once;
+    /// waits for it, then until the agent answers. So the agent is nobody's
+    /// child here: a process that execs a command next (`fob run`) does not
+    /// pass the agent on to it as a child.
     /// - Parameters:
     ///   - executable: the `fob` binary (normally `/proc/self/exe`).
     ///   - vaultPath: passed as `--vault`.
     ///   - environment: the agent's environment (no secret in it).
-    /// - Returns: the agent's pid.
     /// - Throws: `.io` when it cannot start or does not answer within 5 s;
     ///   `.unsafe` for a bad directory.
-    @discardableResult
-    public func start(executable: String, vaultPath: String, environment: [String: String]) throws(AgentClientError)
-        -> pid_t
-    {
+    public func start(executable: String, vaultPath: String, environment: [String: String]) throws(AgentClientError) {
         do {
             try endpoint.prepareDirectory()
         } catch {
-            throw .unsafe(error.description)
+            throw .unsafe(error.reason)
         }
-        let pid: pid_t
+        let launcher: pid_t
         do {
-            pid = try ChildProcessSpawner.spawn(
+            launcher = try ChildProcessSpawner.spawn(
+                executable: executable, arguments: ["agent", "--detach", "--vault", vaultPath],
+                environment: environment, standardInput: .null,
+                standardOutput: .null, standardError: .null, newSession: true)
+        } catch {
+            throw .io("cannot start the agent: \(error)")
+        }
+        var status: Int32 = 0
+        while waitpid(launcher, &status, 0) < 0 && errno == EINTR {}
+        let until = SocketIO.monotonic() + 5
+        while SocketIO.monotonic() < until {
+            if AgentClient.isAnswering(endpoint) { return }
+            usleep(5_000)
+        }
+        throw .io("the agent did not start within 5 s")
+    }
+
+    /// Starts `fob agent --vault VAULT` in a new session with no descriptor
+    /// but /dev/null, and does not wait for it (what `fob agent --detach`
+    /// does before it exits).
+    /// - Parameters: as ``start(executable:vaultPath:environment:)``.
+    /// - Returns: the agent's pid.
+    /// - Throws: `.io` when it cannot start.
+    public static func spawnDetached(executable: String, vaultPath: String, environment: [String: String])
+        throws(AgentClientError) -> pid_t
+    {
+        do {
+            return try ChildProcessSpawner.spawn(
                 executable: executable, arguments: ["agent", "--vault", vaultPath],
                 environment: environment, standardInput: .null,
                 standardOutput: .null, standardError: .null, newSession: true)
         } catch {
             throw .io("cannot start the agent: \(error)")
         }
-        let until = SocketIO.monotonic() + 5
-        while SocketIO.monotonic() < until {
-            if AgentClient.isAnswering(endpoint) { return pid }
-            var status: Int32 = 0
-            // An agent that lost the race to another one exits at once; reap it.
-            if waitpid(pid, &status, WNOHANG) == pid {
-                if AgentClient.isAnswering(endpoint) { return pid }
-            }
-            usleep(5_000)
-        }
-        throw .io("the agent did not start within 5 s")
     }
 }

@@ -2,16 +2,48 @@ import FobStore
 import Foundation
 
 /// Builds a message: header, then length-prefixed fields.
+///
+/// A message that may hold a secret is built twice: first by a sizer
+/// (``sizer(code:)``) that only counts, then into a buffer reserved at
+/// exactly that size, so the buffer is never reallocated (a reallocation
+/// would free a copy of the secret without wiping it).
 struct MessageWriter {
     private(set) var bytes: [UInt8]
+    /// The message's size so far, in bytes (counted by a sizer too).
+    private(set) var count: Int
+    private let counting: Bool
 
-    init(code: UInt8, version: UInt8 = AgentProtocol.version) {
-        bytes = AgentProtocol.magic + [version, code]
+    /// - Parameters:
+    ///   - code: the message code.
+    ///   - version: the protocol version.
+    ///   - capacity: the whole message's size when known (from a sizer): reserved at once.
+    init(code: UInt8, version: UInt8 = AgentProtocol.version, capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(max(capacity, 6))
+        bytes.append(contentsOf: AgentProtocol.magic)
+        bytes.append(version)
+        bytes.append(code)
+        count = 6
+        counting = false
     }
 
+    private init(counting code: UInt8) {
+        bytes = []
+        count = 6
+        counting = true
+    }
+
+    /// A writer that stores nothing and counts the bytes a message takes.
+    static func sizer(code: UInt8) -> MessageWriter { MessageWriter(counting: code) }
+
     mutating func field(_ data: UnsafeRawBufferPointer) {
+        count += 4 + data.count
+        guard !counting else { return }
         let n = UInt32(data.count)
-        bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        bytes.append(UInt8(n >> 24))
+        bytes.append(UInt8((n >> 16) & 0xFF))
+        bytes.append(UInt8((n >> 8) & 0xFF))
+        bytes.append(UInt8(n & 0xFF))
         bytes.append(contentsOf: data)
     }
 
@@ -35,7 +67,9 @@ struct MessageWriter {
             }
         }
         let encodings = items.map(ItemWire.prepare)
-        bytes.reserveCapacity(bytes.count + kinds.count * 5 + encodings.reduce(0) { $0 + 4 + $1.count })
+        if !counting {
+            bytes.reserveCapacity(bytes.count + kinds.count * 5 + encodings.reduce(0) { $0 + 4 + $1.count })
+        }
         var next = 0
         for kind in kinds {
             field([kind])
@@ -47,8 +81,13 @@ struct MessageWriter {
     }
 
     private mutating func append(_ encoding: ItemWire.Encoding) {
+        count += 4 + encoding.count
+        guard !counting else { return }
         let n = UInt32(encoding.count)
-        bytes += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        bytes.append(UInt8(n >> 24))
+        bytes.append(UInt8((n >> 16) & 0xFF))
+        bytes.append(UInt8((n >> 8) & 0xFF))
+        bytes.append(UInt8(n & 0xFF))
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: encoding.count))
         bytes.withUnsafeMutableBytes { encoding.write(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
@@ -59,7 +98,7 @@ struct MessageWriter {
     /// final ``wipe()`` wipes every copy.
     mutating func fields(_ items: [Item]) {
         let encodings = items.map(ItemWire.prepare)
-        bytes.reserveCapacity(bytes.count + encodings.reduce(0) { $0 + 4 + $1.count })
+        if !counting { bytes.reserveCapacity(bytes.count + encodings.reduce(0) { $0 + 4 + $1.count }) }
         for encoding in encodings { append(encoding) }
     }
     mutating func field(_ text: String) { field(Array(text.utf8)) }
@@ -183,10 +222,28 @@ struct MessageReader {
 }
 
 extension AgentRequest {
-    /// The message for this request.
+    /// The message for this request, built in a buffer reserved at its exact
+    /// size (see ``MessageWriter``).
     /// - Important: it may hold a password or secret: wipe it after sending.
     public func encoded() -> [UInt8] {
-        var w = MessageWriter(code: code)
+        var reallocated = false
+        return encoded(reallocated: &reallocated)
+    }
+
+    /// As ``encoded()``; `reallocated` says whether the buffer moved while
+    /// it was filled (never, unless the sizer and the writer disagree).
+    func encoded(reallocated: inout Bool) -> [UInt8] {
+        var sizer = MessageWriter.sizer(code: code)
+        write(to: &sizer)
+        var w = MessageWriter(code: code, capacity: sizer.count)
+        let buffer = w.bytes.withUnsafeBufferPointer { $0.baseAddress }
+        write(to: &w)
+        reallocated = w.bytes.withUnsafeBufferPointer { $0.baseAddress } != buffer
+        return w.bytes
+    }
+
+    /// Writes the fields into `w` (a sizer or the real writer).
+    func write(to w: inout MessageWriter) {
         switch self {
         case .status, .lock: break
         case .unlock(let password, let idle, let max):
@@ -234,7 +291,6 @@ extension AgentRequest {
             w.field(bag.bytes)
             bag.wipe()
         }
-        return w.bytes
     }
 
     /// Decodes a request: the agent's parser of outside input, a pure

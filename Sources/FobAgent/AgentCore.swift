@@ -40,6 +40,13 @@ public final class AgentCore: @unchecked Sendable {
     /// answered without decrypting every record again. Wiped-on-free memory;
     /// any lock, write or change by another process drops it.
     private var listing: (generation: UInt64, message: SecretBytes)?
+    /// Where the highest write counter per vault is kept on disk (`nil`: memory only).
+    private let watermarks: VaultWatermarks?
+    /// The highest write counter seen per vault id, kept across locks and
+    /// file replacements: a vault put back to an earlier write is refused.
+    private var seen: [String: UInt64] = [:]
+    /// The id of the vault unlocked now.
+    private var vaultID: String?
 
     /// Default idle timeout: 900 s.
     public static let defaultIdleSeconds: UInt32 = 900
@@ -50,14 +57,37 @@ public final class AgentCore: @unchecked Sendable {
     ///   - vaultURL: the vault this agent serves.
     ///   - clock: the clock of both timeouts (``BootClock`` when live).
     ///   - openVault: opens the vault (tests may use fast KDF presets; the vault is the same).
+    ///   - watermarks: where write counters are kept on disk (``VaultWatermarks``), or `nil`.
     public init(
         vaultURL: URL, clock: any AgentClock = BootClock(),
         openVault: @escaping (URL) throws(KeychainError) -> Vault = { (url) throws(KeychainError) in try Vault(url: url)
-        }
+        }, watermarks: VaultWatermarks? = nil
     ) {
         self.vaultURL = vaultURL
         self.clock = clock
         self.openVault = openVault
+        self.watermarks = watermarks
+    }
+
+    /// Refuses a vault just unlocked whose write counter is below the
+    /// highest seen for it (here or on disk), and remembers its counter.
+    private func checkWatermarkLocked(_ fresh: Vault) throws(KeychainError) {
+        let id = try VaultWatermarks.id(of: fresh)
+        let counter = fresh.writeCounter ?? 0
+        let known = watermarks?.counter(of: id) ?? seen[id]
+        if let known, counter < known {
+            fresh.lock()
+            throw VaultWatermarks.rollback(counter: counter, seen: known)
+        }
+        vaultID = id
+        noteCounterLocked(of: fresh)
+    }
+
+    /// Keeps the vault's write counter when it grew (after a write).
+    private func noteCounterLocked(of vault: Vault) {
+        guard let id = vaultID, let counter = vault.writeCounter, counter > seen[id] ?? 0 else { return }
+        seen[id] = counter
+        watermarks?.raise(counter, of: id)
     }
 
     /// The lock level now (after applying any deadline passed).
@@ -127,7 +157,7 @@ public final class AgentCore: @unchecked Sendable {
         guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
         refreshLocked()
         let vault: Vault
-        switch itemVaultLocked() {
+        switch itemVaultLocked(for: request) {
         case .failure(let error): return AgentResponse.failure(error).encoded()
         case .success(let open): vault = open
         }
@@ -168,13 +198,36 @@ public final class AgentCore: @unchecked Sendable {
     }
 
     /// The vault for an item operation (and the idle timer restarted), or
-    /// `.interactionNotAllowed` when it is locked.
-    private func itemVaultLocked() -> Result<Vault, KeychainError> {
+    /// `.interactionNotAllowed` when it is locked, or when only its
+    /// `afterFirstUnlock` items are open and `request` would answer for the
+    /// whole vault (``needsWholeVault(_:)``).
+    private func itemVaultLocked(for request: AgentRequest) -> Result<Vault, KeychainError> {
         guard let vault, !vault.isLocked else {
             return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
         }
+        if vault.lockLevel == .afterFirstUnlockOnly && AgentCore.needsWholeVault(request) {
+            return .failure(AgentCore.partlyLocked)
+        }
         if vault.lockLevel == .unlocked { lastActivity = clock.seconds }
         return .success(vault)
+    }
+
+    /// The answer when only `afterFirstUnlock` items are open and a request needs the rest.
+    static let partlyLocked = KeychainError.interactionNotAllowed(
+        "the agent's idle or maximum time ran out and only after-first-unlock items are open; run 'fob unlock'")
+
+    /// Whether `request` answers for every item: a listing, a query of every
+    /// match, a change or deletion by attributes, an import. After a timeout
+    /// such an answer would leave out the `whenUnlocked` items and look
+    /// complete (an empty listing, "not found", a duplicate), so it is refused
+    /// as locked. A request naming one item, or a query for one match that
+    /// finds it, is answered: the vault itself refuses a `whenUnlocked` item.
+    static func needsWholeVault(_ request: AgentRequest) -> Bool {
+        switch request {
+        case .list, .updateMatching, .deleteMatching, .applyImport: return true
+        case .query(_, let one, _): return !one
+        default: return false
+        }
     }
 
     private func handleLocked(_ request: AgentRequest) -> AgentResponse {
@@ -202,6 +255,7 @@ public final class AgentCore: @unchecked Sendable {
                 default:
                     return .failure(.param("not an unlock"))
                 }
+                try checkWatermarkLocked(fresh)
                 vault?.lock()
                 vault = fresh
                 listing = nil
@@ -215,12 +269,16 @@ public final class AgentCore: @unchecked Sendable {
                 return .failure(error)
             }
         default:
-            switch itemVaultLocked() {
+            switch itemVaultLocked(for: request) {
             case .failure(let error):
                 return .failure(error)
             case .success(let vault):
                 do {
+                    defer { noteCounterLocked(of: vault) }
                     return try ItemOperations.perform(request, on: vault)
+                } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
+                    // A match among the items still locked is not "not found".
+                    return .failure(AgentCore.partlyLocked)
                 } catch {
                     return .failure(error)
                 }
@@ -239,5 +297,13 @@ public final class AgentCore: @unchecked Sendable {
         }
         return AgentStatus(
             state: state, pid: getpid(), vault: vaultURL.path, idleSecondsLeft: idleLeft, maxSecondsLeft: maxLeft)
+    }
+}
+
+extension AgentRequest {
+    /// Whether this is a `.query` (`SecItemCopyMatching`).
+    fileprivate var isQuery: Bool {
+        if case .query = self { return true }
+        return false
     }
 }

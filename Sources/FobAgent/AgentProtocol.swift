@@ -11,7 +11,7 @@ import Foundation
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
 public enum AgentProtocol {
     /// The version this build speaks.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)
     /// The largest message accepted, in bytes: a whole record (secret,

@@ -110,9 +110,26 @@ public final class AgentServer: @unchecked Sendable {
         return st.st_dev == socketIdentity.0 && st.st_ino == socketIdentity.1
     }
 
-    /// One connection: one request, one response, within the deadline.
+    /// Reads the client's ``AgentHello`` and answers it: `true` when the
+    /// client means this agent's vault and may send its request.
+    private func acceptsHello(_ fd: Int32, until deadline: Double) -> Bool {
+        guard var hello = try? SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes) else { return false }
+        defer { hello.wipe() }
+        switch AgentHello.verdict(hello, served: core.vaultURL.path) {
+        case .accepted:
+            return (try? SocketIO.writeFrame(fd, AgentResponse.ok.encoded(), until: deadline)) != nil
+        case .refused(let reason):
+            try? SocketIO.writeFrame(fd, AgentHello.refusal(reason), until: deadline)
+        case .versionMismatch:
+            try? SocketIO.writeFrame(fd, AgentResponse.versionMismatch(), until: deadline)
+        }
+        return false
+    }
+
+    /// One connection: the hello, then one request, one response, within the deadline.
     private func serve(_ fd: Int32) {
         let deadline = SocketIO.monotonic() + connectionDeadline
+        guard acceptsHello(fd, until: deadline) else { return }
         guard var payload = try? SocketIO.readFrame(fd, until: deadline, largeImport: true) else { return }
         defer { payload.wipe() }
         var answer: [UInt8]

@@ -7,40 +7,59 @@ import Foundation
 public struct AgentEndpoint: Sendable, Equatable {
     /// The vault's canonical path (symbolic links resolved).
     public let vault: String
-    /// The directory of sockets: `$XDG_RUNTIME_DIR/fob`, else `/tmp/fob-UID`.
+    /// The directory of sockets: `$XDG_RUNTIME_DIR/fob`; without it
+    /// `${TMPDIR:-/tmp}/fob-UID`, unless another user made that first (or it
+    /// is not a directory): then `${XDG_STATE_HOME:-$HOME/.local/state}/fob/agent`,
+    /// which no other user can make.
     public let directory: String
-    /// The socket: `DIRECTORY/agent-HASH.sock`, HASH from the canonical path.
+    /// The socket: `DIRECTORY/agent-HASH.sock`, HASH the first 16 bytes of
+    /// BLAKE2b of the canonical path in hexadecimal; or `FOB_AGENT_SOCKET`
+    /// when set to an absolute path (the agent still checks, on every
+    /// connection, that the client means its vault: ``AgentHello``).
     public let socket: String
 
     /// The endpoint of the vault at `vaultURL`.
     /// - Parameters:
     ///   - vaultURL: the vault file (it need not exist: then its path is used as given).
-    ///   - environment: reads `XDG_RUNTIME_DIR`.
+    ///   - environment: reads `XDG_RUNTIME_DIR`, `TMPDIR`, `XDG_STATE_HOME`,
+    ///     `HOME` and `FOB_AGENT_SOCKET`.
     public init(vaultURL: URL, environment: [String: String]) {
-        let path = vaultURL.standardizedFileURL.path
-        if let resolved = realpath(path, nil) {
-            vault = String(cString: resolved)
-            free(resolved)
-        } else {
-            vault = path
+        vault = AgentEndpoint.canonicalPath(vaultURL)
+        if let socket = environment["FOB_AGENT_SOCKET"], socket.hasPrefix("/") {
+            directory = (socket as NSString).deletingLastPathComponent
+            self.socket = socket
+            return
         }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            directory = runtime + "/fob"
-        } else {
-            directory = "/tmp/fob-\(getuid())"
-        }
+        directory = AgentEndpoint.directory(environment)
         socket = directory + "/agent-" + AgentEndpoint.name(of: vault) + ".sock"
     }
 
-    /// 64-bit FNV-1a of the path in hexadecimal: a name, not a secret.
+    /// The canonical path of `url` (symbolic links resolved), or its
+    /// standardised path when it does not exist.
+    static func canonicalPath(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The directory of sockets for `environment` (see ``directory``).
+    static func directory(_ environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/fob" }
+        let base = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        let shared = base + "/fob-\(getuid())"
+        var st = stat()
+        // Anyone may make a directory in /tmp: one that another user made
+        // first (or anything but a directory) is passed over, not fought.
+        if lstat(shared, &st) != 0 || ((st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == getuid()) { return shared }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/fob/agent" }
+        return (environment["HOME"] ?? "/nonexistent") + "/.local/state/fob/agent"
+    }
+
+    /// The socket name of a canonical path: BLAKE2b-128 in hexadecimal
+    /// (32 digits), a name that no two paths share by chance or by design.
     static func name(of path: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in path.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        Sodium.hex(Sodium.genericHash(Array(path.utf8), length: 16))
     }
 
     /// Makes the directory (0700) when missing, and checks it.
@@ -48,9 +67,20 @@ public struct AgentEndpoint: Sendable, Equatable {
     ///   not a directory, or is not mode 0700; `.io` when it cannot be made.
     public func prepareDirectory() throws(KeychainError) {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw .io("cannot create \(directory): \(String(cString: strerror(errno)))")
+            // The fallback under the state directory may need its parents.
+            guard errno == ENOENT, (try? makeParents()) != nil, mkdir(directory, 0o700) == 0 || errno == EEXIST
+            else {
+                throw .io("cannot create \(directory): \(String(cString: strerror(errno)))")
+            }
         }
         try checkDirectory()
+    }
+
+    /// Makes the missing parents of ``directory``, each 0700.
+    private func makeParents() throws {
+        let parent = URL(fileURLWithPath: directory).deletingLastPathComponent()
+        try FileManager.default.createDirectory(
+            at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// Checks the directory: a real directory of this user, mode 0700.
@@ -138,6 +168,12 @@ enum SocketIO {
     }
 
     /// Reads one frame: a 4-byte big-endian length, then the payload.
+    ///
+    /// The length only bounds the frame: memory is taken as the bytes
+    /// arrive (``firstChunkBytes`` first, then at most doubling), so a client
+    /// that claims a large frame and sends nothing costs a few KiB, not the
+    /// frame. Every larger buffer is a fresh array; the old one is wiped
+    /// before it is freed.
     /// - Parameters:
     ///   - limit: the largest payload, in bytes.
     ///   - largeImport: whether a payload over `limit` (up to
@@ -154,35 +190,53 @@ enum SocketIO {
         }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
         guard n <= limit || (largeImport && n <= AgentProtocol.maxImportMessageBytes) else { throw .tooLarge(n) }
-        var payload = [UInt8](repeating: 0, count: min(n, limit))
+        var payload: [UInt8] = []
         do throws(Failure) {
             if n > limit {
                 // Past the usual limit only an import request may go on: its header first.
-                var head = [UInt8](repeating: 0, count: 6)
-                try head.withUnsafeMutableBytes { raw in
-                    Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) }
-                }.get()
-                guard head == AgentProtocol.magic + [AgentProtocol.version, AgentRequest.importCode] else {
+                try readMore(fd, into: &payload, upTo: 6, total: n, until: deadline)
+                guard payload == AgentProtocol.magic + [AgentProtocol.version, AgentRequest.importCode] else {
                     throw .tooLarge(n)
                 }
-                payload = head
-                payload.reserveCapacity(n)
-                payload.append(contentsOf: repeatElement(0, count: n - head.count))
-                try payload.withUnsafeMutableBytes { raw in
-                    Result { () throws(Failure) in
-                        try readExactly(fd, UnsafeMutableRawBufferPointer(rebasing: raw[6...]), until: deadline)
-                    }
-                }.get()
-                return payload
             }
-            try payload.withUnsafeMutableBytes { raw in
-                Result { () throws(Failure) in try readExactly(fd, raw, until: deadline) }
-            }.get()
+            while payload.count < n {
+                try readMore(fd, into: &payload, upTo: n, total: n, until: deadline)
+            }
         } catch {
             payload.wipe()
             throw error
         }
         return payload
+    }
+
+    /// The first buffer of a frame, in bytes (64 KiB): any request but a
+    /// large item or an import fits.
+    static let firstChunkBytes = 64 << 10
+
+    /// Reads into `payload` up to `end` bytes or as far as its buffer
+    /// reaches; when full, moves it to one twice as large (capped at
+    /// `total`) and wipes the old one.
+    private static func readMore(
+        _ fd: Int32, into payload: inout [UInt8], upTo end: Int, total: Int, until deadline: Double
+    ) throws(Failure) {
+        if payload.count == payload.capacity {
+            let size = min(total, max(firstChunkBytes, payload.count * 2))
+            var larger: [UInt8] = []
+            larger.reserveCapacity(size)
+            larger.append(contentsOf: payload)
+            payload.wipe()
+            payload = larger
+        }
+        let start = payload.count
+        let count = min(end, payload.capacity, total) - start
+        guard count > 0 else { return }
+        payload.append(contentsOf: repeatElement(0, count: count))
+        try payload.withUnsafeMutableBytes { raw in
+            Result { () throws(Failure) in
+                try readExactly(
+                    fd, UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + count)]), until: deadline)
+            }
+        }.get()
     }
 
     /// Writes one frame.
@@ -202,6 +256,19 @@ enum SocketIO {
             }
             if rc < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             throw .system(rc < 0 ? errno : EPIPE)
+        }
+    }
+}
+
+extension KeychainError {
+    /// The cause alone, without the status name and the kind's prefix that
+    /// ``description`` adds (for a message that wraps it again).
+    var reason: String {
+        switch self {
+        case .duplicateItem(let why), .itemNotFound(let why), .interactionNotAllowed(let why), .decode(let why),
+            .param(let why), .noSuchKeychain(let why), .io(let why):
+            return why
+        case .authFailed: return description
         }
     }
 }

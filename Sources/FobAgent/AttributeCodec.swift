@@ -14,8 +14,23 @@ struct AttributeBag {
 
     private mutating func put(_ tag: UInt8, _ mode: UInt8, _ value: UnsafeRawBufferPointer) {
         let n = UInt32(value.count)
-        bytes += [tag, mode, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        makeRoom(6 + value.count)
+        for byte in [tag, mode, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] {
+            bytes.append(byte)
+        }
         bytes.append(contentsOf: value)
+    }
+
+    /// Makes room for `extra` more bytes: the bag may hold a secret (a seed,
+    /// a field's value), so a larger buffer is a fresh array and the old
+    /// one is wiped before it is freed, never left to a reallocation.
+    private mutating func makeRoom(_ extra: Int) {
+        guard bytes.capacity < bytes.count + extra else { return }
+        var larger: [UInt8] = []
+        larger.reserveCapacity(max(bytes.count + extra, bytes.capacity * 2, 256))
+        larger.append(contentsOf: bytes)
+        bytes.wipe()
+        bytes = larger
     }
     private mutating func put(_ tag: UInt8, _ mode: UInt8, _ value: [UInt8]) {
         value.withUnsafeBytes { put(tag, mode, $0) }

@@ -10,6 +10,15 @@ extension Invocation {
         AgentEndpoint(vaultURL: globals.vaultURL, environment: context.environment)
     }
 
+    /// Where the highest write counter of each vault is kept.
+    var watermarks: VaultWatermarks { VaultWatermarks(environment: context.environment) }
+
+    /// Keeps the write counter of `vault` (fully unlocked) when it grew.
+    func keepWatermark(of vault: Vault) {
+        guard let id = try? VaultWatermarks.id(of: vault), let counter = vault.writeCounter else { return }
+        watermarks.raise(counter, of: id)
+    }
+
     /// A client of this vault's agent, or `nil` with `--no-agent` / `FOB_AGENT=0`.
     var agentClient: AgentClient? {
         globals.useAgent ? AgentClient(endpoint: agentEndpoint) : nil
@@ -72,7 +81,10 @@ extension Invocation {
                     "no agent runs for \(client.endpoint.vault), and this program cannot start one")
             }
             var environment: [String: String] = [:]
-            for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
+            for name in [
+                "HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
+                "FOB_AGENT_SOCKET",
+            ] {
                 environment[name] = context.environment[name]
             }
             do {
@@ -226,19 +238,25 @@ final class ItemBackend {
         return try body()
     }
 
-    /// Locks the vault opened for this command (the agent keeps its own state).
+    /// Locks the vault opened for this command (the agent keeps its own
+    /// state), after keeping its write counter (``VaultWatermarks``).
     func close() {
+        if let vault { invocation.keepWatermark(of: vault) }
         vault?.lock()
         vault = nil
     }
 
-    deinit { vault?.lock() }
+    deinit {
+        if let vault { invocation.keepWatermark(of: vault) }
+        vault?.lock()
+    }
 
     private func unlockedVault() throws -> Vault {
         if let vault { return vault }
         let opened = try invocation.openVault()
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try opened.unlock(password: password)
+        try invocation.watermarks.check(opened)
         vault = opened
         invocation.handToAgentIfAsked(opened)
         return opened

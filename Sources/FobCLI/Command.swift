@@ -193,12 +193,14 @@ public final class Invocation {
     /// password asked on the terminal, the vault key is handed to the agent
     /// too (started if need be), unless `--no-agent` or `handingToAgent` is `false`.
     /// - Throws: `.noSuchKeychain`, `.authFailed` (51), `.interactionNotAllowed`
-    ///   (36, no terminal and no password file), `.decode`, `.io`; ``CLIFailure``
+    ///   (36, no terminal and no password file), `.decode` (also for an old
+    ///   copy put back: ``VaultWatermarks``), `.io`; ``CLIFailure``
     ///   when the prompt is interrupted.
     public func unlockedVault(handingToAgent: Bool = true) throws -> Vault {
         let vault = try openVault()
         let password = try masterPassword(prompt: "Master password: ")
         try vault.unlock(password: password)
+        try watermarks.check(vault)
         if handingToAgent { handToAgentIfAsked(vault) }
         return vault
     }

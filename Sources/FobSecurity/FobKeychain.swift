@@ -126,6 +126,8 @@ public enum FobKeychain {
         do {
             let vault = try Vault(url: url)
             try vault.unlock(password: password)
+            // An old copy put back is refused here too (errSecDecode).
+            try VaultWatermarks(environment: environment).check(vault)
             return vault
         } catch {
             throw SecItemFailure(error)

@@ -166,7 +166,12 @@ public final class Vault {
         do {
             let connection = try SQLiteConnection(path: url.path, create: false)
             sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)
-            try connection.execute("PRAGMA synchronous=FULL; PRAGMA secure_delete=ON; PRAGMA trusted_schema=OFF;")
+            // wal_autocheckpoint=1: every commit is copied into the main file
+            // (a passive checkpoint), so a copy of vault.db alone, taken while
+            // an agent or a terminal UI keeps the vault open, holds every write.
+            try connection.execute(
+                "PRAGMA synchronous=FULL; PRAGMA secure_delete=ON; PRAGMA trusted_schema=OFF; PRAGMA wal_autocheckpoint=1;"
+            )
             db = connection
         } catch {
             throw error.keychainError

@@ -22,9 +22,14 @@ final class AgentFixture: @unchecked Sendable {
         chmod(runtime.url.path, 0o700)
     }
 
+    /// Added to ``environment`` (a value replaces the fixture's).
+    var extraEnvironment: [String: String] = [:]
+
     /// The environment of a command that uses the agent and has no password file.
     var environment: [String: String] {
-        ["FOB_VAULT": vault.path, "XDG_RUNTIME_DIR": runtime.url.path, "FOB_AGENT": "1"]
+        ["FOB_VAULT": vault.path, "XDG_RUNTIME_DIR": runtime.url.path, "FOB_AGENT": "1"].merging(extraEnvironment) {
+            $1
+        }
     }
 
     func run(_ arguments: [String], input: String = "", password: Bool = false, timeout: Double = 60) throws
@@ -74,6 +79,19 @@ final class AgentFixture: @unchecked Sendable {
             usleep(100_000)
         }
         return try condition()
+    }
+
+    /// A raw connection to the agent's socket past the hello: the next frame is the request.
+    func connectPastHello() -> Int32 {
+        let fd = connect()
+        let hello = AgentHello.encoded(vault: endpoint.vault)
+        let n = UInt32(hello.count)
+        let frame = [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + hello
+        _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 10)
+        #expect(recv(fd, &answer, answer.count, Int32(MSG_WAITALL)) == 10, "the hello's answer: a frame of 6 bytes")
+        #expect(answer[4..<10] == ArraySlice(AgentProtocol.magic + [AgentProtocol.version, 0]))
+        return fd
     }
 
     /// A raw connection to the agent's socket.
@@ -141,8 +159,8 @@ final class AgentFixture: @unchecked Sendable {
         // No agent: nothing, and no prompt.
         #expect(try f.run(["__complete", "services"]).stdoutText == "")
         #expect(try f.unlock().status == 0)
-        #expect(try f.run(["__complete", "services"]).stdoutText == "mail\n")
-        #expect(try f.run(["__complete", "accounts", "mail"]).stdoutText == "ana\nbo\n")
+        #expect(try f.run(["__complete", "services"]).stdoutText == "mail\u{0}")
+        #expect(try f.run(["__complete", "accounts", "mail"]).stdoutText == "ana\u{0}bo\u{0}")
         #expect(try f.run(["lock"]).status == 0)
         #expect(try f.run(["__complete", "services"]).stdoutText == "")
     }
@@ -316,7 +334,7 @@ final class AgentFixture: @unchecked Sendable {
         let partial = f.connect()
         _ = send(partial, [0, 0, 0, 50, 1, 2], 6, 0)
         // Garbage gets a typed error answer.
-        let garbage = f.connect()
+        let garbage = f.connectPastHello()
         let junk: [UInt8] = [0, 0, 0, 5] + Array("hello".utf8)
         _ = send(garbage, junk, junk.count, Int32(MSG_NOSIGNAL))
         var answer = [UInt8](repeating: 0, count: 512)
@@ -325,17 +343,24 @@ final class AgentFixture: @unchecked Sendable {
         #expect(String(decoding: answer[0..<max(n, 0)], as: UTF8.self).contains("bad request"))
         close(garbage)
         // A huge length is refused before anything is read.
-        let huge = f.connect()
+        let huge = f.connectPastHello()
         _ = send(huge, [0x7F, 0xFF, 0xFF, 0xFF], 4, Int32(MSG_NOSIGNAL))
         #expect(recv(huge, &answer, answer.count, 0) <= 0)
         close(huge)
         // Past the usual limit only an import request may go on: a 2 MiB
         // frame whose header is a `get` is dropped after its header.
-        let large = f.connect()
+        let large = f.connectPastHello()
         let header: [UInt8] = [0, 0x20, 0, 0] + AgentProtocol.magic + [AgentProtocol.version, 4]
         _ = send(large, header, header.count, Int32(MSG_NOSIGNAL))
         #expect(recv(large, &answer, answer.count, 0) <= 0)
         close(large)
+        // A connection that does not start with a hello gets a refusal, not an answer.
+        let noHello = f.connect()
+        let status = [0, 0, 0, 6] + AgentProtocol.magic + [AgentProtocol.version, 1]
+        _ = send(noHello, status, status.count, Int32(MSG_NOSIGNAL))
+        let refused = recv(noHello, &answer, answer.count, 0)
+        #expect(String(decoding: answer[0..<max(refused, 0)], as: UTF8.self).contains("did not start with a hello"))
+        close(noHello)
         // Others are served meanwhile.
         let start = Date()
         #expect(try f.run(["get", "mail", "ana"]).stdoutText == "x\n")

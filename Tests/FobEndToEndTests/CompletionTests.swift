@@ -17,8 +17,8 @@ import Testing
         let stub = """
             #!/bin/sh
             case "$*" in
-              *"__complete services") printf 'mail\\nmusic\\nwork\\n' ;;
-              *"__complete accounts mail") printf 'ana\\nbob\\n' ;;
+              *"__complete services") printf 'mail\\0music\\0work\\0' ;;
+              *"__complete accounts mail") printf 'ana\\0bob\\0' ;;
             esac
             """
         try Data(stub.utf8).write(to: dir.file("fob"))
@@ -129,5 +129,107 @@ import Testing
         #expect(!session.outputText.contains("password"))
         // Hidden from fob --help.
         #expect(!(try FobProcess.run(["--help"]).stdoutText.contains("__complete")))
+    }
+}
+
+/// Item names reach every shell as data: a name holding `$(…)`, backquotes,
+/// `;`, `*`, spaces, a newline or quotes is offered as it is and never run.
+@Suite struct CompletionNamesAreDataTests {
+    /// A stand-in `fob` printing hostile names (NUL-terminated, as `fob __complete` does);
+    /// each would create a file in `marks` if a shell ran it.
+    static func hostileStub() throws -> (TemporaryDirectory, [String]) {
+        let dir = TemporaryDirectory(prefix: "fob-complete")
+        let marks = dir.url.path
+        let names = [
+            "$(touch \(marks)/ran1)", "b`touch \(marks)/ran2`", "c;touch \(marks)/ran3", "d*", "e with space",
+            "f\nline", "g'quote\"d", "$(touch \(marks)/ran4)x",
+        ]
+        let nameData = names.map { $0 + "\u{0}" }.joined()
+        try Data(nameData.utf8).write(to: dir.file("names"))
+        let stub = """
+            #!/bin/sh
+            case "$*" in
+              *"__complete services") cat '\(dir.file("names").path)' ;;
+              *"__complete accounts"*) cat '\(dir.file("names").path)' ;;
+            esac
+            """
+        try Data(stub.utf8).write(to: dir.file("fob"))
+        chmod(dir.file("fob").path, 0o755)
+        return (dir, names)
+    }
+
+    static func noneRan(_ dir: TemporaryDirectory) -> Bool {
+        (1...4).allSatisfy { !FileManager.default.fileExists(atPath: dir.file("ran\($0)").path) }
+    }
+
+    /// Splits NUL-terminated output.
+    static func split0(_ bytes: [UInt8]) -> [String] {
+        bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    @Test func bashQuotesEveryNameAndRunsNone() throws {
+        let (dir, names) = try Self.hostileStub()
+        try Data(try CompletionTests.script("bash").utf8).write(to: dir.file("fob.bash"))
+        for words in ["fob get ''", "fob get mail ''"] {
+            // Each reply, read back by bash as a word, must be the name itself.
+            let program = """
+                source '\(dir.file("fob.bash").path)'; COMP_WORDS=(\(words)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+                _fob; for r in "${COMPREPLY[@]}"; do eval "v=$r"; printf '%s\\0' "$v"; done
+                """
+            let r = try ChildProcess.run(
+                executable: "/bin/bash", arguments: ["--norc", "-c", program],
+                environment: ["PATH": dir.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8"])
+            #expect(r.status == 0, "\(r.stderrText)")
+            #expect(Set(Self.split0(r.stdout)) == Set(names), "\(words)")
+        }
+        // A prefix still narrows the replies.
+        let narrowed = try ChildProcess.run(
+            executable: "/bin/bash",
+            arguments: [
+                "--norc", "-c",
+                "source '\(dir.file("fob.bash").path)'; COMP_WORDS=(fob get e); COMP_CWORD=2; _fob; printf '%s\\n' \"${COMPREPLY[@]}\"",
+            ],
+            environment: ["PATH": dir.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8"])
+        #expect(narrowed.stdoutText == "e\\ with\\ space\n")
+        #expect(Self.noneRan(dir))
+    }
+
+    @Test func zshAddsEveryNameAsOneCandidateAndRunsNone() throws {
+        let (dir, names) = try Self.hostileStub()
+        try Data(try CompletionTests.script("zsh").utf8).write(to: dir.file("_fob"))
+        for words in ["(fob get '')", "(fob get mail '')"] {
+            // compadd stands in for the completion system: it prints what it is given.
+            let program = """
+                compdef() { :; }; compadd() { shift; printf '%s\\0' "$@"; }
+                source '\(dir.file("_fob").path)'; words=\(words); CURRENT=${#words}; _fob
+                """
+            let r = try ChildProcess.run(
+                executable: "/usr/bin/zsh", arguments: ["-f", "-c", program],
+                environment: ["PATH": dir.url.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": dir.url.path])
+            #expect(r.status == 0, "\(r.stderrText)")
+            #expect(Set(Self.split0(r.stdout)) == Set(names), "\(words)")
+        }
+        #expect(Self.noneRan(dir))
+    }
+
+    @Test func fishOffersEveryNameAndRunsNone() throws {
+        let (dir, names) = try Self.hostileStub()
+        try Data(try CompletionTests.script("fish").utf8).write(to: dir.file("fob.fish"))
+        let program = """
+            source \(dir.file("fob.fish").path)
+            complete -C 'fob get ' | string join0
+            complete -C 'fob get mail ' | string join0
+            """
+        let r = try ChildProcess.run(
+            executable: "/usr/bin/fish", arguments: ["--no-config", "-c", program],
+            environment: ["PATH": dir.url.path + ":/usr/bin:/bin", "HOME": dir.url.path, "LANG": "C.UTF-8"])
+        #expect(r.status == 0, "\(r.stderrText)")
+        let offered = Self.split0(r.stdout)
+        for name in names where !name.contains("\n") {
+            #expect(offered.filter { $0 == name }.count == 2, "\(name): \(offered)")
+        }
+        #expect(Self.noneRan(dir))
     }
 }

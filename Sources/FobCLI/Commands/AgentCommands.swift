@@ -23,16 +23,23 @@ enum UnlockCommand: FobCommand {
     static let options: [OptionSpec] = [
         .value("--idle", "SECONDS", help: "lock after SECONDS with no item use (default 900; 0 = never)"),
         .value("--max", "SECONDS", help: "lock SECONDS after unlocking (default 28800; 0 = never)"),
+        .flag("--accept-rollback", help: "accept the vault as it is, older than one seen before (a backup restored)"),
     ]
     static let discussion = """
         Returns once the agent holds the vault unlocked: a command right after it
         needs no password. After --idle or --max the agent keeps only items saved
         with --accessible after-first-unlock; 'fob lock' drops everything.
+        A vault older than one already seen (an old copy put back) is refused
+        with exit 93; --accept-rollback takes it as the current state (after a
+        backup restored on purpose), also with --no-agent.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let idle = try invocation.seconds("--idle", default: AgentCore.defaultIdleSeconds)
         let max = try invocation.seconds("--max", default: AgentCore.defaultMaxSeconds)
+        if invocation.arguments.flag("--accept-rollback") {
+            return try acceptRollback(invocation, idle: idle, max: max)
+        }
         guard invocation.globals.useAgent else {
             throw UsageError("'unlock' needs the agent, which --no-agent or FOB_AGENT=0 turns off", command: name)
         }
@@ -50,6 +57,26 @@ enum UnlockCommand: FobCommand {
         }
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try invocation.unlockAgent(client, password: password, idle: idle, max: max)
+        invocation.standardError.write("fob: unlocked \(client.endpoint.vault)\n")
+        return 0
+    }
+}
+
+extension UnlockCommand {
+    /// `unlock --accept-rollback`: unlocks here, keeps the vault's write
+    /// counter as the highest seen (lowering the one kept), then hands the
+    /// vault key to the agent unless `--no-agent`.
+    fileprivate static func acceptRollback(_ invocation: Invocation, idle: UInt32, max: UInt32) throws -> Int32 {
+        let vault = try invocation.openVault()
+        defer { vault.lock() }
+        try vault.unlock(password: try invocation.masterPassword(prompt: "Master password: "))
+        let counter = vault.writeCounter ?? 0
+        invocation.watermarks.set(counter, of: try VaultWatermarks.id(of: vault))
+        invocation.standardError.write(
+            "fob: accepted \(invocation.globals.vaultURL.path) as it is now (write \(counter))\n")
+        guard invocation.globals.useAgent else { return 0 }
+        let client = AgentClient(endpoint: invocation.agentEndpoint)
+        try invocation.unlockAgent(client, with: vault, idle: idle, max: max)
         invocation.standardError.write("fob: unlocked \(client.endpoint.vault)\n")
         return 0
     }
@@ -93,6 +120,10 @@ enum StatusCommand: FobCommand {
             if case .status(let answer) = try AgentClient(endpoint: endpoint).send(.status).thrown() { status = answer }
         } catch AgentClientError.stopped {
             status = nil
+        } catch AgentClientError.unsafe(let why) {
+            // Status reports; the cause goes to stderr once, and the agent is not used.
+            invocation.standardError.write("fob: \(why); the agent is not used\n")
+            status = nil
         } catch let error as AgentClientError {
             throw error.keychainError
         }
@@ -132,6 +163,9 @@ enum StatusCommand: FobCommand {
 enum AgentCommand: FobCommand {
     static let name = "agent"
     static let summary = "run this vault's agent in the foreground"
+    static let options: [OptionSpec] = [
+        .flag("--detach", help: "start the agent in its own session and return at once (as 'unlock' does)")
+    ]
     static let discussion = """
         Listens on $XDG_RUNTIME_DIR/fob/ (else /tmp/fob-UID/), created 0700, and
         serves this user only. Starts locked; 'fob unlock' unlocks it. Stops on
@@ -144,7 +178,22 @@ enum AgentCommand: FobCommand {
             throw KeychainError.noSuchKeychain(invocation.globals.vaultURL.path)
         }
         let endpoint = invocation.agentEndpoint
-        let server = AgentServer(endpoint: endpoint, core: AgentCore(vaultURL: URL(fileURLWithPath: endpoint.vault)))
+        if invocation.arguments.flag("--detach") {
+            guard let executable = invocation.context.agentExecutable else {
+                throw KeychainError.io("cannot find this program to start the agent")
+            }
+            do {
+                _ = try AgentClient.spawnDetached(
+                    executable: executable, vaultPath: endpoint.vault, environment: invocation.context.environment)
+            } catch {
+                throw error.keychainError
+            }
+            return 0
+        }
+        let core = AgentCore(
+            vaultURL: URL(fileURLWithPath: endpoint.vault),
+            watermarks: VaultWatermarks(environment: invocation.context.environment))
+        let server = AgentServer(endpoint: endpoint, core: core)
         try server.bind()
         chdir("/")
         server.run()

@@ -31,7 +31,7 @@ enum CompletionCommand: FobCommand {
 }
 
 /// `fob __complete services` / `fob __complete accounts SERVICE`: the names
-/// completion scripts offer, one a line, from a source that never prompts
+/// completion scripts offer, each followed by a NUL byte, from a source that never prompts
 /// (see ``CompletionNames/nonPromptingSource(_:)``); nothing otherwise.
 /// Never a secret; always exit 0.
 enum CompleteNamesCommand: FobCommand {
@@ -49,10 +49,9 @@ enum CompleteNamesCommand: FobCommand {
         case "accounts" where positionals.count == 2: names = (try? source.accounts(service: positionals[1])) ?? []
         default: names = []
         }
-        let printable = names.filter { name in
-            !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-        }
-        invocation.standardOutput.write(Set(printable).sorted().map { $0 + "\n" }.joined())
+        // NUL-terminated: a name may hold a newline or anything else but NUL.
+        let usable = names.filter { !$0.isEmpty && !$0.utf8.contains(0) }
+        invocation.standardOutput.write(Set(usable).sorted().map { $0 + "\u{0}" }.joined())
         return 0
     }
 }
