@@ -396,6 +396,9 @@ extension AgentRequest {
 }
 
 extension AgentResponse {
+    /// The code of a `.revisionMismatch` failure: the item's name and the two revisions.
+    static let revisionMismatchCode: UInt8 = 0x18
+
     private static let failureCodes: [(UInt8, @Sendable (String) -> KeychainError)] = [
         (0x10, { .duplicateItem($0) }), (0x11, { .itemNotFound($0) }), (0x12, { _ in .authFailed }),
         (0x13, { .interactionNotAllowed($0) }), (0x14, { .decode($0) }), (0x15, { .param($0) }),
@@ -455,6 +458,12 @@ extension AgentResponse {
             case .io(let m):
                 w = MessageWriter(code: 0x17)
                 w.field(m)
+            case .revisionMismatch(let m, let expected, let current):
+                // The name, then both revisions as UInt64 big-endian.
+                w = MessageWriter(code: AgentResponse.revisionMismatchCode)
+                w.field(m)
+                w.field((0..<8).map { UInt8(truncatingIfNeeded: expected >> (56 - 8 * UInt64($0))) })
+                w.field((0..<8).map { UInt8(truncatingIfNeeded: current >> (56 - 8 * UInt64($0))) })
             }
             return w.bytes
         }
@@ -509,6 +518,15 @@ extension AgentResponse {
             return .count(Int(try r.uint32(0, "count")))
         case AgentProtocol.versionMismatchCode:
             throw .versionMismatch(r.version)
+        case AgentResponse.revisionMismatchCode:
+            try r.expect(3)
+            func revision(_ index: Int) throws(AgentProtocolError) -> UInt64 {
+                let field = r.raw(index)
+                guard field.count == 8 else { throw .badField("a revision is not 8 bytes") }
+                return field.reduce(0) { $0 << 8 | UInt64($1) }
+            }
+            return .failure(
+                .revisionMismatch(try r.text(0, "message"), expected: try revision(1), current: try revision(2)))
         default:
             guard let make = failureCodes.first(where: { $0.0 == r.code })?.1 else { throw .unknownCode(r.code) }
             try r.expect(1)

@@ -10,7 +10,11 @@ import Foundation
 /// The version is checked in this first (and only) exchange: an agent of
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
 public enum AgentProtocol {
-    /// The version this build speaks.
+    /// The version this build speaks. Version 3 names the vault in the
+    /// hello and carries item revisions (record tag 29 in items), expected
+    /// revisions (query attribute 17, change attribute 25) and the
+    /// `.revisionMismatch` failure (code 0x18): an agent of version 2 would
+    /// ignore an expected revision and write.
     public static let version: UInt8 = 3
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)

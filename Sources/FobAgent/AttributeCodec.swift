@@ -161,6 +161,7 @@ extension ItemQuery {
         b.text(15, persistentID?.uuidString)
         // 16: whether itemClass is nil (any class) rather than not given.
         b.flag(16, itemClass == nil)
+        b.number(17, expectedRevision.map { Optional($0) })
         return b
     }
 
@@ -183,6 +184,7 @@ extension ItemQuery {
             guard let uuid = UUID(uuidString: id) else { throw .badField("persistent id") }
             persistentID = uuid
         }
+        expectedRevision = try b.number(17, UInt64.self) ?? nil
     }
 }
 
@@ -217,6 +219,7 @@ extension ItemChanges {
         b.flag(22, isInvisible)
         b.flag(23, isNegative)
         b.number(24, accessControlFlags)
+        b.number(25, expectedRevision.map { Optional($0) })
         return b
     }
 
@@ -254,5 +257,6 @@ extension ItemChanges {
         isInvisible = try b.flag(22)
         isNegative = try b.flag(23)
         accessControlFlags = try b.number(24, UInt64.self)
+        expectedRevision = try b.number(25, UInt64.self) ?? nil
     }
 }

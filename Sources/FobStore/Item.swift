@@ -122,6 +122,16 @@ public struct Item: Sendable, Equatable {
     /// Records written before it existed get one derived from their primary
     /// key and creation date, kept from their first rewrite on.
     public var persistentID: UUID
+    /// The item's revision: 1 when it is added, one more with every write of
+    /// it (update, save, rename), kept by re-encryption (`passwd`), backups
+    /// and verification. It is sealed inside the item's authenticated record,
+    /// so it cannot be changed without detection. A writer that read revision
+    /// N writes conditionally with ``ItemChanges/expectedRevision`` or
+    /// ``ItemQuery/expectedRevision``; any other write fails with
+    /// ``KeychainError/revisionMismatch(_:expected:current:)``. The store
+    /// sets it: the value given to ``Vault/add(_:)`` is ignored. 0 for an
+    /// item not (yet) read from a store.
+    public var revision: UInt64 = 0
 
     /// Fields of the record that this version does not know, written back unchanged on update.
     var unknownFields: [UnknownRecordField] = []
@@ -234,6 +244,11 @@ public struct ItemQuery: Sendable, Equatable {
     public var securityDomain: String?
     /// The item's ``Item/persistentID`` (a FobSecurity persistent reference).
     public var persistentID: UUID?
+    /// For a delete only: the ``Item/revision`` every matching item must
+    /// still have, else nothing is deleted and the delete fails with
+    /// ``KeychainError/revisionMismatch(_:expected:current:)``; `nil` deletes
+    /// whatever revision. Matching (``matches(_:)``) ignores it.
+    public var expectedRevision: UInt64?
 
     /// A query; by default every generic password.
     public init(

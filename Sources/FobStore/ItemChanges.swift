@@ -56,6 +56,14 @@ public struct ItemChanges: Sendable {
     public var isNegative: Bool?
     /// New access-control flags; `.some(nil)` removes the access control.
     public var accessControlFlags: UInt64??
+    /// A conditional write: the ``Item/revision`` the item must still have
+    /// (the one the writer read), else nothing changes and the write fails
+    /// with ``KeychainError/revisionMismatch(_:expected:current:)``; `nil`
+    /// writes whatever the revision. For an update every matching item must
+    /// have it. For a save, 0 means "only when no such item exists yet"; any
+    /// other value needs the item to exist (`.itemNotFound` otherwise).
+    /// Not an attribute: ``apply(to:now:)`` ignores it.
+    public var expectedRevision: UInt64?
 
     /// Changes the notes: another name for ``comment``.
     public var notes: String?? {

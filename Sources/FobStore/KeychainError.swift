@@ -22,6 +22,16 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchKeychain(String)
     /// An I/O failure such as a full disk or a missing file (`errSecIO`, -36).
     case io(String)
+    /// A conditional write found the item at another revision than the one
+    /// the writer read (``ItemChanges/expectedRevision``,
+    /// ``ItemQuery/expectedRevision``): nothing was changed. Mirrors
+    /// `errSecInvalidItemRef` (-25304, "the specified item is no longer
+    /// valid"); exit status 40.
+    /// - Parameters:
+    ///   - name: the item, as ``Item/displayName``.
+    ///   - expected: the revision the writer read.
+    ///   - current: the revision stored now.
+    case revisionMismatch(String, expected: UInt64, current: UInt64)
 
     /// The Keychain status this error mirrors (`OSStatus` value).
     public var status: Int32 {
@@ -34,6 +44,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .param: return -50
         case .noSuchKeychain: return -25294
         case .io: return -36
+        case .revisionMismatch: return -25304
         }
     }
 
@@ -48,13 +59,15 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .param: return "errSecParam"
         case .noSuchKeychain: return "errSecNoSuchKeychain"
         case .io: return "errSecIO"
+        case .revisionMismatch: return "errSecInvalidItemRef"
         }
     }
 
     /// The process exit status for this error: the low byte of ``status``, as
     /// Apple's `security` tool does (44 not found, 45 duplicate, 51 wrong
-    /// password, 36 locked, 93 damaged vault, 50 no vault); `.param` maps to 2 (usage) and
-    /// `.io` to 1.
+    /// password, 36 locked, 93 damaged vault, 50 no vault, 40 an item changed
+    /// since the revision a conditional write read); `.param` maps to 2
+    /// (usage) and `.io` to 1.
     public var exitStatus: Int32 {
         switch self {
         case .param: return 2
@@ -76,6 +89,10 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "no vault at \(path); create one with `fob init`, or name yours with --vault or FOB_VAULT (\(statusName))"
         case .io(let why): return "I/O error: \(why) (\(statusName))"
+        case .revisionMismatch(let what, 0, let current):
+            return "item exists (a write for a new item only found revision \(current)): \(what) (\(statusName))"
+        case .revisionMismatch(let what, let expected, let current):
+            return "item changed since revision \(expected) was read: \(what), now revision \(current) (\(statusName))"
         }
     }
 }

@@ -5,14 +5,14 @@ import Foundation
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
 ///
-/// File format 2 (see README "Vault format"): `PRAGMA application_id` =
+/// File format 3 (see README "Vault format"): `PRAGMA application_id` =
 /// ``applicationID``, `user_version` = ``formatVersion``; table `meta`
 /// (Argon2id parameters, 16-byte salt, the sealed 32-byte vault key, the
 /// whole-vault commitment) and table `items(id, lookup UNIQUE, record)`, where
 /// `lookup` is a keyed BLAKE2b-256 of the primary key and `record` is
 /// nonce (24) ‖ XChaCha20-Poly1305 ciphertext ‖ tag (16) under the key of the
 /// item's accessibility class, with `lookup ‖ formatVersion` as associated
-/// data. The schema must be exactly Fob's: a trigger, view, extra table or
+/// data. Every record carries the item's revision (``Item/revision``). The schema must be exactly Fob's: a trigger, view, extra table or
 /// missing index is refused as `.decode`.
 ///
 /// The set of items is authenticated as a whole (see ``IntegrityState``):
@@ -31,10 +31,12 @@ import Foundation
 public final class Vault {
     /// `PRAGMA application_id` of a Fob vault: "Fob!" in ASCII.
     public static let applicationID: Int32 = 0x466F_6221
-    /// `PRAGMA user_version`: the vault format this build writes.
-    public static let formatVersion: Int32 = 2
-    /// The formats this build opens; format 1 is migrated to 2 by the first ``unlock(password:)``.
-    public static let readableFormats: ClosedRange<Int32> = 1...2
+    /// `PRAGMA user_version`: the vault format this build writes. Format 3
+    /// added the per-item revision (``Item/revision``, record tag 29); a
+    /// format-2 build refuses it, so that no write leaves a revision behind.
+    public static let formatVersion: Int32 = 3
+    /// The formats this build opens; formats 1 and 2 are migrated to 3 by the first ``unlock(password:)``.
+    public static let readableFormats: ClosedRange<Int32> = 1...3
     /// The longest master password accepted: 65,536 bytes of UTF-8.
     public static let maxPasswordBytes = 65_536
     /// How long a write waits for another process's write to finish: milliseconds.
@@ -146,7 +148,7 @@ public final class Vault {
     }
 
     /// Opens an existing vault, locked, and checks what can be checked
-    /// without the password: the application id, the format (1 or 2), the
+    /// without the password: the application id, the format (1 to 3), the
     /// exact schema, and the metadata's sizes and KDF limits.
     /// - Throws: `.noSuchKeychain` if there is no file; `.decode` if it is not
     ///   a Fob vault, is damaged, has another schema, KDF settings outside
@@ -203,6 +205,7 @@ public final class Vault {
             try Vault.check(item)
             item.created = stamp
             item.modified = stamp
+            item.revision = 1
             let lookup = Vault.lookup(for: item, keys: keys)
             sealed.append((lookup, try Vault.seal(item, lookup: lookup, keys: keys), item.displayName))
         }
@@ -247,9 +250,14 @@ public final class Vault {
         do { return try items(matching: ItemQuery(itemClass: nil)) } catch .itemNotFound { return [] }
     }
 
-    /// Changes every item matching `query` (`SecItemUpdate`) in one transaction.
+    /// Changes every item matching `query` (`SecItemUpdate`) in one
+    /// transaction; each changed item's ``Item/revision`` grows by one. Changes
+    /// of the service, account or access group rename the item (`fob mv`),
+    /// keeping everything else: secret, attributes, creation date, persistent ID.
     /// - Returns: how many items changed.
-    /// - Throws: `.itemNotFound` when nothing matches; `.duplicateItem` when a
+    /// - Throws: `.itemNotFound` when nothing matches; `.revisionMismatch`
+    ///   when ``ItemChanges/expectedRevision`` is given and a matching item
+    ///   has another revision (nothing changes); `.duplicateItem` when a
     ///   changed primary key collides; `.param`, `.interactionNotAllowed`, `.decode`, `.io`.
     @discardableResult
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
@@ -257,6 +265,7 @@ public final class Vault {
         return try write { (keys) throws(KeychainError) -> Int in
             let matches = try rows(matching: query, withSecrets: true)
             guard !matches.isEmpty else { throw .itemNotFound(query.displayName) }
+            for row in matches { try Vault.checkRevision(of: row.item, expected: changes.expectedRevision) }
             let stamp = now()
             for row in matches { try rewrite(row, with: changes, now: stamp, keys: keys) }
             return matches.count
@@ -265,12 +274,15 @@ public final class Vault {
 
     /// Deletes every item matching `query` (`SecItemDelete`) in one transaction.
     /// - Returns: how many items were deleted.
-    /// - Throws: `.itemNotFound` when nothing matches; `.interactionNotAllowed`, `.decode`, `.io`.
+    /// - Throws: `.itemNotFound` when nothing matches; `.revisionMismatch`
+    ///   when ``ItemQuery/expectedRevision`` is given and a matching item has
+    ///   another revision (nothing is deleted); `.interactionNotAllowed`, `.decode`, `.io`.
     @discardableResult
     public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
         try write { (_) throws(KeychainError) -> Int in
             let matches = try rows(matching: query, withSecrets: false)
             guard !matches.isEmpty else { throw .itemNotFound(query.displayName) }
+            for row in matches { try Vault.checkRevision(of: row.item, expected: query.expectedRevision) }
             for row in matches { try deleteRow(id: row.id, lookup: row.lookup) }
             return matches.count
         }
@@ -279,13 +291,17 @@ public final class Vault {
     /// What ``save(service:account:accessGroup:itemClass:secret:attributes:)`` did.
     public enum SaveOutcome: Sendable, Equatable { case added, updated }
 
-    /// Adds the item, or updates it when one with this primary key exists, in
-    /// one `BEGIN IMMEDIATE` transaction: never reports a duplicate, also
-    /// when processes race.
+    /// Adds the item (revision 1), or updates it (its revision + 1) when one
+    /// with this primary key exists, in one `BEGIN IMMEDIATE` transaction:
+    /// never reports a duplicate, also when processes race.
     /// - Parameters:
     ///   - secret: the new secret, up to 1 MiB.
-    ///   - attributes: other attributes to set (kind defaults to `.password` for a new item; its key fields are ignored).
-    /// - Throws: `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    ///   - attributes: other attributes to set (kind defaults to `.password` for a new item; its key fields are ignored);
+    ///     its ``ItemChanges/expectedRevision`` makes the save conditional.
+    /// - Throws: `.revisionMismatch` when an expected revision is given and
+    ///   the item has another (0: when it exists); `.itemNotFound` when one
+    ///   other than 0 is given and the item is missing; `.param`,
+    ///   `.interactionNotAllowed`, `.io`, `.decode`.
     @discardableResult
     public func save(
         service: String, account: String, accessGroup: String = "", itemClass: ItemClass = .genericPassword,
@@ -300,13 +316,16 @@ public final class Vault {
         return try write { (keys) throws(KeychainError) -> SaveOutcome in
             let stamp = now()
             if let row = try rows(matching: query, withSecrets: true).first {
+                try Vault.checkRevision(of: row.item, expected: changes.expectedRevision)
                 try rewrite(row, with: changes, now: stamp, keys: keys)
                 return .updated
             }
+            if let expected = changes.expectedRevision, expected != 0 { throw .itemNotFound(query.displayName) }
             var item = Item(
                 itemClass: itemClass, service: service, account: account, accessGroup: accessGroup,
                 created: stamp, modified: stamp, secret: secret)
             changes.apply(to: &item, now: stamp)
+            item.revision = 1
             try Vault.check(item)
             let lookup = Vault.lookup(for: item, keys: keys)
             try insertRow(
@@ -322,11 +341,25 @@ public final class Vault {
     {
         var item = row.item
         changes.apply(to: &item, now: stamp)
+        item.revision = try Vault.nextRevision(after: row.item.revision)
         try Vault.check(item)
         let lookup = Vault.lookup(for: item, keys: keys)
         try replaceRow(
             id: row.id, old: row.lookup, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys),
             name: item.displayName, keys: keys)
+    }
+
+    /// The revision a write gives an item stored at `revision` (1 for a new item, at 0).
+    /// - Throws: `.param` at the last revision a `UInt64` holds (never reached in practice).
+    static func nextRevision(after revision: UInt64) throws(KeychainError) -> UInt64 {
+        guard revision < UInt64.max else { throw .param("the item has reached its last revision") }
+        return revision + 1
+    }
+
+    /// Throws `.revisionMismatch` unless `expected` is `nil` or `item`'s revision.
+    static func checkRevision(of item: Item, expected: UInt64?) throws(KeychainError) {
+        guard let expected, expected != item.revision else { return }
+        throw .revisionMismatch(item.displayName, expected: expected, current: item.revision)
     }
 
     /// SQLite's `PRAGMA data_version`: changes when another connection (or

@@ -18,24 +18,31 @@ extension Vault {
     /// - Parameter changes: adds and replacements; an item added under a
     ///   key already stored (or added twice) fails the whole plan.
     ///   - progress: called with the number of changes prepared so far, every 250 and at the end.
+    ///   Added items get revision 1; a replacement the revision after the
+    ///   one of `existing`, which the stored item must still have (when
+    ///   `existing` carries one, that is not 0).
     /// - Throws: `.duplicateItem` for an added key that exists (nothing is
     ///   changed); `.itemNotFound` when an item to replace is gone;
+    ///   `.revisionMismatch` when it changed since the plan read it;
     ///   `.param` for an item over a limit or without a secret;
     ///   `.interactionNotAllowed` when locked; `.decode`; `.io`.
     public func applyImport(_ changes: [ImportChange], progress: ((Int) -> Void)? = nil) throws(KeychainError) {
         let keys = try unlockedKeys()
         // Seal outside the transaction: it is the slow part.
-        var sealed: [(old: Item?, lookup: [UInt8], record: [UInt8], name: String)] = []
+        var sealed: [(old: Item?, item: Item, lookup: [UInt8], record: [UInt8])] = []
         sealed.reserveCapacity(changes.count)
         for change in changes {
-            let (old, item): (Item?, Item)
+            var (old, item): (Item?, Item)
             switch change {
             case .add(let new): (old, item) = (nil, new)
             case .replace(let existing, let new): (old, item) = (existing, new)
             }
+            // A new item is revision 1; a replacement the next revision of
+            // the one the plan read (checked again in the transaction).
+            item.revision = try Vault.nextRevision(after: old?.revision ?? 0)
             try Vault.check(item)
             let lookup = Vault.lookup(for: item, keys: keys)
-            sealed.append((old, lookup, try Vault.seal(item, lookup: lookup, keys: keys), item.displayName))
+            sealed.append((old, item, lookup, try Vault.seal(item, lookup: lookup, keys: keys)))
             if sealed.count % 250 == 0 { progress?(sealed.count) }
         }
         progress?(sealed.count)
@@ -45,11 +52,22 @@ extension Vault {
                     guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
                         throw .itemNotFound(old.displayName)
                     }
+                    var (item, record) = (row.item, row.record)
+                    if stored.item.revision != old.revision {
+                        // A plan that read the item at a known revision replaces
+                        // only that revision; one that knew none takes the next.
+                        guard old.revision == 0 else {
+                            throw .revisionMismatch(
+                                old.displayName, expected: old.revision, current: stored.item.revision)
+                        }
+                        item.revision = try Vault.nextRevision(after: stored.item.revision)
+                        record = try Vault.seal(item, lookup: row.lookup, keys: keys)
+                    }
                     try replaceRow(
-                        id: stored.id, old: stored.lookup, lookup: row.lookup, record: row.record,
-                        name: row.name, keys: keys)
+                        id: stored.id, old: stored.lookup, lookup: row.lookup, record: record,
+                        name: item.displayName, keys: keys)
                 } else {
-                    try insertRow(lookup: row.lookup, record: row.record, name: row.name, keys: keys)
+                    try insertRow(lookup: row.lookup, record: row.record, name: row.item.displayName, keys: keys)
                 }
             }
         }

@@ -22,9 +22,10 @@ extension Vault {
     public var writeCounter: UInt64? { integrity?.counter }
 
     /// Derives the password key, opens the vault key, and verifies every row
-    /// against the whole-vault commitment. A format-1 vault is first migrated
-    /// to format 2 in one transaction (see ``readableFormats``), with a new
-    /// vault key.
+    /// against the whole-vault commitment. A format-1 or format-2 vault is
+    /// first migrated to format 3 in one transaction (see ``readableFormats``):
+    /// format 1 with a new vault key, format 2 with the same one; every item
+    /// starts at revision 1.
     /// - Parameter password: the master password (normalised to NFC UTF-8 before the KDF).
     /// - Throws: `.authFailed` for a wrong password (the lock state does not
     ///   change); `.decode` for damaged or tampered metadata, schema or items
@@ -35,19 +36,19 @@ extension Vault {
         let meta = try readMeta(format: format)
         let (passwordKey, opened) = try meta.openVaultKey(password: normalized)
         guard let vaultKey = opened else {
-            if format == 1,
-                Crypto.open(
-                    meta.sealedKey, ad: VaultMeta.keyAD(format: 2, kdf: meta.kdf, salt: meta.salt), key: passwordKey)
-                    != nil
-            {
-                throw .decode("a format-2 vault key in a file marked format 1")
+            // A format label set back (an older fob would then write without revisions).
+            for other in Vault.readableFormats where other > format {
+                let ad = VaultMeta.keyAD(format: other, kdf: meta.kdf, salt: meta.salt)
+                if Crypto.open(meta.sealedKey, ad: ad, key: passwordKey) != nil {
+                    throw .decode("a format-\(other) vault key in a file marked format \(format)")
+                }
             }
             throw .authFailed
         }
-        if format == 1 {
-            try migrateFromFormat1(vaultKey: vaultKey, passwordKey: passwordKey, meta: meta)
-        } else {
-            try adopt(keys: VaultKeys(vaultKey: vaultKey), meta: meta, state: nil)
+        switch format {
+        case 1: try migrateFromFormat1(vaultKey: vaultKey, passwordKey: passwordKey, meta: meta)
+        case 2: try migrateFromFormat2(vaultKey: vaultKey, passwordKey: passwordKey, meta: meta)
+        default: try adopt(keys: VaultKeys(vaultKey: vaultKey), meta: meta, state: nil)
         }
     }
 

@@ -103,6 +103,11 @@ extension Vault {
         guard appID == Int64(Vault.applicationID) else { throw .decode("not a Fob vault: \(url.path)") }
         guard version >= Int64(Vault.readableFormats.lowerBound), version <= Int64(Vault.readableFormats.upperBound)
         else {
+            if version > Int64(Vault.formatVersion) {
+                throw .decode(
+                    "vault format \(version) is not supported by this fob (format \(Vault.formatVersion)): "
+                        + "a newer fob wrote it; use that version or a later one")
+            }
             throw .decode("vault format \(version) is not supported by this fob (format \(Vault.formatVersion))")
         }
         return Int32(version)

@@ -1,39 +1,21 @@
 import CSQLite
 import Foundation
 
-/// Rewriting every record at once: the format-1 → 2 migration and the
-/// vault-key rotation of `changePassword`. Both run in one `BEGIN IMMEDIATE`
-/// transaction: a crash or error half-way leaves the file as it was.
+/// Rewriting every record at once: the migrations of formats 1 and 2 to
+/// format 3 and the vault-key rotation of `changePassword`. Each runs in one
+/// `BEGIN IMMEDIATE` transaction: a crash or error half-way leaves the file
+/// as it was.
 extension Vault {
     /// Migrates a format-1 vault: opens every record with the format-1 keys
     /// (subkeys 1 and 2 of `vaultKey`, associated data `lookup ‖ 1`), then
     /// under a new random vault key recomputes every lookup, seals every
-    /// record under its class's key, writes the commitment, re-seals the new
-    /// key under the same password key (same salt and KDF), and sets
-    /// `user_version` to 2. When another process migrated first, unlocks the
-    /// format-2 file with `passwordKey` instead.
+    /// record (revision 1) under its class's key, writes the commitment,
+    /// re-seals the new key under the same password key (same salt and KDF),
+    /// and sets `user_version` to ``formatVersion``. When another process
+    /// migrated first, unlocks the migrated file with `passwordKey` instead.
     /// - Throws: `.decode` for a damaged format-1 record (nothing changes); `.io`.
     func migrateFromFormat1(vaultKey: SecretBytes, passwordKey: SecretBytes, meta: VaultMeta) throws(KeychainError) {
-        try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
-        var transactionOpen = true
-        do throws(KeychainError) {
-            let format = try readFormat()
-            if format == Vault.formatVersion {
-                try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
-                transactionOpen = false
-                let current = try readMeta(format: format)
-                guard let key = Crypto.open(current.sealedKey, ad: current.keyAD, key: passwordKey),
-                    key.count == Crypto.keyBytes
-                else {
-                    throw KeychainError.authFailed
-                }
-                try adopt(keys: VaultKeys(vaultKey: key), meta: current, state: nil)
-                return
-            }
-            try checkSchema()
-            guard try readMeta(format: 1) == meta else {
-                throw KeychainError.decode("vault metadata changed during the migration")
-            }
+        try migrate(from: 1, meta: meta, passwordKey: passwordKey) { () throws(KeychainError) in
             let lookupKey = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.lookup)
             let recordKey = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.recordV1)
             let items = try readAll { (record, lookup) throws(KeychainError) -> Item in
@@ -49,9 +31,73 @@ extension Vault {
                 }
                 return item
             }
-            let newKey = SecretBytes.random(count: Crypto.keyBytes)
+            return (SecretBytes.random(count: Crypto.keyBytes), items, 1)
+        }
+    }
+
+    /// Migrates a format-2 vault to format 3 (per-item revisions): verifies
+    /// every row against the format-2 commitment, then, with the same vault
+    /// key, seals every record again with revision 1 and associated data
+    /// `lookup ‖ 3`, writes the commitment (write counter + 1), re-seals the
+    /// vault key with the format-3 associated data under `passwordKey`, and
+    /// sets `user_version` to 3. A format-2 `fob` then refuses the file
+    /// ("vault format 3 is not supported by this fob"), so that no write
+    /// leaves a revision unchanged. When another process migrated first,
+    /// unlocks the migrated file instead.
+    /// - Throws: `.decode` for a damaged record or commitment (nothing changes); `.io`.
+    func migrateFromFormat2(vaultKey: SecretBytes, passwordKey: SecretBytes, meta: VaultMeta) throws(KeychainError) {
+        try migrate(from: 2, meta: meta, passwordKey: passwordKey) { () throws(KeychainError) in
+            let keys = VaultKeys(vaultKey: vaultKey)
+            let state = try scanCommitment(meta: meta, keys: keys, dataVersion: dataVersion())
+            let items = try readAll { (record, lookup) throws(KeychainError) -> Item in
+                guard let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: true, format: 2) else {
+                    throw Vault.recordFailed
+                }
+                return item
+            }
+            guard items.count == state.elements.count else { throw Vault.commitmentMismatch }
+            return (vaultKey, items, state.counter + 1)
+        }
+    }
+
+    /// The transaction of a migration from `format`: checks that the file is
+    /// still that format with the metadata `meta`, reads every item with
+    /// `read` (which returns the vault key to keep, the rows, and the write
+    /// counter to store), gives every item without a revision revision 1,
+    /// writes them all under the vault key, re-seals the vault key under
+    /// `passwordKey` with the current format's associated data, and commits
+    /// `user_version` = ``formatVersion``; then takes the new keys.
+    private func migrate(
+        from format: Int32, meta: VaultMeta, passwordKey: SecretBytes,
+        read: () throws(KeychainError) -> (vaultKey: SecretBytes, items: [(Int64, Item)], counter: UInt64)
+    ) throws(KeychainError) {
+        try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
+        var transactionOpen = true
+        do throws(KeychainError) {
+            let found = try readFormat()
+            if found == Vault.formatVersion {
+                try guarded { () throws(SQLiteError) in try db.execute("COMMIT") }
+                transactionOpen = false
+                let current = try readMeta(format: found)
+                guard let key = Crypto.open(current.sealedKey, ad: current.keyAD, key: passwordKey),
+                    key.count == Crypto.keyBytes
+                else {
+                    throw KeychainError.authFailed
+                }
+                try adopt(keys: VaultKeys(vaultKey: key), meta: current, state: nil)
+                return
+            }
+            guard found == format else { throw KeychainError.decode("the vault's format changed during the migration") }
+            try checkSchema()
+            guard try readMeta(format: format) == meta else {
+                throw KeychainError.decode("vault metadata changed during the migration")
+            }
+            let (newKey, readItems, counter) = try read()
+            var items = readItems
+            for index in items.indices where items[index].1.revision == 0 { items[index].1.revision = 1 }
             let keys = VaultKeys(vaultKey: newKey)
-            let state = try rewriteAll(items, keys: keys)
+            var state = try rewriteAll(items, keys: keys)
+            state.counter = counter
             try guarded { () throws(SQLiteError) in
                 try writeMeta(salt: meta.salt, kdf: meta.kdf, vaultKey: newKey, passwordKey: passwordKey)
                 try writeMetaValues([

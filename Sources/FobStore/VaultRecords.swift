@@ -81,14 +81,15 @@ extension Vault {
     /// - Returns: the item, or `nil` when the record is not sealed under a key
     ///   held (a `whenUnlocked` item while partially locked).
     /// - Throws: `.decode` when no key opens it although all are held, or it is inconsistent.
+    /// - Parameter format: the format the record was sealed in (a migration reads format 2).
     func openRecord(
         _ record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, keys: VaultKeys,
-        withSecret: Bool
+        withSecret: Bool, format: Int32 = Vault.formatVersion
     ) throws(KeychainError) -> Item? {
         guard record.count >= Crypto.nonceBytes + Crypto.tagBytes, record.count <= Vault.maxRecordBytes else {
             throw Vault.recordFailed
         }
-        let ad = Vault.recordAD(lookup, format: Vault.formatVersion)
+        let ad = Vault.recordAD(lookup, format: format)
         for (accessible, key) in keys.recordKeys {
             let opened = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) {
                 plain throws(KeychainError) -> Item? in

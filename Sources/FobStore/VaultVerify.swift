@@ -59,7 +59,8 @@ extension Vault {
     /// it (a format-1 vault is not migrated): SQLite's `PRAGMA
     /// integrity_check`, the exact schema, every record's authentication
     /// (and that its primary key hashes to its lookup and its class matches
-    /// its key), and in format 2 the whole-vault commitment.
+    /// its key, and from format 3 that it holds a revision), and from format 2
+    /// the whole-vault commitment.
     /// - Parameters:
     ///   - url: the vault file.
     ///   - password: the master password.
@@ -171,6 +172,7 @@ extension Vault {
                 guard Vault.lookup(for: item, keys: keys).elementsEqual(lookup) else {
                     return ("record does not match its lookup", item.displayName)
                 }
+                if format >= 3, item.revision == 0 { return ("record has no revision", item.displayName) }
                 return nil
             }
         }

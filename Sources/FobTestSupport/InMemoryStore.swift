@@ -115,12 +115,18 @@ public final class InMemoryStore: KeychainStore {
         var changes = attributes
         changes.secret = secret
         if var existing = storedItems[key] {
+            try Self.check(existing, expected: changes.expectedRevision)
             changes.apply(to: &existing, now: stamp)
+            existing.revision += 1
             storedItems[key] = existing
             return .updated
         }
+        if let expected = changes.expectedRevision, expected != 0 {
+            throw .itemNotFound(Item(service: service, account: account, secret: nil).displayName)
+        }
         var item = Item(service: service, account: account, created: stamp, modified: stamp, secret: secret)
         changes.apply(to: &item, now: stamp)
+        item.revision = 1
         storedItems[key] = item
         return .added
     }
@@ -129,12 +135,20 @@ public final class InMemoryStore: KeychainStore {
         try record("update")
         try requireUnlocked()
         let found = try items(matching: query, withSecrets: true)
+        for item in found { try Self.check(item, expected: changes.expectedRevision) }
         for var item in found {
             storedItems[ItemKey(item)] = nil
             changes.apply(to: &item, now: now())
+            item.revision += 1
             storedItems[ItemKey(item)] = item
         }
         return found.count
+    }
+
+    /// As the vault: `.revisionMismatch` unless `expected` is `nil` or the item's revision.
+    private static func check(_ item: Item, expected: UInt64?) throws(KeychainError) {
+        guard let expected, expected != item.revision else { return }
+        throw .revisionMismatch(item.displayName, expected: expected, current: item.revision)
     }
 
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
@@ -146,6 +160,7 @@ public final class InMemoryStore: KeychainStore {
         try record("delete")
         try requireUnlocked()
         let found = try items(matching: query, withSecrets: false)
+        for item in found { try Self.check(item, expected: query.expectedRevision) }
         for item in found where failingDeletes.contains(ItemKey(item)) {
             throw .io("cannot delete \(item.displayName)")
         }

@@ -71,6 +71,7 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         query.path = "/p"
         query.securityDomain = "d"
         query.persistentID = UUID()
+        query.expectedRevision = UInt64.max - 1
         guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false))
         else {
             Issue.record("query")
@@ -93,6 +94,7 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         changes.isInvisible = true
         changes.accessControlFlags = .some(3)
         changes.itemDescription = "desc"
+        changes.expectedRevision = 42
         guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else {
             Issue.record("changes")
             return
@@ -113,12 +115,30 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         #expect(c.accessControlFlags == .some(3))
         #expect(c.itemDescription == .some("desc"))
         #expect(c.account == nil && c.synchronizable == nil)
+        #expect(c.expectedRevision == 42)
+        for request in [
+            AgentRequest.update(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
+            .save(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
+            .saveItem(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
+        ] {
+            switch try roundTrip(request) {
+            case .update(_, _, _, let c), .save(_, _, _, let c), .saveItem(_, _, _, let c):
+                #expect(c.expectedRevision == 42)
+            default: Issue.record("\(request)")
+            }
+        }
+        guard case .updateMatching(_, let unconditional) = try roundTrip(.updateMatching(query, ItemChanges())) else {
+            Issue.record("unconditional")
+            return
+        }
+        #expect(unconditional.expectedRevision == nil)
     }
 
     @Test func responsesRoundTrip() throws {
         for error in [
             KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
             .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o"),
+            .revisionMismatch("service \"s\"", expected: 3, current: UInt64.max),
         ] {
             let bytes = AgentResponse.failure(error).encoded()
             guard

@@ -36,7 +36,7 @@ import Testing
         #expect(throws: KeychainError.authFailed) { try vault.unlock(password: .text("wrong")) }
         #expect(RawVault.userVersion(url) == 1)
         try vault.unlock(password: .text(V1Fixture.password))
-        #expect(RawVault.userVersion(url) == 2)
+        #expect(RawVault.userVersion(url) == Int64(Vault.formatVersion))
         try expectFixtureItems(vault)
         // Every row was re-sealed under a new vault key.
         let after = RawVault.rows(url)
@@ -44,7 +44,7 @@ import Testing
         for (a, b) in zip(before, after) { #expect(a.lookup != b.lookup && a.record != b.record) }
         let report = try Vault.verify(at: url, password: .text(V1Fixture.password))
         #expect(report.isSound, "\(report.problems)")
-        #expect(report.format == 2)
+        #expect(report.format == Vault.formatVersion)
         #expect(report.commitmentVerified == true)
         // Writes after the migration, and a copy of the migrated file.
         try vault.add(Item(service: "new", account: "n", accessible: .afterFirstUnlock, secret: .text("n")))
@@ -149,7 +149,7 @@ import Testing
         try V1Writer.write(to: url, password: "pw", items: items)
         let vault = try Vault(url: url)
         try vault.unlock(password: .text("pw"))
-        #expect(RawVault.userVersion(url) == 2)
+        #expect(RawVault.userVersion(url) == Int64(Vault.formatVersion))
         #expect(try vault.allItems().count == 5_000)
         #expect(try vault.item(service: "svc-5", account: "user5").accessible == .afterFirstUnlock)
         #expect(try vault.item(service: "svc-6", account: "user6").secret?.unsafeString == "secret-6")
@@ -184,6 +184,6 @@ import Testing
             try vault.unlock(password: .text("pw"))
             #expect(try vault.item(service: "svc-7", account: "user7").secret?.unsafeString == "secret-7")
         }
-        #expect(outcomes.keys.allSatisfy { $0 == 1 || $0 == 2 }, "\(outcomes)")
+        #expect(outcomes.keys.allSatisfy { $0 == 1 || $0 == Int64(Vault.formatVersion) }, "\(outcomes)")
     }
 }
