@@ -124,8 +124,11 @@ public struct Canvas: Equatable, Sendable {
         }
     }
 
-    /// Draws a box outline with an optional title in its top edge.
-    public mutating func box(row: Int, column: Int, height: Int, width: Int, title: String? = nil, role: Role = .dim) {
+    /// Draws a box outline in `role` with an optional title in its top edge in `titleRole`.
+    public mutating func box(
+        row: Int, column: Int, height: Int, width: Int, title: String? = nil, role: Role = .dim,
+        titleRole: Role = .title
+    ) {
         guard height >= 2, width >= 2 else { return }
         let g = glyphs
         for c in column + 1..<column + width - 1 {
@@ -141,7 +144,7 @@ public struct Canvas: Equatable, Sendable {
         put(String(g.bottomLeft), row: row + height - 1, column: column, width: 1, role: role)
         put(String(g.bottomRight), row: row + height - 1, column: column + width - 1, width: 1, role: role)
         if let title, width > 4 {
-            put(" \(title) ", row: row, column: column + 2, width: width - 4, role: .title)
+            put(" \(title) ", row: row, column: column + 2, width: width - 4, role: titleRole)
         }
     }
 

@@ -7,6 +7,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case tooSmall
     /// The help overlay.
     case help
+    /// The message history overlay.
+    case messages
     /// A confirmation dialog.
     case confirm
     /// The create-vault screen.
@@ -42,6 +44,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
         if let overlay = app.overlay {
             switch overlay {
             case .help: self = .help
+            case .messages: self = .messages
             case .confirm: self = .confirm
             case .generator:
                 let textFocused = app.mainModel?.generatorDialog?.focus.isText ?? false
@@ -49,18 +52,24 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             }
             return
         }
+        self = KeyContext.screen(app)
+    }
+
+    /// The context of the screen under any overlay (the help shows its
+    /// section first).
+    public static func screen(_ app: AppModel) -> KeyContext {
         switch app.screen {
-        case .createVault: self = .createVault
-        case .unlock: self = .unlock
+        case .createVault: return .createVault
+        case .unlock: return .unlock
         case .main(let main):
             switch main.focus {
-            case .list: self = .list
-            case .filter: self = .filter
+            case .list: return .list
+            case .filter: return .filter
             case .service, .userID, .password, .label, .url, .notes, .oneTimeSeed, .fieldName, .fieldValue:
-                self = .field
-            case .generator: self = .generatorRow
-            case .saveButton, .retrieveButton, .deleteButton: self = .button
-            case .kind, .fieldHidden: self = .choice
+                return .field
+            case .generator: return .generatorRow
+            case .saveButton, .retrieveButton, .deleteButton: return .button
+            case .kind, .fieldHidden: return .choice
             }
         }
     }
@@ -185,7 +194,8 @@ public enum KeyBindings {
 
     /// The help overlay and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
-        KeyBinding(.any, in: [.help], legend: .text("any key closes the help  q quit")) { key, situation in
+        KeyBinding(.any, in: [.messages], legend: .text("any key closes the messages")) { _, _ in .dismiss },
+        KeyBinding(.any, in: [.help], legend: .text("any key closes the help")) { key, situation in
             // A help taller than the screen comes in pages; past the last one, Space closes it.
             if situation.helpPages > 1 {
                 if [.character(" "), .pageDown, .down].contains(key), situation.app.helpPage + 1 < situation.helpPages {
@@ -193,7 +203,8 @@ public enum KeyBindings {
                 }
                 if [.pageUp, .up].contains(key) { return .moveSelection(-1) }
             }
-            return key == .character("q") ? .quit : .dismiss
+            // q and Esc close the help like any other key: they never quit.
+            return .dismiss
         },
         KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
         KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
@@ -309,14 +320,16 @@ public enum KeyBindings {
                 text: "move between the form's fields and buttons")),
         KeyBinding([.backTab], in: [.list], .focusPrevious),
         KeyBinding(
-            [.control("r")], in: [.list, .filter], .toggleReveal,
+            [.control("r")], in: [.list], .toggleReveal, legend: "Ctrl-R reveal",
             help: KeyBinding.Help(
                 position: 13, keys: "Ctrl-R",
-                text: "reveal or hide the Retrieved Password and one-time code; "
-                    + "in a Password or seed field holding text, that field")),
+                text: "reveal or hide the preview's secret and hidden fields")),
         KeyBinding(
             [.escape], in: [.list], .cancel,
             help: KeyBinding.Help(position: 23, keys: "Esc", text: "back to the list; close a dialog")),
+        KeyBinding(
+            [.character("m")], in: [.list], .showMessages, legend: "m messages",
+            help: KeyBinding.Help(position: 26, keys: "m", text: "the last 20 messages")),
         KeyBinding(
             [.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
             help: KeyBinding.Help(position: 24, keys: "?", text: "this help")),
@@ -330,6 +343,7 @@ public enum KeyBindings {
         KeyBinding(.text, in: [.filter], legend: .text("type to filter")) { key, _ in insert(key) },
         KeyBinding([.enter], in: [.filter], .submit, legend: "Enter keep"),
         KeyBinding([.escape], in: [.filter], .cancel, legend: "Esc clear"),
+        KeyBinding([.control("r")], in: [.filter], .toggleReveal),
         KeyBinding([.down], in: [.filter], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up], in: [.filter], .moveSelection(-1)),
         KeyBinding([.tab], in: [.filter], .focusNext),
@@ -424,10 +438,14 @@ public enum KeyBindings {
     /// The key legend for what `app` shows: its context's legend entries in
     /// table order, two spaces apart.
     public static func legend(for app: AppModel) -> String {
+        legendEntries(for: app).joined(separator: "  ")
+    }
+
+    /// The legend entries for what `app` shows, in table order
+    /// (``Layout/fitLegend(_:width:)`` drops some on a narrow screen).
+    public static func legendEntries(for app: AppModel) -> [String] {
         let context = KeyContext(app)
-        return table.filter { $0.contexts.contains(context) }
-            .compactMap { $0.legend?.text(for: app) }
-            .joined(separator: "  ")
+        return table.filter { $0.contexts.contains(context) }.compactMap { $0.legend?.text(for: app) }
     }
 
     /// The help overlay's lines: key, then what it does.

@@ -55,7 +55,8 @@ public struct Renderer {
         if let overlay = app.overlay {
             canvas.cursor = nil // a dialog with text fields puts it back on its focused field
             switch overlay {
-            case .help: drawHelp(&canvas, page: app.helpPage)
+            case .help: drawHelp(&canvas, page: app.helpPage, context: KeyContext.screen(app))
+            case .messages: drawMessages(&canvas, app.mainModel?.messages ?? MessageLog())
             case .confirm(let dialog): drawConfirm(&canvas, dialog)
             case .generator:
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
@@ -83,10 +84,11 @@ public struct Renderer {
 
     private func drawHeader(_ canvas: inout Canvas, _ app: AppModel) {
         canvas.fill(row: 0, column: 0, height: 1, width: canvas.columns, role: .title)
-        var status = ""
+        // The lock state and when the vault locks by itself, then the clipboard's countdown.
+        var status = Layout.lockState(app) + " "
         if let deadline = app.clipboard.clearDeadline {
             let seconds = max(0, Int(deadline.timeIntervalSince(app.now).rounded(.up)))
-            status = "clipboard clears in \(seconds) s "
+            status += "· clipboard clears in \(seconds) s "
         }
         let statusWidth = DisplayWidth.cells(of: status)
         let used = canvas.put(" Fob ", row: 0, column: 0, role: .title)
@@ -101,7 +103,8 @@ public struct Renderer {
     private func drawLegend(_ canvas: inout Canvas, _ app: AppModel) {
         let row = canvas.rows - 1
         canvas.fill(row: row, column: 0, height: 1, width: canvas.columns, role: .legend)
-        canvas.put(" " + (notice ?? Self.legend(for: app)), row: row, column: 0, role: .legend)
+        let legend = notice ?? Layout.fitLegend(KeyBindings.legendEntries(for: app), width: canvas.columns - 1)
+        canvas.put(" " + legend, row: row, column: 0, role: .legend)
     }
 
     /// The key legend for what `app` shows, read from ``KeyBindings/table``.

@@ -2,41 +2,65 @@ import FobStore
 import FobViewModels
 import Foundation
 
-/// The main screen: the item list beside (or, when narrow, instead of) the Home form.
+/// The main screen: the item list beside (or, when narrow, instead of) the
+/// preview of the highlighted item or the Home form, the status line under them.
 extension Renderer {
-    /// The list and the form side by side from 76 columns; below that, the
-    /// one that has focus.
+    /// The list and the preview (or the form, while it has focus) side by
+    /// side from 76 columns; below that, the one that has focus. The status
+    /// line takes the rows above the legend.
     mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
         let top = 1
-        let height = canvas.rows - 2
+        let status = Layout.statusRows(main.form.message, columns: canvas.columns, unicode: canvas.glyphs.unicode)
+        let height = canvas.rows - 2 - status.count
+        let browsing = main.focus == .list || main.focus == .filter
         if canvas.columns >= 76 {
-            let listWidth = max(34, canvas.columns * 11 / 20)
+            let listWidth = Layout.listWidth(columns: canvas.columns, editing: !browsing)
+            let right = canvas.columns - listWidth
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
-            drawForm(
-                &canvas, main, now: app.now, row: top, column: listWidth, height: height,
-                width: canvas.columns - listWidth)
-        } else if main.focus == .list || main.focus == .filter {
+            if browsing {
+                drawPreview(&canvas, app, main, row: top, column: listWidth, height: height, width: right)
+            } else {
+                drawForm(&canvas, main, now: app.now, row: top, column: listWidth, height: height, width: right)
+            }
+        } else if browsing {
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: canvas.columns)
         } else {
             drawForm(&canvas, main, now: app.now, row: top, column: 0, height: height, width: canvas.columns)
         }
+        drawStatus(&canvas, status, tone: main.form.message.tone, row: canvas.rows - 1 - status.count)
     }
 
-    /// The item list: the filter line when in use, then rows scrolled to keep
-    /// the selection in view, with kind and expiry columns as width allows.
+    /// The status line: what happened to which item, its tone marked by a
+    /// symbol and a colour, full width.
+    func drawStatus(_ canvas: inout Canvas, _ lines: [String], tone: StatusLine.Tone, row: Int) {
+        for (i, line) in lines.enumerated() {
+            canvas.put(" " + line, row: row + i, column: 0, width: canvas.columns, role: Self.role(for: tone))
+        }
+    }
+
+    /// The list's title: `Items 12/43`, `Items 3/5 of 43` while filtered.
+    static func listTitle(_ list: ItemListModel) -> String {
+        let position = list.selectedIndex.map { "\($0 + 1)/\(list.rows.count)" } ?? "\(list.rows.count)"
+        return list.filter.isEmpty ? "Items \(position)" : "Items \(position) of \(list.allRows.count)"
+    }
+
+    /// The item list: the filter line when in use, then rows scrolled to
+    /// keep the selection in view, in columns sized for every item
+    /// (``Layout/listColumns(_:inner:)``). With focus, its border and title
+    /// stand out and the terminal cursor sits on the selected row.
     mutating func drawList(
         _ canvas: inout Canvas, _ app: AppModel, _ main: MainModel,
         row: Int, column: Int, height: Int, width: Int
     ) {
         let list = main.list
-        let title =
-            list.filter.isEmpty ? "Items \(list.rows.count)" : "Items \(list.rows.count) of \(list.allRows.count)"
-        canvas.box(row: row, column: column, height: height, width: width, title: title)
+        let listFocused = main.focus == .list || main.focus == .filter
+        canvas.box(
+            row: row, column: column, height: height, width: width, title: Self.listTitle(list),
+            role: listFocused ? .title : .dim, titleRole: listFocused ? .focus : .title)
         let x = column + 1
         let inner = width - 2
         var y = row + 1
         let bottom = row + height - 1
-        let listFocused = main.focus == .list || main.focus == .filter
         if main.focus == .filter || !list.filter.isEmpty {
             let used = canvas.put("/ ", row: y, column: x, role: .label)
             drawField(
@@ -53,46 +77,59 @@ extension Renderer {
         if list.rows.isEmpty {
             let text = list.allRows.isEmpty ? "No items yet: n adds one" : "No matches"
             canvas.put(text, row: y, column: x + 1, width: inner - 1, role: .dim)
+            if main.focus == .list { canvas.cursor = (y, x + 1) }
             return
         }
-        // Columns: pointer, service, account, kind, expiry.
-        // The expiry column as wide as its longest text (TokenExpiry keeps them short).
-        let expiryTextWidth = list.rows.compactMap(\.expiryText).map { DisplayWidth.cells(of: $0) }.max() ?? 0
-        let hasExpiry = list.rows.contains { $0.expires != nil }
-        var kindWidth = 8
-        var expiryWidth = hasExpiry ? min(max(expiryTextWidth, 15), 20) : 0
-        func names() -> Int {
-            inner - 2 - (kindWidth > 0 ? kindWidth + 1 : 0) - (expiryWidth > 0 ? expiryWidth + 1 : 0)
-        }
-        // Narrow lists drop the kind first, and only then shorten the expiry.
-        if names() < 16 { kindWidth = 0 }
-        if names() < 16 { expiryWidth = min(expiryWidth, 8) }
-        let nameWidth = names()
-        let serviceWidth = max(1, nameWidth * 3 / 5)
-        let accountWidth = max(0, nameWidth - serviceWidth - 1)
-        let now = app.now
+        let columns = Layout.listColumns(list.columnNeeds, inner: inner)
         for i in listTop..<min(list.rows.count, listTop + visible) {
-            let item = list.rows[i]
             let selected = i == list.selectedIndex
-            let base: Role = selected ? (listFocused ? .selection : .focus) : .normal
-            if selected { canvas.fill(row: y, column: x, height: 1, width: inner, role: base) }
-            var c = x
-            if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: c, width: 1, role: base) }
-            c += 2
-            canvas.put(item.service, row: y, column: c, width: serviceWidth, role: base)
-            c += serviceWidth + 1
-            canvas.put(item.account, row: y, column: c, width: accountWidth, role: base)
-            c += accountWidth + 1
-            if kindWidth > 0 {
-                canvas.put(item.kind.rawValue, row: y, column: c, width: kindWidth, role: selected ? base : .dim)
-                c += kindWidth + 1
-            }
-            if expiryWidth > 0, let text = item.expiryText {
-                let expired = item.expires.map { $0 <= now } ?? false
-                canvas.put(
-                    text, row: y, column: c, width: expiryWidth, role: selected ? base : (expired ? .expired : .dim))
-            }
+            drawListRow(
+                &canvas, list.rows[i], columns, row: y, column: x, width: inner, now: app.now,
+                selected: selected, focused: listFocused)
+            if selected, main.focus == .list { canvas.cursor = (y, x) }
             y += 1
+        }
+    }
+
+    /// One row of the list: pointer, service, account, 2FA mark, kind, expiry.
+    private func drawListRow(
+        _ canvas: inout Canvas, _ item: ItemRow, _ columns: Layout.ListColumns,
+        row y: Int, column x: Int, width inner: Int, now: Date, selected: Bool, focused: Bool
+    ) {
+        // The selection of the pane without focus is dimmed.
+        let base: Role = selected ? (focused ? .selection : .dim) : .normal
+        if selected { canvas.fill(row: y, column: x, height: 1, width: inner, role: base) }
+        var c = x
+        if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: c, width: 1, role: base) }
+        c += 2
+        // A service longer than its column takes the cells its account leaves blank.
+        let service = displaySafe(item.service)
+        let account = displaySafe(item.account)
+        let names = columns.service + 1 + columns.account
+        var serviceWidth = columns.service
+        let serviceCells = DisplayWidth.cells(of: service)
+        if serviceCells > serviceWidth {
+            serviceWidth = min(serviceCells, max(serviceWidth, names - 1 - DisplayWidth.cells(of: account)))
+        }
+        canvas.put(service, row: y, column: c, width: serviceWidth, role: base)
+        c += serviceWidth + 1
+        canvas.put(account, row: y, column: c, width: max(0, names - serviceWidth - 1), role: base)
+        c += names - serviceWidth
+        if columns.oneTimeCode > 0 {
+            if item.hasOneTimeCode {
+                canvas.put(
+                    Layout.oneTimeMark, row: y, column: c, width: columns.oneTimeCode, role: selected ? base : .dim)
+            }
+            c += columns.oneTimeCode + 1
+        }
+        if columns.kind > 0 {
+            canvas.put(item.kind.rawValue, row: y, column: c, width: columns.kind, role: selected ? base : .dim)
+            c += columns.kind + 1
+        }
+        if columns.expiry > 0, let expires = item.expires {
+            let (text, expired, soon) = ItemPreview.listExpiry(expires, now: now)
+            let role: Role = expired ? .expired : (soon ? .warning : .dim)
+            canvas.put(text, row: y, column: c, width: columns.expiry, role: selected ? base : role)
         }
     }
 
@@ -101,7 +138,8 @@ extension Renderer {
     func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int)
     {
         let form = main.form
-        canvas.box(row: row, column: column, height: height, width: width, title: "Item")
+        canvas.box(
+            row: row, column: column, height: height, width: width, title: "Item", role: .title, titleRole: .focus)
         let x = column + 2
         let inner = width - 4
         let fieldWidth = inner - Self.labelWidth

@@ -90,7 +90,9 @@ public enum TerminalApp {
             let size = screen.size
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
             // The help's pages are laid out only while it shows, not at every key.
-            let helpPages = app.overlay == .help ? Renderer.helpPages(rows: size.rows, columns: size.columns) : 1
+            let helpPages =
+                app.overlay == .help
+                ? Renderer.helpPages(rows: size.rows, columns: size.columns, context: KeyContext.screen(app)) : 1
             guard
                 let action = KeyMap.action(
                     for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages)

@@ -45,7 +45,7 @@ public struct Theme: Sendable {
             monoAttributes: .reverse),
         .error: Look(
             foreground: Int16(COLOR_RED), background: -1, colourAttributes: .bold, monoAttributes: [.bold, .underline]),
-        .expired: Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: [], monoAttributes: .dim),
+        .expired: Look(foreground: Int16(COLOR_RED), background: -1, colourAttributes: .bold, monoAttributes: .bold),
         .masked: Look(
             foreground: Int16(COLOR_YELLOW), background: -1, colourAttributes: .underline, monoAttributes: .underline),
         .legend: Look(

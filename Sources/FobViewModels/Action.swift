@@ -64,6 +64,8 @@ public enum Action: Sendable, Equatable {
     case logoutWipe(service: String?)
     /// Show the help overlay (`?`).
     case showHelp
+    /// Show the last messages of the status line (`m`).
+    case showMessages
     /// Quit (`q`).
     case quit
 

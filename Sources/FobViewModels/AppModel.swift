@@ -138,6 +138,7 @@ public final class AppModel {
             }
         }
         showClipboardEvents()
+        if case .main(let main) = current { main.syncPreview() }
     }
 
     /// The timer step: background work's store calls and results, idle
@@ -159,6 +160,7 @@ public final class AppModel {
         if case .main(let main) = current {
             main.finishRefresh()
             main.refresh.poll(main.model, now: now)
+            main.syncPreview()
         }
         showClipboardEvents()
     }
@@ -218,8 +220,8 @@ public final class AppModel {
         }
     }
 
-    /// An action while `overlay` shows: the help closes on any key (and
-    /// `q` quits); a confirmation takes yes, no or quit; the generator
+    /// An action while `overlay` shows: the help and the message history
+    /// close on any key (`q` too: it does not quit); a confirmation takes yes, no or quit; the generator
     /// dialog takes its own keys until Enter or Esc closes it.
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
@@ -235,8 +237,12 @@ public final class AppModel {
                 helpPage = max(0, helpPage + (step > 0 ? 1 : -1))
                 return .stay
             }
+            // q and Esc close the help like any other key: they never quit.
             self.overlay = nil
-            return action == .quit ? .quit : .stay
+            return .stay
+        case .messages:
+            self.overlay = nil
+            return .stay
         case .confirm(let dialog):
             switch action {
             case .confirm:

@@ -35,7 +35,7 @@ extension HomeFormModel {
             let hidden = field.isHidden && !isRetrievedPasswordRevealed
             let text: String
             if hidden {
-                text = String(repeating: TextFieldState.maskCharacter, count: HomeFormModel.characterCount(field.value))
+                text = ItemPreview.mask
             } else {
                 text = field.unsafeText.map(HomeFormModel.visibleLineBreaks) ?? "(\(field.value.count) bytes, not text)"
             }

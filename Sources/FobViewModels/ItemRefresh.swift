@@ -32,8 +32,8 @@ final class ItemRefresh {
             let key = ItemKey(item)
             seen.insert(key)
             return ItemRow(
-                key: key, label: item.label ?? "", kind: item.kind, modified: item.modified,
-                expires: expiry(of: item, key: key), expiryText: nil)
+                key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
+                kind: item.kind, modified: item.modified, expires: expiry(of: item, key: key), expiryText: nil)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
         main.list.replace(with: rows)

@@ -13,6 +13,10 @@ public struct ItemRow: Sendable, Equatable {
     public var account: String { key.account }
     /// The label, or empty.
     public var label: String
+    /// The web address, or empty.
+    public var url: String = ""
+    /// Whether the item has a one-time seed (the list's 2FA mark).
+    public var hasOneTimeCode = false
     /// The kind: password, token, oauth or note.
     public var kind: ItemKind
     /// The modification date.
@@ -33,13 +37,14 @@ public struct ItemRow: Sendable, Equatable {
     }()
 }
 
-/// The item list: every item, filtered as you type over service, account and
-/// label (case- and diacritic-insensitive), sorted by service then account,
-/// with a selection that survives refreshes.
+/// The item list: every item sorted by service then account, found by
+/// typing (``ListSearch``: terms over service, account, label, URL and kind,
+/// best match first), with a selection that survives refreshes.
 public final class ItemListModel {
     /// Every item, sorted.
     public private(set) var allRows: [ItemRow] = []
-    /// The rows matching the filter, sorted by service then account.
+    /// The rows matching the filter: every row in listing order without
+    /// one, the best matches first with one.
     public private(set) var rows: [ItemRow] = []
     /// The filter text (plain field).
     public let filter = TextFieldState()
@@ -51,9 +56,12 @@ public final class ItemListModel {
     /// The selected row.
     public var selectedRow: ItemRow? { selectedIndex.map { rows[$0] } }
 
-    /// The folded UTF-8 of each row's service, account and label (one line
-    /// each), parallel to ``allRows``: folded once per load, so a filter
-    /// keystroke over 10,000 rows is a byte search, not 30,000 foldings.
+    /// What the list's columns need for every item (not only the filtered ones).
+    public private(set) var columnNeeds = ListColumnNeeds()
+
+    /// Each row's ``ListSearch/key(service:account:label:url:kind:)``,
+    /// parallel to ``allRows``: folded once per load, so a filter keystroke
+    /// is a byte scan, not a folding of every field.
     private var searchKeys: [[UInt8]] = []
 
     /// Replaces the items, keeping the selection (by key) and the filter.
@@ -61,7 +69,11 @@ public final class ItemListModel {
         let selected = selectedRow?.key
         let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
         allRows = ordered.map(\.element)
-        searchKeys = ordered.map { Array("\($0.service)\n\($0.account)\n\(ListingOrder.fold($0.element.label))".utf8) }
+        searchKeys = allRows.map {
+            ListSearch.key(
+                service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
+        }
+        columnNeeds = ListColumnNeeds(allRows)
         applyFilter(keeping: selected)
     }
 
@@ -69,16 +81,9 @@ public final class ItemListModel {
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
-        // Leading and trailing spaces (a stray key, a paste) match nothing on their own.
-        let needle = Array(ListingOrder.fold(filter.text.trimmingCharacters(in: .whitespaces)).utf8)
-        if needle.isEmpty {
-            rows = allRows
-        } else {
-            rows = []
-            for (index, key) in searchKeys.enumerated() where ItemListModel.bytes(key, contain: needle) {
-                rows.append(allRows[index])
-            }
-        }
+        // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
+        let terms = ListSearch.terms(filter.text)
+        rows = terms.isEmpty ? allRows : ListSearch.matches(searchKeys, terms: terms).map { allRows[$0] }
         if rows.isEmpty {
             selectedIndex = nil
         } else if let wanted, let index = rows.firstIndex(where: { $0.key == wanted }) {
@@ -86,6 +91,13 @@ public final class ItemListModel {
         } else {
             selectedIndex = min(previousIndex ?? 0, rows.count - 1)
         }
+    }
+
+    /// The filter's text changed: the rows matching it, best first, with
+    /// the selection on the best match (``ListSearch``).
+    func filterChanged() {
+        applyFilter()
+        if !rows.isEmpty { selectedIndex = 0 }
     }
 
     /// Selects the row with `key` if it shows.
@@ -111,26 +123,10 @@ public final class ItemListModel {
     func wipe() {
         allRows = []
         searchKeys = []
+        columnNeeds = ListColumnNeeds()
         rows = []
         selectedIndex = nil
         filter.clear()
-    }
-
-    /// Whether `haystack` contains `needle` (non-empty) as a byte substring.
-    static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
-        guard needle.count <= haystack.count else { return false }
-        let first = needle[0]
-        var i = 0
-        let last = haystack.count - needle.count
-        while i <= last {
-            if haystack[i] == first {
-                var j = 1
-                while j < needle.count, haystack[i + j] == needle[j] { j += 1 }
-                if j == needle.count { return true }
-            }
-            i += 1
-        }
-        return false
     }
 }
 
@@ -152,8 +148,13 @@ public final class HomeFormModel {
     public internal(set) var retrievedPassword: SecretBytes?
     /// Whether the Retrieved Password shows its characters.
     public internal(set) var isRetrievedPasswordRevealed = false
-    /// The Message line.
-    public internal(set) var message = StatusLine.empty
+    /// The Message line (the status line shows it too); each message set
+    /// is passed to ``messageObserver`` for the message history.
+    public internal(set) var message = StatusLine.empty {
+        didSet { if !message.isEmpty { messageObserver?(message) } }
+    }
+    /// Told of every message set (the main screen's ``MainModel/messages``).
+    var messageObserver: ((StatusLine) -> Void)?
 
     // MARK: The rest of the item (below the seeds' form)
 
@@ -213,8 +214,8 @@ public final class HomeFormModel {
         return left.map { "\(shown)  \($0) s left" } ?? shown
     }
 
-    /// What to draw for Retrieved Password: one `•` per character while
-    /// hidden (counted from the bytes, never through a `String`); the text
+    /// What to draw for Retrieved Password: a mask of fixed width
+    /// (``ItemPreview/mask``) while hidden, so its length cannot be counted; the text
     /// when revealed, line breaks shown as `⏎` (or `(N bytes, not text)` for
     /// binary secrets); empty when nothing was retrieved.
     /// - Important: a revealed value is a `String` that cannot be wiped.
@@ -222,7 +223,7 @@ public final class HomeFormModel {
         guard let secret = retrievedPassword else { return "" }
         guard secret.isValidUTF8 else { return "(\(secret.count) bytes, not text)" }
         guard isRetrievedPasswordRevealed, let text = secret.unsafeString else {
-            return String(repeating: TextFieldState.maskCharacter, count: HomeFormModel.characterCount(secret))
+            return ItemPreview.mask
         }
         return HomeFormModel.visibleLineBreaks(text)
     }
@@ -293,6 +294,10 @@ public final class MainModel {
     public internal(set) var generatorSettings: PasswordPolicy
     /// The generator dialog while it shows (``Overlay/generator``), else `nil`.
     public internal(set) var generatorDialog: GeneratorDialogModel?
+    /// The preview of the highlighted item, or `nil` with none.
+    public internal(set) var preview: ItemPreview?
+    /// The last messages shown (`m` on the list).
+    public internal(set) var messages = MessageLog()
 
     /// - Parameter generatorSettings: the generator's settings to start with.
     init(generatorSettings: PasswordPolicy = PasswordPolicy()) {
@@ -325,6 +330,8 @@ public final class MainModel {
         form.wipe()
         generatorDialog?.wipe()
         generatorDialog = nil
+        preview = nil
+        messages.removeAll()
         focus = .list
     }
 }

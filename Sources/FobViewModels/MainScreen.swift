@@ -24,6 +24,9 @@ final class MainScreen {
     var pendingWipe: String??
     /// Where background work (`r`) reaches the store on the UI thread.
     let mailbox: UIThreadMailbox
+    /// What the clipboard is copying, as the status line names it
+    /// (`password of slack.com / ana`), until its outcome is shown.
+    var copying: String?
     /// The `r` refresh running in the background and the item it refreshes;
     /// its message is shown at the tick after it ends.
     var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
@@ -47,7 +50,9 @@ final class MainScreen {
         self.clipboard = clipboard
         self.clock = clock
         refresh = ItemRefresh(store: store)
+        model.form.messageObserver = { [weak model] line in model?.messages.append(line, at: clock.now) }
         refresh.reload(model, now: clock.now)
+        syncPreview()
     }
 
     /// Reloads the list from the store.
@@ -58,6 +63,11 @@ final class MainScreen {
     /// Performs `action` on the main screen.
     func handle(_ action: Action) -> Transition {
         let form = model.form
+        // Ctrl-R on the list: the preview's secret and hidden fields.
+        if case .toggleReveal = action, model.focus == .list || model.focus == .filter {
+            togglePreviewReveal()
+            return .stay
+        }
         // Ctrl-R: the Retrieved Password (and one-time code), except in a
         // Password or One-time seed field holding text.
         let ownReveal =
@@ -73,7 +83,7 @@ final class MainScreen {
             return .stay
         }
         if let field = model.focusedField, field.apply(action) {
-            if model.focus == .filter { model.list.applyFilter() }
+            if model.focus == .filter { model.list.filterChanged() }
             switch action {
             case .insert, .deleteBackward, .deleteForward, .clearField:
                 if model.focus == .password { form.passwordEdited = true }
@@ -138,6 +148,8 @@ final class MainScreen {
             return askLogout(service: service)
         case .showHelp:
             return .show(.help)
+        case .showMessages:
+            return .show(.messages)
         case .quit:
             return .quit
         case .save:

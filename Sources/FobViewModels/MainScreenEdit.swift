@@ -210,7 +210,8 @@ extension MainScreen {
             form.message = MainScreen.noSelection
             return
         }
-        form.message = .info("Copying the user ID of \(row.key.described)…")
+        copying = "user ID of \(row.key.shortName)"
+        form.message = .info("Copying the user ID of \(row.key.shortName)…")
         clipboard.copy(SecretBytes(utf8: row.account))
     }
 
@@ -231,7 +232,8 @@ extension MainScreen {
                 form.message = .error("The one-time seed of \(row.key.described) cannot be read")
                 return
             }
-            form.message = .info("Copying the one-time code of \(row.key.described)…")
+            copying = "one-time code of \(row.key.shortName)"
+            form.message = .info("Copying the one-time code of \(row.key.shortName)…")
             clipboard.copy(SecretBytes(utf8: otp.code(at: clock.now)))
         } catch {
             form.message = .error(error.description)

@@ -36,7 +36,8 @@ extension MainScreen {
         do {
             let item = try store.item(row.key)
             guard let secret = item.secret else { return }
-            form.message = .info("Copying \(row.key.described)…")
+            copying = "\(item.kind.secretName) of \(row.key.shortName)"
+            form.message = .info("Copying the \(copying!)…")
             clipboard.copy(secret)
         } catch {
             form.message = .error(error.description)
@@ -49,13 +50,11 @@ extension MainScreen {
         for event in events {
             switch event {
             case .copied(let after):
-                let name = clipboard.clipboard.name
-                form.message = .success(
-                    after > 0
-                        ? "Copied to the clipboard (\(name)); clears in \(Int(after)) s"
-                        : "Copied to the clipboard (\(name))")
+                // `Copied password of slack.com / ana · clears in 45 s`: what, of which item.
+                let what = copying.map { "Copied \($0)" } ?? "Copied to the clipboard (\(clipboard.clipboard.name))"
+                form.message = .success(after > 0 ? "\(what) · clears in \(Int(after)) s" : what)
             case .copyFailed(let error):
-                form.message = .error("Copy failed: \(error)")
+                form.message = .error("Copy \(copying.map { "of the \($0) " } ?? "")failed: \(error)")
             case .cleared(.cleared), .cleared(.clearedUnchecked):
                 form.message = .info("Clipboard cleared")
             case .cleared(.leftAlone):

@@ -38,6 +38,8 @@ public enum Overlay: Sendable, Equatable {
     /// The password generator dialog; its state is
     /// ``MainModel/generatorDialog``.
     case generator
+    /// The last messages of the status line (``MainModel/messages``); any key closes it.
+    case messages
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

@@ -17,6 +17,7 @@ private func app(in context: KeyContext) -> AppModel {
     let app = makeApp(items: [("github.com", "ana", "s3cret")])
     switch context {
     case .help: app.send(.showHelp)
+    case .messages: app.send(.showMessages)
     case .confirm: app.send(.deleteSelected)
     case .filter: app.send(.startFilter)
     case .field: app.send(.newItem)
@@ -84,12 +85,14 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     /// and exactly the text the end-to-end tests and the docs show.
     @Test func legendsComeFromTheTable() {
         let expected: [KeyContext: String] = [
-            .help: "any key closes the help  q quit",
+            .help: "any key closes the help",
+            .messages: "any key closes the messages",
             .confirm: "y yes  n/Esc no",
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
             .unlock: "Enter unlock  Ctrl-R reveal  Esc quit",
             .list:
-                "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit",
+                "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  "
+                + "Ctrl-R reveal  m messages  ? help  q quit",
             .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
             .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  Esc list",
             .choice: "Space/Left/Right change  Tab/S-Tab move  Esc list",
@@ -117,7 +120,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
                 "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
                 "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
                 "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
-                "Ctrl-R", "Enter", "Esc", "Esc", "?", "q",
+                "Ctrl-R", "Enter", "Esc", "Esc", "?", "q", "m",
             ])
         #expect(KeyBindings.helpLines.last { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }
@@ -196,7 +199,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         try #require(unicodeLocale)
         let (app, _, clipboard, clock) = unlockedApp()
         app.send(.copySelected)
-        #expect(role(of: "Copied to the clipboard", in: draw(app)) == .info)
+        #expect(role(of: "Copied password of", in: draw(app)) == .info)
         clipboard.userCopies("mine")
         clock.advance(by: 45)
         app.tick()
@@ -209,7 +212,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         let (app, _, clipboard, _) = unlockedApp()
         clipboard.fail(with: .unavailable("none"))
         app.send(.copySelected)
-        #expect(role(of: "Copy failed", in: draw(app)) == .error)
+        #expect(role(of: "Copy of the password", in: draw(app)) == .error)
     }
 
     @Test func theUnlockScreenColoursByToneToo() throws {

@@ -11,7 +11,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         h.send(.copySelected)
         #expect(h.clipboard.contents == "pw")
-        #expect(h.message == "Copied to the clipboard (fake); clears in 45 s")
+        #expect(h.message == "Copied password of mail / ana · clears in 45 s")
         h.clock.advance(by: 45)
         h.app.tick()
         #expect(h.clipboard.contents == nil)
@@ -21,14 +21,14 @@ import Testing
     @Test func copyWithoutAutoClear() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], clearAfter: 0)
         h.send(.copySelected)
-        #expect(h.message == "Copied to the clipboard (fake)")
+        #expect(h.message == "Copied password of mail / ana")
     }
 
     @Test func copyFailureAndLeftAloneMessages() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         h.clipboard.fail(with: .unavailable("none"))
         h.send(.copySelected)
-        #expect(h.message == "Copy failed: \(ClipboardError.unavailable("none"))")
+        #expect(h.message == "Copy of the password of mail / ana failed: \(ClipboardError.unavailable("none"))")
         h.clipboard.fail(with: nil)
         h.send(.copySelected)
         h.clipboard.userCopies("mine")

@@ -78,10 +78,10 @@ import Testing
         h.send(.deleteBackward, .deleteBackward, .deleteBackward, .deleteBackward, .insert("zzz"))
         #expect(h.list.rows.isEmpty)
         #expect(h.list.selectedIndex == nil)
-        h.send(.clearField, .insert("a"), .submit)
+        h.send(.clearField, .insert("n"), .submit)
         #expect(h.main.focus == .list)
-        #expect(h.list.filter.text == "a")
-        #expect(h.list.rows.count == 3)
+        #expect(h.list.filter.text == "n")
+        #expect(h.list.rows.map(\.service) == ["bank", "Café"])
         h.send(.cancel)
         #expect(h.list.filter.isEmpty)
         #expect(h.list.rows.count == 4)
@@ -109,10 +109,20 @@ import Testing
         #expect(h.list.selectedRow?.service == "a")
     }
 
-    @Test func selectionKeptAcrossFilterChanges() throws {
+    /// Issue 20: the selection stayed where it was instead of moving to the
+    /// match; at every keystroke it now jumps to the best match.
+    @Test func selectionJumpsToTheBestMatchAtEveryKeystroke() throws {
         let h = try Harness.unlocked(items: [item("alpha", "1"), item("beta", "2"), item("gamma", "3")])
         h.send(.moveSelection(1))
-        h.send(.startFilter, .insert("a"))
+        h.send(.startFilter, .insert("g"))
+        #expect(h.list.selectedRow?.service == "gamma")
+        h.send(.moveSelection(-1), .insert("a"))
+        #expect(h.list.selectedRow?.service == "gamma")
+        h.send(.clearField, .insert("b"))
+        #expect(h.list.selectedRow?.service == "beta")
+        // Esc clears the filter and keeps the item selected.
+        h.send(.cancel)
+        #expect(h.list.rows.count == 3)
         #expect(h.list.selectedRow?.service == "beta")
     }
 
@@ -179,8 +189,13 @@ import Testing
         #expect(h.app.helpPage == 0)
         h.send(.dismiss)
         #expect(h.app.overlay == nil)
+        // Issue 20: q and Esc close the help; they never quit Fob.
         h.send(.showHelp, .quit)
-        #expect(h.app.shouldQuit)
+        #expect(h.app.overlay == nil)
+        #expect(!h.app.shouldQuit)
+        h.send(.showHelp, .cancel)
+        #expect(h.app.overlay == nil)
+        #expect(!h.app.shouldQuit)
     }
 
     @Test func quitFromTheList() throws {

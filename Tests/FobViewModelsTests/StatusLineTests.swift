@@ -52,7 +52,9 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         h.clipboard.fail(with: .unavailable("none"))
         h.send(.copySelected)
-        #expect(h.form.message == .error("Copy failed: \(ClipboardError.unavailable("none"))"))
+        #expect(
+            h.form.message == .error("Copy of the password of mail / ana failed: \(ClipboardError.unavailable("none"))")
+        )
     }
 
     @Test func lockedIsInformation() throws {

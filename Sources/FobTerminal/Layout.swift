@@ -1,0 +1,119 @@
+import FobStore
+import FobViewModels
+import Foundation
+
+/// Sizes and texts the main screen is laid out with at any terminal size,
+/// 80×24 first: the list's columns, the status line's rows, the key legend.
+enum Layout {
+    /// The list's columns, in cells (0 for a column not shown).
+    struct ListColumns: Equatable {
+        var service: Int, account: Int, oneTimeCode: Int, kind: Int, expiry: Int
+    }
+
+    /// The list pane's width on a screen `columns` wide (the preview or
+    /// the editor takes the rest): 48 of 80 while browsing, so names fit;
+    /// 44 of 80 beside the editor, and 11/20 from 100 columns (66 of 120).
+    static func listWidth(columns: Int, editing: Bool = false) -> Int {
+        max(34, editing || columns >= 100 ? columns * 11 / 20 : columns * 3 / 5)
+    }
+
+    /// The 2FA mark of an item with a one-time seed.
+    static let oneTimeMark = "2fa"
+    /// The expiry column's width: `in 52m`, `!2h ago`, `*in 4m` (``ItemPreview/listExpiry(_:now:)``).
+    static let expiryWidth = 8
+
+    /// The columns for a list `inner` cells wide whose items need `needs`:
+    /// every column shown for one item is shown for all, whatever the
+    /// filter; service and account get what they need when it fits, and
+    /// share what is left when not (the service first).
+    static func listColumns(_ needs: ListColumnNeeds, inner: Int) -> ListColumns {
+        var columns = ListColumns(
+            service: 0, account: 0, oneTimeCode: needs.hasOneTimeCode ? oneTimeMark.count : 0, kind: needs.kind,
+            expiry: needs.hasExpiry ? expiryWidth : 0)
+        func names() -> Int {
+            inner - 2 - [columns.oneTimeCode, columns.kind, columns.expiry].filter { $0 > 0 }.reduce(0) { $0 + $1 + 1 }
+        }
+        // A very narrow list gives up the kind, then the 2FA mark, before the names.
+        if names() < 16 { columns.kind = 0 }
+        if names() < 16 { columns.oneTimeCode = 0 }
+        let room = max(2, names())
+        let service = max(needs.service, 1)
+        let account = needs.account
+        if service + 1 + account <= room {
+            columns.service = service
+        } else {
+            columns.service = min(service, max(room * 3 / 5, room - 1 - account))
+        }
+        columns.account = max(0, room - columns.service - 1)
+        return columns
+    }
+
+    /// The status line's rows for `message` on a screen `columns` wide:
+    /// its tone's symbol, then the text, wrapped onto a second row when
+    /// longer than one; beyond two rows the end is cut (messages name their
+    /// item first, so the name stays). Always at least one row.
+    static func statusRows(_ message: StatusLine, columns: Int, unicode: Bool) -> [String] {
+        guard !message.isEmpty else { return [""] }
+        let text = "\(message.tone.symbol(unicode: unicode)) \(message.text)"
+        let width = max(1, columns - 2)
+        guard DisplayWidth.cells(of: text) > width else { return [text] }
+        let lines = wrapCells(text, width: width)
+        if lines.count <= 2 { return lines }
+        return [lines[0], lines[1...].joined(separator: " ")]
+    }
+
+    /// Words of `text` in lines of at most `width` cells, a word longer
+    /// than a line split across lines, line breaks kept.
+    static func wrapCells(_ text: String, width: Int) -> [String] {
+        var out: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            for line in Renderer.wrap(String(paragraph), width: width) {
+                var rest = Substring(line)
+                while DisplayWidth.cells(of: String(rest)) > width {
+                    var used = 0
+                    var end = rest.startIndex
+                    while end < rest.endIndex {
+                        let w = DisplayWidth.cells(of: rest[end]) ?? 1
+                        if used + w > width { break }
+                        used += w
+                        end = rest.index(after: end)
+                    }
+                    if end == rest.startIndex { end = rest.index(after: end) }
+                    out.append(String(rest[..<end]))
+                    rest = rest[end...]
+                }
+                out.append(String(rest))
+            }
+        }
+        return out
+    }
+
+    /// The legend for `entries` in `width` cells: two spaces apart; when
+    /// they do not fit, movement hints go first, then the others from the
+    /// last, never `? help` nor a quit or close hint.
+    static func fitLegend(_ entries: [String], width: Int) -> String {
+        var kept = entries
+        func length() -> Int { kept.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * max(0, kept.count - 1) }
+        func pinned(_ entry: String) -> Bool {
+            entry.hasPrefix("? ") || entry.contains("quit") || entry.contains("close")
+        }
+        while length() > width {
+            if let move = kept.lastIndex(where: { $0.hasSuffix(" move") }) {
+                kept.remove(at: move)
+            } else if let last = kept.lastIndex(where: { !pinned($0) }) {
+                kept.remove(at: last)
+            } else {
+                break
+            }
+        }
+        return kept.joined(separator: "  ")
+    }
+
+    /// The header's lock state: `unlocked · locks 20:45` (`unlocked` when
+    /// the idle lock is off), or `locked`.
+    static func lockState(_ app: AppModel) -> String {
+        guard case .main = app.screen else { return "locked" }
+        guard let deadline = app.idleLockDeadline else { return "unlocked" }
+        return "unlocked · locks \(ItemPreview.localTime(deadline, now: app.now))"
+    }
+}

@@ -1,0 +1,108 @@
+import FobViewModels
+
+/// The help overlay: ``HelpSections`` in a box, the section of what has
+/// focus first, in pages on a screen too low for all of it.
+extension Renderer {
+    /// One drawn line of the help: keys (or a section title), then text.
+    typealias HelpLine = (key: String, action: String, title: Bool)
+
+    /// The widest key column: 24 cells; longer keys wrap their text under them.
+    static let helpKeyWidth = 24
+
+    /// The help's lines for `context`, wrapped for a `columns`-wide screen,
+    /// with the box's width and key column.
+    static func helpLayout(columns: Int, context: KeyContext) -> (lines: [HelpLine], width: Int, keyWidth: Int) {
+        let entries = HelpSections.lines(for: context)
+        let keyWidth = min(
+            helpKeyWidth, entries.filter { !$0.title }.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10)
+        let widest = max(
+            entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
+            DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
+        let width = min(widest + 4, columns - 2)
+        let actionWidth = max(1, width - 4 - keyWidth - 2)
+        var lines: [HelpLine] = []
+        for entry in entries {
+            if entry.title || entry.action.isEmpty {
+                lines.append(entry)
+                continue
+            }
+            for (i, part) in Layout.wrapCells(entry.action, width: actionWidth).enumerated() {
+                lines.append((i == 0 ? entry.key : "", part, false))
+            }
+        }
+        return (lines, width, keyWidth)
+    }
+
+    /// How many help lines one page holds on a `rows`-high screen (the box
+    /// leaves room for its borders, a blank line and the footer).
+    static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 4) }
+
+    /// The help's lines cut into pages, an entry never split across two
+    /// pages unless it alone is longer than a page.
+    static func helpPageLines(rows: Int, columns: Int, context: KeyContext) -> (
+        pages: [[HelpLine]], width: Int, keyWidth: Int
+    ) {
+        let (lines, width, keyWidth) = helpLayout(columns: columns, context: context)
+        let perPage = helpLinesPerPage(rows: rows)
+        var pages: [[HelpLine]] = [[]]
+        var i = 0
+        while i < lines.count {
+            var end = i + 1
+            while end < lines.count && lines[end].key.isEmpty && !lines[end].action.isEmpty { end += 1 }
+            let entry = Array(lines[i..<end])
+            if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty {
+                pages.append([])
+            }
+            for line in entry {
+                if pages[pages.count - 1].count == perPage { pages.append([]) }
+                // A page does not start with the blank line between sections.
+                if pages[pages.count - 1].isEmpty, line.key.isEmpty, line.action.isEmpty { continue }
+                pages[pages.count - 1].append(line)
+            }
+            i = end
+        }
+        return (pages, width, keyWidth)
+    }
+
+    /// How many pages the help takes on a screen of this size for `context`: 1 when it fits.
+    public static func helpPages(rows: Int, columns: Int, context: KeyContext = .list) -> Int {
+        helpPageLines(rows: rows, columns: columns, context: context).pages.count
+    }
+
+    /// The help for `context` (its section first), page `requested`; the
+    /// terminal cursor on the first line.
+    func drawHelp(_ canvas: inout Canvas, page requested: Int, context: KeyContext) {
+        let (pages, width, keyWidth) = Self.helpPageLines(rows: canvas.rows, columns: canvas.columns, context: context)
+        let page = min(max(requested, 0), pages.count - 1)
+        let lines = pages[page]
+        let footer = pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count) : Self.helpFooter
+        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
+        let x = box.column + 2
+        let inner = box.width - 4
+        let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1
+        for (i, line) in lines.enumerated() {
+            let y = box.row + 1 + i
+            if y >= bottom { break }
+            if line.title {
+                canvas.put(line.key, row: y, column: x, width: inner, role: .title)
+                continue
+            }
+            canvas.put(line.key, row: y, column: x, width: min(keyWidth, inner), role: .label)
+            canvas.put(line.action, row: y, column: x + keyWidth + 2, width: max(0, inner - keyWidth - 2))
+        }
+        if box.row + lines.count + 2 < bottom {
+            canvas.put(footer, row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
+        }
+        canvas.cursor = (box.row + 1, x)
+    }
+
+    /// The footer of a help in pages.
+    static func pagedHelpFooter(page: Int, of pages: Int) -> String {
+        page < pages
+            ? "Page \(page) of \(pages): Space next, PgUp back"
+            : "Page \(page) of \(pages): PgUp back, any key closes"
+    }
+
+    /// The help overlay's last line.
+    static let helpFooter = "Any key closes this help (q and Esc too)."
+}

@@ -1,0 +1,89 @@
+import FobStore
+import FobViewModels
+import Foundation
+
+/// The preview pane beside the list and the message history overlay.
+extension Renderer {
+    /// The preview of the highlighted item (``ItemPreview``): a caption
+    /// gutter, then each value wrapped over as many rows as it needs; what
+    /// does not fit ends with `↓ N more`.
+    func drawPreview(
+        _ canvas: inout Canvas, _ app: AppModel, _ main: MainModel, row: Int, column: Int, height: Int, width: Int
+    ) {
+        canvas.box(row: row, column: column, height: height, width: width, title: "Preview")
+        let x = column + 2
+        let inner = width - 4
+        let bottom = row + height - 1
+        guard inner > 4, let preview = main.preview else {
+            canvas.put("Nothing selected", row: row + 1, column: x, width: max(0, inner), role: .dim)
+            return
+        }
+        let lines = preview.lines(at: app.now)
+        let gutter = min(Self.previewGutter, lines.map { DisplayWidth.cells(of: $0.label) }.max() ?? 0) + 1
+        let textWidth = max(1, inner - gutter)
+        var rows: [(label: String, text: String, role: Role)] = []
+        for line in lines {
+            for (i, part) in Layout.wrapCells(line.text, width: textWidth).enumerated() {
+                rows.append((i == 0 ? line.label : "", part, Self.role(for: line.style)))
+            }
+        }
+        var y = row + 1
+        let room = bottom - y
+        for (i, entry) in rows.enumerated() {
+            if rows.count > room, i == room - 1 {
+                canvas.put("↓ \(rows.count - i) more", row: y, column: x, width: inner, role: .dim)
+                break
+            }
+            canvas.put(entry.label, row: y, column: x, width: gutter - 1, role: .label)
+            canvas.put(entry.text, row: y, column: x + gutter, width: textWidth, role: entry.role)
+            y += 1
+        }
+    }
+
+    /// The widest caption of the preview's gutter: 13 cells (`One-time code`), a longer one is cut.
+    static let previewGutter = 13
+
+    /// The look of a preview line.
+    static func role(for style: ItemPreview.Line.Style) -> Role {
+        switch style {
+        case .plain, .wrapped: return .normal
+        case .masked: return .masked
+        case .expired: return .expired
+        case .soon: return .warning
+        }
+    }
+
+    /// The last messages of the status line, newest first, each with the
+    /// time it was shown and its tone's symbol; the terminal cursor on the
+    /// newest.
+    func drawMessages(_ canvas: inout Canvas, _ log: MessageLog) {
+        let width = min(canvas.columns - 2, 100)
+        let textWidth = max(1, width - 4 - 11)
+        var lines: [(time: String, text: String, tone: StatusLine.Tone)] = []
+        for entry in log.entries.reversed() {
+            let text = "\(entry.line.tone.symbol(unicode: canvas.glyphs.unicode)) \(entry.line.text)"
+            for (i, part) in Layout.wrapCells(text, width: textWidth).enumerated() {
+                lines.append((i == 0 ? Self.clockFormatter.string(from: entry.time) : "", part, entry.line.tone))
+            }
+        }
+        if lines.isEmpty { lines = [("", "No messages yet", .info)] }
+        let box = dialogBox(&canvas, height: min(lines.count, canvas.rows - 6) + 4, width: width, title: "Messages")
+        let x = box.column + 2
+        let bottom = box.row + min(lines.count, canvas.rows - 6) + 1
+        for (i, line) in lines.enumerated() {
+            let y = box.row + 1 + i
+            if y >= bottom { break }
+            canvas.put(line.time, row: y, column: x, width: 10, role: .dim)
+            canvas.put(line.text, row: y, column: x + 11, width: textWidth, role: Self.role(for: line.tone))
+        }
+        canvas.put("Any key closes.", row: bottom + 1, column: x, width: width - 4, role: .dim)
+        canvas.cursor = (box.row + 1, x + 11)
+    }
+
+    private static let clockFormatter: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "HH:mm:ss"
+        return f
+    }()
+}

@@ -1,0 +1,213 @@
+import FobClipboard
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Foundation
+import Testing
+
+@testable import FobTerminal
+
+/// An app over `items` (full items), unlocked, with its clock.
+private func browseApp(_ items: [Item], clock: TestClock = TestClock(), lockAfter: TimeInterval = 300) -> AppModel {
+    let store = InMemoryStore(password: "pw", now: { clock.now })
+    for item in items { store.externalPut(item) }
+    let app = AppModel(
+        store: store,
+        clipboard: ClipboardController(
+            clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner()),
+        clock: clock, lockAfter: lockAfter)
+    app.send(.insert("pw"))
+    app.send(.submit)
+    return app
+}
+
+/// The rows of `canvas` as text.
+private func rows(_ canvas: Canvas) -> [String] { (0..<canvas.rows).map { canvas.line($0) } }
+
+/// The column (in cells, counting each character as one) where `text` starts on `line`.
+private func column(of text: String, in line: String) -> Int? {
+    guard let range = line.range(of: text) else { return nil }
+    return line.distance(from: line.startIndex, to: range.lowerBound)
+}
+
+@Suite struct BrowseRenderTests {
+    private static let now = 1_767_225_600.0
+
+    private func items() -> [Item] {
+        var github = item("github.com", "ana@example.com", "s3cret-github")
+        github.oneTimePassword = SecretBytes(utf8: "otpauth://totp/GitHub:ana?secret=JBSWY3DPEHPK3PXP")
+        return [
+            github, item("slack.com", "ana", "xoxb"),
+            item("api.example.com", "deploy", jwt(exp: Self.now + 52 * 60), kind: .token),
+            item("old.example.com", "ci", jwt(exp: Self.now - 7200), kind: .token),
+        ]
+    }
+
+    /// At 80×24: the list, the preview, the position in the title, a
+    /// legend keeping `? help` and `q quit`, the lock state in the header.
+    @Test func eightyByTwentyFourShowsWhatMatters() throws {
+        try #require(unicodeLocale)
+        let app = browseApp(items())
+        let canvas = draw(app, rows: 24, columns: 80)
+        let lines = rows(canvas)
+        #expect(lines[1].contains("Items 1/4"))
+        #expect(lines[1].contains("Preview"))
+        let legend = lines[23]
+        #expect(legend.contains("? help") && legend.contains("q quit"), "\(legend)")
+        #expect(DisplayWidth.cells(of: legend) <= 80)
+        let locks = ItemPreview.localTime(app.idleLockDeadline!, now: app.now)
+        #expect(lines[0].contains("unlocked · locks \(locks)"))
+        // Names are whole where the row has room for them.
+        for name in ["api.example.com", "deploy", "github.com", "slack.com", "old.example.com"] {
+            #expect(canvas.text.contains(name), "\(name) cut")
+        }
+        let wide = draw(app, rows: 40, columns: 120).text
+        for name in ["api.example.com", "deploy", "github.com", "ana@example.com", "slack.com", "old.example.com"] {
+            #expect(wide.contains(name), "\(name) cut at 120 columns")
+        }
+        #expect(canvas.text.contains("2fa"))
+        #expect(canvas.text.contains("in 52m"))
+        #expect(canvas.text.contains("!2h ago"))
+        // The preview of the highlighted token: its expiry as local time and relative.
+        let local = ItemPreview.localTime(Date(timeIntervalSince1970: Self.now + 52 * 60), now: app.now)
+        #expect(canvas.text.contains("\(local) · in 52m"))
+        #expect(canvas.text.contains("Subject") && canvas.text.contains("ana"))
+    }
+
+    /// Issue 20: the list dropped its Kind column once a token existed; the
+    /// columns neither appear, vanish nor move with the filter.
+    @Test func columnsStayPutWhatevertheFilter() throws {
+        try #require(unicodeLocale)
+        let app = browseApp(items())
+        for columns in [80, 120] {
+            let before = rows(draw(app, rows: 24, columns: columns))
+            let width = Layout.listWidth(columns: columns)
+            func inList(_ line: String) -> String { String(line.prefix(width)) }
+            let slackRow = try #require(before.map(inList).first { $0.contains("slack.com") })
+            let kindColumn = column(of: "password", in: slackRow)
+            #expect(kindColumn != nil, "the kind shows beside a token at \(columns) columns")
+            app.send(.startFilter)
+            app.send(.insert("slack"))
+            let after = rows(draw(app, rows: 24, columns: columns))
+            let filteredRow = try #require(after.map(inList).first { $0.contains("slack.com") })
+            #expect(column(of: "password", in: filteredRow) == kindColumn, "at \(columns) columns")
+            #expect(after[1].contains("Items 1/1 of 4"))
+            app.send(.cancel)
+        }
+    }
+
+    /// The terminal cursor sits on the selected row, then in the filter.
+    @Test func cursorSitsOnWhatHasFocus() throws {
+        try #require(unicodeLocale)
+        let app = browseApp(items())
+        app.send(.moveSelection(2))
+        var canvas = draw(app, rows: 24, columns: 80)
+        let cursor = try #require(canvas.cursor)
+        #expect(canvas.line(cursor.row).contains("old.example.com"))
+        app.send(.startFilter)
+        app.send(.insert("sl"))
+        canvas = draw(app, rows: 24, columns: 80)
+        #expect(canvas.line(try #require(canvas.cursor).row).contains("/ sl"))
+        app.send(.cancel)
+        app.send(.showHelp)
+        canvas = draw(app, rows: 24, columns: 80)
+        #expect(canvas.line(try #require(canvas.cursor).row).contains("List"))
+    }
+
+    /// Issue 20: masks showed one `•` per character of a stored secret.
+    @Test func masksHaveAFixedWidth() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("bank", "ana", String(repeating: "x", count: 31))])
+        var text = draw(app, rows: 24, columns: 80).text
+        #expect(text.contains("••••••••"))
+        #expect(!text.contains("•••••••••"))
+        app.send(.toggleReveal)
+        text = draw(app, rows: 24, columns: 120).text
+        #expect(text.contains(String(repeating: "x", count: 31)))
+        app.send(.focus(.saveButton))
+        app.send(.openSelected)
+        text = draw(app, rows: 24, columns: 120).text
+        #expect(!text.contains("•••••••••"))
+    }
+
+    /// The status line: full width above the legend, its tone as a symbol;
+    /// a long message wraps onto a second row instead of being cut.
+    @Test func statusLineSaysWhatHappenedToWhichItem() throws {
+        try #require(unicodeLocale)
+        let long = "a-service-with-a-rather-long-name.example.com"
+        let app = browseApp([item(long, "someone.with.a.long.address@example.com", "pw")])
+        app.send(.copySelected)
+        let canvas = draw(app, rows: 24, columns: 80)
+        let lines = rows(canvas)
+        let message = "✓ Copied password of \(long) / someone.with.a.long.address@example.com · clears in 45 s"
+        #expect(!lines[21].contains("…") && !lines[22].contains("…"))
+        let joined = (lines[21] + " " + lines[22]).split(separator: " ").joined(separator: " ")
+        #expect(joined.contains(message), "\(lines[21])\n\(lines[22])")
+        #expect(canvas[22, 1].role == .info)
+    }
+
+    /// `m` shows the last messages, newest first.
+    @Test func messageHistoryOverlay() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "pw")])
+        app.send(.copySelected)
+        app.send(.copyUserID)
+        app.send(.showMessages)
+        let text = draw(app, rows: 24, columns: 80).text
+        #expect(text.contains("Messages"))
+        let user = try #require(text.range(of: "Copied user ID of slack.com / ana"))
+        let password = try #require(text.range(of: "Copied password of slack.com / ana"))
+        #expect(user.lowerBound < password.lowerBound)
+        #expect(KeyMap.action(for: .character("q"), in: app) == .dismiss)
+    }
+
+    /// Help by context: the editor's section comes first in the editor;
+    /// q and Esc close the help.
+    @Test func helpShowsTheSectionOfWhatHasFocusFirst() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "pw")])
+        app.send(.newItem)
+        app.send(.showHelp)
+        let canvas = draw(app, rows: 40, columns: 120)
+        let cursor = try #require(canvas.cursor)
+        #expect(canvas.line(cursor.row).contains("Editor"))
+        for key in ["Ctrl-A/E", "Ctrl-U", "Kind: Space, Left/Right"] { #expect(canvas.text.contains(key)) }
+        #expect(KeyMap.action(for: .character("q"), in: app) == .dismiss)
+        #expect(KeyMap.action(for: .escape, in: app) == .dismiss)
+        let all = HelpSections.lines(for: .list).map { "\($0.key) \($0.action)" }.joined(separator: "\n")
+        for key in ["PgUp/PgDn", "Home/End", "y", "n, Esc", "Ctrl-A/E", "Ctrl-U", "Kind: Space"] {
+            #expect(all.contains(key), "\(key)")
+        }
+        #expect(HelpSections.all.map(\.title) == ["List", "Find", "Preview", "Editor", "Generator", "Dialogs", "Help"])
+    }
+
+    /// Under NO_COLOR an expired token reads bold with `!`; one expiring
+    /// within five minutes is marked too.
+    @Test func expiryIsMarkedWithoutColour() throws {
+        try #require(unicodeLocale)
+        #expect(Theme.table[.expired]?.monoAttributes.contains(.bold) == true)
+        let clock = TestClock()
+        let app = browseApp(
+            [
+                item("soon.example", "a", jwt(exp: Self.now + 240), kind: .token),
+                item("old.example", "b", jwt(exp: Self.now - 60), kind: .token),
+            ], clock: clock)
+        let canvas = draw(app, rows: 24, columns: 80)
+        let lines = rows(canvas)
+        let old = try #require(lines.firstIndex { $0.contains("old.example") && $0.contains("!1m ago") })
+        let soon = try #require(lines.firstIndex { $0.contains("soon.example") && $0.contains("*in 4m") })
+        let oldColumn = try #require(column(of: "!1m ago", in: lines[old]))
+        let soonColumn = try #require(column(of: "*in 4m", in: lines[soon]))
+        // The selected row (old.example sorts first) has the selection's look; the other its own.
+        #expect(canvas[soon, soonColumn].role == .warning)
+        #expect(canvas[old, oldColumn].role == .selection)
+    }
+
+    @Test func legendDropsLowPriorityHintsFirst() {
+        let entries = ["Up/Down j/k move", "/ filter", "Enter open", "c/u/o copy", "W logout", "? help", "q quit"]
+        #expect(Layout.fitLegend(entries, width: 200) == entries.joined(separator: "  "))
+        let fitted = Layout.fitLegend(entries, width: 50)
+        #expect(fitted == "/ filter  Enter open  c/u/o copy  ? help  q quit")
+        #expect(Layout.fitLegend(entries, width: 10) == "? help  q quit")
+    }
+}
