@@ -193,6 +193,9 @@ public final class HomeFormModel {
     public internal(set) var tokenDetails: TokenDetails?
     /// The opened item's one-time-password generator, when it has a seed.
     public internal(set) var oneTimePassword: OneTimePassword?
+    /// What the editor opened (the item as read then, and what its fields
+    /// showed): Save writes only what differs from it; `nil` for a new item.
+    public internal(set) var baseline: EditorBaseline?
 
     init() {}
 
@@ -266,6 +269,7 @@ public final class HomeFormModel {
         customFields = []
         tokenDetails = nil
         oneTimePassword = nil
+        baseline = nil
     }
 
     /// Wipes every field and value.
@@ -293,6 +297,8 @@ public final class MainModel {
     public internal(set) var generatorSettings: PasswordPolicy
     /// The generator dialog while it shows (``Overlay/generator``), else `nil`.
     public internal(set) var generatorDialog: GeneratorDialogModel?
+    /// The logout review while it shows (``Overlay/logoutReview``), else `nil`.
+    public internal(set) var logoutReview: LogoutReviewModel?
 
     /// - Parameter generatorSettings: the generator's settings to start with.
     init(generatorSettings: PasswordPolicy = PasswordPolicy()) {
@@ -325,6 +331,7 @@ public final class MainModel {
         form.wipe()
         generatorDialog?.wipe()
         generatorDialog = nil
+        logoutReview = nil
         focus = .list
     }
 }
