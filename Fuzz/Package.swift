@@ -27,7 +27,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("import-json", ["FobImport"]),
     ("import-pass", ["FobImport"]),
     ("credential-helpers", ["FobCLI"]),
-    ("field-input", ["FobCLI", "FobViewModels"]),
+    ("field-input", ["FobStore", "FobViewModels"]),
 ]
 
 let package = Package(

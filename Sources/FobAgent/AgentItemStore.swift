@@ -32,6 +32,10 @@ public final class AgentItemStore: @unchecked Sendable {
         }
     }
 
+    /// As ``Vault/applyImport(_:progress:)``: every change or none, dates and
+    /// persistent IDs kept.
+    public func applyImport(_ changes: [ImportChange]) throws(KeychainError) { _ = try send(.applyImport(changes)) }
+
     /// As ``Vault/add(_:)``.
     public func add(_ item: Item) throws(KeychainError) { _ = try send(.add(item)) }
 

@@ -9,8 +9,8 @@ import Foundation
 ///   on its main screen and every operation goes to the agent.
 /// - Unlocking in the UI unlocks the vault here and hands the password to
 ///   the agent (starting it), unless `--no-agent`.
-/// - The UI's own lock (idle, `l`) locks the screen: the next unlock asks
-///   the master password, even while the agent stays unlocked.
+/// - The UI's own lock (idle, `l`) locks the agent too (``lockSession()``),
+///   as `fob lock` does: the vault is locked for every process.
 /// - A lock done elsewhere (`fob lock`, the agent's timeout, `passwd`) shows
 ///   as ``isLocked`` within ``pollInterval``, and the UI's router locks.
 final class AgentLinkedStore: KeychainStore {
@@ -22,6 +22,10 @@ final class AgentLinkedStore: KeychainStore {
     private var linked: Bool
     private var lastPoll = Date.distantPast
     private var agentUnlocked = false
+    /// What the agent last answered to a status request; `nil` when it did not answer.
+    private var lastStatus: AgentStatus?
+    /// Whether the agent ever answered while linked (a silence after that is a stop).
+    private var agentSeen = false
     private var versionVault: Vault?
 
     /// How often the agent's state is asked, in seconds.
@@ -39,13 +43,20 @@ final class AgentLinkedStore: KeychainStore {
         viaAgent = unlocked
         linked = unlocked
         agentUnlocked = unlocked
+        agentSeen = unlocked
         lastPoll = Date()
     }
 
     private func pollAgent() -> Bool {
         guard let agent else { return false }
         if Date().timeIntervalSince(lastPoll) >= AgentLinkedStore.pollInterval {
-            agentUnlocked = agent.isUnlocked
+            if case .status(let status)? = try? agent.client.send(.status) {
+                lastStatus = status
+                agentSeen = true
+            } else {
+                lastStatus = nil
+            }
+            agentUnlocked = lastStatus?.state == .unlocked
             lastPoll = Date()
         }
         return agentUnlocked
@@ -92,6 +103,7 @@ final class AgentLinkedStore: KeychainStore {
     func lock() {
         viaAgent = false
         linked = false
+        agentSeen = false
         local.lock()
     }
 
@@ -159,6 +171,31 @@ final class AgentLinkedStore: KeychainStore {
         _ = try? agent?.client.send(.lock)
         viaAgent = false
         linked = false
+    }
+
+    func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        if viaAgent, let agent { return try agent.applyImport(changes) }
+        try local.restore(changes)
+    }
+
+    /// Tells the agent to lock (as `fob lock`); the caller locks this process.
+    func lockSession() {
+        _ = try? agent?.client.send(.lock)
+        lastStatus = nil
+        agentSeen = false
+        agentUnlocked = false
+        viaAgent = false
+        linked = false
+    }
+
+    /// The agent as last polled: ``SessionAgentState/stopped`` when it
+    /// answered before and answers no more.
+    var agentState: SessionAgentState {
+        guard agent != nil else { return .none }
+        guard let status = lastStatus else { return agentSeen ? .stopped : .none }
+        guard status.state == .unlocked else { return .locked }
+        let left = [status.idleSecondsLeft, status.maxSecondsLeft].compactMap { $0 }.min()
+        return .unlocked(locksAt: left.map { Date().addingTimeInterval(TimeInterval($0)) })
     }
 
     func dataVersion() throws(KeychainError) -> Int64 {

@@ -1,6 +1,21 @@
 import FobStore
 import Foundation
 
+/// The state of the process that holds the vault unlocked for the
+/// session (Fob's agent), as the terminal UI's store last saw it.
+public enum SessionAgentState: Sendable, Equatable {
+    /// No agent takes part (`--no-agent`, or a store without one).
+    case none
+    /// The agent holds the vault unlocked; it locks by itself at `locksAt`
+    /// (the earlier of its idle and maximum-time locks), `nil` when never.
+    case unlocked(locksAt: Date?)
+    /// The agent answers and is locked.
+    case locked
+    /// The agent took part but no longer answers: it stopped without a
+    /// lock (killed, crashed), which is not a lock made elsewhere.
+    case stopped
+}
+
 /// What the view models need from the item store. ``VaultStore`` is the
 /// live implementation over `FobStore.Vault`; FobTestSupport's `InMemoryStore` is
 /// a fake for tests.
@@ -53,6 +68,13 @@ public protocol KeychainStore: AnyObject {
     /// - Returns: how many were deleted.
     /// - Throws: `.itemNotFound` when none; `.interactionNotAllowed`, `.io`.
     func delete(matching query: ItemQuery) throws(KeychainError) -> Int
+    /// Puts items back exactly as given (creation and modification dates,
+    /// persistent ID, secret, every attribute), all in one transaction: the
+    /// terminal UI's undo of a delete (`.add`) or of a replaced secret
+    /// (`.replace`); see `Vault.applyImport(_:progress:)`.
+    /// - Throws: `.duplicateItem` when an added key exists; `.itemNotFound`
+    ///   when an item to replace is gone; `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    func restore(_ changes: [ImportChange]) throws(KeychainError)
     /// A number that changes when another process commits a change (SQLite `PRAGMA data_version`).
     /// - Throws: `.io`, `.decode`.
     func dataVersion() throws(KeychainError) -> Int64
@@ -60,6 +82,14 @@ public protocol KeychainStore: AnyObject {
     /// Called after a logout wipe deleted every session item it found
     /// (default: nothing; the terminal UI's store locks the agent).
     func didWipeSessions()
+
+    /// Locks the vault for every process of the session, as `fob lock`
+    /// does: the terminal UI's `l` and idle lock (default: nothing beyond
+    /// ``lock()``, which the caller does; the terminal UI's store tells the agent to lock).
+    func lockSession()
+
+    /// The session's agent as last seen (default ``SessionAgentState/none``).
+    var agentState: SessionAgentState { get }
 
     /// Deletes every item for which `predicate` holds, all in one
     /// transaction, waiting at most `busyTimeoutMilliseconds` for another
@@ -137,6 +167,10 @@ public final class VaultStore: KeychainStore {
         try opened().delete(matching: query)
     }
 
+    public func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        try opened().applyImport(changes)
+    }
+
     public func dataVersion() throws(KeychainError) -> Int64 {
         guard let vault else { return 0 }
         return try vault.dataVersion()
@@ -163,6 +197,12 @@ extension KeychainStore {
     /// Called after a logout wipe deleted every session item it found; a
     /// store linked to the agent locks the agent there. Does nothing by default.
     public func didWipeSessions() {}
+
+    /// No agent: nothing beyond ``lock()``.
+    public func lockSession() {}
+
+    /// No agent.
+    public var agentState: SessionAgentState { .none }
 
     /// Adds or updates the generic password with this service and account,
     /// changing no other attribute; see ``save(service:account:secret:attributes:)``.

@@ -11,6 +11,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case messages
     /// A confirmation dialog.
     case confirm
+    /// The logout review (`W`): a list to tick, then y or n.
+    case logoutReview
     /// The create-vault screen.
     case createVault
     /// The unlock screen.
@@ -46,6 +48,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             case .help: self = .help
             case .messages: self = .messages
             case .confirm: self = .confirm
+            case .logoutReview: self = .logoutReview
             case .generator:
                 let textFocused = app.mainModel?.generatorDialog?.focus.isText ?? false
                 self = textFocused ? .generatorField : .generatorChoice
@@ -138,7 +141,7 @@ public struct KeyBinding: Sendable {
     /// A row's line in the help overlay.
     public struct Help: Sendable {
         /// Where the line comes in the overlay (lowest first).
-        public let position: Int
+        public let position: Double
         /// The keys as the overlay names them.
         public let keys: String
         /// What they do.
@@ -208,6 +211,18 @@ public enum KeyBindings {
         },
         KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
         KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
+        KeyBinding([.character("d"), .character("D")], in: [.confirm], .discardEdits),
+        KeyBinding([.down, .character("j")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding([.up, .character("k")], in: [.logoutReview], .moveSelection(-1)),
+        KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
+            .moveSelection(max(situation.pageRows, 1))
+        },
+        KeyBinding(.these([.pageUp]), in: [.logoutReview]) { _, situation in .moveSelection(-max(situation.pageRows, 1))
+        },
+        KeyBinding([.character(" ")], in: [.logoutReview], .cycleKind(1), legend: "Space tick"),
+        KeyBinding([.character("y"), .character("Y")], in: [.logoutReview], .confirm, legend: "y delete"),
+        KeyBinding(
+            [.character("n"), .character("N"), .escape], in: [.logoutReview], .dismiss, legend: "n/Esc cancel"),
     ]
 
     /// Where Alt-G opens the generator dialog: the list and the whole form.
@@ -280,7 +295,7 @@ public enum KeyBindings {
             help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
         KeyBinding(
             [.enter], in: [.list], .openSelected, legend: "Enter open",
-            help: KeyBinding.Help(position: 2, keys: "Enter", text: "put the selected item in the form; press a button")
+            help: KeyBinding.Help(position: 2, keys: "Enter", text: "open the selected item in the editor")
         ),
         KeyBinding(
             [.character("c")], in: [.list], .copySelected, legend: "c/u/o copy",
@@ -304,7 +319,11 @@ public enum KeyBindings {
             help: KeyBinding.Help(position: 4, keys: "n", text: "new item")),
         KeyBinding(
             [.character("d")], in: [.list], .deleteSelected, legend: "d delete",
-            help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item (asks first)")),
+            help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item; z undoes for 10 s")),
+        KeyBinding(
+            [.character("z")], in: [.list], .undo,
+            help: KeyBinding.Help(
+                position: 9.5, keys: "z", text: "undo the last delete, or a Save that replaced a password (10 s)")),
         KeyBinding(
             [.character("l")], in: [.list], .lock, legend: "l lock",
             help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
@@ -312,7 +331,8 @@ public enum KeyBindings {
             [.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
             help: KeyBinding.Help(
                 position: 11, keys: "W",
-                text: "logout: delete every token and OAuth item, then lock (asks first)")),
+                text: "logout: review the tokens it deletes (session tokens ticked, "
+                    + "tokens with no expiry not; Space ticks), then delete and lock")),
         KeyBinding(
             [.tab], in: [.list], .focusNext,
             help: KeyBinding.Help(
@@ -384,6 +404,9 @@ public enum KeyBindings {
         KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),
         KeyBinding([.escape], in: [.generatorRow], .cancel, legend: "Esc list"),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
+        KeyBinding(
+            [.control("s")], in: [.field, .button, .choice, .generatorRow], .save,
+            help: KeyBinding.Help(position: 21.5, keys: "Ctrl-S", text: "editor: save from any field")),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
         KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
         KeyBinding([.left], in: [.choice], .cycleKind(-1)),

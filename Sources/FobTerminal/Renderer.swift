@@ -60,6 +60,8 @@ public struct Renderer {
             case .confirm(let dialog): drawConfirm(&canvas, dialog)
             case .generator:
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
+            case .logoutReview:
+                if let review = app.mainModel?.logoutReview { drawLogoutReview(&canvas, review) }
             }
         }
         drawLegend(&canvas, app)

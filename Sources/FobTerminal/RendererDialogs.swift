@@ -57,7 +57,9 @@ extension Renderer {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
         var bx = x
-        for (text, role) in [("[ y Yes ]", Role.button), ("[ n No ]", Role.button)] {
+        var buttons = ["[ y Yes ]", "[ n No ]"]
+        if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }
+        for (text, role) in buttons.map({ ($0, Role.button) }) {
             bx +=
                 canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)
                 + 2

@@ -7,7 +7,7 @@ import FobSystem
 /// ``poll(timeout:)`` and drawing in ``present(_:)``.
 ///
 /// `setlocale(LC_ALL, "")` runs before `newterm`; the terminal gets cbreak,
-/// noecho, keypad and nonl modes, a 25 ms `ESCDELAY` and bracketed paste
+/// noecho, keypad and nonl modes, no XON/XOFF (Ctrl-S is a key), a 25 ms `ESCDELAY` and bracketed paste
 /// (`ESC [?2004h`, turned off again on every exit).
 final class TerminalScreen {
     /// Turns bracketed paste on and off (xterm control sequences).
@@ -173,6 +173,13 @@ final class TerminalScreen {
         _ = keypad(fob_stdscr(), true)
         _ = nodelay(fob_stdscr(), true)
         _ = set_escdelay(25)
+        // Ctrl-S saves in the editor: turn off XON/XOFF flow control, which
+        // would otherwise stop the output on Ctrl-S (savedTermios puts it back).
+        var modes = termios()
+        if tcgetattr(0, &modes) == 0 {
+            modes.c_iflag &= ~tcflag_t(IXON)
+            _ = tcsetattr(0, TCSANOW, &modes)
+        }
         _ = curs_set(0)
         _ = refresh()
         writeAll(Self.pasteOn)

@@ -168,6 +168,25 @@ public final class InMemoryStore: KeychainStore {
         return found.count
     }
 
+    /// All or nothing, dates and persistent IDs as given.
+    public func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        try record("restore")
+        try requireUnlocked()
+        var next = storedItems
+        for change in changes {
+            switch change {
+            case .add(let item):
+                guard next[ItemKey(item)] == nil else { throw .duplicateItem(item.displayName) }
+                next[ItemKey(item)] = item
+            case .replace(let existing, let item):
+                guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
+                next[ItemKey(existing)] = nil
+                next[ItemKey(item)] = item
+            }
+        }
+        storedItems = next
+    }
+
     public func dataVersion() throws(KeychainError) -> Int64 {
         try record("dataVersion")
         return version

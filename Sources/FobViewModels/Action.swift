@@ -56,8 +56,10 @@ public enum Action: Sendable, Equatable {
     case editSelected
     /// Refresh the selected OAuth item's access token (`r`).
     case refreshSelected
-    /// Ask to delete the selected item (`d`).
+    /// Delete the selected item at once, undoable for 10 s (`d`).
     case deleteSelected
+    /// Undo the last delete, or the last Save that replaced a secret, within 10 s (`z`).
+    case undo
     /// Lock now (`l`).
     case lock
     /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).
@@ -92,6 +94,8 @@ public enum Action: Sendable, Equatable {
     case confirm
     /// Answer no / close the overlay (`n`, Esc).
     case dismiss
+    /// In the unsaved-edits question: drop the edits and go on (`d`).
+    case discardEdits
 }
 
 /// What has focus on the main screen.

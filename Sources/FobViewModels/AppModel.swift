@@ -119,6 +119,28 @@ public final class AppModel {
     /// When the idle lock will fire if no input comes, or `nil` when it is off.
     public var idleLockDeadline: Date? { idleLock.deadline }
 
+    /// The lock state for the header: whether the vault is unlocked and
+    /// when it locks by itself (the earlier of this UI's idle lock and the
+    /// agent's own locks), `nil` when never.
+    public var lockState: (unlocked: Bool, locksAt: Date?) {
+        guard case .main = current else { return (false, nil) }
+        var deadlines = [idleLock.deadline].compactMap { $0 }
+        if case .unlocked(let agentLocks?) = store.agentState { deadlines.append(agentLocks) }
+        return (true, deadlines.min())
+    }
+
+    /// ``lockState`` in words, for the header: `unlocked · locks 20:45`
+    /// (local time), `unlocked` without a deadline, `locked`.
+    public var lockStateText: String {
+        let state = lockState
+        guard state.unlocked else { return "locked" }
+        guard let at = state.locksAt else { return "unlocked" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm"
+        return "unlocked · locks \(formatter.string(from: at))"
+    }
+
     // MARK: - Input
 
     /// Counts as input for the idle lock without doing anything else (a key
@@ -155,10 +177,18 @@ public final class AppModel {
         if case .main(let main) = current {
             if let wipe = main.retryPendingWipe() { apply(wipe) }
         }
-        // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the store.
-        if case .main = current, store.isLocked { lockNow(message: .info("Locked elsewhere")) }
+        // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the
+        // store; an agent that went away without locking is not such a lock.
+        if case .main = current, store.isLocked {
+            let stopped = store.agentState == .stopped
+            lockNow(
+                message: stopped
+                    ? .warning("The agent stopped (without a lock); unlock to go on") : .info("Locked elsewhere"),
+                everywhere: false)
+        }
         if case .main(let main) = current {
             main.finishRefresh()
+            main.undo.expire(at: now)
             main.refresh.poll(main.model, now: now)
             main.syncPreview()
         }
@@ -210,7 +240,7 @@ public final class AppModel {
         case .show(let overlay):
             if case .help = overlay { helpPage = 0 }
             self.overlay = overlay
-        case .lock(let message): lockNow(message: message)
+        case .lock(let message): lockNow(message: message, everywhere: true)
         case .openVault:
             current = .main(
                 MainScreen(
@@ -231,6 +261,14 @@ public final class AppModel {
                 return .stay
             }
             return .stay
+        case .logoutReview:
+            guard case .main(let main) = current else {
+                self.overlay = nil
+                return .stay
+            }
+            let (transition, open) = main.handleLogoutReview(action)
+            if !open { self.overlay = nil }
+            return transition
         case .help:
             // A help in pages turns them (the terminal sends these only then).
             if case .moveSelection(let step) = action {
@@ -249,6 +287,11 @@ public final class AppModel {
                 self.overlay = nil
                 guard case .main(let main) = current else { return .stay }
                 return main.perform(dialog.purpose)
+            case .discardEdits:
+                guard case .leaveEditor(let exit) = dialog.purpose, case .main(let main) = current else { return .stay }
+                self.overlay = nil
+                main.discardAndLeave(then: exit)
+                return .stay
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = current { main.model.form.message = .info("Cancelled") }
@@ -269,7 +312,7 @@ public final class AppModel {
         idleLock.noteInput(clock.now)
         switch current {
         case .main:
-            lockNow(message: .info("Locked after \(Int(idleLock.lockAfter)) s without input"))
+            lockNow(message: .info("Locked after \(Int(idleLock.lockAfter)) s without input"), everywhere: true)
         case .unlock(let model):
             overlay = nil
             model.wipe()
@@ -281,9 +324,11 @@ public final class AppModel {
     }
 
     /// Locks: closes any dialog, clears the clipboard if it holds our value,
-    /// locks the store, wipes every field and value, and shows the unlock
-    /// screen with `message`.
-    private func lockNow(message: StatusLine) {
+    /// locks the store (`everywhere`: for every process of the session, as
+    /// `fob lock` does), wipes every field and value, undo data among them,
+    /// and shows the unlock screen with `message`.
+    private func lockNow(message: StatusLine, everywhere: Bool) {
+        if everywhere { store.lockSession() }
         if case .main(let main) = current { generatorSettings = main.model.generatorSettings }
         overlay = nil
         clipboard.clearNow()

@@ -133,11 +133,19 @@ final class UIThreadStore: KeychainStore, @unchecked Sendable {
         try onUIThread { () throws(KeychainError) in try self.store.delete(matching: query) }
     }
 
+    func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        try onUIThread { () throws(KeychainError) in try self.store.restore(changes) }
+    }
+
     func dataVersion() throws(KeychainError) -> Int64 {
         try onUIThread { () throws(KeychainError) in try self.store.dataVersion() }
     }
 
     func didWipeSessions() { mailbox.perform { self.store.didWipeSessions() } }
+
+    func lockSession() { mailbox.perform { self.store.lockSession() } }
+
+    var agentState: SessionAgentState { mailbox.perform { self.store.agentState } }
 
     func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item] {
         try withoutActuallyEscaping(predicate) { (escaping) throws(KeychainError) -> [Item] in

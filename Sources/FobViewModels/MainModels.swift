@@ -194,6 +194,9 @@ public final class HomeFormModel {
     public internal(set) var tokenDetails: TokenDetails?
     /// The opened item's one-time-password generator, when it has a seed.
     public internal(set) var oneTimePassword: OneTimePassword?
+    /// What the editor opened (the item as read then, and what its fields
+    /// showed): Save writes only what differs from it; `nil` for a new item.
+    public internal(set) var baseline: EditorBaseline?
 
     init() {}
 
@@ -267,6 +270,7 @@ public final class HomeFormModel {
         customFields = []
         tokenDetails = nil
         oneTimePassword = nil
+        baseline = nil
     }
 
     /// Wipes every field and value.
@@ -298,6 +302,8 @@ public final class MainModel {
     public internal(set) var preview: ItemPreview?
     /// The last messages shown (`m` on the list).
     public internal(set) var messages = MessageLog()
+    /// The logout review while it shows (``Overlay/logoutReview``), else `nil`.
+    public internal(set) var logoutReview: LogoutReviewModel?
 
     /// - Parameter generatorSettings: the generator's settings to start with.
     init(generatorSettings: PasswordPolicy = PasswordPolicy()) {
@@ -332,6 +338,7 @@ public final class MainModel {
         generatorDialog = nil
         preview = nil
         messages.removeAll()
+        logoutReview = nil
         focus = .list
     }
 }

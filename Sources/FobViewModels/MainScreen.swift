@@ -20,8 +20,8 @@ final class MainScreen {
     /// Keeps the list in step with the store.
     let refresh: ItemRefresh
     /// A confirmed logout wipe waiting for another process to release the
-    /// vault: `.some(service)` (`.some(nil)` for all services), retried on each tick.
-    var pendingWipe: String??
+    /// vault: the keys to delete, retried on each tick.
+    var pendingWipe: Set<ItemKey>?
     /// Where background work (`r`) reaches the store on the UI thread.
     let mailbox: UIThreadMailbox
     /// What the clipboard is copying, as the status line names it
@@ -30,6 +30,8 @@ final class MainScreen {
     /// The `r` refresh running in the background and the item it refreshes;
     /// its message is shown at the tick after it ends.
     var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
+    /// The last delete or secret replacement, undoable with `z` for 10 s.
+    let undo = UndoBuffer()
 
     /// Appended to a message when the form's retrieved values were dropped.
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
@@ -104,6 +106,9 @@ final class MainScreen {
         case .submit:
             return submit()
         case .cancel:
+            if model.focus != .list && model.focus != .filter && form.hasUnsavedEdits {
+                return askLeaveEditor(then: .list)
+            }
             if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
                 model.list.filter.clear()
                 model.list.applyFilter()
@@ -113,24 +118,17 @@ final class MainScreen {
             model.list.moveSelection(by: delta)
         case .startFilter:
             model.focus = .filter
-        case .openSelected:
-            openSelected()
+        case .openSelected, .editSelected:
+            return editSelected()
         case .newItem:
-            form.wipe()
-            form.message = .info("New item")
-            model.focus = .service
+            if form.hasUnsavedEdits { return askLeaveEditor(then: .newItem) }
+            startNewItem()
         case .copySelected:
             copySelected()
         case .copyUserID:
             copyUserID()
         case .copyOneTimeCode:
             copyOneTimeCode()
-        case .editSelected:
-            openSelected()
-            if form.openedKey != nil {
-                model.focus = .service
-                form.message = .info("Editing \(form.openedKey!.described): Tab through the fields, then Save")
-            }
         case .refreshSelected:
             refreshSelected()
         case .generatePassword:
@@ -141,11 +139,13 @@ final class MainScreen {
         case .cycleKind(let step):
             cycleKind(step)
         case .deleteSelected:
-            return askDeleteSelected()
+            deleteSelectedWithUndo()
+        case .undo:
+            undoLast()
         case .lock:
             return .lock(.info("Locked"))
         case .logoutWipe(let service):
-            return askLogout(service: service)
+            return openLogoutReview(service: service)
         case .showHelp:
             return .show(.help)
         case .showMessages:
@@ -159,7 +159,7 @@ final class MainScreen {
         case .delete:
             return askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-            .setKDFPreset, .confirm, .dismiss:
+            .setKDFPreset, .confirm, .dismiss, .discardEdits:
             break
         }
         return .stay
@@ -169,7 +169,7 @@ final class MainScreen {
     /// field, or presses the focused button.
     private func submit() -> Transition {
         switch model.focus {
-        case .list: openSelected()
+        case .list: return editSelected()
         case .filter: model.focus = .list
         case .service: model.focus = .userID
         case .userID: model.focus = .password
@@ -191,5 +191,8 @@ final class MainScreen {
     }
 
     /// Wipes everything the screen holds.
-    func wipe() { model.wipe() }
+    func wipe() {
+        undo.wipe()
+        model.wipe()
+    }
 }

@@ -6,24 +6,31 @@ import Foundation
 /// Opening an item with every attribute, saving (adding, updating or
 /// renaming) it, and the list's other item keys: `u`, `o`, `r`.
 extension MainScreen {
-    /// Enter (or `e`) on the list: the selected item in the form with every
-    /// attribute, its secret in Retrieved Password; the Password field stays
-    /// empty and Save keeps the stored secret unless the field is edited.
+    /// Enter (or `e`) on the list: the selected item in the editor with
+    /// every attribute, its secret in Retrieved Password, focus on Service;
+    /// the Password field stays empty and Save keeps the stored secret
+    /// unless the field is edited.
     func openSelected() {
         let form = model.form
         guard let row = model.list.selectedRow else {
             form.message = MainScreen.noSelection
             return
         }
+        open(row.key)
+    }
+
+    /// Opens the stored item `key` in the editor (see ``openSelected()``).
+    func open(_ key: ItemKey) {
+        let form = model.form
         form.wipe()
-        form.service.setText(row.service)
-        form.userID.setText(row.account)
         do {
-            let item = try store.item(row.key)
-            form.retrievedKey = row.key
+            let item = try store.item(key)
+            form.service.setText(item.service)
+            form.userID.setText(item.account)
+            form.retrievedKey = key
             form.retrievedID = item.account
             form.retrievedPassword = item.secret
-            form.openedKey = row.key
+            form.openedKey = key
             form.openedHasSecret = (item.secret?.count ?? 0) > 0
             form.kind = item.kind
             form.label.setText(item.label ?? "")
@@ -33,11 +40,16 @@ extension MainScreen {
             form.oneTimePassword = item.oneTimePassword.flatMap(MainScreen.generator(from:))
             form.customFields = item.customFields
             form.tokenDetails = item.kind.isSessionToken ? TokenDetails(item: item) : nil
+            form.baseline = EditorBaseline(
+                item: item,
+                shown: EditorTexts(
+                    service: form.service.text, userID: form.userID.text, label: form.label.text,
+                    url: form.url.text, notes: form.notes.text))
             form.message = .success("Retrieved")
         } catch {
             form.message = .error(error.description)
         }
-        model.focus = .password
+        model.focus = .service
     }
 
     /// The generator of a stored seed, or `nil` when it cannot be read.
@@ -47,148 +59,112 @@ extension MainScreen {
         return try? OneTimePassword(parsing: bytes)
     }
 
-    /// Save: a new item is added (or an existing one of that name replaced,
-    /// as the seeds' Save does); an opened item is updated in one
-    /// transaction, renamed when Service or User ID changed (keeping its
-    /// creation date; never onto an existing item), its secret kept unless
-    /// the Password field was edited. Emptying a non-empty secret asks first.
+    /// Save (the button, Ctrl-S): writes what ``Editor`` decides. A typed
+    /// item landing on a stored one changes only what was filled in, an
+    /// empty Password keeping the stored secret; an opened item changes
+    /// only the fields edited, is renamed only when Service or User ID
+    /// was edited, and is not written when it changed elsewhere since it
+    /// was opened (the dialog asks). Storing an empty secret asks first.
     @discardableResult
-    func save(allowEmptySecret: Bool = false) -> Transition {
+    func save(allowEmptySecret: Bool = false, overwriteChanges: Bool = false) -> Transition {
         let form = model.form
-        guard !form.userID.isEmpty else {
-            form.message = .warning("User ID cannot be empty")
-            model.focus = .userID
+        let lookup = form.baseline?.key ?? formKey
+        let current: Item?
+        do { current = try store.item(lookup) } catch .itemNotFound { current = nil } catch {
+            form.message = .error(error.description)
             return .stay
         }
-        let key = formKey
-        let opened = form.openedKey != nil
-        var changes = ItemChanges()
-        if opened {
-            // The form shows every attribute of the opened item: what it holds is the item.
-            changes.label = .some(form.label.isEmpty ? nil : form.label.text)
-            changes.comment = .some(form.notes.isEmpty ? nil : form.notes.text)
-            changes.url = .some(form.url.isEmpty ? nil : form.url.text)
-            changes.kind = form.kind
-        } else {
-            // Not opened: the seeds' Save may land on an existing item; only
-            // what was filled in changes, the rest of that item is kept.
-            if !form.label.isEmpty { changes.label = .some(form.label.text) }
-            if !form.notes.isEmpty { changes.comment = .some(form.notes.text) }
-            if !form.url.isEmpty { changes.url = .some(form.url.text) }
-            if form.kind != .password { changes.kind = form.kind }
+        let outcome = Editor.save(
+            form.editorInput, opened: form.baseline, current: current, allowEmptySecret: allowEmptySecret,
+            overwriteChanges: overwriteChanges)
+        switch outcome {
+        case .refused(let refusal):
+            form.message = .warning(refusal.message)
+            model.focus = refusal.focus
+        case .confirmEmptySecret(let key):
+            let question =
+                current == nil
+                ? "Store \(key.described) with an empty password? (y/n)"
+                : "Replace the password of \(key.described) with an empty one? (y/n)"
+            return .show(.confirm(ConfirmDialog(title: "Empty password", message: question, purpose: .saveEmptySecret)))
+        case .changedElsewhere(let names):
+            let key = lookup.described
+            form.message = .warning(
+                "Changed elsewhere since opened: \(names.joined(separator: ", ")) of \(key); your edits are kept")
+            return .show(
+                .confirm(
+                    ConfirmDialog(
+                        title: "Changed elsewhere",
+                        message: "Another process changed the \(names.joined(separator: ", ")) of \(key) "
+                            + "since you opened it. Write only your edits over it? (y/n)",
+                        purpose: .saveOverChanges)))
+        case .deletedElsewhere(let key):
+            form.baseline = nil
+            form.openedKey = nil
+            form.message = .warning(
+                "Deleted elsewhere: \(key.described); your edits are kept, Save adds them as a new item")
+        case .unchanged(let key):
+            form.message = .info("No edits to save in \(key.described)")
+        case .add(let key, let secret, let changes):
+            return saveNew(key, secret, changes)
+        case .update(let key, let changes, let renamed):
+            return saveUpdate(key, changes, renamed: renamed, before: current)
         }
-        if form.seedEdited || !opened {
-            if form.oneTimeSeed.isEmpty {
-                if form.openedHasSeed { changes.oneTimePassword = .some(nil) }
-            } else {
-                let seed = form.oneTimeSeed.secret()
-                guard MainScreen.generator(from: seed)?.period != nil else {
-                    form.message = .warning("One-time seed: not an otpauth://totp/ URI or base32 secret; nothing saved")
-                    model.focus = .oneTimeSeed
-                    return .stay
-                }
-                changes.oneTimePassword = .some(seed)
-            }
-        }
-        if !form.fieldName.isEmpty {
-            let name = form.fieldName.text
-            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                form.message = .warning("Field name: no control characters; nothing saved")
-                model.focus = .fieldName
-                return .stay
-            }
-            var fields = opened ? form.customFields : ((try? store.item(key))?.customFields ?? [])
-            let index = fields.firstIndex { $0.name == name }
-            if form.fieldValue.isEmpty {
-                fields.removeAll { $0.name == name }
-            } else if let index {
-                fields[index] = CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden)
-            } else {
-                guard fields.count < Item.maxCustomFields else {
-                    form.message = .warning("An item holds at most \(Item.maxCustomFields) fields; nothing saved")
-                    return .stay
-                }
-                fields.append(CustomField(name: name, value: form.fieldValue.secret(), isHidden: form.fieldHidden))
-            }
-            changes.customFields = fields
-        }
-        guard let opened = form.openedKey else { return saveNew(key, changes) }
-        if form.passwordEdited {
-            if form.password.isEmpty && form.openedHasSecret && !allowEmptySecret {
-                return .show(
-                    .confirm(
-                        ConfirmDialog(
-                            title: "Empty password",
-                            message: "Replace the password of \(opened.described) with an empty one? (y/n)",
-                            purpose: .saveEmptySecret)))
-            }
-            changes.secret = form.password.secret()
-        }
-        let renamed = key.service != opened.service || key.account != opened.account
-        if renamed {
-            changes.service = key.service
-            changes.account = key.account
-            if (try? store.items(
-                matching: ItemKey(
-                    itemClass: opened.itemClass, accessGroup: opened.accessGroup,
-                    service: key.service, account: key.account
-                ).query,
-                withSecrets: false)) != nil
-            {
-                form.message = .warning("An item for \(key.described) exists already; nothing changed")
-                return .stay
-            }
+        return .stay
+    }
+
+    private func saveUpdate(_ key: ItemKey, _ changes: ItemChanges, renamed: Bool, before: Item?) -> Transition {
+        let form = model.form
+        let newKey = ItemKey(
+            itemClass: key.itemClass, accessGroup: key.accessGroup,
+            service: changes.service ?? key.service, account: changes.account ?? key.account)
+        if renamed, (try? store.items(matching: newKey.query, withSecrets: false)) != nil {
+            form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
+            return .stay
         }
         do {
-            _ = try store.update(matching: opened.query, with: changes)
+            _ = try store.update(matching: key.query, with: changes)
         } catch .duplicateItem {
-            form.message = .warning("An item for \(key.described) exists already; nothing changed")
+            form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
             return .stay
         } catch {
             form.message = .error(error.description)
             return .stay
         }
-        let newKey = ItemKey(
-            itemClass: opened.itemClass, accessGroup: opened.accessGroup,
-            service: key.service, account: key.account)
+        let replaced = changes.secret != nil
+        if replaced, let before { undo.record(.replaced(before: before, now: newKey), at: clock.now) }
         reloadItems()
-        model.list.select(newKey)
         reopen(newKey)
         if renamed {
-            form.message = .success("Saved (renamed from \(opened.described))")
-        } else if changes.secret != nil {
-            form.message = .success("Saved (replaced the password of \(newKey.described))")
+            form.message = .success("Saved (renamed from \(key.described))")
+        } else if replaced {
+            form.message = .success(
+                "Saved (replaced the password of \(newKey.described)) — z undoes (\(UndoBuffer.secondsText))")
         } else {
             form.message = .success("Saved (\(newKey.described); password kept)")
         }
         return .stay
     }
 
-    private func saveNew(_ key: ItemKey, _ changes: ItemChanges) -> Transition {
+    private func saveNew(_ key: ItemKey, _ secret: SecretBytes, _ changes: ItemChanges) -> Transition {
         let form = model.form
-        let outcome: Vault.SaveOutcome
         do {
-            outcome = try store.save(
-                service: key.service, account: key.account, secret: form.password.secret(), attributes: changes)
+            _ = try store.save(service: key.service, account: key.account, secret: secret, attributes: changes)
         } catch {
             form.message = .error(error.description)
             return .stay
         }
         reloadItems()
-        model.list.select(key)
         reopen(key)
-        switch outcome {
-        case .added: form.message = .success("Saved (new item)")
-        case .updated: form.message = .success("Saved (replaced the password of \(key.described))")
-        }
+        form.message = .success("Saved (new item)")
         return .stay
     }
 
     /// After a save: the form shows the stored item again, focus kept.
-    private func reopen(_ key: ItemKey) {
+    func reopen(_ key: ItemKey) {
         let focus = model.focus
         model.list.select(key)
-        if model.list.selectedRow?.key == key { openSelected() }
+        open(key)
         model.focus = focus
     }
 

@@ -16,10 +16,13 @@ public struct ConfirmDialog: Sendable, Equatable {
     public enum Purpose: Sendable, Equatable {
         /// Delete this item.
         case deleteItem(ItemKey)
-        /// Delete `count` token and OAuth items (of `service`, or all), then lock.
-        case logoutWipe(service: String?, count: Int)
-        /// Save the form, replacing the opened item's non-empty secret with an empty one.
+        /// Save the form, storing an empty secret (a new item's, or in place of the opened item's).
         case saveEmptySecret
+        /// Save the editor's edits over an item another process changed since it was opened.
+        case saveOverChanges
+        /// The editor holds unsaved edits: `y` saves, ``Action/discardEdits``
+        /// drops them, `n`/Esc keeps editing; then go to `then`.
+        case leaveEditor(then: EditorExit)
     }
     /// The dialog's title.
     public var title: String
@@ -27,6 +30,16 @@ public struct ConfirmDialog: Sendable, Equatable {
     public var message: String
     /// What `y` does.
     public var purpose: ConfirmDialog.Purpose
+}
+
+/// Where the editor goes once its unsaved edits are saved or discarded.
+public enum EditorExit: Sendable, Equatable {
+    /// Back to the list (Esc).
+    case list
+    /// Open this item (Enter or `e` on another item).
+    case open(ItemKey)
+    /// An empty editor (`n`).
+    case newItem
 }
 
 /// Something drawn over the current screen.
@@ -40,6 +53,8 @@ public enum Overlay: Sendable, Equatable {
     case generator
     /// The last messages of the status line (``MainModel/messages``); any key closes it.
     case messages
+    /// The logout review; its state is ``MainModel/logoutReview``.
+    case logoutReview
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

@@ -22,15 +22,34 @@ import Testing
 
     @Test func yesDeletesEveryTokenAndPrintsTheCount() throws {
         let h = try harness()
-        let run = h.run(["--clipboard", "none", "logout", "--yes"])
+        let run = h.run(["--clipboard", "none", "logout", "--include-long-lived", "--yes"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdoutText == "Logged out: deleted 3 token/OAuth items\n")
         #expect(try services(h) == ["mail/a"])
     }
 
+    /// Issue 20: the default set is the session tokens; `--dry-run` lists
+    /// both groups and changes nothing.
+    @Test func defaultKeepsTokensWithNoExpiryAndDryRunSaysSo() throws {
+        let h = try harness()
+        try h.openVault().add(Item(service: "gh", account: "s", kind: .token, secret: .text(jwt(exp: 2_000_000_000))))
+        let dry = h.run(["--clipboard", "none", "logout", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(
+            dry.stdoutText
+                == "delete  session    token\tservice \"gh\", account \"s\"\n"
+                + "delete  session    oauth\tservice \"idp\", account \"a\"\n"
+                + "keep    no-expiry  token\tservice \"api\", account \"a\"\n"
+                + "keep    no-expiry  token\tservice \"api\", account \"b\"\n")
+        #expect(try services(h).count == 5)
+        let run = h.run(["--clipboard", "none", "logout", "--yes"])
+        #expect(run.stdoutText == "Logged out: deleted 2 token/OAuth items\n")
+        #expect(try services(h) == ["api/a", "api/b", "mail/a"])
+    }
+
     @Test func oneService() throws {
         let h = try harness()
-        let run = h.run(["--clipboard", "none", "logout", "--service", "api", "--yes"])
+        let run = h.run(["--clipboard", "none", "logout", "--service", "api", "--include-long-lived", "--yes"])
         #expect(run.stdoutText == "Logged out: deleted 2 token/OAuth items\n")
         #expect(try services(h) == ["idp/a", "mail/a"])
     }

@@ -485,10 +485,29 @@ final class AgentFixture: @unchecked Sendable {
         try tmux.press("Enter")
         _ = try tmux.waitFor("Retrieve")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "unlocked" })
-        // The UI's own lock leaves the agent unlocked, and asks the password again.
+        // Issue 20: `l` in the UI locks the vault for every process, as `fob lock` does.
         try tmux.type("l")
         _ = try tmux.waitFor("Master password")
-        #expect(try f.status()["state"] as? String == "unlocked")
+        #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
+        #expect(try f.run(["get", "mail", "ana"]).status == 36, "fob get needs the password again")
+        try tmux.press("q")
+    }
+
+    /// Issue 20: an agent killed without a lock is reported as stopped, not
+    /// as a lock made elsewhere.
+    @Test func aKilledAgentIsReportedAsStopped() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        _ = try tmux.waitFor("Retrieve")
+        let pid = try #require(f.agentPid)
+        #expect(kill(pid, SIGKILL) == 0)
+        let screen = try tmux.waitFor("Master password", timeout: 5)
+        #expect(screen.contains("The agent stopped"))
+        #expect(!screen.contains("Locked elsewhere"))
         try tmux.press("q")
     }
 
@@ -554,13 +573,14 @@ final class AgentFixture: @unchecked Sendable {
     @Test func theTerminalUILogoutWipeLocksTheAgent() throws {
         let f = try AgentFixture()
         defer { f.stop() }
-        #expect(try f.run(["add", "api", "ci", "--kind", "token"], input: "tok", password: true).status == 0)
+        let token = jwt(exp: 4_000_000_000)
+        #expect(try f.run(["add", "api", "ci", "--kind", "token"], input: token, password: true).status == 0)
         #expect(try f.unlock().status == 0)
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
         _ = try tmux.waitFor("Retrieve")
         try tmux.type("W")
-        _ = try tmux.waitFor("Delete")
+        _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.type("y")
         _ = try tmux.waitFor("Master password")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })

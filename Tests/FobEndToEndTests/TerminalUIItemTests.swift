@@ -71,7 +71,10 @@ import Testing
         try tmux.press("Escape")
         try tmux.waitFor("Up/Down j/k move")
         try tmux.type("W")
-        try tmux.waitFor("Delete 1 token/OAuth item")
+        // A token with no expiry is listed but not ticked: Space ticks it.
+        try tmux.waitFor("Tokens with no expiry (1)")
+        try tmux.type(" ")
+        try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.type("y")
         try tmux.waitFor("Master password")
         #expect(throws: KeychainError.self) { try open().item(service: "api", account: "ci") }

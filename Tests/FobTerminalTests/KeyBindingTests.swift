@@ -14,11 +14,17 @@ private func app(in context: KeyContext) -> AppModel {
     case .unlock: return makeApp(locked: true)
     default: break
     }
-    let app = makeApp(items: [("github.com", "ana", "s3cret")])
+    let (app, store, _) = makeTestApp(items: [("github.com", "ana", "s3cret")])
     switch context {
     case .help: app.send(.showHelp)
     case .messages: app.send(.showMessages)
-    case .confirm: app.send(.deleteSelected)
+    case .confirm:
+        app.send(.openSelected)
+        app.send(.delete)
+    case .logoutReview:
+        store.externalPut(Item(service: "npm", account: "ci", kind: .token, secret: SecretBytes(utf8: "tok")))
+        app.tick()
+        app.send(.logoutWipe(service: nil))
     case .filter: app.send(.startFilter)
     case .field: app.send(.newItem)
     case .button: app.send(.focus(.saveButton))
@@ -67,7 +73,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     }
 
     @Test func keysOutsideTheTableMeanNothing() {
-        #expect(KeyMap.action(for: .character("z"), in: app(in: .list)) == nil)
+        #expect(KeyMap.action(for: .character("x"), in: app(in: .list)) == nil)
         #expect(KeyMap.action(for: .character("q"), in: app(in: .confirm)) == nil)
         #expect(KeyMap.action(for: .tab, in: app(in: .unlock)) == nil)
         #expect(KeyMap.action(for: .character("x"), in: app(in: .button)) == nil)
@@ -117,10 +123,10 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
         #expect(
             KeyBindings.helpLines.map(\.key) == [
-                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "l", "W",
+                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "z", "l", "W",
                 "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
                 "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
-                "Ctrl-R", "Enter", "Esc", "Esc", "?", "q", "m",
+                "Ctrl-R", "Enter", "Ctrl-S", "Esc", "Esc", "?", "q", "m",
             ])
         #expect(KeyBindings.helpLines.last { $0.key == "Esc" }?.action == "back to the list; close a dialog")
     }

@@ -150,7 +150,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     @Test func dialogAndHelpOverlays() throws {
         try #require(unicodeLocale)
         let app = makeApp(items: [("github.com", "ana", "s")])
-        app.send(.deleteSelected)
+        app.send(.openSelected)
+        app.send(.delete)
         var text = draw(app).text
         #expect(text.contains("Delete item"))
         #expect(text.contains("y Yes"))
@@ -344,6 +345,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     @Test func passwordLegendSaysWhatCtrlRReveals() throws {
         let app = makeApp(items: [("github.com", "ana", "s3cret")])
         app.send(.openSelected)
+        app.send(.focus(.password))
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal retrieved"))
         app.send(.insert("x"))
         #expect(Renderer.legend(for: app).contains("Ctrl-R reveal typed"))
@@ -370,7 +372,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
             (.character("q"), .quit), (.tab, .focusNext), (.backTab, .focusPrevious), (.escape, .cancel),
         ]
         for (key, action) in cases { #expect(KeyMap.action(for: key, in: app) == action, "\(key)") }
-        #expect(KeyMap.action(for: .character("z"), in: app) == nil)
+        #expect(KeyMap.action(for: .character("z"), in: app) == .undo)
+        #expect(KeyMap.action(for: .character("x"), in: app) == nil)
     }
 
     @Test func fieldKeysEditInsteadOfCommanding() {
@@ -387,7 +390,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
 
     @Test func dialogKeys() {
         let app = makeApp(items: [("a", "b", "c")])
-        app.send(.deleteSelected)
+        app.send(.openSelected)
+        app.send(.delete)
         #expect(KeyMap.action(for: .character("y"), in: app) == .confirm)
         #expect(KeyMap.action(for: .character("n"), in: app) == .dismiss)
         #expect(KeyMap.action(for: .escape, in: app) == .dismiss)

@@ -17,17 +17,17 @@ import Testing
         #expect(h.form.password.isEmpty)
         #expect(h.list.selectedRow?.account == "ana")
         h.send(.focus(.password), .insert("pw2"), .save)
-        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana")"#)
+        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana") — z undoes (10 s)"#)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw2"))
         #expect(h.list.rows.count == 1)
     }
 
-    @Test func emptyUserIDCannotBeSaved() throws {
+    /// Issue 20: an empty user ID is a value, as in the Keychain (was refused).
+    @Test func emptyUserIDIsAValue() throws {
         let h = try Harness.unlocked()
         h.send(.focus(.service), .insert("mail"), .focus(.password), .insert("pw"), .save)
-        #expect(h.message == "User ID cannot be empty")
-        #expect(h.main.focus == .userID)
-        #expect(h.store.calls["save"] == nil)
+        #expect(h.message == "Saved (new item)")
+        #expect(h.store.storedItems[ItemKey(service: "mail", account: "")]?.secret == SecretBytes(utf8: "pw"))
     }
 
     @Test func saveErrorInItsOwnWords() throws {
@@ -85,7 +85,7 @@ import Testing
     @Test func saveOverAnExistingItemSaysItReplacedThePassword() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "old")])
         h.send(.newItem, .insert("mail"), .submit, .insert("ana"), .submit, .insert("new"), .save)
-        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana")"#)
+        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana") — z undoes (10 s)"#)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "new"))
         h.send(.newItem, .insert("mail"), .submit, .insert("bob"), .submit, .insert("pw"), .save)
         #expect(h.message == "Saved (new item)")
@@ -115,10 +115,12 @@ import Testing
         h.send(
             .focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit, .confirm
         )
-        #expect(h.message == "Deleted")
+        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
         #expect(h.store.storedItems.isEmpty)
         #expect(h.list.rows.isEmpty)
-        h.send(.delete)
+        // The form no longer shows the deleted item.
+        #expect(h.form.service.isEmpty)
+        h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .delete)
         #expect(h.app.overlay == nil)
         #expect(h.message == #"No item for service "mail", user ID "ana""#)
         h.store.failure = .io("read-only")
@@ -134,22 +136,23 @@ import Testing
         #expect(h.form.retrievedID == "")
         #expect(h.form.retrievedPassword == nil)
         #expect(h.form.retrievedKey == nil)
-        #expect(h.message == "Deleted; Retrieved ID and Password cleared")
+        #expect(h.form.service.isEmpty)
+        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
     }
 
     @Test func deletingTheShownItemFromTheListClearsTheRetrievedValues() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2"), item("web", "x")])
-        h.send(.openSelected, .cancel, .deleteSelected, .confirm)
+        h.send(.openSelected, .cancel, .deleteSelected)
         #expect(h.form.retrievedPassword == nil)
-        #expect(h.message == "Deleted; Retrieved ID and Password cleared")
+        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
         // Deleting another item leaves the shown values alone.
         h.send(.openSelected, .cancel)
         #expect(h.form.retrievedID == "x")
         h.store.externalPut(item("zzz", "y"))
         h.clock.advance(by: 1)
         h.app.tick()
-        h.send(.moveSelection(1), .deleteSelected, .confirm)
-        #expect(h.message == "Deleted")
+        h.send(.moveSelection(1), .deleteSelected)
+        #expect(h.message == "Deleted zzz / y — z undoes (10 s)")
         #expect(h.form.retrievedID == "x")
     }
 
@@ -166,8 +169,7 @@ import Testing
 
     @Test func revealRightAfterOpeningShowsTheRetrievedPassword() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
-        h.send(.openSelected)
-        #expect(h.main.focus == .password)
+        h.send(.openSelected, .focus(.password))
         h.send(.toggleReveal)
         #expect(h.form.retrievedPasswordText == "hunter2")
         h.send(.toggleReveal)

@@ -133,7 +133,8 @@ import Testing
         #expect(h.form.userID.text == "ana")
         #expect(h.form.retrievedID == "ana")
         #expect(h.form.retrievedPassword == SecretBytes(utf8: "pw"))
-        #expect(h.main.focus == .password)
+        // Issue 20: on Service, not Password, where a habitual `c` would type into the secret.
+        #expect(h.main.focus == .service)
     }
 
     @Test func commandsOnAnEmptyListSayNoItemSelected() throws {
@@ -206,39 +207,19 @@ import Testing
 }
 
 @Suite struct DialogTests {
-    @Test func deleteAsksThenDeletes() throws {
+    /// Issue 20: `d` deletes at once, `z` undoes it.
+    @Test func deleteIsImmediateAndSaysHowToUndo() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "x")])
         h.send(.deleteSelected)
-        guard case .confirm(let dialog) = h.app.overlay else {
-            Issue.record("no dialog")
-            return
-        }
-        #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
-        #expect(dialog.purpose == .deleteItem(ItemKey(service: "mail", account: "ana")))
-        h.send(.moveSelection(1))
-        #expect(h.app.overlay != nil)
-        h.send(.confirm)
         #expect(h.app.overlay == nil)
-        #expect(h.message == "Deleted")
+        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
         #expect(h.list.rows.map(\.service) == ["web"])
-    }
-
-    @Test func deleteDeclinedKeepsTheItem() throws {
-        let h = try Harness.unlocked(items: [item("mail", "ana")])
-        h.send(.deleteSelected, .dismiss)
-        #expect(h.app.overlay == nil)
-        #expect(h.message == "Cancelled")
-        #expect(h.store.storedItems.count == 1)
-        h.send(.deleteSelected, .cancel)
-        #expect(h.app.overlay == nil)
-        #expect(h.store.storedItems.count == 1)
     }
 
     @Test func deleteOfAnItemGoneMeanwhileSaysSo() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
-        h.send(.deleteSelected)
         h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
-        h.send(.confirm)
+        h.send(.deleteSelected)
         #expect(h.message == #"No item for service "mail", user ID "ana""#)
     }
 

@@ -40,7 +40,7 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
 
     @Test func fromAHalfTypedForm() throws {
         try idleLock { h in
-            h.send(.openSelected, .insert("new pass"), .toggleReveal)
+            h.send(.openSelected, .focus(.password), .insert("new pass"), .toggleReveal)
             #expect(h.form.password.count == 8)
         }
     }
@@ -51,19 +51,15 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
 
     @Test func fromTheDeleteDialog() throws {
         try idleLock { h in
-            h.send(.deleteSelected)
+            h.send(.openSelected, .delete)
             #expect(h.app.overlay != nil)
         }
     }
 
-    @Test func fromTheLogoutDialog() throws {
+    @Test func fromTheLogoutReview() throws {
         try idleLock { h in
             h.send(.logoutWipe(service: nil))
-            guard case .confirm(let d) = h.app.overlay else {
-                Issue.record("no dialog")
-                return
-            }
-            #expect(d.purpose == .logoutWipe(service: nil, count: 1))
+            #expect(h.app.overlay == .logoutReview)
         }
     }
 

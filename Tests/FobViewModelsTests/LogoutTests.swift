@@ -11,20 +11,27 @@ import Testing
         item("idp", "ana", "{}", kind: .oauth), item("notes", "n", "x", kind: .note),
     ]
 
-    @Test func confirmationSaysHowManyThenWipesClearsAndLocks() throws {
-        let h = try Harness.unlocked(items: items)
+    /// Issue 20: `W` lists every item in two groups, session tokens ticked
+    /// and tokens with no expiry not; Space ticks; the question repeats the count.
+    @Test func reviewGroupsTicksAndRepeatsTheCount() throws {
+        let h = try Harness.unlocked(items: items + [item("gh", "s", jwt(exp: 2_000_000_000), kind: .token)])
         let main = h.main
         h.send(.copySelected, .openSelected)
         h.send(.logoutWipe(service: nil))
-        guard case .confirm(let dialog) = h.app.overlay else {
-            Issue.record("no dialog")
-            return
-        }
-        #expect(
-            dialog.message == #"Delete 3 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
-                + #"service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#)
+        #expect(h.app.overlay == .logoutReview)
+        let review = try #require(main.logoutReview)
+        #expect(review.rows.map(\.key.service) == ["gh", "idp", "api", "api"])
+        #expect(review.rows.map(\.selected) == [true, true, false, false])
+        #expect(review.heading(before: 0) == "Session tokens (2): deleted unless unticked")
+        #expect(review.heading(before: 1) == nil)
+        #expect(review.heading(before: 2) == "Tokens with no expiry (2): kept unless ticked")
+        #expect(review.question == "Delete 2 items, clear the clipboard and lock? (y/n)")
+        h.send(.moveSelection(2), .cycleKind(1))
+        #expect(review.question == "Delete 3 items, clear the clipboard and lock? (y/n)")
         h.send(.confirm)
-        #expect(h.store.storedItems.keys.map(\.service).sorted() == ["mail", "notes"])
+        #expect(h.store.storedItems.count == 3)
+        #expect(h.store.storedItems[ItemKey(service: "api", account: "t2")] != nil)
+        #expect(h.store.storedItems[ItemKey(service: "api", account: "t1")] == nil)
         #expect(h.clipboard.contents == nil)
         #expect(h.store.isLocked)
         #expect(h.app.unlockModel?.message.text == "Logged out: deleted 3 token/OAuth items")
@@ -35,30 +42,19 @@ import Testing
     @Test func oneService() throws {
         let h = try Harness.unlocked(items: items)
         h.send(.logoutWipe(service: "idp"))
-        guard case .confirm(let dialog) = h.app.overlay else {
-            Issue.record("no dialog")
-            return
-        }
-        #expect(
-            dialog.message
-                == #"Delete 1 token/OAuth item of service "idp" (service "idp", user ID "ana"), clear the clipboard and lock? (y/n)"#
-        )
+        #expect(h.main.logoutReview?.rows.map(\.key.service) == ["idp"])
         h.send(.confirm)
         #expect(h.store.storedItems.count == 4)
         #expect(h.app.unlockModel?.message.text == "Logged out: deleted 1 token/OAuth item")
     }
 
-    @Test func confirmationNamesThreeItemsThenCountsTheRest() throws {
-        let tokens = (1...5).map { item("api", "t\($0)", "tok", kind: .token) }
-        let h = try Harness.unlocked(items: tokens)
+    @Test func nothingTickedDeletesNothing() throws {
+        let h = try Harness.unlocked(items: [item("api", "t1", "tok", kind: .token)])
         h.send(.logoutWipe(service: nil))
-        guard case .confirm(let dialog) = h.app.overlay else {
-            Issue.record("no dialog")
-            return
-        }
-        #expect(
-            dialog.message == #"Delete 5 token/OAuth items (service "api", user ID "t1"; service "api", user ID "t2"; "#
-                + #"service "api", user ID "t3"; and 2 more), clear the clipboard and lock? (y/n)"#)
+        #expect(h.main.logoutReview?.question == "Nothing selected: Space ticks an item; n/Esc closes")
+        h.send(.confirm)
+        #expect(h.app.overlay == .logoutReview)
+        #expect(h.store.storedItems.count == 1)
     }
 
     @Test func nothingToDelete() throws {
@@ -77,13 +73,13 @@ import Testing
 
     @Test func aFailedDeleteIsReportedNotSuccess() throws {
         let h = try Harness.unlocked(items: items)
-        h.store.failingDeletes = [ItemKey(service: "api", account: "t2")]
+        h.store.failingDeletes = [ItemKey(service: "idp", account: "ana")]
         h.send(.copySelected)
         h.send(.logoutWipe(service: nil), .confirm)
         let main = try #require(h.app.mainModel)
         // One transaction: all or nothing.
         #expect(main.form.message.text.hasPrefix("Logout failed: nothing was deleted; "))
-        #expect(main.form.message.text.contains("service \"api\", account \"t2\""))
+        #expect(main.form.message.text.contains("service \"idp\", account \"ana\""))
         #expect(!main.form.message.text.contains("Logged out"))
         #expect(h.clipboard.contents == nil)
         #expect(h.store.storedItems.count == 5)
@@ -107,9 +103,9 @@ import Testing
         h.store.failure = nil
         h.clock.advance(by: 1)
         h.app.tick()
-        #expect(h.store.storedItems.count == 2)
+        #expect(h.store.storedItems.count == 4)
         #expect(h.store.isLocked)
-        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 3 token/OAuth items")
+        #expect(h.app.unlockModel?.message.text == "Logged out: deleted 1 token/OAuth item")
     }
 
     @Test func reportFromTheSharedFunction() throws {
@@ -117,7 +113,10 @@ import Testing
         for i in items { store.externalPut(i) }
         try store.unlock(password: .text("pw"))
         #expect(try LogoutWipe.sessionItems(in: store).count == 3)
-        let report = try LogoutWipe.run(in: store, service: "api")
+        #expect(try LogoutWipe.candidates(in: store).map(\.group) == [.session, .longLived, .longLived])
+        // By default the tokens with no expiry stay.
+        #expect(try LogoutWipe.run(in: store, service: "api").deleted == 0)
+        let report = try LogoutWipe.run(in: store, service: "api", includeLongLived: true)
         #expect(report == LogoutWipe.Report(found: 2, deleted: 2, failures: []))
         #expect(report.succeeded)
         #expect(try LogoutWipe.run(in: store).summary == "Logged out: deleted 1 token/OAuth item")

@@ -16,7 +16,7 @@ import Testing
 
     @Test func retrievedIsSuccessAndNotFoundIsAWarning() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
-        h.send(.openSelected)
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .retrieve)
         #expect(h.form.message == .success("Retrieved"))
         h.send(.focus(.userID), .clearField, .insert("bob"), .retrieve)
         #expect(h.form.message == .warning(#"No item for service "mail", user ID "bob""#))
@@ -24,8 +24,8 @@ import Testing
 
     @Test func deletedIsSuccess() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
-        h.send(.deleteSelected, .confirm)
-        #expect(h.form.message == .success("Deleted"))
+        h.send(.deleteSelected)
+        #expect(h.form.message == .success("Deleted mail / ana — z undoes (10 s)"))
     }
 
     @Test func deletedElsewhereIsAWarning() throws {

@@ -1,5 +1,5 @@
 // --field NAME=VALUE arguments and the terminal UI's generator settings.
-import FobCLI
+import FobStore
 import FobViewModels
 
 @_cdecl("LLVMFuzzerTestOneInput")

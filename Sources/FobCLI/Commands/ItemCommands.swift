@@ -36,6 +36,16 @@ extension Invocation {
     /// SERVICE and ACCOUNT, the first two positionals.
     fileprivate var key: (service: String, account: String) { (arguments.positionals[0], arguments.positionals[1]) }
 
+    /// SERVICE and ACCOUNT of a command that may create the item, checked by
+    /// the rule the terminal UI's editor shares (``ItemFieldInput/service(_:)``).
+    /// - Throws: ``UsageError`` for an empty SERVICE.
+    fileprivate func newItemKey() throws(UsageError) -> (service: String, account: String) {
+        do { _ = try ItemFieldInput.service(key.service) } catch {
+            throw UsageError(error.description, command: command)
+        }
+        return key
+    }
+
     /// `service "S", account "A"`, for prompts.
     fileprivate var keyDescription: String {
         Item(service: key.service, account: key.account, secret: nil).displayName
@@ -153,7 +163,7 @@ enum AddCommand: FobCommand {
         let accessible = try invocation.accessible() ?? .whenUnlocked
         let notes = try invocation.notesChange() ?? nil
         let (visible, hiddenNames) = try invocation.fieldArguments()
-        let (service, account) = invocation.key
+        let (service, account) = try invocation.newItemKey()
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
@@ -198,7 +208,7 @@ enum SaveCommand: FobCommand {
         let accessible = try invocation.accessible()
         let notes = try invocation.notesChange()
         let (visible, hiddenNames) = try invocation.fieldArguments()
-        let (service, account) = invocation.key
+        let (service, account) = try invocation.newItemKey()
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()

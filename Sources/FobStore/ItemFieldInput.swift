@@ -1,8 +1,8 @@
-import FobStore
 import Foundation
 
-/// Why a custom-field argument, a notes file or a field name was refused.
-/// Messages name the field, never its value.
+/// Why a custom-field argument, a notes file, a field name or a service was
+/// refused. Messages name the field, never its value; the CLI and the
+/// terminal UI show the same words.
 public enum FieldInputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `--field` without `=`: the value would have nowhere to come from.
     case missingEquals(String)
@@ -18,6 +18,8 @@ public enum FieldInputError: Error, Equatable, Sendable, CustomStringConvertible
     case notText(String)
     /// Notes over ``Item/maxNotesBytes`` bytes.
     case notesTooLong
+    /// An empty service: an item must name what it is for (an empty user ID is a value).
+    case emptyService
 
     public var description: String {
         switch self {
@@ -31,13 +33,15 @@ public enum FieldInputError: Error, Equatable, Sendable, CustomStringConvertible
             return "the value of field '\(displaySafe(name))' is longer than \(Item.maxFieldValueBytes) bytes"
         case .notText(let what): return "\(what) is not UTF-8 text"
         case .notesTooLong: return "the notes are longer than \(Item.maxNotesBytes) bytes"
+        case .emptyService: return "the service cannot be empty (an empty user ID is allowed)"
         }
     }
 }
 
-/// The pure parsers behind `--field`, `--hidden-field`, `--rm-field` and
-/// `--notes-file` (fuzz targets call them): bytes in, a value or a
-/// ``FieldInputError`` out.
+/// The rules for what an item may hold, shared by the CLI (`--field`,
+/// `--hidden-field`, `--rm-field`, `--notes-file`, the SERVICE argument) and
+/// the terminal UI's editor, and called by fuzz targets: bytes in, a value
+/// or a ``FieldInputError`` out.
 public enum ItemFieldInput {
     /// The names `fob get --field` answers itself; a custom field cannot take them.
     public static let reservedNames: Set<String> = ["user", "url", "notes", "totp"]
@@ -54,6 +58,14 @@ public enum ItemFieldInput {
         }
         guard text.utf8.count <= Item.maxFieldNameBytes else { throw .nameTooLong }
         guard !reservedNames.contains(text) else { throw .reservedName(text) }
+        return text
+    }
+
+    /// Checks an item's service: any text but the empty one. The user ID
+    /// (account) has no rule: an empty one is a value, as in the Keychain.
+    /// - Throws: ``FieldInputError/emptyService``.
+    public static func service(_ text: String) throws(FieldInputError) -> String {
+        guard !text.isEmpty else { throw .emptyService }
         return text
     }
 

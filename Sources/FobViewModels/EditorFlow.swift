@@ -1,0 +1,82 @@
+import FobSessions
+import FobStore
+import Foundation
+
+/// Entering and leaving the editor: Enter or `e` opens the highlighted
+/// item, `n` an empty one, and unsaved edits are never dropped without
+/// asking (Save / Discard / Keep editing).
+extension MainScreen {
+    /// Enter or `e` on the list: opens the highlighted item in the editor,
+    /// focus on Service; asks first when the editor holds unsaved edits of
+    /// another item.
+    func editSelected() -> Transition {
+        let form = model.form
+        guard let row = model.list.selectedRow else {
+            form.message = MainScreen.noSelection
+            return .stay
+        }
+        if form.hasUnsavedEdits {
+            if form.baseline?.key == row.key {
+                model.focus = .service
+                return .stay
+            }
+            return askLeaveEditor(then: .open(row.key))
+        }
+        open(row.key)
+        if form.openedKey != nil {
+            form.message = .info("Editing \(MainScreen.shortName(row.key)): Ctrl-S saves, Esc goes back")
+        }
+        return .stay
+    }
+
+    /// `n`: an empty editor, focus on Service.
+    func startNewItem() {
+        model.form.wipe()
+        model.form.message = .info("New item")
+        model.focus = .service
+    }
+
+    /// The question asked before unsaved edits would be dropped.
+    func askLeaveEditor(then exit: EditorExit) -> Transition {
+        let name = model.form.baseline.map { MainScreen.shortName($0.key) } ?? "the new item"
+        return .show(
+            .confirm(
+                ConfirmDialog(
+                    title: "Unsaved edits",
+                    message: "Unsaved edits to \(name): y save · d discard · n/Esc keep editing",
+                    purpose: .leaveEditor(then: exit))))
+    }
+
+    /// `y` on the unsaved-edits question: saves; once nothing is left
+    /// unsaved, goes on to `exit` (a refusal or another question stops there).
+    func saveAndLeave(then exit: EditorExit) -> Transition {
+        let transition = save()
+        guard case .stay = transition, !model.form.hasUnsavedEdits else { return transition }
+        leave(to: exit)
+        return .stay
+    }
+
+    /// `d` on the unsaved-edits question: drops the edits, then goes on to `exit`.
+    func discardAndLeave(then exit: EditorExit) {
+        let form = model.form
+        if let key = form.baseline?.key {
+            open(key)
+        } else {
+            form.wipe()
+        }
+        form.message = .info("Edits discarded")
+        leave(to: exit)
+    }
+
+    private func leave(to exit: EditorExit) {
+        switch exit {
+        case .list:
+            model.focus = .list
+        case .open(let key):
+            model.list.select(key)
+            open(key)
+        case .newItem:
+            startNewItem()
+        }
+    }
+}

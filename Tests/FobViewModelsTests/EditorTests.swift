@@ -1,0 +1,218 @@
+import FobSessions
+import FobStore
+import FobTestSupport
+import FobTokens
+import Foundation
+import Testing
+
+@testable import FobViewModels
+
+/// Issue 20's editor defects and rules: each test failed before the fix.
+@Suite struct EditorTests {
+    static let key = ItemKey(service: "mail", account: "ana")
+
+    /// (a) A typed form naming a stored item, Password empty: Save keeps the secret.
+    @Test func typedFormOnAStoredItemKeepsItsSecret() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.label), .insert("Work"), .save)
+        let stored = try #require(h.store.storedItems[Self.key])
+        #expect(stored.secret == SecretBytes(utf8: "hunter2"))
+        #expect(stored.label == "Work")
+    }
+
+    /// (a) The same after Retrieve.
+    @Test func retrieveThenSaveKeepsTheSecret() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2")])
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .retrieve, .save)
+        #expect(h.app.overlay == nil)
+        #expect(h.store.storedItems[Self.key]?.secret == SecretBytes(utf8: "hunter2"))
+    }
+
+    /// An empty secret for a new item is stored only after the question.
+    @Test func newItemWithAnEmptyPasswordAsksFirst() throws {
+        let h = try Harness.unlocked()
+        h.send(.newItem, .insert("wifi"), .save)
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no question")
+            return
+        }
+        #expect(dialog.purpose == .saveEmptySecret)
+        #expect(h.store.storedItems.isEmpty)
+        h.send(.confirm)
+        #expect(h.store.storedItems[ItemKey(service: "wifi", account: "")]?.secret == SecretBytes(utf8: ""))
+    }
+
+    /// (b) Save of an opened item that changed elsewhere writes nothing and asks.
+    @Test func saveAfterAChangeElsewhereWritesNothingAndAsks() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.url), .insert("https://mail.example"))
+        var other = item("mail", "ana", "pw", label: "New from the CLI", modified: h.app.now)
+        other.comment = "set elsewhere"
+        h.store.externalPut(other)
+        h.send(.save)
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no question")
+            return
+        }
+        #expect(dialog.purpose == .saveOverChanges)
+        #expect(dialog.message.contains("label, notes"))
+        #expect(h.store.storedItems[Self.key]?.url == nil)
+        #expect(h.form.url.text == "https://mail.example")
+        // Yes: only the user's edit is written over the other writer's.
+        h.send(.confirm)
+        let stored = try #require(h.store.storedItems[Self.key])
+        #expect(stored.url == "https://mail.example")
+        #expect(stored.label == "New from the CLI")
+        #expect(stored.notes == "set elsewhere")
+    }
+
+    /// (b) Without edits of its own, Save does not write back the old label.
+    @Test func saveWritesOnlyTheFieldsEdited() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.url), .insert("u"), .save)
+        #expect(h.store.storedItems[Self.key]?.url == "u")
+        h.store.externalPut(item("mail", "ana", "pw", label: "Newer", modified: h.app.now.addingTimeInterval(5)))
+        h.app.tick()
+        h.send(.focus(.notes), .insert("n"), .save)
+        if case .confirm = h.app.overlay { h.send(.confirm) }
+        #expect(h.store.storedItems[Self.key]?.label == "Newer")
+    }
+
+    /// (c) A service with a line break or an escape character is not renamed by a Save without edits.
+    @Test func controlCharactersInTheKeyAreNotRenamed() throws {
+        let h = try Harness.unlocked(items: [item("we\nird\u{1B}[1m", "ana\u{1B}", "pw")])
+        let key = ItemKey(service: "we\nird\u{1B}[1m", account: "ana\u{1B}")
+        h.send(.editSelected, .focus(.label), .insert("L"), .save)
+        #expect(h.store.storedItems.keys.map { $0 } == [key])
+        #expect(h.store.storedItems[key]?.label == "L")
+        h.send(.save)
+        #expect(h.store.storedItems.keys.map { $0 } == [key])
+    }
+
+    /// Enter on the list puts focus on Service, not Password: a habitual `c` does not reach the secret.
+    @Test func enterOnTheListDoesNotFocusPassword() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.openSelected)
+        #expect(h.main.focus != .password)
+        #expect(h.form.editorTitle == "Editing mail / ana")
+        h.send(.insert("c"))
+        #expect(h.form.password.isEmpty)
+        #expect(h.form.editorTitle == "● Editing mail / ana")
+    }
+
+    /// An empty user ID is a value; an empty service is refused with the CLI's words.
+    @Test func emptyUserIDSavesEmptyServiceIsRefused() throws {
+        let h = try Harness.unlocked(items: [item("keepass", "", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("imported"), .save)
+        #expect(h.store.storedItems[ItemKey(service: "keepass", account: "")]?.label == "imported")
+        h.send(.focus(.service), .clearField, .save)
+        #expect(h.message == "Service: \(FieldInputError.emptyService.description); nothing saved")
+        #expect(h.main.focus == .service)
+        #expect(h.store.storedItems.keys.map(\.service) == ["keepass"])
+    }
+
+    /// Field names the CLI refuses are refused with its words.
+    @Test func fieldNamesFollowTheCLIRules() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        for name in ["totp", "a=b"] {
+            h.send(.editSelected, .focus(.fieldName), .insert(name), .focus(.fieldValue), .insert("v"), .save)
+            let expected: FieldInputError = name == "totp" ? .reservedName(name) : .badName(name)
+            #expect(h.message == "Field name: \(expected.description); nothing saved")
+            #expect(h.store.storedItems[Self.key]?.customFields.isEmpty == true)
+            h.send(.cancel, .discardEdits)
+        }
+    }
+
+    /// Kind oauth only for a secret the oauth commands can use.
+    @Test func kindOAuthNeedsATokenSet() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .focus(.kind))
+        while h.form.kind != .oauth { h.send(.cycleKind(1)) }
+        h.send(.save)
+        #expect(h.message.hasPrefix("Kind oauth: the secret is not a token set"))
+        #expect(h.store.storedItems[Self.key]?.kind == .password)
+        let stored = oauthItem("idp", "ana", expiresAt: 2_000_000_000)
+        let h2 = try Harness.unlocked(items: [stored])
+        h2.send(.editSelected, .focus(.label), .insert("IdP"), .save)
+        #expect(h2.store.storedItems[ItemKey(stored)]?.label == "IdP")
+    }
+
+    /// The form does not go stale: deleting the item it shows empties it.
+    @Test func deletingTheOpenedItemEmptiesTheForm() throws {
+        let h = try Harness.unlocked(items: [item("netflix.com", "ana", "pw"), item("zoom.us", "ana", "pw2")])
+        h.send(.editSelected, .focus(.list), .moveSelection(1), .deleteSelected)
+        #expect(h.form.service.text == "netflix.com")
+        h.send(.moveSelection(-1), .deleteSelected)
+        #expect(h.form.service.isEmpty)
+        #expect(h.form.retrievedPassword == nil)
+        #expect(h.form.baseline == nil)
+    }
+
+    /// Esc with unsaved edits asks; Discard drops them, Save writes them, n keeps editing.
+    @Test func escWithUnsavedEditsAsks() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("X"), .cancel)
+        guard case .confirm(let dialog) = h.app.overlay, case .leaveEditor(.list) = dialog.purpose else {
+            Issue.record("no question")
+            return
+        }
+        h.send(.dismiss)
+        #expect(h.main.focus == .label)
+        #expect(h.form.label.text == "X")
+        h.send(.cancel, .confirm)
+        #expect(h.store.storedItems[Self.key]?.label == "X")
+        #expect(h.main.focus == .list)
+        h.send(.editSelected, .focus(.label), .insert("Y"), .cancel, .discardEdits)
+        #expect(h.store.storedItems[Self.key]?.label == "X")
+        #expect(h.form.label.text == "X")
+        #expect(h.main.focus == .list)
+    }
+}
+
+/// `d` deletes at once and `z` restores exactly, within 10 s.
+@Suite struct UndoTests {
+    @Test func deleteThenUndoRestoresTheItemExactly() throws {
+        var stored = item("zoom.us", "", "pw")
+        stored.customFields = [CustomField(name: "pin", text: "1234", isHidden: true)]
+        stored.oneTimePassword = SecretBytes(utf8: ItemEditTests.seed)
+        let h = try Harness.unlocked(items: [stored])
+        h.send(.deleteSelected)
+        #expect(h.app.overlay == nil)
+        #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
+        #expect(h.store.storedItems.isEmpty)
+        h.clock.advance(by: 9)
+        h.app.tick()
+        h.send(.undo)
+        #expect(h.message == "Restored zoom.us")
+        #expect(h.store.storedItems[ItemKey(stored)] == stored)
+        #expect(h.list.rows.map(\.service) == ["zoom.us"])
+    }
+
+    @Test func undoEndsAfterTenSeconds() throws {
+        let h = try Harness.unlocked(items: [item("zoom.us", "ana", "pw")])
+        h.send(.deleteSelected)
+        h.clock.advance(by: 10)
+        h.app.tick()
+        h.send(.undo)
+        #expect(h.message == "Nothing to undo")
+        #expect(h.store.storedItems.isEmpty)
+    }
+
+    @Test func lockWipesTheUndo() throws {
+        let h = try Harness.unlocked(items: [item("zoom.us", "ana", "pw")])
+        h.send(.deleteSelected, .lock)
+        h.unlock()
+        h.send(.undo)
+        #expect(h.message == "Nothing to undo")
+    }
+
+    @Test func undoOfASaveThatReplacedTheSecret() throws {
+        let before = item("mail", "ana", "old")
+        let h = try Harness.unlocked(items: [before])
+        h.send(.editSelected, .focus(.password), .insert("new"), .save)
+        #expect(h.store.storedItems[ItemKey(before)]?.secret == SecretBytes(utf8: "new"))
+        #expect(h.message.hasSuffix("z undoes (10 s)"))
+        h.send(.focus(.list), .undo)
+        #expect(h.store.storedItems[ItemKey(before)] == before)
+    }
+}
