@@ -266,7 +266,7 @@ extension KeychainError {
     var reason: String {
         switch self {
         case .duplicateItem(let why), .itemNotFound(let why), .interactionNotAllowed(let why), .decode(let why),
-            .param(let why), .noSuchKeychain(let why), .io(let why):
+            .param(let why), .noSuchKeychain(let why), .io(let why), .revisionMismatch(let why, _, _):
             return why
         case .authFailed: return description
         }
