@@ -209,13 +209,14 @@ enum SaveCommand: FobCommand {
     static let summary = "add an item, or update it if it exists (attributes not given are kept)"
     static let positionals = ["SERVICE", "ACCOUNT"]
     static let options = itemAttributeOptions + [ifRevisionOption]
-    static let discussion =
-        secretDiscussion + """
-
-            On an existing item only the secret and the attributes given change; a
-            new item gets kind password unless --kind says otherwise.
-
-            """ + ifRevisionDiscussion + " --if-revision 0 saves only a new item (exit 40 if it exists)."
+    static let discussion = [
+        secretDiscussion,
+        """
+        On an existing item only the secret and the attributes given change; a
+        new item gets kind password unless --kind says otherwise.
+        """,
+        ifRevisionDiscussion + " --if-revision 0 saves only a new item (exit 40 if it exists).",
+    ].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
@@ -293,7 +294,7 @@ enum UpdateCommand: FobCommand {
     static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
     static let options = itemAttributeOptions + [ifRevisionOption]
-    static let discussion = secretDiscussion + "\n" + ifRevisionDiscussion
+    static let discussion = secretDiscussion + "\n\n" + ifRevisionDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
@@ -359,8 +360,7 @@ enum MoveCommand: FobCommand {
         Without NEW-ACCOUNT the account stays. Everything else is kept: the
         secret, every attribute and field, the creation date and the persistent
         ID; the revision grows by one. One transaction, through the agent or not.
-
-        """ + ifRevisionDiscussion
+        """ + "\n\n" + ifRevisionDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let expected = try invocation.expectedRevision()
