@@ -13,8 +13,13 @@ public enum AgentClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case unsafe(String)
     /// The agent speaks another protocol version, or answered garbage.
     case protocolError(AgentProtocolError)
-    /// The connection failed or timed out.
+    /// The connection failed or timed out before the whole request was
+    /// sent: the agent cannot have acted on it.
     case io(String)
+    /// The whole request was sent, but no answer came (a timeout, a closed
+    /// connection): the agent may have carried it out, so a write must not be
+    /// made again elsewhere as if it had not been.
+    case noAnswer(String)
 
     public var description: String {
         switch self {
@@ -22,14 +27,15 @@ public enum AgentClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unsafe(let why): return why
         case .protocolError(let error): return "agent: \(error)"
         case .io(let why): return "agent: \(why)"
+        case .noAnswer(let why): return "agent: \(why)"
         }
     }
 
     /// As a keychain error (`.interactionNotAllowed` for every case but
-    /// `.io`), for commands and FobSecurity.
+    /// `.io` and `.noAnswer`), for commands and FobSecurity.
     public var keychainError: KeychainError {
         switch self {
-        case .io(let why): return .io("agent: \(why)")
+        case .io(let why), .noAnswer(let why): return .io("agent: \(why)")
         default: return .interactionNotAllowed(description)
         }
     }
@@ -97,7 +103,9 @@ public struct AgentClient: Sendable {
     /// - Parameters:
     ///   - request: the request (its password or secret is wiped from the sent bytes).
     ///   - withSecrets: keep the secret of an `.item` answer.
-    /// - Throws: ``AgentClientError``.
+    /// - Throws: ``AgentClientError``: `.noAnswer` when the whole request
+    ///   was sent but no answer was read (the agent may have acted on it);
+    ///   `.io` when it was not wholly sent; `.stopped`, `.unsafe`, `.protocolError`.
     public func send(_ request: AgentRequest, withSecrets: Bool = true) throws(AgentClientError) -> AgentResponse {
         // Encoded before connecting: the agent gives a connection only a few
         // seconds to send its request, and a large import takes a while to encode.
@@ -106,10 +114,13 @@ public struct AgentClient: Sendable {
         let fd = try connect()
         defer { close(fd) }
         let deadline = SocketIO.monotonic() + timeout
+        // An agent reads a frame whole before it acts: one not wholly sent is never carried out.
+        var sent = false
         do {
             try SocketIO.writeFrame(fd, AgentHello.encoded(vault: endpoint.vault), until: deadline)
             try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
             try SocketIO.writeFrame(fd, message, until: deadline)
+            sent = true
             var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
             defer { answer.wipe() }
             return try answer.withUnsafeBytes { raw in
@@ -120,14 +131,16 @@ public struct AgentClient: Sendable {
         } catch let error as AgentProtocolError {
             throw .protocolError(error)
         } catch let error as SocketIO.Failure {
+            let why: String
             switch error {
-            case .closed: throw .io("the agent closed the connection")
-            case .timedOut: throw .io("the agent did not answer within \(Int(timeout)) s")
+            case .closed: why = "the agent closed the connection"
+            case .timedOut: why = "the agent did not answer within \(Int(timeout)) s"
             case .tooLarge(let n): throw .protocolError(.tooLarge(n))
-            case .system(let code): throw .io(String(cString: strerror(code)))
+            case .system(let code): why = String(cString: strerror(code))
             }
+            throw sent ? .noAnswer(why) : .io(why)
         } catch {
-            throw .io("\(error)")
+            throw sent ? .noAnswer("\(error)") : .io("\(error)")
         }
     }
 

@@ -138,13 +138,21 @@ final class ItemBackend {
     }
 
     /// The agent's answer, or `nil` when the command must use the vault
-    /// itself (no agent, or it holds the vault locked).
+    /// itself (no agent, or it holds the vault locked, or the request never
+    /// reached it whole).
+    /// - Throws: `.io` for a write that the agent received but did not
+    ///   answer (a timeout, a closed connection): the agent may still carry
+    ///   it out, so it is not made again on the file.
     private func agentAnswer(_ request: AgentRequest) throws -> AgentResponse? {
         guard let agent else { return nil }
         let answer: AgentResponse?
         do {
             answer = try agent.send(request)
         } catch {
+            if case .noAnswer(let why) = error, request.changesItems {
+                throw KeychainError.io(
+                    "agent: \(why); the change may or may not have been made: check the item before trying again")
+            }
             answer = nil
             if error != .stopped { invocation.standardError.write("fob: \(error.description); not using the agent\n") }
         }
@@ -260,6 +268,17 @@ final class ItemBackend {
         vault = opened
         invocation.handToAgentIfAsked(opened)
         return opened
+    }
+}
+
+extension AgentRequest {
+    /// Whether the request writes items (a write the agent received may
+    /// have been made even when no answer came).
+    var changesItems: Bool {
+        switch self {
+        case .status, .unlock, .unlockWithKey, .lock, .get, .list, .query: return false
+        case .add, .save, .update, .delete, .updateMatching, .deleteMatching, .saveItem, .applyImport: return true
+        }
     }
 }
 

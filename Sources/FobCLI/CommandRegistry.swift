@@ -15,6 +15,7 @@ extension FobCLI {
             GetCommand.self,
             UpdateCommand.self,
             RemoveCommand.self,
+            MoveCommand.self,
             ListCommand.self,
             UnlockCommand.self,
             LockCommand.self,

@@ -59,11 +59,11 @@ struct CompletionModel {
     }
 
     /// A positional's source from its name in the table: `a|b` words,
-    /// `SERVICE`, `ACCOUNT`, `PATH`/`FILE`, `COMMAND`.
+    /// `SERVICE` (and `NEW-SERVICE`), `ACCOUNT`, `PATH`/`FILE`, `COMMAND`.
     static func positional(_ name: String) -> CompletionSource {
         if name.contains("|") { return .words(name.split(separator: "|").map(String.init)) }
         switch name {
-        case "SERVICE": return .services
+        case "SERVICE", "NEW-SERVICE": return .services
         case "ACCOUNT": return .accounts
         case "PATH", "FILE": return .files
         case "COMMAND": return .commands

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// An item is an object with `service`, `account`, `kind`, `label` (`null`
 /// when unset), `comment` (`null` when unset), `created`, `modified`
-/// (ISO 8601, UTC), `url` (`null` when unset), `hasTotp` (whether a
+/// (ISO 8601, UTC), `revision` (the item's revision, a whole number: what
+/// `--if-revision` takes), `url` (`null` when unset), `hasTotp` (whether a
 /// one-time seed is stored; never the seed), `accessible`, and for `get --json` either `secret` (valid UTF-8) or
 /// `secretBase64` (RFC 4648 §4, with padding).
 enum ItemJSON {
@@ -49,6 +50,7 @@ enum ItemJSON {
         appendString(date(item.created).utf8, to: &out)
         out += Array(",\"modified\":".utf8)
         appendString(date(item.modified).utf8, to: &out)
+        out += Array(",\"revision\":\(item.revision)".utf8)
         if includeSecret, let secret = item.secret {
             secret.withUnsafeBytes { bytes in
                 if secret.isValidUTF8 {

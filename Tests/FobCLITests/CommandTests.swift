@@ -401,8 +401,9 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(
             Set(object.keys) == [
                 "service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
-                "created", "modified", "secret",
+                "created", "modified", "revision", "secret",
             ])
+        #expect(object["revision"] as? Int == 1)
         #expect(object["service"] as? String == "mail")
         #expect(object["account"] as? String == "ana")
         #expect(object["kind"] as? String == "password")
@@ -536,8 +537,9 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(
             Set(array[0].keys) == [
                 "service", "account", "kind", "label", "comment", "url", "hasTotp", "accessible",
-                "created", "modified",
+                "created", "modified", "revision",
             ])
+        #expect(array[0]["revision"] as? Int == 1)
         #expect(array[0]["service"] as? String == "api")
         #expect(array[0]["kind"] as? String == "token")
         #expect(array[0]["label"] is NSNull)

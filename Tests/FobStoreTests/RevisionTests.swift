@@ -246,6 +246,17 @@ import Testing
         #expect(RawVault.userVersion(t.vault.url) == 2)
     }
 
+    /// Every format-3 record holds a revision: verify names one that does not.
+    @Test func verifyNamesAFormatThreeRecordWithoutARevision() throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "s", account: "a", secret: .text("x")))
+        try V2Writer.downgrade(t.vault, password: t.password, format: 3)
+        let report = try Vault.verify(at: t.vault.url, password: t.password)
+        #expect(report.commitmentVerified == true)
+        #expect(
+            report.damagedItems.map(\.description) == ["service \"s\", account \"a\" (row 1): record has no revision"])
+    }
+
     /// What a fob older than the file says: the format and that a newer fob wrote it.
     @Test func aNewerFormatIsRefusedWithAClearMessage() throws {
         let t = try TestVault()

@@ -7,11 +7,13 @@ import Testing
 /// a vault made by this build is rewritten as a format-2 build wrote it.
 enum V2Writer {
     /// Rewrites the unlocked format-3 `vault` (created with `password`) as
-    /// format 2, and locks it: every record without its revision and sealed
-    /// with associated data `lookup ‖ 2`, the commitment recomputed with the
-    /// same write counter, the vault key sealed with the format-2 associated
-    /// data, and `user_version` 2.
-    static func downgrade(_ vault: Vault, password: SecretBytes) throws {
+    /// `format` (2 by default), and locks it: every record without its
+    /// revision and sealed with associated data `lookup ‖ format`, the
+    /// commitment recomputed with the same write counter, the vault key
+    /// sealed with that format's associated data, and `user_version` set.
+    /// Format 3 gives a sound file whose records lack their revision, which
+    /// no build writes.
+    static func downgrade(_ vault: Vault, password: SecretBytes, format: Int32 = 2) throws {
         let key = try vault.vaultKeyCopy()
         let keys = VaultKeys(vaultKey: key)
         let meta = try #require(vault.unlockedMeta)
@@ -29,7 +31,7 @@ enum V2Writer {
                 try Result { () throws(KeychainError) in try RecordCodec.decode(raw, withSecret: true) }.get()
             }
             item.revision = 0
-            let ad2 = row.lookup.withUnsafeBytes { Vault.recordAD($0, format: 2) }
+            let ad2 = row.lookup.withUnsafeBytes { Vault.recordAD($0, format: format) }
             let recordKey = try #require(keys.recordKey(for: item.accessible))
             let sealed = RecordCodec.encode(item).withUnsafeBytes { Crypto.seal($0, ad: ad2, key: recordKey) }
             #expect(RawVault.run(url, "UPDATE items SET record = ?1 WHERE id = \(row.id)", [sealed]))
@@ -40,11 +42,11 @@ enum V2Writer {
         let passwordKey = try Crypto.deriveKey(
             password: password, salt: meta.salt, opslimit: meta.kdf.opslimit, memlimit: meta.kdf.memlimit)
         let sealedKey = key.withUnsafeBytes {
-            Crypto.seal($0, ad: VaultMeta.keyAD(format: 2, kdf: meta.kdf, salt: meta.salt), key: passwordKey)
+            Crypto.seal($0, ad: VaultMeta.keyAD(format: format, kdf: meta.kdf, salt: meta.salt), key: passwordKey)
         }
         #expect(RawVault.run(url, "UPDATE meta SET value = ?1 WHERE name = 'vault_key'", [sealedKey]))
         #expect(RawVault.run(url, "UPDATE meta SET value = ?1 WHERE name = 'integrity'", [integrity]))
-        #expect(RawVault.execute(url, "PRAGMA user_version=2;"))
+        #expect(RawVault.execute(url, "PRAGMA user_version=\(format);"))
         RawVault.checkpoint(url)
     }
 }

@@ -20,6 +20,19 @@ private let itemAttributeOptions: [OptionSpec] = [
     .flag("--raw", help: "keep every byte of standard input (no trailing newline dropped)"),
 ]
 
+/// `--if-revision N`, on every command that writes one named item.
+private let ifRevisionOption = OptionSpec.value(
+    "--if-revision", "N",
+    help: "write only while the item is still at revision N (as get --json shows); else exit 40, nothing changed")
+
+/// What `--if-revision` means, for the help of the commands that take it.
+private let ifRevisionDiscussion = """
+    With --if-revision N the write is made only while the item is still at
+    revision N (its "revision" in 'fob get --json' and 'fob ls --json'); when
+    another write came first, nothing changes and the exit status is 40
+    (errSecInvalidItemRef). A missing item is exit 44.
+    """
+
 private let secretDiscussion = """
     The secret is all of standard input, with one trailing \\n (or \\r\\n) dropped
     unless --raw; on a terminal it is asked twice with a masked prompt. It is
@@ -49,6 +62,16 @@ extension Invocation {
     /// `service "S", account "A"`, for prompts.
     fileprivate var keyDescription: String {
         Item(service: key.service, account: key.account, secret: nil).displayName
+    }
+
+    /// The `--if-revision` value, if given.
+    /// - Throws: ``UsageError`` unless it is a whole number from 0 to 2⁶⁴ − 1.
+    func expectedRevision() throws(UsageError) -> UInt64? {
+        guard let text = arguments.value("--if-revision") else { return nil }
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let revision = UInt64(text) else {
+            throw UsageError("--if-revision wants a revision number (0 or more), not '\(text)'", command: command)
+        }
+        return revision
     }
 
     /// The `--kind` value, if given.
@@ -195,18 +218,21 @@ enum SaveCommand: FobCommand {
     static let name = "save"
     static let summary = "add an item, or update it if it exists (attributes not given are kept)"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions
-    static let discussion =
-        secretDiscussion + """
-
-            On an existing item only the secret and the attributes given change; a
-            new item gets kind password unless --kind says otherwise.
-            """
+    static let options = itemAttributeOptions + [ifRevisionOption]
+    static let discussion = [
+        secretDiscussion,
+        """
+        On an existing item only the secret and the attributes given change; a
+        new item gets kind password unless --kind says otherwise.
+        """,
+        ifRevisionDiscussion + " --if-revision 0 saves only a new item (exit 40 if it exists).",
+    ].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
         let accessible = try invocation.accessible()
         let notes = try invocation.notesChange()
+        let expected = try invocation.expectedRevision()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = try invocation.newItemKey()
         let items = invocation.items()
@@ -220,9 +246,10 @@ enum SaveCommand: FobCommand {
             let existing = (try? items.item(service: service, account: account))?.customFields ?? []
             fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
         }
-        let changes = ItemChanges(
+        var changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange, customFields: fields)
+        changes.expectedRevision = expected
         _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
@@ -276,26 +303,31 @@ enum UpdateCommand: FobCommand {
     static let name = "update"
     static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions
-    static let discussion = secretDiscussion
+    static let options = itemAttributeOptions + [ifRevisionOption]
+    static let discussion = secretDiscussion + "\n\n" + ifRevisionDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
         let accessible = try invocation.accessible()
         let notes = try invocation.notesChange()
+        let expected = try invocation.expectedRevision()
         let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
-        // Fail before reading a secret that has nowhere to go.
+        // Fail before reading a secret that has nowhere to go (the write checks the revision again).
         let existing = try items.item(service: service, account: account)
+        if let expected, expected != existing.revision {
+            throw KeychainError.revisionMismatch(existing.displayName, expected: expected, current: existing.revision)
+        }
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(
             raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let changes = ItemChanges(
+        var changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange,
             customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
+        changes.expectedRevision = expected
         _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
         return 0
     }
@@ -306,12 +338,54 @@ enum RemoveCommand: FobCommand {
     static let name = "rm"
     static let summary = "delete an item; exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
+    static let options: [OptionSpec] = [ifRevisionOption]
+    static let discussion = ifRevisionDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
+        let expected = try invocation.expectedRevision()
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
-        _ = try items.perform(.delete(service: service, account: account))
+        if let expected {
+            var query = ItemQuery.key(service: service, account: account)
+            query.expectedRevision = expected
+            _ = try items.perform(.deleteMatching(query))
+        } else {
+            _ = try items.perform(.delete(service: service, account: account))
+        }
+        return 0
+    }
+}
+
+/// `fob mv SERVICE ACCOUNT NEW-SERVICE [NEW-ACCOUNT]`: renames an item in one
+/// transaction, as `pass mv` does.
+enum MoveCommand: FobCommand {
+    static let name = "mv"
+    static let summary = "rename an item (a new service, and account); exit 45 onto an existing item, 44 if missing"
+    static let positionals = ["SERVICE", "ACCOUNT", "NEW-SERVICE", "NEW-ACCOUNT"]
+    static let optionalPositionals = 1
+    static let options: [OptionSpec] = [ifRevisionOption]
+    static let discussion =
+        """
+        Without NEW-ACCOUNT the account stays. Everything else is kept: the
+        secret, every attribute and field, the creation date and the persistent
+        ID; the revision grows by one. One transaction, through the agent or not.
+        """ + "\n\n" + ifRevisionDiscussion
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let expected = try invocation.expectedRevision()
+        let (service, account) = invocation.key
+        let positionals = invocation.arguments.positionals
+        let newService = positionals[2]
+        let newAccount = positionals.count > 3 ? positionals[3] : account
+        guard newService != service || newAccount != account else {
+            throw UsageError("the new name is the item's own", command: name)
+        }
+        var changes = ItemChanges(service: newService, account: newAccount)
+        changes.expectedRevision = expected
+        let items = invocation.items()
+        defer { items.close() }
+        _ = try items.perform(.updateMatching(.key(service: service, account: account), changes))
         return 0
     }
 }
