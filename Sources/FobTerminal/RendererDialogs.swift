@@ -12,14 +12,12 @@ extension Renderer {
         let inner = box.width - 4
         let x = box.column + 2
         canvas.put("No vault yet at \(vaultDescription).", row: box.row + 1, column: x, width: inner, role: .dim)
-        canvas.put("New master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.newPassword, row: box.row + 3, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: model.focus == .newPassword)
-        canvas.put("Confirm", row: box.row + 4, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.confirmation, row: box.row + 4, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: model.focus == .confirm)
+        drawLabelled(
+            &canvas, "New master password", model.newPassword, row: box.row + 3, column: x, width: inner,
+            focused: model.focus == .newPassword)
+        drawLabelled(
+            &canvas, "Confirm", model.confirmation, row: box.row + 4, column: x, width: inner,
+            focused: model.focus == .confirm)
         canvas.put("Key derivation", row: box.row + 6, column: x, width: Self.labelWidth, role: .label)
         canvas.put(
             "Argon2id \(model.kdfPreset.rawValue) (Ctrl-T changes)", row: box.row + 6,
@@ -36,10 +34,8 @@ extension Renderer {
         let inner = box.width - 4
         let x = box.column + 2
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
-        canvas.put("Master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.password, row: box.row + 3, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: true)
+        drawLabelled(
+            &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
         if !model.message.isEmpty {
             canvas.put(
                 model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
@@ -134,6 +130,17 @@ extension Renderer {
     /// The help overlay's last line: what a key does there (``KeyBindings``'
     /// help row: `q` quits, any other key closes the help).
     static let helpFooter = "Any key but q closes this help; q quits."
+
+    /// A caption in the label column, then `field` in the rest of `width`.
+    private func drawLabelled(
+        _ canvas: inout Canvas, _ label: String, _ field: TextFieldState, row: Int, column: Int, width: Int,
+        focused: Bool
+    ) {
+        canvas.put(label, row: row, column: column, width: Self.labelWidth, role: .label)
+        drawField(
+            &canvas, field, row: row, column: column + Self.labelWidth, width: width - Self.labelWidth,
+            focused: focused)
+    }
 
     /// A confirmation dialog: its question wrapped, then the Yes and No buttons.
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
