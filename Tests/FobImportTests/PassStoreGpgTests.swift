@@ -1,5 +1,4 @@
 import FobStore
-import FobSystem
 import FobTestSupport
 import Foundation
 import Testing
