@@ -8,9 +8,7 @@ import Foundation
 extension Renderer {
     /// The create-vault box: both masked password fields, the KDF preset, the message.
     func drawCreate(_ canvas: inout Canvas, _ model: CreateVaultModel) {
-        let box = dialogBox(&canvas, height: 10, width: 72, title: "Create a vault")
-        let inner = box.width - 4
-        let x = box.column + 2
+        let (box, x, inner) = dialogInterior(&canvas, height: 10, width: 72, title: "Create a vault")
         canvas.put("No vault yet at \(vaultDescription).", row: box.row + 1, column: x, width: inner, role: .dim)
         drawLabelled(
             &canvas, "New master password", model.newPassword, row: box.row + 3, column: x, width: inner,
@@ -30,9 +28,7 @@ extension Renderer {
 
     /// The unlock box: the masked master password and the message.
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
-        let box = dialogBox(&canvas, height: 8, width: 72, title: "Unlock")
-        let inner = box.width - 4
-        let x = box.column + 2
+        let (box, x, inner) = dialogInterior(&canvas, height: 8, width: 72, title: "Unlock")
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
         drawLabelled(
             &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
@@ -105,9 +101,7 @@ extension Renderer {
         let page = min(max(requested, 0), pages.count - 1)
         let lines = pages[page]
         let footer = pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count) : Self.helpFooter
-        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
-        let x = box.column + 2
-        let inner = box.width - 4
+        let (box, x, inner) = dialogInterior(&canvas, height: lines.count + 4, width: width, title: "Help")
         let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1 // the box's lower border
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
@@ -131,6 +125,16 @@ extension Renderer {
     /// help row: `q` quits, any other key closes the help).
     static let helpFooter = "Any key but q closes this help; q quits."
 
+    /// Draws a dialog box (``dialogBox(_:height:width:title:)``) and gives
+    /// its interior too: the column after its two-cell margin and the width
+    /// inside both margins.
+    private func dialogInterior(_ canvas: inout Canvas, height: Int, width: Int, title: String) -> (
+        box: (row: Int, column: Int, width: Int), x: Int, inner: Int
+    ) {
+        let box = dialogBox(&canvas, height: height, width: width, title: title)
+        return (box, box.column + 2, box.width - 4)
+    }
+
     /// A caption in the label column, then `field` in the rest of `width`.
     private func drawLabelled(
         _ canvas: inout Canvas, _ label: String, _ field: TextFieldState, row: Int, column: Int, width: Int,
@@ -146,9 +150,7 @@ extension Renderer {
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
-        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: dialog.title)
-        let x = box.column + 2
-        let inner = box.width - 4
+        let (box, x, inner) = dialogInterior(&canvas, height: lines.count + 4, width: width, title: dialog.title)
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
@@ -169,9 +171,7 @@ extension Renderer {
         let width = min(72, canvas.columns - 2)
         let problem = dialog.problem.map { Self.wrap($0, width: max(1, width - 4)) } ?? []
         let height = fields.count + 8 + max(1, problem.count)
-        let box = dialogBox(&canvas, height: height, width: width, title: "Password generator")
-        let x = box.column + 2
-        let inner = box.width - 4
+        let (box, x, inner) = dialogInterior(&canvas, height: height, width: width, title: "Password generator")
         let valueColumn = x + Self.labelWidth
         let valueWidth = max(0, inner - Self.labelWidth)
         let bottom = box.row + min(height, canvas.rows - 2) - 1 // the box's lower border
