@@ -99,10 +99,11 @@ public enum PassStore {
     /// - Parameters:
     ///   - directory: the store, such as `~/.password-store`.
     ///   - environment: the environment `gpg` runs in (`PATH`, `GNUPGHOME`, `HOME` …).
+    ///   - timeout: the seconds each entry's `gpg` may take (default ``timeout``).
     ///   - progress: called with (entries done, entries in all).
     /// - Throws: `.io` when there is no `gpg`, no store, or an entry `gpg` cannot decrypt (naming it).
     public static func read(
-        directory: String, environment: [String: String],
+        directory: String, environment: [String: String], timeout: Double = PassStore.timeout,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws(ImportError) -> ImportRead {
         let files = try entries(in: directory)
@@ -111,7 +112,7 @@ public enum PassStore {
         }
         var read = ImportRead()
         for (index, file) in files.enumerated() {
-            var plaintext = try decrypt(directory + "/" + file, gpg: gpg, environment: environment)
+            var plaintext = try decrypt(directory + "/" + file, gpg: gpg, environment: environment, timeout: timeout)
             defer { plaintext.wipe() }
             let one = try parse(plaintext, name: String(file.dropLast(4)))
             read.entries += one.entries
@@ -130,8 +131,10 @@ public enum PassStore {
     /// from its standard output (at most ``Item/maxSecretBytes`` +
     /// ``Item/maxNotesBytes``), its first line of standard error in the message.
     /// - Throws: `.io` naming `path` when it cannot be read, gpg cannot
-    ///   start, fails, runs past ``timeout`` or prints too much.
-    static func decrypt(_ path: String, gpg: String, environment: [String: String]) throws(ImportError) -> [UInt8] {
+    ///   start, fails, runs past `timeout` seconds or prints too much.
+    static func decrypt(
+        _ path: String, gpg: String, environment: [String: String], timeout: Double
+    ) throws(ImportError) -> [UInt8] {
         guard let ciphertext = FileManager.default.contents(atPath: path) else {
             throw .io("cannot read \(path)")
         }

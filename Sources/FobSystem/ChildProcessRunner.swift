@@ -112,18 +112,20 @@ public enum ChildProcessRunner {
     ///   - maxError: the standard error kept, in bytes; the rest is dropped.
     ///   - timeout: seconds the whole run may take, from the start to the
     ///     child's exit; then ``ChildProcessFailure/timedOut(seconds:)``.
+    ///   - newSession: start the child in a new session (no controlling
+    ///     terminal; see ``ChildProcessSpawner``).
     /// - Returns: how it ended and what it printed (wipe it after use).
     /// - Throws: ``ChildProcessFailure``.
     public static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String],
         input: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
         captureOutput: Bool = true, captureError: Bool = false,
-        maxOutput: Int = 1 << 20, maxError: Int = 4096, timeout: Double
+        maxOutput: Int = 1 << 20, maxError: Int = 4096, timeout: Double, newSession: Bool = false
     ) throws(ChildProcessFailure) -> ChildProcessResult {
         _ = ignorePipeSignal
         var run = try Run(
             executable, arguments: arguments, environment: environment,
-            captureOutput: captureOutput, captureError: captureError)
+            captureOutput: captureOutput, captureError: captureError, newSession: newSession)
         run.exchange(
             input: input, deadline: FileDescriptorIO.monotonicNow() + timeout, timeout: timeout,
             limits: (maxOutput, maxError))
@@ -135,14 +137,14 @@ public enum ChildProcessRunner {
     public static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String], input: [UInt8],
         captureOutput: Bool = true, captureError: Bool = false,
-        maxOutput: Int = 1 << 20, maxError: Int = 4096, timeout: Double
+        maxOutput: Int = 1 << 20, maxError: Int = 4096, timeout: Double, newSession: Bool = false
     ) throws(ChildProcessFailure) -> ChildProcessResult {
         let result = input.withUnsafeBytes { bytes in
             Result { () throws(ChildProcessFailure) -> ChildProcessResult in
                 try run(
                     executable, arguments: arguments, environment: environment, input: bytes,
                     captureOutput: captureOutput, captureError: captureError,
-                    maxOutput: maxOutput, maxError: maxError, timeout: timeout)
+                    maxOutput: maxOutput, maxError: maxError, timeout: timeout, newSession: newSession)
             }
         }
         return try result.get()
@@ -169,7 +171,7 @@ public enum ChildProcessRunner {
 
         init(
             _ executable: String, arguments: [String], environment: [String: String],
-            captureOutput: Bool, captureError: Bool
+            captureOutput: Bool, captureError: Bool, newSession: Bool
         ) throws(ChildProcessFailure) {
             var pipes: [(read: Int32, write: Int32)] = []
             func closeAll() {
@@ -189,7 +191,7 @@ public enum ChildProcessRunner {
                     executable: executable, arguments: arguments, environment: environment,
                     standardInput: .descriptor(input.read),
                     standardOutput: output.map { .descriptor($0.write) } ?? .null,
-                    standardError: error.map { .descriptor($0.write) } ?? .null)
+                    standardError: error.map { .descriptor($0.write) } ?? .null, newSession: newSession)
                 stdin = input.write
                 stdout = output?.read ?? -1
                 stderr = error?.read ?? -1
@@ -312,10 +314,12 @@ public enum ChildProcessRunner {
         }
 
         /// Waits for `pid` until `deadline`, polling with `WNOHANG` at
-        /// growing intervals (0.5 ms to 10 ms).
+        /// intervals that double from 50 µs to 10 ms (a child that has
+        /// closed its outputs is usually gone within microseconds, so a
+        /// short run is not made longer by much).
         private static func wait(_ pid: pid_t, until deadline: Double) -> Wait {
             var status: Int32 = 0
-            var pause: UInt32 = 500
+            var pause: UInt32 = 50
             while true {
                 let r = waitpid(pid, &status, WNOHANG)
                 if r == pid { return .ended(status) }

@@ -8,18 +8,14 @@ import Foundation
 extension Renderer {
     /// The create-vault box: both masked password fields, the KDF preset, the message.
     func drawCreate(_ canvas: inout Canvas, _ model: CreateVaultModel) {
-        let box = dialogBox(&canvas, height: 10, width: 72, title: "Create a vault")
-        let inner = box.width - 4
-        let x = box.column + 2
+        let (box, x, inner) = dialogInterior(&canvas, height: 10, width: 72, title: "Create a vault")
         canvas.put("No vault yet at \(vaultDescription).", row: box.row + 1, column: x, width: inner, role: .dim)
-        canvas.put("New master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.newPassword, row: box.row + 3, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: model.focus == .newPassword)
-        canvas.put("Confirm", row: box.row + 4, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.confirmation, row: box.row + 4, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: model.focus == .confirm)
+        drawLabelled(
+            &canvas, "New master password", model.newPassword, row: box.row + 3, column: x, width: inner,
+            focused: model.focus == .newPassword)
+        drawLabelled(
+            &canvas, "Confirm", model.confirmation, row: box.row + 4, column: x, width: inner,
+            focused: model.focus == .confirm)
         canvas.put("Key derivation", row: box.row + 6, column: x, width: Self.labelWidth, role: .label)
         canvas.put(
             "Argon2id \(model.kdfPreset.rawValue) (Ctrl-T changes)", row: box.row + 6,
@@ -32,27 +28,42 @@ extension Renderer {
 
     /// The unlock box: the masked master password and the message.
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
-        let box = dialogBox(&canvas, height: 8, width: 72, title: "Unlock")
-        let inner = box.width - 4
-        let x = box.column + 2
+        let (box, x, inner) = dialogInterior(&canvas, height: 8, width: 72, title: "Unlock")
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
-        canvas.put("Master password", row: box.row + 3, column: x, width: Self.labelWidth, role: .label)
-        drawField(
-            &canvas, model.password, row: box.row + 3, column: x + Self.labelWidth,
-            width: inner - Self.labelWidth, focused: true)
+        drawLabelled(
+            &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
         if !model.message.isEmpty {
             canvas.put(
                 model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 
+    /// Draws a dialog box (``dialogBox(_:height:width:title:)``) and gives
+    /// its interior too: the column after its two-cell margin and the width
+    /// inside both margins.
+    private func dialogInterior(_ canvas: inout Canvas, height: Int, width: Int, title: String) -> (
+        box: (row: Int, column: Int, width: Int), x: Int, inner: Int
+    ) {
+        let box = dialogBox(&canvas, height: height, width: width, title: title)
+        return (box, box.column + 2, box.width - 4)
+    }
+
+    /// A caption in the label column, then `field` in the rest of `width`.
+    private func drawLabelled(
+        _ canvas: inout Canvas, _ label: String, _ field: TextFieldState, row: Int, column: Int, width: Int,
+        focused: Bool
+    ) {
+        canvas.put(label, row: row, column: column, width: Self.labelWidth, role: .label)
+        drawField(
+            &canvas, field, row: row, column: column + Self.labelWidth, width: width - Self.labelWidth,
+            focused: focused)
+    }
+
     /// A confirmation dialog: its question wrapped, then the Yes and No buttons.
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
-        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: dialog.title)
-        let x = box.column + 2
-        let inner = box.width - 4
+        let (box, x, inner) = dialogInterior(&canvas, height: lines.count + 4, width: width, title: dialog.title)
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
@@ -75,9 +86,7 @@ extension Renderer {
         let width = min(72, canvas.columns - 2)
         let problem = dialog.problem.map { Self.wrap($0, width: max(1, width - 4)) } ?? []
         let height = fields.count + 8 + max(1, problem.count)
-        let box = dialogBox(&canvas, height: height, width: width, title: "Password generator")
-        let x = box.column + 2
-        let inner = box.width - 4
+        let (box, x, inner) = dialogInterior(&canvas, height: height, width: width, title: "Password generator")
         let valueColumn = x + Self.labelWidth
         let valueWidth = max(0, inner - Self.labelWidth)
         let bottom = box.row + min(height, canvas.rows - 2) - 1 // the box's lower border

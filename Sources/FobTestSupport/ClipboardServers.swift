@@ -10,11 +10,10 @@ public struct TestServerError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Runs a program to the end and returns its exit status and standard output.
-///
-/// Started by ``ChildProcessSpawner``, signals at their defaults and unblocked, so
-/// that helpers which stay running (xclip, xsel, the tmux server) can be
-/// ended by a signal.
+/// Runs a program to the end and returns its exit status and standard output,
+/// through the product's ``ChildProcessRunner`` (signals at their defaults
+/// and unblocked, so that helpers which stay running, such as xclip, xsel
+/// and the tmux server, can be ended by a signal).
 /// - Parameters:
 ///   - executable: an absolute path.
 ///   - input: bytes for standard input.
@@ -22,48 +21,20 @@ public struct TestServerError: Error, CustomStringConvertible {
 ///   - captureOutput: read standard output; pass `false` for programs that
 ///     leave a child running with it (xclip, xsel), or the read never ends.
 ///   - newSession: start it in a new session (no controlling terminal).
+/// - Throws: ``ChildProcessError`` when it cannot start or runs past 5 minutes.
 public func runTool(
     _ executable: String, _ arguments: [String], input: [UInt8] = [],
     environment: [String: String]? = nil, captureOutput: Bool = true,
     newSession: Bool = false
 ) throws -> (status: Int32, output: String) {
-    signal(SIGPIPE, SIG_IGN)
-    let inPipe: (read: Int32, write: Int32)
-    let outPipe: (read: Int32, write: Int32)
     do {
-        inPipe = try ChildProcessSpawner.makePipe()
-        outPipe = try ChildProcessSpawner.makePipe()
+        let result = try ChildProcessRunner.run(
+            executable, arguments: arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+            input: input, captureOutput: captureOutput, maxOutput: 256 << 20, timeout: 300, newSession: newSession)
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     } catch {
-        throw TestServerError("pipe failed")
+        throw ChildProcessError(description: "\(executable): \(error)")
     }
-    let pid: pid_t
-    do {
-        pid = try ChildProcess.spawn(
-            executable: executable, arguments: arguments,
-            environment: environment ?? ProcessInfo.processInfo.environment,
-            standardInput: .descriptor(inPipe.read),
-            standardOutput: captureOutput ? .descriptor(outPipe.write) : .null,
-            standardError: .null, newSession: newSession)
-    } catch {
-        [inPipe.read, inPipe.write, outPipe.read, outPipe.write].forEach { close($0) }
-        throw error
-    }
-    close(inPipe.read)
-    close(outPipe.write)
-    _ = input.withUnsafeBytes { FileDescriptorIO.writeAll($0, to: inPipe.write) }
-    close(inPipe.write)
-    var output: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(outPipe.read, $0.baseAddress!, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        output += chunk[0..<n]
-    }
-    close(outPipe.read)
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (ChildProcessSpawner.exitCode(waitStatus: status), String(decoding: output, as: UTF8.self))
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.

@@ -48,20 +48,8 @@ public enum Base32 {
         guard [0, 2, 4, 5, 7].contains(values.count % 8) else { throw .length(values.count) }
         if padding > 0, (values.count + padding) % 8 != 0 || padding >= 8 { throw .padding }
 
-        var out: [UInt8] = []
-        out.reserveCapacity(values.count * 5 / 8)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for value in values {
-            buffer = (buffer << 5) | UInt32(value)
-            bits += 5
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return out
+        // The 1 to 4 bits left over are the padding bits of the last symbol.
+        return regroup(values, width: 5, into: 8).groups
     }
 
     /// Encodes bytes as upper-case base32 without padding (as authenticator
@@ -69,21 +57,34 @@ public enum Base32 {
     /// - Parameter bytes: any bytes.
     /// - Returns: `ceil(8 × count / 5)` characters of `A-Z 2-7`.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 8 + 4) / 5)
+        var (groups, leftover, rest) = regroup(bytes, width: 8, into: 5)
+        defer { groups.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        // The last symbol carries the leftover bits, padded with zeros on the right.
+        if leftover > 0 { groups.append(UInt8((rest << UInt32(5 - leftover)) & 31)) }
+        return String(decoding: groups.map { alphabet[Int($0)] }, as: UTF8.self)
+    }
+
+    /// Regroups `values`, each `width` bits wide (at most 8), into groups of
+    /// `target` bits (at most 8), most significant bit first (RFC 4648 §6).
+    /// - Returns: the whole groups, and the `leftover` bits (fewer than
+    ///   `target`) that end the input, as the low bits of `rest`.
+    private static func regroup(_ values: [UInt8], width: Int, into target: Int)
+        -> (groups: [UInt8], leftover: Int, rest: UInt32)
+    {
+        var groups: [UInt8] = []
+        groups.reserveCapacity(values.count * width / target + 1)
         var buffer: UInt32 = 0
         var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                out.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
+        for value in values {
+            buffer = (buffer << UInt32(width)) | UInt32(value)
+            bits += width
+            while bits >= target {
+                bits -= target
+                groups.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
             }
-            buffer &= (1 << UInt32(bits)) - 1
         }
-        if bits > 0 { out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
-        return String(decoding: out, as: UTF8.self)
+        return (groups, bits, buffer)
     }
 
     private static func value(of byte: UInt8) -> UInt8 {

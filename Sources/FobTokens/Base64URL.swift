@@ -1,4 +1,5 @@
 import CSodium
+import FobSystem
 
 /// Base64url (RFC 4648 §5): the URL- and filename-safe alphabet with `-`
 /// and `_`, as JWS (RFC 7515 §2) and PKCE (RFC 7636 Appendix A) use it.
@@ -7,7 +8,7 @@ import CSodium
 public enum Base64URL {
     /// Encodes `bytes` without `=` padding (RFC 7515 §2, RFC 7636 §4.2).
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         let input = Array(bytes)
         let length = sodium_base64_encoded_len(input.count, sodium_base64_VARIANT_URLSAFE_NO_PADDING)
         var out = [CChar](repeating: 0, count: length)
@@ -23,7 +24,7 @@ public enum Base64URL {
     /// - Parameter text: the encoded text.
     /// - Returns: the bytes, or `nil` when `text` is not valid base64url.
     public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         var chars = Array(text.utf8)
         var padding = 0
         while chars.last == UInt8(ascii: "=") {

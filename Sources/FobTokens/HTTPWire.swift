@@ -1,4 +1,4 @@
-import CSodium
+import FobSystem
 import Foundation
 
 /// How `fob` and its network helper, `fob-http`, exchange one HTTP request
@@ -82,7 +82,7 @@ public enum HTTPWire {
 
     /// Zeroes `bytes` (`sodium_memzero`) and empties it: a message held a credential.
     public static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { sodium_memzero(base, $0.count) } }
+        bytes.wipe()
         bytes.removeAll()
     }
 

@@ -1,3 +1,4 @@
+import FobSystem
 import Foundation
 
 /// The two endpoints of the authorization-code grant (RFC 6749 §3).
@@ -207,7 +208,7 @@ public struct OAuthClient: Sendable {
     }
 
     /// A fresh `state` value: 32 random bytes from libsodium, base64url (43 characters).
-    public static func makeState() -> String { Base64URL.encode(LibSodium.randomBytes(32)) }
+    public static func makeState() -> String { Base64URL.encode(Sodium.randomBytes(32)) }
 
     /// The authorization request URL (RFC 6749 §4.1.1 with RFC 7636 §4.3):
     /// the endpoint's own query parameters are kept, then `response_type=code`,

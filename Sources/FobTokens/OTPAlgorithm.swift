@@ -1,5 +1,6 @@
 import CNettle
 import CSodium
+import FobSystem
 
 /// The hash function of a one-time code's HMAC (the `algorithm` parameter
 /// of an `otpauth://` URI; RFC 6238 §1.2 allows all three).
@@ -62,7 +63,7 @@ public enum OTPAlgorithm: String, Sendable, Equatable, CaseIterable {
         _ finish: (UnsafeMutablePointer<State>, UnsafeMutablePointer<UInt8>) -> Int32,
         key: [UInt8], message: [UInt8], into out: inout [UInt8]
     ) {
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         var state = initial
         _ = start(&state, key, key.count)
         _ = update(&state, message, UInt64(message.count))
@@ -73,7 +74,7 @@ public enum OTPAlgorithm: String, Sendable, Equatable, CaseIterable {
     /// Zeroes a hash state (key-derived pads) with `sodium_memzero`, which
     /// the compiler cannot drop.
     private func wipe<T>(_ value: inout T) {
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         withUnsafeMutableBytes(of: &value) { sodium_memzero($0.baseAddress, $0.count) }
     }
 }

@@ -1,4 +1,5 @@
 import CSodium
+import FobSystem
 
 /// Proof Key for Code Exchange (RFC 7636): a code verifier and its S256
 /// code challenge.
@@ -26,7 +27,7 @@ public struct PKCE: Sendable, Equatable {
     /// - Throws: ``PKCEError/length(_:)`` for a length out of range.
     public static func generate(length: Int = defaultLength) throws(PKCEError) -> PKCE {
         guard (minimumLength...maximumLength).contains(length) else { throw .length(length) }
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         let chars = (0..<length).map { _ in unreserved[Int(randombytes_uniform(UInt32(unreserved.count)))] }
         return try PKCE(verifier: String(decoding: chars, as: UTF8.self))
     }
@@ -69,29 +70,13 @@ public enum PKCEError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The libsodium calls FobTokens makes.
+/// The libsodium calls FobTokens makes beyond FobSystem's ``Sodium``.
 enum LibSodium {
-    private static let initialised: Bool = { sodium_init() >= 0 }()
-
-    /// Initialises libsodium once per process.
-    /// - Important: nothing here can work without libsodium; a failed initialisation stops the process.
-    static func ensureInitialised() {
-        precondition(initialised, "libsodium could not be initialised")
-    }
-
     /// SHA-256 (`crypto_hash_sha256`): 32 bytes.
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        ensureInitialised()
+        Sodium.ensureInitialised()
         var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         _ = crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
-        return out
-    }
-
-    /// `count` bytes from libsodium's CSPRNG (`randombytes_buf`).
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        ensureInitialised()
-        var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { if let p = $0.baseAddress { randombytes_buf(p, count) } }
         return out
     }
 }

@@ -1,4 +1,5 @@
 import CSodium
+import FobSystem
 import Foundation
 
 /// A set of characters a generated password may draw from. The four
@@ -231,7 +232,7 @@ public enum PasswordGenerator {
 
     /// `randombytes_uniform(n)`: uniform in `0..<n`.
     static func libsodiumUniform(_ bound: UInt32) -> UInt32 {
-        LibSodium.ensureInitialised()
+        Sodium.ensureInitialised()
         return randombytes_uniform(bound)
     }
 

@@ -8,41 +8,19 @@ import Foundation
 /// agent against `pass show`, peak memory, and 100 concurrent clients.
 /// Runs the `fob` built next to this program.
 enum AgentBenchmark {
-    /// One finished child: exit status, peak memory (KiB), output.
+    /// One finished child: exit status (-1 when it could not run) and output.
     struct Run {
         var status: Int32
-        var maxRSSKiB: Int
         var output: String
     }
 
-    /// Runs `executable` with `arguments` and waits (wait4 for its peak memory).
+    /// Runs `executable` with `arguments` (empty stdin, stderr discarded) and waits.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]) -> Run {
-        guard let pipe = try? ChildProcessSpawner.makePipe() else { return Run(status: -1, maxRSSKiB: 0, output: "") }
         guard
-            let pid = try? ChildProcessSpawner.spawn(
-                executable: executable, arguments: arguments, environment: environment,
-                standardInput: .null, standardOutput: .descriptor(pipe.write),
-                standardError: .null)
-        else {
-            close(pipe.read)
-            close(pipe.write)
-            return Run(status: -1, maxRSSKiB: 0, output: "")
-        }
-        close(pipe.write)
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { FileDescriptorIO.read(pipe.read, into: $0) }
-            if n <= 0 { break }
-            output += buffer[0..<n]
-        }
-        close(pipe.read)
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        return Run(
-            status: ChildProcessSpawner.exitCode(waitStatus: status), maxRSSKiB: usage.ru_maxrss,
-            output: String(decoding: output, as: UTF8.self))
+            let result = try? ChildProcessRunner.run(
+                executable, arguments: arguments, environment: environment, maxOutput: 256 << 20, timeout: 600)
+        else { return Run(status: -1, output: "") }
+        return Run(status: result.status, output: String(decoding: result.output, as: UTF8.self))
     }
 
     /// Median wall time in ms of `count` runs.
@@ -155,7 +133,7 @@ enum AgentBenchmark {
         defer {
             if let pid = agentPID(fob, environment: env) { kill(pid_t(pid), SIGTERM) }
         }
-        var last = Run(status: 0, maxRSSKiB: 0, output: "")
+        var last = Run(status: 0, output: "")
         let tGet = median(30) { last = run(fob, ["get", "svc7", "user7"], environment: env) }
         print("  " + pad("fob get (median of 30)") + String(format: "%10.1f ms   exit %d", tGet, last.status))
         print(
@@ -246,7 +224,7 @@ enum AgentBenchmark {
                     atPath: dir.appendingPathComponent("user\(i).gpg").path, contents: Data(count: 64))
             }
         }
-        var last = Run(status: 0, maxRSSKiB: 0, output: "")
+        var last = Run(status: 0, output: "")
         _ = run(pass, ["show", "svc7/user7"], environment: env) // starts gpg-agent
         let t = median(30) { last = run(pass, ["show", "svc7/user7"], environment: env) }
         print(
