@@ -73,11 +73,14 @@ public final class AgentCore: @unchecked Sendable {
     /// highest seen for it (here or on disk), and remembers its counter.
     private func checkWatermarkLocked(_ fresh: Vault) throws(KeychainError) {
         let id = try VaultWatermarks.id(of: fresh)
-        let counter = fresh.writeCounter ?? 0
+        var counter = fresh.writeCounter ?? 0
         let known = watermarks?.counter(of: id) ?? seen[id]
         if let known, counter < known {
-            fresh.lock()
-            throw VaultWatermarks.rollback(counter: counter, seen: known)
+            counter = try VaultWatermarks.currentCounter(of: fresh)
+            if counter < known {
+                fresh.lock()
+                throw VaultWatermarks.rollback(counter: counter, seen: known)
+            }
         }
         vaultID = id
         noteCounterLocked(of: fresh)

@@ -82,12 +82,25 @@ public struct VaultWatermarks: Sendable {
         id: String, counter: UInt64
     ) {
         let id = try VaultWatermarks.id(of: vault)
-        let counter = vault.writeCounter ?? 0
+        var counter = vault.writeCounter ?? 0
         if let seen = self.counter(of: id) ?? remembered[id], counter < seen {
-            vault.lock()
-            throw VaultWatermarks.rollback(counter: counter, seen: seen)
+            counter = try VaultWatermarks.currentCounter(of: vault)
+            if counter < seen {
+                vault.lock()
+                throw VaultWatermarks.rollback(counter: counter, seen: seen)
+            }
         }
         raise(counter, of: id)
         return (id, counter)
+    }
+
+    /// The vault's write counter read again from the file, after a kept
+    /// counter was read: another process may have committed (and kept its
+    /// counter) since this one unlocked, which is no rollback. Counters only
+    /// grow, so a fresh read below the kept one is a vault that went back.
+    /// - Throws: as ``Vault/revalidate()``.
+    static func currentCounter(of vault: Vault) throws(KeychainError) -> UInt64 {
+        try vault.revalidate()
+        return vault.writeCounter ?? 0
     }
 }

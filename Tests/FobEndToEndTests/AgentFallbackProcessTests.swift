@@ -29,8 +29,9 @@ import Testing
     }
 }
 
-/// A socket where an agent would listen that reads each request frame whole
-/// (a 4-byte big-endian length, then the bytes) and closes without answering.
+/// A socket where an agent would listen that answers each connection's
+/// hello `ok`, then reads the request frame whole (a 4-byte big-endian
+/// length, then the bytes) and closes without answering it.
 final class SilentAgent: @unchecked Sendable {
     private let fd: Int32
     private let path: String
@@ -61,7 +62,12 @@ final class SilentAgent: @unchecked Sendable {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                if SilentAgent.readFrame(client) { self?.lock.withLock { self?.count += 1 } }
+                // The hello is answered `ok`; the request after it never is.
+                if SilentAgent.readFrame(client), SilentAgent.writeFrame(client, AgentResponse.ok.encoded()),
+                    SilentAgent.readFrame(client)
+                {
+                    self?.lock.withLock { self?.count += 1 }
+                }
                 close(client)
             }
         }
@@ -83,6 +89,12 @@ final class SilentAgent: @unchecked Sendable {
         guard let header = read(4) else { return false }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         return read(length) != nil
+    }
+
+    private static func writeFrame(_ fd: Int32, _ payload: [UInt8]) -> Bool {
+        let count = UInt32(payload.count)
+        let frame = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: count >> $0) } + payload
+        return frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == frame.count
     }
 
     /// Stops listening and removes the socket.
