@@ -58,14 +58,13 @@ import Testing
         try tmux.type("ci")
         try tmux.press("Tab")
         try tmux.type("tok-123")
-        // Tab past Password and the three buttons to Kind; Space chooses token.
-        for _ in 0..<4 { try tmux.press("Tab") }
+        // Tab past Password to Kind (the fields come before the buttons); Space chooses token.
+        try tmux.press("Tab")
         try tmux.waitFor("Space/Left/Right change")
         try tmux.type(" ")
         try tmux.waitFor("< token >")
-        // Back to Save (Shift-Tab three times past Delete and Retrieve).
-        for _ in 0..<3 { try tmux.press("BTab") }
-        try tmux.press("Enter")
+        // Ctrl-S saves from any field.
+        try tmux.press("C-s")
         try tmux.waitFor("Saved (new item)")
         #expect(try open().item(service: "api", account: "ci").kind == .token)
         try tmux.press("Escape")
