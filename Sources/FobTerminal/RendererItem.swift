@@ -85,7 +85,8 @@ extension Renderer {
         canvas.box(row: row, column: column, height: height, width: width, title: main.form.editorTitle)
         let x = column + 2
         let inner = width - 4
-        let gutter = min(Self.labelWidth, max(Self.editorLabelWidth, inner * 2 / 5))
+        // The full gutter where values keep 25 cells; at 80 columns a 12-cell one.
+        let gutter = inner - Self.labelWidth >= 25 ? Self.labelWidth : Self.editorLabelWidth
         let valueWidth = max(1, inner - gutter)
         guard inner > 0, height > 2 else { return }
         var lines: [(label: String?, row: EditorRow?)] = []
