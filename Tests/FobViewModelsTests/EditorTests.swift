@@ -216,3 +216,44 @@ import Testing
         #expect(h.store.storedItems[ItemKey(before)] == before)
     }
 }
+
+/// Issue 20: `l` and the idle lock lock every process of the session; an
+/// agent that stops is not a lock made elsewhere; the header's lock state.
+@Suite struct LockMeansLockedTests {
+    @Test func lAndTheIdleLockLockTheSession() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], lockAfter: 60)
+        h.send(.lock)
+        #expect(h.store.calls["lockSession"] == 1)
+        #expect(h.store.isLocked)
+        h.unlock()
+        h.clock.advance(by: 60)
+        h.app.tick()
+        #expect(h.app.unlockModel != nil)
+        #expect(h.store.calls["lockSession"] == 2)
+    }
+
+    @Test func aStoppedAgentIsNotALockElsewhere() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.store.agentState = .stopped
+        h.store.externalLock()
+        h.app.tick()
+        #expect(h.app.unlockModel?.message.text.hasPrefix("The agent stopped") == true)
+        #expect(h.store.calls["lockSession"] == nil)
+        let other = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        other.store.agentState = .locked
+        other.store.externalLock()
+        other.app.tick()
+        #expect(other.app.unlockModel?.message.text == "Locked elsewhere")
+    }
+
+    @Test func theHeaderSaysWhenTheVaultLocks() throws {
+        let h = try Harness.unlocked(lockAfter: 300)
+        #expect(h.app.lockState.unlocked)
+        #expect(h.app.lockState.locksAt == h.clock.now.addingTimeInterval(300))
+        h.store.agentState = .unlocked(locksAt: h.clock.now.addingTimeInterval(120))
+        #expect(h.app.lockState.locksAt == h.clock.now.addingTimeInterval(120))
+        #expect(h.app.lockStateText.hasPrefix("unlocked · locks "))
+        h.send(.lock)
+        #expect(h.app.lockStateText == "locked")
+    }
+}
