@@ -189,6 +189,7 @@ public final class AppModel {
             main.finishRefresh()
             main.undo.expire(at: now)
             main.refresh.poll(main.model, now: now)
+            main.followOpenedItem()
         }
         showClipboardEvents()
     }

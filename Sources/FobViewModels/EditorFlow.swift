@@ -79,4 +79,24 @@ extension MainScreen {
             startNewItem()
         }
     }
+
+    /// After a reload: when the item the editor opened changed elsewhere,
+    /// shows it as stored now if nothing is typed; with unsaved edits, keeps
+    /// them and says Save will ask.
+    func followOpenedItem() {
+        guard model.list.generation != followedGeneration else { return }
+        followedGeneration = model.list.generation
+        let form = model.form
+        guard let baseline = form.baseline,
+            let row = model.list.allRows.first(where: { $0.key == baseline.key }),
+            row.modified != baseline.item.modified
+        else { return }
+        let name = MainScreen.shortName(baseline.key)
+        if form.hasUnsavedEdits {
+            form.message = .warning("\(name) changed elsewhere; your edits are kept and Save will ask")
+        } else {
+            reopen(baseline.key)
+            form.message = .info("\(name) changed elsewhere: the editor shows it as stored now")
+        }
+    }
 }

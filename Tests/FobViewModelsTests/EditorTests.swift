@@ -257,3 +257,28 @@ import Testing
         #expect(h.app.lockStateText == "locked")
     }
 }
+
+/// Issue 20 (b): the editor follows a change made elsewhere while nothing is typed.
+@Suite struct EditorFollowsTests {
+    @Test func anUneditedFormShowsTheItemAsStoredNow() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected)
+        h.store.externalPut(item("mail", "ana", "pw", label: "New", modified: h.clock.now))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.form.label.text == "New")
+        #expect(h.message == "mail / ana changed elsewhere: the editor shows it as stored now")
+        #expect(h.main.focus == .service)
+    }
+
+    @Test func unsavedEditsAreKept() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.url), .insert("u"))
+        h.store.externalPut(item("mail", "ana", "pw", label: "New", modified: h.clock.now))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.form.url.text == "u")
+        #expect(h.form.label.text == "Old")
+        #expect(h.message == "mail / ana changed elsewhere; your edits are kept and Save will ask")
+    }
+}
