@@ -43,7 +43,7 @@ extension MainScreen {
             .confirm(
                 ConfirmDialog(
                     title: "Unsaved edits",
-                    message: "Unsaved edits to \(name): y save · d discard · n/Esc keep editing",
+                    message: "\(name) has unsaved edits. Save them before going on?",
                     purpose: .leaveEditor(then: exit))))
     }
 

@@ -282,3 +282,15 @@ import Testing
         #expect(h.message == "mail / ana changed elsewhere; your edits are kept and Save will ask")
     }
 }
+
+/// Found by hand at 80×24: `z` on the list left focus in the editor, so the next key typed into Service.
+@Suite struct UndoKeepsFocusTests {
+    @Test func undoFromTheListKeepsFocusOnTheList() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "", "x")])
+        h.send(.editSelected, .cancel, .moveSelection(1), .deleteSelected, .undo)
+        #expect(h.main.focus == .list)
+        #expect(h.form.editorTitle == "Editing mail / ana")
+        h.send(.openSelected)
+        #expect(h.form.editorTitle == "Editing zoom.us")
+    }
+}
