@@ -412,3 +412,27 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         #expect(KeyMap.action(for: .enter, in: unlock) == .submit)
     }
 }
+
+/// Issue 20's logout review, drawn: groups, ticks, scrolling that keeps the cursor's row in view.
+@Suite struct LogoutReviewRendererTests {
+    @Test func theCursorsRowIsNeverUnderAMoreIndicator() throws {
+        try #require(unicodeLocale)
+        let (app, store, _) = makeTestApp()
+        for i in 0..<12 {
+            store.externalPut(Item(service: "api\(i)", account: "ci", kind: .oauth, secret: SecretBytes(utf8: "{}")))
+        }
+        store.externalPut(Item(service: "npm", account: "publish", kind: .token, secret: SecretBytes(utf8: "t")))
+        app.tick()
+        app.send(.logoutWipe(service: nil))
+        var text = draw(app, rows: 16, columns: 80).text
+        #expect(text.contains("Session tokens (12)"))
+        #expect(text.contains("↓"))
+        #expect(text.contains("Delete 12 items, clear the clipboard and lock? (y/n)"))
+        for _ in 0..<12 { app.send(.moveSelection(1)) }
+        app.send(.cycleKind(1))
+        text = draw(app, rows: 16, columns: 80).text
+        #expect(text.contains("[x] npm / publish  token"))
+        #expect(text.contains("↑"))
+        #expect(text.contains("Delete 13 items"))
+    }
+}
