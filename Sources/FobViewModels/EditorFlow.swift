@@ -52,12 +52,11 @@ extension MainScreen {
     func saveAndLeave(then exit: EditorExit) -> Transition {
         let transition = save()
         guard case .stay = transition, !model.form.hasUnsavedEdits else { return transition }
-        leave(to: exit)
-        return .stay
+        return leave(to: exit)
     }
 
     /// `d` on the unsaved-edits question: drops the edits, then goes on to `exit`.
-    func discardAndLeave(then exit: EditorExit) {
+    func discardAndLeave(then exit: EditorExit) -> Transition {
         let form = model.form
         if let key = form.baseline?.key {
             open(key)
@@ -65,10 +64,10 @@ extension MainScreen {
             form.wipe()
         }
         form.message = .info("Edits discarded")
-        leave(to: exit)
+        return leave(to: exit)
     }
 
-    private func leave(to exit: EditorExit) {
+    private func leave(to exit: EditorExit) -> Transition {
         switch exit {
         case .list:
             model.focus = .list
@@ -77,7 +76,10 @@ extension MainScreen {
             open(key)
         case .newItem:
             startNewItem()
+        case .quit:
+            return .quit
         }
+        return .stay
     }
 
     /// After a reload: when the item the editor opened changed elsewhere,

@@ -141,6 +141,8 @@ final class MainScreen {
         case .showHelp:
             return .show(.help)
         case .quit:
+            // Edits typed in the editor are not dropped without asking.
+            if form.hasUnsavedEdits { return askLeaveEditor(then: .quit) }
             return .quit
         case .save:
             return save()

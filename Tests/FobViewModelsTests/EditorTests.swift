@@ -294,3 +294,23 @@ import Testing
         #expect(h.form.editorTitle == "Editing zoom.us")
     }
 }
+
+/// `q` with unsaved edits asks first: y saves then quits, d quits without them.
+@Suite struct QuitWithUnsavedEditsTests {
+    @Test func quitAsksFirst() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("L"), .focus(.list), .quit)
+        #expect(!h.app.shouldQuit)
+        guard case .confirm(let dialog) = h.app.overlay, case .leaveEditor(.quit) = dialog.purpose else {
+            Issue.record("no question")
+            return
+        }
+        h.send(.confirm)
+        #expect(h.store.storedItems[EditorTests.key]?.label == "L")
+        #expect(h.app.shouldQuit)
+        let other = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        other.send(.editSelected, .focus(.label), .insert("L"), .focus(.list), .quit, .discardEdits)
+        #expect(other.app.shouldQuit)
+        #expect(other.store.storedItems[EditorTests.key]?.label == nil)
+    }
+}
