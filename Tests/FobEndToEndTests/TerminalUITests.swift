@@ -195,7 +195,7 @@ extension TerminalUITests {
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
         screen = try tmux.waitUntil("the Deleted message") {
-            value(of: "Message", in: $0)?.hasPrefix("Deleted mail.example / ana") == true
+            value(of: "Message", in: $0)?.hasPrefix("Deleted mail.example") == true
         }
         #expect(value(of: "Retrieved ID", in: screen) == "")
         #expect(value(of: "Retrieved Password", in: screen) == "")
