@@ -164,6 +164,8 @@ public struct Renderer {
             shown.append(cluster)
             used += cluster.1
         }
+        // A field scrolled sideways shows a leading … in place of its first visible character.
+        if start > 0, !shown.isEmpty { shown[0] = (canvas.glyphs.unicode ? "…" : "<", 1) }
         canvas.put(clusters: shown, row: row, column: column, role: role)
         if focused { canvas.cursor = (row, column + before) }
     }

@@ -2,84 +2,184 @@ import FobStore
 import FobViewModels
 import Foundation
 
-/// The rest of the item below the seeds' form: Kind, Label, URL, Notes,
-/// One-time seed, Generator, the custom-field editor, then read-only details (one-time code, custom
-/// fields, a token's claims and expiry).
+/// The editor: the seeds' form (Service, User ID, Password, the buttons,
+/// Retrieved ID, Retrieved Password, Message), then the rest of the item
+/// (Kind, Label, URL, Notes, One-time seed, Generator, the custom-field
+/// editor) and read-only details (one-time code, custom fields, a token's
+/// claims and expiry). The rows scroll to keep the focused one in view,
+/// with `↑ N more` / `↓ N more` where rows are out of view.
 extension Renderer {
-    /// The rows ``drawItem(_:_:details:row:column:bottom:width:)`` takes besides the details.
-    static let itemRows = 11
+    /// One row of the editor.
+    enum EditorRow {
+        /// A text field, with a dim note shown while it is empty and without focus.
+        case field(TextFieldState, MainFocus, note: String?)
+        /// Read-only text.
+        case text(String, Role)
+        /// A choice (Kind, Field hidden, the Generator row) with focus `focus`.
+        case choice(String, MainFocus)
+        /// The Save, Retrieve and Delete buttons.
+        case buttons
+        /// A rule between the seeds' form and the rest of the item.
+        case rule
+    }
 
-    /// Draws the rest of the item from `row` down to (not including) `bottom`; what does not fit is left out.
-    func drawItem(
-        _ canvas: inout Canvas, _ main: MainModel, details: [DetailRow],
-        row: Int, column x: Int, bottom: Int, width inner: Int
-    ) {
+    /// How many mask characters stand for a stored secret, whatever its length.
+    static let maskWidth = 8
+
+    /// The widest label gutter, in cells (at 80 columns the gutter is narrower).
+    static let editorLabelWidth = 12
+
+    /// The editor's rows: each a label (or `nil`) and what it shows; a
+    /// label wider than the gutter takes a row of its own above its value.
+    func editorRows(_ main: MainModel, now: Date, valueWidth: Int) -> [(label: String?, row: EditorRow)] {
         let form = main.form
-        let fieldWidth = inner - Self.labelWidth
-        guard fieldWidth > 0 else { return }
-        var y = row
-        func label(_ text: String) {
-            canvas.put(text, row: y, column: x, width: Self.labelWidth, role: .label)
-        }
-        guard y < bottom else { return }
-        canvas.put(
-            String(repeating: canvas.glyphs.unicode ? "─" : "-", count: inner), row: y, column: x, width: inner,
-            role: .dim)
-        y += 1
-        guard y < bottom else { return }
-        label("Kind")
-        // The kind chosen; with focus, arrows say Left/Right (or Space) change it.
-        let kindText = main.focus == .kind ? "< \(form.kind.rawValue) >" : form.kind.rawValue
-        canvas.put(
-            kindText, row: y, column: x + Self.labelWidth, width: fieldWidth,
-            role: main.focus == .kind ? .focus : .field)
-        y += 1
-        let fields: [(String, TextFieldState?, MainFocus)] = [
-            ("Label", form.label, .label), ("URL", form.url, .url), ("Notes", form.notes, .notes),
-            ("One-time seed", form.oneTimeSeed, .oneTimeSeed), ("Generator", nil, .generator),
-            ("Field name", form.fieldName, .fieldName), ("Field value", form.fieldValue, .fieldValue),
+        var rows: [(String?, EditorRow)] = [
+            ("Service", .field(form.service, .service, note: nil)),
+            ("User ID", .field(form.userID, .userID, note: nil)),
+            (
+                "Password",
+                .field(
+                    form.password, .password,
+                    note: form.openedHasSecret && !form.passwordEdited ? "(unchanged)" : nil)
+            ),
+            (nil, .buttons),
+            ("Retrieved ID", .text(form.retrievedID, .normal)),
         ]
-        for (name, field, focus) in fields {
-            guard y < bottom else { return }
-            label(name)
-            if let field {
-                drawField(
-                    &canvas, field, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == focus
-                )
-            } else {
-                // The Generator row is read only: the settings in a line; Enter opens the dialog.
-                let focused = main.focus == .generator
-                var text = main.generatorSummary
-                if DisplayWidth.cells(of: text) > fieldWidth {
-                    text = GeneratorSpec.summary(of: main.generatorSettings, short: true)
-                }
-                canvas.fill(
-                    row: y, column: x + Self.labelWidth, height: 1, width: fieldWidth, role: focused ? .focus : .field)
-                canvas.put(
-                    text, row: y, column: x + Self.labelWidth, width: fieldWidth, role: focused ? .focus : .field)
-            }
-            if focus == .oneTimeSeed, let field, field.isEmpty, form.openedHasSeed, !form.seedEdited,
-                main.focus != .oneTimeSeed
-            {
-                canvas.put(
-                    "(stored; type to replace)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
-            }
-            y += 1
+        var retrieved = form.retrievedPassword == nil ? "" : form.retrievedPasswordText
+        let masked = form.retrievedPassword != nil && !form.isRetrievedPasswordRevealed
+        // A stored secret's mask has a fixed width: its length cannot be counted.
+        if masked { retrieved = String(repeating: TextFieldState.maskCharacter, count: Self.maskWidth) }
+        rows.append(("Retrieved Password", .text(retrieved, masked ? .masked : .normal)))
+        let message = Self.wrap(form.message.text, width: max(1, valueWidth))
+        for (i, line) in message.enumerated() {
+            rows.append((i == 0 ? "Message" : nil, .text(line, Self.role(for: form.message.tone))))
         }
-        guard y < bottom else { return }
-        label("Field hidden")
-        let hiddenText = form.fieldHidden ? "yes" : "no"
-        canvas.put(
-            main.focus == .fieldHidden ? "< \(hiddenText) >" : hiddenText, row: y, column: x + Self.labelWidth,
-            width: fieldWidth, role: main.focus == .fieldHidden ? .focus : .field)
-        y += 1
-        for detail in details {
-            guard y < bottom else { return }
-            label(detail.label)
+        rows.append((nil, .rule))
+        let kind = main.focus == .kind ? "< \(form.kind.rawValue) >" : form.kind.rawValue
+        rows.append(("Kind", .choice(kind, .kind)))
+        rows.append(("Label", .field(form.label, .label, note: nil)))
+        rows.append(("URL", .field(form.url, .url, note: nil)))
+        rows.append(("Notes", .field(form.notes, .notes, note: nil)))
+        let seedNote = form.openedHasSeed && !form.seedEdited ? "(stored; type to replace)" : nil
+        rows.append(("One-time seed", .field(form.oneTimeSeed, .oneTimeSeed, note: seedNote)))
+        var generator = main.generatorSummary
+        if DisplayWidth.cells(of: generator) > valueWidth {
+            generator = GeneratorSpec.summary(of: main.generatorSettings, short: true)
+        }
+        rows.append(("Generator", .choice(generator, .generator)))
+        rows.append(("Field name", .field(form.fieldName, .fieldName, note: nil)))
+        rows.append(("Field value", .field(form.fieldValue, .fieldValue, note: nil)))
+        let hidden = form.fieldHidden ? "yes" : "no"
+        rows.append(("Field hidden", .choice(main.focus == .fieldHidden ? "< \(hidden) >" : hidden, .fieldHidden)))
+        for detail in form.detailRows(at: now) {
+            rows.append((detail.label, .text(detail.text, detail.masked ? .masked : .normal)))
+        }
+        return rows
+    }
+
+    /// The editor in a box titled ``HomeFormModel/editorTitle``: its rows,
+    /// scrolled so the focused one shows.
+    func drawEditor(
+        _ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int
+    ) {
+        canvas.box(row: row, column: column, height: height, width: width, title: main.form.editorTitle)
+        let x = column + 2
+        let inner = width - 4
+        // The full gutter where values keep 25 cells; at 80 columns a 12-cell one.
+        let gutter = inner - Self.labelWidth >= 25 ? Self.labelWidth : Self.editorLabelWidth
+        let valueWidth = max(1, inner - gutter)
+        guard inner > 0, height > 2 else { return }
+        var lines: [(label: String?, row: EditorRow?)] = []
+        for (label, row) in editorRows(main, now: now, valueWidth: valueWidth) {
+            if let label, DisplayWidth.cells(of: label) >= gutter {
+                lines.append((label, nil))
+                lines.append((nil, row))
+            } else {
+                lines.append((label, row))
+            }
+        }
+        let room = height - 2
+        let focused = lines.firstIndex { Self.has(main.focus, $0.row) } ?? 0
+        var first = 0
+        if lines.count > room {
+            // Keep the focused row (and a label row above it) in view.
+            first = min(max(0, focused - room + 2), lines.count - room)
+            if focused > 0, lines[focused - 1].row == nil, first == focused { first -= 1 }
+        }
+        for offset in 0..<min(room, lines.count - first) {
+            let y = row + 1 + offset
+            let index = first + offset
+            if offset == 0 && first > 0 {
+                canvas.put("↑ \(first) more", row: y, column: x, width: inner, role: .dim)
+                continue
+            }
+            if offset == room - 1 && index < lines.count - 1 {
+                canvas.put("↓ \(lines.count - index) more", row: y, column: x, width: inner, role: .dim)
+                continue
+            }
+            let line = lines[index]
+            if let label = line.label {
+                canvas.put(label, row: y, column: x, width: line.row == nil ? inner : gutter - 1, role: .label)
+            }
+            if let content = line.row {
+                drawEditorRow(&canvas, main, content, row: y, column: x, gutter: gutter, width: inner)
+            }
+        }
+    }
+
+    /// Whether `row` is the one `focus` puts the cursor on.
+    static func has(_ focus: MainFocus, _ row: EditorRow?) -> Bool {
+        switch row {
+        case .field(_, let f, _), .choice(_, let f): return f == focus
+        case .buttons: return [.saveButton, .retrieveButton, .deleteButton].contains(focus)
+        default: return false
+        }
+    }
+
+    private func drawEditorRow(
+        _ canvas: inout Canvas, _ main: MainModel, _ content: EditorRow, row y: Int, column x: Int, gutter: Int,
+        width inner: Int
+    ) {
+        let vx = x + gutter
+        let vw = max(1, inner - gutter)
+        switch content {
+        case .field(let field, let focus, let note):
+            drawField(&canvas, field, row: y, column: vx, width: vw, focused: main.focus == focus)
+            if let note, field.isEmpty, main.focus != focus {
+                canvas.put(note, row: y, column: vx, width: vw, role: .dim)
+            }
+        case .text(var text, let role):
+            if role == .masked, !canvas.glyphs.unicode {
+                text = String(repeating: canvas.glyphs.mask, count: text.count)
+            }
+            canvas.put(text, row: y, column: vx, width: vw, role: role)
+        case .choice(let text, let focus):
+            let role: Role = main.focus == focus ? .focus : .field
+            canvas.fill(row: y, column: vx, height: 1, width: vw, role: role)
+            canvas.put(text, row: y, column: vx, width: vw, role: role)
+            if main.focus == focus { canvas.cursor = (y, vx) }
+        case .buttons:
+            let full = 34 // "[ Save ]  [ Retrieve ]  [ Delete ]"
+            let compact = DisplayWidth.cells(of: "[Save] [Retrieve] [Delete]")
+            // Full buttons after the gutter, else from the left edge; else
+            // compact ones (never cut at 80 columns), after the gutter if they fit.
+            let roomy = full <= inner
+            var bx = roomy ? (full <= inner - gutter ? vx : x) : (compact <= inner - gutter ? vx : x)
+            let buttons: [(String, MainFocus)] = [
+                ("Save", .saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton),
+            ]
+            for (name, focus) in buttons {
+                let text = roomy ? "[ \(name) ]" : "[\(name)]"
+                let used = canvas.put(
+                    text, row: y, column: bx, width: max(0, x + inner - bx),
+                    role: main.focus == focus ? .focus : .button)
+                if main.focus == focus { canvas.cursor = (y, bx + 1) }
+                bx += used + (roomy ? 2 : 1)
+            }
+        case .rule:
             canvas.put(
-                detail.text, row: y, column: x + Self.labelWidth, width: fieldWidth,
-                role: detail.masked ? .masked : .normal)
-            y += 1
+                String(repeating: canvas.glyphs.unicode ? "─" : "-", count: inner), row: y, column: x, width: inner,
+                role: .dim)
         }
     }
 }

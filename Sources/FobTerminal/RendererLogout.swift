@@ -25,9 +25,11 @@ extension Renderer {
         let inner = box.width - 4
         let cursorLine = lines.firstIndex { $0.row == review.cursor } ?? 0
         let visible = min(lines.count, room)
-        var first = max(0, cursorLine - visible + 1)
-        if cursorLine > 0, lines[cursorLine - 1].row == nil, first == cursorLine { first -= 1 }
-        first = min(first, max(0, lines.count - visible))
+        // The cursor's row stays clear of the ↑ and ↓ rows.
+        var first = 0
+        if lines.count > visible {
+            first = min(max(0, cursorLine - visible + 2), lines.count - visible)
+        }
         for offset in 0..<visible {
             let line = lines[first + offset]
             let y = box.row + 1 + offset

@@ -133,78 +133,10 @@ extension Renderer {
         }
     }
 
-    /// The Home form: fields, buttons, retrieved values and the Message line
-    /// coloured by its tone.
+    /// The editor beside the list (``drawEditor(_:_:now:row:column:height:width:)``).
     func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int)
     {
-        let form = main.form
-        canvas.box(
-            row: row, column: column, height: height, width: width, title: "Item", role: .title, titleRole: .focus)
-        let x = column + 2
-        let inner = width - 4
-        let fieldWidth = inner - Self.labelWidth
-        let roomy = height - 2 >= 9
-        var y = row + 1
-        func label(_ text: String) {
-            canvas.put(text, row: y, column: x, width: Self.labelWidth, role: .label)
-        }
-        label("Service")
-        drawField(
-            &canvas, form.service, row: y, column: x + Self.labelWidth, width: fieldWidth,
-            focused: main.focus == .service)
-        y += 1
-        label("User ID")
-        drawField(
-            &canvas, form.userID, row: y, column: x + Self.labelWidth, width: fieldWidth, focused: main.focus == .userID
-        )
-        y += 1
-        label("Password")
-        drawField(
-            &canvas, form.password, row: y, column: x + Self.labelWidth, width: fieldWidth,
-            focused: main.focus == .password)
-        if form.password.isEmpty, form.openedHasSecret, !form.passwordEdited, main.focus != .password {
-            canvas.put("(unchanged)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
-        }
-        y += roomy ? 2 : 1
-        let buttonsWidth = 34 // "[ Save ]  [ Retrieve ]  [ Delete ]"
-        var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
-        for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)]
-        {
-            let used = canvas.put(
-                "[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
-                role: main.focus == focus ? .focus : .button)
-            bx += used + 2
-        }
-        y += roomy ? 2 : 1
-        label("Retrieved ID")
-        canvas.put(form.retrievedID, row: y, column: x + Self.labelWidth, width: fieldWidth)
-        y += 1
-        label("Retrieved Password")
-        if form.retrievedPassword != nil {
-            var text = form.retrievedPasswordText
-            let masked = !form.isRetrievedPasswordRevealed
-            if masked, !canvas.glyphs.unicode {
-                text = String(repeating: canvas.glyphs.mask, count: text.count)
-            }
-            canvas.put(text, row: y, column: x + Self.labelWidth, width: fieldWidth, role: masked ? .masked : .normal)
-        }
-        y += 1
-        label("Message")
-        // The message wraps onto up to three lines, as room in the box allows
-        // once the rest of the item has its rows.
-        let detailRows = form.detailRows(at: now)
-        let wanted = Self.itemRows + detailRows.count
-        let room = max(1, min(Self.messageLines, row + height - 1 - y - wanted))
-        var lines = Self.wrap(form.message.text, width: max(1, fieldWidth))
-        if lines.count > room {
-            lines = Array(lines[0..<(room - 1)]) + [lines[(room - 1)...].joined(separator: " ")]
-        }
-        let role = Self.role(for: form.message.tone)
-        for (i, line) in lines.enumerated() {
-            canvas.put(line, row: y + i, column: x + Self.labelWidth, width: fieldWidth, role: role)
-        }
-        y += room // the Message keeps its rows, so the item below does not jump
-        drawItem(&canvas, main, details: detailRows, row: y, column: x, bottom: row + height - 1, width: inner)
+        drawEditor(&canvas, main, now: now, row: row, column: column, height: height, width: width)
     }
 
     /// How many lines the form's Message may take before it is cut.

@@ -23,6 +23,8 @@ public final class InMemoryStore: KeychainStore {
     public private(set) var calls: [String: Int] = [:]
     /// The clock for item dates.
     public var now: () -> Date
+    /// What ``agentState`` answers (a test sets `.stopped` to play a killed agent).
+    public var agentState: SessionAgentState = .none
 
     /// An empty store; with `password`, a vault exists (locked).
     public init(password: String? = nil, now: @escaping () -> Date = Date.init) {
@@ -71,6 +73,16 @@ public final class InMemoryStore: KeychainStore {
 
     public func lock() {
         calls["lock", default: 0] += 1
+        isLocked = true
+    }
+
+    /// Counted in ``calls`` as "lockSession": the lock of every process of the session.
+    public func lockSession() {
+        calls["lockSession", default: 0] += 1
+    }
+
+    /// Locks as another process would (`fob lock`, an agent's timeout or stop).
+    public func externalLock() {
         isLocked = true
     }
 

@@ -136,10 +136,11 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     /// The Delete button.
     case deleteButton
 
-    /// The Tab order.
+    /// The Tab order: the list, the editor's fields, then its buttons.
     static let tabOrder: [MainFocus] = [
-        .list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
+        .list, .service, .userID, .password,
         .kind, .label, .url, .notes, .oneTimeSeed, .generator,
         .fieldName, .fieldValue, .fieldHidden,
+        .saveButton, .retrieveButton, .deleteButton,
     ]
 }

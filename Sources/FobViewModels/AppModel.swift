@@ -191,6 +191,7 @@ public final class AppModel {
             main.undo.expire(at: now)
             main.refresh.poll(main.model, now: now)
             main.syncPreview()
+            main.followOpenedItem()
         }
         showClipboardEvents()
     }
@@ -290,8 +291,7 @@ public final class AppModel {
             case .discardEdits:
                 guard case .leaveEditor(let exit) = dialog.purpose, case .main(let main) = current else { return .stay }
                 self.overlay = nil
-                main.discardAndLeave(then: exit)
-                return .stay
+                return main.discardAndLeave(then: exit)
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = current { main.model.form.message = .info("Cancelled") }

@@ -282,8 +282,7 @@ extension HomeFormModel {
     /// The editor's title: `Editing SERVICE / USER ID` for an opened item,
     /// `New item` otherwise, with a leading `● ` while there are unsaved edits.
     public var editorTitle: String {
-        let name =
-            baseline.map { "Editing \(displaySafe($0.item.service)) / \(displaySafe($0.item.account))" } ?? "New item"
+        let name = baseline.map { "Editing " + MainScreen.shortName($0.key) } ?? "New item"
         return hasUnsavedEdits ? "● " + name : name
     }
 }

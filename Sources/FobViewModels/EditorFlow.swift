@@ -43,7 +43,7 @@ extension MainScreen {
             .confirm(
                 ConfirmDialog(
                     title: "Unsaved edits",
-                    message: "Unsaved edits to \(name): y save · d discard · n/Esc keep editing",
+                    message: "\(name) has unsaved edits. Save them before going on?",
                     purpose: .leaveEditor(then: exit))))
     }
 
@@ -52,12 +52,11 @@ extension MainScreen {
     func saveAndLeave(then exit: EditorExit) -> Transition {
         let transition = save()
         guard case .stay = transition, !model.form.hasUnsavedEdits else { return transition }
-        leave(to: exit)
-        return .stay
+        return leave(to: exit)
     }
 
     /// `d` on the unsaved-edits question: drops the edits, then goes on to `exit`.
-    func discardAndLeave(then exit: EditorExit) {
+    func discardAndLeave(then exit: EditorExit) -> Transition {
         let form = model.form
         if let key = form.baseline?.key {
             open(key)
@@ -65,10 +64,10 @@ extension MainScreen {
             form.wipe()
         }
         form.message = .info("Edits discarded")
-        leave(to: exit)
+        return leave(to: exit)
     }
 
-    private func leave(to exit: EditorExit) {
+    private func leave(to exit: EditorExit) -> Transition {
         switch exit {
         case .list:
             model.focus = .list
@@ -77,6 +76,29 @@ extension MainScreen {
             open(key)
         case .newItem:
             startNewItem()
+        case .quit:
+            return .quit
+        }
+        return .stay
+    }
+
+    /// After a reload: when the item the editor opened changed elsewhere,
+    /// shows it as stored now if nothing is typed; with unsaved edits, keeps
+    /// them and says Save will ask.
+    func followOpenedItem() {
+        guard model.list.generation != followedGeneration else { return }
+        followedGeneration = model.list.generation
+        let form = model.form
+        guard let baseline = form.baseline,
+            let row = model.list.allRows.first(where: { $0.key == baseline.key }),
+            row.modified != baseline.item.modified
+        else { return }
+        let name = MainScreen.shortName(baseline.key)
+        if form.hasUnsavedEdits {
+            form.message = .warning("\(name) changed elsewhere; your edits are kept and Save will ask")
+        } else {
+            reopen(baseline.key)
+            form.message = .info("\(name) changed elsewhere: the editor shows it as stored now")
         }
     }
 }

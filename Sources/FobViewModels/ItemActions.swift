@@ -63,7 +63,8 @@ extension MainScreen {
         }
         reloadItems()
         model.list.select(key)
-        if form.openedKey != nil && (form.openedKey == key || !form.hasUnsavedEdits) { open(key) }
+        // The editor shows the restored item again if it was open on it; focus stays where it is.
+        if form.openedKey == key && !form.hasUnsavedEdits { reopen(key) }
         form.message = .success("Restored \(MainScreen.shortName(key))")
     }
 

@@ -64,8 +64,13 @@ public final class ItemListModel {
     /// is a byte scan, not a folding of every field.
     private var searchKeys: [[UInt8]] = []
 
+    /// How many times the rows were replaced (a reload): lets the editor
+    /// look for a change of its item only after one.
+    public private(set) var generation = 0
+
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
+        generation &+= 1
         let selected = selectedRow?.key
         let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
         allRows = ordered.map(\.element)

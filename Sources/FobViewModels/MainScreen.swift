@@ -32,6 +32,8 @@ final class MainScreen {
     var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
     /// The last delete or secret replacement, undoable with `z` for 10 s.
     let undo = UndoBuffer()
+    /// The list generation the editor last compared its item with.
+    var followedGeneration = 0
 
     /// Appended to a message when the form's retrieved values were dropped.
     static let retrievedClearedNote = "; Retrieved ID and Password cleared"
@@ -151,6 +153,8 @@ final class MainScreen {
         case .showMessages:
             return .show(.messages)
         case .quit:
+            // Edits typed in the editor are not dropped without asking.
+            if form.hasUnsavedEdits { return askLeaveEditor(then: .quit) }
             return .quit
         case .save:
             return save()

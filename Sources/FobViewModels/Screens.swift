@@ -40,6 +40,8 @@ public enum EditorExit: Sendable, Equatable {
     case open(ItemKey)
     /// An empty editor (`n`).
     case newItem
+    /// Quit Fob (`q`).
+    case quit
 }
 
 /// Something drawn over the current screen.

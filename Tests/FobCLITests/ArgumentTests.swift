@@ -103,6 +103,8 @@ import Testing
         ["add", "mail", "ana", "--kind", "pigeon"],
         ["init", "--kdf", "extreme"],
         ["get", "mail", "ana", "--raw", "--json"],
+        ["add", "", "ana"],
+        ["save", "", "ana"],
     ])
     func usageErrorsExitTwoWithOneLineAndAHint(arguments: [String]) throws {
         let h = try CLIHarness()
@@ -115,6 +117,14 @@ import Testing
         #expect(
             result.stderrLines[1].hasSuffix("--help' for usage.")
                 || result.stderrLines[1].hasSuffix("--help' for its usage."))
+    }
+
+    /// Issue 20: the rule the terminal UI's editor shares, in the same words.
+    @Test func anEmptyServiceIsRefusedWithTheEditorsWords() throws {
+        let h = try CLIHarness()
+        let result = h.run(["add", "", "ana"], input: "pw")
+        #expect(result.stderrLines.first == "fob: \(FieldInputError.emptyService.description)")
+        #expect(h.run(["add", "mail", ""], input: "pw").status == 0, "an empty account is a value")
     }
 
     @Test func theHintPointsToTheCommand() throws {

@@ -122,9 +122,8 @@ import Testing
         #expect(refused.status == 36)
         #expect(try tmux.buffers()["fob"] == "tok-SECRET-1")
 
-        // `api` is a token with no expiry: only --include-long-lived deletes it too.
         let result = try FobProcess.run(
-            f.arguments("tmux", clearAfter: 300, ["logout", "--yes", "--include-long-lived"]), environment: env)
+            f.arguments("tmux", clearAfter: 300, ["logout", "--include-long-lived", "--yes"]), environment: env)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "Logged out: deleted 2 token/OAuth items\n")
         #expect(try tmux.buffers()["fob"] == nil)

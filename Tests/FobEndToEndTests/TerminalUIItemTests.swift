@@ -58,14 +58,13 @@ import Testing
         try tmux.type("ci")
         try tmux.press("Tab")
         try tmux.type("tok-123")
-        // Tab past Password and the three buttons to Kind; Space chooses token.
-        for _ in 0..<4 { try tmux.press("Tab") }
+        // Tab past Password to Kind (the fields come before the buttons); Space chooses token.
+        try tmux.press("Tab")
         try tmux.waitFor("Space/Left/Right change")
         try tmux.type(" ")
         try tmux.waitFor("< token >")
-        // Back to Save (Shift-Tab three times past Delete and Retrieve).
-        for _ in 0..<3 { try tmux.press("BTab") }
-        try tmux.press("Enter")
+        // Ctrl-S saves from any field.
+        try tmux.press("C-s")
         try tmux.waitFor("Saved (new item)")
         #expect(try open().item(service: "api", account: "ci").kind == .token)
         try tmux.press("Escape")
@@ -107,21 +106,19 @@ import Testing
     @Test func ctrlGFillsThePasswordAndEnterTabSaveKeepsTheSecret() throws {
         try makeVault([Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "hunter2"))])
         let tmux = try start()
-        // Enter on the item, Tab to Save, Enter: the secret stays (issue 13 #2).
+        // Enter on the item opens the editor; Ctrl-S without edits writes nothing (issue 13 #2, issue 20).
         try tmux.press("Enter")
-        try tmux.waitFor("Retrieved")
-        try tmux.press("Tab")
-        try tmux.press("Enter")
-        try tmux.waitFor("password kept")
+        try tmux.waitFor("Editing mail / ana")
+        try tmux.press("C-s")
+        try tmux.waitFor("No edits to save")
         #expect(try open().item(service: "mail", account: "ana").secret == SecretBytes(utf8: "hunter2"))
         // Ctrl-G in the Password field fills it (20 characters by default).
-        try tmux.press("BTab")
+        try tmux.press("Tab", "Tab")
         try tmux.press("C-g")
         try tmux.waitFor("Generated a password (20")
         let screen = try tmux.waitFor("characters, 130.9 bits);") // the entropy, as the dialog says it
         #expect(screen.contains(String(repeating: "•", count: 20)))
-        try tmux.press("Tab")
-        try tmux.press("Enter")
+        try tmux.press("C-s")
         try tmux.waitFor("Saved (replaced the password")
         let stored = try #require(try open().item(service: "mail", account: "ana").secret)
         #expect(stored.count == 20)
@@ -130,12 +127,11 @@ import Testing
         try tmux.press("Escape")
         try tmux.waitFor("Up/Down j/k move")
         try tmux.type("e")
-        try tmux.waitFor("Editing service")
+        try tmux.waitFor("Editing mail / ana")
         try tmux.press("C-g")
         try tmux.waitFor("Ctrl-G fills the Password")
-        try tmux.press("Tab", "Tab", "Tab") // User ID, Password, Save
-        try tmux.press("Enter")
-        try tmux.waitFor("password kept")
+        try tmux.press("C-s")
+        try tmux.waitFor("No edits to save")
         #expect(try open().item(service: "mail", account: "ana").secret == stored)
     }
 
@@ -154,7 +150,7 @@ import Testing
         try makeVault([Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "hunter2"))])
         let tmux = try start()
         try tmux.press("Enter")
-        try tmux.waitFor("Retrieved")
+        try tmux.waitFor("Editing mail / ana")
         // Alt-G opens the dialog on the settings in use: 20 characters of all four classes.
         try tmux.press("M-g")
         var screen = try tmux.waitFor("Password generator")
@@ -175,9 +171,8 @@ import Testing
         try tmux.waitFor("characters, 106.3 bits);") // the Message line wraps
         screen = try tmux.waitFor("32 characters · 0-9")
         #expect(!screen.contains("Password generator"))
-        // Tab to Save (focus is on Password).
-        try tmux.press("Tab")
-        try tmux.press("Enter")
+        // Ctrl-S saves (focus is on Password).
+        try tmux.press("C-s")
         try tmux.waitFor("Saved (replaced the password")
         let digits = try fobGet()
         #expect(digits.count == 32 && digits.allSatisfy { "0123456789".contains($0) }, "\(digits.count) characters")
@@ -185,8 +180,9 @@ import Testing
         try tmux.press("Escape")
         try tmux.waitFor("Up/Down j/k move")
         try tmux.press("Enter")
-        try tmux.waitFor("Retrieved")
-        for _ in 0..<9 { try tmux.press("Tab") } // Password, 3 buttons, Kind, Label, URL, Notes, One-time seed
+        try tmux.waitFor("Editing mail / ana")
+        // User ID, Password, Kind, Label, URL, Notes, One-time seed, Generator.
+        for _ in 0..<8 { try tmux.press("Tab") }
         try tmux.waitFor("Enter/Ctrl-G settings")
         try tmux.press("Enter")
         try tmux.waitFor("Password generator")
@@ -203,14 +199,12 @@ import Testing
         try tmux.waitFor("Password generator")
         try tmux.press("Escape")
         try tmux.waitFor("Generator closed; nothing")
-        try tmux.press("Tab")
-        try tmux.press("Enter")
+        try tmux.press("C-s")
         try tmux.waitFor("Saved (replaced the password")
         let words = try fobGet().split(separator: " ")
         #expect(words.count == 6)
         #expect(words.allSatisfy { $0.allSatisfy { $0 == "-" || ("a"..."z").contains($0) } })
         // Ctrl-G in Password now makes six words too.
-        try tmux.press("BTab")
         try tmux.press("C-g")
         try tmux.waitFor("Generated a password (6")
         try tmux.waitFor("words, 77.5 bits);")

@@ -176,11 +176,12 @@ extension TerminalUITests {
         try tmux.type("mail.example")
         try tmux.press("Tab")
         try tmux.type("ana")
-        try tmux.press("Tab", "Tab", "Tab") // Password, Save, Retrieve
+        try tmux.press("Enter", "Enter", "Tab") // Password, Save, Retrieve
         try tmux.press("Enter")
         screen = try tmux.waitUntil("the Retrieved message") { value(of: "Message", in: $0) == "Retrieved" }
         #expect(value(of: "Retrieved ID", in: screen) == "ana")
-        #expect(value(of: "Retrieved Password", in: screen) == String(repeating: "•", count: secret.count))
+        // A fixed-width mask: the length of the secret cannot be counted.
+        #expect(value(of: "Retrieved Password", in: screen) == String(repeating: "•", count: 8))
         #expect(!screen.contains(secret))
         try tmux.press("C-r")
         screen = try tmux.waitFor(secret)
@@ -194,7 +195,7 @@ extension TerminalUITests {
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
         screen = try tmux.waitUntil("the Deleted message") {
-            value(of: "Message", in: $0)?.hasPrefix("Deleted;") == true
+            value(of: "Message", in: $0)?.hasPrefix("Deleted mail.example") == true
         }
         #expect(value(of: "Retrieved ID", in: screen) == "")
         #expect(value(of: "Retrieved Password", in: screen) == "")
@@ -260,10 +261,13 @@ extension TerminalUITests {
         let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
+        // Unsaved edits, then Esc: the dialog asks Save / Discard / Keep editing.
+        try tmux.press("Enter")
+        try tmux.type("x")
+        try tmux.press("Escape")
+        try tmux.waitFor("Unsaved edits")
         try tmux.waitUntil("only the unlock screen") {
-            $0.contains("Master password") && !$0.contains("Delete item") && !$0.contains("github.com")
+            $0.contains("Master password") && !$0.contains("Unsaved edits") && !$0.contains("github.com")
         }
         #expect(try fx.open().allItems().count == 1)
         // The dialog is gone for good: y now types into the password field.
@@ -282,7 +286,7 @@ extension TerminalUITests {
         var screen = try tmux.waitFor("api.example")
         #expect(screen.contains("expired"))
         try tmux.press("W")
-        try tmux.waitFor("Logout")
+        try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.press("y")
         screen = try tmux.waitFor("Master password")
         #expect(!screen.contains("api.example"))
@@ -304,17 +308,19 @@ extension TerminalUITests {
         let back = try tmux.waitFor("Items 1")
         #expect(!back.contains("typed blind"))
         #expect(!back.contains("Master password"))
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
+        try tmux.press("Enter")
+        try tmux.type("x")
+        try tmux.press("Escape")
+        try tmux.waitFor("Unsaved edits")
         try tmux.resize(width: 60, height: 12)
-        var screen = try tmux.waitFor("Delete item")
+        var screen = try tmux.waitFor("Unsaved edits")
         #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 60 })
         try tmux.resize(width: 30, height: 8)
         try tmux.waitFor("Terminal too small")
         try tmux.resize(width: 110, height: 32)
-        screen = try tmux.waitFor("Delete item")
+        screen = try tmux.waitFor("Unsaved edits")
         try tmux.press("n")
-        try tmux.waitForAbsence(of: "Delete item")
+        try tmux.waitForAbsence(of: "Unsaved edits")
         #expect(try fx.open().allItems().count == 1)
     }
 
@@ -447,10 +453,12 @@ extension TerminalUITests {
         let tmux = try fx.start(environment: ["TERM": "vt100"])
         try fx.unlock(tmux)
         try tmux.waitFor("github.com")
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
-        try tmux.press("n")
-        try tmux.waitForAbsence(of: "Delete item")
+        try tmux.press("Enter")
+        try tmux.type("x")
+        try tmux.press("Escape")
+        try tmux.waitFor("Unsaved edits")
+        try tmux.press("d") // discard: back to the list
+        try tmux.waitForAbsence(of: "Unsaved edits")
         let screen = try tmux.capture(escapes: true)
         #expect(screen.range(of: #"\x1b\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
         try tmux.press("q")

@@ -168,7 +168,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let app = makeApp()
         app.send(.newItem)
         var text = draw(app).text
-        #expect(text.contains("Generator            20 chars, a-z A-Z 0-9 sym"))
+        #expect(text.contains("Generator"))
+        #expect(text.contains("20 chars, a-z A-Z 0-9 sym"))
         #expect(draw(app, rows: 32, columns: 140).text.contains("20 characters · a-z A-Z 0-9 symbols"))
         app.send(.openGenerator)
         var canvas = draw(app)
@@ -426,5 +427,29 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let unlock = makeApp(locked: true)
         #expect(KeyMap.action(for: .character("q"), in: unlock) == .insert("q"))
         #expect(KeyMap.action(for: .enter, in: unlock) == .submit)
+    }
+}
+
+/// Issue 20's logout review, drawn: groups, ticks, scrolling that keeps the cursor's row in view.
+@Suite struct LogoutReviewRendererTests {
+    @Test func theCursorsRowIsNeverUnderAMoreIndicator() throws {
+        try #require(unicodeLocale)
+        let (app, store, _) = makeTestApp()
+        for i in 0..<12 {
+            store.externalPut(Item(service: "api\(i)", account: "ci", kind: .oauth, secret: SecretBytes(utf8: "{}")))
+        }
+        store.externalPut(Item(service: "npm", account: "publish", kind: .token, secret: SecretBytes(utf8: "t")))
+        app.tick()
+        app.send(.logoutWipe(service: nil))
+        var text = draw(app, rows: 16, columns: 80).text
+        #expect(text.contains("Session tokens (12)"))
+        #expect(text.contains("↓"))
+        #expect(text.contains("Delete 12 items, clear the clipboard and lock? (y/n)"))
+        for _ in 0..<12 { app.send(.moveSelection(1)) }
+        app.send(.cycleKind(1))
+        text = draw(app, rows: 16, columns: 80).text
+        #expect(text.contains("[x] npm / publish  token"))
+        #expect(text.contains("↑"))
+        #expect(text.contains("Delete 13 items"))
     }
 }

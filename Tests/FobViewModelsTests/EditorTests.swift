@@ -216,3 +216,101 @@ import Testing
         #expect(h.store.storedItems[ItemKey(before)] == before)
     }
 }
+
+/// Issue 20: `l` and the idle lock lock every process of the session; an
+/// agent that stops is not a lock made elsewhere; the header's lock state.
+@Suite struct LockMeansLockedTests {
+    @Test func lAndTheIdleLockLockTheSession() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], lockAfter: 60)
+        h.send(.lock)
+        #expect(h.store.calls["lockSession"] == 1)
+        #expect(h.store.isLocked)
+        h.unlock()
+        h.clock.advance(by: 60)
+        h.app.tick()
+        #expect(h.app.unlockModel != nil)
+        #expect(h.store.calls["lockSession"] == 2)
+    }
+
+    @Test func aStoppedAgentIsNotALockElsewhere() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.store.agentState = .stopped
+        h.store.externalLock()
+        h.app.tick()
+        #expect(h.app.unlockModel?.message.text.hasPrefix("The agent stopped") == true)
+        #expect(h.store.calls["lockSession"] == nil)
+        let other = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        other.store.agentState = .locked
+        other.store.externalLock()
+        other.app.tick()
+        #expect(other.app.unlockModel?.message.text == "Locked elsewhere")
+    }
+
+    @Test func theHeaderSaysWhenTheVaultLocks() throws {
+        let h = try Harness.unlocked(lockAfter: 300)
+        #expect(h.app.lockState.unlocked)
+        #expect(h.app.lockState.locksAt == h.clock.now.addingTimeInterval(300))
+        h.store.agentState = .unlocked(locksAt: h.clock.now.addingTimeInterval(120))
+        #expect(h.app.lockState.locksAt == h.clock.now.addingTimeInterval(120))
+        #expect(h.app.lockStateText.hasPrefix("unlocked · locks "))
+        h.send(.lock)
+        #expect(h.app.lockStateText == "locked")
+    }
+}
+
+/// Issue 20 (b): the editor follows a change made elsewhere while nothing is typed.
+@Suite struct EditorFollowsTests {
+    @Test func anUneditedFormShowsTheItemAsStoredNow() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected)
+        h.store.externalPut(item("mail", "ana", "pw", label: "New", modified: h.clock.now))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.form.label.text == "New")
+        #expect(h.message == "mail / ana changed elsewhere: the editor shows it as stored now")
+        #expect(h.main.focus == .service)
+    }
+
+    @Test func unsavedEditsAreKept() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.url), .insert("u"))
+        h.store.externalPut(item("mail", "ana", "pw", label: "New", modified: h.clock.now))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.form.url.text == "u")
+        #expect(h.form.label.text == "Old")
+        #expect(h.message == "mail / ana changed elsewhere; your edits are kept and Save will ask")
+    }
+}
+
+/// Found by hand at 80×24: `z` on the list left focus in the editor, so the next key typed into Service.
+@Suite struct UndoKeepsFocusTests {
+    @Test func undoFromTheListKeepsFocusOnTheList() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "", "x")])
+        h.send(.editSelected, .cancel, .moveSelection(1), .deleteSelected, .undo)
+        #expect(h.main.focus == .list)
+        #expect(h.form.editorTitle == "Editing mail / ana")
+        h.send(.openSelected)
+        #expect(h.form.editorTitle == "Editing zoom.us")
+    }
+}
+
+/// `q` with unsaved edits asks first: y saves then quits, d quits without them.
+@Suite struct QuitWithUnsavedEditsTests {
+    @Test func quitAsksFirst() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("L"), .focus(.list), .quit)
+        #expect(!h.app.shouldQuit)
+        guard case .confirm(let dialog) = h.app.overlay, case .leaveEditor(.quit) = dialog.purpose else {
+            Issue.record("no question")
+            return
+        }
+        h.send(.confirm)
+        #expect(h.store.storedItems[EditorTests.key]?.label == "L")
+        #expect(h.app.shouldQuit)
+        let other = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        other.send(.editSelected, .focus(.label), .insert("L"), .focus(.list), .quit, .discardEdits)
+        #expect(other.app.shouldQuit)
+        #expect(other.store.storedItems[EditorTests.key]?.label == nil)
+    }
+}

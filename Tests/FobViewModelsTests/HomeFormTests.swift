@@ -180,6 +180,7 @@ import Testing
         #expect(h.form.retrievedPasswordText == "••••••••")
     }
 
+    /// Issue 20: fields first, then the buttons.
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
         let h = try Harness.unlocked()
         var seen: [MainFocus] = []
@@ -189,11 +190,11 @@ import Testing
         }
         #expect(
             seen == [
-                .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
-                .kind, .label, .url, .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue, .fieldHidden, .list,
+                .service, .userID, .password, .kind, .label, .url, .notes, .oneTimeSeed, .generator,
+                .fieldName, .fieldValue, .fieldHidden, .saveButton, .retrieveButton, .deleteButton, .list,
             ])
         h.send(.focusPrevious)
-        #expect(h.main.focus == .fieldHidden)
+        #expect(h.main.focus == .deleteButton)
         h.send(.cancel)
         #expect(h.main.focus == .list)
     }

@@ -1,0 +1,133 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// The main editing jobs of the terminal UI at 80×24, driven through the
+/// built `fob` in tmux, each waiting for the state it checks. The README's
+/// key section lists the same keystrokes.
+@Suite(.serialized) struct TerminalUIEditTests {
+    static let password = "correct horse battery"
+
+    let directory = TemporaryDirectory(prefix: "fob-tui-edit")
+    var vaultURL: URL { directory.file("vault.db") }
+
+    private func makeVault(_ items: [Item]) throws {
+        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
+        for item in items { try vault.add(item) }
+        vault.lock()
+    }
+
+    private func open() throws -> Vault {
+        let vault = try Vault(url: vaultURL)
+        try vault.unlock(password: .text(Self.password))
+        return vault
+    }
+
+    private func start() throws -> TmuxSession {
+        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(
+            width: 80, height: 24, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
+        try tmux.waitFor("Master password")
+        try tmux.type(Self.password)
+        try tmux.press("Enter")
+        try tmux.waitFor("Items ")
+        return tmux
+    }
+
+    /// `n`, Service, Tab, User ID, Tab, Ctrl-G, Ctrl-S.
+    @Test func addALoginWithAGeneratedPassword() throws {
+        try makeVault([])
+        let tmux = try start()
+        try tmux.type("n")
+        try tmux.waitFor("New item")
+        try tmux.type("github.com")
+        try tmux.press("Tab")
+        try tmux.type("ana")
+        try tmux.press("Tab")
+        try tmux.press("C-g")
+        try tmux.waitFor("Generated a password")
+        try tmux.waitFor("● New item")
+        try tmux.press("C-s")
+        try tmux.waitFor("Saved (new item)")
+        try tmux.waitFor("Editing github.com / ana")
+        let stored = try open().item(service: "github.com", account: "ana")
+        #expect(stored.secret?.count == 20)
+        // The compact buttons are never cut at 80 columns.
+        #expect(try tmux.capture().contains("[Save] [Retrieve] [Delete]"))
+    }
+
+    /// Enter on the item, Tab to Label, type, Ctrl-S.
+    @Test func editALabel() throws {
+        try makeVault([item("mail", "ana", "hunter2")])
+        let tmux = try start()
+        try tmux.press("Enter")
+        try tmux.waitFor("Editing mail / ana")
+        // Service, User ID, Password, Kind, Label.
+        for _ in 0..<4 { try tmux.press("Tab") }
+        try tmux.type("Work")
+        try tmux.waitFor("● Editing mail / ana")
+        try tmux.press("C-s")
+        try tmux.waitFor("Saved (service")
+        try tmux.waitForAbsence(of: "●")
+        let stored = try open().item(service: "mail", account: "ana")
+        #expect(stored.label == "Work")
+        #expect(stored.secret == SecretBytes(utf8: "hunter2"))
+    }
+
+    /// `d` deletes at once; `z` within 10 s puts the item back exactly.
+    @Test func deleteAndUndo() throws {
+        var zoom = item("zoom.us", "", "pw")
+        zoom.customFields = [CustomField(name: "pin", text: "1234", isHidden: true)]
+        try makeVault([zoom])
+        let before = try open().item(service: "zoom.us", account: "")
+        let tmux = try start()
+        try tmux.type("d")
+        try tmux.waitFor("Deleted zoom.us")
+        try tmux.waitFor("Items 0")
+        #expect(throws: KeychainError.self) { try open().item(service: "zoom.us", account: "") }
+        try tmux.type("z")
+        try tmux.waitFor("Restored zoom.us")
+        try tmux.waitFor("Items 1")
+        #expect(try open().item(service: "zoom.us", account: "") == before)
+    }
+
+    /// `W`, Down, Down, Space, `y`: the review ticks session tokens only.
+    @Test func logoutWithReview() throws {
+        try makeVault([
+            item("gh", "ci", jwt(exp: 4_000_000_000), kind: .token),
+            oauthItem("idp", "ana", expiresAt: 4_000_000_000),
+            item("npm", "publish", "npm_live", kind: .token),
+            item("stripe", "live", "sk_live", kind: .token),
+            item("mail", "ana", "pw"),
+        ])
+        let tmux = try start()
+        try tmux.type("W")
+        try tmux.waitFor("Session tokens (2)")
+        try tmux.waitFor("Tokens with no expiry (2)")
+        try tmux.waitFor("Delete 2 items, clear the clipboard and lock? (y/n)")
+        // Down to npm (after gh and idp), Space ticks it.
+        try tmux.press("Down")
+        try tmux.press("Down")
+        try tmux.type(" ")
+        try tmux.waitFor("Delete 3 items, clear the clipboard and lock? (y/n)")
+        try tmux.type("y")
+        try tmux.waitFor("Master password")
+        try tmux.waitFor("Logged out: deleted 3")
+        let left = try open().allItems().map { "\($0.service)/\($0.account)" }
+        #expect(left == ["mail/ana", "stripe/live"])
+    }
+
+    /// `l` locks; the master password and Enter unlock again.
+    @Test func lockAndUnlock() throws {
+        try makeVault([item("mail", "ana", "pw")])
+        let tmux = try start()
+        try tmux.type("l")
+        try tmux.waitFor("Master password")
+        #expect(try !tmux.capture().contains("mail"))
+        try tmux.type(Self.password)
+        try tmux.press("Enter")
+        try tmux.waitFor("Items 1")
+        try tmux.waitFor("mail")
+    }
+}
