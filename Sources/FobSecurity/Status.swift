@@ -10,7 +10,7 @@
 public let errSecSuccess: OSStatus = 0
 /// No error (0), Apple's `MacTypes.h` name.
 public let noErr: OSStatus = 0
-/// Function or operation not implemented (-4): item references (`kSecReturnRef`, `kSecValueRef`), adding keys, certificates or identities.
+/// Function or operation not implemented (-4): adding keys, certificates or identities.
 public let errSecUnimplemented: OSStatus = -4
 /// The disk is full (-34). Fob reports a full disk as ``errSecIO``.
 public let errSecDiskFull: OSStatus = -34
