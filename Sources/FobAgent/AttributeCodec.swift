@@ -202,6 +202,7 @@ extension ItemChanges {
         b.flag(22, isInvisible)
         b.flag(23, isNegative)
         b.number(24, accessControlFlags)
+        b.text(25, deviceBinding.map { $0?.rawValue })
         return b
     }
 
@@ -239,5 +240,15 @@ extension ItemChanges {
         isInvisible = try b.flag(22)
         isNegative = try b.flag(23)
         accessControlFlags = try b.number(24, UInt64.self)
+        if let binding = try b.change(25) {
+            if let name = binding {
+                guard let value = DeviceBinding(rawValue: name) else {
+                    throw .badField("attribute 25 '\(name)' is unknown")
+                }
+                deviceBinding = .some(value)
+            } else {
+                deviceBinding = .some(nil)
+            }
+        }
     }
 }

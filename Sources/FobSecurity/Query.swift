@@ -47,6 +47,8 @@ struct AttributeValues {
     var label: String?
     var comment: String?
     var accessible: Accessibility?
+    /// The `…ThisDeviceOnly` variant given with `kSecAttrAccessible` (`.some(nil)`: a plain value).
+    var deviceBinding: DeviceBinding??
     var kind: ItemKind?
     var generic: Data?
     var created: Date?
@@ -80,7 +82,7 @@ struct AttributeValues {
     var needsLocalFilter: Bool {
         comment != nil || generic != nil || created != nil || modified != nil || itemDescription != nil
             || itemType != nil || creator != nil || isInvisible != nil || isNegative != nil
-            || accessControl != nil || matchesNothing
+            || accessControl != nil || deviceBinding != nil || matchesNothing
     }
 
     /// The part of the match the store answers. Without `kSecAttrSynchronizable`
@@ -119,6 +121,8 @@ struct AttributeValues {
         if let creator, creator != item.creator ?? 0 { return false }
         if let isInvisible, isInvisible != item.isInvisible { return false }
         if let isNegative, isNegative != item.isNegative { return false }
+        // kSecAttrAccessible matches the value given, …ThisDeviceOnly included.
+        if let deviceBinding, deviceBinding != item.deviceBinding { return false }
         if let accessControl, accessControl.flags.rawValue != item.accessControlFlags.map(CFOptionFlags.init) {
             return false
         }
@@ -154,8 +158,10 @@ struct AttributeValues {
         changes.isInvisible = isInvisible
         changes.isNegative = isNegative
         if case .value(let flag)? = synchronizable { changes.synchronizable = flag }
+        changes.deviceBinding = deviceBinding
         if let accessControl {
             changes.accessible = try? accessibility(named: accessControl.protection)
+            changes.deviceBinding = .some(FobSecurity.deviceBinding(named: accessControl.protection))
             changes.accessControlFlags = .some(UInt64(accessControl.flags.rawValue))
         }
         return changes
@@ -300,7 +306,9 @@ struct ParsedDictionary {
         case kSecAttrIsNegative: attributes.isNegative = try bool(key, value)
         case kSecAttrAccessible:
             accessibleGiven = true
-            attributes.accessible = try accessibility(named: try string(key, value))
+            let name = try string(key, value)
+            attributes.accessible = try accessibility(named: name)
+            attributes.deviceBinding = .some(deviceBinding(named: name))
         case kSecAttrAccessControl:
             guard let control = value as? SecAccessControl else { throw wrongType(key, "a SecAccessControl") }
             attributes.accessControl = control

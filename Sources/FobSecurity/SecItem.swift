@@ -259,7 +259,7 @@ private func attributeDictionary(_ item: Item) -> [String: Any] {
         item.itemClass == .genericPassword ? kSecAttrService : kSecAttrServer: item.service,
         kSecAttrAccount: item.account,
         kSecAttrAccessGroup: item.accessGroup,
-        kSecAttrAccessible: accessibilityName(item.accessible),
+        kSecAttrAccessible: accessibilityName(item.accessible, item.deviceBinding),
         kSecAttrCreationDate: item.created,
         kSecAttrModificationDate: item.modified,
         kSecAttrSynchronizable: item.synchronizable,
@@ -282,7 +282,7 @@ private func attributeDictionary(_ item: Item) -> [String: Any] {
     if item.isNegative { out[kSecAttrIsNegative] = true }
     if let flags = item.accessControlFlags {
         out[kSecAttrAccessControl] = SecAccessControl(
-            protection: accessibilityName(item.accessible),
+            protection: accessibilityName(item.accessible, item.deviceBinding),
             flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(truncatingIfNeeded: flags)))
     }
     return out

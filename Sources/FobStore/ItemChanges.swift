@@ -56,6 +56,8 @@ public struct ItemChanges: Sendable {
     public var isNegative: Bool?
     /// New access-control flags; `.some(nil)` removes the access control.
     public var accessControlFlags: UInt64??
+    /// A new `…ThisDeviceOnly` variant; `.some(nil)` makes the accessibility plain.
+    public var deviceBinding: DeviceBinding??
 
     /// Changes the notes: another name for ``comment``.
     public var notes: String?? {
@@ -112,6 +114,7 @@ public struct ItemChanges: Sendable {
         if let isInvisible { item.isInvisible = isInvisible }
         if let isNegative { item.isNegative = isNegative }
         if let accessControlFlags { item.accessControlFlags = accessControlFlags }
+        if let deviceBinding { item.deviceBinding = deviceBinding }
         item.modified = now
     }
 }

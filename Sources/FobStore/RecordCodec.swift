@@ -21,6 +21,7 @@ import Foundation
 /// | 24, 25, 26 | is-invisible, is-negative, synchronizable | one byte, 1 |
 /// | 27 | access-control flags | UInt64 LE |
 /// | 28 | persistent ID | 16 bytes |
+/// | 29 | device binding (`thisDeviceOnly`, `whenPasscodeSetThisDeviceOnly`) | UTF-8 |
 ///
 /// Every length is bounded: tags 13 and later by ``Item/checkLimits()``,
 /// the first release's by 1 MiB (it had no other limit, and its records must
@@ -35,7 +36,7 @@ enum RecordCodec {
             generic, created, modified, secret
         case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
-            synchronizable, accessControl, persistentID
+            synchronizable, accessControl, persistentID, deviceBinding
     }
 
     /// A field's bytes: plain, or held in protected memory.
@@ -136,6 +137,9 @@ enum RecordCodec {
             fields.append((Tag.accessControl.rawValue, [.plain(le(flags, bytes: 8))]))
         }
         fields.append((Tag.persistentID.rawValue, [.plain(withUnsafeBytes(of: item.persistentID.uuid) { Array($0) })]))
+        if let binding = item.deviceBinding {
+            fields.append((Tag.deviceBinding.rawValue, [.plain(Array(binding.rawValue.utf8))]))
+        }
         for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
         if let secret = item.secret {
             fields.append((Tag.secret.rawValue, [.secret(secret)]))
@@ -262,6 +266,11 @@ enum RecordCodec {
                     withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: field) }
                     item.persistentID = UUID(uuid: bytes)
                     sawPersistentID = true
+                case .deviceBinding:
+                    guard let binding = boundedText().flatMap(DeviceBinding.init(rawValue:)) else {
+                        return .decode("bad device binding")
+                    }
+                    item.deviceBinding = binding
                 case nil:
                     guard item.unknownFields.count < maxUnknownFields, n <= Item.maxSecretBytes else {
                         return .decode("too many or too large unknown record fields")

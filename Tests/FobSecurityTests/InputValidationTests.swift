@@ -153,12 +153,19 @@ extension SecItemTests {
             let mapping: [(String, String, Accessibility)] = [
                 (kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
                 (kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
-                (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
+                // …ThisDeviceOnly values come back as given; the class decides the rest.
                 (
-                    kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlock,
+                    kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                    .whenUnlocked
+                ),
+                (
+                    kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
                     .afterFirstUnlock
                 ),
-                (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
+                (
+                    kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+                    .whenUnlocked
+                ),
             ]
             for (index, (given, returned, stored)) in mapping.enumerated() {
                 let account = "acct\(index)"
