@@ -220,6 +220,7 @@ extension ItemChanges {
         b.flag(23, isNegative)
         b.number(24, accessControlFlags)
         b.number(25, expectedRevision.map { Optional($0) })
+        b.text(26, deviceBinding.map { $0?.rawValue })
         return b
     }
 
@@ -258,5 +259,15 @@ extension ItemChanges {
         isNegative = try b.flag(23)
         accessControlFlags = try b.number(24, UInt64.self)
         expectedRevision = try b.number(25, UInt64.self) ?? nil
+        if let binding = try b.change(26) {
+            if let name = binding {
+                guard let value = DeviceBinding(rawValue: name) else {
+                    throw .badField("attribute 26 '\(name)' is unknown")
+                }
+                deviceBinding = .some(value)
+            } else {
+                deviceBinding = .some(nil)
+            }
+        }
     }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// `oneTimePassword`, `customFields` (`name`, `value` or `valueBase64`,
 /// `hidden`), `generic` (base64), `synchronizable`, `protocol`,
 /// `authenticationType`, `port`, `path`, `securityDomain`, `description`,
-/// `type`, `creator`, `invisible`, `negative`, `accessControlFlags`.
+/// `type`, `creator`, `invisible`, `negative`, `accessControlFlags`,
+/// `deviceBinding` (`thisDeviceOnly`, `whenPasscodeSetThisDeviceOnly`; may be absent).
 /// `null` stands for an attribute not set.
 public enum FobJSON {
     /// The `version` this build writes and reads.
@@ -61,6 +62,7 @@ public enum FobJSON {
         let invisible: Bool
         let negative: Bool
         let accessControlFlags: UInt64?
+        let deviceBinding: DeviceBinding?
     }
 
     /// Reads a `fob-json` export.
@@ -135,6 +137,7 @@ public enum FobJSON {
             item.isInvisible = e.invisible
             item.isNegative = e.negative
             item.accessControlFlags = e.accessControlFlags
+            item.deviceBinding = e.deviceBinding
             read.entries.append(ImportEntry(item: item, datesKnown: true, origin: origin))
         }
         return read
@@ -268,6 +271,8 @@ public enum FobJSON {
         out += Array((item.isNegative ? "true" : "false").utf8)
         JSONWriter.key("accessControlFlags", &out)
         out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
+        JSONWriter.key("deviceBinding", &out)
+        out += Array((item.deviceBinding.map { "\"\($0.rawValue)\"" } ?? "null").utf8)
     }
 }
 

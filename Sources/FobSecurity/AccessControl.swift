@@ -135,7 +135,25 @@ func accessibility(named name: String) throws(SecItemFailure) -> Accessibility {
     }
 }
 
-/// The `kSecAttrAccessible…` value Fob returns for a stored class.
-func accessibilityName(_ accessible: Accessibility) -> String {
-    accessible == .whenUnlocked ? kSecAttrAccessibleWhenUnlocked : kSecAttrAccessibleAfterFirstUnlock
+/// The `…ThisDeviceOnly` part of a `kSecAttrAccessible…` value (Fob keeps it
+/// so that the value comes back as given), or `nil` for a plain value.
+func deviceBinding(named name: String) -> DeviceBinding? {
+    switch name {
+    case kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly:
+        return .thisDeviceOnly
+    case kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: return .whenPasscodeSetThisDeviceOnly
+    default: return nil
+    }
+}
+
+/// The `kSecAttrAccessible…` value an item was given: its class, and the
+/// `…ThisDeviceOnly` variant when it was given one.
+func accessibilityName(_ accessible: Accessibility, _ binding: DeviceBinding? = nil) -> String {
+    switch (accessible, binding) {
+    case (_, .whenPasscodeSetThisDeviceOnly?): return kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+    case (.whenUnlocked, .thisDeviceOnly?): return kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+    case (.afterFirstUnlock, .thisDeviceOnly?): return kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+    case (.whenUnlocked, nil): return kSecAttrAccessibleWhenUnlocked
+    case (.afterFirstUnlock, nil): return kSecAttrAccessibleAfterFirstUnlock
+    }
 }

@@ -229,7 +229,8 @@ public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
 
 /// The secret (`"v_Data"`), a `Data` of up to 1 MiB.
 public let kSecValueData: CFString = "v_Data"
-/// An item reference (`"v_Ref"`): not implemented (`errSecUnimplemented`).
+/// An item reference (`"v_Ref"`): a ``SecKeychainItem`` from `kSecReturnRef`,
+/// taken by queries to name that item.
 public let kSecValueRef: CFString = "v_Ref"
 /// A persistent item reference (`"v_PersistentRef"`), a `Data` that
 /// ``kSecReturnPersistentRef`` returned: finds exactly that item, for its whole life.
@@ -238,7 +239,8 @@ public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 public let kSecReturnData: CFString = "r_Data"
 /// Return the attributes as `[String: Any]` (`"r_Attributes"`), a `Bool`.
 public let kSecReturnAttributes: CFString = "r_Attributes"
-/// Return an item reference (`"r_Ref"`): `true` answers `errSecUnimplemented`.
+/// Return an item reference (`"r_Ref"`): a ``SecKeychainItem`` that
+/// `kSecValueRef` takes in later queries.
 public let kSecReturnRef: CFString = "r_Ref"
 /// Return a persistent reference (`"r_PersistentRef"`), a `Bool`: a `Data` of 20 bytes
 /// (the class's four characters and the item's 16-byte identifier), stable

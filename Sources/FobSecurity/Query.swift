@@ -47,6 +47,8 @@ struct AttributeValues {
     var label: String?
     var comment: String?
     var accessible: Accessibility?
+    /// The `…ThisDeviceOnly` variant given with `kSecAttrAccessible` (`.some(nil)`: a plain value).
+    var deviceBinding: DeviceBinding??
     var kind: ItemKind?
     var generic: Data?
     var created: Date?
@@ -80,7 +82,7 @@ struct AttributeValues {
     var needsLocalFilter: Bool {
         comment != nil || generic != nil || created != nil || modified != nil || itemDescription != nil
             || itemType != nil || creator != nil || isInvisible != nil || isNegative != nil
-            || accessControl != nil || matchesNothing
+            || accessControl != nil || deviceBinding != nil || matchesNothing
     }
 
     /// The part of the match the store answers. Without `kSecAttrSynchronizable`
@@ -119,6 +121,8 @@ struct AttributeValues {
         if let creator, creator != item.creator ?? 0 { return false }
         if let isInvisible, isInvisible != item.isInvisible { return false }
         if let isNegative, isNegative != item.isNegative { return false }
+        // kSecAttrAccessible matches the value given, …ThisDeviceOnly included.
+        if let deviceBinding, deviceBinding != item.deviceBinding { return false }
         if let accessControl, accessControl.flags.rawValue != item.accessControlFlags.map(CFOptionFlags.init) {
             return false
         }
@@ -154,8 +158,10 @@ struct AttributeValues {
         changes.isInvisible = isInvisible
         changes.isNegative = isNegative
         if case .value(let flag)? = synchronizable { changes.synchronizable = flag }
+        changes.deviceBinding = deviceBinding
         if let accessControl {
             changes.accessible = try? accessibility(named: accessControl.protection)
+            changes.deviceBinding = .some(FobSecurity.deviceBinding(named: accessControl.protection))
             changes.accessControlFlags = .some(UInt64(accessControl.flags.rawValue))
         }
         return changes
@@ -171,10 +177,11 @@ struct ParsedDictionary {
     var returnData = false
     var returnAttributes = false
     var returnPersistentRef = false
+    var returnRef = false
     var limit: ResultLimit?
 
     /// Whether any return key asks for something.
-    var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef }
+    var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef || returnRef }
 
     /// Decodes `dictionary` for `role`.
     ///
@@ -182,8 +189,7 @@ struct ParsedDictionary {
     /// with several faults does not depend on hashing order.
     /// - Throws: `errSecParam` for an unknown key, a value of the wrong type,
     ///   or a key the role does not take; `errSecNoSuchAttr` for an attribute
-    ///   of the other password class; `errSecUnimplemented` for item
-    ///   references; `errSecAuthFailed` for access control that needs
+    ///   of the other password class; `errSecAuthFailed` for access control that needs
     ///   authentication Fob cannot check.
     init(_ dictionary: [String: Any], role: DictionaryRole) throws(SecItemFailure) {
         var refClass: ItemClass?
@@ -191,11 +197,12 @@ struct ParsedDictionary {
             guard let value = unwrapOptional(dictionary[key]!) else {
                 throw SecItemFailure(errSecParam, "\(key) has no value")
             }
-            if key == kSecValuePersistentRef {
-                guard role.isQuery else {
-                    throw SecItemFailure(errSecParam, "kSecValuePersistentRef is taken only by queries")
+            if key == kSecValuePersistentRef || key == kSecValueRef {
+                guard role.isQuery else { throw SecItemFailure(errSecParam, "\(key) is taken only by queries") }
+                let (c, id) = try reference(key, value)
+                if let earlier = attributes.persistentID, earlier != id || refClass != c {
+                    attributes.matchesNothing = true
                 }
-                let (c, id) = try PersistentReference.parse(try data(key, value))
                 refClass = c
                 attributes.persistentID = id
                 continue
@@ -308,7 +315,9 @@ struct ParsedDictionary {
         case kSecAttrIsNegative: attributes.isNegative = try bool(key, value)
         case kSecAttrAccessible:
             accessibleGiven = true
-            attributes.accessible = try accessibility(named: try string(key, value))
+            let name = try string(key, value)
+            attributes.accessible = try accessibility(named: name)
+            attributes.deviceBinding = .some(deviceBinding(named: name))
         case kSecAttrAccessControl:
             guard let control = value as? SecAccessControl else { throw wrongType(key, "a SecAccessControl") }
             attributes.accessControl = control
@@ -346,7 +355,7 @@ struct ParsedDictionary {
         case kSecValueData:
             // Apple ignores the secret in a query (code often deletes with its add dictionary).
             data = try data(key, value)
-        case kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef:
+        case kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef:
             let wanted = try bool(key, value)
             guard !wanted || role == .copy || role == .add else {
                 throw SecItemFailure(errSecParam, "\(key) is only taken by SecItemCopyMatching and SecItemAdd")
@@ -354,14 +363,9 @@ struct ParsedDictionary {
             switch key {
             case kSecReturnData: returnData = wanted
             case kSecReturnAttributes: returnAttributes = wanted
+            case kSecReturnRef: returnRef = wanted
             default: returnPersistentRef = wanted
             }
-        case kSecReturnRef:
-            if try bool(key, value) {
-                throw SecItemFailure(errSecUnimplemented, "item references (kSecReturnRef) are not implemented")
-            }
-        case kSecValueRef:
-            throw SecItemFailure(errSecUnimplemented, "item references (kSecValueRef) are not implemented")
         case kSecMatchLimit:
             let limit = try self.limit(value)
             switch role {
@@ -393,6 +397,18 @@ struct ParsedDictionary {
         default:
             throw SecItemFailure(errSecParam, "unknown key \"\(key)\"")
         }
+    }
+
+    /// The item a `kSecValuePersistentRef` (`Data`) or `kSecValueRef`
+    /// (``SecKeychainItem``) names.
+    private func reference(_ key: String, _ value: Any) throws(SecItemFailure) -> (ItemClass, UUID) {
+        if key == kSecValueRef {
+            guard let item = value as? SecKeychainItem else {
+                throw wrongType(key, "a SecKeychainItem (kSecReturnRef)")
+            }
+            return (item.itemClass, item.persistentID)
+        }
+        return try PersistentReference.parse(try data(key, value))
     }
 
     private func wrongType(_ key: String, _ expected: String) -> SecItemFailure {

@@ -221,21 +221,26 @@ private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, wit
 
 /// The result object for `items` by the return keys and limit, as Apple
 /// documents it: one kind of result alone is that value (`Data` for data or
-/// a persistent reference); attributes, or more than one kind, give a
-/// dictionary holding `kSecValueData` and `kSecValuePersistentRef` beside the
+/// a persistent reference, a ``SecKeychainItem`` for a reference);
+/// attributes, or more than one kind, give a dictionary holding
+/// `kSecValueData`, `kSecValuePersistentRef` and `kSecValueRef` beside the
 /// attributes asked for; several matches give an array of those.
 private func resultValue(for items: [Item], parsed: ParsedDictionary, limit: ResultLimit) -> AnyObject {
-    let kinds = [parsed.returnData, parsed.returnAttributes, parsed.returnPersistentRef].filter { $0 }.count
+    let kinds = [parsed.returnData, parsed.returnAttributes, parsed.returnPersistentRef, parsed.returnRef]
+        .filter { $0 }.count
     let values: [Any]
     if parsed.returnAttributes || kinds > 1 {
         values = items.map { item in
             var out = parsed.returnAttributes ? attributeDictionary(item) : [:]
             if parsed.returnData { out[kSecValueData] = secretData(item) }
             if parsed.returnPersistentRef { out[kSecValuePersistentRef] = PersistentReference.make(item) }
+            if parsed.returnRef { out[kSecValueRef] = SecKeychainItem(item) }
             return out
         }
     } else if parsed.returnPersistentRef {
         values = items.map(PersistentReference.make)
+    } else if parsed.returnRef {
+        values = items.map(SecKeychainItem.init)
     } else {
         values = items.map(secretData)
     }
@@ -254,7 +259,7 @@ private func attributeDictionary(_ item: Item) -> [String: Any] {
         item.itemClass == .genericPassword ? kSecAttrService : kSecAttrServer: item.service,
         kSecAttrAccount: item.account,
         kSecAttrAccessGroup: item.accessGroup,
-        kSecAttrAccessible: accessibilityName(item.accessible),
+        kSecAttrAccessible: accessibilityName(item.accessible, item.deviceBinding),
         kSecAttrCreationDate: item.created,
         kSecAttrModificationDate: item.modified,
         kSecAttrSynchronizable: item.synchronizable,
@@ -277,7 +282,7 @@ private func attributeDictionary(_ item: Item) -> [String: Any] {
     if item.isNegative { out[kSecAttrIsNegative] = true }
     if let flags = item.accessControlFlags {
         out[kSecAttrAccessControl] = SecAccessControl(
-            protection: accessibilityName(item.accessible),
+            protection: accessibilityName(item.accessible, item.deviceBinding),
             flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(truncatingIfNeeded: flags)))
     }
     return out

@@ -25,6 +25,18 @@ public enum Accessibility: String, Sendable, CaseIterable, Codable {
     case afterFirstUnlock
 }
 
+/// The `…ThisDeviceOnly` part of a `kSecAttrAccessible` value, kept so that
+/// the value given comes back as given. A vault never leaves the machine
+/// and always has a master password, so it changes nothing else: the class
+/// (``Accessibility``) decides when the item can be read.
+public enum DeviceBinding: String, Sendable, CaseIterable, Codable {
+    /// `kSecAttrAccessibleWhenUnlockedThisDeviceOnly` or
+    /// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`, by the class.
+    case thisDeviceOnly
+    /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` (class `whenUnlocked`).
+    case whenPasscodeSetThisDeviceOnly
+}
+
 /// A stored item's attributes and, when asked for, its secret.
 ///
 /// Everything here lives inside the item's encrypted record. Besides the
@@ -116,6 +128,9 @@ public struct Item: Sendable, Equatable {
     /// The flags of the item's `SecAccessControl` (`kSecAttrAccessControl`,
     /// Apple's `SecAccessControlCreateFlags` raw value), or `nil` when the item has none.
     public var accessControlFlags: UInt64?
+    /// The `…ThisDeviceOnly` variant of ``accessible`` the item was given,
+    /// or `nil` for the plain value.
+    public var deviceBinding: DeviceBinding?
     /// A random identifier given when the item is created, stable for the item's
     /// life (updates keep it); FobSecurity's persistent references carry it.
     /// ``Vault/add(_:)`` stores the one given: give a copy of an item its own (`UUID()`).

@@ -64,6 +64,8 @@ public struct ItemChanges: Sendable {
     /// other value needs the item to exist (`.itemNotFound` otherwise).
     /// Not an attribute: ``apply(to:now:)`` ignores it.
     public var expectedRevision: UInt64?
+    /// A new `…ThisDeviceOnly` variant; `.some(nil)` makes the accessibility plain.
+    public var deviceBinding: DeviceBinding??
 
     /// Changes the notes: another name for ``comment``.
     public var notes: String?? {
@@ -120,6 +122,7 @@ public struct ItemChanges: Sendable {
         if let isInvisible { item.isInvisible = isInvisible }
         if let isNegative { item.isNegative = isNegative }
         if let accessControlFlags { item.accessControlFlags = accessControlFlags }
+        if let deviceBinding { item.deviceBinding = deviceBinding }
         item.modified = now
     }
 }

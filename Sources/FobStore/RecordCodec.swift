@@ -22,6 +22,7 @@ import Foundation
 /// | 27 | access-control flags | UInt64 LE |
 /// | 28 | persistent ID | 16 bytes |
 /// | 29 | revision (``Item/revision``, written when not 0: every record of format 3) | UInt64 LE |
+/// | 30 | device binding (`thisDeviceOnly`, `whenPasscodeSetThisDeviceOnly`) | UTF-8 |
 ///
 /// Every length is bounded: tags 13 and later by ``Item/checkLimits()``,
 /// the first release's by 1 MiB (it had no other limit, and its records must
@@ -36,7 +37,7 @@ enum RecordCodec {
             generic, created, modified, secret
         case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
-            synchronizable, accessControl, persistentID, revision
+            synchronizable, accessControl, persistentID, revision, deviceBinding
     }
 
     /// A field's bytes: plain, or held in protected memory.
@@ -138,6 +139,9 @@ enum RecordCodec {
         }
         fields.append((Tag.persistentID.rawValue, [.plain(withUnsafeBytes(of: item.persistentID.uuid) { Array($0) })]))
         if item.revision != 0 { fields.append((Tag.revision.rawValue, [.plain(le(item.revision, bytes: 8))])) }
+        if let binding = item.deviceBinding {
+            fields.append((Tag.deviceBinding.rawValue, [.plain(Array(binding.rawValue.utf8))]))
+        }
         for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
         if let secret = item.secret {
             fields.append((Tag.secret.rawValue, [.secret(secret)]))
@@ -267,6 +271,11 @@ enum RecordCodec {
                 case .revision:
                     guard n == 8 else { return .decode("bad revision") }
                     item.revision = uint(field)
+                case .deviceBinding:
+                    guard let binding = boundedText().flatMap(DeviceBinding.init(rawValue:)) else {
+                        return .decode("bad device binding")
+                    }
+                    item.deviceBinding = binding
                 case nil:
                     guard item.unknownFields.count < maxUnknownFields, n <= Item.maxSecretBytes else {
                         return .decode("too many or too large unknown record fields")

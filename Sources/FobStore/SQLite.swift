@@ -18,7 +18,11 @@ struct SQLiteError: Error {
         case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_SCHEMA: return .decode(message)
         case SQLITE_FULL: return .io("disk full: \(message)")
         case SQLITE_BUSY, SQLITE_LOCKED: return .io("\(KeychainError.busyPrefix): \(message)")
-        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN: return .io("cannot write the vault: \(message)")
+        case SQLITE_READONLY:
+            return .io(
+                "cannot write the vault: it is read-only here (a read-only file system, or no write access "
+                    + "to the file or its directory): \(message)")
+        case SQLITE_PERM, SQLITE_CANTOPEN: return .io("cannot write the vault: \(message)")
         case SQLITE_TOOBIG: return .param("value too large")
         // A full disk can surface as an I/O error (growing -shm or -wal) rather than SQLITE_FULL.
         case SQLITE_IOERR where [ENOSPC, EDQUOT, EFBIG].contains(systemErrno):
@@ -32,18 +36,61 @@ struct SQLiteError: Error {
 final class SQLiteConnection {
     let handle: OpaquePointer
 
+    /// Opens `path` for reading and writing, or only for reading.
+    ///
+    /// A read-only connection opens the URI `file:PATH?mode=ro`, which reads
+    /// a WAL database when its `-shm` file can be read; when it cannot (a
+    /// read-only file system where no `-shm` exists), it opens
+    /// `file:PATH?immutable=1`, which reads the main file without locks or
+    /// shared memory (<https://www.sqlite.org/uri.html>, "immutable").
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - create: create it when missing (read-write only).
+    ///   - readOnly: open without write access.
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
-    init(path: String, create: Bool) throws(SQLiteError) {
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+        handle = try readOnly ? SQLiteConnection.openReadOnly(path) : SQLiteConnection.open(path, create: create)
+    }
+
+    /// `mode=ro`, else `immutable=1` (see ``init(path:create:readOnly:)``).
+    private static func openReadOnly(_ path: String) throws(SQLiteError) -> OpaquePointer {
+        if let db = try? open(uri(path, query: "mode=ro"), readOnly: true) {
+            // The first read maps the -shm file: that is where mode=ro fails.
+            if sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil) == SQLITE_OK { return db }
+            sqlite3_close_v2(db)
+        }
+        return try open(uri(path, query: "immutable=1"), readOnly: true)
+    }
+
+    /// `file:` and `path` with every byte but unreserved ones and `/`
+    /// percent-encoded, then `?query` (RFC 3986; SQLite URI filenames).
+    static func uri(_ path: String, query: String) -> String {
+        var out = "file:"
+        for byte in path.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x80, c.isLetter || c.isNumber || "/-._~".contains(c) {
+                out.append(c)
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out + "?" + query
+    }
+
+    private static func open(_ name: String, readOnly: Bool = false, create: Bool = false) throws(SQLiteError)
+        -> OpaquePointer
+    {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let access = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE
+        let flags = access | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(db)
             throw SQLiteError(code: rc, message: message)
         }
-        handle = db
         sqlite3_extended_result_codes(db, 1)
+        return db
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -75,6 +122,13 @@ final class SQLiteConnection {
 
 @available(*, unavailable)
 extension SQLiteConnection: Sendable {}
+
+extension String {
+    /// The text with `0` in front until it is `width` characters long.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: Swift.max(0, width - count)) + self
+    }
+}
 
 /// A prepared statement; finalized in `deinit`.
 final class SQLiteStatement {

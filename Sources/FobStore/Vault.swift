@@ -165,8 +165,14 @@ public final class Vault {
         Sodium.ensureInitialised()
         self.url = url
         self.now = now
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .io(
+                "\(url.path) is a directory, not a vault file; name the vault file itself with --vault or FOB_VAULT")
+        }
         do {
-            let connection = try SQLiteConnection(path: url.path, create: false)
+            let connection = try SQLiteConnection(
+                path: url.path, create: false, readOnly: !creating && !Vault.canWrite(url))
             sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)
             // wal_autocheckpoint=1: every commit is copied into the main file
             // (a passive checkpoint), so a copy of vault.db alone, taken while
@@ -181,6 +187,16 @@ public final class Vault {
     }
 
     deinit { keys = nil }
+
+    /// Whether this process can write the vault: the file and its directory
+    /// (where SQLite makes `-wal` and `-shm`) are writable, on a file system
+    /// mounted read-write. A vault that is not (a mounted backup, a file of
+    /// mode 0400) is opened read-only: it can be read and listed, and a
+    /// write fails as `.io` naming the cause.
+    static func canWrite(_ url: URL) -> Bool {
+        let directory = url.deletingLastPathComponent().path
+        return access(url.path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
+    }
 
     // MARK: - Keychain operations
 

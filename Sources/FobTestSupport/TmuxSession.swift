@@ -150,6 +150,15 @@ public final class TmuxSession: @unchecked Sendable {
         try waitUntil(timeout: timeout, "\"\(text)\"") { $0.contains(text) }
     }
 
+    /// Polls until the pane shows every one of `texts` at once: the state a
+    /// test goes on to check, not only a title drawn before the rest.
+    @discardableResult
+    public func waitForAll(_ texts: String..., timeout: TimeInterval = 15) throws -> String {
+        try waitUntil(timeout: timeout, texts.map { "\"\($0)\"" }.joined(separator: " and ")) { screen in
+            texts.allSatisfy { screen.contains($0) }
+        }
+    }
+
     /// Polls until the pane no longer shows `text`.
     @discardableResult
     public func waitForAbsence(of text: String, timeout: TimeInterval = 15) throws -> String {

@@ -469,7 +469,7 @@ final class AgentFixture: @unchecked Sendable {
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
         do {
-            _ = try tmux.waitFor("Retrieve")
+            _ = try tmux.waitForAll("Retrieve", "mail")
         } catch {
             Issue.record("no main screen: \(try tmux.capture())")
             return

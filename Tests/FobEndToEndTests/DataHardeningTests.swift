@@ -113,4 +113,47 @@ import Testing
         #expect(run.status == 0, "\(run.stderrText)")
         #expect(run.stdoutText == "gh-token|api-key")
     }
+
+    static let canMount = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+
+    /// A vault on a read-only file system (a mounted backup) could not even
+    /// be listed ("cannot write the vault"): reading needs no write access,
+    /// so ls, get and verify work, and a write says the vault is read-only.
+    @Test(.enabled(if: canMount, "needs root to mount a tmpfs read-only"))
+    func aVaultOnAReadOnlyFileSystemCanBeRead() throws {
+        let directory = TemporaryDirectory()
+        let mountPoint = directory.file("backup").path
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        let mount = { (arguments: [String]) throws -> ProcessResult in
+            try ChildProcess.run(
+                executable: "/bin/mount", arguments: arguments, environment: FobProcess.baseEnvironment)
+        }
+        let mounted = try mount(["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "\(mounted.stderrText)")
+        defer { _ = try? ChildProcess.run(executable: "/bin/umount", arguments: [mountPoint], environment: [:]) }
+        let v = try ProcessTestVault(password: "pw", create: false, directory: directory)
+        let path = mountPoint + "/vault.db"
+        do {
+            let vault = try Vault.create(at: URL(fileURLWithPath: path), password: .text("pw"), kdf: .testing)
+            try vault.add(Item(service: "mail", account: "ana", secret: .text("s3cret")))
+        }
+        #expect(try mount(["-o", "remount,ro", mountPoint]).status == 0)
+        let env = ["FOB_VAULT": path]
+        let list = try v.run(["ls"], environment: env)
+        #expect(list.status == 0, "\(list.stderrText)")
+        #expect(list.stdoutText.contains("mail     ana"), "\(list.stdoutText)")
+        #expect(try v.run(["get", "mail", "ana"], environment: env).stdoutText == "s3cret\n")
+        #expect(try v.run(["verify"], environment: env).status == 0)
+        let add = try v.run(["add", "web", "bo"], input: "x", environment: env)
+        #expect(add.status == 1)
+        #expect(add.stderrText.contains("read-only"), "\(add.stderrText)")
+    }
+
+    /// A directory given as the vault is named as such.
+    @Test func aDirectoryGivenAsTheVaultIsNamed() throws {
+        let v = try ProcessTestVault(password: "pw")
+        let result = try v.run(["ls"], environment: ["FOB_VAULT": v.directory.url.path])
+        #expect(result.status == 1)
+        #expect(result.stderrText.contains("is a directory, not a vault file"), "\(result.stderrText)")
+    }
 }

@@ -153,7 +153,8 @@ import Testing
         try tmux.waitFor("Editing mail / ana")
         // Alt-G opens the dialog on the settings in use: 20 characters of all four classes.
         try tmux.press("M-g")
-        var screen = try tmux.waitFor("Password generator")
+        // The dialog with its rows drawn, not only its title.
+        var screen = try tmux.waitForAll("Password generator", "130.9 bits", String(repeating: "•", count: 20))
         #expect(screen.contains("130.9 bits"))
         #expect(screen.contains(String(repeating: "•", count: 20)))
         // Length 32, then lower, upper and symbols off: digits only.
@@ -169,7 +170,9 @@ import Testing
         try tmux.waitFor("106.3 bits")
         try tmux.press("Enter")
         try tmux.waitFor("characters, 106.3 bits);") // the Message line wraps
-        screen = try tmux.waitFor("32 characters · 0-9")
+        screen = try tmux.waitUntil("the dialog closed and the Generator row updated") {
+            $0.contains("32 characters · 0-9") && !$0.contains("Password generator")
+        }
         #expect(!screen.contains("Password generator"))
         // Ctrl-S saves (focus is on Password).
         try tmux.press("C-s")

@@ -111,7 +111,7 @@ extension TerminalUITests {
     @Test func createVaultThroughTheUI() throws {
         let fx = try Fixture(create: false)
         let tmux = try fx.start()
-        var screen = try tmux.waitFor("New master password")
+        var screen = try tmux.waitForAll("New master password", "Confirm")
         #expect(screen.contains("Confirm"))
         let secret = "Zebra-Quartz-7731"
         try tmux.type(secret)
@@ -143,7 +143,7 @@ extension TerminalUITests {
         screen = try tmux.waitFor("Wrong master password")
         #expect(!screen.contains(wrong))
         try fx.unlock(tmux)
-        screen = try tmux.waitFor("github.com")
+        screen = try tmux.waitForAll("github.com", "ana", "Retrieved Password")
         #expect(screen.contains("ana"))
         #expect(screen.contains("Retrieved Password"))
         #expect(!screen.contains("s3cret"))
@@ -190,8 +190,8 @@ extension TerminalUITests {
 
         try tmux.press("Tab") // Delete: asks first, like d in the list
         try tmux.press("Enter")
-        screen = try tmux.waitFor("Delete item")
-        #expect(screen.contains(#"Delete service "mail.example", user ID "ana"? (y/n)"#))
+        screen = try tmux.waitFor(#"Delete service "mail.example", user ID "ana"? (y/n)"#)
+        #expect(screen.contains("Delete item"))
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
         screen = try tmux.waitUntil("the Deleted message") {
@@ -288,7 +288,10 @@ extension TerminalUITests {
         try tmux.press("W")
         try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.press("y")
-        screen = try tmux.waitFor("Master password")
+        // The unlock screen, drawn whole: the list is gone.
+        screen = try tmux.waitUntil("the unlock screen without the list") {
+            $0.contains("Master password") && !$0.contains("github.com")
+        }
         #expect(!screen.contains("api.example"))
         let items = try fx.open().allItems()
         #expect(items.map(\.service) == ["github.com"])
@@ -305,7 +308,7 @@ extension TerminalUITests {
         try tmux.press("n")
         try tmux.type("typed blind")
         try tmux.resize(width: 110, height: 32)
-        let back = try tmux.waitFor("Items 1")
+        let back = try tmux.waitForAll("Items 1", "github.com", "Retrieved Password")
         #expect(!back.contains("typed blind"))
         #expect(!back.contains("Master password"))
         try tmux.press("Enter")
@@ -313,7 +316,9 @@ extension TerminalUITests {
         try tmux.press("Escape")
         try tmux.waitFor("Unsaved edits")
         try tmux.resize(width: 60, height: 12)
-        var screen = try tmux.waitFor("Unsaved edits")
+        var screen = try tmux.waitUntil("the dialog redrawn 60 columns wide") {
+            $0.contains("Unsaved edits") && (try? tmux.display("#{window_width}")) == "60"
+        }
         #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 60 })
         try tmux.resize(width: 30, height: 8)
         try tmux.waitFor("Terminal too small")
@@ -382,7 +387,7 @@ extension TerminalUITests {
         try expectTerminalRestored(tmux)
         try tmux.type("fg")
         try tmux.press("Enter")
-        let screen = try tmux.waitFor("Master password")
+        let screen = try tmux.waitForAll("Master password", "•••")
         #expect(screen.contains("•••"))
         #expect(try tmux.display("#{alternate_on}") == "1")
         try tmux.press("Escape")
@@ -442,7 +447,7 @@ extension TerminalUITests {
         try tmux.type(fx.password)
         try tmux.waitFor(String(repeating: "*", count: fx.password.count))
         try tmux.press("Enter")
-        let screen = try tmux.waitFor("Items 1")
+        let screen = try tmux.waitForAll("Items 1", "caf?")
         #expect(screen.contains("caf?"))
         #expect(screen.contains("??"))
         #expect(try stillRunning(tmux))

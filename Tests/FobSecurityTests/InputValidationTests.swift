@@ -66,22 +66,13 @@ extension SecItemTests {
 
     @Test func unsupportedFeaturesAreRefused() throws {
         try Self.withVault { test in
-            // Item references (kSecReturnRef, kSecValueRef) are not implemented.
+            // An item reference (kSecValueRef) is for queries, and must be one.
             var result: AnyObject?
+            #expect(Self.statuses([kSecValueRef as String: Data()]).add == errSecParam)
             #expect(
                 SecItemCopyMatching(
-                    Self.genericPassword("v", "a", extra: [kSecReturnRef as String: true]) as CFDictionary, &result)
-                    == errSecUnimplemented)
-            #expect(
-                SecItemAdd(
-                    Self.genericPassword("v", "a", "x", extra: [kSecReturnRef as String: true]) as CFDictionary, &result
-                ) == errSecUnimplemented)
-            // Asking for no reference is fine.
-            #expect(
-                SecItemCopyMatching(
-                    Self.genericPassword("v", "a", extra: [kSecReturnRef as String: false]) as CFDictionary, &result)
-                    == errSecItemNotFound)
-            #expect(Self.statuses([kSecValueRef as String: Data()]).add == errSecUnimplemented)
+                    Self.genericPassword("v", "a", extra: [kSecValueRef as String: Data()]) as CFDictionary, &result)
+                    == errSecParam)
             // A persistent reference is for queries, and must be one.
             #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).copy == errSecParam)
             #expect(Self.statuses([kSecValuePersistentRef as String: Data()]).add == errSecParam)
@@ -162,12 +153,19 @@ extension SecItemTests {
             let mapping: [(String, String, Accessibility)] = [
                 (kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
                 (kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
-                (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
+                // …ThisDeviceOnly values come back as given; the class decides the rest.
                 (
-                    kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlock,
+                    kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                    .whenUnlocked
+                ),
+                (
+                    kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
                     .afterFirstUnlock
                 ),
-                (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenUnlocked, .whenUnlocked),
+                (
+                    kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+                    .whenUnlocked
+                ),
             ]
             for (index, (given, returned, stored)) in mapping.enumerated() {
                 let account = "acct\(index)"
