@@ -178,7 +178,8 @@ enum SocketIO {
     ///   - limit: the largest payload, in bytes.
     ///   - largeImport: whether a payload over `limit` (up to
     ///     ``AgentProtocol/maxImportMessageBytes``) may be read when its first
-    ///     six bytes are an import request's header (the agent reading requests).
+    ///     six bytes are an import request's header (the agent reading requests);
+    ///     such a frame has one more second per MiB past `deadline`.
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
     static func readFrame(
         _ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
@@ -190,6 +191,10 @@ enum SocketIO {
         }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
         guard n <= limit || (largeImport && n <= AgentProtocol.maxImportMessageBytes) else { throw .tooLarge(n) }
+        // An import past the usual limit gets one more second per MiB: its
+        // bytes come from the user's own process, but a loaded machine may
+        // not move megabytes within the usual deadline.
+        let deadline = n > limit ? deadline + Double(n) / Double(1 << 20) : deadline
         var payload: [UInt8] = []
         do throws(Failure) {
             if n > limit {
