@@ -76,9 +76,18 @@ public struct AgentEndpoint: Sendable, Equatable {
         try checkDirectory()
     }
 
-    /// Makes the missing parents of ``directory``, each 0700.
+    /// Makes the missing parents of ``directory``, each 0700, when the
+    /// directory above `fob` (the state directory) or the home directory
+    /// above `.local/state` exists: neither is ever made here.
     private func makeParents() throws {
         let parent = URL(fileURLWithPath: directory).deletingLastPathComponent()
+        let state = parent.deletingLastPathComponent()
+        let home = state.deletingLastPathComponent().deletingLastPathComponent()
+        let anchored = [state, home].contains { url in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        guard anchored else { throw KeychainError.io("no such directory: \(state.path)") }
         try FileManager.default.createDirectory(
             at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
