@@ -84,7 +84,7 @@ let package = Package(
                                                              "FobTestSupport"]),
         .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobXML", "FobStore", "FobTokens", "FobTestSupport"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobAgent", "FobSessions", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),

@@ -73,15 +73,7 @@ public final class AgentCore: @unchecked Sendable {
     /// highest seen for it (here or on disk), and remembers its counter.
     private func checkWatermarkLocked(_ fresh: Vault) throws(KeychainError) {
         let id = try VaultWatermarks.id(of: fresh)
-        var counter = fresh.writeCounter ?? 0
-        let known = watermarks?.counter(of: id) ?? seen[id]
-        if let known, counter < known {
-            counter = try VaultWatermarks.currentCounter(of: fresh)
-            if counter < known {
-                fresh.lock()
-                throw VaultWatermarks.rollback(counter: counter, seen: known)
-            }
-        }
+        _ = try VaultWatermarks.counterAfter(reading: watermarks?.counter(of: id) ?? seen[id], vault: fresh)
         vaultID = id
         noteCounterLocked(of: fresh)
     }

@@ -15,7 +15,8 @@ public final class AgentServer: @unchecked Sendable {
     public let endpoint: AgentEndpoint
     /// The state and answers.
     public let core: AgentCore
-    /// How long one connection may take, in seconds.
+    /// How long one connection may take, in seconds (an import past
+    /// ``AgentProtocol/maxMessageBytes`` one more second per MiB).
     public var connectionDeadline: Double = 5
     /// The most connections served at once; later ones wait to be accepted.
     public var maxConnections = 128

@@ -76,9 +76,18 @@ public struct AgentEndpoint: Sendable, Equatable {
         try checkDirectory()
     }
 
-    /// Makes the missing parents of ``directory``, each 0700.
+    /// Makes the missing parents of ``directory``, each 0700, when the
+    /// directory above `fob` (the state directory) or the home directory
+    /// above `.local/state` exists: neither is ever made here.
     private func makeParents() throws {
         let parent = URL(fileURLWithPath: directory).deletingLastPathComponent()
+        let state = parent.deletingLastPathComponent()
+        let home = state.deletingLastPathComponent().deletingLastPathComponent()
+        let anchored = [state, home].contains { url in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        guard anchored else { throw KeychainError.io("no such directory: \(state.path)") }
         try FileManager.default.createDirectory(
             at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
@@ -178,7 +187,8 @@ enum SocketIO {
     ///   - limit: the largest payload, in bytes.
     ///   - largeImport: whether a payload over `limit` (up to
     ///     ``AgentProtocol/maxImportMessageBytes``) may be read when its first
-    ///     six bytes are an import request's header (the agent reading requests).
+    ///     six bytes are an import request's header (the agent reading requests);
+    ///     such a frame has one more second per MiB past `deadline`.
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
     static func readFrame(
         _ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
@@ -190,6 +200,10 @@ enum SocketIO {
         }.get()
         let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
         guard n <= limit || (largeImport && n <= AgentProtocol.maxImportMessageBytes) else { throw .tooLarge(n) }
+        // An import past the usual limit gets one more second per MiB: its
+        // bytes come from the user's own process, but a loaded machine may
+        // not move megabytes within the usual deadline.
+        let deadline = n > limit ? deadline + Double(n) / Double(1 << 20) : deadline
         var payload: [UInt8] = []
         do throws(Failure) {
             if n > limit {

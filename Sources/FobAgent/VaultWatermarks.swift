@@ -10,18 +10,23 @@ import Foundation
 /// holding the counter in decimal; ID is 32 hexadecimal digits of BLAKE2b
 /// keyed with the vault key (``id(of:)``), so it names the vault without
 /// revealing anything, and only a process that unlocked the vault can
-/// compute it. Writing is best effort: where the directory cannot be made,
-/// nothing is kept and nothing is refused.
+/// compute it. Writing is best effort: where the directory cannot be made
+/// (or `XDG_STATE_HOME` / `HOME` does not exist), nothing is kept and
+/// nothing is refused.
 public struct VaultWatermarks: Sendable {
     /// `${XDG_STATE_HOME:-$HOME/.local/state}/fob/watermarks`.
     public let directory: String
+    /// `XDG_STATE_HOME` or `HOME`: it must exist, as it is never made here.
+    private let base: String
 
     /// - Parameter environment: reads `XDG_STATE_HOME` and `HOME`.
     public init(environment: [String: String]) {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = state
             directory = state + "/fob/watermarks"
         } else {
-            directory = (environment["HOME"] ?? "/nonexistent") + "/.local/state/fob/watermarks"
+            base = environment["HOME"] ?? "/nonexistent"
+            directory = base + "/.local/state/fob/watermarks"
         }
     }
 
@@ -42,6 +47,8 @@ public struct VaultWatermarks: Sendable {
     /// Keeps `counter` for `id`: written to a new 0600 file renamed over the
     /// old one. Best effort (see the type's description).
     public func set(_ counter: UInt64, of id: String) {
+        var st = stat()
+        guard stat(base, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return }
         guard
             (try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
@@ -82,25 +89,22 @@ public struct VaultWatermarks: Sendable {
         id: String, counter: UInt64
     ) {
         let id = try VaultWatermarks.id(of: vault)
-        var counter = vault.writeCounter ?? 0
-        if let seen = self.counter(of: id) ?? remembered[id], counter < seen {
-            counter = try VaultWatermarks.currentCounter(of: vault)
-            if counter < seen {
-                vault.lock()
-                throw VaultWatermarks.rollback(counter: counter, seen: seen)
-            }
-        }
+        let counter = try VaultWatermarks.counterAfter(reading: self.counter(of: id) ?? remembered[id], vault: vault)
         raise(counter, of: id)
         return (id, counter)
     }
 
-    /// The vault's write counter read again from the file, after a kept
-    /// counter was read: another process may have committed (and kept its
-    /// counter) since this one unlocked, which is no rollback. Counters only
-    /// grow, so a fresh read below the kept one is a vault that went back.
-    /// - Throws: as ``Vault/revalidate()``.
-    static func currentCounter(of vault: Vault) throws(KeychainError) -> UInt64 {
+    /// The vault's write counter read after `seen` (the counter kept), so
+    /// that a write another process made meanwhile, and kept, is counted:
+    /// refuses (locking the vault) when the counter is still below `seen`.
+    /// - Throws: `.decode` for a vault that went back; what ``Vault/revalidate()`` throws.
+    static func counterAfter(reading seen: UInt64?, vault: Vault) throws(KeychainError) -> UInt64 {
         try vault.revalidate()
-        return vault.writeCounter ?? 0
+        let counter = vault.writeCounter ?? 0
+        if let seen, counter < seen {
+            vault.lock()
+            throw rollback(counter: counter, seen: seen)
+        }
+        return counter
     }
 }

@@ -17,6 +17,7 @@ final class AgentLinkedStore: KeychainStore {
     private let local: VaultStore
     private let agent: AgentItemStore?
     private let handOver: (Vault) -> Void
+    private let watermarks: VaultWatermarks?
     private var viaAgent: Bool
     /// Whether the agent held the vault unlocked along with this UI.
     private var linked: Bool
@@ -34,10 +35,16 @@ final class AgentLinkedStore: KeychainStore {
     /// - Parameters:
     ///   - local: the vault file's store.
     ///   - agent: the agent of the vault, or `nil` with `--no-agent`.
+    ///   - watermarks: where the highest write counter of each vault is kept:
+    ///     an unlock here refuses an old copy put back (``VaultWatermarks``).
     ///   - handOver: unlocks the agent with the vault the UI unlocked (its key, not the password).
-    init(local: VaultStore, agent: AgentItemStore?, handOver: @escaping (Vault) -> Void) {
+    init(
+        local: VaultStore, agent: AgentItemStore?, watermarks: VaultWatermarks? = nil,
+        handOver: @escaping (Vault) -> Void
+    ) {
         self.local = local
         self.agent = agent
+        self.watermarks = watermarks
         self.handOver = handOver
         let unlocked = local.vaultExists && (agent?.isUnlocked ?? false)
         viaAgent = unlocked
@@ -93,6 +100,7 @@ final class AgentLinkedStore: KeychainStore {
 
     func unlock(password: SecretBytes) throws(KeychainError) {
         try local.unlock(password: password)
+        if let watermarks, let vault = local.vault { try watermarks.check(vault) }
         viaAgent = false
         guard agent != nil, let vault = local.vault else { return }
         handOver(vault)
@@ -104,6 +112,11 @@ final class AgentLinkedStore: KeychainStore {
         viaAgent = false
         linked = false
         agentSeen = false
+        if let watermarks, let vault = local.vault, let id = try? VaultWatermarks.id(of: vault),
+            let counter = vault.writeCounter
+        {
+            watermarks.raise(counter, of: id)
+        }
         local.lock()
     }
 

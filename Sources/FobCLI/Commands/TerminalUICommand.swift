@@ -27,7 +27,9 @@ enum TerminalUICommand: FobCommand {
             clipboard: ClipboardFactory.make(mode: globals.clipboard, environment: environment),
             clearAfter: TimeInterval(globals.clearAfter), clock: clock)
         let agent = invocation.agentClient.map { AgentItemStore(client: $0) }
-        let store = AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { vault in
+        let store = AgentLinkedStore(
+            local: VaultStore(url: globals.vaultURL), agent: agent, watermarks: invocation.watermarks
+        ) { vault in
             if let client = invocation.agentClient {
                 try? invocation.unlockAgent(
                     client, with: vault, idle: AgentCore.defaultIdleSeconds,
