@@ -48,6 +48,21 @@ enum Layout {
         return columns
     }
 
+    /// Where one row's account starts within its `names` cells (service
+    /// column, a space, account column): at the account column when both
+    /// names fit there; else moved just enough for neither name to be cut
+    /// while cells stay blank; when they cannot both fit, the service keeps
+    /// its column and takes what the account leaves blank.
+    /// - Returns: the cells the service gets (the account starts one after).
+    static func serviceWidth(service: Int, account: Int, column: Int, names: Int) -> Int {
+        if service + 1 + account <= names {
+            if service <= column && account <= names - column - 1 { return column }
+            if service > column { return service }
+            return max(service, names - 1 - account)
+        }
+        return service > column ? min(service, max(column, names - 1 - account)) : column
+    }
+
     /// The status line's rows for `message` on a screen `columns` wide:
     /// its tone's symbol, then the text, wrapped onto a second row when
     /// longer than one; beyond two rows the end is cut (messages name their

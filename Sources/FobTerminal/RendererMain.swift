@@ -102,15 +102,12 @@ extension Renderer {
         var c = x
         if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: c, width: 1, role: base) }
         c += 2
-        // A service longer than its column takes the cells its account leaves blank.
         let service = displaySafe(item.service)
         let account = displaySafe(item.account)
         let names = columns.service + 1 + columns.account
-        var serviceWidth = columns.service
-        let serviceCells = DisplayWidth.cells(of: service)
-        if serviceCells > serviceWidth {
-            serviceWidth = min(serviceCells, max(serviceWidth, names - 1 - DisplayWidth.cells(of: account)))
-        }
+        let serviceWidth = Layout.serviceWidth(
+            service: DisplayWidth.cells(of: service), account: DisplayWidth.cells(of: account),
+            column: columns.service, names: names)
         canvas.put(service, row: y, column: c, width: serviceWidth, role: base)
         c += serviceWidth + 1
         canvas.put(account, row: y, column: c, width: max(0, names - serviceWidth - 1), role: base)

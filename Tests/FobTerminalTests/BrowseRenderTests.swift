@@ -203,6 +203,19 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(canvas[old, oldColumn].role == .selection)
     }
 
+    /// Issue 20: the list cut names while cells stayed blank.
+    @Test func namesAreNotCutWhileCellsStayBlank() {
+        // Both fit in their columns: aligned.
+        #expect(Layout.serviceWidth(service: 6, account: 5, column: 14, names: 24) == 14)
+        // A short service lends its blank cells to a long account.
+        #expect(Layout.serviceWidth(service: 6, account: 15, column: 14, names: 24) == 8)
+        // A long service borrows the cells a short account leaves.
+        #expect(Layout.serviceWidth(service: 18, account: 5, column: 14, names: 24) == 18)
+        // Too long together: the service keeps its column and what the account leaves.
+        #expect(Layout.serviceWidth(service: 18, account: 15, column: 14, names: 24) == 14)
+        #expect(Layout.serviceWidth(service: 20, account: 2, column: 14, names: 24) == 20)
+    }
+
     @Test func legendDropsLowPriorityHintsFirst() {
         let entries = ["Up/Down j/k move", "/ filter", "Enter open", "c/u/o copy", "W logout", "? help", "q quit"]
         #expect(Layout.fitLegend(entries, width: 200) == entries.joined(separator: "  "))

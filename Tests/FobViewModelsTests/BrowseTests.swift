@@ -117,15 +117,15 @@ import Testing
         bank.oneTimePassword = SecretBytes(utf8: "otpauth://totp/Bank:ana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
         let h = try Harness.unlocked(items: [bank])
         // 2026-01-01 00:00:00 UTC is a multiple of 30 s: 30 s left.
-        let first = try #require(texts(h)["One-time code"])
+        let first = try #require(texts(h)["2FA code"])
         #expect(first.hasSuffix(" · 30 s left"))
         #expect(first.prefix(6).allSatisfy { $0.isNumber })
         h.clock.advance(by: 12)
         h.app.tick()
-        #expect(texts(h)["One-time code"] == "\(first.prefix(6)) · 18 s left")
+        #expect(texts(h)["2FA code"] == "\(first.prefix(6)) · 18 s left")
         h.clock.advance(by: 18)
         h.app.tick()
-        let next = try #require(texts(h)["One-time code"])
+        let next = try #require(texts(h)["2FA code"])
         #expect(next.hasSuffix(" · 30 s left"))
         #expect(next.prefix(6) != first.prefix(6))
     }
