@@ -56,6 +56,7 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
+        canvas.cursor = (box.row + 1, x) // on the question, for screen readers
         var bx = x
         for (text, role) in [("[ y Yes ]", Role.button), ("[ n No ]", Role.button)] {
             bx +=

@@ -167,6 +167,7 @@ extension Renderer {
         var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
         for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)]
         {
+            if main.focus == focus { canvas.cursor = (y, bx) }
             let used = canvas.put(
                 "[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
                 role: main.focus == focus ? .focus : .button)

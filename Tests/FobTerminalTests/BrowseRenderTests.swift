@@ -112,6 +112,17 @@ private func column(of text: String, in line: String) -> Int? {
         app.send(.showHelp)
         canvas = draw(app, rows: 24, columns: 80)
         #expect(canvas.line(try #require(canvas.cursor).row).contains("List"))
+        app.send(.dismiss)
+        // A dialog: on its question.
+        app.send(.deleteSelected)
+        canvas = draw(app, rows: 24, columns: 80)
+        #expect(canvas.line(try #require(canvas.cursor).row).contains("Delete service"))
+        app.send(.dismiss)
+        // A focused button: on the button.
+        app.send(.focus(.retrieveButton))
+        canvas = draw(app, rows: 24, columns: 80)
+        let button = try #require(canvas.cursor)
+        #expect(Array(canvas.line(button.row))[button.column...].starts(with: "[ Retrieve ]"))
     }
 
     /// Issue 20: masks showed one `•` per character of a stored secret.
