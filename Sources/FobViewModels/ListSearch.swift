@@ -63,15 +63,38 @@ public enum ListSearch {
     /// The indices of `keys` matching every term, best rank first, equal
     /// ranks in their order in `keys`.
     public static func matches(_ keys: [[UInt8]], terms: [[UInt8]]) -> [Int] {
-        var ranked: [(index: Int, rank: Int)] = []
-        for (index, key) in keys.enumerated() {
-            if let rank = rank(key, terms: terms) { ranked.append((index, rank)) }
+        ranked(keys, terms: terms, among: nil).ranked
+    }
+
+    /// The indices of `keys` (of `candidates` only, when given, in
+    /// ascending order) matching every term: in key order, and best rank first.
+    static func ranked(_ keys: [[UInt8]], terms: [[UInt8]], among candidates: [Int]?) -> (
+        inOrder: [Int], ranked: [Int]
+    ) {
+        var inOrder: [Int] = []
+        var ranks: [Int] = []
+        func consider(_ index: Int) {
+            if let rank = rank(keys[index], terms: terms) {
+                inOrder.append(index)
+                ranks.append(rank)
+            }
+        }
+        if let candidates {
+            for index in candidates { consider(index) }
+        } else {
+            for index in keys.indices { consider(index) }
         }
         // Counting sort by rank: ranks are small and the order within one is kept.
-        let maxRank = ranked.map(\.rank).max() ?? 0
-        var buckets = [[Int]](repeating: [], count: maxRank + 1)
-        for entry in ranked { buckets[entry.rank].append(entry.index) }
-        return buckets.flatMap { $0 }
+        let maxRank = ranks.max() ?? 0
+        var counts = [Int](repeating: 0, count: maxRank + 2)
+        for rank in ranks { counts[rank + 1] += 1 }
+        for r in 0...maxRank { counts[r + 1] += counts[r] }
+        var sorted = [Int](repeating: 0, count: inOrder.count)
+        for (index, rank) in zip(inOrder, ranks) {
+            sorted[counts[rank]] = index
+            counts[rank] += 1
+        }
+        return (inOrder, sorted)
     }
 
     /// The best way `term` matches one field of `key`, or `nil`.
@@ -83,7 +106,13 @@ public enum ListSearch {
                 while start <= hay.count {
                     var end = start
                     while end < hay.count, hay[end] != separator { end += 1 }
-                    if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
+                    // Once a word start matched, only a prefix can do better.
+                    if best == .wordStart {
+                        if end - start >= needle.count, (0..<needle.count).allSatisfy({ hay[start + $0] == needle[$0] })
+                        {
+                            return .prefix
+                        }
+                    } else if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
                         best = tier
                         if tier == .prefix { return best }
                     }
@@ -94,44 +123,73 @@ public enum ListSearch {
         }
     }
 
-    /// How `needle` matches `hay[start..<end]`, or `nil`.
+    /// How `needle` matches `hay[start..<end]`, or `nil`: the cheapest
+    /// checks first (prefix, then runs), the subsequence last.
     private static func tier(
         _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
     ) -> Tier? {
         let n = needle.count
         guard n > 0, end - start >= n else { return nil }
-        // Cheap rejection first: the term must be a subsequence at all.
+        var k = 0
+        while k < n, hay[start + k] == needle[k] { k += 1 }
+        if k == n { return .prefix }
+        let first = needle[0]
+        var found = false
+        var at = start + 1
+        while at + n <= end {
+            if hay[at] == first {
+                k = 1
+                while k < n, hay[at + k] == needle[k] { k += 1 }
+                if k == n {
+                    if !isWordCharacter(hay[at - 1]) || !isWordCharacter(hay[at]) { return .wordStart }
+                    found = true
+                }
+            }
+            at += 1
+        }
+        if found { return .substring }
         var j = 0
         var i = start
         while i < end, j < n {
             if hay[i] == needle[j] { j += 1 }
             i += 1
         }
-        guard j == n else { return nil }
-        var best = Tier.subsequence
-        var at = start
-        while at + n <= end {
-            if hay[at] == needle[0] {
-                var k = 1
-                while k < n, hay[at + k] == needle[k] { k += 1 }
-                if k == n {
-                    if at == start { return .prefix }
-                    if !isWordCharacter(hay[at - 1]) || !isWordCharacter(hay[at]) {
-                        best = .wordStart
-                    } else if best == .subsequence {
-                        best = .substring
-                    }
-                }
-            }
-            at += 1
-        }
-        return best
+        return j == n ? .subsequence : nil
+    }
+
+    /// Whether every key matching `new` also matches `old`: each term of
+    /// `old` begins its term of `new` (a longer term is a longer
+    /// subsequence), and `new` may add terms. Then a keystroke searches
+    /// only the previous matches.
+    public static func narrows(_ old: [[UInt8]], to new: [[UInt8]]) -> Bool {
+        guard !old.isEmpty, new.count >= old.count else { return false }
+        for (o, n) in zip(old, new) where !n.starts(with: o) { return false }
+        return true
     }
 
     /// Letters, digits and any byte of a non-ASCII character.
     private static func isWordCharacter(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A)
             || byte >= 0x80
+    }
+}
+
+/// The rows the filter shows, as a view of the list's rows by index, so a
+/// keystroke over 100,000 items copies no row.
+public struct ShownRows: RandomAccessCollection, Sendable {
+    /// Every row, in listing order.
+    let all: [ItemRow]
+    /// The shown rows' indices in ``all``, best match first; `nil` for every row in order.
+    let order: [Int]?
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of rows shown.
+    public var endIndex: Int { order?.count ?? all.count }
+    /// The row shown at `position`.
+    public subscript(position: Int) -> ItemRow {
+        if let order { return all[order[position]] }
+        return all[position]
     }
 }
 

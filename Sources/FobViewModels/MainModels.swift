@@ -45,7 +45,12 @@ public final class ItemListModel {
     public private(set) var allRows: [ItemRow] = []
     /// The rows matching the filter: every row in listing order without
     /// one, the best matches first with one.
-    public private(set) var rows: [ItemRow] = []
+    public var rows: ShownRows { ShownRows(all: allRows, order: shownOrder) }
+    /// The indices in ``allRows`` of the rows shown, or `nil` for all.
+    private var shownOrder: [Int]?
+    /// The last search's terms and matches (in listing order), so a
+    /// keystroke that narrows it searches only those.
+    private var lastSearch: (terms: [[UInt8]], matches: [Int])?
     /// The filter text (plain field).
     public let filter = TextFieldState()
     /// The selected row's index in ``rows``, or `nil` when the list is empty.
@@ -74,6 +79,7 @@ public final class ItemListModel {
                 service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
         }
         columnNeeds = ListColumnNeeds(allRows)
+        lastSearch = nil
         applyFilter(keeping: selected)
     }
 
@@ -81,9 +87,8 @@ public final class ItemListModel {
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
-        // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
-        let terms = ListSearch.terms(filter.text)
-        rows = terms.isEmpty ? allRows : ListSearch.matches(searchKeys, terms: terms).map { allRows[$0] }
+        search()
+        let rows = self.rows
         if rows.isEmpty {
             selectedIndex = nil
         } else if let wanted, let index = rows.firstIndex(where: { $0.key == wanted }) {
@@ -96,8 +101,24 @@ public final class ItemListModel {
     /// The filter's text changed: the rows matching it, best first, with
     /// the selection on the best match (``ListSearch``).
     func filterChanged() {
-        applyFilter()
-        if !rows.isEmpty { selectedIndex = 0 }
+        search()
+        selectedIndex = rows.isEmpty ? nil : 0
+    }
+
+    /// Sets ``shownOrder`` for the filter's terms, searching only the last
+    /// matches when the new terms narrow the last ones.
+    private func search() {
+        // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
+        let terms = ListSearch.terms(filter.text)
+        guard !terms.isEmpty else {
+            shownOrder = nil
+            lastSearch = nil
+            return
+        }
+        let candidates = lastSearch.flatMap { ListSearch.narrows($0.terms, to: terms) ? $0.matches : nil }
+        let found = ListSearch.ranked(searchKeys, terms: terms, among: candidates)
+        shownOrder = found.ranked
+        lastSearch = (terms, found.inOrder)
     }
 
     /// Selects the row with `key` if it shows.
@@ -113,10 +134,9 @@ public final class ItemListModel {
 
     /// Recomputes the expiry texts for `now`.
     func updateExpiryTexts(now: Date) {
-        for i in allRows.indices {
+        for i in allRows.indices where allRows[i].expires != nil {
             allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) }
         }
-        for i in rows.indices { rows[i].expiryText = rows[i].expires.map { TokenExpiry.describe($0, now: now) } }
     }
 
     /// Drops every row and the filter.
@@ -124,7 +144,8 @@ public final class ItemListModel {
         allRows = []
         searchKeys = []
         columnNeeds = ListColumnNeeds()
-        rows = []
+        shownOrder = nil
+        lastSearch = nil
         selectedIndex = nil
         filter.clear()
     }
