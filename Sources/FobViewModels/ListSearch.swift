@@ -1,4 +1,5 @@
 import FobStore
+import Foundation
 
 /// Find by typing: the item list's ranked search.
 ///
@@ -52,37 +53,78 @@ public enum ListSearch {
     /// for `terms`: the sum of each term's best ``Tier``, lower is better;
     /// `nil` when a term matches no field.
     public static func rank(_ key: [UInt8], terms: [[UInt8]]) -> Int? {
-        var total = 0
-        for term in terms {
-            guard let tier = bestTier(of: term, in: key) else { return nil }
-            total += tier.rawValue
-        }
-        return total
+        ranked(Index([key]), terms: terms, among: nil).ranks.first
     }
 
     /// The indices of `keys` matching every term, best rank first, equal
     /// ranks in their order in `keys`.
     public static func matches(_ keys: [[UInt8]], terms: [[UInt8]]) -> [Int] {
-        ranked(keys, terms: terms, among: nil).ranked
+        ranked(Index(keys), terms: terms, among: nil).ranked
     }
 
-    /// The indices of `keys` (of `candidates` only, when given, in
-    /// ascending order) matching every term: in key order, and best rank first.
-    static func ranked(_ keys: [[UInt8]], terms: [[UInt8]], among candidates: [Int]?) -> (
-        inOrder: [Int], ranked: [Int]
+    /// Every item's key in one buffer, so a search walks memory without a
+    /// reference count per item: key `i` is `bytes[starts[i]..<starts[i + 1]]`.
+    struct Index {
+        /// The keys, one after another.
+        let bytes: [UInt8]
+        /// Where each key starts, and the end of the last.
+        let starts: [Int]
+        /// How many keys.
+        var count: Int { starts.count - 1 }
+
+        /// The index of `keys`.
+        init(_ keys: [[UInt8]]) {
+            var bytes: [UInt8] = []
+            var starts: [Int] = [0]
+            bytes.reserveCapacity(keys.reduce(0) { $0 + $1.count })
+            starts.reserveCapacity(keys.count + 1)
+            for key in keys {
+                bytes += key
+                starts.append(bytes.count)
+            }
+            self.bytes = bytes
+            self.starts = starts
+        }
+    }
+
+    /// The keys of `index` (of `candidates` only, when given, in ascending
+    /// order) matching every term: in key order, best rank first, and the
+    /// rank of each in key order.
+    static func ranked(_ index: Index, terms: [[UInt8]], among candidates: [Int]?) -> (
+        inOrder: [Int], ranked: [Int], ranks: [Int]
     ) {
         var inOrder: [Int] = []
         var ranks: [Int] = []
-        func consider(_ index: Int) {
-            if let rank = rank(keys[index], terms: terms) {
-                inOrder.append(index)
-                ranks.append(rank)
-            }
+        inOrder.reserveCapacity(candidates?.count ?? index.count)
+        ranks.reserveCapacity(candidates?.count ?? index.count)
+        // The terms in one buffer too, each with its range.
+        let flat = terms.flatMap { $0 }
+        var ranges: [Range<Int>] = []
+        var at = 0
+        for term in terms {
+            ranges.append(at..<(at + term.count))
+            at += term.count
         }
-        if let candidates {
-            for index in candidates { consider(index) }
-        } else {
-            for index in keys.indices { consider(index) }
+        index.bytes.withUnsafeBufferPointer { hay in
+            flat.withUnsafeBufferPointer { all in
+                let needles = ranges.map { UnsafeBufferPointer(rebasing: all[$0]) }
+                func consider(_ i: Int) {
+                    let start = index.starts[i]
+                    let end = index.starts[i + 1]
+                    var total = 0
+                    for needle in needles {
+                        guard let tier = bestTier(needle, hay, start, end) else { return }
+                        total += tier.rawValue
+                    }
+                    inOrder.append(i)
+                    ranks.append(total)
+                }
+                if let candidates {
+                    for i in candidates { consider(i) }
+                } else {
+                    for i in 0..<index.count { consider(i) }
+                }
+            }
         }
         // Counting sort by rank: ranks are small and the order within one is kept.
         let maxRank = ranks.max() ?? 0
@@ -90,37 +132,69 @@ public enum ListSearch {
         for rank in ranks { counts[rank + 1] += 1 }
         for r in 0...maxRank { counts[r + 1] += counts[r] }
         var sorted = [Int](repeating: 0, count: inOrder.count)
-        for (index, rank) in zip(inOrder, ranks) {
-            sorted[counts[rank]] = index
+        for (i, rank) in zip(inOrder, ranks) {
+            sorted[counts[rank]] = i
             counts[rank] += 1
         }
-        return (inOrder, sorted)
+        return (inOrder, sorted, ranks)
     }
 
-    /// The best way `term` matches one field of `key`, or `nil`.
-    static func bestTier(of term: [UInt8], in key: [UInt8]) -> Tier? {
-        key.withUnsafeBufferPointer { hay in
-            term.withUnsafeBufferPointer { needle in
-                var best: Tier?
-                var start = 0
-                while start <= hay.count {
-                    var end = start
-                    while end < hay.count, hay[end] != separator { end += 1 }
-                    // Once a word start matched, only a prefix can do better.
-                    if best == .wordStart {
-                        if end - start >= needle.count, (0..<needle.count).allSatisfy({ hay[start + $0] == needle[$0] })
-                        {
-                            return .prefix
-                        }
-                    } else if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
-                        best = tier
-                        if tier == .prefix { return best }
-                    }
-                    start = end + 1
-                }
-                return best
-            }
+    /// Where `byte` first occurs in `hay[from..<to]` (`memchr`, which
+    /// glibc vectorises), or `nil`.
+    @inline(__always)
+    private static func find(_ byte: UInt8, _ hay: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        guard from < to, let base = hay.baseAddress, let found = memchr(base + from, Int32(byte), to - from) else {
+            return nil
         }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Whether `needle` is a subsequence of `hay[from..<to]`.
+    @inline(__always)
+    private static func isSubsequence(
+        _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int
+    )
+        -> Bool
+    {
+        var at = from
+        for byte in needle {
+            guard let found = find(byte, hay, at, to) else { return false }
+            at = found + 1
+        }
+        return true
+    }
+
+    /// Whether `hay[at...]` starts with `needle` (room for it checked by the caller).
+    @inline(__always)
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, at: Int)
+        -> Bool
+    {
+        var k = 0
+        while k < needle.count, hay[at + k] == needle[k] { k += 1 }
+        return k == needle.count
+    }
+
+    /// The best way `needle` matches one field of the key `hay[keyStart..<keyEnd]`, or `nil`.
+    private static func bestTier(
+        _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int
+    ) -> Tier? {
+        let n = needle.count
+        // Cheap rejection: the term must be a subsequence of the whole key.
+        guard isSubsequence(needle, hay, keyStart, keyEnd) else { return nil }
+        var best: Tier?
+        var start = keyStart
+        while start <= keyEnd {
+            let end = find(separator, hay, start, keyEnd) ?? keyEnd
+            if best == .wordStart {
+                // Once a word start matched, only a prefix can do better.
+                if end - start >= n, matches(needle, hay, at: start) { return .prefix }
+            } else if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
+                if tier == .prefix { return .prefix }
+                best = tier
+            }
+            start = end + 1
+        }
+        return best
     }
 
     /// How `needle` matches `hay[start..<end]`, or `nil`: the cheapest
@@ -130,31 +204,18 @@ public enum ListSearch {
     ) -> Tier? {
         let n = needle.count
         guard n > 0, end - start >= n else { return nil }
-        var k = 0
-        while k < n, hay[start + k] == needle[k] { k += 1 }
-        if k == n { return .prefix }
-        let first = needle[0]
+        if matches(needle, hay, at: start) { return .prefix }
         var found = false
         var at = start + 1
-        while at + n <= end {
-            if hay[at] == first {
-                k = 1
-                while k < n, hay[at + k] == needle[k] { k += 1 }
-                if k == n {
-                    if !isWordCharacter(hay[at - 1]) || !isWordCharacter(hay[at]) { return .wordStart }
-                    found = true
-                }
+        while let candidate = find(needle[0], hay, at, end - n + 1) {
+            if matches(needle, hay, at: candidate) {
+                if !isWordCharacter(hay[candidate - 1]) || !isWordCharacter(hay[candidate]) { return .wordStart }
+                found = true
             }
-            at += 1
+            at = candidate + 1
         }
         if found { return .substring }
-        var j = 0
-        var i = start
-        while i < end, j < n {
-            if hay[i] == needle[j] { j += 1 }
-            i += 1
-        }
-        return j == n ? .subsequence : nil
+        return isSubsequence(needle, hay, start, end) ? .subsequence : nil
     }
 
     /// Whether every key matching `new` also matches `old`: each term of

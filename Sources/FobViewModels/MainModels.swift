@@ -48,9 +48,12 @@ public final class ItemListModel {
     public var rows: ShownRows { ShownRows(all: allRows, order: shownOrder) }
     /// The indices in ``allRows`` of the rows shown, or `nil` for all.
     private var shownOrder: [Int]?
-    /// The last search's terms and matches (in listing order), so a
-    /// keystroke that narrows it searches only those.
-    private var lastSearch: (terms: [[UInt8]], matches: [Int])?
+    /// The last searches' terms, matches in listing order and matches
+    /// ranked, newest last: Backspace back to one of them costs nothing, and
+    /// a keystroke that narrows one searches only its matches.
+    private var recentSearches: [(terms: [[UInt8]], inOrder: [Int], ranked: [Int])] = []
+    /// How many searches ``recentSearches`` keeps.
+    private static let recentSearchLimit = 32
     /// The filter text (plain field).
     public let filter = TextFieldState()
     /// The selected row's index in ``rows``, or `nil` when the list is empty.
@@ -67,19 +70,20 @@ public final class ItemListModel {
     /// Each row's ``ListSearch/key(service:account:label:url:kind:)``,
     /// parallel to ``allRows``: folded once per load, so a filter keystroke
     /// is a byte scan, not a folding of every field.
-    private var searchKeys: [[UInt8]] = []
+    private var searchKeys = ListSearch.Index([])
 
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
         let selected = selectedRow?.key
         let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
         allRows = ordered.map(\.element)
-        searchKeys = allRows.map {
-            ListSearch.key(
-                service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
-        }
+        searchKeys = ListSearch.Index(
+            allRows.map {
+                ListSearch.key(
+                    service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
+            })
         columnNeeds = ListColumnNeeds(allRows)
-        lastSearch = nil
+        recentSearches = []
         applyFilter(keeping: selected)
     }
 
@@ -112,13 +116,19 @@ public final class ItemListModel {
         let terms = ListSearch.terms(filter.text)
         guard !terms.isEmpty else {
             shownOrder = nil
-            lastSearch = nil
             return
         }
-        let candidates = lastSearch.flatMap { ListSearch.narrows($0.terms, to: terms) ? $0.matches : nil }
+        if let known = recentSearches.lastIndex(where: { $0.terms == terms }) {
+            shownOrder = recentSearches[known].ranked
+            recentSearches.append(recentSearches.remove(at: known))
+            return
+        }
+        let candidates = recentSearches.filter { ListSearch.narrows($0.terms, to: terms) }
+            .min { $0.inOrder.count < $1.inOrder.count }?.inOrder
         let found = ListSearch.ranked(searchKeys, terms: terms, among: candidates)
         shownOrder = found.ranked
-        lastSearch = (terms, found.inOrder)
+        recentSearches.append((terms, found.inOrder, found.ranked))
+        if recentSearches.count > ItemListModel.recentSearchLimit { recentSearches.removeFirst() }
     }
 
     /// Selects the row with `key` if it shows.
@@ -142,10 +152,10 @@ public final class ItemListModel {
     /// Drops every row and the filter.
     func wipe() {
         allRows = []
-        searchKeys = []
+        searchKeys = ListSearch.Index([])
         columnNeeds = ListColumnNeeds()
         shownOrder = nil
-        lastSearch = nil
+        recentSearches = []
         selectedIndex = nil
         filter.clear()
     }
