@@ -48,6 +48,12 @@ enum Layout {
         return columns
     }
 
+    /// The cells of the 2FA mark and expiry columns with their separators
+    /// (the block between the names and the kind).
+    static func markBlockWidth(_ columns: ListColumns) -> Int {
+        (columns.oneTimeCode > 0 ? columns.oneTimeCode + 1 : 0) + (columns.expiry > 0 ? columns.expiry + 1 : 0)
+    }
+
     /// Where one row's account starts within its `names` cells (service
     /// column, a space, account column): at the account column when both
     /// names fit there; else moved just enough for neither name to be cut

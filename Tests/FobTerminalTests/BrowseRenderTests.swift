@@ -227,6 +227,23 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(Layout.serviceWidth(service: 20, account: 2, column: 14, names: 24) == 20)
     }
 
+    /// A row without a 2FA mark or an expiry gives those cells to its names.
+    @Test func aRowWithoutMarksLendsTheirCellsToItsNames() throws {
+        try #require(unicodeLocale)
+        var withCode = item("site-with-a-long-name.example.org", "someone@example.org", "x")
+        withCode.oneTimePassword = SecretBytes(utf8: "otpauth://totp/S:u?secret=JBSWY3DPEHPK3PXP")
+        let app = browseApp([
+            withCode, item("bank.example.com", "ana.lopez", "x"),
+            item("api.example.com", "deploy", jwt(exp: Self.now + 3600), kind: .token),
+        ])
+        let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
+        let bank = try #require(lines.first { $0.contains("bank.example") })
+        #expect(bank.contains("bank.example.com ana.lopez"), "\(bank)")
+        // The kind stays in its column on every row.
+        let kinds = lines.compactMap { line in column(of: "password", in: line) ?? column(of: "token", in: line) }
+        #expect(kinds.count == 3 && Set(kinds).count == 1, "\(lines)")
+    }
+
     @Test func legendDropsLowPriorityHintsFirst() {
         let entries = ["Up/Down j/k move", "/ filter", "Enter open", "c/u/o copy", "W logout", "? help", "q quit"]
         #expect(Layout.fitLegend(entries, width: 200) == entries.joined(separator: "  "))
