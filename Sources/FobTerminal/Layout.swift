@@ -131,8 +131,9 @@ enum Layout {
     }
 
     /// The header's lock state: `unlocked · locks 20:45` (`unlocked` when
-    /// the idle lock is off), or `locked`.
+    /// the idle lock is off), `locked`, or `no vault yet`.
     static func lockState(_ app: AppModel) -> String {
+        if case .createVault = app.screen { return "no vault yet" }
         guard case .main = app.screen else { return "locked" }
         guard let deadline = app.idleLockDeadline else { return "unlocked" }
         return "unlocked · locks \(ItemPreview.localTime(deadline, now: app.now))"

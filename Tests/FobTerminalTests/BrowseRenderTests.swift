@@ -57,6 +57,9 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(DisplayWidth.cells(of: legend) <= 80)
         let locks = ItemPreview.localTime(app.idleLockDeadline!, now: app.now)
         #expect(lines[0].contains("unlocked · locks \(locks)"))
+        #expect(draw(makeApp(locked: true), rows: 24, columns: 80).line(0).contains("locked"))
+        #expect(draw(makeApp(vault: false), rows: 24, columns: 80).line(0).contains("no vault yet"))
+        #expect(draw(makeApp(lockAfter: 0), rows: 24, columns: 80).line(0).hasSuffix("unlocked "))
         // Names are whole where the row has room for them.
         for name in ["api.example.com", "deploy", "github.com", "slack.com", "old.example.com"] {
             #expect(canvas.text.contains(name), "\(name) cut")
