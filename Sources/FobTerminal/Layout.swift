@@ -48,6 +48,27 @@ enum Layout {
         return columns
     }
 
+    /// The cells of the 2FA mark and expiry columns with their separators
+    /// (the block between the names and the kind).
+    static func markBlockWidth(_ columns: ListColumns) -> Int {
+        (columns.oneTimeCode > 0 ? columns.oneTimeCode + 1 : 0) + (columns.expiry > 0 ? columns.expiry + 1 : 0)
+    }
+
+    /// Where one row's account starts within its `names` cells (service
+    /// column, a space, account column): at the account column when both
+    /// names fit there; else moved just enough for neither name to be cut
+    /// while cells stay blank; when they cannot both fit, the service keeps
+    /// its column and takes what the account leaves blank.
+    /// - Returns: the cells the service gets (the account starts one after).
+    static func serviceWidth(service: Int, account: Int, column: Int, names: Int) -> Int {
+        if service + 1 + account <= names {
+            if service <= column && account <= names - column - 1 { return column }
+            if service > column { return service }
+            return max(service, names - 1 - account)
+        }
+        return service > column ? min(service, max(column, names - 1 - account)) : column
+    }
+
     /// The status line's rows for `message` on a screen `columns` wide:
     /// its tone's symbol, then the text, wrapped onto a second row when
     /// longer than one; beyond two rows the end is cut (messages name their
@@ -110,8 +131,9 @@ enum Layout {
     }
 
     /// The header's lock state: `unlocked · locks 20:45` (`unlocked` when
-    /// the idle lock is off), or `locked`.
+    /// the idle lock is off), `locked`, or `no vault yet`.
     static func lockState(_ app: AppModel) -> String {
+        if case .createVault = app.screen { return "no vault yet" }
         guard case .main = app.screen else { return "locked" }
         guard let deadline = app.idleLockDeadline else { return "unlocked" }
         return "unlocked · locks \(ItemPreview.localTime(deadline, now: app.now))"

@@ -67,6 +67,7 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
         }
+        canvas.cursor = (box.row + 1, x) // on the question, for screen readers
         var bx = x
         var buttons = ["[ y Yes ]", "[ n No ]"]
         if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }

@@ -91,7 +91,10 @@ extension Renderer {
         }
     }
 
-    /// One row of the list: pointer, service, account, 2FA mark, kind, expiry.
+    /// One row of the list: pointer, service, account, 2FA mark, expiry,
+    /// kind. The marks a row lacks leave their cells to its names: the
+    /// marks it has move to the right of their block, so the names are
+    /// never cut while cells of the row stay blank, and the kind keeps its column.
     private func drawListRow(
         _ canvas: inout Canvas, _ item: ItemRow, _ columns: Layout.ListColumns,
         row y: Int, column x: Int, width inner: Int, now: Date, selected: Bool, focused: Bool
@@ -99,37 +102,34 @@ extension Renderer {
         // The selection of the pane without focus is dimmed.
         let base: Role = selected ? (focused ? .selection : .dim) : .normal
         if selected { canvas.fill(row: y, column: x, height: 1, width: inner, role: base) }
-        var c = x
-        if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: c, width: 1, role: base) }
-        c += 2
-        // A service longer than its column takes the cells its account leaves blank.
-        let service = displaySafe(item.service)
-        let account = displaySafe(item.account)
-        let names = columns.service + 1 + columns.account
-        var serviceWidth = columns.service
-        let serviceCells = DisplayWidth.cells(of: service)
-        if serviceCells > serviceWidth {
-            serviceWidth = min(serviceCells, max(serviceWidth, names - 1 - DisplayWidth.cells(of: account)))
-        }
-        canvas.put(service, row: y, column: c, width: serviceWidth, role: base)
-        c += serviceWidth + 1
-        canvas.put(account, row: y, column: c, width: max(0, names - serviceWidth - 1), role: base)
-        c += names - serviceWidth
-        if columns.oneTimeCode > 0 {
-            if item.hasOneTimeCode {
-                canvas.put(
-                    Layout.oneTimeMark, row: y, column: c, width: columns.oneTimeCode, role: selected ? base : .dim)
-            }
-            c += columns.oneTimeCode + 1
-        }
-        if columns.kind > 0 {
-            canvas.put(item.kind.rawValue, row: y, column: c, width: columns.kind, role: selected ? base : .dim)
-            c += columns.kind + 1
+        if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: x, width: 1, role: base) }
+        var marks: [(text: String, width: Int, role: Role)] = []
+        if columns.oneTimeCode > 0, item.hasOneTimeCode {
+            marks.append((Layout.oneTimeMark, columns.oneTimeCode, selected ? base : .dim))
         }
         if columns.expiry > 0, let expires = item.expires {
             let (text, expired, soon) = ItemPreview.listExpiry(expires, now: now)
-            let role: Role = expired ? .expired : (soon ? .warning : .dim)
-            canvas.put(text, row: y, column: c, width: columns.expiry, role: selected ? base : role)
+            marks.append((text, columns.expiry, selected ? base : (expired ? .expired : (soon ? .warning : .dim))))
+        }
+        let block = Layout.markBlockWidth(columns)
+        let used = marks.reduce(0) { $0 + $1.width + 1 }
+        let names = columns.service + 1 + columns.account + block - used
+        let service = displaySafe(item.service)
+        let account = displaySafe(item.account)
+        let serviceWidth = Layout.serviceWidth(
+            service: DisplayWidth.cells(of: service), account: DisplayWidth.cells(of: account),
+            column: columns.service, names: names)
+        var c = x + 2
+        canvas.put(service, row: y, column: c, width: serviceWidth, role: base)
+        c += serviceWidth + 1
+        canvas.put(account, row: y, column: c, width: max(0, names - serviceWidth - 1), role: base)
+        c = x + 2 + names + 1
+        for mark in marks {
+            canvas.put(mark.text, row: y, column: c, width: mark.width, role: mark.role)
+            c += mark.width + 1
+        }
+        if columns.kind > 0 {
+            canvas.put(item.kind.rawValue, row: y, column: c, width: columns.kind, role: selected ? base : .dim)
         }
     }
 

@@ -40,8 +40,8 @@ extension Renderer {
         }
     }
 
-    /// The widest caption of the preview's gutter: 13 cells (`One-time code`), a longer one is cut.
-    static let previewGutter = 13
+    /// The widest caption of the preview's gutter: 12 cells, a longer one is cut.
+    static let previewGutter = 12
 
     /// The look of a preview line.
     static func role(for style: ItemPreview.Line.Style) -> Role {

@@ -115,9 +115,9 @@ public struct ItemPreview: Sendable, Equatable {
         var lines = head
         if let code {
             let left = code.until.map { " · \(max(0, Int($0.timeIntervalSince(now).rounded(.up)))) s left" } ?? ""
-            lines.append(Line("One-time code", code.text + left))
+            lines.append(Line("2FA code", code.text + left))
         } else if unreadableSeed {
-            lines.append(Line("One-time code", "(the stored seed cannot be read)"))
+            lines.append(Line("2FA code", "(the stored seed cannot be read)"))
         }
         if isToken { lines.append(expiryLine(at: now)) }
         return lines + tail

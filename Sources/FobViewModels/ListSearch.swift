@@ -1,4 +1,5 @@
 import FobStore
+import Foundation
 
 /// Find by typing: the item list's ranked search.
 ///
@@ -52,86 +53,204 @@ public enum ListSearch {
     /// for `terms`: the sum of each term's best ``Tier``, lower is better;
     /// `nil` when a term matches no field.
     public static func rank(_ key: [UInt8], terms: [[UInt8]]) -> Int? {
-        var total = 0
-        for term in terms {
-            guard let tier = bestTier(of: term, in: key) else { return nil }
-            total += tier.rawValue
-        }
-        return total
+        ranked(Index([key]), terms: terms, among: nil).ranks.first
     }
 
     /// The indices of `keys` matching every term, best rank first, equal
     /// ranks in their order in `keys`.
     public static func matches(_ keys: [[UInt8]], terms: [[UInt8]]) -> [Int] {
-        var ranked: [(index: Int, rank: Int)] = []
-        for (index, key) in keys.enumerated() {
-            if let rank = rank(key, terms: terms) { ranked.append((index, rank)) }
-        }
-        // Counting sort by rank: ranks are small and the order within one is kept.
-        let maxRank = ranked.map(\.rank).max() ?? 0
-        var buckets = [[Int]](repeating: [], count: maxRank + 1)
-        for entry in ranked { buckets[entry.rank].append(entry.index) }
-        return buckets.flatMap { $0 }
+        ranked(Index(keys), terms: terms, among: nil).ranked
     }
 
-    /// The best way `term` matches one field of `key`, or `nil`.
-    static func bestTier(of term: [UInt8], in key: [UInt8]) -> Tier? {
-        key.withUnsafeBufferPointer { hay in
-            term.withUnsafeBufferPointer { needle in
-                var best: Tier?
-                var start = 0
-                while start <= hay.count {
-                    var end = start
-                    while end < hay.count, hay[end] != separator { end += 1 }
-                    if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
-                        best = tier
-                        if tier == .prefix { return best }
+    /// Every item's key in one buffer, so a search walks memory without a
+    /// reference count per item: key `i` is `bytes[starts[i]..<starts[i + 1]]`.
+    struct Index {
+        /// The keys, one after another.
+        let bytes: [UInt8]
+        /// Where each key starts, and the end of the last.
+        let starts: [Int]
+        /// How many keys.
+        var count: Int { starts.count - 1 }
+
+        /// The index of `keys`.
+        init(_ keys: [[UInt8]]) {
+            var bytes: [UInt8] = []
+            var starts: [Int] = [0]
+            bytes.reserveCapacity(keys.reduce(0) { $0 + $1.count })
+            starts.reserveCapacity(keys.count + 1)
+            for key in keys {
+                bytes += key
+                starts.append(bytes.count)
+            }
+            self.bytes = bytes
+            self.starts = starts
+        }
+    }
+
+    /// The keys of `index` (of `candidates` only, when given, in ascending
+    /// order) matching every term: in key order, best rank first, and the
+    /// rank of each in key order.
+    static func ranked(_ index: Index, terms: [[UInt8]], among candidates: [Int]?) -> (
+        inOrder: [Int], ranked: [Int], ranks: [Int]
+    ) {
+        var inOrder: [Int] = []
+        var ranks: [Int] = []
+        inOrder.reserveCapacity(candidates?.count ?? index.count)
+        ranks.reserveCapacity(candidates?.count ?? index.count)
+        // The terms in one buffer too, each with its range.
+        let flat = terms.flatMap { $0 }
+        var ranges: [Range<Int>] = []
+        var at = 0
+        for term in terms {
+            ranges.append(at..<(at + term.count))
+            at += term.count
+        }
+        index.bytes.withUnsafeBufferPointer { hay in
+            flat.withUnsafeBufferPointer { all in
+                let needles = ranges.map { UnsafeBufferPointer(rebasing: all[$0]) }
+                func consider(_ i: Int) {
+                    let start = index.starts[i]
+                    let end = index.starts[i + 1]
+                    var total = 0
+                    for needle in needles {
+                        guard let tier = bestTier(needle, hay, start, end) else { return }
+                        total += tier.rawValue
                     }
-                    start = end + 1
+                    inOrder.append(i)
+                    ranks.append(total)
                 }
-                return best
+                if let candidates {
+                    for i in candidates { consider(i) }
+                } else {
+                    for i in 0..<index.count { consider(i) }
+                }
             }
         }
+        // Counting sort by rank: ranks are small and the order within one is kept.
+        let maxRank = ranks.max() ?? 0
+        var counts = [Int](repeating: 0, count: maxRank + 2)
+        for rank in ranks { counts[rank + 1] += 1 }
+        for r in 0...maxRank { counts[r + 1] += counts[r] }
+        var sorted = [Int](repeating: 0, count: inOrder.count)
+        for (i, rank) in zip(inOrder, ranks) {
+            sorted[counts[rank]] = i
+            counts[rank] += 1
+        }
+        return (inOrder, sorted, ranks)
     }
 
-    /// How `needle` matches `hay[start..<end]`, or `nil`.
+    /// Where `byte` first occurs in `hay[from..<to]` (`memchr`, which
+    /// glibc vectorises), or `nil`.
+    @inline(__always)
+    private static func find(_ byte: UInt8, _ hay: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        guard from < to, let base = hay.baseAddress, let found = memchr(base + from, Int32(byte), to - from) else {
+            return nil
+        }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Whether `needle` is a subsequence of `hay[from..<to]`.
+    @inline(__always)
+    private static func isSubsequence(
+        _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int
+    )
+        -> Bool
+    {
+        var at = from
+        for byte in needle {
+            guard let found = find(byte, hay, at, to) else { return false }
+            at = found + 1
+        }
+        return true
+    }
+
+    /// Whether `hay[at...]` starts with `needle` (room for it checked by the caller).
+    @inline(__always)
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, at: Int)
+        -> Bool
+    {
+        var k = 0
+        while k < needle.count, hay[at + k] == needle[k] { k += 1 }
+        return k == needle.count
+    }
+
+    /// The best way `needle` matches one field of the key `hay[keyStart..<keyEnd]`, or `nil`.
+    private static func bestTier(
+        _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int
+    ) -> Tier? {
+        let n = needle.count
+        // Cheap rejection: the term must be a subsequence of the whole key.
+        guard isSubsequence(needle, hay, keyStart, keyEnd) else { return nil }
+        var best: Tier?
+        var start = keyStart
+        while start <= keyEnd {
+            let end = find(separator, hay, start, keyEnd) ?? keyEnd
+            if best == .wordStart {
+                // Once a word start matched, only a prefix can do better.
+                if end - start >= n, matches(needle, hay, at: start) { return .prefix }
+            } else if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
+                if tier == .prefix { return .prefix }
+                best = tier
+            }
+            start = end + 1
+        }
+        return best
+    }
+
+    /// How `needle` matches `hay[start..<end]`, or `nil`: the cheapest
+    /// checks first (prefix, then runs), the subsequence last.
     private static func tier(
         _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
     ) -> Tier? {
         let n = needle.count
         guard n > 0, end - start >= n else { return nil }
-        // Cheap rejection first: the term must be a subsequence at all.
-        var j = 0
-        var i = start
-        while i < end, j < n {
-            if hay[i] == needle[j] { j += 1 }
-            i += 1
-        }
-        guard j == n else { return nil }
-        var best = Tier.subsequence
-        var at = start
-        while at + n <= end {
-            if hay[at] == needle[0] {
-                var k = 1
-                while k < n, hay[at + k] == needle[k] { k += 1 }
-                if k == n {
-                    if at == start { return .prefix }
-                    if !isWordCharacter(hay[at - 1]) || !isWordCharacter(hay[at]) {
-                        best = .wordStart
-                    } else if best == .subsequence {
-                        best = .substring
-                    }
-                }
+        if matches(needle, hay, at: start) { return .prefix }
+        var found = false
+        var at = start + 1
+        while let candidate = find(needle[0], hay, at, end - n + 1) {
+            if matches(needle, hay, at: candidate) {
+                if !isWordCharacter(hay[candidate - 1]) || !isWordCharacter(hay[candidate]) { return .wordStart }
+                found = true
             }
-            at += 1
+            at = candidate + 1
         }
-        return best
+        if found { return .substring }
+        return isSubsequence(needle, hay, start, end) ? .subsequence : nil
+    }
+
+    /// Whether every key matching `new` also matches `old`: each term of
+    /// `old` begins its term of `new` (a longer term is a longer
+    /// subsequence), and `new` may add terms. Then a keystroke searches
+    /// only the previous matches.
+    public static func narrows(_ old: [[UInt8]], to new: [[UInt8]]) -> Bool {
+        guard !old.isEmpty, new.count >= old.count else { return false }
+        for (o, n) in zip(old, new) where !n.starts(with: o) { return false }
+        return true
     }
 
     /// Letters, digits and any byte of a non-ASCII character.
     private static func isWordCharacter(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A)
             || byte >= 0x80
+    }
+}
+
+/// The rows the filter shows, as a view of the list's rows by index, so a
+/// keystroke over 100,000 items copies no row.
+public struct ShownRows: RandomAccessCollection, Sendable {
+    /// Every row, in listing order.
+    let all: [ItemRow]
+    /// The shown rows' indices in ``all``, best match first; `nil` for every row in order.
+    let order: [Int]?
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of rows shown.
+    public var endIndex: Int { order?.count ?? all.count }
+    /// The row shown at `position`.
+    public subscript(position: Int) -> ItemRow {
+        if let order { return all[order[position]] }
+        return all[position]
     }
 }
 

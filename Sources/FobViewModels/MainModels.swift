@@ -45,7 +45,15 @@ public final class ItemListModel {
     public private(set) var allRows: [ItemRow] = []
     /// The rows matching the filter: every row in listing order without
     /// one, the best matches first with one.
-    public private(set) var rows: [ItemRow] = []
+    public var rows: ShownRows { ShownRows(all: allRows, order: shownOrder) }
+    /// The indices in ``allRows`` of the rows shown, or `nil` for all.
+    private var shownOrder: [Int]?
+    /// The last searches' terms, matches in listing order and matches
+    /// ranked, newest last: Backspace back to one of them costs nothing, and
+    /// a keystroke that narrows one searches only its matches.
+    private var recentSearches: [(terms: [[UInt8]], inOrder: [Int], ranked: [Int])] = []
+    /// How many searches ``recentSearches`` keeps.
+    private static let recentSearchLimit = 32
     /// The filter text (plain field).
     public let filter = TextFieldState()
     /// The selected row's index in ``rows``, or `nil` when the list is empty.
@@ -62,7 +70,7 @@ public final class ItemListModel {
     /// Each row's ``ListSearch/key(service:account:label:url:kind:)``,
     /// parallel to ``allRows``: folded once per load, so a filter keystroke
     /// is a byte scan, not a folding of every field.
-    private var searchKeys: [[UInt8]] = []
+    private var searchKeys = ListSearch.Index([])
 
     /// How many times the rows were replaced (a reload): lets the editor
     /// look for a change of its item only after one.
@@ -74,11 +82,13 @@ public final class ItemListModel {
         let selected = selectedRow?.key
         let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
         allRows = ordered.map(\.element)
-        searchKeys = allRows.map {
-            ListSearch.key(
-                service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
-        }
+        searchKeys = ListSearch.Index(
+            allRows.map {
+                ListSearch.key(
+                    service: $0.service, account: $0.account, label: $0.label, url: $0.url, kind: $0.kind.rawValue)
+            })
         columnNeeds = ListColumnNeeds(allRows)
+        recentSearches = []
         applyFilter(keeping: selected)
     }
 
@@ -86,9 +96,8 @@ public final class ItemListModel {
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
         let wanted = key ?? selectedRow?.key
-        // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
-        let terms = ListSearch.terms(filter.text)
-        rows = terms.isEmpty ? allRows : ListSearch.matches(searchKeys, terms: terms).map { allRows[$0] }
+        search()
+        let rows = self.rows
         if rows.isEmpty {
             selectedIndex = nil
         } else if let wanted, let index = rows.firstIndex(where: { $0.key == wanted }) {
@@ -101,8 +110,30 @@ public final class ItemListModel {
     /// The filter's text changed: the rows matching it, best first, with
     /// the selection on the best match (``ListSearch``).
     func filterChanged() {
-        applyFilter()
-        if !rows.isEmpty { selectedIndex = 0 }
+        search()
+        selectedIndex = rows.isEmpty ? nil : 0
+    }
+
+    /// Sets ``shownOrder`` for the filter's terms, searching only the last
+    /// matches when the new terms narrow the last ones.
+    private func search() {
+        // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
+        let terms = ListSearch.terms(filter.text)
+        guard !terms.isEmpty else {
+            shownOrder = nil
+            return
+        }
+        if let known = recentSearches.lastIndex(where: { $0.terms == terms }) {
+            shownOrder = recentSearches[known].ranked
+            recentSearches.append(recentSearches.remove(at: known))
+            return
+        }
+        let candidates = recentSearches.filter { ListSearch.narrows($0.terms, to: terms) }
+            .min { $0.inOrder.count < $1.inOrder.count }?.inOrder
+        let found = ListSearch.ranked(searchKeys, terms: terms, among: candidates)
+        shownOrder = found.ranked
+        recentSearches.append((terms, found.inOrder, found.ranked))
+        if recentSearches.count > ItemListModel.recentSearchLimit { recentSearches.removeFirst() }
     }
 
     /// Selects the row with `key` if it shows.
@@ -118,18 +149,18 @@ public final class ItemListModel {
 
     /// Recomputes the expiry texts for `now`.
     func updateExpiryTexts(now: Date) {
-        for i in allRows.indices {
+        for i in allRows.indices where allRows[i].expires != nil {
             allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) }
         }
-        for i in rows.indices { rows[i].expiryText = rows[i].expires.map { TokenExpiry.describe($0, now: now) } }
     }
 
     /// Drops every row and the filter.
     func wipe() {
         allRows = []
-        searchKeys = []
+        searchKeys = ListSearch.Index([])
         columnNeeds = ListColumnNeeds()
-        rows = []
+        shownOrder = nil
+        recentSearches = []
         selectedIndex = nil
         filter.clear()
     }

@@ -68,7 +68,7 @@ import Testing
         try tmux.waitFor("Saved (new item)")
         #expect(try open().item(service: "api", account: "ci").kind == .token)
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor("c/u/o copy")
         try tmux.type("W")
         // A token with no expiry is listed but not ticked: Space ticks it.
         try tmux.waitFor("Tokens with no expiry (1)")
@@ -86,12 +86,13 @@ import Testing
         let tmux = try start(clipboard: "tmux")
         let before = try oathtool()
         try tmux.type("o")
-        try tmux.waitFor("Copied to the clipboard")
+        try tmux.waitFor("Copied one-time code of mail / ana")
         let after = try oathtool()
         let copied = try tmux.run(["show-buffer", "-b", "fob"]).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(copied == before || copied == after, "\(copied) vs \(before)/\(after)")
         // Enter shows the code masked with the seconds left; Ctrl-R reveals it.
         try tmux.press("Enter")
+        try tmux.waitFor("Retrieved Password") // the form, not the preview
         var screen = try tmux.waitFor("s left")
         #expect(screen.contains("One-time code"))
         #expect(!screen.contains(before) || before == after)
@@ -125,7 +126,7 @@ import Testing
         #expect(stored != SecretBytes(utf8: "hunter2"))
         // Ctrl-G in Service (after e) fills nothing and says where it works.
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor("c/u/o copy")
         try tmux.type("e")
         try tmux.waitFor("Editing mail / ana")
         try tmux.press("C-g")
@@ -181,7 +182,7 @@ import Testing
         #expect(digits.count == 32 && digits.allSatisfy { "0123456789".contains($0) }, "\(digits.count) characters")
         // Enter on the Generator row opens it again; Space makes words; 6 of them.
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor("c/u/o copy")
         try tmux.press("Enter")
         try tmux.waitFor("Editing mail / ana")
         // User ID, Password, Kind, Label, URL, Notes, One-time seed, Generator.

@@ -57,6 +57,9 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(DisplayWidth.cells(of: legend) <= 80)
         let locks = ItemPreview.localTime(app.idleLockDeadline!, now: app.now)
         #expect(lines[0].contains("unlocked · locks \(locks)"))
+        #expect(draw(makeApp(locked: true), rows: 24, columns: 80).line(0).contains("locked"))
+        #expect(draw(makeApp(vault: false), rows: 24, columns: 80).line(0).contains("no vault yet"))
+        #expect(draw(makeApp(lockAfter: 0), rows: 24, columns: 80).line(0).hasSuffix("unlocked "))
         // Names are whole where the row has room for them.
         for name in ["api.example.com", "deploy", "github.com", "slack.com", "old.example.com"] {
             #expect(canvas.text.contains(name), "\(name) cut")
@@ -112,6 +115,17 @@ private func column(of text: String, in line: String) -> Int? {
         app.send(.showHelp)
         canvas = draw(app, rows: 24, columns: 80)
         #expect(canvas.line(try #require(canvas.cursor).row).contains("List"))
+        app.send(.dismiss)
+        // A dialog: on its question.
+        app.send(.deleteSelected)
+        canvas = draw(app, rows: 24, columns: 80)
+        #expect(canvas.line(try #require(canvas.cursor).row).contains("Delete service"))
+        app.send(.dismiss)
+        // A focused button: on the button.
+        app.send(.focus(.retrieveButton))
+        canvas = draw(app, rows: 24, columns: 80)
+        let button = try #require(canvas.cursor)
+        #expect(Array(canvas.line(button.row))[button.column...].starts(with: "[ Retrieve ]"))
     }
 
     /// Issue 20: masks showed one `•` per character of a stored secret.
@@ -201,6 +215,36 @@ private func column(of text: String, in line: String) -> Int? {
         // The selected row (old.example sorts first) has the selection's look; the other its own.
         #expect(canvas[soon, soonColumn].role == .warning)
         #expect(canvas[old, oldColumn].role == .selection)
+    }
+
+    /// Issue 20: the list cut names while cells stayed blank.
+    @Test func namesAreNotCutWhileCellsStayBlank() {
+        // Both fit in their columns: aligned.
+        #expect(Layout.serviceWidth(service: 6, account: 5, column: 14, names: 24) == 14)
+        // A short service lends its blank cells to a long account.
+        #expect(Layout.serviceWidth(service: 6, account: 15, column: 14, names: 24) == 8)
+        // A long service borrows the cells a short account leaves.
+        #expect(Layout.serviceWidth(service: 18, account: 5, column: 14, names: 24) == 18)
+        // Too long together: the service keeps its column and what the account leaves.
+        #expect(Layout.serviceWidth(service: 18, account: 15, column: 14, names: 24) == 14)
+        #expect(Layout.serviceWidth(service: 20, account: 2, column: 14, names: 24) == 20)
+    }
+
+    /// A row without a 2FA mark or an expiry gives those cells to its names.
+    @Test func aRowWithoutMarksLendsTheirCellsToItsNames() throws {
+        try #require(unicodeLocale)
+        var withCode = item("site-with-a-long-name.example.org", "someone@example.org", "x")
+        withCode.oneTimePassword = SecretBytes(utf8: "otpauth://totp/S:u?secret=JBSWY3DPEHPK3PXP")
+        let app = browseApp([
+            withCode, item("bank.example.com", "ana.lopez", "x"),
+            item("api.example.com", "deploy", jwt(exp: Self.now + 3600), kind: .token),
+        ])
+        let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
+        let bank = try #require(lines.first { $0.contains("bank.example") })
+        #expect(bank.contains("bank.example.com ana.lopez"), "\(bank)")
+        // The kind stays in its column on every row.
+        let kinds = lines.compactMap { line in column(of: "password", in: line) ?? column(of: "token", in: line) }
+        #expect(kinds.count == 3 && Set(kinds).count == 1, "\(lines)")
     }
 
     @Test func legendDropsLowPriorityHintsFirst() {

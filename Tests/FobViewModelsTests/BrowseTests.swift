@@ -51,6 +51,31 @@ import Testing
         #expect(h.list.rows.isEmpty)
     }
 
+    /// A keystroke that narrows the search looks only at the last matches;
+    /// one that widens it (Backspace, an edit) looks at every item again.
+    @Test func narrowingAndWideningGiveTheSameAsAFreshSearch() throws {
+        let items = [
+            item("github.com", "ana"), item("gitlab.com", "bob"), item("gist.example", "cy"), item("mail", "git"),
+            item("other", "x"),
+        ]
+        let h = try Harness.unlocked(items: items)
+        h.send(.startFilter)
+        let steps: [Action] = [
+            .insert("g"), .insert("i"), .insert("t"), .insert("h"), .deleteBackward, .insert("l"), .insert(" "),
+            .insert("b"), .deleteBackward, .deleteBackward, .deleteBackward, .insert("s"), .moveCursor(.home),
+            .insert("a"),
+        ]
+        for step in steps {
+            h.send(step)
+            let fresh = try Harness.unlocked(items: items)
+            fresh.send(.startFilter, .insert(h.list.filter.text))
+            #expect(h.list.rows.map(\.service) == fresh.list.rows.map(\.service), "\(h.list.filter.text)")
+            #expect(h.list.selectedIndex == fresh.list.selectedIndex)
+        }
+        #expect(ListSearch.narrows(ListSearch.terms("gi"), to: ListSearch.terms("git b")))
+        #expect(!ListSearch.narrows(ListSearch.terms("gith"), to: ListSearch.terms("git")))
+    }
+
     @Test func rankIsNilWhenOneTermMisses() {
         let key = ListSearch.key(service: "GitHub", account: "ana", label: "", url: "", kind: "password")
         #expect(ListSearch.rank(key, terms: ListSearch.terms("git ana")) == 0)
@@ -117,15 +142,15 @@ import Testing
         bank.oneTimePassword = SecretBytes(utf8: "otpauth://totp/Bank:ana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
         let h = try Harness.unlocked(items: [bank])
         // 2026-01-01 00:00:00 UTC is a multiple of 30 s: 30 s left.
-        let first = try #require(texts(h)["One-time code"])
+        let first = try #require(texts(h)["2FA code"])
         #expect(first.hasSuffix(" · 30 s left"))
         #expect(first.prefix(6).allSatisfy { $0.isNumber })
         h.clock.advance(by: 12)
         h.app.tick()
-        #expect(texts(h)["One-time code"] == "\(first.prefix(6)) · 18 s left")
+        #expect(texts(h)["2FA code"] == "\(first.prefix(6)) · 18 s left")
         h.clock.advance(by: 18)
         h.app.tick()
-        let next = try #require(texts(h)["One-time code"])
+        let next = try #require(texts(h)["2FA code"])
         #expect(next.hasSuffix(" · 30 s left"))
         #expect(next.prefix(6) != first.prefix(6))
     }

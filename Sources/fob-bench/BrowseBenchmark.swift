@@ -1,0 +1,110 @@
+import FobClipboard
+import FobSessions
+import FobStore
+import FobSystem
+import FobTerminal
+import FobTestSupport
+import FobViewModels
+import Foundation
+
+/// Browsing figures at 100,000 items on a real vault (issue 20's goals): a
+/// ranked find-by-typing keystroke within 10 ms, a preview update on a
+/// selection move within 2 ms. `fob-bench browse` runs them alone.
+enum BrowseBenchmark {
+    static let count = 100_000
+    static let rows = 24, columns = 80
+
+    static func run(scratch: URL) throws {
+        let password = SecretBytes(utf8: "benchmark master password")
+        let url = scratch.appendingPathComponent("tui-100k/vault.db")
+        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive))
+        try vault.add(contentsOf: (0..<count).map(item))
+        vault.lock()
+
+        section(
+            "Browsing at 100,000 items (\(columns)×\(rows), CPU time; goals: find keystroke < 10 ms, preview < 2 ms)")
+        let app = AppModel(
+            store: VaultStore(url: url), clipboard: ClipboardController(clipboard: NoClipboard(), clearAfter: 0),
+            clock: LiveClock(), lockAfter: 0)
+        var renderer = Renderer(vaultDescription: url.path)
+        app.send(.insert(password.unsafeString!))
+        app.send(.submit)
+        guard case .main(let main) = app.screen, main.list.rows.count == count else {
+            throw BenchmarkFailure(message: "the list did not load \(count) items")
+        }
+        var canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+
+        // Find by typing: each keystroke ranks every item and draws the screen.
+        app.send(.startFilter)
+        var model: [Double] = []
+        var drawn: [Double] = []
+        for text in ["s", "se", "ser", "serv 4", "serv 42", "serv 42 ghb"] {
+            app.send(.clearField)
+            app.send(.insert(String(text.dropLast())))
+            model.append(cpuTime { app.send(.insert(String(text.last!))) })
+            drawn.append(cpuTime { canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet) })
+        }
+        report("find keystroke: rank 100,000 items (mean of \(model.count))", seconds: mean(model))
+        report("find keystroke: rank and draw (slowest)", seconds: zip(model, drawn).map(+).max() ?? 0)
+        // Backspace widens the search: every item is looked at again.
+        var widening: [Double] = []
+        for _ in 0..<4 {
+            widening.append(
+                cpuTime {
+                    app.send(.deleteBackward)
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
+        }
+        report("find Backspace: back to a recent search, and draw (slowest)", seconds: widening.max() ?? 0)
+        // An edit at the start of the text narrows no recent search: every item is ranked again.
+        var edits: [Double] = []
+        for character in "xyz" {
+            app.send(.clearField)
+            app.send(.insert("serv 42"))
+            app.send(.moveCursor(.home))
+            edits.append(
+                cpuTime {
+                    app.send(.insert(String(character)))
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
+        }
+        report("find edit at the start: rank every item, and draw (slowest)", seconds: edits.max() ?? 0)
+        app.send(.cancel)
+
+        // The preview: a selection move reads the item and builds its lines.
+        var moves: [Double] = []
+        for _ in 0..<200 {
+            moves.append(
+                cpuTime {
+                    app.send(.moveSelection(1))
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
+        }
+        precondition(canvas.text.contains("Preview"))
+        report("selection move: preview and draw (mean of \(moves.count))", seconds: mean(moves))
+        report("selection move: preview and draw (slowest)", seconds: moves.max() ?? 0)
+        app.shutdown(timeout: 0)
+    }
+
+    /// The CPU time this thread spends in `body`, in seconds: on a busy
+    /// machine the wall-clock time also counts other programs' turns.
+    private static func cpuTime(_ body: () throws -> Void) rethrows -> Double {
+        var start = timespec()
+        var end = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+        try body()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    private static func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
+
+    private static func item(_ i: Int) -> Item {
+        var item = Item(
+            service: "service-\(i % 5000).example", account: "user\(i)@example.com", label: "Label \(i)",
+            kind: .password, secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
+        item.url = "https://service-\(i % 5000).example/login"
+        if i % 10 == 0 { item.oneTimePassword = SecretBytes(utf8: "otpauth://totp/S:u?secret=JBSWY3DPEHPK3PXP") }
+        return item
+    }
+}

@@ -1,0 +1,132 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// Browsing in the terminal UI at 80×24 and 120×40, driven through the
+/// built `fob` in tmux: find and copy a password, copy a user ID, copy a
+/// one-time code, see a token's expiry (README, "Terminal UI").
+@Suite(.serialized) struct TerminalUIBrowseTests {
+    static let password = "correct horse battery"
+    static let sizes = [(width: 80, height: 24), (width: 120, height: 40)]
+
+    let directory = TemporaryDirectory(prefix: "fob-tui-browse")
+    var vaultURL: URL { directory.file("vault.db") }
+
+    /// A vault with a few ordinary logins, GitHub (with a one-time seed)
+    /// and a token expiring in 52 minutes.
+    private func makeVault(tokenExpiry: Date) throws {
+        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
+        for i in 1...30 { try vault.add(item("site\(i).example.org", "user\(i)", "pw-\(i)")) }
+        var github = item("GitHub", "ana@example.com", "gh-S3CRET-pass", label: "Work")
+        github.oneTimePassword = SecretBytes(utf8: "otpauth://totp/GitHub:ana?secret=JBSWY3DPEHPK3PXP")
+        try vault.add(github)
+        try vault.add(item("gitlab.com", "bob", "gl-secret"))
+        try vault.add(
+            item("api.example.com", "deploy", jwt(exp: Int(tokenExpiry.timeIntervalSince1970)), kind: .token))
+        vault.lock()
+    }
+
+    /// `fob` unlocked in a `width` × `height` pane, copying to tmux's buffer `fob`.
+    private func start(width: Int, height: Int) throws -> TmuxSession {
+        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", "tmux", "--no-agent"]
+        let tmux = try TmuxSession(
+            width: width, height: height, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
+        try tmux.waitFor("Master password")
+        try tmux.type(Self.password)
+        try tmux.press("Enter")
+        try tmux.waitFor("Items 1/33")
+        return tmux
+    }
+
+    /// Types `query` after `/`, waits for the single match, and keeps it (Enter).
+    private func find(_ query: String, in tmux: TmuxSession) throws {
+        try tmux.type("/")
+        try tmux.type(query)
+        try tmux.waitFor("Items 1/1 of 33")
+        try tmux.press("Enter")
+        try tmux.waitFor("? help")
+    }
+
+    private func copied(_ tmux: TmuxSession) throws -> String {
+        try tmux.run(["show-buffer", "-b", "fob"])
+    }
+
+    private func oathtool() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
+        process.arguments = ["--totp", "-b", "JBSWY3DPEHPK3PXP"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `/ ghub ana` Enter `c`: the password of GitHub on the clipboard, the
+    /// status line naming it.
+    @Test func findAndCopyAPassword() throws {
+        try makeVault(tokenExpiry: Date().addingTimeInterval(52 * 60))
+        for size in Self.sizes {
+            let tmux = try start(width: size.width, height: size.height)
+            try find("ghub ana", in: tmux)
+            let screen = try tmux.waitFor("ana@example.com")
+            #expect(!screen.contains("gh-S3CRET-pass"))
+            try tmux.type("c")
+            try tmux.waitFor("Copied password of GitHub / ana@example.com")
+            #expect(try copied(tmux) == "gh-S3CRET-pass", "at \(size)")
+        }
+    }
+
+    /// `/ gitlab` Enter `u`: the user ID on the clipboard.
+    @Test func copyAUserID() throws {
+        try makeVault(tokenExpiry: Date().addingTimeInterval(52 * 60))
+        for size in Self.sizes {
+            let tmux = try start(width: size.width, height: size.height)
+            try find("gitlab", in: tmux)
+            try tmux.type("u")
+            try tmux.waitFor("Copied user ID of gitlab.com / bob")
+            #expect(try copied(tmux) == "bob", "at \(size)")
+        }
+    }
+
+    /// `/ github` Enter: the preview shows the one-time code in clear with
+    /// its seconds left; `o` copies it.
+    @Test func copyAOneTimeCode() throws {
+        try makeVault(tokenExpiry: Date().addingTimeInterval(52 * 60))
+        for size in Self.sizes {
+            let tmux = try start(width: size.width, height: size.height)
+            try find("github", in: tmux)
+            try tmux.waitUntil(timeout: 10, "the code in the preview") { screen in
+                let code = (try? oathtool()) ?? "-"
+                return screen.contains("\(code) · ") && screen.contains(" s left")
+            }
+            let before = try oathtool()
+            try tmux.type("o")
+            try tmux.waitFor("Copied one-time code of GitHub / ana@example.com")
+            let after = try oathtool()
+            let code = try copied(tmux)
+            #expect(code == before || code == after, "\(code) vs \(before)/\(after) at \(size)")
+        }
+    }
+
+    /// `/ api` Enter: the token's expiry as local time and relative, in the
+    /// preview and in the list.
+    @Test func seeATokensExpiry() throws {
+        let expiry = Date().addingTimeInterval(52 * 60 + 30)
+        try makeVault(tokenExpiry: expiry)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm"
+        let local = formatter.string(from: expiry)
+        for size in Self.sizes {
+            let tmux = try start(width: size.width, height: size.height)
+            try find("api", in: tmux)
+            let screen = try tmux.waitUntil(timeout: 10, "the expiry in the preview") {
+                $0.contains("Expires") && $0.contains("\(local) · in 5")
+            }
+            #expect(screen.contains("in 52m") || screen.contains("in 51m"), "at \(size)")
+        }
+    }
+}
