@@ -42,14 +42,17 @@ let package = Package(
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
         .target(name: "FobAgent", dependencies: ["FobStore", "FobSystem", "CLinux"]),
-        .target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]),
+        // The one way to the items for every front end: the store protocol,
+        // the vault here, the agent, and the policy between them.
+        .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
+        .target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem", "FobStore"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
-        .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),
-        .target(name: "FobViewModels", dependencies: ["FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
+        .target(name: "FobSessions", dependencies: ["FobAccess", "FobStore", "FobTokens"]),
+        .target(name: "FobViewModels", dependencies: ["FobAccess", "FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
         .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
-        .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
+        .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobAccess", "FobClipboard",
                                                "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
         // The network helper: URLSession (FoundationNetworking, libcurl) lives
@@ -60,14 +63,15 @@ let package = Package(
         // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
         .target(name: "FobXML", dependencies: ["FobImport"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
-        .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
+        .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobAccess",
                                                             "FobClipboard", "FobSystem", "FobTestSupport"]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,
         // in-memory store and clipboard, test clock, child processes, tmux.
-        .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
+        .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(name: "FobAccessTests", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
@@ -77,8 +81,8 @@ let package = Package(
         .testTarget(name: "FobSecurityCompatTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "FobClipboardTests", dependencies: ["FobClipboard", "FobStore", "FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobStore", "FobTokens", "FobTestSupport"]),
-        .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobSessions", "FobClipboard", "FobStore",
+        .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobAccess", "FobStore", "FobTokens", "FobTestSupport"]),
+        .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
                                                                "FobTokens", "FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
                                                              "FobTestSupport"]),

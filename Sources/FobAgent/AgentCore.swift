@@ -40,6 +40,13 @@ public final class AgentCore: @unchecked Sendable {
     /// answered without decrypting every record again. Wiped-on-free memory;
     /// any lock, write or change by another process drops it.
     private var listing: (generation: UInt64, message: SecretBytes)?
+    /// The subscribers, and what the watcher saw last: the vault's
+    /// generation and items (`nil` while locked).
+    let subscribers = AgentSubscribers()
+    private var watched: (generation: UInt64, snapshot: VaultSnapshot)?
+    private var watcherRunning = false
+    /// How often the watcher looks for other processes' writes, in seconds.
+    static let watchInterval = 0.2
 
     /// Default idle timeout: 900 s.
     public static let defaultIdleSeconds: UInt32 = 900
@@ -186,6 +193,7 @@ public final class AgentCore: @unchecked Sendable {
             vault?.lock()
             vault = nil
             listing = nil
+            subscribers.wake()
             return .ok
         case .unlock, .unlockWithKey:
             do {
@@ -220,12 +228,61 @@ public final class AgentCore: @unchecked Sendable {
                 return .failure(error)
             case .success(let vault):
                 do {
-                    return try ItemOperations.perform(request, on: vault)
+                    let answer = try ItemOperations.perform(request, on: vault)
+                    if request.isWrite { subscribers.wake() }
+                    return answer
                 } catch {
                     return .failure(error)
                 }
             }
         }
+    }
+
+    /// Adds a subscriber (``AgentRequest/subscribe``): what the vault holds
+    /// now is the starting point, and the watcher runs while anyone listens.
+    /// - Returns: the subscriber's id for ``AgentSubscribers/next(_:timeout:)``,
+    ///   or `nil` when too many listen.
+    func subscribe() -> Int? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let id = subscribers.add() else { return nil }
+        if watched == nil { watched = snapshotLocked() }
+        if !watcherRunning {
+            watcherRunning = true
+            let thread = Thread { [self] in
+                while subscribers.waitForWork(timeout: AgentCore.watchInterval) { watch() }
+                mutex.lock()
+                watcherRunning = false
+                watched = nil
+                mutex.unlock()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return id
+    }
+
+    /// One look of the watcher: publishes what changed since the last look
+    /// (the agent's writes and other processes' alike), and a lock.
+    func watch() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        refreshLocked()
+        guard let vault, vault.lockLevel == .unlocked else {
+            if watched != nil { subscribers.publish([AgentEvent(kind: .locked, key: nil)]) }
+            watched = nil
+            return
+        }
+        if let watched, watched.generation == vault.contentGeneration { return }
+        guard let now = snapshotLocked() else { return }
+        if let watched { subscribers.publish(watched.snapshot.events(to: now.snapshot)) }
+        watched = now
+    }
+
+    /// The vault's items now, or `nil` while it is locked or unreadable.
+    private func snapshotLocked() -> (generation: UInt64, snapshot: VaultSnapshot)? {
+        guard let vault, vault.lockLevel == .unlocked, let items = try? vault.allItems() else { return nil }
+        return (vault.contentGeneration, VaultSnapshot(items))
     }
 
     private func statusLocked() -> AgentStatus {

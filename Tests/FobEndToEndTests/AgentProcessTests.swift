@@ -231,7 +231,7 @@ final class AgentFixture: @unchecked Sendable {
         chmod(f.runtime.url.path, 0o711)
         chmod(f.endpoint.directory, 0o711)
         chmod(f.endpoint.socket, 0o777)
-        let request = AgentRequest.get(service: "mail", account: "ana").encoded()
+        let request = AgentRequest.get(.key(service: "mail", account: "ana"), limitOne: true, detail: .secret).encoded()
         let frame = [UInt8(0), 0, 0, UInt8(request.count)] + request
         let script = """
             import socket, sys

@@ -169,12 +169,11 @@ enum AddCommand: FobCommand {
             raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
         let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
-        _ = try items.perform(
-            .add(
-                Item(
-                    service: service, account: account, label: label, comment: notes, kind: kind,
-                    accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
-                    secret: secret)))
+        try items.add(
+            Item(
+                service: service, account: account, label: label, comment: notes, kind: kind,
+                accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
+                secret: secret))
         return 0
     }
 }
@@ -213,7 +212,7 @@ enum SaveCommand: FobCommand {
         let changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange, customFields: fields)
-        _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
+        _ = try items.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
     }
 }
@@ -285,8 +284,9 @@ enum UpdateCommand: FobCommand {
         let changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange,
-            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
-        _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
+            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
+            secret: secret)
+        try items.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
 }
@@ -301,7 +301,7 @@ enum RemoveCommand: FobCommand {
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
-        _ = try items.perform(.delete(service: service, account: account))
+        try items.delete(matching: .key(service: service, account: account))
         return 0
     }
 }
