@@ -71,7 +71,8 @@ let package = Package(
         .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
-        .testTarget(name: "FobAccessTests", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobAccessTests", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobViewModels", "FobClipboard",
+                                                        "FobTestSupport"]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),

@@ -264,6 +264,26 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.status()["state"] as? String == "unlocked")
     }
 
+    /// A subscriber hears of a `fob add` made through the agent within
+    /// 300 ms of the command's end (the agent tells as it writes).
+    @Test func aSubscriberHearsOfAnAddThroughTheAgentWithin300Milliseconds() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.unlock().status == 0)
+        let heard = ArrivalLog<AgentEvent>()
+        let subscription = try AgentClient(endpoint: f.endpoint).subscribe { heard.append($0) }
+        defer { subscription.cancel() }
+        let added = try f.run(["add", "mail", "ana"], input: "s3cret")
+        let ended = Date()
+        #expect(added.status == 0, "\(added.stderrText)")
+        let event = AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana"))
+        let arrival = try #require(heard.arrival(of: event, timeout: 0.3))
+        #expect(arrival.timeIntervalSince(ended) < 0.3)
+        // A lock is told too.
+        #expect(try f.run(["lock"]).status == 0)
+        #expect(heard.arrival(of: AgentEvent(kind: .locked, key: nil), timeout: 1) != nil)
+    }
+
     @Test func anAgentKilledWithSIGKILLIsReplaced() throws {
         let f = try AgentFixture()
         defer { f.stop() }
