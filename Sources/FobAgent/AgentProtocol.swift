@@ -55,7 +55,10 @@ public enum AgentProtocolError: Error, Equatable, Sendable, CustomStringConverti
         case .badMagic: return "not a fob agent message"
         case .versionMismatch(let v):
             return
-                "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); run 'fob lock' and stop the old agent"
+                "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); "
+                + (v < AgentProtocol.version
+                    ? "'fob unlock' replaces it with an agent of this version"
+                    : "use the fob that started it, or stop that agent")
         case .unknownCode(let c): return "unknown message code \(c)"
         case .badField(let why): return "bad field: \(why)"
         }

@@ -84,24 +84,20 @@ extension Invocation {
     }
 
     private func unlockAgent(_ client: AgentClient, request: AgentRequest) throws(KeychainError) {
-        if !AgentClient.isAnswering(client.endpoint) {
-            guard let executable = context.agentExecutable else {
-                throw .interactionNotAllowed(
-                    "no agent runs for \(client.endpoint.vault), and this program cannot start one")
-            }
-            var environment: [String: String] = [:]
-            for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
-                environment[name] = context.environment[name]
-            }
-            do {
-                try client.start(executable: executable, vaultPath: client.endpoint.vault, environment: environment)
-            } catch {
-                throw error.keychainError
-            }
-        }
+        try startAgentIfNeeded(client)
         let answer: AgentResponse
         do {
             answer = try client.send(request)
+        } catch .protocolError(.versionMismatch(let old)) where old < AgentProtocol.version {
+            // An agent of an older fob: without its socket it exits (it
+            // serves only while its socket is there); one of this version
+            // takes its place.
+            unlink(client.endpoint.socket)
+            standardError.write(
+                "fob: the agent spoke protocol version \(old), this fob speaks \(AgentProtocol.version); "
+                    + "starting a new agent\n")
+            try startAgentIfNeeded(client)
+            do { answer = try client.send(request) } catch { throw error.keychainError }
         } catch {
             throw error.keychainError
         }
@@ -109,6 +105,23 @@ extension Invocation {
         case .ok: return
         case .failure(let error): throw error
         default: throw .io("agent: unexpected answer to unlock")
+        }
+    }
+
+    private func startAgentIfNeeded(_ client: AgentClient) throws(KeychainError) {
+        guard !AgentClient.isAnswering(client.endpoint) else { return }
+        guard let executable = context.agentExecutable else {
+            throw .interactionNotAllowed(
+                "no agent runs for \(client.endpoint.vault), and this program cannot start one")
+        }
+        var environment: [String: String] = [:]
+        for name in ["HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME"] {
+            environment[name] = context.environment[name]
+        }
+        do {
+            try client.start(executable: executable, vaultPath: client.endpoint.vault, environment: environment)
+        } catch {
+            throw error.keychainError
         }
     }
 

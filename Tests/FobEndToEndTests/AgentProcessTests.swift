@@ -284,6 +284,50 @@ final class AgentFixture: @unchecked Sendable {
         #expect(heard.arrival(of: AgentEvent(kind: .locked, key: nil), timeout: 1) != nil)
     }
 
+    /// An agent of an older protocol version is a clear error naming both
+    /// versions, and `fob unlock` replaces it with one of this version.
+    @Test func anAgentOfAnOlderProtocolIsReplacedByUnlock() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        mkdir(f.endpoint.directory, 0o700)
+        // Answers every request as an agent of protocol version 2 does.
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(sys.argv[1])
+            s.listen(8)
+            print("ready", flush=True)
+            text = b"protocol version 2"
+            body = b"FOBA" + bytes([2, 0xFF]) + len(text).to_bytes(4, "big") + text
+            while True:
+                c, _ = s.accept()
+                try:
+                    c.settimeout(2)
+                    c.recv(65536)
+                    c.sendall(len(body).to_bytes(4, "big") + body)
+                except Exception:
+                    pass
+                c.close()
+            """
+        let old = Process()
+        old.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        old.arguments = ["-c", script, f.endpoint.socket]
+        let ready = Pipe()
+        old.standardOutput = ready
+        try old.run()
+        defer {
+            kill(old.processIdentifier, SIGKILL)
+            old.waitUntilExit()
+        }
+        _ = ready.fileHandleForReading.availableData
+        let refused = try f.run(["ls"])
+        #expect(refused.stderrText.contains("the agent speaks protocol version 2, this fob speaks 3"))
+        let unlocked = try f.unlock()
+        #expect(unlocked.status == 0, "\(unlocked.stderrText)")
+        #expect(unlocked.stderrText.contains("the agent spoke protocol version 2, this fob speaks 3"))
+        #expect(try f.status()["state"] as? String == "unlocked")
+    }
+
     @Test func anAgentKilledWithSIGKILLIsReplaced() throws {
         let f = try AgentFixture()
         defer { f.stop() }
