@@ -211,7 +211,8 @@ private func matches(of parsed: ParsedDictionary, in vault: any RequestStore, wi
     }
     let values = parsed.attributes
     var found = try store { () throws(KeychainError) in
-        try vault.items(matching: values.storeQuery(itemClass), limit: .all, withSecrets: withSecrets)
+        // No one-time seed or custom field value: no SecItem attribute holds one.
+        try vault.items(matching: values.storeQuery(itemClass), limit: .all, detail: withSecrets ? .secret : .listing)
     }
     if values.needsLocalFilter {
         found = found.filter(values.matches)
