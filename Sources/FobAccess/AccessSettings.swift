@@ -13,8 +13,15 @@ public struct AccessSettings: Sendable, Equatable {
     public var useAgent: Bool
     /// The password file (`--password-file`, `FOB_PASSWORD_FILE`; `-` = standard input), or `nil`.
     public var passwordFile: String?
-    /// The socket of the vault's agent (under `XDG_RUNTIME_DIR`).
-    public var agentEndpoint: AgentEndpoint
+    /// `XDG_RUNTIME_DIR`, where the agents' sockets are.
+    private var runtimeDirectory: String?
+
+    /// The socket of the vault's agent (under `XDG_RUNTIME_DIR`), named
+    /// after the vault's canonical path as it is now (a vault created since
+    /// these settings were made is named by its resolved path).
+    public var agentEndpoint: AgentEndpoint {
+        AgentEndpoint(vaultURL: vaultURL, environment: runtimeDirectory.map { ["XDG_RUNTIME_DIR": $0] } ?? [:])
+    }
 
     /// The environment variable naming the vault.
     public static let vaultVariable = "FOB_VAULT"
@@ -41,7 +48,7 @@ public struct AccessSettings: Sendable, Equatable {
         }
         self.passwordFile = passwordFile ?? variable(AccessSettings.passwordFileVariable)
         useAgent = !agentOff && environment[AccessSettings.agentVariable] != "0"
-        agentEndpoint = AgentEndpoint(vaultURL: vaultURL, environment: environment)
+        runtimeDirectory = environment["XDG_RUNTIME_DIR"]
     }
 
     /// The agent's store, or `nil` when the agent is turned off.

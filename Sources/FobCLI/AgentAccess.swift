@@ -7,7 +7,7 @@ import Foundation
 extension Invocation {
     /// The endpoint of this vault's agent.
     var agentEndpoint: AgentEndpoint {
-        AgentEndpoint(vaultURL: globals.vaultURL, environment: context.environment)
+        globals.access.agentEndpoint
     }
 
     /// A client of this vault's agent, or `nil` with `--no-agent` / `FOB_AGENT=0`.
