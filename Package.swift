@@ -22,16 +22,20 @@ let package = Package(
     ],
     targets: [
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.
-        .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
-                       providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
         // HMAC-SHA-1 for one-time codes (libsodium has no SHA-1).
-        .systemLibrary(name: "CNettle", pkgConfig: "nettle",
-                       providers: [.apt(["nettle-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CNettle", pkgConfig: "nettle",
+            providers: [.apt(["nettle-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
         // No pkgConfig: ncursesw's .pc adds -D flags SwiftPM refuses; the module map links it.
-        .systemLibrary(name: "CNcurses",
-                       providers: [.apt(["libncurses-dev"])]),
+        .systemLibrary(
+            name: "CNcurses",
+            providers: [.apt(["libncurses-dev"])]),
 
         // Linux calls Swift cannot import directly (prctl …); no library to link.
         .systemLibrary(name: "CLinux"),
@@ -42,15 +46,24 @@ let package = Package(
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
         .target(name: "FobAgent", dependencies: ["FobStore", "FobSystem", "CLinux"]),
-        .target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]),
+        // The one way to the items for every front end: the store protocol,
+        // the vault here, the agent, and the policy between them.
+        .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
+        .target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
-        .target(name: "FobSessions", dependencies: ["FobStore", "FobTokens"]),
-        .target(name: "FobViewModels", dependencies: ["FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
+        .target(name: "FobSessions", dependencies: ["FobAccess", "FobStore", "FobTokens"]),
+        .target(
+            name: "FobViewModels",
+            dependencies: ["FobAccess", "FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
         .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
-        .target(name: "FobCLI", dependencies: ["FobTerminal", "FobViewModels", "FobSessions", "FobClipboard",
-                                               "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem"]),
+        .target(
+            name: "FobCLI",
+            dependencies: [
+                "FobTerminal", "FobViewModels", "FobSessions", "FobAccess", "FobClipboard",
+                "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem",
+            ]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
         // The network helper: URLSession (FoundationNetworking, libcurl) lives
         // here and in FobHTTP only, so `fob` itself loads no network library.
@@ -60,34 +73,65 @@ let package = Package(
         // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
         .target(name: "FobXML", dependencies: ["FobImport"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
-        .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
-                                                            "FobClipboard", "FobSystem"]),
+        .executableTarget(
+            name: "fob-bench",
+            dependencies: [
+                "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobAccess",
+                "FobClipboard", "FobSystem",
+            ]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,
         // in-memory store and clipboard, test clock, child processes, tmux.
-        .target(name: "FobTestSupport", dependencies: ["FobSessions", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
+        .target(
+            name: "FobTestSupport",
+            dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(
+            name: "FobAccessTests",
+            dependencies: [
+                "FobAccess", "FobAgent", "FobStore", "FobViewModels", "FobClipboard",
+                "FobTestSupport",
+            ]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         // Keychain code written as iOS projects write it, in Swift 5 mode: it must build
         // unchanged but for `import FobSecurity`.
-        .testTarget(name: "FobSecurityCompatTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"],
-                    swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "FobClipboardTests", dependencies: ["FobClipboard", "FobStore", "FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobSessionsTests", dependencies: ["FobSessions", "FobStore", "FobTokens", "FobTestSupport"]),
-        .testTarget(name: "FobViewModelsTests", dependencies: ["FobViewModels", "FobSessions", "FobClipboard", "FobStore",
-                                                               "FobTokens", "FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobTerminalTests", dependencies: ["FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
-                                                             "FobTestSupport"]),
-        .testTarget(name: "FobImportTests", dependencies: ["FobImport", "FobXML", "FobStore", "FobTokens", "FobTestSupport"],
-                    exclude: ["Fixtures"]),
-        .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobAgent", "FobSessions", "FobTokens", "FobStore", "FobTestSupport"]),
+        .testTarget(
+            name: "FobSecurityCompatTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "FobClipboardTests", dependencies: ["FobClipboard", "FobStore", "FobSystem", "FobTestSupport"]),
+        .testTarget(
+            name: "FobSessionsTests",
+            dependencies: ["FobSessions", "FobAccess", "FobStore", "FobTokens", "FobTestSupport"]),
+        .testTarget(
+            name: "FobViewModelsTests",
+            dependencies: [
+                "FobViewModels", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
+                "FobTokens", "FobSystem", "FobTestSupport",
+            ]),
+        .testTarget(
+            name: "FobTerminalTests",
+            dependencies: [
+                "FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
+                "FobTestSupport",
+            ]),
+        .testTarget(
+            name: "FobImportTests", dependencies: ["FobImport", "FobXML", "FobStore", "FobTokens", "FobTestSupport"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "FobCLITests",
+            dependencies: ["FobCLI", "FobAgent", "FobSessions", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
-        .testTarget(name: "FobEndToEndTests", dependencies: ["FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
-                                                             "FobSystem", "FobTestSupport"]),
+        .testTarget(
+            name: "FobEndToEndTests",
+            dependencies: [
+                "FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
+                "FobSystem", "FobTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -144,6 +144,55 @@ public struct AgentClient: Sendable {
         }
     }
 
+    /// Subscribes to the agent's changes (``AgentRequest/subscribe``):
+    /// `onEvent` is called on a thread of its own for each ``AgentEvent``,
+    /// and `onEnd` once when the subscription ends (cancelled, the agent
+    /// stopped or the connection failed).
+    /// - Returns: the subscription; ``AgentSubscription/cancel()`` ends it.
+    /// - Throws: ``AgentClientError``; `.protocolError` when the agent refuses.
+    public func subscribe(
+        onEvent: @escaping @Sendable (AgentEvent) -> Void, onEnd: @escaping @Sendable () -> Void = {}
+    ) throws(AgentClientError) -> AgentSubscription {
+        let fd = try connect()
+        let deadline = SocketIO.monotonic() + timeout
+        do {
+            try SocketIO.writeFrame(fd, AgentHello.encoded(vault: endpoint.vault), until: deadline)
+            try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
+            try SocketIO.writeFrame(fd, AgentRequest.subscribe.encoded(), until: deadline)
+            let answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxMessageBytes)
+            let decoded = try answer.withUnsafeBytes { raw in
+                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
+            }.get()
+            guard case .ok = decoded else {
+                close(fd)
+                throw AgentClientError.io("the agent refused the subscription")
+            }
+        } catch let error as AgentClientError {
+            throw error
+        } catch let error as AgentProtocolError {
+            close(fd)
+            throw .protocolError(error)
+        } catch {
+            close(fd)
+            throw .io("subscribe: \(error)")
+        }
+        let subscription = AgentSubscription(fd: fd)
+        let thread = Thread {
+            while let frame = try? SocketIO.readFrame(fd, until: .infinity, limit: AgentProtocol.maxMessageBytes) {
+                let response = frame.withUnsafeBytes { raw in
+                    Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
+                }
+                guard case .success(.event(let event)) = response else { break }
+                onEvent(event)
+            }
+            subscription.finish()
+            onEnd()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        return subscription
+    }
+
     /// Starts `fob agent --detach` for this vault, which starts the agent
     /// in a new session with no descriptor but /dev/null and exits at once;
     /// waits for it, then until the agent answers. So the agent is nobody's
@@ -198,4 +247,37 @@ public struct AgentClient: Sendable {
             throw .io("cannot start the agent: \(error)")
         }
     }
+}
+
+/// A subscription to the agent's changes (``AgentClient/subscribe(onEvent:onEnd:)``).
+public final class AgentSubscription: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Whether events may still come.
+    public var isActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return fd >= 0
+    }
+
+    /// Ends the subscription: no event is delivered after the reading
+    /// thread sees the connection shut down.
+    public func cancel() {
+        lock.lock()
+        defer { lock.unlock() }
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Closes the connection (the reading thread, once it stops).
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    deinit { cancel() }
 }

@@ -245,7 +245,7 @@ extension AgentRequest {
     /// Writes the fields into `w` (a sizer or the real writer).
     func write(to w: inout MessageWriter) {
         switch self {
-        case .status, .lock: break
+        case .status, .lock, .subscribe: break
         case .unlock(let password, let idle, let max):
             w.field(password)
             w.field(idle)
@@ -256,15 +256,11 @@ extension AgentRequest {
             w.field(max)
         case .applyImport(let changes):
             w.importChanges(changes)
-        case .get(let service, let account), .delete(let service, let account):
-            w.field(service)
-            w.field(account)
         case .list(let service):
             w.optional(service)
         case .add(let item):
             w.field(ItemWire.encode(item))
-        case .save(let service, let account, let secret, let changes),
-            .update(let service, let account, let secret, let changes):
+        case .save(let service, let account, let secret, let changes):
             // Every attribute travels (URL, notes, fields, seed …): the agent
             // must never report success for a change it did not make.
             var bag = changes.bag
@@ -273,24 +269,38 @@ extension AgentRequest {
             w.field(secret)
             w.field(bag.bytes)
             bag.wipe()
-        case .query(let query, let one, let secrets):
+        case .get(let query, let one, let detail):
             w.field(query.bag.bytes)
-            w.field([one ? 1 : 0, secrets ? 1 : 0])
-        case .updateMatching(let query, let changes):
+            w.field([one ? 1 : 0, detail.rawValue])
+        case .update(let query, let changes):
             var bag = changes.bag
             w.field(query.bag.bytes)
             w.field(bag.bytes)
             bag.wipe()
-        case .deleteMatching(let query):
+        case .delete(let query):
             w.field(query.bag.bytes)
-        case .saveItem(let service, let account, let secret, let changes):
-            var bag = changes.bag
-            w.field(service)
-            w.field(account)
-            w.field(secret)
-            w.field(bag.bytes)
-            bag.wipe()
         }
+    }
+
+    private static func importChanges(_ r: MessageReader) throws(AgentProtocolError) -> [ImportChange] {
+        var changes: [ImportChange] = []
+        var index = 0
+        func item(_ i: Int) throws(AgentProtocolError) -> Item {
+            guard i < r.fields.count else { throw .badField("an import change without its item") }
+            do { return try ItemWire.decode(r.raw(i)) } catch { throw .badField("an imported item: \(error)") }
+        }
+        while index < r.fields.count {
+            let kind = r.raw(index)
+            guard kind.count == 1, kind[0] <= 1 else { throw .badField("an import change's kind") }
+            if kind[0] == 0 {
+                changes.append(.add(try item(index + 1)))
+                index += 2
+            } else {
+                changes.append(.replace(existing: try item(index + 1), with: try item(index + 2)))
+                index += 3
+            }
+        }
+        return changes
     }
 
     /// Decodes a request: the agent's parser of outside input, a pure
@@ -307,89 +317,54 @@ extension AgentRequest {
             bytes, limit: isImport ? AgentProtocol.maxImportMessageBytes : AgentProtocol.maxMessageBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         switch r.code {
-        case 1:
+        case 1, 4, 12:
             try r.expect(0)
-            return .status
+            return r.code == 1 ? .status : r.code == 4 ? .lock : .subscribe
         case 2:
             try r.expect(3)
             let password = try r.secret(0)
             guard password.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
             return .unlock(password: password, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
-        case 15:
-            var changes: [ImportChange] = []
-            var index = 0
-            func item(_ i: Int) throws(AgentProtocolError) -> Item {
-                guard i < r.fields.count else { throw .badField("an import change without its item") }
-                do { return try ItemWire.decode(r.raw(i)) } catch { throw .badField("an imported item: \(error)") }
-            }
-            while index < r.fields.count {
-                let kind = r.raw(index)
-                guard kind.count == 1, kind[0] <= 1 else { throw .badField("an import change's kind") }
-                if kind[0] == 0 {
-                    changes.append(.add(try item(index + 1)))
-                    index += 2
-                } else {
-                    changes.append(.replace(existing: try item(index + 1), with: try item(index + 2)))
-                    index += 3
-                }
-            }
-            return .applyImport(changes)
-        case 14:
+        case 3:
             try r.expect(3)
             let key = try r.secret(0)
             guard key.count == 32 else { throw .badField("a vault key is 32 bytes") }
             return .unlockWithKey(
                 vaultKey: key, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
-        case 3:
-            try r.expect(0)
-            return .lock
-        case 4:
-            try r.expect(2)
-            return .get(service: try r.text(0, "service"), account: try r.text(1, "account"))
         case 5:
+            try r.expect(2)
+            let flags = r.raw(1)
+            guard flags.count == 2, flags[0] <= 1, let detail = ItemDetail(rawValue: flags[1]) else {
+                throw .badField("get flags")
+            }
+            return .get(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, detail: detail)
+        case 6:
             try r.expect(1)
             return .list(service: try r.optional(0, "service"))
-        case 6:
+        case 7:
             try r.expect(1)
             do {
                 return .add(try ItemWire.decode(r.raw(0)))
             } catch {
                 throw .badField("the item: \(error)")
             }
-        case 7, 8:
+        case 8:
             try r.expect(4)
             var bag = try AttributeBag(reading: r.raw(3))
             defer { bag.wipe() }
-            let (service, account, secret) = (try r.text(0, "service"), try r.text(1, "account"), try r.secret(2))
-            let changes = try ItemChanges(bag: bag)
-            return r.code == 7
-                ? .save(service: service, account: account, secret: secret, changes: changes)
-                : .update(service: service, account: account, secret: secret, changes: changes)
+            return .save(
+                service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
+                changes: try ItemChanges(bag: bag))
         case 9:
-            try r.expect(2)
-            return .delete(service: try r.text(0, "service"), account: try r.text(1, "account"))
-        case 10:
-            try r.expect(2)
-            let flags = r.raw(1)
-            guard flags.count == 2, flags[0] <= 1, flags[1] <= 1 else { throw .badField("query flags") }
-            return .query(
-                try ItemQuery(bag: AttributeBag(reading: r.raw(0))), limitOne: flags[0] == 1, withSecrets: flags[1] == 1
-            )
-        case 11:
             try r.expect(2)
             var bag = try AttributeBag(reading: r.raw(1))
             defer { bag.wipe() }
-            return .updateMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), try ItemChanges(bag: bag))
-        case 12:
+            return .update(try ItemQuery(bag: AttributeBag(reading: r.raw(0))), try ItemChanges(bag: bag))
+        case 10:
             try r.expect(1)
-            return .deleteMatching(try ItemQuery(bag: AttributeBag(reading: r.raw(0))))
-        case 13:
-            try r.expect(4)
-            var bag = try AttributeBag(reading: r.raw(3))
-            defer { bag.wipe() }
-            return .saveItem(
-                service: try r.text(0, "service"), account: try r.text(1, "account"), secret: try r.secret(2),
-                changes: try ItemChanges(bag: bag))
+            return .delete(try ItemQuery(bag: AttributeBag(reading: r.raw(0))))
+        case AgentRequest.importCode:
+            return .applyImport(try importChanges(r))
         default: throw .unknownCode(r.code)
         }
     }
@@ -411,9 +386,20 @@ extension AgentResponse {
         switch self {
         case .ok:
             return MessageWriter(code: 0).bytes
-        case .item(let item):
-            var w = MessageWriter(code: 1)
-            w.fields([item])
+        case .event(let event):
+            var w = MessageWriter(code: 5)
+            w.field([event.kind.rawValue])
+            if let key = event.key {
+                w.field([1] + Array(key.itemClass.rawValue.utf8))
+                w.field(key.accessGroup)
+                w.field(key.service)
+                w.field(key.account)
+            } else {
+                w.field([0])
+            }
+            if let revision = event.revision {
+                w.field((0..<8).map { UInt8(truncatingIfNeeded: revision >> (56 - 8 * $0)) })
+            }
             return w.bytes
         case .items(let items):
             var w = MessageWriter(code: 2)
@@ -469,6 +455,36 @@ extension AgentResponse {
         }
     }
 
+    private static func event(_ r: MessageReader) throws(AgentProtocolError) -> AgentEvent {
+        guard r.fields.count >= 2, r.raw(0).count == 1, let kind = AgentEvent.Kind(rawValue: r.raw(0)[0]) else {
+            throw .badField("an event's kind")
+        }
+        var key: ItemKey?
+        var next = 2
+        let tagged = r.raw(1)
+        if tagged.first == 1 {
+            guard r.fields.count >= 5,
+                let name = String(validating: UnsafeRawBufferPointer(rebasing: tagged[1...]), as: UTF8.self),
+                let itemClass = ItemClass(rawValue: name)
+            else { throw .badField("an event's item") }
+            key = ItemKey(
+                itemClass: itemClass, accessGroup: try r.text(2, "access group"), service: try r.text(3, "service"),
+                account: try r.text(4, "account"))
+            next = 5
+        } else if tagged.count != 1 || tagged[0] != 0 {
+            throw .badField("an event's item")
+        }
+        var revision: UInt64?
+        if r.fields.count == next + 1 {
+            let raw = r.raw(next)
+            guard raw.count == 8 else { throw .badField("an event's revision") }
+            revision = raw.reduce(0) { $0 << 8 | UInt64($1) }
+        } else if r.fields.count != next {
+            throw .badField("\(r.fields.count) fields in an event")
+        }
+        return AgentEvent(kind: kind, key: key, revision: revision)
+    }
+
     /// The answer to a request of another version.
     static func versionMismatch() -> [UInt8] {
         var w = MessageWriter(code: AgentProtocol.versionMismatchCode)
@@ -495,9 +511,8 @@ extension AgentResponse {
         case 0:
             try r.expect(0)
             return .ok
-        case 1:
-            try r.expect(1)
-            return .item(try item(0))
+        case 5:
+            return .event(try event(r))
         case 2:
             var items: [Item] = []
             for index in r.fields.indices { items.append(try item(index)) }

@@ -47,6 +47,13 @@ public final class AgentCore: @unchecked Sendable {
     private var seen: [String: UInt64] = [:]
     /// The id of the vault unlocked now.
     private var vaultID: String?
+    /// The subscribers, and what the watcher saw last: the vault's
+    /// generation and items (`nil` while locked).
+    let subscribers = AgentSubscribers()
+    private var watched: (generation: UInt64, snapshot: VaultSnapshot)?
+    private var watcherRunning = false
+    /// How often the watcher looks for other processes' writes, in seconds.
+    static let watchInterval = 0.2
 
     /// Default idle timeout: 900 s.
     public static let defaultIdleSeconds: UInt32 = 900
@@ -234,6 +241,7 @@ public final class AgentCore: @unchecked Sendable {
             vault?.lock()
             vault = nil
             listing = nil
+            subscribers.wake()
             return .ok
         case .unlock, .unlockWithKey:
             do {
@@ -270,7 +278,9 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
-                    return try ItemOperations.perform(request, on: vault)
+                    let answer = try ItemOperations.perform(request, on: vault)
+                    if request.isWrite { subscribers.wake() }
+                    return answer
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
                     return .failure(AgentCore.partlyLocked)
@@ -279,6 +289,53 @@ public final class AgentCore: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Adds a subscriber (``AgentRequest/subscribe``): what the vault holds
+    /// now is the starting point, and the watcher runs while anyone listens.
+    /// - Returns: the subscriber's id for ``AgentSubscribers/next(_:timeout:)``,
+    ///   or `nil` when too many listen.
+    func subscribe() -> Int? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let id = subscribers.add() else { return nil }
+        if watched == nil { watched = snapshotLocked() }
+        if !watcherRunning {
+            watcherRunning = true
+            let thread = Thread { [self] in
+                while subscribers.waitForWork(timeout: AgentCore.watchInterval) { watch() }
+                mutex.lock()
+                watcherRunning = false
+                watched = nil
+                mutex.unlock()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return id
+    }
+
+    /// One look of the watcher: publishes what changed since the last look
+    /// (the agent's writes and other processes' alike), and a lock.
+    func watch() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        refreshLocked()
+        guard let vault, vault.lockLevel == .unlocked else {
+            if watched != nil { subscribers.publish([AgentEvent(kind: .locked, key: nil)]) }
+            watched = nil
+            return
+        }
+        if let watched, watched.generation == vault.contentGeneration { return }
+        guard let now = snapshotLocked() else { return }
+        if let watched { subscribers.publish(watched.snapshot.events(to: now.snapshot)) }
+        watched = now
+    }
+
+    /// The vault's items now, or `nil` while it is locked or unreadable.
+    private func snapshotLocked() -> (generation: UInt64, snapshot: VaultSnapshot)? {
+        guard let vault, vault.lockLevel == .unlocked, let items = try? vault.allItems() else { return nil }
+        return (vault.contentGeneration, VaultSnapshot(items))
     }
 
     private func statusLocked() -> AgentStatus {
@@ -296,9 +353,9 @@ public final class AgentCore: @unchecked Sendable {
 }
 
 extension AgentRequest {
-    /// Whether this is a `.query` (`SecItemCopyMatching`).
+    /// Whether this is a `.get` (`fob get`, `SecItemCopyMatching`).
     fileprivate var isQuery: Bool {
-        if case .query = self { return true }
+        if case .get = self { return true }
         return false
     }
 }

@@ -1,7 +1,8 @@
 import FobStore
 import Foundation
 
-/// The agent's wire format: one request and one response per connection,
+/// The agent's wire format: one request and one response per connection
+/// (a subscription: one request, then `.ok` and one `.event` per change),
 /// each a frame of a 4-byte big-endian length and that many bytes.
 ///
 /// A message starts with the magic `FOBA`, the protocol version (one byte)
@@ -9,6 +10,8 @@ import Foundation
 /// response), then fields, each a 4-byte big-endian length and its bytes.
 /// The version is checked in this first (and only) exchange: an agent of
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
+/// Version 3 has one verb per operation (get, list, add, save, update,
+/// delete), an ``ItemDetail`` on `get`, and ``AgentRequest/subscribe``.
 public enum AgentProtocol {
     /// The version this build speaks. Version 3 names the vault in the
     /// hello and carries item revisions (record tag 29 in items), expected
@@ -56,79 +59,136 @@ public enum AgentProtocolError: Error, Equatable, Sendable, CustomStringConverti
         case .badMagic: return "not a fob agent message"
         case .versionMismatch(let v):
             return
-                "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); run 'fob lock' and stop the old agent"
+                "the agent speaks protocol version \(v), this fob speaks \(AgentProtocol.version); "
+                + (v < AgentProtocol.version
+                    ? "'fob unlock' replaces it with an agent of this version"
+                    : "use the fob that started it, or stop that agent")
         case .unknownCode(let c): return "unknown message code \(c)"
         case .badField(let why): return "bad field: \(why)"
         }
     }
 }
 
-/// What a client asks the agent.
+/// How much of each item an answer carries.
+///
+/// A listing never carries one-time seeds or custom field values unless the
+/// caller asks for them with ``attributes`` or ``secret``: an item listed
+/// keeps an empty seed (so that it says it has one) and its custom fields'
+/// names and hidden flags, with empty values.
+public enum ItemDetail: UInt8, Sendable, Comparable {
+    /// No secret, no one-time seed, no custom field value.
+    case listing = 0
+    /// Every attribute (seed and custom field values too), but not the secret.
+    case attributes = 1
+    /// Everything, the secret too.
+    case secret = 2
+
+    public static func < (a: ItemDetail, b: ItemDetail) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What a client asks the agent: one verb per operation.
 public enum AgentRequest: Sendable {
     /// State, vault, socket, pid and time left; never restarts the idle timer.
     case status
     /// Unlock with the master password; the two timeouts in seconds (0 = never).
     case unlock(password: SecretBytes, idleSeconds: UInt32, maxSeconds: UInt32)
-    /// Apply an import plan in one transaction (``Vault/applyImport(_:progress:)``);
-    /// answers `.count` (the changes applied).
-    case applyImport([ImportChange])
     /// Unlock with the 32-byte vault key of a client that has just unlocked
     /// the vault with the master password, so that the key derivation runs
     /// once (``Vault/unlock(vaultKey:)``); idle and maximum seconds as `.unlock`.
     case unlockWithKey(vaultKey: SecretBytes, idleSeconds: UInt32, maxSeconds: UInt32)
     /// Lock fully (every key, every class).
     case lock
-    /// One item with its secret.
-    case get(service: String, account: String)
-    /// Every item (or those of one service), without secrets.
+    /// The items matching a query (`SecItemCopyMatching`, `fob get`), at
+    /// most one when `limitOne`, with as much of each as `detail` says;
+    /// answers `.items`, `.itemNotFound` when none.
+    case get(ItemQuery, limitOne: Bool, detail: ItemDetail)
+    /// Every item (or those of one service, of any class) at the
+    /// ``ItemDetail/listing`` detail, in ``ListingOrder``; answers `.items`
+    /// (empty when there are none).
     case list(service: String?)
-    /// Add an item; `.duplicateItem` when it exists.
+    /// Add an item; `.duplicateItem` when it exists; answers `.ok`.
     case add(Item)
-    /// Add or update; every attribute of `changes` travels.
+    /// Add or update the generic password with this service and account
+    /// (empty access group); every attribute of `changes` travels. Answers
+    /// `.count` 1 when added, 0 when updated.
     case save(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
-    /// Replace the secret of an existing item and the attributes of `changes`.
-    case update(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
-    /// Delete one item; `.itemNotFound` when missing.
-    case delete(service: String, account: String)
-    /// The items matching a query (`SecItemCopyMatching`), with their secrets when asked.
-    case query(ItemQuery, limitOne: Bool, withSecrets: Bool)
-    /// Change every item matching a query (`SecItemUpdate`); answers `.count`.
-    case updateMatching(ItemQuery, ItemChanges)
-    /// Delete every item matching a query (`SecItemDelete`); answers `.count`.
-    case deleteMatching(ItemQuery)
-    /// Save with every attribute of `changes` (the terminal UI's store); answers `.count` 1 when added, 0 when updated.
-    case saveItem(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
+    /// Change every item matching a query in one transaction (`SecItemUpdate`);
+    /// answers `.count`, `.itemNotFound` when none.
+    case update(ItemQuery, ItemChanges)
+    /// Delete every item matching a query (`SecItemDelete`); answers `.count`,
+    /// `.itemNotFound` when none.
+    case delete(ItemQuery)
+    /// Apply an import plan in one transaction (``Vault/applyImport(_:progress:)``);
+    /// answers `.count` (the changes applied).
+    case applyImport([ImportChange])
+    /// Keep the connection open and send an `.event` for each change of the
+    /// vault's items (the agent's own writes and other processes' alike)
+    /// and for each lock; answers `.ok` first.
+    case subscribe
 
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
         switch self {
-        case .status, .unlock, .unlockWithKey, .lock: return false
+        case .status, .unlock, .unlockWithKey, .lock, .subscribe: return false
         default: return true
+        }
+    }
+
+    /// Whether the request may change items.
+    public var isWrite: Bool {
+        switch self {
+        case .add, .save, .update, .delete, .applyImport: return true
+        default: return false
         }
     }
 
     /// The code of ``applyImport(_:)``, the one request that may be larger
     /// than ``AgentProtocol/maxMessageBytes``.
-    static let importCode: UInt8 = 15
+    static let importCode: UInt8 = 11
 
     var code: UInt8 {
         switch self {
         case .status: return 1
         case .unlock: return 2
-        case .lock: return 3
-        case .get: return 4
-        case .list: return 5
-        case .add: return 6
-        case .save: return 7
-        case .update: return 8
-        case .delete: return 9
-        case .query: return 10
-        case .updateMatching: return 11
-        case .deleteMatching: return 12
-        case .saveItem: return 13
-        case .unlockWithKey: return 14
+        case .unlockWithKey: return 3
+        case .lock: return 4
+        case .get: return 5
+        case .list: return 6
+        case .add: return 7
+        case .save: return 8
+        case .update: return 9
+        case .delete: return 10
         case .applyImport: return AgentRequest.importCode
+        case .subscribe: return 12
         }
+    }
+}
+
+/// One change of the vault that a subscriber hears of (``AgentRequest/subscribe``).
+public struct AgentEvent: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: UInt8, Sendable {
+        /// An item appeared.
+        case added = 1
+        /// An item's attributes or secret changed.
+        case changed = 2
+        /// An item went away.
+        case deleted = 3
+        /// The agent locked (fully, or after a timeout): no item can be read through it.
+        case locked = 4
+    }
+    /// What happened.
+    public var kind: Kind
+    /// The item (`nil` for ``Kind/locked``).
+    public var key: ItemKey?
+    /// The item's revision after the change, when the vault keeps one.
+    public var revision: UInt64?
+
+    /// - Parameters: as the properties.
+    public init(kind: Kind, key: ItemKey?, revision: UInt64? = nil) {
+        self.kind = kind
+        self.key = key
+        self.revision = revision
     }
 }
 
@@ -166,14 +226,14 @@ public struct AgentStatus: Sendable, Equatable {
 public enum AgentResponse: Sendable {
     /// Done, nothing to return.
     case ok
-    /// One item (with its secret for `get`).
-    case item(Item)
-    /// Items without secrets.
+    /// Items, with as much of each as the request asked.
     case items([Item])
     /// The state.
     case status(AgentStatus)
-    /// How many items changed (or 1 = added, 0 = updated for `.saveItem`).
+    /// How many items changed (or 1 = added, 0 = updated for `.save`).
     case count(Int)
+    /// A change, sent to a subscriber.
+    case event(AgentEvent)
     /// The error direct use of the vault would have thrown.
     case failure(KeychainError)
 }

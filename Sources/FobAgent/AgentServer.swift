@@ -127,6 +127,32 @@ public final class AgentServer: @unchecked Sendable {
         return false
     }
 
+    /// A subscription: `.ok`, then each event as it comes, until the client
+    /// closes the connection, a write fails, or the agent stops.
+    private func serveSubscription(_ fd: Int32) {
+        guard let id = core.subscribe() else {
+            let refused = AgentResponse.failure(.io("too many subscribers")).encoded()
+            try? SocketIO.writeFrame(fd, refused, until: SocketIO.monotonic() + connectionDeadline)
+            return
+        }
+        defer { core.subscribers.remove(id) }
+        do {
+            try SocketIO.writeFrame(fd, AgentResponse.ok.encoded(), until: SocketIO.monotonic() + connectionDeadline)
+            while AgentServer.stopRequested == 0 {
+                guard let events = core.subscribers.next(id, timeout: 0.5) else { return }
+                for event in events {
+                    try SocketIO.writeFrame(
+                        fd, AgentResponse.event(event).encoded(), until: SocketIO.monotonic() + connectionDeadline)
+                }
+                // The client sends nothing after its request: readable means closed.
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, 0) != 0 { return }
+            }
+        } catch {
+            return
+        }
+    }
+
     /// One connection: the hello, then one request, one response, within the deadline.
     private func serve(_ fd: Int32) {
         let deadline = SocketIO.monotonic() + connectionDeadline
@@ -138,6 +164,11 @@ public final class AgentServer: @unchecked Sendable {
             let request = try payload.withUnsafeBytes { raw in
                 Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
             }.get()
+            if case .subscribe = request {
+                payload.wipe()
+                serveSubscription(fd)
+                return
+            }
             answer = core.respond(to: request)
         } catch .versionMismatch {
             answer = AgentResponse.versionMismatch()

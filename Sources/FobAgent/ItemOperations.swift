@@ -4,20 +4,7 @@ import FobStore
 /// agent and by a command without an agent alike, so that results, errors
 /// and exit statuses are the same either way.
 public enum ItemOperations {
-    /// Runs an item request on `vault`.
-    /// - Parameters:
-    ///   - request: `.get`, `.list`, `.add`, `.save`, `.update` or `.delete`
-    ///     (the others are the agent's own and answer `.param`).
-    ///   - vault: an unlocked (or partially locked) vault.
-    /// - Returns: `.item` for get, `.items` (without secrets, in ``ListingOrder``)
-    ///   for list, `.ok` otherwise.
-    /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
-    ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
-    /// A listing's copy of `item`: no one-time seed (an empty one says that
-    /// the item has one, for `hasTotp`) and no custom field values (names and
-    /// the hidden flag stay), so that neither travels with, nor is kept for,
-    /// a listing, which shows none of them. The secret is already gone.
-    static func listed(_ item: Item) -> Item {
+    public static func listed(_ item: Item) -> Item {
         var copy = item
         copy.secret = nil
         if copy.oneTimePassword != nil { copy.oneTimePassword = SecretBytes([]) }
@@ -27,10 +14,20 @@ public enum ItemOperations {
         return copy
     }
 
+    /// Runs an item request on `vault`.
+    /// - Parameters:
+    ///   - request: `.get`, `.list`, `.add`, `.save`, `.update`, `.delete` or
+    ///     `.applyImport` (the others are the agent's own and answer `.param`).
+    ///   - vault: an unlocked (or partially locked) vault.
+    /// - Returns: `.items` for get and list (a listing in ``ListingOrder``),
+    ///   `.count` for save (1 added, 0 updated), update, delete and import, `.ok` for add.
+    /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
+    ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
     public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
         switch request {
-        case .get(let service, let account):
-            return .item(try vault.item(service: service, account: account))
+        case .get(let query, let one, let detail):
+            let found = try vault.items(matching: query, limit: one ? .one : .all, withSecrets: detail == .secret)
+            return .items(detail == .listing ? found.map(ItemOperations.listed) : found)
         case .list(let service):
             // In the order people read (the terminal UI's): the agent keeps
             // this answer, so a repeated listing is not sorted again.
@@ -49,29 +46,16 @@ public enum ItemOperations {
             try vault.add(item)
             return .ok
         case .save(let service, let account, let secret, let changes):
-            try vault.save(service: service, account: account, secret: secret, attributes: changes)
-            return .ok
-        case .update(let service, let account, let secret, var changes):
-            changes.secret = secret
-            try vault.update(matching: .key(service: service, account: account), with: changes)
-            return .ok
-        case .delete(let service, let account):
-            try vault.delete(matching: .key(service: service, account: account))
-            return .ok
-        case .query(let query, let one, let secrets):
-            return .items(try vault.items(matching: query, limit: one ? .one : .all, withSecrets: secrets))
-        case .updateMatching(let query, let changes):
+            let outcome = try vault.save(service: service, account: account, secret: secret, attributes: changes)
+            return .count(outcome == .added ? 1 : 0)
+        case .update(let query, let changes):
             return .count(try vault.update(matching: query, with: changes))
-        case .deleteMatching(let query):
+        case .delete(let query):
             return .count(try vault.delete(matching: query))
-        case .saveItem(let service, let account, let secret, let changes):
-            return .count(
-                try vault.save(service: service, account: account, secret: secret, attributes: changes) == .added
-                    ? 1 : 0)
         case .applyImport(let changes):
             try vault.applyImport(changes)
             return .count(changes.count)
-        case .status, .unlock, .unlockWithKey, .lock:
+        case .status, .unlock, .unlockWithKey, .lock, .subscribe:
             throw .param("not an item operation")
         }
     }

@@ -1,5 +1,5 @@
+import FobAccess
 import FobAgent
-import FobSessions
 import FobStore
 import Foundation
 @preconcurrency import Glibc
@@ -7,7 +7,7 @@ import Foundation
 extension Invocation {
     /// The endpoint of this vault's agent.
     var agentEndpoint: AgentEndpoint {
-        AgentEndpoint(vaultURL: globals.vaultURL, environment: context.environment)
+        globals.access.agentEndpoint
     }
 
     /// Where the highest write counter of each vault is kept.
@@ -39,23 +39,41 @@ extension Invocation {
     }
 
     /// The store of a command that works on items through the
-    /// ``KeychainStore`` protocol (OAuth sessions, the logout wipe, `jwt`):
-    /// the agent's when it holds this vault unlocked (no password, no key
-    /// derivation), else the vault unlocked with the master password.
+    /// ``KeychainStore`` protocol (OAuth sessions, the logout wipe, `jwt`),
+    /// with its route settled: the agent's when it holds this vault
+    /// unlocked (no password, no key derivation), else the vault unlocked
+    /// with the master password.
     /// - Returns: the store, and the vault opened for it (lock it when done).
     /// - Throws: as ``unlockedVault(handingToAgent:)``.
     func keychainStore() throws -> (store: any KeychainStore, vault: Vault?) {
-        if let agent = agentClient.map({ AgentItemStore(client: $0) }), agent.isUnlocked {
-            return (AgentLinkedStore(local: VaultStore(url: globals.vaultURL), agent: agent) { _ in }, nil)
-        }
-        let vault = try unlockedVault()
-        return (VaultStore(vault: vault), vault)
+        let access = items()
+        try access.prepare()
+        return (access, access.local.vault)
     }
 
-    /// The item operations of one command: through the agent when it holds
-    /// this vault unlocked, else on the vault itself (unlocked with the
-    /// master password once for the whole command).
-    func items() -> ItemBackend { ItemBackend(invocation: self) }
+    /// The item store of one command (``ItemAccess``): through the agent
+    /// when it holds this vault unlocked, else on the vault itself, unlocked
+    /// with the master password once for the whole command. A password
+    /// asked on the terminal is then handed to the agent (started if
+    /// needed), unless `--no-agent`; a password from `--password-file` never starts one.
+    func items() -> ItemAccess {
+        let access = ItemAccess(
+            settings: globals.access,
+            password: .asking { [self] in
+                do {
+                    return try masterPassword(prompt: "Master password: ")
+                } catch {
+                    // Passed on as it is (Ctrl-C is 130, not 36): see FobCLI.run.
+                    passwordFailure = error
+                    throw error
+                }
+            })
+        access.onLocalUnlock = { [self] vault in handToAgentIfAsked(vault) }
+        access.onAgentUnusable = { [self] error in
+            standardError.write("fob: \(error.description); not using the agent\n")
+        }
+        return access
+    }
 
     /// Starts the agent when none answers, then unlocks it with `password`.
     /// - Throws: `.authFailed` for a wrong password; `.interactionNotAllowed`
@@ -75,27 +93,20 @@ extension Invocation {
     }
 
     private func unlockAgent(_ client: AgentClient, request: AgentRequest) throws(KeychainError) {
-        if !AgentClient.isAnswering(client.endpoint) {
-            guard let executable = context.agentExecutable else {
-                throw .interactionNotAllowed(
-                    "no agent runs for \(client.endpoint.vault), and this program cannot start one")
-            }
-            var environment: [String: String] = [:]
-            for name in [
-                "HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
-                "FOB_AGENT_SOCKET",
-            ] {
-                environment[name] = context.environment[name]
-            }
-            do {
-                try client.start(executable: executable, vaultPath: client.endpoint.vault, environment: environment)
-            } catch {
-                throw error.keychainError
-            }
-        }
+        try startAgentIfNeeded(client)
         let answer: AgentResponse
         do {
             answer = try client.send(request)
+        } catch .protocolError(.versionMismatch(let old)) where old < AgentProtocol.version {
+            // An agent of an older fob: without its socket it exits (it
+            // serves only while its socket is there); one of this version
+            // takes its place.
+            unlink(client.endpoint.socket)
+            standardError.write(
+                "fob: the agent spoke protocol version \(old), this fob speaks \(AgentProtocol.version); "
+                    + "starting a new agent\n")
+            try startAgentIfNeeded(client)
+            do { answer = try client.send(request) } catch { throw error.keychainError }
         } catch {
             throw error.keychainError
         }
@@ -106,179 +117,29 @@ extension Invocation {
         }
     }
 
+    private func startAgentIfNeeded(_ client: AgentClient) throws(KeychainError) {
+        guard !AgentClient.isAnswering(client.endpoint) else { return }
+        guard let executable = context.agentExecutable else {
+            throw .interactionNotAllowed(
+                "no agent runs for \(client.endpoint.vault), and this program cannot start one")
+        }
+        var environment: [String: String] = [:]
+        for name in [
+            "HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
+            "FOB_AGENT_SOCKET",
+        ] {
+            environment[name] = context.environment[name]
+        }
+        do {
+            try client.start(executable: executable, vaultPath: client.endpoint.vault, environment: environment)
+        } catch {
+            throw error.keychainError
+        }
+    }
+
     /// Locks the agent of this vault fully, if one runs (after `passwd`, logout).
     func lockAgentIfRunning() {
         _ = try? AgentClient(endpoint: agentEndpoint).send(.lock)
-    }
-}
-
-/// Item operations for one command, through the agent or on the vault.
-///
-/// The first request goes to the agent when it may be used; when no agent
-/// runs, or it holds the vault locked for that item, the command falls back
-/// to the vault, unlocked once with the master password. A password asked
-/// on the terminal is then handed to the agent (started if needed), unless
-/// `--no-agent`; a password from `--password-file` never starts one.
-final class ItemBackend {
-    private let invocation: Invocation
-    private var agent: AgentClient?
-    private var vault: Vault?
-
-    init(invocation: Invocation) {
-        self.invocation = invocation
-        agent = invocation.agentClient
-    }
-
-    /// Runs one item request.
-    /// - Throws: the ``KeychainError`` direct use would throw; ``CLIFailure``
-    ///   or ``PromptError`` from the password prompt.
-    func perform(_ request: AgentRequest) throws -> AgentResponse {
-        if let answer = try agentAnswer(request) { return answer }
-        return try ItemOperations.perform(request, on: try unlockedVault()).thrown()
-    }
-
-    /// The agent's answer, or `nil` when the command must use the vault
-    /// itself (no agent, or it holds the vault locked, or the request never
-    /// reached it whole).
-    /// - Throws: `.io` for a write that the agent received but did not
-    ///   answer (a timeout, a closed connection): the agent may still carry
-    ///   it out, so it is not made again on the file.
-    private func agentAnswer(_ request: AgentRequest) throws -> AgentResponse? {
-        guard let agent else { return nil }
-        let answer: AgentResponse?
-        do {
-            answer = try agent.send(request)
-        } catch {
-            if case .noAnswer(let why) = error, request.changesItems {
-                throw KeychainError.io(
-                    "agent: \(why); the change may or may not have been made: check the item before trying again")
-            }
-            answer = nil
-            if error != .stopped { invocation.standardError.write("fob: \(error.description); not using the agent\n") }
-        }
-        if let answer {
-            if case .failure(.interactionNotAllowed) = answer {
-                self.agent = nil
-            } else {
-                return try answer.thrown()
-            }
-        } else {
-            self.agent = nil
-        }
-        return nil
-    }
-
-    /// Every item, without secrets; empty when there are none.
-    func allItems() throws -> [Item] {
-        do { return try items(matching: ItemQuery(itemClass: nil)) } catch KeychainError.itemNotFound { return [] }
-    }
-
-    /// Applies an import plan in one transaction: in the agent when it holds
-    /// the vault unlocked, else in the vault itself, reporting `progress`
-    /// (changes prepared so far).
-    /// - Throws: as ``Vault/applyImport(_:progress:)``.
-    func applyImport(_ changes: [ImportChange], progress: @escaping (Int) -> Void) throws {
-        if try agentAnswer(.applyImport(changes)) != nil { return }
-        try unlockedVault().applyImport(changes, progress: progress)
-    }
-
-    /// Settles where requests go before a command reads a secret from
-    /// standard input, so that `--password-file -` still finds the master
-    /// password on its first line: the agent when it holds the vault
-    /// unlocked (fully, or for `after-first-unlock` items), else the vault,
-    /// unlocked now.
-    /// - Throws: as ``perform(_:)``.
-    func prepare() throws {
-        if let agent {
-            if case .status(let status)? = try? agent.send(.status), status.state != .locked { return }
-            self.agent = nil
-        }
-        _ = try unlockedVault()
-    }
-
-    /// The item of `.get`.
-    func item(service: String, account: String) throws -> Item {
-        guard case .item(let item) = try perform(.get(service: service, account: account)) else {
-            throw KeychainError.io("unexpected answer")
-        }
-        return item
-    }
-
-    /// The items matching `query` (`.itemNotFound` when none), as ``Vault/items(matching:limit:withSecrets:)``.
-    func items(matching query: ItemQuery, limit: MatchLimit = .all, withSecrets: Bool = false) throws -> [Item] {
-        guard case .items(let found) = try perform(.query(query, limitOne: limit == .one, withSecrets: withSecrets))
-        else {
-            throw KeychainError.io("unexpected answer")
-        }
-        return found
-    }
-
-    /// Adds `item`; `.duplicateItem` when it exists.
-    func add(_ item: Item) throws {
-        _ = try perform(.add(item))
-    }
-
-    /// Changes every item matching `query` in one transaction; `.itemNotFound` when none.
-    /// - Returns: how many were changed.
-    @discardableResult
-    func update(matching query: ItemQuery, with changes: ItemChanges) throws -> Int {
-        guard case .count(let count) = try perform(.updateMatching(query, changes)) else {
-            throw KeychainError.io("unexpected answer")
-        }
-        return count
-    }
-
-    /// Deletes every item matching `query`; `.itemNotFound` when none.
-    /// - Returns: how many were deleted.
-    @discardableResult
-    func delete(matching query: ItemQuery) throws -> Int {
-        guard case .count(let count) = try perform(.deleteMatching(query)) else {
-            throw KeychainError.io("unexpected answer")
-        }
-        return count
-    }
-
-    /// Runs `body` under the vault's exclusive lock when the vault is used
-    /// directly; through the agent, each request is already one transaction
-    /// and `body`'s requests run in turn.
-    func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
-        if agent == nil, let vault = try? unlockedVault() { return try vault.withExclusiveLock(body) }
-        return try body()
-    }
-
-    /// Locks the vault opened for this command (the agent keeps its own
-    /// state), after keeping its write counter (``VaultWatermarks``).
-    func close() {
-        if let vault { invocation.keepWatermark(of: vault) }
-        vault?.lock()
-        vault = nil
-    }
-
-    deinit {
-        if let vault { invocation.keepWatermark(of: vault) }
-        vault?.lock()
-    }
-
-    private func unlockedVault() throws -> Vault {
-        if let vault { return vault }
-        let opened = try invocation.openVault()
-        let password = try invocation.masterPassword(prompt: "Master password: ")
-        try opened.unlock(password: password)
-        try invocation.watermarks.check(opened)
-        vault = opened
-        invocation.handToAgentIfAsked(opened)
-        return opened
-    }
-}
-
-extension AgentRequest {
-    /// Whether the request writes items (a write the agent received may
-    /// have been made even when no answer came).
-    var changesItems: Bool {
-        switch self {
-        case .status, .unlock, .unlockWithKey, .lock, .get, .list, .query: return false
-        case .add, .save, .update, .delete, .updateMatching, .deleteMatching, .saveItem, .applyImport: return true
-        }
     }
 }
 

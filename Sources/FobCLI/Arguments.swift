@@ -1,3 +1,4 @@
+import FobAccess
 import FobClipboard
 import FobStore
 import FobViewModels
@@ -169,11 +170,14 @@ public struct ParsedArguments: Sendable, Equatable {
 /// each with an environment variable; an option given on the command line
 /// wins over its variable.
 public struct GlobalOptions: Sendable, Equatable {
+    /// The vault, the agent's use and the password file, resolved as every
+    /// front end resolves them (``AccessSettings``).
+    public var access: AccessSettings
     /// The vault file (`--vault`, `FOB_VAULT`); default ``Vault/defaultURL(environment:)``.
-    public var vaultURL: URL
+    public var vaultURL: URL { access.vaultURL }
     /// Where the master password is read (`--password-file`, `FOB_PASSWORD_FILE`):
     /// the first line of this file, `-` for standard input; `nil` to prompt.
-    public var passwordFile: String?
+    public var passwordFile: String? { access.passwordFile }
     /// Idle seconds before the terminal UI locks (`--lock-after`, `FOB_LOCK_AFTER`); 0 = never.
     public var lockAfter: Int
     /// Seconds before a copied secret is cleared (`--clear-after`, `FOB_CLEAR_AFTER`); 0 = never.
@@ -182,7 +186,7 @@ public struct GlobalOptions: Sendable, Equatable {
     public var clipboard: ClipboardMode
     /// Whether commands may use (and start) the agent: `false` with
     /// `--no-agent` or `FOB_AGENT=0`.
-    public var useAgent: Bool
+    public var useAgent: Bool { access.useAgent }
 
     /// The flag that turns the agent off (given as `--no-agent` → `"1"` in `given`).
     public static let noAgentFlag = "--no-agent"
@@ -239,13 +243,12 @@ public struct GlobalOptions: Sendable, Equatable {
             }
             return value
         }
-        if let (path, _) = lookup("--vault", "FOB_VAULT") {
-            guard !path.isEmpty else { throw UsageError("--vault wants a file path, not an empty one") }
-            vaultURL = URL(fileURLWithPath: path)
-        } else {
-            vaultURL = Vault.defaultURL(environment: environment)
+        if given["--vault"]?.isEmpty == true {
+            throw UsageError("--vault wants a file path, not an empty one")
         }
-        passwordFile = lookup("--password-file", "FOB_PASSWORD_FILE")?.value
+        access = AccessSettings(
+            environment: environment, vaultPath: given["--vault"], passwordFile: given["--password-file"],
+            agentOff: given[GlobalOptions.noAgentFlag] != nil)
         lockAfter = try seconds("--lock-after", "FOB_LOCK_AFTER", default: GlobalOptions.defaultLockAfter)
         clearAfter = try seconds("--clear-after", "FOB_CLEAR_AFTER", default: GlobalOptions.defaultClearAfter)
         if let (text, source) = lookup("--clipboard", "FOB_CLIPBOARD") {
@@ -257,7 +260,6 @@ public struct GlobalOptions: Sendable, Equatable {
         } else {
             clipboard = .auto
         }
-        useAgent = given[GlobalOptions.noAgentFlag] == nil && environment["FOB_AGENT"] != "0"
     }
 }
 

@@ -160,6 +160,10 @@ public final class Invocation {
     public let globals: GlobalOptions
     /// The process state.
     public let context: CLIContext
+    /// What asking the master password threw inside the item store, which
+    /// can only throw a ``KeychainError``: ``FobCLI/run(_:)`` reports this
+    /// instead (Ctrl-C at the prompt is 130, not 36).
+    var passwordFailure: (any Error)?
 
     /// - Parameters:
     ///   - command: the command's name.

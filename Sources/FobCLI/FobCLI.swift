@@ -88,7 +88,12 @@ public enum FobCLI {
             optionalCount: command.optionalPositionals, command: name,
             variadic: command.variadic)
         let globals = try GlobalOptions(given: split.globals, environment: context.environment)
-        return try command.run(Invocation(command: name, arguments: arguments, globals: globals, context: context))
+        let invocation = Invocation(command: name, arguments: arguments, globals: globals, context: context)
+        do {
+            return try command.run(invocation)
+        } catch let error as KeychainError {
+            throw invocation.passwordFailure ?? error
+        }
     }
 
     /// The registered command with this name.

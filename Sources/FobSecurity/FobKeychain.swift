@@ -1,9 +1,9 @@
-import FobAgent
+import FobAccess
 import FobStore
 import Foundation
-@preconcurrency import Glibc
 
-/// Chooses the vault behind the `SecItem…` functions.
+/// Chooses the vault behind the `SecItem…` functions: the access layer's
+/// routing (``FobAccess/ItemAccess``), as the CLI uses it.
 ///
 /// By default each call goes to the agent of the vault named by `FOB_VAULT`
 /// (else ``FobStore/Vault/defaultURL(environment:)``) when the agent holds it
@@ -11,8 +11,8 @@ import Foundation
 /// agent (`fob lock`, a timeout) answers `errSecInteractionNotAllowed`, as
 /// a locked iPhone does. Without `FOB_PASSWORD_FILE`, a stopped or locked
 /// agent is `errSecInteractionNotAllowed` too. With it (and no agent holding
-/// the vault unlocked, or `FOB_AGENT=0`), the first call opens the vault and
-/// unlocks it with the first line of that file. A program can instead hand
+/// the vault unlocked, or `FOB_AGENT=0`), the vault is opened here and
+/// unlocked with the first line of that file. A program can instead hand
 /// over a vault it opened and unlocked itself with ``configure(vault:)``.
 ///
 /// Every `SecItem…` call runs under one process-wide lock, so calls from
@@ -26,11 +26,11 @@ public enum FobKeychain {
     /// - Important: after this call the vault belongs to FobSecurity: do not use it
     ///   from other threads while `SecItem…` calls may run.
     public static func configure(vault: Vault) {
-        state.update { $0 = .open(vault) }
+        state.update { $0 = .store(VaultStore(vault: vault)) }
     }
 
     /// Makes the next `SecItem…` call open and unlock the vault named by these
-    /// variables (`FOB_VAULT`, `FOB_PASSWORD_FILE`, `XDG_DATA_HOME`, `HOME`)
+    /// variables (`FOB_VAULT`, `FOB_PASSWORD_FILE`, `FOB_AGENT`, `XDG_DATA_HOME`, `HOME`)
     /// instead of the process environment's, then keep it open.
     /// - Parameter environment: the variables to read.
     public static func configure(environment: [String: String]) {
@@ -48,12 +48,11 @@ public enum FobKeychain {
     enum Source {
         /// Open on the next call from these variables (`nil`: the process environment).
         case pending([String: String]?)
-        case open(Vault)
-        /// Every call goes to the agent.
-        case agent(AgentItemStore)
+        /// The store every call uses.
+        case store(any RequestStore)
     }
 
-    /// The vault source behind a lock; the `Vault` is not `Sendable`, so it
+    /// The vault source behind a lock; the store is not `Sendable`, so it
     /// is only touched while the lock is held.
     final class LockedState: @unchecked Sendable {
         private let lock = NSLock()
@@ -74,76 +73,28 @@ public enum FobKeychain {
 
     static let state = LockedState()
 
-    /// Runs `body` with the vault, under the lock, opening it first if needed.
-    static func withVault<R>(_ body: (any ItemBackend) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
+    /// Runs `body` with the store, under the lock, making it first if needed.
+    static func withVault<R>(_ body: (any RequestStore) throws(SecItemFailure) -> R) throws(SecItemFailure) -> R {
         try state.withLock { (source: inout Source) throws(SecItemFailure) -> R in
             switch source {
-            case .open(let vault):
-                return try body(vault)
-            case .agent(let store):
+            case .store(let store):
                 return try body(store)
             case .pending(let given):
-                let environment = given ?? ProcessInfo.processInfo.environment
-                if let store = agentStore(environment: environment) {
-                    source = .agent(store)
-                    return try body(store)
-                }
-                let vault = try openVault(environment: environment)
-                source = .open(vault)
-                return try body(vault)
+                let store = access(environment: given ?? ProcessInfo.processInfo.environment)
+                source = .store(store)
+                return try body(store)
             }
         }
     }
 
-    /// The agent's store when the agent may be used and either holds the
-    /// vault unlocked or there is no password file to fall back on.
-    static func agentStore(environment: [String: String]) -> AgentItemStore? {
-        guard environment["FOB_AGENT"] != "0" else { return nil }
-        let store = AgentItemStore(
-            client: AgentClient(endpoint: AgentEndpoint(vaultURL: vaultURL(environment), environment: environment)))
-        let hasPasswordFile = !(environment["FOB_PASSWORD_FILE"] ?? "").isEmpty
-        return !hasPasswordFile || store.isUnlocked ? store : nil
-    }
-
-    static func vaultURL(_ environment: [String: String]) -> URL {
-        if let path = environment["FOB_VAULT"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        return Vault.defaultURL(environment: environment)
-    }
-
-    /// Opens and unlocks the vault the environment names.
-    static func openVault(environment: [String: String]) throws(SecItemFailure) -> Vault {
-        let url = vaultURL(environment)
-        guard let passwordPath = environment["FOB_PASSWORD_FILE"], !passwordPath.isEmpty else {
-            throw SecItemFailure(
-                errSecInteractionNotAllowed,
-                "FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
-        }
-        guard passwordPath != "-" else {
-            throw SecItemFailure(
-                errSecInteractionNotAllowed, "FOB_PASSWORD_FILE=- (standard input) is not read by the library")
-        }
-        let password = try readFirstLine(of: passwordPath)
-        do {
-            let vault = try Vault(url: url)
-            try vault.unlock(password: password)
-            // An old copy put back is refused here too (errSecDecode).
-            try VaultWatermarks(environment: environment).check(vault)
-            return vault
-        } catch {
-            throw SecItemFailure(error)
-        }
-    }
-
-    /// The first line of the password file (``PasswordFile``).
-    /// - Throws: `errSecInteractionNotAllowed` when it cannot be read (the
-    ///   library cannot ask instead); `errSecParam` when the line is too long.
-    static func readFirstLine(of path: String) throws(SecItemFailure) -> SecretBytes {
-        do {
-            return try PasswordFile.readFirstLine(path: path)
-        } catch .io(let reason) {
-            throw SecItemFailure(errSecInteractionNotAllowed, reason)
-        } catch {
-            throw SecItemFailure(error)
-        }
+    /// The access layer's store for `environment`: the agent when it holds
+    /// the vault unlocked, else the vault here with `FOB_PASSWORD_FILE`
+    /// (a library never asks for the master password).
+    static func access(environment: [String: String]) -> ItemAccess {
+        let settings = AccessSettings(environment: environment)
+        let password: PasswordSource =
+            settings.passwordFile.map { .file($0) }
+            ?? .none("FOB_PASSWORD_FILE is not set, and a library cannot ask for the master password")
+        return ItemAccess(settings: settings, password: password)
     }
 }

@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import Foundation
 
@@ -36,7 +37,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         let item = parsed.attributes.newItem(itemClass, secret: SecretBytes(parsed.data ?? Data()))
         let answer: AnyObject? = try FobKeychain.withVault {
-            (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
+            (vault: any RequestStore) throws(SecItemFailure) -> AnyObject? in
             try store { () throws(KeychainError) in try vault.add(item) }
             guard parsed.returnsSomething else { return nil }
             let added = try store { () throws(KeychainError) in
@@ -76,7 +77,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let parsed = try ParsedDictionary(query, role: .copy)
         let limit = parsed.limit ?? .one
         let answer: AnyObject? = try FobKeychain.withVault {
-            (vault: any ItemBackend) throws(SecItemFailure) -> AnyObject? in
+            (vault: any RequestStore) throws(SecItemFailure) -> AnyObject? in
             let found = try matches(of: parsed, in: vault, withSecrets: parsed.returnData)
             let kept: [Item]
             switch limit {
@@ -126,7 +127,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         }
         try update.checkAttributes(of: itemClass)
         let changes = update.attributes.changes(secret: update.data.map { SecretBytes($0) })
-        try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
+        try FobKeychain.withVault { (vault: any RequestStore) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
                 for item in try matches(of: parsed, in: vault, withSecrets: false) {
                     try store { () throws(KeychainError) in
@@ -157,7 +158,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
             throw SecItemFailure(
                 errSecItemNotFound, "Fob holds no items of class \(query[kSecClass].map { "\($0)" } ?? "")")
         }
-        try FobKeychain.withVault { (vault: any ItemBackend) throws(SecItemFailure) in
+        try FobKeychain.withVault { (vault: any RequestStore) throws(SecItemFailure) in
             if parsed.attributes.needsLocalFilter {
                 for item in try matches(of: parsed, in: vault, withSecrets: false) {
                     try store { () throws(KeychainError) in try vault.delete(matching: ItemQuery.exact(for: item)) }
@@ -202,7 +203,7 @@ private func store<R>(_ body: () throws(KeychainError) -> R) throws(SecItemFailu
 
 /// The items matching a parsed query, sorted by service then account.
 /// - Throws: `errSecItemNotFound` when none match.
-private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, withSecrets: Bool) throws(SecItemFailure)
+private func matches(of parsed: ParsedDictionary, in vault: any RequestStore, withSecrets: Bool) throws(SecItemFailure)
     -> [Item]
 {
     guard case .stored(let itemClass)? = parsed.itemClass else {
@@ -210,7 +211,8 @@ private func matches(of parsed: ParsedDictionary, in vault: any ItemBackend, wit
     }
     let values = parsed.attributes
     var found = try store { () throws(KeychainError) in
-        try vault.items(matching: values.storeQuery(itemClass), limit: .all, withSecrets: withSecrets)
+        // No one-time seed or custom field value: no SecItem attribute holds one.
+        try vault.items(matching: values.storeQuery(itemClass), limit: .all, detail: withSecrets ? .secret : .listing)
     }
     if values.needsLocalFilter {
         found = found.filter(values.matches)

@@ -1,3 +1,4 @@
+import FobAccess
 import FobSessions
 import FobStore
 import Foundation
@@ -94,6 +95,16 @@ public final class InMemoryStore: KeychainStore {
             copy.secret = nil
             return copy
         }.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+    }
+
+    public func add(_ item: Item) throws(KeychainError) {
+        try record("add")
+        try requireUnlocked()
+        let key = ItemKey(item)
+        guard storedItems[key] == nil else {
+            throw .duplicateItem("service \"\(key.service)\", account \"\(key.account)\"")
+        }
+        storedItems[key] = item
     }
 
     public func item(_ key: ItemKey) throws(KeychainError) -> Item {

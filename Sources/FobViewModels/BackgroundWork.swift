@@ -1,3 +1,4 @@
+import FobAccess
 import FobSessions
 import FobStore
 import Foundation
@@ -101,6 +102,10 @@ final class UIThreadStore: KeychainStore, @unchecked Sendable {
 
     func allItems() throws(KeychainError) -> [Item] {
         try onUIThread { () throws(KeychainError) in try self.store.allItems() }
+    }
+
+    func add(_ item: Item) throws(KeychainError) {
+        try onUIThread { () throws(KeychainError) in try self.store.add(item) }
     }
 
     func item(_ key: ItemKey) throws(KeychainError) -> Item {

@@ -1,10 +1,13 @@
+import FobAccess
 import FobSessions
 import FobStore
 import Foundation
 
-/// Keeps the main screen's list in step with the store: reloads it,
-/// polls for changes made by other processes, and remembers each token's
-/// expiry so a reload decrypts only tokens that changed.
+/// Keeps the main screen's list in step with the store: reloads it, hears
+/// of changes made by other processes (the store's ``KeychainStore/watch(_:)``
+/// while it has one, as the agent's store does; else by polling its data
+/// version), and remembers each token's expiry so a reload decrypts only
+/// tokens that changed.
 final class ItemRefresh {
     /// How often ``poll(_:now:)`` asks the store whether it changed, in seconds.
     static let pollInterval: TimeInterval = 0.5
@@ -13,14 +16,25 @@ final class ItemRefresh {
     private var lastPoll: Date?
     private var knownVersion: Int64?
     private var expiryCache: [ItemKey: (modified: Date, expires: Date?)] = [:]
+    private var watch: (any StoreWatch)?
+    private let changed = ChangeFlag()
 
     init(store: any KeychainStore) { self.store = store }
+
+    deinit { watch?.cancel() }
 
     /// Reloads `main`'s list from the store, keeping selection and filter.
     /// When the item the form's retrieved values came from is gone, clears them.
     /// - Returns: whether the retrieved values were cleared.
     @discardableResult
     func reload(_ main: MainModel, now: Date) -> Bool {
+        if watch?.isActive != true {
+            changed.reset()
+            watch = store.watch { [changed] event in
+                // Once the agent locks, it tells of nothing more: poll again.
+                if event.kind == .locked { changed.end() } else { changed.raise() }
+            }
+        }
         knownVersion = try? store.dataVersion()
         let items: [Item]
         do { items = try store.allItems() } catch {
@@ -45,13 +59,20 @@ final class ItemRefresh {
         return false
     }
 
-    /// At most every ``pollInterval``, reloads `main` when another process
-    /// changed the store, saying so when the item shown in the form went
-    /// away; then brings the expiry texts up to `now`.
+    /// Reloads `main` when the store's watch told of a change, else (at
+    /// most every ``pollInterval``) when another process changed the store,
+    /// saying so when the item shown in the form went away; then brings the
+    /// expiry texts up to `now`.
     func poll(_ main: MainModel, now: Date) {
-        if lastPoll.map({ now.timeIntervalSince($0) >= ItemRefresh.pollInterval }) ?? true {
+        if changed.hasEnded {
+            watch?.cancel()
+            watch = nil
+        }
+        let watched = watch?.isActive == true
+        let due = !watched && (lastPoll.map { now.timeIntervalSince($0) >= ItemRefresh.pollInterval } ?? true)
+        if watched ? changed.take() : due {
             lastPoll = now
-            if let version = try? store.dataVersion(), version != knownVersion {
+            if watched || (try? store.dataVersion()).map({ $0 != knownVersion }) == true {
                 let shown = main.form.retrievedKey
                 if reload(main, now: now), let shown {
                     main.form.message = .warning(
@@ -70,6 +91,38 @@ final class ItemRefresh {
         let expires = (try? store.item(key)).flatMap(TokenExpiry.expiry(of:))
         expiryCache[key] = (item.modified, expires)
         return expires
+    }
+}
+
+/// Set by a store's watch on its own thread, taken by the UI thread.
+final class ChangeFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+    private var ended = false
+
+    /// Notes a change.
+    func raise() { lock.withLock { raised = true } }
+
+    /// Notes that the watch tells of nothing more.
+    func end() { lock.withLock { ended = true } }
+
+    /// Whether ``end()`` was called since ``reset()``.
+    var hasEnded: Bool { lock.withLock { ended } }
+
+    /// Forgets everything noted (a new watch starts).
+    func reset() {
+        lock.withLock {
+            raised = false
+            ended = false
+        }
+    }
+
+    /// Whether a change was noted since the last call.
+    func take() -> Bool {
+        lock.withLock {
+            defer { raised = false }
+            return raised
+        }
     }
 }
 

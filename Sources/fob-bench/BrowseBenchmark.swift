@@ -1,9 +1,9 @@
+import FobAccess
 import FobClipboard
 import FobSessions
 import FobStore
 import FobSystem
 import FobTerminal
-import FobTestSupport
 import FobViewModels
 import Foundation
 

@@ -20,8 +20,7 @@ private func unlocked(_ v: TestVault, _ core: AgentCore, idle: UInt32 = 900, max
 }
 
 private func secret(_ response: AgentResponse) -> String? {
-    guard case .item(let item) = response else { return nil }
-    return item.secret?.unsafeString
+    response.onlyItem?.secret?.unsafeString
 }
 
 private func failure(_ response: AgentResponse) -> KeychainError? {

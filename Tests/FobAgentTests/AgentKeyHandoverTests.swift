@@ -81,7 +81,7 @@ import Testing
             return
         }
         #expect(core.state == .unlocked)
-        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else {
+        guard let item = core.handle(.get(service: "mail", account: "ana")).onlyItem else {
             Issue.record("get")
             return
         }
@@ -117,7 +117,7 @@ import Testing
             Issue.record("the import did not apply")
             return
         }
-        guard case .item(let item) = core.handle(.get(service: "mail", account: "ana")) else {
+        guard let item = core.handle(.get(service: "mail", account: "ana")).onlyItem else {
             Issue.record("get")
             return
         }

@@ -64,12 +64,15 @@ import Testing
         #expect(try listing(core).get() == ["bank/ana -", "mail/ana Mail", "wifi/home -"])
         var changes = ItemChanges()
         changes.label = .some("Post")
-        if case .count(1) = core.handle(.updateMatching(.key(service: "mail", account: "ana"), changes)) {
+        if case .count(1) = core.handle(.update(.key(service: "mail", account: "ana"), changes)) {
         } else {
             Issue.record("the update did not land")
         }
         #expect(try listing(core).get() == ["bank/ana -", "mail/ana Post", "wifi/home -"])
-        #expect(core.handle(.delete(service: "bank", account: "ana")).isOK)
+        if case .count(1) = core.handle(.delete(.key(service: "bank", account: "ana"))) {
+        } else {
+            Issue.record("the delete did not land")
+        }
         #expect(try listing(core).get() == ["mail/ana Post", "wifi/home -"])
     }
 

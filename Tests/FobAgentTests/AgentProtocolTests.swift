@@ -13,8 +13,14 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
 
 @Suite struct AgentProtocolTests {
     @Test func requestsRoundTrip() throws {
-        guard case .get("mail", "ana") = try roundTrip(.get(service: "mail", account: "ana")) else {
+        guard case .get(let key, true, .secret) = try roundTrip(.get(service: "mail", account: "ana")),
+            key == .key(service: "mail", account: "ana")
+        else {
             Issue.record("get")
+            return
+        }
+        guard case .subscribe = try roundTrip(.subscribe) else {
+            Issue.record("subscribe")
             return
         }
         guard case .list(nil) = try roundTrip(.list(service: nil)) else {
@@ -72,13 +78,13 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         query.securityDomain = "d"
         query.persistentID = UUID()
         query.expectedRevision = UInt64.max - 1
-        guard case .query(let back, true, false) = try roundTrip(.query(query, limitOne: true, withSecrets: false))
+        guard case .get(let back, true, .listing) = try roundTrip(.get(query, limitOne: true, detail: .listing))
         else {
             Issue.record("query")
             return
         }
         #expect(back == query)
-        guard case .deleteMatching(let any) = try roundTrip(.deleteMatching(ItemQuery(itemClass: nil))) else {
+        guard case .delete(let any) = try roundTrip(.delete(ItemQuery(itemClass: nil))) else {
             Issue.record("any")
             return
         }
@@ -95,7 +101,7 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         changes.accessControlFlags = .some(3)
         changes.itemDescription = "desc"
         changes.expectedRevision = 42
-        guard case .updateMatching(_, let c) = try roundTrip(.updateMatching(query, changes)) else {
+        guard case .update(_, let c) = try roundTrip(.update(query, changes)) else {
             Issue.record("changes")
             return
         }
@@ -182,8 +188,8 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
             .status, .lock, .get(service: "mail", account: "ana"), .list(service: "s"),
             .unlock(password: .init(utf8: "pw"), idleSeconds: 1, maxSeconds: 2),
             .save(service: "s", account: "a", secret: .init(utf8: "x"), changes: ItemChanges(label: "l")),
-            .update(service: "s", account: "a", secret: .init(utf8: "x"), changes: ItemChanges()),
-            .add(Item(service: "s", account: "a", secret: .init(utf8: "x"))), .delete(service: "s", account: "a"),
+            .update(.key(service: "s", account: "a"), ItemChanges(secret: .init(utf8: "x"))), .subscribe,
+            .add(Item(service: "s", account: "a", secret: .init(utf8: "x"))), .delete(.key(service: "s", account: "a")),
         ]
         for sample in samples {
             let bytes = sample.encoded()

@@ -249,7 +249,7 @@ final class AgentFixture: @unchecked Sendable {
         chmod(f.runtime.url.path, 0o711)
         chmod(f.endpoint.directory, 0o711)
         chmod(f.endpoint.socket, 0o777)
-        let request = AgentRequest.get(service: "mail", account: "ana").encoded()
+        let request = AgentRequest.get(.key(service: "mail", account: "ana"), limitOne: true, detail: .secret).encoded()
         let frame = [UInt8(0), 0, 0, UInt8(request.count)] + request
         let script = """
             import socket, sys
@@ -279,6 +279,70 @@ final class AgentFixture: @unchecked Sendable {
         chmod(f.endpoint.directory, 0o700)
         chmod(f.runtime.url.path, 0o700)
         // And the owner is still served.
+        #expect(try f.status()["state"] as? String == "unlocked")
+    }
+
+    /// A subscriber hears of a `fob add` made through the agent within
+    /// 300 ms of the command's end (the agent tells as it writes).
+    @Test func aSubscriberHearsOfAnAddThroughTheAgentWithin300Milliseconds() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.unlock().status == 0)
+        let heard = ArrivalLog<AgentEvent>()
+        let subscription = try AgentClient(endpoint: f.endpoint).subscribe { heard.append($0) }
+        defer { subscription.cancel() }
+        let added = try f.run(["add", "mail", "ana"], input: "s3cret")
+        let ended = Date()
+        #expect(added.status == 0, "\(added.stderrText)")
+        let event = AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana"))
+        let arrival = try #require(heard.arrival(of: event, timeout: 0.3))
+        #expect(arrival.timeIntervalSince(ended) < 0.3)
+        // A lock is told too.
+        #expect(try f.run(["lock"]).status == 0)
+        #expect(heard.arrival(of: AgentEvent(kind: .locked, key: nil), timeout: 1) != nil)
+    }
+
+    /// An agent of an older protocol version is a clear error naming both
+    /// versions, and `fob unlock` replaces it with one of this version.
+    @Test func anAgentOfAnOlderProtocolIsReplacedByUnlock() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        mkdir(f.endpoint.directory, 0o700)
+        // Answers every request as an agent of protocol version 2 does.
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(sys.argv[1])
+            s.listen(8)
+            print("ready", flush=True)
+            text = b"protocol version 2"
+            body = b"FOBA" + bytes([2, 0xFF]) + len(text).to_bytes(4, "big") + text
+            while True:
+                c, _ = s.accept()
+                try:
+                    c.settimeout(2)
+                    c.recv(65536)
+                    c.sendall(len(body).to_bytes(4, "big") + body)
+                except Exception:
+                    pass
+                c.close()
+            """
+        let old = Process()
+        old.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        old.arguments = ["-c", script, f.endpoint.socket]
+        let ready = Pipe()
+        old.standardOutput = ready
+        try old.run()
+        defer {
+            kill(old.processIdentifier, SIGKILL)
+            old.waitUntilExit()
+        }
+        _ = ready.fileHandleForReading.availableData
+        let refused = try f.run(["ls"])
+        #expect(refused.stderrText.contains("the agent speaks protocol version 2, this fob speaks 3"))
+        let unlocked = try f.unlock()
+        #expect(unlocked.status == 0, "\(unlocked.stderrText)")
+        #expect(unlocked.stderrText.contains("the agent spoke protocol version 2, this fob speaks 3"))
         #expect(try f.status()["state"] as? String == "unlocked")
     }
 

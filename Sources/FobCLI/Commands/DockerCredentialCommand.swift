@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import Foundation
 
@@ -136,7 +137,7 @@ enum DockerCredentialCommand: FobCommand {
     }
 
     /// The item of this helper for exactly this server URL, or `nil`.
-    private static func find(_ vault: ItemBackend, url: String, withSecret: Bool) throws -> Item? {
+    private static func find(_ vault: ItemAccess, url: String, withSecret: Bool) throws -> Item? {
         do {
             return try vault.items(matching: query(url: url), limit: .one, withSecrets: withSecret).first
         } catch KeychainError.itemNotFound {
@@ -145,7 +146,7 @@ enum DockerCredentialCommand: FobCommand {
     }
 
     /// Gives the credential of this URL the new user name and secret; `false` when there is none.
-    private static func replaced(_ vault: ItemBackend, _ request: DockerCredentialRequest) throws -> Bool {
+    private static func replaced(_ vault: ItemAccess, _ request: DockerCredentialRequest) throws -> Bool {
         do {
             try vault.update(
                 matching: query(url: request.serverURL),
@@ -157,9 +158,10 @@ enum DockerCredentialCommand: FobCommand {
     }
 
     /// Every item of this helper; empty when there are none.
-    private static func all(_ vault: ItemBackend) throws -> [Item] {
+    private static func all(_ vault: ItemAccess) throws -> [Item] {
         do {
-            return try vault.items(matching: ItemQuery(itemClass: .internetPassword, accessGroup: "", label: label))
+            return try vault.items(
+                matching: ItemQuery(itemClass: .internetPassword, accessGroup: "", label: label), withSecrets: false)
         } catch KeychainError.itemNotFound {
             return []
         }

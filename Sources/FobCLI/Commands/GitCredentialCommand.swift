@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import Foundation
 
@@ -61,7 +62,7 @@ enum GitCredentialCommand: FobCommand {
         }
     }
 
-    private static func get(_ vault: ItemBackend, query: ItemQuery, invocation: Invocation) throws -> Int32 {
+    private static func get(_ vault: ItemAccess, query: ItemQuery, invocation: Invocation) throws -> Int32 {
         let now = Int64(invocation.now.timeIntervalSince1970)
         let found = try matching(vault, query, withSecrets: true)
         let fresh = found.filter { item in expiry(of: item).map { $0 > now } ?? true }
@@ -84,7 +85,7 @@ enum GitCredentialCommand: FobCommand {
     }
 
     private static func store(
-        _ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery, now: Date
+        _ vault: ItemAccess, request: GitCredentialMessage, query: ItemQuery, now: Date
     ) throws -> Int32 {
         guard let username = request.username, let password = request.password else { return 0 }
         if let expiry = request.passwordExpiry, expiry <= Int64(now.timeIntervalSince1970) { return 0 }
@@ -111,7 +112,7 @@ enum GitCredentialCommand: FobCommand {
         return 0
     }
 
-    private static func erase(_ vault: ItemBackend, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
+    private static func erase(_ vault: ItemAccess, request: GitCredentialMessage, query: ItemQuery) throws -> Int32 {
         let found = try matching(vault, query, withSecrets: request.password != nil)
         for item in found {
             // git passes the password that failed: a credential changed since is kept.
@@ -128,7 +129,7 @@ enum GitCredentialCommand: FobCommand {
     }
 
     /// The items matching `query`; empty when none do.
-    private static func matching(_ vault: ItemBackend, _ query: ItemQuery, withSecrets: Bool) throws -> [Item] {
+    private static func matching(_ vault: ItemAccess, _ query: ItemQuery, withSecrets: Bool) throws -> [Item] {
         do {
             return try vault.items(matching: query, withSecrets: withSecrets)
         } catch KeychainError.itemNotFound {
@@ -137,7 +138,7 @@ enum GitCredentialCommand: FobCommand {
     }
 
     /// Adds `item`; `false` when one with its primary key exists.
-    private static func added(_ vault: ItemBackend, _ item: Item) throws -> Bool {
+    private static func added(_ vault: ItemAccess, _ item: Item) throws -> Bool {
         do {
             try vault.add(item)
             return true

@@ -1,3 +1,4 @@
+import FobAccess
 import FobImport
 import FobStore
 import Foundation
@@ -83,8 +84,9 @@ enum ImportCommand: FobCommand {
         // Through the agent when it holds the vault unlocked: no password.
         let backend = invocation.items()
         defer { backend.close() }
-        let plan = ImportPlan(
-            entries: read.entries, existing: try backend.allItems(), policy: policy, now: invocation.now)
+        // Every attribute of the stored items (a replacement keeps what the export lacks).
+        let existing = try storedItems(backend)
+        let plan = ImportPlan(entries: read.entries, existing: existing, policy: policy, now: invocation.now)
         let dryRun = invocation.arguments.flag("--dry-run")
         if !dryRun {
             let total = plan.changes.count
@@ -222,6 +224,15 @@ enum ImportCommand: FobCommand {
         func finish() {
             if shown { sink.write("\r\u{1B}[K") }
             shown = false
+        }
+    }
+
+    /// Every stored item with every attribute but the secret; empty when none.
+    private static func storedItems(_ backend: ItemAccess) throws(KeychainError) -> [Item] {
+        do {
+            return try backend.items(matching: ItemQuery(itemClass: nil), detail: .attributes)
+        } catch .itemNotFound {
+            return []
         }
     }
 }

@@ -202,12 +202,11 @@ enum AddCommand: FobCommand {
             raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
         let label = invocation.labelChange ?? nil
         let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
-        _ = try items.perform(
-            .add(
-                Item(
-                    service: service, account: account, label: label, comment: notes, kind: kind,
-                    accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
-                    secret: secret)))
+        try items.add(
+            Item(
+                service: service, account: account, label: label, comment: notes, kind: kind,
+                accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
+                secret: secret))
         return 0
     }
 }
@@ -250,7 +249,7 @@ enum SaveCommand: FobCommand {
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange, customFields: fields)
         changes.expectedRevision = expected
-        _ = try items.perform(.save(service: service, account: account, secret: secret, changes: changes))
+        _ = try items.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
     }
 }
@@ -326,9 +325,10 @@ enum UpdateCommand: FobCommand {
         var changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange,
-            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden))
+            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
+            secret: secret)
         changes.expectedRevision = expected
-        _ = try items.perform(.update(service: service, account: account, secret: secret, changes: changes))
+        try items.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
 }
@@ -349,9 +349,9 @@ enum RemoveCommand: FobCommand {
         if let expected {
             var query = ItemQuery.key(service: service, account: account)
             query.expectedRevision = expected
-            _ = try items.perform(.deleteMatching(query))
+            try items.delete(matching: query)
         } else {
-            _ = try items.perform(.delete(service: service, account: account))
+            try items.delete(matching: .key(service: service, account: account))
         }
         return 0
     }
@@ -385,7 +385,7 @@ enum MoveCommand: FobCommand {
         changes.expectedRevision = expected
         let items = invocation.items()
         defer { items.close() }
-        _ = try items.perform(.updateMatching(.key(service: service, account: account), changes))
+        try items.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
 }

@@ -16,10 +16,7 @@ enum ListCommand: FobCommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         let backend = invocation.items()
         // In ListingOrder, as the terminal UI's list: the agent (or the vault) sorts.
-        guard case .items(let items) = try backend.perform(.list(service: invocation.arguments.value("--service")))
-        else {
-            throw KeychainError.io("unexpected answer")
-        }
+        let items = try backend.list(service: invocation.arguments.value("--service"))
         backend.close()
         let out = invocation.standardOutput
         if invocation.arguments.flag("--json") {

@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobClipboard
 import FobSessions
@@ -26,16 +27,16 @@ enum TerminalUICommand: FobCommand {
         let clipboard = ClipboardController(
             clipboard: ClipboardFactory.make(mode: globals.clipboard, environment: environment),
             clearAfter: TimeInterval(globals.clearAfter), clock: clock)
-        let agent = invocation.agentClient.map { AgentItemStore(client: $0) }
-        let store = AgentLinkedStore(
-            local: VaultStore(url: globals.vaultURL), agent: agent, watermarks: invocation.watermarks
-        ) { vault in
+        // The UI asks the master password on its own lock screen: the store never asks.
+        let store = ItemAccess(settings: globals.access, password: .none("the vault is locked"))
+        store.onLocalUnlock = { vault in
             if let client = invocation.agentClient {
                 try? invocation.unlockAgent(
                     client, with: vault, idle: AgentCore.defaultIdleSeconds,
                     max: AgentCore.defaultMaxSeconds)
             }
         }
+        store.linkToAgent()
         let app = AppModel(
             store: store, clipboard: clipboard, clock: clock,
             lockAfter: TimeInterval(globals.lockAfter))

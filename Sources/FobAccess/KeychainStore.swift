@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import Foundation
 
@@ -16,11 +17,14 @@ public enum SessionAgentState: Sendable, Equatable {
     case stopped
 }
 
-/// What the view models need from the item store. ``VaultStore`` is the
-/// live implementation over `FobStore.Vault`; FobTestSupport's `InMemoryStore` is
-/// a fake for tests.
+/// The item store every front end uses (the CLI, the terminal UI,
+/// FobSecurity): add, get, query, update, delete, save, list and watch,
+/// with the lock state around them. ``VaultStore`` is the vault opened in
+/// this process, ``AgentStore`` the agent's, and ``ItemAccess`` the one
+/// routing policy between them; FobTestSupport's `InMemoryStore` is a fake
+/// for tests.
 ///
-/// Instances are used from one thread (the UI's).
+/// Instances are used from one thread at a time (the UI's, or a command's).
 public protocol KeychainStore: AnyObject {
     /// Whether a vault exists to unlock (otherwise the create screen shows).
     var vaultExists: Bool { get }
@@ -34,9 +38,18 @@ public protocol KeychainStore: AnyObject {
     func unlock(password: SecretBytes) throws(KeychainError)
     /// Drops every key.
     func lock()
-    /// Every item without secrets (any class and access group).
+    /// Every item (any class and access group) as a listing shows it: no
+    /// secret, no one-time seed, no custom field value (``ItemDetail/listing``).
     /// - Throws: `.interactionNotAllowed` when locked; `.decode`.
     func allItems() throws(KeychainError) -> [Item]
+    /// Adds `item`.
+    /// - Throws: `.duplicateItem` when it exists; `.param`, `.interactionNotAllowed`, `.io`, `.decode`.
+    func add(_ item: Item) throws(KeychainError)
+    /// Calls `onChange` (on a thread of its own) for each change of the
+    /// store's items made by anyone, and when the store locks.
+    /// - Returns: the watch (cancel it when done), or `nil` when this store
+    ///   cannot tell of changes: then poll ``dataVersion()``.
+    func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)?
     /// The item with this key, with its secret.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`.
     func item(_ key: ItemKey) throws(KeychainError) -> Item
@@ -99,8 +112,100 @@ public protocol KeychainStore: AnyObject {
     func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item]
 }
 
-/// The live store: a `Vault` file, opened on first use.
-public final class VaultStore: KeychainStore {
+/// A running ``KeychainStore/watch(_:)``.
+public protocol StoreWatch: AnyObject, Sendable {
+    /// Whether changes may still be reported (`false` once the agent stopped or locked the link).
+    var isActive: Bool { get }
+    /// Stops reporting changes.
+    func cancel()
+}
+
+extension AgentSubscription: StoreWatch {}
+
+/// A store whose item operations are agent requests (``AgentRequest``): the
+/// vault here runs them with ``ItemOperations/perform(_:on:)``, the agent
+/// runs the same function, so results and errors are the same either way.
+public protocol RequestStore: KeychainStore {
+    /// Runs one item request: `.get`, `.list`, `.add`, `.save`, `.update`,
+    /// `.delete` or `.applyImport`.
+    /// - Returns: the answer (never `.failure`: that is thrown).
+    /// - Throws: the ``KeychainError`` of the operation.
+    func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse
+}
+
+extension RequestStore {
+    public func add(_ item: Item) throws(KeychainError) { _ = try perform(.add(item)) }
+
+    /// The items matching `query` with as much of each as `detail` says.
+    /// - Throws: `.itemNotFound` when none; `.interactionNotAllowed`, `.decode`.
+    public func items(matching query: ItemQuery, limit: MatchLimit = .all, detail: ItemDetail) throws(KeychainError)
+        -> [Item]
+    {
+        guard case .items(let found) = try perform(.get(query, limitOne: limit == .one, detail: detail)) else {
+            throw .io("unexpected answer to get")
+        }
+        return found
+    }
+
+    /// The items matching `query`: every attribute, and the secret when `withSecrets`.
+    /// - Throws: `.itemNotFound` when none; `.interactionNotAllowed`, `.decode`.
+    public func items(matching query: ItemQuery, limit: MatchLimit, withSecrets: Bool) throws(KeychainError) -> [Item] {
+        try items(matching: query, limit: limit, detail: withSecrets ? .secret : .attributes)
+    }
+
+    public func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
+        try items(matching: query, limit: .all, withSecrets: withSecrets)
+    }
+
+    public func item(_ key: ItemKey) throws(KeychainError) -> Item {
+        try items(matching: key.query, limit: .one, detail: .secret)[0]
+    }
+
+    /// The generic password with this service and account (empty access group), with its secret.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`.
+    public func item(service: String, account: String) throws(KeychainError) -> Item {
+        try item(ItemKey(service: service, account: account))
+    }
+
+    /// Every item, or those of one service (of any class), as a listing
+    /// shows them, in ``ListingOrder``; empty when there are none.
+    /// - Throws: `.interactionNotAllowed`, `.decode`.
+    public func list(service: String? = nil) throws(KeychainError) -> [Item] {
+        guard case .items(let found) = try perform(.list(service: service)) else {
+            throw .io("unexpected answer to list")
+        }
+        return found
+    }
+
+    public func allItems() throws(KeychainError) -> [Item] { try list() }
+
+    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
+        throws(KeychainError) -> Vault.SaveOutcome
+    {
+        guard
+            case .count(let added) = try perform(
+                .save(service: service, account: account, secret: secret, changes: attributes))
+        else { throw .io("unexpected answer to save") }
+        return added == 1 ? .added : .updated
+    }
+
+    @discardableResult
+    public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
+        guard case .count(let count) = try perform(.update(query, changes)) else {
+            throw .io("unexpected answer to update")
+        }
+        return count
+    }
+
+    @discardableResult
+    public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
+        guard case .count(let count) = try perform(.delete(query)) else { throw .io("unexpected answer to delete") }
+        return count
+    }
+}
+
+/// The vault opened in this process (opened on first use).
+public final class VaultStore: RequestStore {
     /// The vault file.
     public let url: URL
     /// The open vault, once created or unlocked.
@@ -134,26 +239,14 @@ public final class VaultStore: KeychainStore {
 
     public func lock() { vault?.lock() }
 
-    public func allItems() throws(KeychainError) -> [Item] {
-        try opened().allItems()
+    public func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse {
+        try ItemOperations.perform(request, on: try opened())
     }
 
-    public func item(_ key: ItemKey) throws(KeychainError) -> Item {
-        try opened().items(matching: key.query, limit: .one, withSecrets: true)[0]
-    }
-
-    public func items(matching query: ItemQuery, withSecrets: Bool) throws(KeychainError) -> [Item] {
-        try opened().items(matching: query, withSecrets: withSecrets)
-    }
-
-    public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
-        throws(KeychainError) -> Vault.SaveOutcome
-    {
-        try opened().save(service: service, account: account, secret: secret, attributes: attributes)
-    }
-
-    public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
-        try opened().update(matching: query, with: changes)
+    /// Applies an import plan in one transaction, reporting `progress`
+    /// (changes prepared so far); see ``Vault/applyImport(_:progress:)``.
+    public func applyImport(_ changes: [ImportChange], progress: @escaping (Int) -> Void) throws(KeychainError) {
+        try opened().applyImport(changes, progress: progress)
     }
 
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
@@ -161,11 +254,6 @@ public final class VaultStore: KeychainStore {
     }
 
     public var exclusiveLockVaultURL: URL? { url }
-
-    @discardableResult
-    public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
-        try opened().delete(matching: query)
-    }
 
     public func restore(_ changes: [ImportChange]) throws(KeychainError) {
         try opened().applyImport(changes)
@@ -182,7 +270,10 @@ public final class VaultStore: KeychainStore {
         try opened().deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
     }
 
-    private func opened() throws(KeychainError) -> Vault {
+    /// Opens the vault file, without unlocking it.
+    /// - Throws: `.noSuchKeychain`, `.decode`, `.io`.
+    @discardableResult
+    public func opened() throws(KeychainError) -> Vault {
         if let vault { return vault }
         let opened = try Vault(url: url, now: now)
         vault = opened
@@ -191,6 +282,9 @@ public final class VaultStore: KeychainStore {
 }
 
 extension KeychainStore {
+    /// No notifications: poll ``dataVersion()``.
+    public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? { nil }
+
     /// No lock file: ``withExclusiveLock(_:)`` locks nothing outside the process.
     public var exclusiveLockVaultURL: URL? { nil }
 

@@ -1,0 +1,110 @@
+import FobAgent
+import FobStore
+import Foundation
+
+/// The vault as the agent serves it: each operation is one request. An
+/// agent that is stopped, locked, or not safe to talk to is
+/// `.interactionNotAllowed`, as a locked vault is; a connection that fails
+/// midway is `.io`.
+public final class AgentStore: RequestStore, @unchecked Sendable {
+    /// The agent's client.
+    public let client: AgentClient
+    /// Opened (never unlocked) for ``dataVersion()`` only.
+    private var versionVault: Vault?
+
+    /// - Parameter client: the agent of the vault.
+    public init(client: AgentClient) { self.client = client }
+
+    /// The vault file the agent serves.
+    public var vaultURL: URL { URL(fileURLWithPath: client.endpoint.vault) }
+
+    /// The agent's lock state, or `nil` when no agent can be asked (one
+    /// status request; not activity).
+    public var state: AgentStatus.State? { status?.state }
+
+    /// The agent's whole status (state, timeouts), or `nil` when no agent
+    /// can be asked (one status request; not activity).
+    public var status: AgentStatus? {
+        guard case .status(let status)? = try? client.send(.status) else { return nil }
+        return status
+    }
+
+    /// Whether the agent holds the vault fully unlocked.
+    public var isUnlocked: Bool { state == .unlocked }
+
+    /// The agent's answer to `request`, failures included, or why the agent
+    /// could not be asked.
+    public func exchange(_ request: AgentRequest) -> Result<AgentResponse, AgentClientError> {
+        do {
+            return .success(try client.send(request, withSecrets: true))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse {
+        switch exchange(request) {
+        case .success(.failure(let error)): throw error
+        case .success(let answer): return answer
+        case .failure(let error): throw error.keychainError
+        }
+    }
+
+    public var vaultExists: Bool { Vault.exists(at: vaultURL) }
+    public var isLocked: Bool { !isUnlocked }
+
+    /// The agent does not create vaults.
+    /// - Throws: `.param` always.
+    public func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
+        throw .param("the agent does not create vaults; run 'fob init'")
+    }
+
+    /// Unlocks the agent with the master password (default timeouts).
+    /// - Throws: `.authFailed`, `.interactionNotAllowed`, `.io`.
+    public func unlock(password: SecretBytes) throws(KeychainError) {
+        _ = try perform(
+            .unlock(
+                password: password, idleSeconds: AgentCore.defaultIdleSeconds, maxSeconds: AgentCore.defaultMaxSeconds)
+        )
+    }
+
+    /// Locks the agent fully.
+    public func lock() { _ = try? client.send(.lock) }
+
+    /// Runs `body` holding the vault file's lock (``Vault/withExclusiveLock(vaultURL:_:)``).
+    public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        try Vault.withExclusiveLock(vaultURL: vaultURL, body)
+    }
+
+    public var exclusiveLockVaultURL: URL? { vaultURL }
+
+    public func dataVersion() throws(KeychainError) -> Int64 {
+        if versionVault == nil { versionVault = try Vault(url: vaultURL) }
+        return try versionVault!.dataVersion()
+    }
+
+    /// Through the agent each delete is one request, run in turn.
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError)
+        -> [Item]
+    {
+        let doomed = try list().filter(predicate)
+        for item in doomed {
+            do { _ = try delete(matching: ItemKey(item).query) } catch .itemNotFound {}
+        }
+        return doomed
+    }
+
+    /// The logout wipe locks the agent (as `fob logout` does).
+    public func didWipeSessions() { lock() }
+
+    /// Puts items back in one transaction (an undo), in the agent.
+    /// - Throws: as ``Vault/applyImport(_:progress:)``.
+    public func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        _ = try perform(.applyImport(changes))
+    }
+
+    /// Subscribes to the agent's changes (``AgentClient/subscribe(onEvent:onEnd:)``).
+    public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
+        try? client.subscribe(onEvent: onChange)
+    }
+}

@@ -1,0 +1,320 @@
+import FobAgent
+import FobStore
+import Foundation
+
+/// The one routing policy between the agent and the vault opened here,
+/// used by the CLI, the terminal UI and FobSecurity.
+///
+/// - An item request goes to the agent while it may be used and answers;
+///   the first answer settles the route to the agent.
+/// - When no agent runs, it cannot be talked to, or it holds the vault
+///   locked (for that item), the request runs on the vault here, unlocked
+///   once with the ``PasswordSource``; with none, the request fails with
+///   `.interactionNotAllowed` and the agent is asked again next time.
+/// - Once the vault is unlocked here (by the password source, or by
+///   ``unlock(password:)`` as the terminal UI does), requests stay here and
+///   ``onLocalUnlock`` may hand the vault key to the agent.
+/// - ``lock()`` locks the vault here: the next unlock asks the master
+///   password even while the agent stays unlocked. A lock of the agent
+///   elsewhere shows as ``isLocked`` within ``pollInterval`` when the agent
+///   held the vault along with this store.
+public final class ItemAccess: RequestStore {
+    /// The vault, the agent and the password file this store uses.
+    public let settings: AccessSettings
+    /// The vault opened here.
+    public let local: VaultStore
+    /// The agent, or `nil` when it is turned off.
+    public let agent: AgentStore?
+    private let password: PasswordSource
+    private var route = Route.undecided
+    /// Whether the agent held the vault unlocked along with this store.
+    private var linked = false
+    private var agentUnlocked = false
+    private var lastPoll = Date.distantPast
+    /// What the agent last answered to a status request; `nil` when it did not answer.
+    private var lastStatus: AgentStatus?
+    /// Whether the agent ever answered while linked (a silence after that is a stop).
+    private var agentSeen = false
+    /// Where the highest write counter of each vault is kept: an unlock here
+    /// refuses an old copy put back (``VaultWatermarks``).
+    private let watermarks: VaultWatermarks
+
+    /// Called after the vault was unlocked here (by the password source,
+    /// ``unlock(password:)`` or ``create(password:kdf:)``), to hand its key
+    /// to the agent.
+    public var onLocalUnlock: ((Vault) -> Void)?
+    /// Called when the agent could not be used for a reason other than not
+    /// running (an unsafe socket, another protocol version), before the
+    /// request runs here.
+    public var onAgentUnusable: ((AgentClientError) -> Void)?
+
+    /// How often ``isLocked`` asks the agent's state, in seconds.
+    public static let pollInterval: TimeInterval = 0.5
+
+    private enum Route { case undecided, agent, local }
+
+    /// - Parameters:
+    ///   - settings: the vault and whether the agent may be used.
+    ///   - password: where the master password comes from when the vault must be unlocked here.
+    ///   - now: the clock for item dates written here.
+    public init(
+        settings: AccessSettings, password: PasswordSource, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.settings = settings
+        self.password = password
+        local = VaultStore(url: settings.vaultURL, now: now)
+        agent = settings.agentStore()
+        watermarks = VaultWatermarks(environment: settings.environment)
+    }
+
+    /// Settles the route now, as the terminal UI does when it starts: the
+    /// agent when the vault exists and the agent holds it unlocked (no
+    /// password is then asked), else the vault here.
+    public func linkToAgent() {
+        guard local.vaultExists, let agent, agent.isUnlocked else { return }
+        route = .agent
+        linked = true
+        agentUnlocked = true
+        agentSeen = true
+        lastPoll = Date()
+    }
+
+    /// Whether requests go to the agent.
+    public var usesAgent: Bool { route == .agent }
+
+    // MARK: - Requests
+
+    public func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse {
+        if let answer = try agentAnswer(request) { return answer }
+        return try unlockedLocal(refusal: agentRefusal).perform(request)
+    }
+
+    /// Why the agent last refused a request (used when the vault cannot be unlocked here either).
+    private var agentRefusal: KeychainError?
+
+    /// The agent's answer, or `nil` when the request must run here.
+    private func agentAnswer(_ request: AgentRequest) throws(KeychainError) -> AgentResponse? {
+        guard route != .local, let agent else { return nil }
+        switch agent.exchange(request) {
+        case .success(.failure(.interactionNotAllowed(let why))):
+            agentRefusal = .interactionNotAllowed(why)
+        case .success(.failure(let error)):
+            route = .agent
+            throw error
+        case .success(let answer):
+            route = .agent
+            return answer
+        case .failure(.noAnswer(let why)) where request.isWrite:
+            // The agent read the whole request: it may still make the
+            // change, so it is not made again here.
+            throw .io("agent: \(why); the change may or may not have been made: check the item before trying again")
+        case .failure(let error):
+            if error != .stopped { onAgentUnusable?(error) }
+            agentRefusal = error.keychainError
+        }
+        return nil
+    }
+
+    /// The vault here, unlocked with the password source if need be.
+    private func unlockedLocal(refusal: KeychainError?) throws(KeychainError) -> VaultStore {
+        do {
+            return try unlockedLocalPassingErrors()
+        } catch let error as KeychainError {
+            if case .interactionNotAllowed = error, let refusal, case .none = password { throw refusal }
+            throw error
+        } catch {
+            throw .interactionNotAllowed("no master password: \(error)")
+        }
+    }
+
+    private func unlockedLocalPassingErrors() throws -> VaultStore {
+        if !local.isLocked {
+            route = .local
+            return local
+        }
+        // A source that asks nobody fails first (a library without a
+        // password file is refused before the file is looked at); a prompt
+        // comes only once the vault is known to exist.
+        var secret: SecretBytes?
+        if case .asking = password {} else { secret = try password.password() }
+        let vault = try local.opened()
+        if vault.isLocked {
+            try vault.unlock(password: try secret ?? password.password())
+            try watermarks.check(vault)
+            route = .local
+            onLocalUnlock?(vault)
+        }
+        route = .local
+        return local
+    }
+
+    /// Settles where requests go before a command reads a secret from
+    /// standard input, so that `--password-file -` still finds the master
+    /// password on its first line: the agent when it holds the vault
+    /// unlocked (fully, or for `after-first-unlock` items), else the vault
+    /// here, unlocked now.
+    /// - Throws: what unlocking throws, and what the password source throws, as they are.
+    public func prepare() throws {
+        if route == .undecided, let agent, let state = agent.state, state != .locked {
+            route = .agent
+            return
+        }
+        if route == .agent { return }
+        _ = try unlockedLocalPassingErrors()
+    }
+
+    /// Applies an import plan in one transaction: in the agent when it holds
+    /// the vault unlocked, else here, reporting `progress` (changes prepared so far).
+    /// - Throws: as ``Vault/applyImport(_:progress:)``.
+    public func applyImport(_ changes: [ImportChange], progress: @escaping (Int) -> Void) throws(KeychainError) {
+        if try agentAnswer(.applyImport(changes)) != nil { return }
+        try unlockedLocal(refusal: agentRefusal).applyImport(changes, progress: progress)
+    }
+
+    /// Locks the vault opened here (the agent keeps its own state), after
+    /// keeping its write counter (``VaultWatermarks``).
+    public func close() {
+        keepWatermark()
+        local.lock()
+    }
+
+    deinit { close() }
+
+    /// Keeps the write counter of the vault unlocked here when it grew.
+    private func keepWatermark() {
+        guard let vault = local.vault, let id = try? VaultWatermarks.id(of: vault), let counter = vault.writeCounter
+        else { return }
+        watermarks.raise(counter, of: id)
+    }
+
+    // MARK: - Lock state
+
+    /// Whether the agent holds the vault unlocked, asked at most every ``pollInterval``.
+    private func pollAgent() -> Bool {
+        guard let agent else { return false }
+        if Date().timeIntervalSince(lastPoll) >= ItemAccess.pollInterval {
+            lastStatus = agent.status
+            if lastStatus != nil { agentSeen = true }
+            agentUnlocked = lastStatus?.state == .unlocked
+            lastPoll = Date()
+        }
+        return agentUnlocked
+    }
+
+    public var vaultExists: Bool { local.vaultExists }
+
+    public var isLocked: Bool {
+        if route != .local {
+            if pollAgent() {
+                route = .agent
+                return false
+            }
+            route = .local
+            linked = false
+            return local.isLocked
+        }
+        if local.isLocked { return true }
+        if linked && !pollAgent() {
+            // Locked elsewhere: this store locks too.
+            linked = false
+            local.lock()
+            return true
+        }
+        return false
+    }
+
+    /// Creates the vault here, unlocked, and hands it to the agent.
+    public func create(password: SecretBytes, kdf: KDFParameters) throws(KeychainError) {
+        try local.create(password: password, kdf: kdf)
+        unlockedHere()
+    }
+
+    /// Unlocks the vault here with the master password, and hands it to the agent.
+    public func unlock(password: SecretBytes) throws(KeychainError) {
+        try local.unlock(password: password)
+        if let vault = local.vault { try watermarks.check(vault) }
+        unlockedHere()
+    }
+
+    private func unlockedHere() {
+        route = .local
+        guard agent != nil, let vault = local.vault, !vault.isLocked else { return }
+        onLocalUnlock?(vault)
+        lastPoll = .distantPast
+        linked = pollAgent()
+    }
+
+    public func lock() {
+        route = .local
+        linked = false
+        agentSeen = false
+        close()
+    }
+
+    /// Tells the agent to lock (as `fob lock`); the caller locks this process.
+    public func lockSession() {
+        agent?.lock()
+        lastStatus = nil
+        agentSeen = false
+        agentUnlocked = false
+        route = .local
+        linked = false
+    }
+
+    /// The agent as last polled: ``SessionAgentState/stopped`` when it
+    /// answered before and answers no more.
+    public var agentState: SessionAgentState {
+        guard agent != nil else { return .none }
+        guard let status = lastStatus else { return agentSeen ? .stopped : .none }
+        guard status.state == .unlocked else { return .locked }
+        let left = [status.idleSecondsLeft, status.maxSecondsLeft].compactMap { $0 }.min()
+        return .unlocked(locksAt: left.map { Date().addingTimeInterval(TimeInterval($0)) })
+    }
+
+    /// Puts items back in one transaction (an undo): in the agent while
+    /// requests go there, else here.
+    /// - Throws: as ``Vault/applyImport(_:progress:)``.
+    public func restore(_ changes: [ImportChange]) throws(KeychainError) {
+        if route == .agent, let agent { return try agent.restore(changes) }
+        try unlockedLocal(refusal: nil).restore(changes)
+    }
+
+    // MARK: - The rest of the store
+
+    /// Through the agent or not, the lock is the vault file's.
+    public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        if route == .local, !local.isLocked { return try local.withExclusiveLock(body) }
+        return try Vault.withExclusiveLock(vaultURL: settings.vaultURL, body)
+    }
+
+    public var exclusiveLockVaultURL: URL? { settings.vaultURL }
+
+    public func dataVersion() throws(KeychainError) -> Int64 {
+        if route == .agent, let agent { return try agent.dataVersion() }
+        return try local.dataVersion()
+    }
+
+    public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError)
+        -> [Item]
+    {
+        if route == .agent, let agent {
+            return try agent.deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
+        }
+        return try unlockedLocal(refusal: nil).deleteItems(
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
+    }
+
+    /// The logout wipe locks the agent too (as `fob logout` does).
+    public func didWipeSessions() {
+        agent?.lock()
+        if route == .agent { route = .local }
+        linked = false
+    }
+
+    /// The agent's notifications while it holds the vault for this store;
+    /// `nil` otherwise (poll ``dataVersion()``).
+    public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
+        guard route == .agent, let agent else { return nil }
+        return agent.watch(onChange)
+    }
+}

@@ -1,0 +1,109 @@
+import FobStore
+import Foundation
+
+/// The subscribers of one agent (``AgentRequest/subscribe``): one queue of
+/// ``AgentEvent``s each, filled by ``publish(_:)`` and drained by the
+/// connection that serves it. Thread-safe.
+final class AgentSubscribers: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queues: [Int: [AgentEvent]] = [:]
+    private var nextID = 0
+    private var work = false
+
+    /// The most subscribers at once; a later subscription is refused.
+    static let limit = 64
+
+    /// Whether nobody listens.
+    var isEmpty: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return queues.isEmpty
+    }
+
+    /// A new subscriber's id, or `nil` past ``limit``.
+    func add() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard queues.count < AgentSubscribers.limit else { return nil }
+        nextID += 1
+        queues[nextID] = []
+        return nextID
+    }
+
+    /// Forgets a subscriber.
+    func remove(_ id: Int) {
+        condition.lock()
+        queues[id] = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues `events` for every subscriber.
+    func publish(_ events: [AgentEvent]) {
+        guard !events.isEmpty else { return }
+        condition.lock()
+        for id in queues.keys { queues[id]?.append(contentsOf: events) }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The events queued for `id`, waiting at most `timeout` seconds for
+    /// one; empty after the timeout; `nil` when `id` is gone.
+    func next(_ id: Int, timeout: Double) -> [AgentEvent]? {
+        condition.lock()
+        defer { condition.unlock() }
+        let until = Date(timeIntervalSinceNow: timeout)
+        while queues[id]?.isEmpty == true {
+            if !condition.wait(until: until) { break }
+        }
+        guard let events = queues[id] else { return nil }
+        queues[id] = []
+        return events
+    }
+
+    /// Wakes the watcher at once (after a write of the agent's own).
+    func wake() {
+        condition.lock()
+        work = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until ``wake()`` or `timeout` seconds pass; `false` once
+    /// nobody listens any more (the watcher then stops).
+    func waitForWork(timeout: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let until = Date(timeIntervalSinceNow: timeout)
+        while !work && !queues.isEmpty {
+            if !condition.wait(until: until) { break }
+        }
+        work = false
+        return !queues.isEmpty
+    }
+}
+
+/// What a subscriber saw of the vault last: each item's key and the date
+/// (later: the revision) of its last change. A new listing is compared with
+/// it to tell what was added, changed and deleted.
+struct VaultSnapshot {
+    var items: [ItemKey: Date] = [:]
+
+    init(_ items: [Item]) {
+        for item in items { self.items[ItemKey(item)] = item.modified }
+    }
+
+    /// The events that lead from `self` to `next`, deletions last.
+    func events(to next: VaultSnapshot) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        for (key, modified) in next.items {
+            switch items[key] {
+            case nil: events.append(AgentEvent(kind: .added, key: key))
+            case let before? where before != modified: events.append(AgentEvent(kind: .changed, key: key))
+            default: break
+            }
+        }
+        for key in items.keys where next.items[key] == nil { events.append(AgentEvent(kind: .deleted, key: key)) }
+        return events
+    }
+}
