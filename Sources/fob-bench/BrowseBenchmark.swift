@@ -3,7 +3,6 @@ import FobSessions
 import FobStore
 import FobSystem
 import FobTerminal
-import FobTestSupport
 import FobViewModels
 import Foundation
 
