@@ -222,12 +222,14 @@ public final class AgentCore: @unchecked Sendable {
     /// match, a change or deletion by attributes, an import. After a timeout
     /// such an answer would leave out the `whenUnlocked` items and look
     /// complete (an empty listing, "not found", a duplicate), so it is refused
-    /// as locked. A request naming one item, or a query for one match that
-    /// finds it, is answered: the vault itself refuses a `whenUnlocked` item.
+    /// as locked. A request naming one item (its service and account), or a
+    /// query for one match that finds it, is answered: the vault itself
+    /// refuses a `whenUnlocked` item.
     static func needsWholeVault(_ request: AgentRequest) -> Bool {
         switch request {
-        case .list, .updateMatching, .deleteMatching, .applyImport: return true
-        case .query(_, let one, _): return !one
+        case .list, .applyImport: return true
+        case .get(_, let one, _): return !one
+        case .update(let query, _), .delete(let query): return query.service == nil || query.account == nil
         default: return false
         }
     }

@@ -23,16 +23,17 @@ import Testing
         let secret = SecretBytes(Array(repeating: 0x53, count: 100_000))
         var item = Item(service: "mail", account: "ana", secret: secret)
         item.customFields = changes().customFields ?? []
+        var withSecret = changes()
+        withSecret.secret = secret
         return [
             .unlock(password: SecretBytes(Array(repeating: 0x50, count: 60_000)), idleSeconds: 1, maxSeconds: 2),
             .unlockWithKey(vaultKey: SecretBytes(Array(repeating: 7, count: 32)), idleSeconds: 1, maxSeconds: 2),
             .add(item),
             .save(service: "mail", account: "ana", secret: secret, changes: changes()),
-            .update(service: "mail", account: "ana", secret: secret, changes: changes()),
-            .saveItem(service: "mail", account: "ana", secret: secret, changes: changes()),
-            .updateMatching(ItemQuery(service: "mail"), changes()),
+            .update(.key(service: "mail", account: "ana"), withSecret),
+            .update(ItemQuery(service: "mail"), changes()),
             .applyImport([.add(item), .replace(existing: item, with: item)]),
-            .get(service: "mail", account: "ana"),
+            .get(.key(service: "mail", account: "ana"), limitOne: true, detail: .secret),
         ]
     }
 

@@ -123,17 +123,16 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         #expect(c.account == nil && c.synchronizable == nil)
         #expect(c.expectedRevision == 42)
         for request in [
-            AgentRequest.update(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
+            AgentRequest.update(.key(service: "s", account: "a"), changes),
             .save(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
-            .saveItem(service: "s", account: "a", secret: .init(utf8: "x"), changes: changes),
         ] {
             switch try roundTrip(request) {
-            case .update(_, _, _, let c), .save(_, _, _, let c), .saveItem(_, _, _, let c):
+            case .update(_, let c), .save(_, _, _, let c):
                 #expect(c.expectedRevision == 42)
             default: Issue.record("\(request)")
             }
         }
-        guard case .updateMatching(_, let unconditional) = try roundTrip(.updateMatching(query, ItemChanges())) else {
+        guard case .update(_, let unconditional) = try roundTrip(.update(query, ItemChanges())) else {
             Issue.record("unconditional")
             return
         }

@@ -33,10 +33,10 @@ import Testing
         defer { withExtendedLifetime(v) {} }
         #expect(isLocked(core.handle(.list(service: nil))))
         #expect(isLocked(core.handle(.list(service: "mail"))))
-        #expect(isLocked(core.handle(.query(ItemQuery(itemClass: nil), limitOne: false, withSecrets: false))))
-        #expect(isLocked(core.handle(.query(ItemQuery(service: "mail"), limitOne: true, withSecrets: true))))
-        #expect(isLocked(core.handle(.deleteMatching(ItemQuery(service: "mail")))))
-        #expect(isLocked(core.handle(.updateMatching(ItemQuery(service: "wifi"), ItemChanges()))))
+        #expect(isLocked(core.handle(.get(ItemQuery(itemClass: nil), limitOne: false, detail: .listing))))
+        #expect(isLocked(core.handle(.get(ItemQuery(service: "mail"), limitOne: true, detail: .secret))))
+        #expect(isLocked(core.handle(.delete(ItemQuery(service: "mail")))))
+        #expect(isLocked(core.handle(.update(ItemQuery(service: "wifi"), ItemChanges()))))
         let item = Item(service: "new", account: "x", secret: .text("s"))
         #expect(isLocked(core.handle(.applyImport([.add(item)]))))
         let listed = core.respond(to: .list(service: nil))
@@ -50,18 +50,20 @@ import Testing
     @Test func oneOpenItemIsStillServed() throws {
         let (v, core) = try timedOutCore()
         defer { withExtendedLifetime(v) {} }
-        guard case .item(let item) = core.handle(.get(service: "wifi", account: "home")) else {
+        guard case .items(let items) = core.handle(.get(.key(service: "wifi", account: "home"), limitOne: true, detail: .secret)),
+            let item = items.first
+        else {
             Issue.record("the after-first-unlock item is readable")
             return
         }
         #expect(item.secret?.unsafeString == "after")
         guard
-            case .items(let found) = core.handle(.query(ItemQuery(service: "wifi"), limitOne: true, withSecrets: true))
+            case .items(let found) = core.handle(.get(ItemQuery(service: "wifi"), limitOne: true, detail: .secret))
         else {
             Issue.record("a query for one open item answers it")
             return
         }
         #expect(found.map(\.account) == ["home"])
-        #expect(isLocked(core.handle(.get(service: "mail", account: "ana"))))
+        #expect(isLocked(core.handle(.get(.key(service: "mail", account: "ana"), limitOne: true, detail: .secret))))
     }
 }

@@ -11,11 +11,11 @@ import Testing
     func anUpdateCarriesTheDeviceBinding(binding: DeviceBinding?) throws {
         var changes = ItemChanges()
         changes.deviceBinding = .some(binding)
-        let request = AgentRequest.updateMatching(ItemQuery(service: "s"), changes)
+        let request = AgentRequest.update(ItemQuery(service: "s"), changes)
         let decoded = try request.encoded().withUnsafeBytes { raw in
             try Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }.get()
         }
-        guard case .updateMatching(_, let got) = decoded else {
+        guard case .update(_, let got) = decoded else {
             Issue.record("decoded as \(decoded)")
             return
         }

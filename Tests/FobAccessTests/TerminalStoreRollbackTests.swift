@@ -1,12 +1,10 @@
+import FobAccess
 import FobAgent
-import FobSessions
 import FobStore
 import FobTestSupport
 import Foundation
 @preconcurrency import Glibc
 import Testing
-
-@testable import FobCLI
 
 /// The terminal UI's store refuses an old copy of the vault put back
 /// (exit 93's errSecDecode), as the agent and the commands do.
@@ -15,12 +13,12 @@ import Testing
         let v = try TestVault()
         v.vault.lock()
         let state = TemporaryDirectory(prefix: "fob-state")
-        let watermarks = VaultWatermarks(environment: ["XDG_STATE_HOME": state.url.path])
+        let settings = AccessSettings(
+            environment: ["XDG_STATE_HOME": state.url.path], vaultPath: v.vault.url.path, agentOff: true)
         let path = v.vault.url.path
         let copy = v.directory.file("copy.db").path
-        func session(_ body: (AgentLinkedStore) throws -> Void) throws {
-            let store = AgentLinkedStore(local: VaultStore(url: v.vault.url), agent: nil, watermarks: watermarks) { _ in
-            }
+        func session(_ body: (ItemAccess) throws -> Void) throws {
+            let store = ItemAccess(settings: settings, password: .none("locked"))
             try store.unlock(password: v.password)
             try body(store)
             store.lock()
@@ -34,7 +32,7 @@ import Testing
         }
         for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
         #expect(rename(copy, path) == 0)
-        let store = AgentLinkedStore(local: VaultStore(url: v.vault.url), agent: nil, watermarks: watermarks) { _ in }
+        let store = ItemAccess(settings: settings, password: .none("locked"))
         do {
             try store.unlock(password: v.password)
             Issue.record("the old copy was accepted")
