@@ -50,8 +50,8 @@ import Testing
     @Test func oneOpenItemIsStillServed() throws {
         let (v, core) = try timedOutCore()
         defer { withExtendedLifetime(v) {} }
-        guard case .items(let items) = core.handle(.get(.key(service: "wifi", account: "home"), limitOne: true, detail: .secret)),
-            let item = items.first
+        let home = core.handle(.get(.key(service: "wifi", account: "home"), limitOne: true, detail: .secret))
+        guard case .items(let items) = home, let item = items.first
         else {
             Issue.record("the after-first-unlock item is readable")
             return
