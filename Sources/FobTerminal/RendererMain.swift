@@ -133,13 +133,15 @@ extension Renderer {
         }
     }
 
-    /// The Home form: fields, buttons, retrieved values and the Message line
-    /// coloured by its tone.
+    /// The Home form (the editor, titled ``HomeFormModel/editorTitle``: `Editing
+    /// SERVICE / USER ID` or `New item`, `● ` first with unsaved edits): fields,
+    /// buttons, retrieved values and the Message line coloured by its tone.
     func drawForm(_ canvas: inout Canvas, _ main: MainModel, now: Date, row: Int, column: Int, height: Int, width: Int)
     {
         let form = main.form
         canvas.box(
-            row: row, column: column, height: height, width: width, title: "Item", role: .title, titleRole: .focus)
+            row: row, column: column, height: height, width: width, title: form.editorTitle, role: .title,
+            titleRole: .focus)
         let x = column + 2
         let inner = width - 4
         let fieldWidth = inner - Self.labelWidth
@@ -166,14 +168,17 @@ extension Renderer {
             canvas.put("(unchanged)", row: y, column: x + Self.labelWidth, width: fieldWidth, role: .dim)
         }
         y += roomy ? 2 : 1
-        let buttonsWidth = 34 // "[ Save ]  [ Retrieve ]  [ Delete ]"
+        // `[ Save ]  [ Retrieve ]  [ Delete ]`, or `[Save] [Retrieve] [Delete]`
+        // where that does not fit (the editor beside the list at 80×24): never cut.
+        let compact = inner < Self.buttonsWidth
+        let buttonsWidth = compact ? Self.compactButtonsWidth : Self.buttonsWidth
         var bx = x + Self.labelWidth + buttonsWidth <= x + inner ? x + Self.labelWidth : x
         for (name, focus) in [("Save", MainFocus.saveButton), ("Retrieve", .retrieveButton), ("Delete", .deleteButton)]
         {
             let used = canvas.put(
-                "[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
+                compact ? "[\(name)]" : "[ \(name) ]", row: y, column: bx, width: max(0, x + inner - bx),
                 role: main.focus == focus ? .focus : .button)
-            bx += used + 2
+            bx += used + (compact ? 1 : 2)
         }
         y += roomy ? 2 : 1
         label("Retrieved ID")
@@ -209,4 +214,8 @@ extension Renderer {
 
     /// How many lines the form's Message may take before it is cut.
     static let messageLines = 3
+    /// Cells of the buttons `[ Save ]  [ Retrieve ]  [ Delete ]`.
+    static let buttonsWidth = 34
+    /// Cells of the compact buttons `[Save] [Retrieve] [Delete]`.
+    static let compactButtonsWidth = 26
 }

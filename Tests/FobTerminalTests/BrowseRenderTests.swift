@@ -211,3 +211,62 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(Layout.fitLegend(entries, width: 10) == "? help  q quit")
     }
 }
+
+extension BrowseRenderTests {
+    /// The editor's box is titled with the item it edits, `New item` for
+    /// `n`, and a `●` marks unsaved edits (the title was a fixed `Item`).
+    @Test func editorTitleNamesTheItemAndMarksUnsavedEdits() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        var top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("Editing slack.com / ana"), "\(top)")
+        #expect(!top.contains("●"))
+        app.send(.focusNext)
+        app.send(.insert("x"))
+        top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("● Editing slack.com / ana"), "\(top)")
+        app.send(.cancel)
+        app.send(.discardEdits)
+        app.send(.newItem)
+        top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("New item"), "\(top)")
+    }
+}
+
+extension BrowseRenderTests {
+    /// The help names the editor's and the list's keys as they work: `d`
+    /// deletes at once and `z` undoes, Ctrl-S saves, the unsaved-edits
+    /// question's `d`, and the logout review's keys (it said `d` asks first).
+    @Test func helpSaysWhatDeleteUndoSaveAndTheReviewDo() {
+        let all = HelpSections.lines(for: .list)
+        func text(_ key: String, in section: String) -> String? {
+            guard let start = all.firstIndex(where: { $0.title && $0.key == section }) else { return nil }
+            let rest = all[(start + 1)...]
+            let end = rest.firstIndex(where: \.title) ?? all.endIndex
+            return all[(start + 1)..<end].first { $0.key == key }?.action
+        }
+        #expect(text("d", in: "List")?.contains("z undoes") == true)
+        #expect(text("d", in: "List")?.contains("asks first") == false)
+        #expect(text("z", in: "List")?.contains("undo") == true)
+        #expect(text("Ctrl-S", in: "Editor") == "save from any field")
+        #expect(text("d", in: "Dialogs") == "unsaved edits: discard them")
+        #expect(text("Space, Up/Down", in: "Dialogs")?.contains("logout review: tick") == true)
+        #expect(text("y", in: "Dialogs")?.contains("logout review: delete") == true)
+        #expect(HelpSections.ordered(for: .logoutReview).first?.title == "Dialogs")
+    }
+}
+
+extension BrowseRenderTests {
+    /// At 80×24 the editor beside the list shows the three buttons whole,
+    /// compact (`[ Delet…` was cut), and the roomy ones where they fit.
+    @Test func editorButtonsAreNeverCut() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        let small = draw(app, rows: 24, columns: 80)
+        #expect(small.text.contains("[Save] [Retrieve] [Delete]"), "\(small.text)")
+        let large = draw(app, rows: 40, columns: 120)
+        #expect(large.text.contains("[ Save ]  [ Retrieve ]  [ Delete ]"), "\(large.text)")
+    }
+}
