@@ -25,6 +25,10 @@ import Testing
         return vault
     }
 
+    /// The legend of the item list, kept at every width from 80 columns:
+    /// Esc has reached the list.
+    static let listLegend = "/ filter"
+
     private func start(clipboard: String = "none") throws -> TmuxSession {
         let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", clipboard]
         let tmux = try TmuxSession(
@@ -32,7 +36,7 @@ import Testing
         try tmux.waitFor("Master password")
         try tmux.type(Self.password)
         try tmux.press("Enter")
-        try tmux.waitFor("Items ")
+        try tmux.waitUntil("the list") { $0.contains("Items ") && $0.contains(Self.listLegend) }
         return tmux
     }
 
@@ -69,7 +73,7 @@ import Testing
         try tmux.waitFor("Saved (new item)")
         #expect(try open().item(service: "api", account: "ci").kind == .token)
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor(Self.listLegend)
         try tmux.type("W")
         // A token with no expiry is listed but not ticked: Space ticks it.
         try tmux.waitFor("Tokens with no expiry (1)")
@@ -87,14 +91,15 @@ import Testing
         let tmux = try start(clipboard: "tmux")
         let before = try oathtool()
         try tmux.type("o")
-        try tmux.waitFor("Copied to the clipboard")
+        try tmux.waitFor("Copied one-time code of mail / ana")
         let after = try oathtool()
         let copied = try tmux.run(["show-buffer", "-b", "fob"]).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(copied == before || copied == after, "\(copied) vs \(before)/\(after)")
-        // Enter shows the code masked with the seconds left; Ctrl-R reveals it.
+        // The editor (Enter) shows the code masked with the seconds left; Ctrl-R reveals it.
         try tmux.press("Enter")
-        var screen = try tmux.waitFor("s left")
-        #expect(screen.contains("One-time code"))
+        var screen = try tmux.waitUntil("the editor's one-time code") {
+            $0.contains("Retrieved ID") && $0.contains("One-time code") && $0.contains("s left")
+        }
         #expect(!screen.contains(before) || before == after)
         try tmux.press("C-r")
         screen = try tmux.waitUntil(timeout: 10, "the code revealed") { screen in
@@ -107,13 +112,19 @@ import Testing
     @Test func ctrlGFillsThePasswordAndEnterTabSaveKeepsTheSecret() throws {
         try makeVault([Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "hunter2"))])
         let tmux = try start()
-        // Enter on the item, Tab to Save, Enter: the secret stays (issue 13 #2).
+        // Enter on the item (focus on Service), a new Label, Tab to Save
+        // past the untouched Password, Enter: the secret stays (issue 13 #2).
         try tmux.press("Enter")
-        try tmux.waitFor("Retrieved")
-        try tmux.press("Tab")
+        try tmux.waitFor("Editing mail / ana")
+        for _ in 0..<7 { try tmux.press("Tab") } // User ID, Password, 3 buttons, Kind, Label
+        try tmux.type("home")
+        try tmux.waitFor("● Editing mail / ana")
+        for _ in 0..<4 { try tmux.press("BTab") } // Kind, Delete, Retrieve, Save
         try tmux.press("Enter")
         try tmux.waitFor("password kept")
-        #expect(try open().item(service: "mail", account: "ana").secret == SecretBytes(utf8: "hunter2"))
+        let kept = try open().item(service: "mail", account: "ana")
+        #expect(kept.secret == SecretBytes(utf8: "hunter2"))
+        #expect(kept.label == "home")
         // Ctrl-G in the Password field fills it (20 characters by default).
         try tmux.press("BTab")
         try tmux.press("C-g")
@@ -128,14 +139,15 @@ import Testing
         #expect(stored != SecretBytes(utf8: "hunter2"))
         // Ctrl-G in Service (after e) fills nothing and says where it works.
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor(Self.listLegend)
         try tmux.type("e")
-        try tmux.waitFor("Editing service")
+        try tmux.waitFor("Editing mail / ana")
         try tmux.press("C-g")
         try tmux.waitFor("Ctrl-G fills the Password")
+        // Save with nothing edited writes nothing and keeps the secret.
         try tmux.press("Tab", "Tab", "Tab") // User ID, Password, Save
         try tmux.press("Enter")
-        try tmux.waitFor("password kept")
+        try tmux.waitFor("No edits to save in")
         #expect(try open().item(service: "mail", account: "ana").secret == stored)
     }
 
@@ -183,10 +195,11 @@ import Testing
         #expect(digits.count == 32 && digits.allSatisfy { "0123456789".contains($0) }, "\(digits.count) characters")
         // Enter on the Generator row opens it again; Space makes words; 6 of them.
         try tmux.press("Escape")
-        try tmux.waitFor("Up/Down j/k move")
+        try tmux.waitFor(Self.listLegend)
         try tmux.press("Enter")
         try tmux.waitFor("Retrieved")
-        for _ in 0..<9 { try tmux.press("Tab") } // Password, 3 buttons, Kind, Label, URL, Notes, One-time seed
+        // From Service: User ID, Password, 3 buttons, Kind, Label, URL, Notes, One-time seed, Generator.
+        for _ in 0..<11 { try tmux.press("Tab") }
         try tmux.waitFor("Enter/Ctrl-G settings")
         try tmux.press("Enter")
         try tmux.waitFor("Password generator")

@@ -56,12 +56,13 @@ private struct Fixture {
         return tmux
     }
 
-    /// Types the master password on the unlock screen and waits for the list.
+    /// Types the master password on the unlock screen and waits for the list
+    /// with its legend (the title alone can be drawn before the rows).
     func unlock(_ tmux: TmuxSession) throws {
         try tmux.waitFor("Master password")
         try tmux.type(password)
         try tmux.press("Enter")
-        try tmux.waitFor("Items ")
+        try tmux.waitUntil("the list") { $0.contains("Items ") && $0.contains(listLegend) }
     }
 }
 
@@ -93,8 +94,23 @@ private func stillRunning(_ tmux: TmuxSession) throws -> Bool {
 }
 
 /// The legend of the item list: Esc has reached the list (a key sent right
-/// after Esc would otherwise arrive as Alt and that key).
-private let listLegend = "Up/Down j/k move"
+/// after Esc would otherwise arrive as Alt and that key). `/ filter` is kept
+/// at every width from 80 columns; the movement hint is the first dropped.
+private let listLegend = "/ filter"
+
+/// The preview's masked secret: a fixed width, whatever the secret's length.
+private let previewMask = String(repeating: "•", count: 8)
+
+/// Opens the highlighted item in the editor (focus on Service) and asks
+/// Delete's question: Tab to the Delete button (User ID, Password, Save,
+/// Retrieve, Delete) and Enter.
+private func askDeleteFromTheEditor(_ tmux: TmuxSession) throws {
+    try tmux.press("Enter")
+    try tmux.waitFor("Retrieved ID")
+    for _ in 0..<5 { try tmux.press("Tab") }
+    try tmux.press("Enter")
+    try tmux.waitFor("Delete item")
+}
 
 /// Reads `stty -a` in the pane's shell and the pane's terminal state.
 private func expectTerminalRestored(_ tmux: TmuxSession) throws {
@@ -122,7 +138,7 @@ extension TerminalUITests {
         #expect(!screen.contains(secret))
         #expect(screen.contains(String(repeating: "•", count: secret.count)))
         try tmux.press("Enter")
-        try tmux.waitFor("Items 0", timeout: 30)
+        try tmux.waitUntil(timeout: 30, "the empty list") { $0.contains("Items 0") && $0.contains("No items yet") }
         try tmux.press("q")
         try expectExit(tmux, status: 0)
         let vault = try Vault(url: fx.vaultURL)
@@ -143,9 +159,11 @@ extension TerminalUITests {
         screen = try tmux.waitFor("Wrong master password")
         #expect(!screen.contains(wrong))
         try fx.unlock(tmux)
-        screen = try tmux.waitFor("github.com")
+        // The preview shows the highlighted item, its secret behind a fixed-width mask.
+        screen = try tmux.waitUntil("the preview of github.com") {
+            $0.contains("Service  github.com") && $0.contains("Password \(previewMask)")
+        }
         #expect(screen.contains("ana"))
-        #expect(screen.contains("Retrieved Password"))
         #expect(!screen.contains("s3cret"))
     }
 
@@ -165,8 +183,8 @@ extension TerminalUITests {
         #expect(!screen.contains(secret))
         try tmux.press("Enter") // Password -> Save
         try tmux.press("Enter") // press Save
-        screen = try tmux.waitFor("Saved")
-        #expect(screen.contains("Items 1"))
+        screen = try tmux.waitUntil("Saved, listed") { $0.contains("Saved (new item)") && $0.contains("Items 1/1") }
+        #expect(lines(screen, containing: "mail.example").count >= 2, "listed and in the editor: \(screen)")
         #expect(try fx.open().item(service: "mail.example", account: "ana").secret == .text(secret))
 
         // Retrieve: a fresh form with Service and User ID, then the Retrieve button.
@@ -180,7 +198,8 @@ extension TerminalUITests {
         try tmux.press("Enter")
         screen = try tmux.waitUntil("the Retrieved message") { value(of: "Message", in: $0) == "Retrieved" }
         #expect(value(of: "Retrieved ID", in: screen) == "ana")
-        #expect(value(of: "Retrieved Password", in: screen) == String(repeating: "•", count: secret.count))
+        // A stored secret's mask has a fixed width: its length cannot be counted.
+        #expect(value(of: "Retrieved Password", in: screen) == previewMask)
         #expect(!screen.contains(secret))
         try tmux.press("C-r")
         screen = try tmux.waitFor(secret)
@@ -193,12 +212,14 @@ extension TerminalUITests {
         #expect(screen.contains(#"Delete service "mail.example", user ID "ana"? (y/n)"#))
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
-        screen = try tmux.waitUntil("the Deleted message") {
-            value(of: "Message", in: $0)?.hasPrefix("Deleted;") == true
+        // Deleted, undoable; the editor that showed it is closed (no Retrieved
+        // values of a deleted item are left on screen) and the list is empty.
+        screen = try tmux.waitUntil("the Deleted message and an empty list") {
+            $0.contains("Deleted mail.example / ana — z undoes") && $0.contains("No items yet")
         }
-        #expect(value(of: "Retrieved ID", in: screen) == "")
-        #expect(value(of: "Retrieved Password", in: screen) == "")
-        try tmux.waitFor("Items 0")
+        #expect(value(of: "Retrieved ID", in: screen) == nil)
+        #expect(value(of: "Retrieved Password", in: screen) == nil)
+        #expect(screen.contains(listLegend))
         #expect(
             thrownKeychainError { try fx.open().item(service: "mail.example", account: "ana") }?.statusName
                 == "errSecItemNotFound")
@@ -211,21 +232,27 @@ extension TerminalUITests {
         ])
         let tmux = try fx.start()
         try fx.unlock(tmux)
-        try tmux.waitFor("Items 3")
+        try tmux.waitUntil("all three listed") {
+            $0.contains("Items 1/3") && $0.contains("github.com") && $0.contains("gitlab.com")
+                && $0.contains("mail.example")
+        }
         try tmux.press("/")
         try tmux.type("lab")
         // Wait for the whole state: tmux may show a frame whose title is
         // drawn before its rows.
         try tmux.waitUntil("only gitlab.com listed") {
-            $0.contains("Items 1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com")
+            $0.contains("Items 1/1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com")
                 && !$0.contains("mail.example")
         }
         try tmux.press("Enter") // keeps the filter, back to the list
-        try tmux.waitFor("Items 1 of 3")
-        try tmux.press("Escape") // clears it
+        try tmux.waitUntil("the filter kept, the list focused") {
+            $0.contains("Items 1/1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com")
+                && $0.contains(listLegend)
+        }
+        try tmux.press("Escape") // clears it; the selection stays on gitlab.com
         try tmux.waitUntil("all three listed") {
-            $0.contains("Items 3") && $0.contains("github.com") && $0.contains("gitlab.com")
-                && $0.contains("mail.example")
+            $0.contains("Items 2/3") && $0.contains("github.com") && $0.contains("gitlab.com")
+                && $0.contains("mail.example") && $0.contains("Service  gitlab.com")
         }
     }
 
@@ -260,8 +287,7 @@ extension TerminalUITests {
         let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
+        try askDeleteFromTheEditor(tmux)
         try tmux.waitUntil("only the unlock screen") {
             $0.contains("Master password") && !$0.contains("Delete item") && !$0.contains("github.com")
         }
@@ -279,8 +305,11 @@ extension TerminalUITests {
         ])
         let tmux = try fx.start()
         try fx.unlock(tmux)
-        var screen = try tmux.waitFor("api.example")
-        #expect(screen.contains("expired"))
+        // The expired token is marked `!` in the list and its expiry is in the past.
+        var screen = try tmux.waitFor("Service  api.example")
+        let row = lines(screen, containing: "api.example").first ?? ""
+        #expect(row.range(of: #"!\S+ ago"#, options: .regularExpression) != nil, "\(screen)")
+        #expect(lines(screen, containing: "Expires").first?.contains(" ago") == true, "\(screen)")
         try tmux.press("W")
         try tmux.waitFor("Logout")
         try tmux.press("y")
@@ -301,11 +330,10 @@ extension TerminalUITests {
         try tmux.press("n")
         try tmux.type("typed blind")
         try tmux.resize(width: 110, height: 32)
-        let back = try tmux.waitFor("Items 1")
+        let back = try tmux.waitUntil("the list again") { $0.contains("Items 1/1") && $0.contains(listLegend) }
         #expect(!back.contains("typed blind"))
         #expect(!back.contains("Master password"))
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
+        try askDeleteFromTheEditor(tmux)
         try tmux.resize(width: 60, height: 12)
         var screen = try tmux.waitFor("Delete item")
         #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 60 })
@@ -334,7 +362,7 @@ extension TerminalUITests {
             try tmux.run(args)
         }
         try tmux.resize(width: 110, height: 32)
-        try tmux.waitFor("Items 1")
+        try tmux.waitUntil("the list again") { $0.contains("Items 1/1") && $0.contains("github.com") }
         try tmux.press("j") // still answering keys
         #expect(try stillRunning(tmux))
         try tmux.press("q")
@@ -436,8 +464,7 @@ extension TerminalUITests {
         try tmux.type(fx.password)
         try tmux.waitFor(String(repeating: "*", count: fx.password.count))
         try tmux.press("Enter")
-        let screen = try tmux.waitFor("Items 1")
-        #expect(screen.contains("caf?"))
+        let screen = try tmux.waitUntil("the list") { $0.contains("Items 1/1") && $0.contains("caf?") }
         #expect(screen.contains("??"))
         #expect(try stillRunning(tmux))
     }
@@ -447,10 +474,11 @@ extension TerminalUITests {
         let tmux = try fx.start(environment: ["TERM": "vt100"])
         try fx.unlock(tmux)
         try tmux.waitFor("github.com")
-        try tmux.press("d")
-        try tmux.waitFor("Delete item")
+        try askDeleteFromTheEditor(tmux)
         try tmux.press("n")
         try tmux.waitForAbsence(of: "Delete item")
+        try tmux.press("Escape") // from the editor's Delete button back to the list, where q quits
+        try tmux.waitFor(listLegend)
         let screen = try tmux.capture(escapes: true)
         #expect(screen.range(of: #"\x1b\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
         try tmux.press("q")
