@@ -63,7 +63,8 @@ extension MainScreen {
         }
         reloadItems()
         model.list.select(key)
-        if form.openedKey != nil && (form.openedKey == key || !form.hasUnsavedEdits) { open(key) }
+        // The editor's form shows the restored item again; focus stays where it was (the list).
+        if form.openedKey != nil && (form.openedKey == key || !form.hasUnsavedEdits) { reopen(key) }
         form.message = .success("Restored \(MainScreen.shortName(key))")
     }
 

@@ -214,5 +214,16 @@ import Testing
         #expect(h.message.hasSuffix("z undoes (10 s)"))
         h.send(.focus(.list), .undo)
         #expect(h.store.storedItems[ItemKey(before)] == before)
+        // z is a list key: the list keeps focus (it moved into the editor's
+        // Service field, where the next c or d was typed as text).
+        #expect(h.main.focus == .list)
+        #expect(h.message == "Restored mail / ana")
+    }
+
+    @Test func undoOfADeleteKeepsTheListFocused() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
+        h.send(.editSelected, .cancel, .moveSelection(1), .deleteSelected, .undo)
+        #expect(h.main.focus == .list)
+        #expect(h.main.list.selectedRow?.key == ItemKey(service: "zoom.us", account: "bo"))
     }
 }
