@@ -298,6 +298,37 @@ extension TerminalUITests {
         #expect(try fx.open().allItems().count == 1)
     }
 
+    /// At 80×24: `d` deletes the highlighted item at once, `z` brings it
+    /// back, and the list keeps focus, so the next `c` copies its secret
+    /// (undo used to reopen the editor and `c` was typed into Service).
+    @Test func deleteAndUndoAtEightyByTwentyFour() throws {
+        let secret = "Undo-Walrus-5150"
+        let fx = try Fixture(items: [item("github.com", "ana", "pw"), item("zoom.us", "bo", secret)])
+        let tmux = try fx.start(["--clipboard", "tmux"], width: 80, height: 24)
+        try fx.unlock(tmux)
+        // An editor opened and left before (its form stays behind the preview).
+        try tmux.press("Enter")
+        try tmux.waitFor("Editing github.com / ana")
+        try tmux.press("Escape")
+        try tmux.waitFor(listLegend)
+        try tmux.press("j")
+        try tmux.waitUntil("zoom.us highlighted") { $0.contains("Items 2/2") && $0.contains("Service  zoom.us") }
+        try tmux.press("d")
+        try tmux.waitUntil("zoom.us deleted") {
+            $0.contains("Deleted zoom.us / bo — z undoes (10 s)") && $0.contains("Items 1/1")
+        }
+        #expect(try fx.open().allItems().count == 1)
+        try tmux.press("z")
+        let screen = try tmux.waitUntil("zoom.us restored") {
+            $0.contains("Restored zoom.us / bo") && $0.contains("Items 2/2") && $0.contains(listLegend)
+        }
+        #expect(!screen.contains("Editing"))
+        #expect(try fx.open().item(service: "zoom.us", account: "bo").secret == .text(secret))
+        try tmux.press("c")
+        try tmux.waitFor("Copied password of zoom.us / bo")
+        #expect(try tmux.buffers().contains { $0.contains(secret) })
+    }
+
     @Test func logoutWipeDeletesTokensAndLocks() throws {
         let fx = try Fixture(items: [
             item("github.com", "ana", "pw"),
