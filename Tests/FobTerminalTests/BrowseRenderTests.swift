@@ -290,3 +290,24 @@ extension BrowseRenderTests {
         }
     }
 }
+
+extension BrowseRenderTests {
+    /// A field scrolled to keep the cursor in view shows a leading `…`
+    /// (it showed the tail of the text as if it were all of it).
+    @Test func aScrolledFieldShowsALeadingEllipsis() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        app.send(.focus(.label))
+        app.send(.insert("Work account of the whole team"))
+        let canvas = draw(app, rows: 24, columns: 80)
+        let row = try #require((0..<24).first { canvas.line($0).contains("Label") })
+        let line = canvas.line(row)
+        #expect(line.contains("…") && line.contains("team"), "\(line)")
+        #expect(!line.contains("Work"))
+        let cursor = try #require(canvas.cursor)
+        #expect(cursor.row == row)
+        let ellipsis = try #require(column(of: "…", in: line))
+        #expect(cursor.column > ellipsis + 1, "the cursor sits after the text, not on the ellipsis")
+    }
+}
