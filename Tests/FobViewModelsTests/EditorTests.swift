@@ -167,6 +167,27 @@ import Testing
         #expect(h.form.label.text == "X")
         #expect(h.main.focus == .list)
     }
+    /// Shift-Tab from Service (or Tab from the last field) to the list asks
+    /// as Esc does: the edits were left hidden behind the preview, and `q`
+    /// then quit without a word.
+    @Test func tabbingOutOfTheEditorWithUnsavedEditsAsks() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .insert("-new"), .focusPrevious)
+        guard case .confirm(let dialog) = h.app.overlay, case .leaveEditor(.list) = dialog.purpose else {
+            Issue.record("no question")
+            return
+        }
+        h.send(.dismiss)
+        #expect(h.main.focus == .service)
+        #expect(h.form.service.text == "mail-new")
+        h.send(.focus(.fieldHidden), .focusNext, .discardEdits)
+        #expect(h.main.focus == .list)
+        #expect(h.form.service.text == "mail")
+        // Without edits Shift-Tab goes straight back to the list.
+        h.send(.editSelected, .focusPrevious)
+        #expect(h.app.overlay == nil)
+        #expect(h.main.focus == .list)
+    }
 }
 
 /// `d` deletes at once and `z` restores exactly, within 10 s.
