@@ -129,7 +129,8 @@ public struct Renderer {
     }
 
     /// A one-line text field: its text (masks for a hidden secret), scrolled
-    /// sideways to keep the cursor in view, and the terminal cursor when focused.
+    /// sideways to keep the cursor in view (then with a leading `…`), and the
+    /// terminal cursor when focused.
     func drawField(_ canvas: inout Canvas, _ field: TextFieldState, row: Int, column: Int, width: Int, focused: Bool) {
         guard width > 0 else { return }
         let masked = field.isSecure && !field.isRevealed
@@ -164,8 +165,12 @@ public struct Renderer {
             shown.append(cluster)
             used += cluster.1
         }
-        // A field scrolled sideways shows a leading … in place of its first visible character.
-        if start > 0, !shown.isEmpty { shown[0] = (canvas.glyphs.unicode ? "…" : "<", 1) }
+        // A field scrolled to keep the cursor in view shows a leading ellipsis
+        // in place of its first visible cell (the cursor never sits there).
+        if start > 0, width >= 3, let first = shown.first {
+            shown[0] = (canvas.glyphs.ellipsis, 1)
+            if first.1 == 2 { shown.insert((" ", 1), at: 1) }
+        }
         canvas.put(clusters: shown, row: row, column: column, role: role)
         if focused { canvas.cursor = (row, column + before) }
     }

@@ -38,7 +38,8 @@ extension Renderer {
     static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 4) }
 
     /// The help's lines cut into pages, an entry never split across two
-    /// pages unless it alone is longer than a page.
+    /// pages unless it alone is longer than a page, a section's title never
+    /// the last line of a page.
     static func helpPageLines(rows: Int, columns: Int, context: KeyContext) -> (
         pages: [[HelpLine]], width: Int, keyWidth: Int
     ) {
@@ -48,6 +49,8 @@ extension Renderer {
         var i = 0
         while i < lines.count {
             var end = i + 1
+            // A section's title stays on the page of its first key.
+            if lines[i].title, end < lines.count { end += 1 }
             while end < lines.count && lines[end].key.isEmpty && !lines[end].action.isEmpty { end += 1 }
             let entry = Array(lines[i..<end])
             if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty {

@@ -141,4 +141,8 @@ extension Renderer {
 
     /// How many lines the form's Message may take before it is cut.
     static let messageLines = 3
+    /// Cells of the buttons `[ Save ]  [ Retrieve ]  [ Delete ]`.
+    static let buttonsWidth = 34
+    /// Cells of the compact buttons `[Save] [Retrieve] [Delete]`.
+    static let compactButtonsWidth = 26
 }

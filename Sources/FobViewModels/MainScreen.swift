@@ -103,7 +103,12 @@ final class MainScreen {
             let order = MainFocus.tabOrder
             let current = order.firstIndex(of: model.focus == .filter ? .list : model.focus) ?? 0
             let step = action == .focusNext ? 1 : order.count - 1
-            model.focus = order[(current + step) % order.count]
+            let next = order[(current + step) % order.count]
+            // Tabbing out of the editor leaves it as Esc does: unsaved edits ask first.
+            if next == .list, model.focus != .list, model.focus != .filter, form.hasUnsavedEdits {
+                return askLeaveEditor(then: .list)
+            }
+            model.focus = next
         case .focus(let focus):
             model.focus = focus
         case .submit:

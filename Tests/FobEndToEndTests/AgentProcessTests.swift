@@ -533,7 +533,7 @@ final class AgentFixture: @unchecked Sendable {
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
         do {
-            _ = try tmux.waitForAll("Retrieve", "mail")
+            try waitForMainScreen(tmux, listing: "mail")
         } catch {
             Issue.record("no main screen: \(try tmux.capture())")
             return
@@ -547,7 +547,7 @@ final class AgentFixture: @unchecked Sendable {
         // Unlocking in the UI unlocks the agent too.
         try tmux.type(f.vault.password)
         try tmux.press("Enter")
-        _ = try tmux.waitFor("Retrieve")
+        try waitForMainScreen(tmux, listing: "mail")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "unlocked" })
         // Issue 20: `l` in the UI locks the vault for every process, as `fob lock` does.
         try tmux.type("l")
@@ -566,7 +566,7 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.unlock().status == 0)
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
-        _ = try tmux.waitFor("Retrieve")
+        try waitForMainScreen(tmux, listing: "mail")
         let pid = try #require(f.agentPid)
         #expect(kill(pid, SIGKILL) == 0)
         let screen = try tmux.waitFor("Master password", timeout: 5)
@@ -642,7 +642,7 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.unlock().status == 0)
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
-        _ = try tmux.waitFor("Retrieve")
+        try waitForMainScreen(tmux, listing: "api")
         try tmux.type("W")
         _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.type("y")
@@ -650,5 +650,14 @@ final class AgentFixture: @unchecked Sendable {
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
         #expect(try f.run(["get", "api", "ci"], password: true).status == 44)
         try tmux.press("q")
+    }
+}
+
+/// Waits for the terminal UI's main screen: the list's legend, and the
+/// preview of `service` (the only item, so the one highlighted).
+private func waitForMainScreen(_ tmux: TmuxSession, listing service: String) throws {
+    try tmux.waitUntil("the main screen listing \(service)") {
+        $0.contains("/ filter") && !$0.contains("Master password")
+            && $0.range(of: "Service +\(service) ", options: .regularExpression) != nil
     }
 }

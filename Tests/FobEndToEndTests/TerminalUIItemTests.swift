@@ -25,6 +25,10 @@ import Testing
         return vault
     }
 
+    /// The legend of the item list, kept at every width from 80 columns:
+    /// Esc has reached the list.
+    static let listLegend = "/ filter"
+
     private func start(clipboard: String = "none") throws -> TmuxSession {
         let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", clipboard]
         let tmux = try TmuxSession(
@@ -32,7 +36,7 @@ import Testing
         try tmux.waitFor("Master password")
         try tmux.type(Self.password)
         try tmux.press("Enter")
-        try tmux.waitFor("Items ")
+        try tmux.waitUntil("the list") { $0.contains("Items ") && $0.contains(Self.listLegend) }
         return tmux
     }
 
@@ -90,7 +94,7 @@ import Testing
         let after = try oathtool()
         let copied = try tmux.run(["show-buffer", "-b", "fob"]).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(copied == before || copied == after, "\(copied) vs \(before)/\(after)")
-        // Enter shows the code masked with the seconds left; Ctrl-R reveals it.
+        // The editor (Enter) shows the code masked with the seconds left; Ctrl-R reveals it.
         try tmux.press("Enter")
         try tmux.waitFor("Retrieved Password") // the form, not the preview
         var screen = try tmux.waitFor("s left")

@@ -56,12 +56,13 @@ private struct Fixture {
         return tmux
     }
 
-    /// Types the master password on the unlock screen and waits for the list.
+    /// Types the master password on the unlock screen and waits for the list
+    /// with its legend (the title alone can be drawn before the rows).
     func unlock(_ tmux: TmuxSession) throws {
         try tmux.waitFor("Master password")
         try tmux.type(password)
         try tmux.press("Enter")
-        try tmux.waitFor("Items ")
+        try tmux.waitUntil("the list") { $0.contains("Items ") && $0.contains(listLegend) }
     }
 }
 
@@ -93,8 +94,23 @@ private func stillRunning(_ tmux: TmuxSession) throws -> Bool {
 }
 
 /// The legend of the item list: Esc has reached the list (a key sent right
-/// after Esc would otherwise arrive as Alt and that key).
-private let listLegend = "c/u/o copy"
+/// after Esc would otherwise arrive as Alt and that key). `/ filter` is kept
+/// at every width from 80 columns; the movement hint is the first dropped.
+private let listLegend = "/ filter"
+
+/// The preview's masked secret: a fixed width, whatever the secret's length.
+private let previewMask = String(repeating: "•", count: 8)
+
+/// Opens the highlighted item in the editor (focus on Service) and asks
+/// Delete's question: Tab to the Delete button (User ID, Password, Save,
+/// Retrieve, Delete) and Enter.
+private func askDeleteFromTheEditor(_ tmux: TmuxSession) throws {
+    try tmux.press("Enter")
+    try tmux.waitFor("Retrieved ID")
+    for _ in 0..<5 { try tmux.press("Tab") }
+    try tmux.press("Enter")
+    try tmux.waitFor("Delete item")
+}
 
 /// Reads `stty -a` in the pane's shell and the pane's terminal state.
 private func expectTerminalRestored(_ tmux: TmuxSession) throws {
@@ -122,7 +138,7 @@ extension TerminalUITests {
         #expect(!screen.contains(secret))
         #expect(screen.contains(String(repeating: "•", count: secret.count)))
         try tmux.press("Enter")
-        try tmux.waitFor("Items 0", timeout: 30)
+        try tmux.waitUntil(timeout: 30, "the empty list") { $0.contains("Items 0") && $0.contains("No items yet") }
         try tmux.press("q")
         try expectExit(tmux, status: 0)
         let vault = try Vault(url: fx.vaultURL)
@@ -165,8 +181,8 @@ extension TerminalUITests {
         #expect(!screen.contains(secret))
         try tmux.press("Enter") // Password -> Save
         try tmux.press("Enter") // press Save
-        screen = try tmux.waitFor("Saved")
-        #expect(screen.contains("Items 1"))
+        screen = try tmux.waitUntil("Saved, listed") { $0.contains("Saved (new item)") && $0.contains("Items 1/1") }
+        #expect(lines(screen, containing: "mail.example").count >= 2, "listed and in the editor: \(screen)")
         #expect(try fx.open().item(service: "mail.example", account: "ana").secret == .text(secret))
 
         // Retrieve: a fresh form with Service and User ID, then the Retrieve button.
@@ -197,9 +213,9 @@ extension TerminalUITests {
         screen = try tmux.waitUntil("the Deleted message") {
             value(of: "Message", in: $0)?.hasPrefix("Deleted mail.example") == true
         }
-        #expect(value(of: "Retrieved ID", in: screen) == "")
-        #expect(value(of: "Retrieved Password", in: screen) == "")
-        try tmux.waitFor("Items 0")
+        #expect(value(of: "Retrieved ID", in: screen) == nil)
+        #expect(value(of: "Retrieved Password", in: screen) == nil)
+        #expect(screen.contains(listLegend))
         #expect(
             thrownKeychainError { try fx.open().item(service: "mail.example", account: "ana") }?.statusName
                 == "errSecItemNotFound")
@@ -276,6 +292,37 @@ extension TerminalUITests {
         #expect(try fx.open().allItems().count == 1)
     }
 
+    /// At 80×24: `d` deletes the highlighted item at once, `z` brings it
+    /// back, and the list keeps focus, so the next `c` copies its secret
+    /// (undo used to reopen the editor and `c` was typed into Service).
+    @Test func deleteAndUndoAtEightyByTwentyFour() throws {
+        let secret = "Undo-Walrus-5150"
+        let fx = try Fixture(items: [item("github.com", "ana", "pw"), item("zoom.us", "bo", secret)])
+        let tmux = try fx.start(["--clipboard", "tmux"], width: 80, height: 24)
+        try fx.unlock(tmux)
+        // An editor opened and left before (its form stays behind the preview).
+        try tmux.press("Enter")
+        try tmux.waitFor("Editing github.com / ana")
+        try tmux.press("Escape")
+        try tmux.waitFor(listLegend)
+        try tmux.press("j")
+        try tmux.waitUntil("zoom.us highlighted") { $0.contains("Items 2/2") && $0.contains("Service  zoom.us") }
+        try tmux.press("d")
+        try tmux.waitUntil("zoom.us deleted") {
+            $0.contains("Deleted zoom.us / bo — z undoes (10 s)") && $0.contains("Items 1/1")
+        }
+        #expect(try fx.open().allItems().count == 1)
+        try tmux.press("z")
+        let screen = try tmux.waitUntil("zoom.us restored") {
+            $0.contains("Restored zoom.us / bo") && $0.contains("Items 2/2") && $0.contains(listLegend)
+        }
+        #expect(!screen.contains("Editing"))
+        #expect(try fx.open().item(service: "zoom.us", account: "bo").secret == .text(secret))
+        try tmux.press("c")
+        try tmux.waitFor("Copied password of zoom.us / bo")
+        #expect(try tmux.buffers().contains { $0.contains(secret) })
+    }
+
     @Test func logoutWipeDeletesTokensAndLocks() throws {
         let fx = try Fixture(items: [
             item("github.com", "ana", "pw"),
@@ -345,7 +392,7 @@ extension TerminalUITests {
             try tmux.run(args)
         }
         try tmux.resize(width: 110, height: 32)
-        try tmux.waitFor("Items 1")
+        try tmux.waitUntil("the list again") { $0.contains("Items 1/1") && $0.contains("github.com") }
         try tmux.press("j") // still answering keys
         #expect(try stillRunning(tmux))
         try tmux.press("q")

@@ -255,3 +255,103 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(Layout.fitLegend(entries, width: 10) == "? help  q quit")
     }
 }
+
+extension BrowseRenderTests {
+    /// The editor's box is titled with the item it edits, `New item` for
+    /// `n`, and a `●` marks unsaved edits (the title was a fixed `Item`).
+    @Test func editorTitleNamesTheItemAndMarksUnsavedEdits() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        var top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("Editing slack.com / ana"), "\(top)")
+        #expect(!top.contains("●"))
+        app.send(.focusNext)
+        app.send(.insert("x"))
+        top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("● Editing slack.com / ana"), "\(top)")
+        app.send(.cancel)
+        app.send(.discardEdits)
+        app.send(.newItem)
+        top = rows(draw(app, rows: 24, columns: 80))[1]
+        #expect(top.contains("New item"), "\(top)")
+    }
+}
+
+extension BrowseRenderTests {
+    /// The help names the editor's and the list's keys as they work: `d`
+    /// deletes at once and `z` undoes, Ctrl-S saves, the unsaved-edits
+    /// question's `d`, and the logout review's keys (it said `d` asks first).
+    @Test func helpSaysWhatDeleteUndoSaveAndTheReviewDo() {
+        let all = HelpSections.lines(for: .list)
+        func text(_ key: String, in section: String) -> String? {
+            guard let start = all.firstIndex(where: { $0.title && $0.key == section }) else { return nil }
+            let rest = all[(start + 1)...]
+            let end = rest.firstIndex(where: \.title) ?? all.endIndex
+            return all[(start + 1)..<end].first { $0.key == key }?.action
+        }
+        #expect(text("d", in: "List")?.contains("z undoes") == true)
+        #expect(text("d", in: "List")?.contains("asks first") == false)
+        #expect(text("z", in: "List")?.contains("undo") == true)
+        #expect(text("Ctrl-S", in: "Editor") == "save from any field")
+        #expect(text("d", in: "Dialogs") == "unsaved edits: discard them")
+        #expect(text("Space, Up/Down", in: "Dialogs")?.contains("logout review: tick") == true)
+        #expect(text("y", in: "Dialogs")?.contains("logout review: delete") == true)
+        #expect(HelpSections.ordered(for: .logoutReview).first?.title == "Dialogs")
+    }
+}
+
+extension BrowseRenderTests {
+    /// At 80×24 the editor beside the list shows the three buttons whole,
+    /// compact (`[ Delet…` was cut), and the roomy ones where they fit.
+    @Test func editorButtonsAreNeverCut() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        let small = draw(app, rows: 24, columns: 80)
+        #expect(small.text.contains("[Save] [Retrieve] [Delete]"), "\(small.text)")
+        let large = draw(app, rows: 40, columns: 120)
+        #expect(large.text.contains("[ Save ]  [ Retrieve ]  [ Delete ]"), "\(large.text)")
+    }
+}
+
+extension BrowseRenderTests {
+    /// A page of the help never ends with a section's title: at 80×24 from
+    /// the editor, page 1 ended with `List` and its keys began on page 2.
+    @Test func noHelpPageEndsWithASectionTitle() throws {
+        try #require(unicodeLocale)
+        for context in [KeyContext.list, .field, .button, .filter, .confirm] {
+            for (rows, columns) in [(24, 80), (30, 100), (40, 120)] {
+                let pages = Renderer.helpPageLines(rows: rows, columns: columns, context: context).pages
+                for (n, page) in pages.enumerated() {
+                    #expect(page.last?.title != true, "\(context) \(rows)×\(columns) page \(n + 1)")
+                }
+                let all = pages.joined().filter { !$0.key.isEmpty || !$0.action.isEmpty }
+                let expected = Renderer.helpLayout(columns: columns, context: context).lines
+                    .filter { !$0.key.isEmpty || !$0.action.isEmpty }
+                #expect(all.count == expected.count, "every line kept: \(context) \(rows)×\(columns)")
+            }
+        }
+    }
+}
+
+extension BrowseRenderTests {
+    /// A field scrolled to keep the cursor in view shows a leading `…`
+    /// (it showed the tail of the text as if it were all of it).
+    @Test func aScrolledFieldShowsALeadingEllipsis() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("slack.com", "ana", "xoxb")])
+        app.send(.openSelected)
+        app.send(.focus(.label))
+        app.send(.insert("Work account of the whole team"))
+        let canvas = draw(app, rows: 24, columns: 80)
+        let row = try #require((0..<24).first { canvas.line($0).contains("Label") })
+        let line = canvas.line(row)
+        #expect(line.contains("…") && line.contains("team"), "\(line)")
+        #expect(!line.contains("Work"))
+        let cursor = try #require(canvas.cursor)
+        #expect(cursor.row == row)
+        let ellipsis = try #require(column(of: "…", in: line))
+        #expect(cursor.column > ellipsis + 1, "the cursor sits after the text, not on the ellipsis")
+    }
+}

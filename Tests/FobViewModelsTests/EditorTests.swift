@@ -167,6 +167,27 @@ import Testing
         #expect(h.form.label.text == "X")
         #expect(h.main.focus == .list)
     }
+    /// Shift-Tab from Service (or Tab from the last field) to the list asks
+    /// as Esc does: the edits were left hidden behind the preview, and `q`
+    /// then quit without a word.
+    @Test func tabbingOutOfTheEditorWithUnsavedEditsAsks() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected, .insert("-new"), .focusPrevious)
+        guard case .confirm(let dialog) = h.app.overlay, case .leaveEditor(.list) = dialog.purpose else {
+            Issue.record("no question")
+            return
+        }
+        h.send(.dismiss)
+        #expect(h.main.focus == .service)
+        #expect(h.form.service.text == "mail-new")
+        h.send(.focus(.fieldHidden), .focusNext, .discardEdits)
+        #expect(h.main.focus == .list)
+        #expect(h.form.service.text == "mail")
+        // Without edits Shift-Tab goes straight back to the list.
+        h.send(.editSelected, .focusPrevious)
+        #expect(h.app.overlay == nil)
+        #expect(h.main.focus == .list)
+    }
 }
 
 /// `d` deletes at once and `z` restores exactly, within 10 s.
@@ -214,6 +235,17 @@ import Testing
         #expect(h.message.hasSuffix("z undoes (10 s)"))
         h.send(.focus(.list), .undo)
         #expect(h.store.storedItems[ItemKey(before)] == before)
+        // z is a list key: the list keeps focus (it moved into the editor's
+        // Service field, where the next c or d was typed as text).
+        #expect(h.main.focus == .list)
+        #expect(h.message == "Restored mail / ana")
+    }
+
+    @Test func undoOfADeleteKeepsTheListFocused() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
+        h.send(.editSelected, .cancel, .moveSelection(1), .deleteSelected, .undo)
+        #expect(h.main.focus == .list)
+        #expect(h.main.list.selectedRow?.key == ItemKey(service: "zoom.us", account: "bo"))
     }
 }
 
