@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "fob-bench", targets: ["fob-bench"]),
         .executable(name: "fob-http", targets: ["fob-http"]),
         .executable(name: "fob-xml", targets: ["fob-xml"]),
+        .executable(name: "fob-secret-service", targets: ["fob-secret-service"]),
         .library(name: "FobStore", targets: ["FobStore"]),
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
@@ -32,6 +33,12 @@ let package = Package(
         // No pkgConfig: ncursesw's .pc adds -D flags SwiftPM refuses; the module map links it.
         .systemLibrary(name: "CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
+
+        // sd-bus, the D-Bus library of fob-secret-service (no running systemd needed).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        // GMP's constant-time modular exponentiation for the Secret Service's DH transfer.
+        .systemLibrary(name: "CGMP", providers: [.apt(["libgmp-dev"])]),
 
         // Linux calls Swift cannot import directly (prctl …); no library to link.
         .systemLibrary(name: "CLinux"),
@@ -60,6 +67,13 @@ let package = Package(
         // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
         .target(name: "FobXML", dependencies: ["FobImport"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
+        // The Secret Service helper: sd-bus lives here only, so `fob` itself
+        // loads no D-Bus library. The C target holds the sd-bus vtables
+        // (macros Swift cannot import) and the GMP/Nettle glue of the DH transfer.
+        .target(name: "CSecretService", dependencies: ["CSystemd", "CGMP", "CNettle"],
+                linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("gmp"), .linkedLibrary("nettle")]),
+        .target(name: "FobSecretService", dependencies: ["CSecretService", "CSystemd", "FobAgent", "FobStore", "FobSystem"]),
+        .executableTarget(name: "fob-secret-service", dependencies: ["FobSecretService", "FobSystem"]),
         .executableTarget(name: "fob-bench", dependencies: ["FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions",
                                                             "FobClipboard", "FobSystem"]),
 
@@ -86,6 +100,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
+        .testTarget(name: "FobSecretServiceTests", dependencies: ["FobSecretService", "FobStore", "FobSystem"]),
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),
     ],

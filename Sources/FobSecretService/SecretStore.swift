@@ -1,0 +1,105 @@
+import FobAgent
+import FobStore
+import Foundation
+
+/// The item store the Secret Service provider works on: the few calls it
+/// needs, so that the store behind them (today the agent) is one type to change.
+/// Every call answers `.interactionNotAllowed` while the vault is locked.
+public protocol SecretStore: AnyObject {
+    /// Whether the vault is unlocked (items can be read and written).
+    var isUnlocked: Bool { get }
+    /// Every generic password, without secrets.
+    /// - Throws: `.interactionNotAllowed` while locked, `.io`.
+    func list() throws(KeychainError) -> [Item]
+    /// The generic password with this persistent ID, with its secret when asked.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
+    func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
+    /// Whether an item has this primary key (generic password, access group "").
+    func exists(service: String, account: String) throws(KeychainError) -> Bool
+    /// Adds an item (its persistent ID is the one given).
+    /// - Throws: `.duplicateItem`, `.param`, `.interactionNotAllowed`, `.io`.
+    func add(_ item: Item) throws(KeychainError)
+    /// Changes the item read at revision `item.revision`.
+    /// - Throws: `.revisionMismatch` when it changed since, `.itemNotFound`, `.interactionNotAllowed`.
+    func update(_ item: Item, with changes: ItemChanges) throws(KeychainError)
+    /// Deletes the item read at revision `item.revision`.
+    /// - Throws: as ``update(_:with:)``.
+    func delete(_ item: Item) throws(KeychainError)
+    /// Locks the vault for every process.
+    func lock() throws(KeychainError)
+}
+
+/// ``SecretStore`` over the vault's agent, the only holder of its keys.
+public final class AgentSecretStore: SecretStore, @unchecked Sendable {
+    private let store: AgentItemStore
+
+    /// - Parameter client: the agent of the vault.
+    public init(client: AgentClient) { store = AgentItemStore(client: client) }
+
+    /// The store of the agent of the vault at `vaultPath`.
+    /// - Parameter environment: where the agent's socket is found (`XDG_RUNTIME_DIR`, `FOB_AGENT_SOCKET`, …).
+    public convenience init(vaultPath: String, environment: [String: String]) {
+        self.init(
+            client: AgentClient(
+                endpoint: AgentEndpoint(vaultURL: URL(fileURLWithPath: vaultPath), environment: environment)))
+    }
+
+    public var isUnlocked: Bool { store.isUnlocked }
+
+    public func list() throws(KeychainError) -> [Item] {
+        do {
+            return try store.items(matching: ItemQuery(itemClass: .genericPassword))
+        } catch .itemNotFound {
+            return []
+        }
+    }
+
+    public func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.persistentID = persistentID
+        guard let item = try store.items(matching: query, limit: .one, withSecrets: withSecret).first else {
+            throw .itemNotFound("no item \(persistentID)")
+        }
+        return item
+    }
+
+    public func exists(service: String, account: String) throws(KeychainError) -> Bool {
+        do {
+            return try !store.items(matching: .key(service: service, account: account), limit: .one).isEmpty
+        } catch .itemNotFound {
+            return false
+        }
+    }
+
+    public func add(_ item: Item) throws(KeychainError) { try store.add(item) }
+
+    public func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {
+        var changes = changes
+        changes.expectedRevision = item.revision
+        var query = ItemQuery.exact(for: item)
+        query.persistentID = item.persistentID
+        try store.update(matching: query, with: changes)
+    }
+
+    public func delete(_ item: Item) throws(KeychainError) {
+        var query = ItemQuery.exact(for: item)
+        query.persistentID = item.persistentID
+        query.expectedRevision = item.revision
+        try store.delete(matching: query)
+    }
+
+    public func lock() throws(KeychainError) {
+        do {
+            let answer = try store.client.send(.lock)
+            if case .failure(let error) = answer { throw error }
+        } catch let error as AgentClientError {
+            // No agent: nothing holds the vault unlocked.
+            if error == .stopped { return }
+            throw error.keychainError
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw .io("\(error)")
+        }
+    }
+}
