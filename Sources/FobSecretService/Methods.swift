@@ -22,6 +22,8 @@ extension Provider {
         case Interface.collection: try handleCollection(call, writer)
         case Interface.item: try handleItem(call, writer)
         case Interface.session:
+            // Only the connection that opened a session closes it.
+            _ = try cipher(session: call.path, sender: call.sender)
             sessions[call.path] = nil
         case Interface.prompt:
             try handlePrompt(call)
@@ -110,10 +112,21 @@ extension Provider {
         let paths = try reader.objectPaths()
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
+        // Many items: one request for every secret rather than one per item.
+        var all: [UUID: Item]? = nil
+        if paths.count > 8 {
+            do {
+                all = Dictionary(
+                    try store.listWithSecrets().map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
+            } catch {
+                throw ProviderError.from(error)
+            }
+        }
         try writer.open("a", "{o(oayays)}")
         for path in paths {
             // Paths that name no item are left out, as the spec's GetSecrets allows.
-            guard let item = try existingItem(at: path) else { continue }
+            let found = try all.map { all in Provider.itemID(path).flatMap { all[$0] } } ?? existingItem(at: path)
+            guard let item = found else { continue }
             try writer.open("e", "o(oayays)")
             try writer.string(path, "o")
             try write(secretOf: item, session: session, cipher: cipher, to: writer)

@@ -56,7 +56,9 @@ extension Provider {
         guard !prompts.isEmpty else { return }
         let now = Provider.now()
         for (path, prompt) in prompts where prompt.deadline <= now { complete(path, dismissed: true) }
-        guard hasStartedPrompts, store.isUnlocked else { return }
+        guard hasStartedPrompts else { return }
+        store.refresh()
+        guard store.isUnlocked else { return }
         for (path, prompt) in prompts where prompt.started { complete(path, dismissed: false) }
     }
 

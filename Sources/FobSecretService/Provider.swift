@@ -16,7 +16,8 @@ final class Provider {
     static let noPrompt = "/"
 
     let bus: OpaquePointer
-    let store: any SecretStore
+    /// The store, behind a short-lived cache of listings (see ``CachingSecretStore``).
+    let store: CachingSecretStore
     let vaultPath: String
 
     /// The cipher and the owning connection (unique name) of each open session, by path.
@@ -29,13 +30,15 @@ final class Provider {
     private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
     /// Whether ``lockedIndex`` was built at least once.
     private var isIndexed = false
+    /// The ``CachingSecretStore/listingTime`` the index was built from.
+    private var indexTime: Double?
     /// The prompts handed out by Unlock, by path.
     var prompts: [String: PendingPrompt] = [:]
     var promptCounter = 0
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
-        self.store = store
+        self.store = CachingSecretStore(store)
         self.vaultPath = vaultPath
     }
 
@@ -79,6 +82,8 @@ final class Provider {
     func allItems() throws(ProviderError) -> [Item] {
         let items: [Item]
         do { items = try store.list() } catch { throw .from(error) }
+        guard store.listingTime != indexTime else { return items }
+        indexTime = store.listingTime
         lockedIndex = Dictionary(
             items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
             uniquingKeysWith: { first, _ in first })

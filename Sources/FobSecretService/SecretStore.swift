@@ -11,6 +11,9 @@ public protocol SecretStore: AnyObject {
     /// Every generic password, without secrets.
     /// - Throws: `.interactionNotAllowed` while locked, `.io`.
     func list() throws(KeychainError) -> [Item]
+    /// Every generic password with its secret (one request, for `GetSecrets` of many items).
+    /// - Throws: as ``list()``.
+    func listWithSecrets() throws(KeychainError) -> [Item]
     /// The generic password with this persistent ID, with its secret when asked.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
@@ -49,6 +52,14 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
     public func list() throws(KeychainError) -> [Item] {
         do {
             return try store.items(matching: ItemQuery(itemClass: .genericPassword))
+        } catch .itemNotFound {
+            return []
+        }
+    }
+
+    public func listWithSecrets() throws(KeychainError) -> [Item] {
+        do {
+            return try store.items(matching: ItemQuery(itemClass: .genericPassword), withSecrets: true)
         } catch .itemNotFound {
             return []
         }

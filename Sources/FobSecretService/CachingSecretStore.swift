@@ -1,0 +1,81 @@
+import FobStore
+import Foundation
+
+/// A ``SecretStore`` that reuses the last listing (names and attributes,
+/// never secrets) and the last locked state for ``lifetime`` seconds, so a
+/// client reading the properties of a thousand items costs one listing, not
+/// several requests per item. Every write through it, and ``refresh()``,
+/// drops both; secrets are always read from the store behind it.
+final class CachingSecretStore: SecretStore {
+    /// How long a listing or state is reused: 0.5 s.
+    static let lifetime: Double = 0.5
+
+    private let store: any SecretStore
+    private var listing: (items: [Item], byID: [UUID: Item], at: Double)?
+    private var unlocked: (value: Bool, at: Double)?
+
+    init(_ store: any SecretStore) { self.store = store }
+
+    /// When the cached listing was made (monotonic seconds), or `nil`.
+    var listingTime: Double? { listing?.at }
+
+    /// Forgets the cached listing and state.
+    func refresh() {
+        listing = nil
+        unlocked = nil
+    }
+
+    private func fresh(_ at: Double) -> Bool { Provider.now() - at < CachingSecretStore.lifetime }
+
+    var isUnlocked: Bool {
+        if let unlocked, fresh(unlocked.at) { return unlocked.value }
+        let value = store.isUnlocked
+        unlocked = (value, Provider.now())
+        return value
+    }
+
+    func list() throws(KeychainError) -> [Item] {
+        if let listing, fresh(listing.at) { return listing.items }
+        let items = try store.list()
+        listing = (
+            items, Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first }),
+            Provider.now()
+        )
+        unlocked = (true, Provider.now())
+        return items
+    }
+
+    func listWithSecrets() throws(KeychainError) -> [Item] { try store.listWithSecrets() }
+
+    func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
+        if !withSecret, let listing, fresh(listing.at) {
+            guard let item = listing.byID[persistentID] else { throw .itemNotFound("no item \(persistentID)") }
+            return item
+        }
+        return try store.get(persistentID: persistentID, withSecret: withSecret)
+    }
+
+    func exists(service: String, account: String) throws(KeychainError) -> Bool {
+        try store.exists(service: service, account: account)
+    }
+
+    func add(_ item: Item) throws(KeychainError) {
+        defer { refresh() }
+        try store.add(item)
+    }
+
+    func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {
+        defer { refresh() }
+        try store.update(item, with: changes)
+    }
+
+    func delete(_ item: Item) throws(KeychainError) {
+        defer { refresh() }
+        try store.delete(item)
+    }
+
+    func lock() throws(KeychainError) {
+        defer { refresh() }
+        try store.lock()
+    }
+}
