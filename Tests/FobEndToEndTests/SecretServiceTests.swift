@@ -353,6 +353,41 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(out.contains("another provider took org.freedesktop.secrets; stopping"))
     }
 
+    static let gitHelperSource = "/usr/share/doc/git/contrib/credential/libsecret"
+
+    @Test(
+        .enabled(
+            if: toolsPresent && FileManager.default.fileExists(atPath: gitHelperSource + "/Makefile")
+                && FileManager.default.fileExists(atPath: "/usr/include/libsecret-1/libsecret/secret.h"))
+    )
+    func gitsLibsecretCredentialHelperStoresAndFills() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let build = bus.directory.file("git-libsecret").path
+        let make = try ChildProcess.run(
+            executable: "/bin/sh",
+            arguments: ["-c", "cp -r \(Self.gitHelperSource)/. '\(build)' && make -s -C '\(build)'"],
+            environment: FobProcess.baseEnvironment, stdin: [], timeout: 300)
+        #expect(make.status == 0, "\(make.stderrText)")
+        let helper = build + "/git-credential-libsecret"
+        let result = try bus.run(
+            """
+            export GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0
+            git() { /usr/bin/git -c credential.helper= -c "credential.helper=\(helper)" "$@"; }
+            printf 'protocol=https\\nhost=example.com\\nusername=ana\\npassword=s3cret\\n\\n' | git credential approve
+            echo "approve=$?"
+            printf 'protocol=https\\nhost=example.com\\n\\n' | git credential fill; echo "fill=$?"
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("approve=0"), "\(out) \(result.stderrText)")
+        #expect(out.contains("protocol=https\nhost=example.com\nusername=ana\npassword=s3cret\n"))
+        #expect(out.contains("fill=0"))
+        // The credential is a vault item, listed by `fob ls` (never with its secret).
+        let list = try bus.agent.run(["ls"]).stdoutText
+        #expect(list.contains("ana"), "\(list)")
+        #expect(!list.contains("s3cret"))
+    }
+
     @Test func installWritesAndUninstallRemovesExactlyTheActivationFile() throws {
         let bus = try SecretServiceBus()
         let file = bus.serviceDirectory + "/org.freedesktop.secrets.service"
