@@ -71,6 +71,7 @@ extension Provider {
         case "Lock":
             let objects = try reader.objectPaths()
             do { try store.lock() } catch { throw ProviderError.from(error) }
+            emitLockedChanged()
             try writer.objectPaths(objects)
             try writer.string(Provider.noPrompt, "o")
         default: throw ProviderError.notSupported("\(call.interface).\(call.member)")

@@ -59,6 +59,7 @@ extension Provider {
         guard hasStartedPrompts else { return }
         store.refresh()
         guard store.isUnlocked else { return }
+        emitLockedChanged()
         for (path, prompt) in prompts where prompt.started { complete(path, dismissed: false) }
     }
 

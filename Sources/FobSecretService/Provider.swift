@@ -184,15 +184,30 @@ final class Provider {
 
     // MARK: Signals
 
-    /// Emits `member` (`ItemCreated`, `ItemDeleted`, `ItemChanged`) of the collection for `item`.
+    /// Emits `member` (`ItemCreated`, `ItemDeleted`, `ItemChanged`) of the collection for `item`,
+    /// from the collection's path and from each alias path.
     func emit(_ member: String, _ item: String) {
-        var signal: OpaquePointer? = nil
-        guard sd_bus_message_new_signal(bus, &signal, Provider.collectionPath, Interface.collection, member) >= 0,
-            let signal
-        else { return }
-        defer { sd_bus_message_unref(signal) }
-        guard (try? BusWriter(message: signal).string(item, "o")) != nil else { return }
-        _ = sd_bus_send(bus, signal, nil)
+        for path in [Provider.collectionPath] + Provider.aliasPaths {
+            var signal: OpaquePointer? = nil
+            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
+            else { continue }
+            defer { sd_bus_message_unref(signal) }
+            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
+            _ = sd_bus_send(bus, signal, nil)
+        }
+    }
+
+    /// Emits `PropertiesChanged` for the collection's `Locked` (and `Items`,
+    /// which a locked collection lists from its index) after a lock or unlock.
+    func emitLockedChanged() {
+        var names: [UnsafeMutablePointer<CChar>?] = [strdup("Locked"), strdup("Items"), nil]
+        defer { names.forEach { free($0) } }
+        // Clients hold the collection by its own path or by an alias path (secretstorage uses aliases/default).
+        for path in [Provider.collectionPath] + Provider.aliasPaths {
+            _ = names.withUnsafeMutableBufferPointer {
+                sd_bus_emit_properties_changed_strv(bus, path, Interface.collection, $0.baseAddress)
+            }
+        }
     }
 
     /// The creation and modification time of the vault file, in seconds since 1970.

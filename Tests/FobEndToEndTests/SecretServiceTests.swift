@@ -235,7 +235,15 @@ final class SecretServiceBus: @unchecked Sendable {
                 except DBusErrorResponse as error:
                     return "error " + error.name
             print("before", call("SearchItems", "a{ss}", {"service": "locksvc"}) == ([item.item_path], []))
-            print("lock", call("Lock", "ao", [col.collection_path]) == ([col.collection_path], "/"))
+            from jeepney import MatchRule, message_bus
+            from jeepney.io.blocking import Proxy
+            rule = MatchRule(type="signal", interface="org.freedesktop.DBus.Properties", member="PropertiesChanged",
+                             path=col.collection_path)
+            Proxy(message_bus, conn).AddMatch(rule)
+            with conn.filter(rule) as queue:
+                print("lock", call("Lock", "ao", [col.collection_path]) == ([col.collection_path], "/"))
+                changed = conn.recv_until_filtered(queue, timeout=10).body
+                print("changed", changed[0], changed[1]["Locked"], item.item_path in changed[1]["Items"][1], len(changed[1]["Items"][1]))
             print("after", call("SearchItems", "a{ss}", {"service": "locksvc"}) == ([], [item.item_path]))
             print("none", call("SearchItems", "a{ss}", {"service": "nonesuch"}))
             print("locked", col.is_locked(), item.is_locked())
@@ -248,6 +256,8 @@ final class SecretServiceBus: @unchecked Sendable {
         let out = result.stdoutText
         #expect(out.contains("before True"), "\(out) \(result.stderrText)")
         #expect(out.contains("lock True"))
+        // Locked, and the items still listed (from the index), both of them.
+        #expect(out.contains("changed org.freedesktop.Secret.Collection ('b', True) True 2"))
         #expect(out.contains("after True"))
         #expect(out.contains("none ([], [])"))
         #expect(out.contains("locked True True"))
