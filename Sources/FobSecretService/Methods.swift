@@ -17,6 +17,13 @@ extension Provider {
     /// Answers `call`, writing the reply's arguments with `writer`.
     /// - Throws: the D-Bus error to answer with; `BusFailure` for a message that cannot be read.
     func handle(_ call: Call, _ writer: BusWriter) throws {
+        if Provider.isMemoryPath(call.path) {
+            switch call.interface {
+            case Interface.collection: return try handleMemoryCollection(call, writer)
+            case Interface.item: return try handleMemoryItem(call, writer)
+            default: break
+            }
+        }
         switch call.interface {
         case Interface.service: try handleService(call, writer)
         case Interface.collection: try handleCollection(call, writer)
@@ -37,13 +44,18 @@ extension Provider {
         switch call.member {
         case "OpenSession": try openSession(call, writer)
         case "SearchItems":
-            let found = try search(try reader.stringDictionary())
-            try writer.objectPaths(found.unlocked)
+            let query = try reader.stringDictionary()
+            let found = try search(query)
+            try writer.objectPaths(found.unlocked + searchMemory(query))
             try writer.objectPaths(found.locked)
         case "GetSecrets": try getSecrets(call, writer)
         case "ReadAlias":
             let name = try reader.string()
-            try writer.string(name == "default" || name == "login" ? Provider.collectionPath : Provider.noPrompt, "o")
+            switch name {
+            case "default", "login": try writer.string(Provider.collectionPath, "o")
+            case "session": try writer.string(Provider.sessionCollectionPath, "o")
+            default: try writer.string(Provider.noPrompt, "o")
+            }
         case "SetAlias":
             let name = try reader.string()
             let target = try reader.string("o")
@@ -125,6 +137,13 @@ extension Provider {
         }
         try writer.open("a", "{o(oayays)}")
         for path in paths {
+            if let memory = memoryItems[path] {
+                try writer.open("e", "o(oayays)")
+                try writer.string(path, "o")
+                try writeMemorySecret(memory, session: session, cipher: cipher, to: writer)
+                try writer.close()
+                continue
+            }
             // Paths that name no item are left out, as the spec's GetSecrets allows.
             let found = try all.map { all in Provider.itemID(path).flatMap { all[$0] } } ?? existingItem(at: path)
             guard let item = found else { continue }
@@ -172,7 +191,7 @@ extension Provider {
     }
 
     /// The label and attributes of CreateItem's `a{sv}` properties; other properties are skipped.
-    private func itemProperties(_ reader: BusReader) throws -> (String, [String: String]) {
+    func itemProperties(_ reader: BusReader) throws -> (String, [String: String]) {
         var label = ""
         var attributes: [String: String] = [:]
         _ = try reader.enter("a", "{sv}")

@@ -5,9 +5,10 @@ import Foundation
 extension Provider {
     /// Writes the value of `property` of the object at `path` to `writer`.
     func property(_ path: String, _ interface: String, _ property: String, _ writer: BusWriter) throws {
+        if Provider.isMemoryPath(path) { return try memoryProperty(path, interface, property, writer) }
         switch (interface, property) {
         case (Interface.service, "Collections"):
-            try writer.objectPaths([Provider.collectionPath])
+            try writer.objectPaths([Provider.collectionPath, Provider.sessionCollectionPath])
         case (Interface.collection, "Items"):
             // While locked: the items of the locked-search index (none when the
             // vault was never seen unlocked), each `Locked`.
@@ -35,6 +36,7 @@ extension Provider {
 
     /// Sets `property` of the object at `path` from the value `reader` holds.
     func setProperty(_ path: String, _ interface: String, _ property: String, _ reader: BusReader) throws {
+        if Provider.isMemoryPath(path) { return try setMemoryProperty(path, interface, property, reader) }
         guard interface == Interface.item else {
             throw ProviderError.notSupported("the collection's \(property) cannot be changed over D-Bus")
         }
@@ -56,8 +58,9 @@ extension Provider {
     func exists(_ path: String, _ interface: String) -> Bool {
         switch interface {
         case Interface.session: return sessions[path] != nil
-        case Interface.collection: return path == Provider.collectionPath
+        case Interface.collection: return path == Provider.collectionPath || path == Provider.sessionCollectionPath
         case Interface.prompt: return prompts[path] != nil
+        case Interface.item where path.hasPrefix(Provider.memoryItemPrefix): return memoryItems[path] != nil
         case Interface.item:
             guard let id = Provider.itemID(path) else { return false }
             // While locked an item cannot be looked up: it is shown, locked.

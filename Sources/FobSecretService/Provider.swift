@@ -32,6 +32,10 @@ final class Provider {
     private var isIndexed = false
     /// The ``CachingSecretStore/listingTime`` the index was built from.
     private var indexTime: Double?
+    /// The items of the in-memory `session` collection, by path.
+    var memoryItems: [String: MemoryItem] = [:]
+    /// When the provider started (seconds since 1970): the session collection's dates.
+    let startTime = UInt64(max(0, Date().timeIntervalSince1970))
     /// The prompts handed out by Unlock, by path.
     var prompts: [String: PendingPrompt] = [:]
     var promptCounter = 0

@@ -69,7 +69,14 @@ public enum SecretServiceServer {
             sd_bus_add_fallback_vtable(
                 bus, nil, String(Provider.promptPrefix.dropLast()), Interface.prompt, fob_ss_prompt_vtable(),
                 fob_ss_find, nil))
-        for path in Provider.aliasPaths {
+        results += [
+            sd_bus_add_fallback_vtable(
+                bus, nil, Provider.sessionCollectionPath, Interface.collection, fob_ss_collection_vtable(), fob_ss_find,
+                nil),
+            sd_bus_add_fallback_vtable(
+                bus, nil, Provider.sessionCollectionPath, Interface.item, fob_ss_item_vtable(), fob_ss_find, nil),
+        ]
+        for path in Provider.aliasPaths + [Provider.sessionAliasPath] {
             results.append(
                 sd_bus_add_object_vtable(bus, nil, path, Interface.collection, fob_ss_collection_vtable(), nil))
         }
