@@ -13,11 +13,21 @@ final class CachingSecretStore: SecretStore {
     private let store: any SecretStore
     private var listing: (items: [Item], byID: [UUID: Item], at: Double)?
     private var unlocked: (value: Bool, at: Double)?
+    /// The primary key of every item seen, by persistent ID (kept across
+    /// refreshes: only used to look items up, which checks it).
+    private var keys: [UUID: Item] = [:]
 
     init(_ store: any SecretStore) { self.store = store }
 
     /// When the cached listing was made (monotonic seconds), or `nil`.
     var listingTime: Double? { listing?.at }
+
+    /// Forgets every name and attribute held: once the vault is seen locked,
+    /// the provider keeps only the keyed hashes of the locked-search index.
+    private func forgetNames() {
+        listing = nil
+        keys = [:]
+    }
 
     /// Forgets the cached listing and state.
     func refresh() {
@@ -31,16 +41,34 @@ final class CachingSecretStore: SecretStore {
         if let unlocked, fresh(unlocked.at) { return unlocked.value }
         let value = store.isUnlocked
         unlocked = (value, Provider.now())
+        if !value { forgetNames() }
         return value
     }
 
     func list() throws(KeychainError) -> [Item] {
         if let listing, fresh(listing.at) { return listing.items }
-        let items = try store.list()
-        listing = (
-            items, Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first }),
-            Provider.now()
-        )
+        let items: [Item]
+        do {
+            items = try store.list()
+        } catch {
+            if case .interactionNotAllowed = error { forgetNames() }
+            throw error
+        }
+        let byID = Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
+        // Only the primary key is kept beyond the listing's half second.
+        keys = byID.mapValues { item in
+            var key = Item(
+                itemClass: item.itemClass, service: item.service, account: item.account,
+                accessGroup: item.accessGroup, persistentID: item.persistentID, secret: nil)
+            key.synchronizable = item.synchronizable
+            key.internetProtocol = item.internetProtocol
+            key.authenticationType = item.authenticationType
+            key.port = item.port
+            key.path = item.path
+            key.securityDomain = item.securityDomain
+            return key
+        }
+        listing = (items, byID, Provider.now())
         unlocked = (true, Provider.now())
         return items
     }
@@ -52,7 +80,20 @@ final class CachingSecretStore: SecretStore {
             guard let item = listing.byID[persistentID] else { throw .itemNotFound("no item \(persistentID)") }
             return item
         }
+        // The key from any earlier listing makes it an indexed lookup; a
+        // persistent ID alone scans every record.
+        if let known = keys[persistentID] {
+            do {
+                return try get(exact: known, withSecret: withSecret)
+            } catch .itemNotFound {
+                keys[persistentID] = nil
+            }
+        }
         return try store.get(persistentID: persistentID, withSecret: withSecret)
+    }
+
+    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
+        try store.get(exact: item, withSecret: withSecret)
     }
 
     func exists(service: String, account: String) throws(KeychainError) -> Bool {

@@ -17,6 +17,10 @@ public protocol SecretStore: AnyObject {
     /// The generic password with this persistent ID, with its secret when asked.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
+    /// The item with `item`'s primary key and persistent ID (an indexed lookup,
+    /// unlike ``get(persistentID:withSecret:)``, which scans), with its secret when asked.
+    /// - Throws: `.itemNotFound` when it is gone or was renamed, `.interactionNotAllowed`, `.io`.
+    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item
     /// Whether an item has this primary key (generic password, access group "").
     func exists(service: String, account: String) throws(KeychainError) -> Bool
     /// Adds an item (its persistent ID is the one given).
@@ -72,6 +76,15 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
             throw .itemNotFound("no item \(persistentID)")
         }
         return item
+    }
+
+    public func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
+        var query = ItemQuery.exact(for: item)
+        query.persistentID = item.persistentID
+        guard let found = try store.items(matching: query, limit: .one, withSecrets: withSecret).first else {
+            throw .itemNotFound("no item \(item.persistentID)")
+        }
+        return found
     }
 
     public func exists(service: String, account: String) throws(KeychainError) -> Bool {
