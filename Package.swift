@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FobImport", targets: ["FobImport"]),
         .library(name: "FobXML", targets: ["FobXML"]),
         .library(name: "FobViewModels", targets: ["FobViewModels"]),
+        .library(name: "FobSecretService", targets: ["FobSecretService"]),
         .library(name: "FobCLI", targets: ["FobCLI"]),
     ],
     targets: [
@@ -100,7 +101,8 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FobCLITests", dependencies: ["FobCLI", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
-        .testTarget(name: "FobSecretServiceTests", dependencies: ["FobSecretService", "FobStore", "FobSystem"]),
+        .testTarget(name: "FobSecretServiceTests", dependencies: ["FobSecretService", "FobStore", "FobSystem",
+                                                                  "FobTestSupport"]),
         .testTarget(name: "FobEndToEndTests", dependencies: ["FobHTTP", "FobAgent", "FobStore", "FobTokens", "FobSecurity", "FobClipboard",
                                                              "FobSystem", "FobTestSupport"]),
     ],

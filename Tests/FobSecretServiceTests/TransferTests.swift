@@ -1,5 +1,6 @@
-import FobSecretService
+@_spi(Fuzz) import FobSecretService
 import FobSystem
+import FobTestSupport
 import Testing
 
 /// The `dh-ietf1024-sha256-aes128-cbc-pkcs7` transfer against answers
@@ -94,5 +95,22 @@ import Testing
         let sealed = SessionCipher.plain.seal(SecretBytes(utf8: "abc"))
         #expect(sealed.parameters.isEmpty)
         #expect(sealed.value == Array("abc".utf8))
+    }
+}
+
+/// The fuzz target's corpus (`Fuzz/Corpus/secret-service-transfer`) as tests.
+@Suite struct TransferFuzzCorpusTests {
+    @Test func everyCorpusInputOpensOrFailsCleanly() {
+        let inputs = FuzzCorpus.inputs("secret-service-transfer")
+        #expect(inputs.count >= 4)
+        for (name, bytes) in inputs {
+            let result = SecretServiceFuzzEntryPoints.openTransfer(bytes)
+            switch name {
+            case "known-answer": #expect(result == .success(10))
+            case "key-one": #expect(result == .failure(.badPublicKey))
+            case "empty-ciphertext", "short-key": #expect(result == .failure(.badCiphertext))
+            default: break
+            }
+        }
     }
 }
