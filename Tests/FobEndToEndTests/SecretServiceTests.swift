@@ -299,12 +299,32 @@ final class SecretServiceBus: @unchecked Sendable {
                 subprocess.run([os.environ["FOB"], "unlock"], env=env, check=True, capture_output=True)
             print("completed", completed(prompt_path, prompt_then_unlock))
             print("again", conn.send_and_get_reply(new_method_call(svc, "Unlock", "ao", ([login],))).body)
+            # A client that leaves mid-prompt: its prompt ends with it.
+            subprocess.run([os.environ["FOB"], "lock"], check=True, capture_output=True)
+            gone = open_dbus_connection(bus="SESSION")
+            _, orphan = gone.send_and_get_reply(new_method_call(svc, "Unlock", "ao", ([login],))).body
+            orphan_address = DBusAddress(orphan, bus_name=name, interface="org.freedesktop.Secret.Prompt")
+            gone.send_and_get_reply(new_method_call(orphan_address, "Prompt", "s", ("",)))
+            gone.close()
+            from jeepney.wrappers import DBusErrorResponse, unwrap_msg
+            import time
+            answer = None
+            # Poll until the provider has seen the client leave (Prompt again has no effect meanwhile).
+            for _ in range(200):
+                try:
+                    unwrap_msg(conn.send_and_get_reply(new_method_call(orphan_address, "Prompt", "s", ("",))))
+                except DBusErrorResponse as error:
+                    answer = error.name
+                    break
+                time.sleep(0.05)
+            print("orphan", answer)
             """)
         let out = result.stdoutText
         #expect(out.contains("first [] True"), "\(out) \(result.stderrText)")
         #expect(out.contains("dismissed (True, ('ao', []))"))
         #expect(out.contains("completed (False, ('ao', ['/org/freedesktop/secrets/collection/login']))"))
         #expect(out.contains("again (['/org/freedesktop/secrets/collection/login'], '/')"))
+        #expect(out.contains("orphan org.freedesktop.DBus.Error.UnknownObject"))
     }
 
     @Test(.enabled(if: toolsPresent)) func theSessionCollectionKeepsItemsInMemoryOnly() throws {
@@ -344,6 +364,34 @@ final class SecretServiceBus: @unchecked Sendable {
         // Nothing of it reached the vault.
         let list = try bus.agent.run(["ls"])
         #expect(!list.stdoutText.contains("Temporary") && !list.stdoutText.contains("Kept"), "\(list.stdoutText)")
+    }
+
+    @Test(.enabled(if: toolsPresent)) func twoClientsAtOnce() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.run(
+            """
+            store() {
+              for i in 1 2 3 4 5 6 7 8; do
+                printf "$1-$i" | secret-tool store --label "$1 $i" service "$1" username "u$i" || echo "failed $1 $i"
+                printf "$1" | secret-tool store --label same service same username shared || echo "failed same $1"
+              done
+            }
+            store one & a=$!
+            store two & b=$!
+            wait $a; wait $b
+            for c in one two; do for i in 1 2 3 4 5 6 7 8; do
+              printf '%s ' "$(secret-tool lookup service $c username u$i)"
+            done; done; echo
+            secret-tool search --all service same 2>/dev/null | grep -c '^label = same$'
+            """)
+        let out = result.stdoutText
+        #expect(!out.contains("failed"), "\(out) \(result.stderrText)")
+        #expect(
+            out.contains(
+                "one-1 one-2 one-3 one-4 one-5 one-6 one-7 one-8 two-1 two-2 two-3 two-4 two-5 two-6 two-7 two-8"))
+        // Every store of the same attributes replaced the one item.
+        #expect(out.hasSuffix("\n1\n"))
     }
 
     @Test(.enabled(if: toolsPresent)) func aNameAlreadyTakenIsReportedWithItsOwner() throws {
