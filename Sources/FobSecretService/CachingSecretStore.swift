@@ -6,7 +6,8 @@ import Foundation
 /// client reading the properties of a thousand items costs one listing, not
 /// several requests per item. Every write through it, and ``refresh()``,
 /// drops both; secrets are always read from the store behind it.
-final class CachingSecretStore: SecretStore {
+/// Used on the bus loop's thread only (hence `@unchecked Sendable`).
+final class CachingSecretStore: SecretStore, @unchecked Sendable {
     /// How long a listing or state is reused: 0.5 s.
     static let lifetime: Double = 0.5
 
@@ -113,6 +114,11 @@ final class CachingSecretStore: SecretStore {
     func delete(_ item: Item) throws(KeychainError) {
         defer { refresh() }
         try store.delete(item)
+    }
+
+    func unlock(password: SecretBytes) throws(KeychainError) {
+        defer { refresh() }
+        try store.unlock(password: password)
     }
 
     func lock() throws(KeychainError) {

@@ -40,7 +40,9 @@ extension Provider {
         guard prompts[call.path] != nil else { throw ProviderError.unknownObject(call.path) }
         switch call.member {
         case "Prompt":
+            guard prompts[call.path]?.started == false else { return }
             prompts[call.path]?.started = true
+            askPassword(for: call.path)
             checkPrompts()
         case "Dismiss":
             complete(call.path, dismissed: true)
@@ -63,14 +65,32 @@ extension Provider {
         for (path, prompt) in prompts where prompt.started { complete(path, dismissed: false) }
     }
 
-    /// Dismisses the prompts of a connection that left.
+    /// Starts pinentry for the prompt at `path` when the vault is locked and
+    /// a pinentry program exists; the prompt completes by the usual check
+    /// once a password it read unlocked the vault.
+    private func askPassword(for path: String) {
+        let environment = ProcessInfo.processInfo.environment
+        guard !store.isUnlocked, let program = PinentryUnlock.program(environment) else { return }
+        let unlocker = self.unlocker
+        pinentries[path] = PinentryUnlock.start(program: program, environment: environment) { password in
+            (try? unlocker.unlock(password: password)) != nil
+        }
+    }
+
+    /// Dismisses the prompts of a connection that left (ending their pinentry).
     func dropPrompts(of owner: String) {
-        prompts = prompts.filter { $0.value.owner != owner }
+        for (path, prompt) in prompts where prompt.owner == owner {
+            prompts[path] = nil
+            pinentries.removeValue(forKey: path)?.cancel()
+        }
     }
 
     /// Emits `Completed(dismissed, <ao>)` from the prompt at `path` and forgets it.
     private func complete(_ path: String, dismissed: Bool) {
         guard let prompt = prompts.removeValue(forKey: path) else { return }
+        // A completed prompt's pinentry has said BYE; a dismissed one is ended.
+        let pinentry = pinentries.removeValue(forKey: path)
+        if dismissed { pinentry?.cancel() }
         var signal: OpaquePointer? = nil
         guard sd_bus_message_new_signal(bus, &signal, path, Interface.prompt, "Completed") >= 0, let signal else {
             return

@@ -36,6 +36,10 @@ final class Provider {
     var memoryItems: [String: MemoryItem] = [:]
     /// When the provider started (seconds since 1970): the session collection's dates.
     let startTime = UInt64(max(0, Date().timeIntervalSince1970))
+    /// The store without its cache, which pinentry's thread may use to unlock.
+    let unlocker: any SecretStore
+    /// The pinentry asking the master password for each started prompt, by prompt path.
+    var pinentries: [String: PinentryUnlock] = [:]
     /// The prompts handed out by Unlock, by path.
     var prompts: [String: PendingPrompt] = [:]
     var promptCounter = 0
@@ -43,6 +47,7 @@ final class Provider {
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
         self.store = CachingSecretStore(store)
+        self.unlocker = store
         self.vaultPath = vaultPath
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// The item store the Secret Service provider works on: the few calls it
 /// needs, so that the store behind them (today the agent) is one type to change.
 /// Every call answers `.interactionNotAllowed` while the vault is locked.
-public protocol SecretStore: AnyObject {
+public protocol SecretStore: AnyObject, Sendable {
     /// Whether the vault is unlocked (items can be read and written).
     var isUnlocked: Bool { get }
     /// Every generic password, without secrets.
@@ -34,6 +34,9 @@ public protocol SecretStore: AnyObject {
     func delete(_ item: Item) throws(KeychainError)
     /// Locks the vault for every process.
     func lock() throws(KeychainError)
+    /// Unlocks the vault with its master password (for every process).
+    /// - Throws: `.authFailed` for a wrong password, `.interactionNotAllowed` when no agent runs, `.io`.
+    func unlock(password: SecretBytes) throws(KeychainError)
 }
 
 /// ``SecretStore`` over the vault's agent, the only holder of its keys.
@@ -112,13 +115,26 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         try store.delete(matching: query)
     }
 
+    public func unlock(password: SecretBytes) throws(KeychainError) {
+        try answer(
+            .unlock(
+                password: password, idleSeconds: AgentCore.defaultIdleSeconds, maxSeconds: AgentCore.defaultMaxSeconds))
+    }
+
     public func lock() throws(KeychainError) {
         do {
-            let answer = try store.client.send(.lock)
+            try answer(.lock)
+        } catch .interactionNotAllowed where !AgentClient.isAnswering(store.client.endpoint) {
+            // No agent: nothing holds the vault unlocked.
+        }
+    }
+
+    /// Sends a request whose answer is only success or failure.
+    private func answer(_ request: AgentRequest) throws(KeychainError) {
+        do {
+            let answer = try store.client.send(request)
             if case .failure(let error) = answer { throw error }
         } catch let error as AgentClientError {
-            // No agent: nothing holds the vault unlocked.
-            if error == .stopped { return }
             throw error.keychainError
         } catch let error as KeychainError {
             throw error

@@ -35,11 +35,14 @@ final class SecretServiceBus: @unchecked Sendable {
         try Data(config.utf8).write(to: directory.file("session.conf"))
     }
 
+    /// Added to ``environment`` (the bus, the provider it starts, and the clients).
+    var extraEnvironment: [String: String] = [:]
+
     /// The environment of `fob` and of the clients: the agent's, and the data home.
     var environment: [String: String] {
         FobProcess.baseEnvironment.merging(agent.environment) { $1 }.merging([
             "XDG_DATA_HOME": dataHome, "HOME": directory.url.path, "FOB": FobProcess.binaryURL.path,
-        ]) { $1 }
+        ]) { $1 }.merging(extraEnvironment) { $1 }
     }
 
     /// Writes the activation file with `fob secret-service install`.
@@ -392,6 +395,49 @@ final class SecretServiceBus: @unchecked Sendable {
                 "one-1 one-2 one-3 one-4 one-5 one-6 one-7 one-8 two-1 two-2 two-3 two-4 two-5 two-6 two-7 two-8"))
         // Every store of the same attributes replaced the one item.
         #expect(out.hasSuffix("\n1\n"))
+    }
+
+    @Test(.enabled(if: toolsPresent)) func promptAsksTheMasterPasswordWithPinentry() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        // A pinentry speaking the Assuan protocol: a wrong password first, then the right one.
+        let pinentry = bus.directory.file("pinentry").path
+        let script = """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            tries=0
+            while read -r line; do
+              case "$line" in
+                GETPIN)
+                  tries=$((tries+1))
+                  if [ $tries -eq 1 ]; then echo "D wrong%25one"; else printf 'D %s\\n' "$(cat '\(bus.agent.vault.passwordFile)')"; fi
+                  echo OK;;
+                BYE) echo OK; exit 0;;
+                *) echo "$line" >> '\(bus.directory.file("pinentry.log").path)'; echo OK;;
+              esac
+            done
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: pinentry))
+        chmod(pinentry, 0o755)
+        bus.extraEnvironment = ["FOB_PINENTRY": pinentry]
+        #expect(try bus.agent.run(["lock"]).status == 0)
+        let result = try bus.python(
+            """
+            import secretstorage
+            conn = secretstorage.dbus_init()
+            col = secretstorage.get_default_collection(conn)
+            print("locked", col.is_locked())
+            print("dismissed", col.unlock())
+            print("locked-after", col.is_locked())
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("locked True"), "\(out) \(result.stderrText)")
+        #expect(out.contains("dismissed False"))
+        #expect(out.contains("locked-after False"))
+        let log = (try? String(contentsOf: bus.directory.file("pinentry.log"), encoding: .utf8)) ?? ""
+        #expect(log.contains("SETERROR Wrong password"), "\(log)")
+        let status = try bus.agent.run(["status"]).stdoutText
+        #expect(status.contains("unlocked"), "\(status)")
     }
 
     @Test(.enabled(if: toolsPresent)) func aNameAlreadyTakenIsReportedWithItsOwner() throws {
