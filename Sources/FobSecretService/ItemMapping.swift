@@ -2,7 +2,7 @@ import FobStore
 import FobSystem
 import Foundation
 
-/// How Secret Service items are vault items (the README's "Secret Service" section).
+/// How Secret Service items are vault items (the README's "The desktop's keychain").
 ///
 /// - A D-Bus item is a generic password in access group `""`. Each of its
 ///   attributes is a visible custom field named `attr:NAME` whose value is
