@@ -32,6 +32,9 @@ final class Provider {
     private var isIndexed = false
     /// The ``CachingSecretStore/listingTime`` the index was built from.
     private var indexTime: Double?
+    /// The vault's state when ``watchLockState()`` last looked, and when.
+    private var lastUnlocked: Bool?
+    private var lockStateCheckedAt: Double = 0
     /// The items of the in-memory `session` collection, by path.
     var memoryItems: [String: MemoryItem] = [:]
     /// When the provider started (seconds since 1970): the session collection's dates.
@@ -206,11 +209,31 @@ final class Provider {
         }
     }
 
+    /// How long the bus loop may sleep, in microseconds: a quarter second
+    /// while a prompt waits for the vault, a second while clients hold
+    /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
+    /// timeouts change the vault's state), else until a message comes.
+    var wakeInterval: UInt64 {
+        if !prompts.isEmpty { return 250_000 }
+        return sessions.isEmpty ? UInt64.max : 1_000_000
+    }
+
+    /// Emits `PropertiesChanged` of `Locked` when the vault's state changed
+    /// since last seen (by any process), while clients hold sessions.
+    func watchLockState() {
+        guard !sessions.isEmpty, Provider.now() - lockStateCheckedAt >= 1 else { return }
+        lockStateCheckedAt = Provider.now()
+        let unlocked = store.isUnlocked
+        defer { lastUnlocked = unlocked }
+        if let lastUnlocked, lastUnlocked != unlocked { emitLockedChanged() }
+    }
+
     /// Emits `PropertiesChanged` for the collection's `Locked` (and `Items`,
     /// which a locked collection lists from its index) after a lock or unlock.
     func emitLockedChanged() {
         var names: [UnsafeMutablePointer<CChar>?] = [strdup("Locked"), strdup("Items"), nil]
         defer { names.forEach { free($0) } }
+        lastUnlocked = store.isUnlocked
         // Clients hold the collection by its own path or by an alias path (secretstorage uses aliases/default).
         for path in [Provider.collectionPath] + Provider.aliasPaths {
             _ = names.withUnsafeMutableBufferPointer {

@@ -117,8 +117,8 @@ public enum SecretServiceServer {
             }
             if processed > 0 { continue }
             activeProvider?.checkPrompts()
-            // A started prompt waits for `fob unlock`: look at the agent 4 times a second.
-            let waited = sd_bus_wait(bus, activeProvider?.prompts.isEmpty == false ? 250_000 : UInt64.max)
+            activeProvider?.watchLockState()
+            let waited = sd_bus_wait(bus, activeProvider?.wakeInterval ?? UInt64.max)
             if waited < 0 && waited != -EINTR {
                 report("the bus failed: \(String(cString: strerror(-waited)))")
                 return 1

@@ -440,6 +440,32 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(status.contains("unlocked"), "\(status)")
     }
 
+    @Test(.enabled(if: toolsPresent)) func fobLockElsewhereReachesClientsAsPropertiesChanged() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, subprocess, secretstorage
+            from jeepney import MatchRule, message_bus
+            from jeepney.io.blocking import Proxy
+            from secretstorage.util import open_session
+            conn = secretstorage.dbus_init()
+            session = open_session(conn)
+            col = secretstorage.get_default_collection(conn)
+            print("locked-before", col.is_locked())
+            rule = MatchRule(type="signal", interface="org.freedesktop.DBus.Properties", member="PropertiesChanged",
+                             path=col.collection_path)
+            Proxy(message_bus, conn).AddMatch(rule)
+            with conn.filter(rule) as queue:
+                subprocess.run([os.environ["FOB"], "lock"], check=True, capture_output=True)
+                changed = conn.recv_until_filtered(queue, timeout=10).body
+                print("changed", changed[1]["Locked"])
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("locked-before False"), "\(out) \(result.stderrText)")
+        #expect(out.contains("changed ('b', True)"))
+    }
+
     @Test(.enabled(if: toolsPresent)) func aNameAlreadyTakenIsReportedWithItsOwner() throws {
         let bus = try SecretServiceBus()
         let result = try bus.run(
