@@ -17,6 +17,8 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
     /// The primary key of every item seen, by persistent ID (kept across
     /// refreshes: only used to look items up, which checks it).
     private var keys: [UUID: Item] = [:]
+    /// See ``takeOwnWrites()``.
+    private var ownWrites: [UUID: UInt64?] = [:]
 
     init(_ store: any SecretStore) { self.store = store }
 
@@ -104,16 +106,27 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
     func add(_ item: Item) throws(KeychainError) {
         defer { refresh() }
         try store.add(item)
+        ownWrites[item.persistentID] = .some(1)
     }
 
     func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {
         defer { refresh() }
         try store.update(item, with: changes)
+        ownWrites[item.persistentID] = .some(item.revision + 1)
     }
 
     func delete(_ item: Item) throws(KeychainError) {
         defer { refresh() }
         try store.delete(item)
+        ownWrites[item.persistentID] = .some(nil)
+    }
+
+    /// The revision each item written through this store has now (`nil`:
+    /// deleted) since the last call, so changes made here are not reported
+    /// again as another process's.
+    func takeOwnWrites() -> [UUID: UInt64?] {
+        defer { ownWrites = [:] }
+        return ownWrites
     }
 
     func unlock(password: SecretBytes) throws(KeychainError) {

@@ -32,6 +32,10 @@ final class Provider {
     private var isIndexed = false
     /// The ``CachingSecretStore/listingTime`` the index was built from.
     private var indexTime: Double?
+    /// The revision of every item at the last listing; `nil` before the first.
+    private var knownRevisions: [UUID: UInt64]?
+    /// The vault file's and WAL's modification times and sizes when last looked.
+    private var vaultStamp: [Int64]?
     /// The vault's state when ``watchLockState()`` last looked, and when.
     private var lastUnlocked: Bool?
     private var lockStateCheckedAt: Double = 0
@@ -96,11 +100,42 @@ final class Provider {
         do { items = try store.list() } catch { throw .from(error) }
         guard store.listingTime != indexTime else { return items }
         indexTime = store.listingTime
+        reportChanges(items)
         lockedIndex = Dictionary(
             items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
             uniquingKeysWith: { first, _ in first })
         isIndexed = true
         return items
+    }
+
+    /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
+    /// processes (`fob`, the terminal UI) changed since the last listing,
+    /// told apart by each item's revision; writes made here were signalled already.
+    private func reportChanges(_ items: [Item]) {
+        let current = Dictionary(
+            items.map { ($0.persistentID, $0.revision) }, uniquingKeysWith: { first, _ in first })
+        defer { knownRevisions = current }
+        guard var known = knownRevisions else { return }
+        for (id, revision) in store.takeOwnWrites() { known[id] = revision }
+        let path = { (id: UUID) in Provider.itemPrefix + ItemMapping.pathElement(of: id) }
+        for (id, revision) in current where known[id] != revision {
+            emit(known[id] == nil ? "ItemCreated" : "ItemChanged", path(id))
+        }
+        for id in known.keys where current[id] == nil { emit("ItemDeleted", path(id)) }
+    }
+
+    /// While clients hold sessions: when the vault file (or its WAL) changed
+    /// since last looked, lists the items again, which reports changes.
+    func watchVaultFile() {
+        let stamp = [vaultPath, vaultPath + "-wal"].map { path -> Int64 in
+            var st = stat()
+            guard stat(path, &st) == 0 else { return 0 }
+            return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) + Int64(st.st_size)
+        }
+        defer { vaultStamp = stamp }
+        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
+        store.refresh()
+        _ = try? allItems()
     }
 
     /// The keyed BLAKE2b (libsodium) of one attribute pair under ``indexKey``:
@@ -223,6 +258,7 @@ final class Provider {
     func watchLockState() {
         guard !sessions.isEmpty, Provider.now() - lockStateCheckedAt >= 1 else { return }
         lockStateCheckedAt = Provider.now()
+        watchVaultFile()
         let unlocked = store.isUnlocked
         defer { lastUnlocked = unlocked }
         if let lastUnlocked, lastUnlocked != unlocked { emitLockedChanged() }

@@ -466,6 +466,42 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(out.contains("changed ('b', True)"))
     }
 
+    @Test(.enabled(if: toolsPresent)) func writesByFobReachClientsAsItemSignals() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, subprocess, secretstorage
+            from jeepney import HeaderFields, MatchRule, message_bus
+            from jeepney.io.blocking import Proxy
+            from secretstorage.util import open_session
+            conn = secretstorage.dbus_init()
+            session = open_session(conn)
+            col = secretstorage.get_default_collection(conn)
+            own = col.create_item("Own", {"service": "own"}, b"x")
+            print("items", len(list(col.get_all_items())))
+            rule = MatchRule(type="signal", interface="org.freedesktop.Secret.Collection", path=col.collection_path)
+            Proxy(message_bus, conn).AddMatch(rule)
+            def fob(*args, stdin=b""):
+                subprocess.run([os.environ["FOB"], *args], input=stdin, check=True, capture_output=True)
+            with conn.filter(rule) as queue:
+                fob("add", "mail", "ana", stdin=b"pw\\n")
+                created = conn.recv_until_filtered(queue, timeout=10)
+                print("created", created.header.fields[HeaderFields.member], created.body[0] != own.item_path)
+                fob("update", "mail", "ana", "--label", "Mail")
+                changed = conn.recv_until_filtered(queue, timeout=10)
+                print("changed", changed.header.fields[HeaderFields.member], changed.body[0] == created.body[0])
+                fob("rm", "mail", "ana")
+                deleted = conn.recv_until_filtered(queue, timeout=10)
+                print("deleted", deleted.header.fields[HeaderFields.member], deleted.body[0] == created.body[0])
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("items 1"), "\(out) \(result.stderrText)")
+        #expect(out.contains("created ItemCreated True"), "\(result.stderrText)")
+        #expect(out.contains("changed ItemChanged True"))
+        #expect(out.contains("deleted ItemDeleted True"))
+    }
+
     @Test(.enabled(if: toolsPresent)) func aNameAlreadyTakenIsReportedWithItsOwner() throws {
         let bus = try SecretServiceBus()
         let result = try bus.run(
