@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "fob-bench", targets: ["fob-bench"]),
         .executable(name: "fob-http", targets: ["fob-http"]),
         .executable(name: "fob-xml", targets: ["fob-xml"]),
+        .executable(name: "fob-secret-service", targets: ["fob-secret-service"]),
         .library(name: "FobStore", targets: ["FobStore"]),
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
@@ -18,6 +19,7 @@ let package = Package(
         .library(name: "FobImport", targets: ["FobImport"]),
         .library(name: "FobXML", targets: ["FobXML"]),
         .library(name: "FobViewModels", targets: ["FobViewModels"]),
+        .library(name: "FobSecretService", targets: ["FobSecretService"]),
         .library(name: "FobCLI", targets: ["FobCLI"]),
     ],
     targets: [
@@ -36,6 +38,13 @@ let package = Package(
         .systemLibrary(
             name: "CNcurses",
             providers: [.apt(["libncurses-dev"])]),
+
+        // sd-bus, the D-Bus library of fob-secret-service (no running systemd needed).
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        // GMP's constant-time modular exponentiation for the Secret Service's DH transfer.
+        .systemLibrary(name: "CGMP", providers: [.apt(["libgmp-dev"])]),
 
         // Linux calls Swift cannot import directly (prctl …); no library to link.
         .systemLibrary(name: "CLinux"),
@@ -73,6 +82,16 @@ let package = Package(
         // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
         .target(name: "FobXML", dependencies: ["FobImport"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
+        // The Secret Service helper: sd-bus lives here only, so `fob` itself
+        // loads no D-Bus library. The C target holds the sd-bus vtables
+        // (macros Swift cannot import) and the GMP/Nettle glue of the DH transfer.
+        .target(
+            name: "CSecretService", dependencies: ["CSystemd", "CGMP", "CNettle"],
+            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("gmp"), .linkedLibrary("nettle")]),
+        .target(
+            name: "FobSecretService",
+            dependencies: ["CSecretService", "CSystemd", "FobAccess", "FobAgent", "FobStore", "FobSystem"]),
+        .executableTarget(name: "fob-secret-service", dependencies: ["FobSecretService", "FobSystem"]),
         .executableTarget(
             name: "fob-bench",
             dependencies: [
@@ -126,6 +145,12 @@ let package = Package(
             name: "FobCLITests",
             dependencies: ["FobCLI", "FobAgent", "FobSessions", "FobTokens", "FobStore", "FobTestSupport"]),
         // Integration: the built `fob` as a process and in tmux, real clipboards under Xvfb.
+        .testTarget(
+            name: "FobSecretServiceTests",
+            dependencies: [
+                "FobSecretService", "FobStore", "FobSystem",
+                "FobTestSupport",
+            ]),
         .testTarget(
             name: "FobEndToEndTests",
             dependencies: [

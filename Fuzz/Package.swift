@@ -28,6 +28,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("import-pass", ["FobImport"]),
     ("credential-helpers", ["FobCLI"]),
     ("field-input", ["FobStore", "FobViewModels"]),
+    ("secret-service-transfer", ["FobSecretService"]),
 ]
 
 let package = Package(

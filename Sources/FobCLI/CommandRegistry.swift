@@ -37,6 +37,7 @@ extension FobCLI {
             CompletionCommand.self,
             GitCredentialCommand.self,
             DockerCredentialCommand.self,
+            SecretServiceCommand.self,
         ]
     }
 

@@ -39,7 +39,8 @@ import Testing
         #expect(install.status == 0, "\(install.stderrText)")
         #expect(
             Self.files(under: prefix) == [
-                "bin/docker-credential-fob", "bin/fob", "bin/fob-http", "bin/fob-xml", "bin/git-credential-fob",
+                "bin/docker-credential-fob", "bin/fob", "bin/fob-http", "bin/fob-secret-service", "bin/fob-xml",
+                "bin/git-credential-fob",
                 "bin/other",
                 "share/bash-completion/completions/fob", "share/fish/vendor_completions.d/fob.fish",
                 "share/man/man1/fob.1", "share/zsh/site-functions/_fob",

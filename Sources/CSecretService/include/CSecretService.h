@@ -1,0 +1,47 @@
+#ifndef FOB_CSECRETSERVICE_H
+#define FOB_CSECRETSERVICE_H
+// The parts of the Secret Service provider that Swift cannot write:
+// sd-bus vtables (SD_BUS_METHOD and friends are macros that build static
+// tables, which Swift does not import), and the byte-level glue of the
+// Diffie-Hellman transfer around GMP and Nettle.
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+// Implemented in Swift (FobSecretService, @_cdecl): every method of every
+// interface, every property read and write, and the lookup of item and
+// session objects.
+int fob_ss_call(sd_bus_message *message, void *userdata, sd_bus_error *error);
+int fob_ss_get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error);
+int fob_ss_set_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *value, void *userdata, sd_bus_error *error);
+int fob_ss_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                sd_bus_error *error);
+
+/// The vtables of the five interfaces of the Secret Service API
+/// (https://specifications.freedesktop.org/secret-service-spec/latest/).
+const sd_bus_vtable *fob_ss_service_vtable(void);
+const sd_bus_vtable *fob_ss_collection_vtable(void);
+const sd_bus_vtable *fob_ss_item_vtable(void);
+const sd_bus_vtable *fob_ss_session_vtable(void);
+const sd_bus_vtable *fob_ss_prompt_vtable(void);
+
+/// The 128-byte big-endian modulus of RFC 2409's second Oakley group.
+extern const uint8_t fob_ss_oakley2_prime[128];
+
+/// `base`^`exponent` mod the Oakley group 2 prime, with GMP's `mpz_powm_sec`,
+/// written big-endian and left-padded to 128 bytes in `out`.
+/// Returns -1 when `base` ≤ 1 or `base` ≥ p − 1 (a public key a peer must
+/// not send), else 0. `base` and `exponent` are big-endian, any length.
+int fob_ss_oakley2_powm(const uint8_t *base, size_t base_length, const uint8_t *exponent, size_t exponent_length,
+                        uint8_t out[128]);
+
+/// HKDF-SHA256 (RFC 5869) with no salt and no info, from Nettle.
+void fob_ss_hkdf_sha256(const uint8_t *key_material, size_t key_material_length, uint8_t *out, size_t out_length);
+
+/// AES-128-CBC from Nettle over whole blocks (`length` a multiple of 16);
+/// `out` may equal `in`.
+void fob_ss_aes128_cbc(int encrypt, const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length,
+                       uint8_t *out);
+#endif

@@ -1,0 +1,97 @@
+import FobStore
+import FobSystem
+import Foundation
+
+/// How Secret Service items are vault items (the README's "The desktop's keychain").
+///
+/// - A D-Bus item is a generic password in access group `""`. Each of its
+///   attributes is a visible custom field named `attr:NAME` whose value is
+///   the attribute's value, so attributes are sealed in the item's record
+///   like every field and go into exports and backups.
+/// - Its service is the attribute `service`, else the label, else
+///   `xdg:schema`, else `secret-service`; its account is the attribute
+///   `username`, else `account`, else `user`, else empty. When that key is
+///   taken, ` (2)`, ` (3)`, … is added to the account, so items with the same
+///   attributes, or with none naming a service, are never refused or merged.
+/// - An item with no `attr:` field (one made by `fob add S A`) shows the
+///   attributes `service` = S, `account` = A and `username` = A.
+public enum ItemMapping {
+    /// The prefix of the custom fields that hold attributes.
+    public static let fieldPrefix = "attr:"
+    /// The custom field holding a content type other than `text/plain`.
+    public static let contentTypeField = "content-type"
+
+    /// The attributes a client sees for `item`.
+    public static func attributes(of item: Item) -> [String: String] {
+        var attributes: [String: String] = [:]
+        for field in item.customFields where field.name.hasPrefix(fieldPrefix) {
+            attributes[String(field.name.dropFirst(fieldPrefix.count))] = field.value.unsafeString ?? ""
+        }
+        if attributes.isEmpty {
+            attributes = ["service": item.service, "account": item.account, "username": item.account]
+        }
+        return attributes
+    }
+
+    /// The content type of `item`'s secret (`text/plain` unless one was stored).
+    public static func contentType(of item: Item) -> String {
+        item.customFields.first { $0.name == contentTypeField }?.value.unsafeString ?? "text/plain"
+    }
+
+    /// Whether `item` has every pair of `query` (exact, case-sensitive; `[:]` matches all).
+    public static func matches(_ item: Item, _ query: [String: String]) -> Bool {
+        let attributes = attributes(of: item)
+        return query.allSatisfy { attributes[$0.key] == $0.value }
+    }
+
+    /// The custom fields of `item` with the attributes (and content type) replaced.
+    public static func fields(
+        keeping item: [CustomField], attributes: [String: String], contentType: String?
+    ) -> [CustomField] {
+        var fields = item.filter { !$0.name.hasPrefix(fieldPrefix) && $0.name != contentTypeField }
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            fields.append(CustomField(name: fieldPrefix + name, value: SecretBytes(utf8: value)))
+        }
+        if let contentType, contentType != "text/plain", !contentType.isEmpty {
+            fields.append(CustomField(name: contentTypeField, value: SecretBytes(utf8: contentType)))
+        } else if let kept = item.first(where: { $0.name == contentTypeField }), contentType == nil {
+            fields.append(kept)
+        }
+        return fields
+    }
+
+    /// The service and account a new item with these attributes and label is stored under.
+    public static func key(attributes: [String: String], label: String) -> (service: String, account: String) {
+        let service =
+            attributes["service"] ?? (label.isEmpty ? nil : label) ?? attributes["xdg:schema"] ?? "secret-service"
+        let account = attributes["username"] ?? attributes["account"] ?? attributes["user"] ?? ""
+        return (service, account)
+    }
+
+    /// `account`, or `account (n)` for the first n ≥ 2 whose key is free.
+    /// - Parameter isTaken: whether a key exists.
+    public static func freeAccount(
+        service: String, account: String, isTaken: (String) throws(KeychainError) -> Bool
+    ) throws(KeychainError) -> String {
+        if try !isTaken(account) { return account }
+        var n = 2
+        while true {
+            let candidate = account.isEmpty ? "(\(n))" : "\(account) (\(n))"
+            if try !isTaken(candidate) { return candidate }
+            n += 1
+        }
+    }
+
+    /// The object path element of an item: its persistent ID as 32 lowercase hex digits.
+    public static func pathElement(of id: UUID) -> String {
+        String(id.uuidString.lowercased().filter { $0 != "-" })
+    }
+
+    /// The persistent ID of a path element made by ``pathElement(of:)``, or `nil`.
+    public static func persistentID(pathElement: String) -> UUID? {
+        let hex = Array(pathElement)
+        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        let dashed = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+        return UUID(uuidString: dashed)
+    }
+}

@@ -1,0 +1,248 @@
+import CSystemd
+import FobStore
+import FobSystem
+import Foundation
+
+/// One method call: its message, reader and the reply being built.
+struct Call {
+    let message: OpaquePointer
+    let path: String
+    let interface: String
+    let member: String
+    let sender: String
+    var reader: BusReader { BusReader(message: message) }
+}
+
+extension Provider {
+    /// Answers `call`, writing the reply's arguments with `writer`.
+    /// - Throws: the D-Bus error to answer with; `BusFailure` for a message that cannot be read.
+    func handle(_ call: Call, _ writer: BusWriter) throws {
+        if Provider.isMemoryPath(call.path) {
+            switch call.interface {
+            case Interface.collection: return try handleMemoryCollection(call, writer)
+            case Interface.item: return try handleMemoryItem(call, writer)
+            default: break
+            }
+        }
+        switch call.interface {
+        case Interface.service: try handleService(call, writer)
+        case Interface.collection: try handleCollection(call, writer)
+        case Interface.item: try handleItem(call, writer)
+        case Interface.session:
+            // Only the connection that opened a session closes it.
+            _ = try cipher(session: call.path, sender: call.sender)
+            sessions[call.path] = nil
+        case Interface.prompt:
+            try handlePrompt(call)
+        default:
+            throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    private func handleService(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        switch call.member {
+        case "OpenSession": try openSession(call, writer)
+        case "SearchItems":
+            let query = try reader.stringDictionary()
+            let found = try search(query)
+            try writer.objectPaths(found.unlocked + searchMemory(query))
+            try writer.objectPaths(found.locked)
+        case "GetSecrets": try getSecrets(call, writer)
+        case "ReadAlias":
+            let name = try reader.string()
+            switch name {
+            case "default", "login": try writer.string(Provider.collectionPath, "o")
+            case "session": try writer.string(Provider.sessionCollectionPath, "o")
+            default: try writer.string(Provider.noPrompt, "o")
+            }
+        case "SetAlias":
+            let name = try reader.string()
+            let target = try reader.string("o")
+            guard name == "default" || name == "login", Provider.isCollection(target) else {
+                throw ProviderError.notSupported("only `default` and `login` can name the vault's collection")
+            }
+        case "CreateCollection":
+            try reader.skip("a{sv}")
+            let alias = try reader.string()
+            guard alias == "default" || alias == "login" else {
+                throw ProviderError.notSupported("only the vault's collection (alias default or login) exists")
+            }
+            try writer.string(Provider.collectionPath, "o")
+            try writer.string(Provider.noPrompt, "o")
+        case "Unlock":
+            let objects = try reader.objectPaths()
+            if store.isUnlocked {
+                try writer.objectPaths(objects)
+                try writer.string(Provider.noPrompt, "o")
+            } else {
+                // Completes when `fob unlock` runs (see Prompts.swift).
+                try writer.objectPaths([])
+                try writer.string(makePrompt(owner: call.sender, objects: objects), "o")
+            }
+        case "Lock":
+            let objects = try reader.objectPaths()
+            do { try store.lock() } catch { throw ProviderError.from(error) }
+            emitLockedChanged()
+            try writer.objectPaths(objects)
+            try writer.string(Provider.noPrompt, "o")
+        default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    private func openSession(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        let algorithm = try reader.string()
+        let signature = try reader.variantSignature()
+        switch algorithm {
+        case SessionCipher.plainName:
+            try reader.skip("v")
+            let path = openSession(owner: call.sender, cipher: .plain)
+            try writer.open("v", "s")
+            try writer.string("")
+            try writer.close()
+            try writer.string(path, "o")
+        case SessionCipher.dhName:
+            guard signature == "ay" else { throw ProviderError.invalidArgs("the DH input is an array of bytes") }
+            _ = try reader.enter("v", "ay")
+            let clientPublic = try reader.bytes()
+            try reader.exit()
+            guard let (cipher, serverPublic) = try? SessionCipher.negotiate(clientPublic: clientPublic) else {
+                throw ProviderError.invalidArgs("the DH public key is not in 2 ... p-2 or longer than 128 bytes")
+            }
+            let path = openSession(owner: call.sender, cipher: cipher)
+            try writer.open("v", "ay")
+            try writer.bytes(serverPublic)
+            try writer.close()
+            try writer.string(path, "o")
+        default:
+            throw ProviderError.notSupported("algorithm '\(algorithm)': plain or \(SessionCipher.dhName)")
+        }
+    }
+
+    private func getSecrets(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        let paths = try reader.objectPaths()
+        let session = try reader.string("o")
+        let cipher = try cipher(session: session, sender: call.sender)
+        // Many items: one request for every secret rather than one per item.
+        var all: [UUID: Item]? = nil
+        if paths.count > 8 {
+            do {
+                all = Dictionary(
+                    try store.listWithSecrets().map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
+            } catch {
+                throw ProviderError.from(error)
+            }
+        }
+        try writer.open("a", "{o(oayays)}")
+        for path in paths {
+            if let memory = memoryItems[path] {
+                try writer.open("e", "o(oayays)")
+                try writer.string(path, "o")
+                try writeMemorySecret(memory, session: session, cipher: cipher, to: writer)
+                try writer.close()
+                continue
+            }
+            // Paths that name no item are left out, as the spec's GetSecrets allows.
+            let found = try all.map { all in Provider.itemID(path).flatMap { all[$0] } } ?? existingItem(at: path)
+            guard let item = found else { continue }
+            try writer.open("e", "o(oayays)")
+            try writer.string(path, "o")
+            try write(secretOf: item, session: session, cipher: cipher, to: writer)
+            try writer.close()
+        }
+        try writer.close()
+    }
+
+    /// The item at `path` with its secret, or `nil` when there is none.
+    private func existingItem(at path: String) throws(ProviderError) -> Item? {
+        guard let id = Provider.itemID(path) else { return nil }
+        do {
+            return try store.get(persistentID: id, withSecret: true)
+        } catch .itemNotFound {
+            return nil
+        } catch {
+            throw .from(error, path: path)
+        }
+    }
+
+    private func handleCollection(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        switch call.member {
+        case "SearchItems":
+            let found = try search(try reader.stringDictionary())
+            try writer.objectPaths(found.unlocked + found.locked)
+        case "CreateItem":
+            let (label, attributes) = try itemProperties(reader)
+            let secret = try reader.secret()
+            var sent = secret.value
+            defer { sent.wipe() }
+            let replace = try reader.bool()
+            let bytes = try open(secret, sender: call.sender)
+            let path = try createItem(
+                label: label, attributes: attributes, secret: bytes, contentType: secret.contentType, replace: replace)
+            try writer.string(path, "o")
+            try writer.string(Provider.noPrompt, "o")
+        case "Delete":
+            throw ProviderError.notSupported("the vault's collection cannot be deleted over D-Bus")
+        default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    /// The label and attributes of CreateItem's `a{sv}` properties; other properties are skipped.
+    func itemProperties(_ reader: BusReader) throws -> (String, [String: String]) {
+        var label = ""
+        var attributes: [String: String] = [:]
+        _ = try reader.enter("a", "{sv}")
+        while try reader.enter("e", "sv") {
+            let key = try reader.string()
+            let signature = try reader.variantSignature()
+            switch (key, signature) {
+            case ("org.freedesktop.Secret.Item.Label", "s"):
+                _ = try reader.enter("v", "s")
+                label = try reader.string()
+                try reader.exit()
+            case ("org.freedesktop.Secret.Item.Attributes", "a{ss}"):
+                _ = try reader.enter("v", "a{ss}")
+                attributes = try reader.stringDictionary()
+                try reader.exit()
+            default:
+                try reader.skip("v")
+            }
+            try reader.exit()
+        }
+        try reader.exit()
+        return (label, attributes)
+    }
+
+    private func handleItem(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        switch call.member {
+        case "GetSecret":
+            let session = try reader.string("o")
+            let cipher = try cipher(session: session, sender: call.sender)
+            try write(secretOf: try item(at: call.path, withSecret: true), session: session, cipher: cipher, to: writer)
+        case "SetSecret":
+            let secret = try reader.secret()
+            var sent = secret.value
+            defer { sent.wipe() }
+            let bytes = try open(secret, sender: call.sender)
+            let item = try item(at: call.path)
+            var changes = ItemChanges(secret: bytes)
+            if item.customFields.contains(where: { $0.name.hasPrefix(ItemMapping.fieldPrefix) }) {
+                changes.customFields = ItemMapping.fields(
+                    keeping: item.customFields, attributes: ItemMapping.attributes(of: item),
+                    contentType: secret.contentType)
+            }
+            do { try store.update(item, with: changes) } catch { throw ProviderError.from(error, path: call.path) }
+            emit("ItemChanged", call.path)
+        case "Delete":
+            let item = try item(at: call.path)
+            do { try store.delete(item) } catch { throw ProviderError.from(error, path: call.path) }
+            emit("ItemDeleted", call.path)
+            try writer.string(Provider.noPrompt, "o")
+        default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+}

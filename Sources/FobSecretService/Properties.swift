@@ -1,0 +1,72 @@
+import CSystemd
+import FobStore
+import Foundation
+
+extension Provider {
+    /// Writes the value of `property` of the object at `path` to `writer`.
+    func property(_ path: String, _ interface: String, _ property: String, _ writer: BusWriter) throws {
+        if Provider.isMemoryPath(path) { return try memoryProperty(path, interface, property, writer) }
+        switch (interface, property) {
+        case (Interface.service, "Collections"):
+            try writer.objectPaths([Provider.collectionPath, Provider.sessionCollectionPath])
+        case (Interface.collection, "Items"):
+            // While locked: the items of the locked-search index (none when the
+            // vault was never seen unlocked), each `Locked`.
+            try writer.objectPaths((try? itemPaths()) ?? [])
+        case (Interface.collection, "Label"): try writer.string("Login")
+        case (Interface.collection, "Locked"): try writer.bool(!store.isUnlocked)
+        case (Interface.collection, "Created"): try writer.uint64(vaultTimes.created)
+        case (Interface.collection, "Modified"): try writer.uint64(vaultTimes.modified)
+        case (Interface.item, "Locked"): try writer.bool(!store.isUnlocked)
+        case (Interface.item, _): try itemProperty(path, property, writer)
+        default: throw ProviderError.notSupported("no property \(interface).\(property)")
+        }
+    }
+
+    private func itemProperty(_ path: String, _ property: String, _ writer: BusWriter) throws {
+        let item = try item(at: path)
+        switch property {
+        case "Attributes": try writer.stringDictionary(ItemMapping.attributes(of: item))
+        case "Label": try writer.string(item.label ?? item.displayName)
+        case "Created": try writer.uint64(UInt64(max(0, item.created.timeIntervalSince1970)))
+        case "Modified": try writer.uint64(UInt64(max(0, item.modified.timeIntervalSince1970)))
+        default: throw ProviderError.notSupported("no property \(Interface.item).\(property)")
+        }
+    }
+
+    /// Sets `property` of the object at `path` from the value `reader` holds.
+    func setProperty(_ path: String, _ interface: String, _ property: String, _ reader: BusReader) throws {
+        if Provider.isMemoryPath(path) { return try setMemoryProperty(path, interface, property, reader) }
+        guard interface == Interface.item else {
+            throw ProviderError.notSupported("the collection's \(property) cannot be changed over D-Bus")
+        }
+        let item = try item(at: path)
+        var changes = ItemChanges()
+        switch property {
+        case "Label":
+            changes.label = .some(try reader.string())
+        case "Attributes":
+            changes.customFields = ItemMapping.fields(
+                keeping: item.customFields, attributes: try reader.stringDictionary(), contentType: nil)
+        default: throw ProviderError.notSupported("\(Interface.item).\(property) cannot be changed")
+        }
+        do { try store.update(item, with: changes) } catch { throw ProviderError.from(error, path: path) }
+        emit("ItemChanged", path)
+    }
+
+    /// Whether an object of `interface` is at `path` (items and sessions, which come and go).
+    func exists(_ path: String, _ interface: String) -> Bool {
+        switch interface {
+        case Interface.session: return sessions[path] != nil
+        case Interface.collection: return path == Provider.collectionPath || path == Provider.sessionCollectionPath
+        case Interface.prompt: return prompts[path] != nil
+        case Interface.item where path.hasPrefix(Provider.memoryItemPrefix): return memoryItems[path] != nil
+        case Interface.item:
+            guard let id = Provider.itemID(path) else { return false }
+            // While locked an item cannot be looked up: it is shown, locked.
+            guard store.isUnlocked else { return true }
+            return (try? store.get(persistentID: id, withSecret: false)) != nil
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import CSystemd
+import FobStore
+import FobSystem
+import Foundation
+
+/// The Secret Service objects on the bus and what they answer: one
+/// collection, the vault, at ``collectionPath`` (aliases `default` and
+/// `login`), its items below it, and the sessions of connected clients.
+/// Runs on the thread of the bus loop only.
+final class Provider {
+    static let root = "/org/freedesktop/secrets"
+    static let collectionPath = root + "/collection/login"
+    static let aliasPaths = [root + "/aliases/default", root + "/aliases/login"]
+    static let sessionPrefix = root + "/session/"
+    static let itemPrefix = collectionPath + "/"
+    static let noPrompt = "/"
+
+    let bus: OpaquePointer
+    /// The store, behind a short-lived cache of listings (see ``CachingSecretStore``).
+    let store: CachingSecretStore
+    let vaultPath: String
+
+    /// The cipher and the owning connection (unique name) of each open session, by path.
+    var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
+    private var sessionCounter = 0
+    /// The key of the locked-search index: random per process, in guarded memory, never stored.
+    private let indexKey = SecretBytes.random(count: 32)
+    /// The keyed hashes of every attribute pair of each item, by persistent ID,
+    /// as of the last listing while unlocked (see ``pairHash(_:)``).
+    private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
+    /// Whether ``lockedIndex`` was built at least once.
+    private var isIndexed = false
+    /// The ``CachingSecretStore/listingTime`` the index was built from.
+    private var indexTime: Double?
+    /// The revision of every item at the last listing; `nil` before the first.
+    private var knownRevisions: [UUID: UInt64]?
+    /// The vault file's and WAL's modification times and sizes when last looked.
+    private var vaultStamp: [Int64]?
+    /// The vault's state when ``watchLockState()`` last looked, and when.
+    private var lastUnlocked: Bool?
+    private var lockStateCheckedAt: Double = 0
+    /// The items of the in-memory `session` collection, by path.
+    var memoryItems: [String: MemoryItem] = [:]
+    /// When the provider started (seconds since 1970): the session collection's dates.
+    let startTime = UInt64(max(0, Date().timeIntervalSince1970))
+    /// The store without its cache, which pinentry's thread may use to unlock.
+    let unlocker: any SecretStore
+    /// The pinentry asking the master password for each started prompt, by prompt path.
+    var pinentries: [String: PinentryUnlock] = [:]
+    /// The prompts handed out by Unlock, by path.
+    var prompts: [String: PendingPrompt] = [:]
+    var promptCounter = 0
+
+    init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
+        self.bus = bus
+        self.store = CachingSecretStore(store)
+        self.unlocker = store
+        self.vaultPath = vaultPath
+    }
+
+    /// Whether `path` names the vault's collection (its own path or an alias path).
+    static func isCollection(_ path: String) -> Bool { path == collectionPath || aliasPaths.contains(path) }
+
+    /// The item path of `item`.
+    static func path(of item: Item) -> String { itemPrefix + ItemMapping.pathElement(of: item.persistentID) }
+
+    /// The persistent ID of an item path, or `nil` when `path` names no item.
+    static func itemID(_ path: String) -> UUID? {
+        guard path.hasPrefix(itemPrefix) else { return nil }
+        return ItemMapping.persistentID(pathElement: String(path.dropFirst(itemPrefix.count)))
+    }
+
+    // MARK: Sessions
+
+    /// Opens a session for `owner`.
+    func openSession(owner: String, cipher: SessionCipher) -> String {
+        sessionCounter += 1
+        let path = Provider.sessionPrefix + "s\(sessionCounter)"
+        sessions[path] = (owner, cipher)
+        return path
+    }
+
+    /// The cipher of `path` when `sender` opened it.
+    func cipher(session path: String, sender: String) throws(ProviderError) -> SessionCipher {
+        guard let session = sessions[path], session.owner == sender else { throw .noSession }
+        return session.cipher
+    }
+
+    /// Ends every session of a connection that left the bus (their keys are freed and wiped).
+    func connectionLeft(_ name: String) {
+        sessions = sessions.filter { $0.value.owner != name }
+        dropPrompts(of: name)
+    }
+
+    // MARK: Items
+
+    /// Every item, or `IsLocked`; refreshes the locked-search index.
+    func allItems() throws(ProviderError) -> [Item] {
+        let items: [Item]
+        do { items = try store.list() } catch { throw .from(error) }
+        guard store.listingTime != indexTime else { return items }
+        indexTime = store.listingTime
+        reportChanges(items)
+        lockedIndex = Dictionary(
+            items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
+            uniquingKeysWith: { first, _ in first })
+        isIndexed = true
+        return items
+    }
+
+    /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
+    /// processes (`fob`, the terminal UI) changed since the last listing,
+    /// told apart by each item's revision; writes made here were signalled already.
+    private func reportChanges(_ items: [Item]) {
+        let current = Dictionary(
+            items.map { ($0.persistentID, $0.revision) }, uniquingKeysWith: { first, _ in first })
+        defer { knownRevisions = current }
+        guard var known = knownRevisions else { return }
+        for (id, revision) in store.takeOwnWrites() { known[id] = revision }
+        let path = { (id: UUID) in Provider.itemPrefix + ItemMapping.pathElement(of: id) }
+        for (id, revision) in current where known[id] != revision {
+            emit(known[id] == nil ? "ItemCreated" : "ItemChanged", path(id))
+        }
+        for id in known.keys where current[id] == nil { emit("ItemDeleted", path(id)) }
+    }
+
+    /// While clients hold sessions: when the vault file (or its WAL) changed
+    /// since last looked, lists the items again, which reports changes.
+    func watchVaultFile() {
+        let stamp = [vaultPath, vaultPath + "-wal"].map { path -> Int64 in
+            var st = stat()
+            guard stat(path, &st) == 0 else { return 0 }
+            return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) + Int64(st.st_size)
+        }
+        defer { vaultStamp = stamp }
+        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
+        store.refresh()
+        _ = try? allItems()
+    }
+
+    /// The keyed BLAKE2b (libsodium) of one attribute pair under ``indexKey``:
+    /// 16 bytes that match a query's pair while the vault is locked, without
+    /// keeping the names or values themselves (D-Bus strings hold no NUL, so
+    /// `name NUL value` is unambiguous).
+    func pairHash(_ pair: (key: String, value: String)) -> [UInt8] {
+        Sodium.genericHash(Array(pair.key.utf8) + [0] + Array(pair.value.utf8), key: indexKey, length: 16)
+    }
+
+    /// The item at `path` (with its secret when asked).
+    /// - Throws: `NoSuchObject` for a path that names no item, `IsLocked`.
+    func item(at path: String, withSecret: Bool = false) throws(ProviderError) -> Item {
+        guard let id = Provider.itemID(path) else { throw .noSuchObject(path) }
+        do { return try store.get(persistentID: id, withSecret: withSecret) } catch { throw .from(error, path: path) }
+    }
+
+    /// The paths of the items matching `query`: all unlocked while the vault
+    /// is, else the matches of the index built when it last was, all locked.
+    /// - Throws: `IsLocked` when the vault is locked and was never seen unlocked.
+    func search(_ query: [String: String]) throws(ProviderError) -> (unlocked: [String], locked: [String]) {
+        do {
+            return (try allItems().filter { ItemMapping.matches($0, query) }.map(Provider.path(of:)), [])
+        } catch let error where error == .isLocked && isIndexed {
+            let wanted = query.map(pairHash)
+            let matches = lockedIndex.filter { entry in wanted.allSatisfy { entry.value.contains($0) } }.keys
+            return ([], matches.map { Provider.itemPrefix + ItemMapping.pathElement(of: $0) }.sorted())
+        }
+    }
+
+    /// The paths of every item: listed while unlocked, else those of the index.
+    func itemPaths() throws(ProviderError) -> [String] {
+        let found = try search([:])
+        return found.unlocked + found.locked
+    }
+
+    /// A secret sealed for the session at `session`, as the spec's `(oayays)`.
+    func write(
+        secretOf item: Item, session: String, cipher: SessionCipher, to writer: BusWriter
+    ) throws(BusFailure) {
+        let secret = item.secret ?? SecretBytes([])
+        let sealed = cipher.seal(secret)
+        var value = sealed.value
+        defer { value.wipe() }
+        try writer.secret(
+            session: session, parameters: sealed.parameters, value: value,
+            contentType: ItemMapping.contentType(of: item))
+    }
+
+    /// Opens a secret a client sent under `session`.
+    func open(
+        _ secret: (session: String, parameters: [UInt8], value: [UInt8], contentType: String), sender: String
+    ) throws(ProviderError) -> SecretBytes {
+        let cipher = try cipher(session: secret.session, sender: sender)
+        do {
+            return try cipher.open(parameters: secret.parameters, value: secret.value)
+        } catch {
+            throw .invalidArgs("the secret cannot be decrypted with the session's key (bad IV, length or padding)")
+        }
+    }
+
+    /// Creates an item, or with `replace` updates the one with exactly these attributes.
+    /// - Returns: the item's path.
+    func createItem(
+        label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
+    ) throws(ProviderError) -> String {
+        if replace, let existing = try allItems().first(where: { ItemMapping.attributes(of: $0) == attributes }) {
+            var changes = ItemChanges(label: .some(label), secret: secret)
+            changes.customFields = ItemMapping.fields(
+                keeping: existing.customFields, attributes: attributes, contentType: contentType)
+            do { try store.update(existing, with: changes) } catch { throw .from(error) }
+            emit("ItemChanged", Provider.path(of: existing))
+            return Provider.path(of: existing)
+        }
+        let key = ItemMapping.key(attributes: attributes, label: label)
+        let store = self.store
+        do {
+            let account = try ItemMapping.freeAccount(service: key.service, account: key.account) {
+                (candidate) throws(KeychainError) -> Bool in
+                try store.exists(service: key.service, account: candidate)
+            }
+            let item = Item(
+                service: key.service, account: account, label: label,
+                customFields: ItemMapping.fields(keeping: [], attributes: attributes, contentType: contentType),
+                secret: secret)
+            try store.add(item)
+            emit("ItemCreated", Provider.path(of: item))
+            return Provider.path(of: item)
+        } catch {
+            throw .from(error)
+        }
+    }
+
+    // MARK: Signals
+
+    /// Emits `member` (`ItemCreated`, `ItemDeleted`, `ItemChanged`) of the collection for `item`,
+    /// from the collection's path and from each alias path.
+    func emit(_ member: String, _ item: String) {
+        for path in [Provider.collectionPath] + Provider.aliasPaths {
+            var signal: OpaquePointer? = nil
+            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
+            else { continue }
+            defer { sd_bus_message_unref(signal) }
+            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
+            _ = sd_bus_send(bus, signal, nil)
+        }
+    }
+
+    /// How long the bus loop may sleep, in microseconds: a quarter second
+    /// while a prompt waits for the vault, a second while clients hold
+    /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
+    /// timeouts change the vault's state), else until a message comes.
+    var wakeInterval: UInt64 {
+        if !prompts.isEmpty { return 250_000 }
+        return sessions.isEmpty ? UInt64.max : 1_000_000
+    }
+
+    /// Emits `PropertiesChanged` of `Locked` when the vault's state changed
+    /// since last seen (by any process), while clients hold sessions.
+    func watchLockState() {
+        guard !sessions.isEmpty, Provider.now() - lockStateCheckedAt >= 1 else { return }
+        lockStateCheckedAt = Provider.now()
+        watchVaultFile()
+        let unlocked = store.isUnlocked
+        defer { lastUnlocked = unlocked }
+        if let lastUnlocked, lastUnlocked != unlocked { emitLockedChanged() }
+    }
+
+    /// Emits `PropertiesChanged` for the collection's `Locked` (and `Items`,
+    /// which a locked collection lists from its index) after a lock or unlock.
+    func emitLockedChanged() {
+        var names: [UnsafeMutablePointer<CChar>?] = [strdup("Locked"), strdup("Items"), nil]
+        defer { names.forEach { free($0) } }
+        lastUnlocked = store.isUnlocked
+        // Clients hold the collection by its own path or by an alias path (secretstorage uses aliases/default).
+        for path in [Provider.collectionPath] + Provider.aliasPaths {
+            _ = names.withUnsafeMutableBufferPointer {
+                sd_bus_emit_properties_changed_strv(bus, path, Interface.collection, $0.baseAddress)
+            }
+        }
+    }
+
+    /// The creation and modification time of the vault file, in seconds since 1970.
+    var vaultTimes: (created: UInt64, modified: UInt64) {
+        var st = stat()
+        guard stat(vaultPath, &st) == 0 else { return (0, 0) }
+        return (UInt64(max(0, st.st_ctim.tv_sec)), UInt64(max(0, st.st_mtim.tv_sec)))
+    }
+}
+
+/// The interface names of the Secret Service API.
+enum Interface {
+    static let service = "org.freedesktop.Secret.Service"
+    static let collection = "org.freedesktop.Secret.Collection"
+    static let item = "org.freedesktop.Secret.Item"
+    static let session = "org.freedesktop.Secret.Session"
+    static let prompt = "org.freedesktop.Secret.Prompt"
+}

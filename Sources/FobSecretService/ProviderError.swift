@@ -1,0 +1,46 @@
+import FobStore
+
+/// A D-Bus error answer: its name and a message (never a secret).
+public struct ProviderError: Error, Equatable, Sendable {
+    /// The D-Bus error name.
+    public let name: String
+    /// What went wrong, for people.
+    public let message: String
+
+    /// `org.freedesktop.DBus.Error.NotSupported`.
+    static func notSupported(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
+    }
+    /// `org.freedesktop.Secret.Error.IsLocked`.
+    static let isLocked = ProviderError(
+        name: "org.freedesktop.Secret.Error.IsLocked", message: "the vault is locked; run `fob unlock`")
+    /// `org.freedesktop.Secret.Error.NoSession`.
+    static let noSession = ProviderError(
+        name: "org.freedesktop.Secret.Error.NoSession", message: "no such session of this connection")
+    /// `org.freedesktop.Secret.Error.NoSuchObject`.
+    static func noSuchObject(_ path: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.Secret.Error.NoSuchObject", message: "no such object: \(path)")
+    }
+    /// `org.freedesktop.DBus.Error.UnknownObject`.
+    static func unknownObject(_ path: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "unknown object: \(path)")
+    }
+    /// `org.freedesktop.DBus.Error.InvalidArgs`.
+    static func invalidArgs(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
+    }
+    /// `org.freedesktop.DBus.Error.Failed`.
+    static func failed(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.Failed", message: message)
+    }
+
+    /// The answer for a store error: a locked vault is `IsLocked`, a missing
+    /// item `NoSuchObject`, anything else `Failed` with its reason.
+    static func from(_ error: KeychainError, path: String = "") -> ProviderError {
+        switch error {
+        case .interactionNotAllowed, .authFailed: return .isLocked
+        case .itemNotFound: return .noSuchObject(path)
+        default: return .failed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import CSystemd
+import FobSystem
+import Foundation
+
+/// An item of the in-memory `session` collection: gone when the provider stops.
+struct MemoryItem {
+    var label: String
+    var attributes: [String: String]
+    /// Wiped when the item is deleted or replaced, or the provider stops.
+    var secret: SecretBytes
+    var contentType: String
+    let created: UInt64
+    var modified: UInt64
+}
+
+/// The spec's `session` collection (alias `session`): items kept in the
+/// provider's memory only, never in the vault, always unlocked.
+extension Provider {
+    static let sessionCollectionPath = root + "/collection/session"
+    static let sessionAliasPath = root + "/aliases/session"
+    static let memoryItemPrefix = sessionCollectionPath + "/"
+
+    /// Whether `path` names the session collection (its path or its alias path).
+    static func isSessionCollection(_ path: String) -> Bool {
+        path == sessionCollectionPath || path == sessionAliasPath
+    }
+
+    /// Whether `path` is inside the session collection (the collection or one of its items).
+    static func isMemoryPath(_ path: String) -> Bool {
+        isSessionCollection(path) || path.hasPrefix(memoryItemPrefix)
+    }
+
+    private static func seconds() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970)) }
+
+    /// The memory item at `path`, or `NoSuchObject`.
+    func memoryItem(at path: String) throws(ProviderError) -> MemoryItem {
+        guard let item = memoryItems[path] else { throw .noSuchObject(path) }
+        return item
+    }
+
+    /// The paths of the memory items matching `query`, sorted.
+    func searchMemory(_ query: [String: String]) -> [String] {
+        memoryItems.filter { entry in query.allSatisfy { entry.value.attributes[$0.key] == $0.value } }.keys.sorted()
+    }
+
+    /// The session collection's methods.
+    func handleMemoryCollection(_ call: Call, _ writer: BusWriter) throws {
+        let reader = call.reader
+        switch call.member {
+        case "SearchItems":
+            try writer.objectPaths(searchMemory(try reader.stringDictionary()))
+        case "CreateItem":
+            let (label, attributes) = try itemProperties(reader)
+            let sent = try reader.secret()
+            var value = sent.value
+            defer { value.wipe() }
+            let replace = try reader.bool()
+            let secret = try open(sent, sender: call.sender)
+            let now = Provider.seconds()
+            var path = Provider.memoryItemPrefix + ItemMapping.pathElement(of: UUID())
+            if replace, let existing = memoryItems.first(where: { $0.value.attributes == attributes }) {
+                path = existing.key
+            }
+            let existed = memoryItems[path] != nil
+            memoryItems[path] = MemoryItem(
+                label: label, attributes: attributes, secret: secret, contentType: sent.contentType,
+                created: memoryItems[path]?.created ?? now, modified: now)
+            emitMemory(existed ? "ItemChanged" : "ItemCreated", path)
+            try writer.string(path, "o")
+            try writer.string(Provider.noPrompt, "o")
+        case "Delete":
+            throw ProviderError.notSupported("the session collection cannot be deleted")
+        default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    /// The methods of a memory item.
+    func handleMemoryItem(_ call: Call, _ writer: BusWriter) throws {
+        let item = try memoryItem(at: call.path)
+        switch call.member {
+        case "GetSecret":
+            let session = try call.reader.string("o")
+            let cipher = try cipher(session: session, sender: call.sender)
+            try writeMemorySecret(item, session: session, cipher: cipher, to: writer)
+        case "SetSecret":
+            let sent = try call.reader.secret()
+            var value = sent.value
+            defer { value.wipe() }
+            memoryItems[call.path]?.secret = try open(sent, sender: call.sender)
+            memoryItems[call.path]?.contentType = sent.contentType
+            memoryItems[call.path]?.modified = Provider.seconds()
+            emitMemory("ItemChanged", call.path)
+        case "Delete":
+            memoryItems[call.path] = nil
+            emitMemory("ItemDeleted", call.path)
+            try writer.string(Provider.noPrompt, "o")
+        default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    /// A memory item's secret sealed for a session, as `(oayays)`.
+    func writeMemorySecret(_ item: MemoryItem, session: String, cipher: SessionCipher, to writer: BusWriter) throws {
+        let sealed = cipher.seal(item.secret)
+        var value = sealed.value
+        defer { value.wipe() }
+        try writer.secret(session: session, parameters: sealed.parameters, value: value, contentType: item.contentType)
+    }
+
+    /// The properties of the session collection and its items.
+    func memoryProperty(_ path: String, _ interface: String, _ property: String, _ writer: BusWriter) throws {
+        if interface == Interface.collection {
+            switch property {
+            case "Items": try writer.objectPaths(memoryItems.keys.sorted())
+            case "Label": try writer.string("Session")
+            case "Locked": try writer.bool(false)
+            case "Created", "Modified": try writer.uint64(startTime)
+            default: throw ProviderError.notSupported("no property \(interface).\(property)")
+            }
+            return
+        }
+        let item = try memoryItem(at: path)
+        switch property {
+        case "Locked": try writer.bool(false)
+        case "Attributes": try writer.stringDictionary(item.attributes)
+        case "Label": try writer.string(item.label)
+        case "Created": try writer.uint64(item.created)
+        case "Modified": try writer.uint64(item.modified)
+        default: throw ProviderError.notSupported("no property \(interface).\(property)")
+        }
+    }
+
+    /// Sets `Label` or `Attributes` of a memory item.
+    func setMemoryProperty(_ path: String, _ interface: String, _ property: String, _ reader: BusReader) throws {
+        guard interface == Interface.item else {
+            throw ProviderError.notSupported("the session collection's \(property) cannot be changed")
+        }
+        _ = try memoryItem(at: path)
+        switch property {
+        case "Label": memoryItems[path]?.label = try reader.string()
+        case "Attributes": memoryItems[path]?.attributes = try reader.stringDictionary()
+        default: throw ProviderError.notSupported("\(Interface.item).\(property) cannot be changed")
+        }
+        memoryItems[path]?.modified = Provider.seconds()
+        emitMemory("ItemChanged", path)
+    }
+
+    /// Emits an item signal of the session collection from its path and its alias path.
+    func emitMemory(_ member: String, _ item: String) {
+        for path in [Provider.sessionCollectionPath, Provider.sessionAliasPath] {
+            var signal: OpaquePointer? = nil
+            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
+            else { continue }
+            defer { sd_bus_message_unref(signal) }
+            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
+            _ = sd_bus_send(bus, signal, nil)
+        }
+    }
+}
