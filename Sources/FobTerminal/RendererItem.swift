@@ -173,7 +173,8 @@ extension Renderer {
                 let used = canvas.put(
                     text, row: y, column: bx, width: max(0, x + inner - bx),
                     role: main.focus == focus ? .focus : .button)
-                if main.focus == focus { canvas.cursor = (y, bx + 1) }
+                // On the button's first cell, so a screen reader reads it whole.
+                if main.focus == focus { canvas.cursor = (y, bx) }
                 bx += used + (roomy ? 2 : 1)
             }
         case .rule:

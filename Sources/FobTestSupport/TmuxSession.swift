@@ -195,18 +195,24 @@ public final class TmuxSession: @unchecked Sendable {
     }
 
     /// Runs `command` in the pane's shell and returns what it printed, read
-    /// between two markers.
+    /// between two markers (an empty string when they are out of order).
+    /// Throws `Failure` when the markers do not show within `timeout` seconds.
     public func shell(_ command: String, timeout: TimeInterval = 15) throws -> String {
         let tag = UUID().uuidString.prefix(6)
-        try type("echo B\(tag); \(command); echo E\(tag)")
+        // The markers are typed split by an empty quote, so only the shell's
+        // output holds them whole. A marker line may begin with the prompt:
+        // keys typed before the shell draws its prompt are echoed above it.
+        try type("echo B\"\"\(tag); \(command); echo E\"\"\(tag)")
         try press("Enter")
+        func marker(_ lines: [String], _ name: String) -> Int? {
+            lines.lastIndex { $0.hasSuffix(name + tag) }
+        }
         let screen = try waitUntil(timeout: timeout, "output of \(command)") {
-            $0.contains("\nB\(tag)") && $0.contains("\nE\(tag)")
+            let lines = $0.components(separatedBy: "\n")
+            return marker(lines, "B") != nil && marker(lines, "E") != nil
         }
         let lines = screen.components(separatedBy: "\n")
-        guard let start = lines.lastIndex(of: "B\(tag)"), let end = lines.lastIndex(of: "E\(tag)"), start < end else {
-            return ""
-        }
+        guard let start = marker(lines, "B"), let end = marker(lines, "E"), start < end else { return "" }
         return lines[(start + 1)..<end].joined(separator: "\n")
     }
 

@@ -65,8 +65,8 @@ import Testing
         let manifest = dir.file("Package.swift")
         let text = try String(contentsOf: manifest, encoding: .utf8)
         let edited = text.replacingOccurrences(
-            of: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore"]"#,
-            with: #".target(name: "FobSecurity", dependencies: ["FobAgent", "FobStore", "FobClipboard"]"#)
+            of: #".target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]"#,
+            with: #".target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobClipboard"]"#)
         #expect(edited != text)
         try edited.write(to: manifest, atomically: true, encoding: .utf8)
         let result = try check(dir.url)

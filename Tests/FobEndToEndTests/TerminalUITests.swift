@@ -101,17 +101,6 @@ private let listLegend = "/ filter"
 /// The preview's masked secret: a fixed width, whatever the secret's length.
 private let previewMask = String(repeating: "•", count: 8)
 
-/// Opens the highlighted item in the editor (focus on Service) and asks
-/// Delete's question: Tab to the Delete button (User ID, Password, Save,
-/// Retrieve, Delete) and Enter.
-private func askDeleteFromTheEditor(_ tmux: TmuxSession) throws {
-    try tmux.press("Enter")
-    try tmux.waitFor("Retrieved ID")
-    for _ in 0..<5 { try tmux.press("Tab") }
-    try tmux.press("Enter")
-    try tmux.waitFor("Delete item")
-}
-
 /// Reads `stty -a` in the pane's shell and the pane's terminal state.
 private func expectTerminalRestored(_ tmux: TmuxSession) throws {
     let stty = try tmux.shell("stty -a")
@@ -159,10 +148,13 @@ extension TerminalUITests {
         screen = try tmux.waitFor("Wrong master password")
         #expect(!screen.contains(wrong))
         try fx.unlock(tmux)
-        screen = try tmux.waitForAll("github.com", "ana", "Retrieved Password")
-        #expect(screen.contains("ana"))
-        #expect(screen.contains("Preview"))
+        // Unlocked: the list, and the preview of its item beside it with the secret masked.
+        screen = try tmux.waitUntil("the list and its preview") {
+            $0.contains("Items 1/1") && $0.contains("github.com") && $0.contains("ana") && $0.contains("Preview")
+                && $0.contains(previewMask)
+        }
         #expect(!screen.contains("s3cret"))
+        #expect(!screen.contains("Master password"))
     }
 
     @Test func saveRetrieveAndDeleteThroughTheForm() throws {
@@ -210,12 +202,12 @@ extension TerminalUITests {
         #expect(screen.contains("Delete item"))
         #expect(try fx.open().allItems().count == 1)
         try tmux.press("y")
-        screen = try tmux.waitUntil("the Deleted message") {
-            value(of: "Message", in: $0)?.hasPrefix("Deleted mail.example") == true
+        // Deleting closes the editor: the list, now empty, and the status line's undo offer.
+        screen = try tmux.waitUntil("the Deleted message over the empty list") {
+            $0.contains("Deleted mail.example / ana — z undoes") && $0.contains("Items 0") && $0.contains(listLegend)
         }
-        #expect(value(of: "Retrieved ID", in: screen) == nil)
-        #expect(value(of: "Retrieved Password", in: screen) == nil)
-        #expect(screen.contains(listLegend))
+        #expect(!screen.contains("Retrieved ID"))
+        #expect(!screen.contains("Retrieved Password"))
         #expect(
             thrownKeychainError { try fx.open().item(service: "mail.example", account: "ana") }?.statusName
                 == "errSecItemNotFound")
@@ -355,10 +347,15 @@ extension TerminalUITests {
         try tmux.press("n")
         try tmux.type("typed blind")
         try tmux.resize(width: 110, height: 32)
-        let back = try tmux.waitForAll("Items 1", "github.com", "Retrieved Password")
+        // Back to the list as it was: not locked by l, no editor opened by n.
+        let back = try tmux.waitUntil("the list and its preview again") {
+            $0.contains("Items 1/1") && $0.contains("github.com") && $0.contains("Preview")
+        }
         #expect(!back.contains("typed blind"))
         #expect(!back.contains("Master password"))
+        #expect(!back.contains("New item"))
         try tmux.press("Enter")
+        try tmux.waitFor("Retrieved Password") // the editor, not the preview
         try tmux.type("x")
         try tmux.press("Escape")
         try tmux.waitFor("Unsaved edits")

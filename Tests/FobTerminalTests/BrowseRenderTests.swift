@@ -99,7 +99,8 @@ private func column(of text: String, in line: String) -> Int? {
         }
     }
 
-    /// The terminal cursor sits on the selected row, then in the filter.
+    /// The terminal cursor sits on the selected row, then in the filter, on
+    /// the help, on a dialog's question and on the editor's focused button.
     @Test func cursorSitsOnWhatHasFocus() throws {
         try #require(unicodeLocale)
         let app = browseApp(items())
@@ -116,16 +117,23 @@ private func column(of text: String, in line: String) -> Int? {
         canvas = draw(app, rows: 24, columns: 80)
         #expect(canvas.line(try #require(canvas.cursor).row).contains("List"))
         app.send(.dismiss)
-        // A dialog: on its question.
-        app.send(.deleteSelected)
+        // A dialog: on its question (the editor's Delete button asks; d in the list does not).
+        app.send(.editSelected)
+        app.send(.focus(.deleteButton))
+        app.send(.submit)
         canvas = draw(app, rows: 24, columns: 80)
-        #expect(canvas.line(try #require(canvas.cursor).row).contains("Delete service"))
+        let question = canvas.line(try #require(canvas.cursor).row)
+        #expect(question.contains("Delete service") && question.contains("(y/n)"), "\(question)")
         app.send(.dismiss)
-        // A focused button: on the button.
+        // A focused button: on its first cell, compact beside the list at
+        // 80 columns, roomy at 120.
         app.send(.focus(.retrieveButton))
-        canvas = draw(app, rows: 24, columns: 80)
-        let button = try #require(canvas.cursor)
-        #expect(Array(canvas.line(button.row))[button.column...].starts(with: "[ Retrieve ]"))
+        for (rows, columns, label) in [(24, 80, "[Retrieve]"), (40, 120, "[ Retrieve ]")] {
+            canvas = draw(app, rows: rows, columns: columns)
+            let button = try #require(canvas.cursor)
+            #expect(
+                Array(canvas.line(button.row))[button.column...].starts(with: label), "at \(columns) columns")
+        }
     }
 
     /// Issue 20: masks showed one `•` per character of a stored secret.
