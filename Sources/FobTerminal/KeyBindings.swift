@@ -209,9 +209,19 @@ public enum KeyBindings {
             // q and Esc close the help like any other key: they never quit.
             return .dismiss
         },
-        KeyBinding([.character("y"), .character("Y")], in: [.confirm], .confirm, legend: "y yes"),
-        KeyBinding([.character("n"), .character("N"), .escape], in: [.confirm], .dismiss, legend: "n/Esc no"),
-        KeyBinding([.character("d"), .character("D")], in: [.confirm], .discardEdits),
+        // The unsaved-edits question names its three answers in the legend too.
+        KeyBinding(
+            .these([.character("y"), .character("Y")]), in: [.confirm],
+            legend: .computed { asksToLeaveEditor($0) ? "y save" : "y yes" }
+        ) { _, _ in .confirm },
+        KeyBinding(
+            .these([.character("n"), .character("N"), .escape]), in: [.confirm],
+            legend: .computed { asksToLeaveEditor($0) ? "n/Esc keep editing" : "n/Esc no" }
+        ) { _, _ in .dismiss },
+        KeyBinding(
+            .these([.character("d"), .character("D")]), in: [.confirm],
+            legend: .computed { asksToLeaveEditor($0) ? "d discard" : "" }
+        ) { _, _ in .discardEdits },
         KeyBinding([.down, .character("j")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up, .character("k")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
@@ -469,6 +479,14 @@ public enum KeyBindings {
     public static func legendEntries(for app: AppModel) -> [String] {
         let context = KeyContext(app)
         return table.filter { $0.contexts.contains(context) }.compactMap { $0.legend?.text(for: app) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// Whether the dialog showing asks what to do with an editor's unsaved
+    /// edits (`y` save, `d` discard, `n`/Esc keep editing).
+    static func asksToLeaveEditor(_ app: AppModel) -> Bool {
+        guard case .confirm(let dialog) = app.overlay, case .leaveEditor = dialog.purpose else { return false }
+        return true
     }
 
     /// The help overlay's lines: key, then what it does.
