@@ -51,6 +51,9 @@ public enum TerminalApp {
 
         mutating func run() -> Int32 {
             draw()
+            // Already unlocked: a master password typed blind before this
+            // first frame must not become commands or text.
+            if app.startedUnlocked { screen.dropTypeahead() }
             while true {
                 let (signals, input) = screen.poll(timeout: TerminalApp.tickMilliseconds)
                 for signal in signals {

@@ -52,6 +52,12 @@ final class TerminalScreen {
 
     deinit { close() }
 
+    /// Drops every key typed and not yet read (`flushinp`, which empties the
+    /// terminal's input queue too).
+    func dropTypeahead() {
+        _ = flushinp()
+    }
+
     /// Leaves full-screen mode and puts the terminal back as it was; safe to call twice.
     func close() {
         guard active else { return }

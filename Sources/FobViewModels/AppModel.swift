@@ -85,12 +85,23 @@ public final class AppModel {
         } else if store.isLocked {
             current = .unlock(UnlockModel())
         } else {
-            current = .main(
-                MainScreen(
-                    store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                    mailbox: mailbox))
+            let main = MainScreen(
+                store: store, clipboard: clipboard, clock: clock, transport: oauthTransport, mailbox: mailbox)
+            main.model.form.message = .info(AppModel.alreadyUnlockedNote)
+            current = .main(main)
+            startedUnlocked = true
         }
     }
+
+    /// Whether the first screen is the main screen because the vault was
+    /// unlocked already (the agent holds it): keys typed before it showed,
+    /// a master password typed blind among them, are to be dropped, never
+    /// taken as commands or text.
+    public private(set) var startedUnlocked = false
+
+    /// The first message when the vault was unlocked already.
+    public static let alreadyUnlockedNote =
+        "The vault is already unlocked (fob agent): no password needed; keys typed before this screen were ignored"
 
     /// The password generator's settings while no main screen shows, so
     /// that they outlast a lock (they hold no secret).

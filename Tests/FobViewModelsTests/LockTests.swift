@@ -1,3 +1,4 @@
+import FobClipboard
 import FobStore
 import FobTestSupport
 import FobViewModels
@@ -154,5 +155,23 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
         #expect(h.clipboard.contents == nil)
         #expect(h.store.isLocked)
         #expect(h.form.retrievedPassword == nil)
+    }
+}
+
+/// The agent holds the vault unlocked: the UI starts on the list and says so.
+@Suite struct AlreadyUnlockedTests {
+    @Test func theFirstScreenSaysTheVaultIsUnlockedAlready() throws {
+        let clock = TestClock()
+        let store = InMemoryStore(password: Harness.password, now: { clock.now })
+        store.externalPut(item("mail", "ana", "pw"))
+        try store.unlock(password: SecretBytes(utf8: Harness.password))
+        let controller = ClipboardController(
+            clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner())
+        let app = AppModel(store: store, clipboard: controller, clock: clock)
+        #expect(app.startedUnlocked)
+        #expect(app.mainModel?.form.message.text == AppModel.alreadyUnlockedNote)
+        // Unlocking through the screen is not starting unlocked.
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        #expect(!h.app.startedUnlocked)
     }
 }

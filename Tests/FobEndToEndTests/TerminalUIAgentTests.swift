@@ -1,0 +1,33 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// The terminal UI over a vault the agent holds unlocked, driven through the
+/// built `fob` in tmux at 80×24.
+@Suite(.serialized) struct TerminalUIAgentTests {
+    /// A master password typed blind while `fob` starts, before its first
+    /// frame, is dropped: it becomes neither commands (`c` copies, Enter
+    /// opens the editor) nor text, and the screen says the vault was
+    /// unlocked already.
+    @Test func aPasswordTypedBeforeTheFirstFrameIsDropped() throws {
+        let agent = try AgentFixture()
+        #expect(try agent.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        #expect(try agent.unlock().status == 0)
+        // The shell waits before starting fob: what is typed meanwhile sits in
+        // the terminal's input queue as a password typed blind would.
+        let command = [FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(
+            width: 80, height: 24, command: ["/bin/sh", "-c", "sleep 2; \"$@\"; sleep 60", "sh"] + command,
+            environment: agent.environment)
+        try tmux.type("correct horse")
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("already unlocked")
+        #expect(screen.contains("Items 1/1"))
+        #expect(!screen.contains("Editing"))
+        #expect(!screen.contains("Copying"))
+        // Still answering keys typed after the first frame.
+        try tmux.type("n")
+        try tmux.waitFor("New item")
+    }
+}
