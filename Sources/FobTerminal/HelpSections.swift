@@ -93,9 +93,10 @@ public enum HelpSections {
         Section(
             title: "Dialogs", contexts: [.confirm, .logoutReview],
             lines: [
-                ("y", "yes; unsaved edits: save; logout review: delete the ticked items and lock"),
-                ("n, Esc", "no; unsaved edits: keep editing"),
+                ("y", "yes; unsaved edits: save; changed elsewhere: write yours over; logout review: delete and lock"),
+                ("n, Esc", "no; unsaved edits, changed elsewhere: keep editing"),
                 ("d", "unsaved edits: discard them"),
+                ("r", "changed elsewhere: reload the item as stored now, dropping your edits"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
             ]),
         Section(

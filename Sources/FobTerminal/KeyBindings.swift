@@ -212,15 +212,20 @@ public enum KeyBindings {
         // The unsaved-edits question names its three answers in the legend too.
         KeyBinding(
             .these([.character("y"), .character("Y")]), in: [.confirm],
-            legend: .computed { asksToLeaveEditor($0) ? "y save" : "y yes" }
+            legend: .computed { asksToLeaveEditor($0) ? "y save" : asksAboutChanges($0) ? "y write over" : "y yes" }
         ) { _, _ in .confirm },
         KeyBinding(
             .these([.character("n"), .character("N"), .escape]), in: [.confirm],
-            legend: .computed { asksToLeaveEditor($0) ? "n/Esc keep editing" : "n/Esc no" }
+            legend: .computed { asksToLeaveEditor($0) || asksAboutChanges($0) ? "n/Esc keep editing" : "n/Esc no" }
         ) { _, _ in .dismiss },
         KeyBinding(
             .these([.character("d"), .character("D")]), in: [.confirm],
             legend: .computed { asksToLeaveEditor($0) ? "d discard" : "" }
+        ) { _, _ in .discardEdits },
+        // The changed-elsewhere question: r reloads the item, dropping the edits.
+        KeyBinding(
+            .these([.character("r"), .character("R")]), in: [.confirm],
+            legend: .computed { asksAboutChanges($0) ? "r reload" : "" }
         ) { _, _ in .discardEdits },
         KeyBinding([.down, .character("j")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up, .character("k")], in: [.logoutReview], .moveSelection(-1)),
@@ -486,6 +491,13 @@ public enum KeyBindings {
     /// edits (`y` save, `d` discard, `n`/Esc keep editing).
     static func asksToLeaveEditor(_ app: AppModel) -> Bool {
         guard case .confirm(let dialog) = app.overlay, case .leaveEditor = dialog.purpose else { return false }
+        return true
+    }
+
+    /// Whether the dialog showing asks what to do with edits of an item
+    /// that changed elsewhere (`y` write over, `r` reload, `n`/Esc keep editing).
+    static func asksAboutChanges(_ app: AppModel) -> Bool {
+        guard case .confirm(let dialog) = app.overlay, case .saveOverChanges = dialog.purpose else { return false }
         return true
     }
 

@@ -71,6 +71,9 @@ extension Renderer {
         var bx = x
         var buttons = ["[ y Yes ]", "[ n No ]"]
         if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }
+        if case .saveOverChanges = dialog.purpose {
+            buttons = ["[ y Write over ]", "[ r Reload ]", "[ n Keep editing ]"]
+        }
         for (text, role) in buttons.map({ ($0, Role.button) }) {
             bx +=
                 canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)

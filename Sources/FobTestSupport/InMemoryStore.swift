@@ -35,8 +35,15 @@ public final class InMemoryStore: KeychainStore {
 
     public var vaultExists: Bool { password != nil }
 
-    /// Puts an item in place as another process would (bumps ``version``).
+    /// Runs at the start of every write (save, update, delete), before the
+    /// store reads what it writes over: a test puts another process's write there.
+    public var beforeWrite: (() -> Void)?
+
+    /// Puts an item in place as another process would (bumps ``version``),
+    /// one revision past the item it replaces (1 for a new one).
     public func externalPut(_ item: Item) {
+        var item = item
+        item.revision = (storedItems[ItemKey(item)]?.revision ?? 0) + 1
         storedItems[ItemKey(item)] = item
         version += 1
     }
@@ -133,6 +140,7 @@ public final class InMemoryStore: KeychainStore {
     {
         try record("save")
         try requireUnlocked()
+        beforeWrite?()
         let key = ItemKey(service: service, account: account)
         let stamp = now()
         var changes = attributes
@@ -157,6 +165,7 @@ public final class InMemoryStore: KeychainStore {
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
         try record("update")
         try requireUnlocked()
+        beforeWrite?()
         let found = try items(matching: query, withSecrets: true)
         for item in found { try Self.check(item, expected: changes.expectedRevision) }
         for var item in found {
@@ -182,6 +191,7 @@ public final class InMemoryStore: KeychainStore {
     public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
         try record("delete")
         try requireUnlocked()
+        beforeWrite?()
         let found = try items(matching: query, withSecrets: false)
         for item in found { try Self.check(item, expected: query.expectedRevision) }
         for item in found where failingDeletes.contains(ItemKey(item)) {

@@ -301,9 +301,17 @@ public final class AppModel {
                 guard case .main(let main) = current else { return .stay }
                 return main.perform(dialog.purpose)
             case .discardEdits:
-                guard case .leaveEditor(let exit) = dialog.purpose, case .main(let main) = current else { return .stay }
-                self.overlay = nil
-                return main.discardAndLeave(then: exit)
+                guard case .main(let main) = current else { return .stay }
+                switch dialog.purpose {
+                case .leaveEditor(let exit):
+                    self.overlay = nil
+                    return main.discardAndLeave(then: exit)
+                case .saveOverChanges:
+                    self.overlay = nil
+                    return main.reloadDroppingEdits()
+                default:
+                    return .stay
+                }
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = current { main.model.form.message = .info("Cancelled") }

@@ -134,6 +134,8 @@ public enum Editor {
         }
         guard let current else {
             if input.password.count == 0 && !allowEmptySecret { return .confirmEmptySecret(typedKey) }
+            // Added only if no item appeared at this key since it was looked up.
+            changes.expectedRevision = 0
             return .add(key: typedKey, secret: input.password, changes: changes)
         }
         let key = ItemKey(current)
@@ -152,6 +154,9 @@ public enum Editor {
             renamed = true
         }
         guard !changes.changesNothing else { return .unchanged(key) }
+        // A conditional write: refused if another writer comes between the
+        // read of `current` and the write.
+        if current.revision > 0 { changes.expectedRevision = current.revision }
         return .update(key: key, changes: changes, renamed: renamed)
     }
 
@@ -231,10 +236,12 @@ public enum Editor {
     /// What changed in the stored item since the editor opened it, named
     /// for people (`label`, `password` …); empty when nothing did.
     ///
-    /// The one place that decides "changed elsewhere": today by comparing
-    /// the modification date and the fields; a per-item revision can take
-    /// its place here.
+    /// The one place that decides "changed elsewhere": the item changed when
+    /// its ``Item/revision`` moved on (every write of it moves it, also one
+    /// that leaves every field as it was); items not read from a store
+    /// (revision 0) are compared by modification date.
     public static func changedElsewhere(opened: Item, current: Item) -> [String] {
+        guard isNewer(current, than: opened) else { return [] }
         var names: [String] = []
         if opened.service != current.service || opened.account != current.account { names.append("service / user ID") }
         if opened.secret != current.secret { names.append("password") }
@@ -244,8 +251,15 @@ public enum Editor {
         if opened.kind != current.kind { names.append("kind") }
         if opened.oneTimePassword != current.oneTimePassword { names.append("one-time seed") }
         if opened.customFields != current.customFields { names.append("fields") }
-        if names.isEmpty && opened.modified != current.modified { names.append("other attributes") }
+        if names.isEmpty { names.append("other attributes") }
         return names
+    }
+
+    /// Whether `current` was written since `opened` was read: by revision,
+    /// or by modification date when either has none.
+    public static func isNewer(_ current: Item, than opened: Item) -> Bool {
+        guard opened.revision > 0 && current.revision > 0 else { return opened.modified != current.modified }
+        return opened.revision != current.revision
     }
 }
 

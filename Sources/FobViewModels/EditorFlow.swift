@@ -91,7 +91,8 @@ extension MainScreen {
         let form = model.form
         guard let baseline = form.baseline,
             let row = model.list.allRows.first(where: { $0.key == baseline.key }),
-            row.modified != baseline.item.modified
+            row.revision > 0 && baseline.item.revision > 0
+                ? row.revision != baseline.item.revision : row.modified != baseline.item.modified
         else { return }
         let name = MainScreen.shortName(baseline.key)
         if form.hasUnsavedEdits {

@@ -47,7 +47,8 @@ final class ItemRefresh {
             seen.insert(key)
             return ItemRow(
                 key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
-                kind: item.kind, modified: item.modified, expires: expiry(of: item, key: key), expiryText: nil)
+                kind: item.kind, modified: item.modified, revision: item.revision, expires: expiry(of: item, key: key),
+                expiryText: nil)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
         main.list.replace(with: rows)

@@ -21,6 +21,8 @@ public struct ItemRow: Sendable, Equatable {
     public var kind: ItemKind
     /// The modification date.
     public var modified: Date
+    /// The item's ``Item/revision`` as listed (0 when not read from a store).
+    public var revision: UInt64 = 0
     /// When the token expires (token and oauth items whose expiry can be read).
     public var expires: Date?
     /// "expires in 4m" / "expired 2h ago", as of the last tick; `nil` without an expiry.

@@ -66,6 +66,8 @@ extension MainScreen {
     /// only the fields edited, is renamed only when Service or User ID
     /// was edited, and is not written when it changed elsewhere since it
     /// was opened (the dialog asks). Storing an empty secret asks first.
+    /// The write is conditional on the revision read here, so a write by
+    /// another process in between is refused, never overwritten.
     @discardableResult
     func save(allowEmptySecret: Bool = false, overwriteChanges: Bool = false) -> Transition {
         let form = model.form
@@ -89,16 +91,10 @@ extension MainScreen {
                 : "Replace the password of \(key.described) with an empty one? (y/n)"
             return .show(.confirm(ConfirmDialog(title: "Empty password", message: question, purpose: .saveEmptySecret)))
         case .changedElsewhere(let names):
-            let key = lookup.described
-            form.message = .warning(
-                "Changed elsewhere since opened: \(names.joined(separator: ", ")) of \(key); your edits are kept")
-            return .show(
-                .confirm(
-                    ConfirmDialog(
-                        title: "Changed elsewhere",
-                        message: "Another process changed the \(names.joined(separator: ", ")) of \(key) "
-                            + "since you opened it. Write only your edits over it? (y/n)",
-                        purpose: .saveOverChanges)))
+            let name = MainScreen.shortName(lookup)
+            return askAboutChanges(
+                of: lookup,
+                "Another process changed the \(names.joined(separator: ", ")) of \(name) since you opened it.")
         case .deletedElsewhere(let key):
             form.baseline = nil
             form.openedKey = nil
@@ -114,23 +110,62 @@ extension MainScreen {
         return .stay
     }
 
+    /// The item changed elsewhere since it was opened, or while Save wrote
+    /// (`what` says which): nothing is written, the edits stay, and the
+    /// dialog offers to write them over it (`y`), to reload the item as
+    /// stored now (`r`), or to keep editing (`n`).
+    func askAboutChanges(of key: ItemKey, _ what: String) -> Transition {
+        let name = MainScreen.shortName(key)
+        model.form.message = .warning("\(name) changed elsewhere: nothing saved; your edits are kept")
+        return .show(
+            .confirm(
+                ConfirmDialog(
+                    title: "Changed elsewhere",
+                    message: what + " Write your edits over it (y), reload it as stored now (r), or keep editing (n)?",
+                    purpose: .saveOverChanges)))
+    }
+
+    /// `r` on the changed-elsewhere question: the editor shows the item as
+    /// stored now, the edits dropped.
+    func reloadDroppingEdits() -> Transition {
+        let form = model.form
+        let key = form.baseline?.key ?? formKey
+        guard (try? store.item(key)) != nil else {
+            form.message = .warning("\(MainScreen.shortName(key)) is no longer stored; your edits are kept")
+            return .stay
+        }
+        reloadItems()
+        reopen(key)
+        form.message = .info("Reloaded \(MainScreen.shortName(key)) as stored now; your edits were dropped")
+        return .stay
+    }
+
+    /// The message of a write that failed; a lost race asks (``askAboutChanges(of:_:)``).
+    private func writeFailed(_ error: KeychainError, _ key: ItemKey, _ newKey: ItemKey) -> Transition {
+        switch error {
+        case .revisionMismatch:
+            let name = MainScreen.shortName(key)
+            return askAboutChanges(of: key, "Another process wrote \(name) as you saved; nothing was written.")
+        case .duplicateItem:
+            model.form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
+        default:
+            model.form.message = .error(error.description)
+        }
+        return .stay
+    }
+
     private func saveUpdate(_ key: ItemKey, _ changes: ItemChanges, renamed: Bool, before: Item?) -> Transition {
         let form = model.form
         let newKey = ItemKey(
             itemClass: key.itemClass, accessGroup: key.accessGroup,
             service: changes.service ?? key.service, account: changes.account ?? key.account)
         if renamed, (try? store.items(matching: newKey.query, withSecrets: false)) != nil {
-            form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
-            return .stay
+            return writeFailed(.duplicateItem(newKey.described), key, newKey)
         }
         do {
             _ = try store.update(matching: key.query, with: changes)
-        } catch .duplicateItem {
-            form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
-            return .stay
         } catch {
-            form.message = .error(error.description)
-            return .stay
+            return writeFailed(error, key, newKey)
         }
         let replaced = changes.secret != nil
         if replaced, let before { undo.record(.replaced(before: before, now: newKey), at: clock.now) }
@@ -148,16 +183,14 @@ extension MainScreen {
     }
 
     private func saveNew(_ key: ItemKey, _ secret: SecretBytes, _ changes: ItemChanges) -> Transition {
-        let form = model.form
         do {
             _ = try store.save(service: key.service, account: key.account, secret: secret, attributes: changes)
         } catch {
-            form.message = .error(error.description)
-            return .stay
+            return writeFailed(error, key, key)
         }
         reloadItems()
         reopen(key)
-        form.message = .success("Saved (new item)")
+        model.form.message = .success("Saved (new item)")
         return .stay
     }
 

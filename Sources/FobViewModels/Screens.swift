@@ -18,7 +18,9 @@ public struct ConfirmDialog: Sendable, Equatable {
         case deleteItem(ItemKey)
         /// Save the form, storing an empty secret (a new item's, or in place of the opened item's).
         case saveEmptySecret
-        /// Save the editor's edits over an item another process changed since it was opened.
+        /// Save the editor's edits over an item another process changed since
+        /// it was opened; ``Action/discardEdits`` (`r`) reloads the item as
+        /// stored now, `n`/Esc keeps editing.
         case saveOverChanges
         /// The editor holds unsaved edits: `y` saves, ``Action/discardEdits``
         /// drops them, `n`/Esc keeps editing; then go to `then`.

@@ -198,6 +198,7 @@ import Testing
         stored.customFields = [CustomField(name: "pin", text: "1234", isHidden: true)]
         stored.oneTimePassword = SecretBytes(utf8: ItemEditTests.seed)
         let h = try Harness.unlocked(items: [stored])
+        stored = try #require(h.store.storedItems[ItemKey(stored)])
         h.send(.deleteSelected)
         #expect(h.app.overlay == nil)
         #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
@@ -229,8 +230,8 @@ import Testing
     }
 
     @Test func undoOfASaveThatReplacedTheSecret() throws {
-        let before = item("mail", "ana", "old")
-        let h = try Harness.unlocked(items: [before])
+        let h = try Harness.unlocked(items: [item("mail", "ana", "old")])
+        let before = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
         h.send(.editSelected, .focus(.password), .insert("new"), .save)
         #expect(h.store.storedItems[ItemKey(before)]?.secret == SecretBytes(utf8: "new"))
         #expect(h.message.hasSuffix("z undoes (10 s)"))
@@ -345,5 +346,95 @@ import Testing
         other.send(.editSelected, .focus(.label), .insert("L"), .focus(.list), .quit, .discardEdits)
         #expect(other.app.shouldQuit)
         #expect(other.store.storedItems[EditorTests.key]?.label == nil)
+    }
+}
+
+/// Save is a conditional write on the revision it read: another process
+/// writing between that read and the write is refused, never overwritten.
+@Suite struct SaveRaceTests {
+    static let key = ItemKey(service: "mail", account: "ana")
+
+    /// Another write lands after Save read the item and before it wrote.
+    @Test func aWriteBetweenReadAndWriteIsNotOverwritten() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.label), .clearField, .insert("Mine"))
+        let store = h.store
+        store.beforeWrite = {
+            store.beforeWrite = nil
+            store.externalPut(item("mail", "ana", "pw2", label: "From the CLI"))
+        }
+        h.send(.save)
+        let stored = try #require(h.store.storedItems[Self.key])
+        #expect(stored.label == "From the CLI")
+        #expect(stored.secret == SecretBytes(utf8: "pw2"))
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no question")
+            return
+        }
+        #expect(dialog.purpose == .saveOverChanges)
+        #expect(dialog.message.hasPrefix("Another process wrote mail / ana as you saved; nothing was written."))
+        #expect(h.message == "mail / ana changed elsewhere: nothing saved; your edits are kept")
+        #expect(h.form.label.text == "Mine")
+        // r: the item as stored now, the edits dropped.
+        h.send(.discardEdits)
+        #expect(h.app.overlay == nil)
+        #expect(h.form.label.text == "From the CLI")
+        #expect(h.message == "Reloaded mail / ana as stored now; your edits were dropped")
+    }
+
+    /// Keep editing, then y: only the user's edit is written over the other writer's.
+    @Test func keepThenWriteOverWritesOnlyTheEdit() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw", label: "Old")])
+        h.send(.editSelected, .focus(.url), .insert("https://mail.example"))
+        let store = h.store
+        store.beforeWrite = {
+            store.beforeWrite = nil
+            store.externalPut(item("mail", "ana", "pw", label: "From the CLI"))
+        }
+        h.send(.save, .dismiss)
+        #expect(h.app.overlay == nil)
+        #expect(h.form.url.text == "https://mail.example")
+        #expect(h.store.storedItems[Self.key]?.url == nil)
+        h.send(.save)
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no question")
+            return
+        }
+        #expect(dialog.message.hasPrefix("Another process changed the label of mail / ana since you opened it."))
+        h.send(.confirm)
+        let stored = try #require(h.store.storedItems[Self.key])
+        #expect(stored.url == "https://mail.example")
+        #expect(stored.label == "From the CLI")
+    }
+
+    /// A new item typed while another process adds one at the same key.
+    @Test func aNewItemAddedElsewhereMeanwhileIsNotOverwritten() throws {
+        let h = try Harness.unlocked()
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("mine"))
+        let store = h.store
+        store.beforeWrite = {
+            store.beforeWrite = nil
+            store.externalPut(item("mail", "ana", "theirs"))
+        }
+        h.send(.save)
+        #expect(h.store.storedItems[Self.key]?.secret == SecretBytes(utf8: "theirs"))
+        guard case .confirm(let dialog) = h.app.overlay else {
+            Issue.record("no question")
+            return
+        }
+        #expect(dialog.purpose == .saveOverChanges)
+    }
+
+    /// "Changed elsewhere" is decided by revision, not by modification date.
+    @Test func changedElsewhereComparesRevisions() {
+        let date = Date(timeIntervalSince1970: 1_000_000)
+        var opened = item("mail", "ana", "pw", modified: date)
+        opened.revision = 3
+        var rewritten = opened
+        rewritten.revision = 4
+        #expect(Editor.changedElsewhere(opened: opened, current: rewritten) == ["other attributes"])
+        var sameRevision = opened
+        sameRevision.modified = date.addingTimeInterval(60)
+        #expect(Editor.changedElsewhere(opened: opened, current: sameRevision).isEmpty)
     }
 }
