@@ -18,7 +18,7 @@ enum HelperProcess {
     ///   input), if its stdin cannot be written, or if it cannot be waited for.
     static func run(
         _ tool: String, _ arguments: [String], input: SecretBytes? = nil, captureOutput: Bool = false,
-        environment: [String: String], timeout: Double = 5
+        captureError: Bool = false, environment: [String: String], timeout: Double = 5
     ) throws(ClipboardError) -> ChildProcessResult {
         guard let path = ExecutableLookup.find(tool, environment: environment) else {
             throw .helperMissing("\(tool) is not installed")
@@ -27,7 +27,7 @@ enum HelperProcess {
             Result { () throws(ChildProcessFailure) -> ChildProcessResult in
                 try ChildProcessRunner.run(
                     path, arguments: arguments, environment: environment, input: bytes,
-                    captureOutput: captureOutput, timeout: timeout)
+                    captureOutput: captureOutput, captureError: captureError, timeout: timeout)
             }
         }
         switch outcome {
@@ -38,14 +38,32 @@ enum HelperProcess {
     }
 
     /// Runs a helper and fails unless it exits 0.
+    /// - Parameter quotingError: read the helper's stderr and quote its
+    ///   first line in the failure (tmux's "no server running on …"), which
+    ///   names the cause; only for helpers that leave no long-lived child
+    ///   behind holding the pipe (not xclip, xsel or wl-copy).
     static func check(
-        _ tool: String, _ arguments: [String], input: SecretBytes? = nil,
+        _ tool: String, _ arguments: [String], input: SecretBytes? = nil, quotingError: Bool = false,
         environment: [String: String]
     ) throws(ClipboardError) {
-        let result = try run(tool, arguments, input: input, environment: environment)
+        var result = try run(tool, arguments, input: input, captureError: quotingError, environment: environment)
+        defer { result.wipe() }
         guard result.status == 0 else {
-            throw .helperFailed("\(tool) \(arguments.joined(separator: " ")) exited with status \(result.status)")
+            let said = firstLine(of: result.errorOutput)
+            throw .helperFailed(
+                "\(tool) \(arguments.joined(separator: " ")) exited with status \(result.status)"
+                    + (said.isEmpty ? "" : ": \(said)"))
         }
+    }
+
+    /// The first non-empty line of a helper's stderr, control characters
+    /// dropped, at most 160 characters.
+    static func firstLine(of bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first { !$0.allSatisfy(\.isWhitespace) }
+        let clean = String(
+            (line ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        return clean.count > 160 ? String(clean.prefix(159)) + "…" : clean
     }
 
     /// Runs a reading helper and compares its stdout with `secret` in
@@ -192,7 +210,7 @@ public struct TmuxClipboard: Clipboard {
     public var canReadBack: Bool { true }
     public func copy(_ secret: SecretBytes) throws(ClipboardError) {
         try HelperProcess.check(
-            "tmux", serverArguments + ["load-buffer", "-w", "-b", bufferName, "-"], input: secret,
+            "tmux", serverArguments + ["load-buffer", "-w", "-b", bufferName, "-"], input: secret, quotingError: true,
             environment: environment)
     }
     public func holds(_ secret: SecretBytes) -> Bool? {

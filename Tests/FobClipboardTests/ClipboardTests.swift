@@ -203,6 +203,20 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 15)
     }
 
+    /// A failed tmux copy says why, in tmux's own words.
+    @Test func aFailedTmuxCopyQuotesTheToolsError() throws {
+        let dir = TemporaryDirectory()
+        let tool = dir.file("tmux")
+        try "#!/bin/sh\ncat >/dev/null\necho 'no server running on /tmp/tmux-1000/default' >&2\nexit 1\n".write(
+            to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let board = TmuxClipboard(environment: ["PATH": dir.url.path + ":/usr/bin:/bin"])
+        #expect(
+            throws: ClipboardError.helperFailed(
+                "tmux load-buffer -w -b fob - exited with status 1: no server running on /tmp/tmux-1000/default")
+        ) { try board.copy(.text("x")) }
+    }
+
     @Test func missingHelperIsAClearError() {
         let board = XselClipboard(environment: ["PATH": "/nonexistent"])
         #expect(throws: ClipboardError.helperMissing("xsel is not installed")) { try board.copy(.text("x")) }
