@@ -393,6 +393,9 @@ public enum KeyBindings {
         KeyBinding([.backTab, .left, .up], in: [.button], .focusPrevious),
         KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
+        KeyBinding(
+            [.control("s")], in: [.field, .button, .choice, .generatorRow], .save, legend: "Ctrl-S save",
+            help: KeyBinding.Help(position: 21.5, keys: "Ctrl-S", text: "editor: save from any field")),
         KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in
             .toggleReveal
         },
@@ -419,9 +422,6 @@ public enum KeyBindings {
         KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),
         KeyBinding([.escape], in: [.generatorRow], .cancel, legend: "Esc list"),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
-        KeyBinding(
-            [.control("s")], in: [.field, .button, .choice, .generatorRow], .save,
-            help: KeyBinding.Help(position: 21.5, keys: "Ctrl-S", text: "editor: save from any field")),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
         KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
         KeyBinding([.left], in: [.choice], .cycleKind(-1)),

@@ -31,7 +31,8 @@ enum Layout {
             service: 0, account: 0, oneTimeCode: needs.hasOneTimeCode ? oneTimeMark.count : 0, kind: needs.kind,
             expiry: needs.hasExpiry ? expiryWidth : 0)
         func names() -> Int {
-            inner - 2 - [columns.oneTimeCode, columns.kind, columns.expiry].filter { $0 > 0 }.reduce(0) { $0 + $1 + 1 }
+            // The pointer and a space before the names, a blank cell before the border.
+            inner - 3 - [columns.oneTimeCode, columns.kind, columns.expiry].filter { $0 > 0 }.reduce(0) { $0 + $1 + 1 }
         }
         // A very narrow list gives up the kind, then the 2FA mark, before the names.
         if names() < 16 { columns.kind = 0 }

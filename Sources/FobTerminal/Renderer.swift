@@ -119,7 +119,9 @@ public struct Renderer {
     func dialogBox(_ canvas: inout Canvas, height: Int, width wanted: Int, title: String) -> (
         row: Int, column: Int, width: Int
     ) {
-        let width = min(wanted, canvas.columns - 2)
+        // A box nearly as wide as the screen takes all of it, its border
+        // over the panes' rather than one cell inside them (`┌┌─ Help`).
+        let width = wanted >= canvas.columns - 2 ? canvas.columns : wanted
         let height = min(height, canvas.rows - 2)
         let row = max(1, (canvas.rows - height) / 2)
         let column = max(0, (canvas.columns - width) / 2)

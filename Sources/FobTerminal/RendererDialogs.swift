@@ -116,6 +116,8 @@ extension Renderer {
                 }
                 let shown = focused && field == .mode ? "< \(value) >" : value
                 canvas.put(shown, row: y, column: valueColumn, width: valueWidth, role: focused ? .focus : .field)
+                // On the focused choice, so a screen reader reads it.
+                if focused { cursor = (y, valueColumn) }
                 if field == .symbols {
                     canvas.put(
                         Self.symbolsNote, row: y, column: valueColumn + 5, width: max(0, valueWidth - 5), role: .dim)

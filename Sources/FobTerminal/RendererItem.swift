@@ -66,6 +66,9 @@ extension Renderer {
         if DisplayWidth.cells(of: generator) > valueWidth {
             generator = GeneratorSpec.summary(of: main.generatorSettings, short: true)
         }
+        if DisplayWidth.cells(of: generator) > valueWidth {
+            generator = GeneratorSpec.summary(of: main.generatorSettings, tiny: true)
+        }
         rows.append(("Generator", .choice(generator, .generator)))
         rows.append(("Field name", .field(form.fieldName, .fieldName, note: nil)))
         rows.append(("Field value", .field(form.fieldValue, .fieldValue, note: nil)))

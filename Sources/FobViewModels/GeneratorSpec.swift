@@ -80,6 +80,23 @@ public enum GeneratorSpec {
 }
 
 extension GeneratorSpec {
+    /// The tiniest summary, for the Generator row at 80 columns: `20 chars, aA9#`
+    /// (a letter or sign per class), `6 words, "-"`.
+    public static func summary(of policy: PasswordPolicy, tiny: Bool) -> String {
+        guard tiny, policy.kind == .characters else { return summary(of: policy, short: true) }
+        let signs = policy.classes.sorted().map { (c: CharacterClass) -> String in
+            switch c {
+            case .lower: return "a"
+            case .upper: return "A"
+            case .digits: return "9"
+            case .symbols: return "#"
+            }
+        }
+        var text = "\(policy.length) char\(policy.length == 1 ? "" : "s"), " + (signs.isEmpty ? "none" : signs.joined())
+        if !policy.excluded.isEmpty { text += ", not \(policy.excluded)" }
+        return text
+    }
+
     /// One line describing `policy`, as the form's Generator row shows it:
     /// `20 characters · a-z A-Z 0-9 symbols`, `32 characters · 0-9 · not O0Il1`,
     /// `6 words` or `6 words · separated by "-"`; with `short`, for narrow

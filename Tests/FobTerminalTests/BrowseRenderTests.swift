@@ -363,3 +363,50 @@ extension BrowseRenderTests {
         #expect(cursor.column > ellipsis + 1, "the cursor sits after the text, not on the ellipsis")
     }
 }
+
+/// Found by fresh eyes at 80×24: each test failed before its fix.
+@Suite struct FreshEyesRenderTests {
+    /// The help's box takes the whole width: its border lies on the panes'
+    /// frame, not one cell inside it (`┌┌─ Help`).
+    @Test func theHelpBoxIsNotDrawnInsideTheFrames() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("mail", "ana", "pw")])
+        app.send(.showHelp)
+        let lines = rows(draw(app, rows: 24, columns: 80))
+        #expect(!lines.contains { $0.contains("┌┌") || $0.contains("││") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasPrefix("┌─ Help") })
+    }
+
+    /// The Kind column keeps a blank cell before the list's border.
+    @Test func theKindColumnDoesNotTouchTheBorder() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("mail", "ana", "pw", kind: .note), item("a", "b", "c")])
+        let canvas = draw(app, rows: 24, columns: 80)
+        let width = Layout.listWidth(columns: 80)
+        for line in rows(canvas)[2...3] {
+            let cells = Array(line)
+            #expect(cells[width - 1] == "│")
+            #expect(cells[width - 2] == " ", "\(line)")
+        }
+    }
+
+    /// The Generator row says its settings whole at 80 columns.
+    @Test func theGeneratorRowFitsAtEightyColumns() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("mail", "ana", "pw")])
+        app.send(.newItem)
+        app.send(.focus(.generator))
+        let text = rows(draw(app, rows: 24, columns: 80)).joined(separator: "\n")
+        #expect(text.contains("Generator   20 chars, aA9#"), "\(text)")
+    }
+
+    /// The terminal cursor sits on the generator dialog's focused choice.
+    @Test func theCursorSitsOnAFocusedGeneratorChoice() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("mail", "ana", "pw")])
+        app.send(.openGenerator)
+        let canvas = draw(app, rows: 24, columns: 80)
+        let cursor = try #require(canvas.cursor)
+        #expect(canvas.line(cursor.row).contains("Make"))
+    }
+}

@@ -100,10 +100,12 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
                 "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  "
                 + "Ctrl-R reveal  m messages  ? help  q quit",
             .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
-            .field: "Tab/S-Tab move  Enter next  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  Esc list",
-            .choice: "Space/Left/Right change  Tab/S-Tab move  Esc list",
-            .button: "Tab/S-Tab move  Enter press  Ctrl-R reveal retrieved  Esc list  ? help",
-            .generatorRow: "Enter/Ctrl-G settings  Tab/S-Tab move  Esc list",
+            .field:
+                "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
+                + "Esc list",
+            .choice: "Ctrl-S save  Space/Left/Right change  Tab/S-Tab move  Esc list",
+            .button: "Tab/S-Tab move  Enter press  Ctrl-S save  Ctrl-R reveal retrieved  Esc list  ? help",
+            .generatorRow: "Ctrl-S save  Enter/Ctrl-G settings  Tab/S-Tab move  Esc list",
             .generatorField: "Tab/S-Tab move  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
             .generatorChoice: "Tab/S-Tab move  Space switch  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
         ]

@@ -181,7 +181,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
             #expect(text.contains(caption), "\(caption)")
         }
         #expect(text.contains(String(repeating: "•", count: 20)))
-        #expect(canvas.cursor == nil) // focus on the mode, a choice
+        // On the focused choice (the mode), for screen readers.
+        #expect(canvas.cursor.map { canvas.line($0.row).contains("Make") } == true)
         app.send(.focusNext)
         canvas = draw(app)
         #expect(canvas.cursor != nil) // in the Length field
