@@ -200,7 +200,7 @@ public final class AppModel {
         }
         if case .main(let main) = current {
             main.finishRefresh()
-            main.undo.expire(at: now)
+            main.expireUndo()
             main.refresh.poll(main.model, now: now)
             main.syncPreview()
             main.followOpenedItem()
@@ -255,10 +255,18 @@ public final class AppModel {
             self.overlay = overlay
         case .lock(let message): lockNow(message: message, everywhere: true)
         case .openVault:
-            current = .main(
-                MainScreen(
-                    store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                    generatorSettings: generatorSettings, mailbox: mailbox))
+            let main = MainScreen(
+                store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
+                generatorSettings: generatorSettings, mailbox: mailbox)
+            // The lock wiped the message history with everything else: `m` says so.
+            if messagesWipedByLock { main.model.messages.append(.info(AppModel.messagesWipedNote), at: clock.now) }
+            // Unlocking goes back to the item highlighted before the lock.
+            if let key = selectionBeforeLock {
+                main.model.list.select(key)
+                main.syncPreview()
+            }
+            selectionBeforeLock = nil
+            current = .main(main)
         case .quit: shouldQuit = true
         }
     }
@@ -349,7 +357,10 @@ public final class AppModel {
     /// and shows the unlock screen with `message`.
     private func lockNow(message: StatusLine, everywhere: Bool) {
         if everywhere { store.lockSession() }
-        if case .main(let main) = current { generatorSettings = main.model.generatorSettings }
+        if case .main(let main) = current {
+            generatorSettings = main.model.generatorSettings
+            selectionBeforeLock = main.model.list.selectedRow?.key
+        }
         overlay = nil
         clipboard.clearNow()
         if case .main(let main) = current, let pending = main.pendingRefresh, pending.job.finished == nil {
@@ -358,8 +369,19 @@ public final class AppModel {
             store.lock()
         }
         wipeScreen()
+        if case .main = current { messagesWipedByLock = true }
         current = .unlock(UnlockModel(message: message))
     }
+
+    /// The item highlighted when the main screen locked (a name, no
+    /// secret), highlighted again after the unlock.
+    private var selectionBeforeLock: ItemKey?
+
+    /// Whether a lock wiped a main screen's message history.
+    private var messagesWipedByLock = false
+
+    /// The message history's first line after a lock wiped the earlier ones.
+    public static let messagesWipedNote = "Locking cleared the earlier messages"
 
     private func wipeScreen() {
         switch current {

@@ -21,9 +21,16 @@ extension MainScreen {
         let item: Item
         do {
             item = try store.item(key)
-            try store.delete(matching: key.query)
+            // Deletes the item as read, so that `z` brings back what was deleted.
+            var query = key.query
+            if item.revision > 0 { query.expectedRevision = item.revision }
+            try store.delete(matching: query)
         } catch .itemNotFound {
             form.message = .warning("No item for \(key.described)")
+            reloadItems()
+            return
+        } catch .revisionMismatch {
+            form.message = .warning("\(MainScreen.shortName(key)) changed elsewhere as you deleted it; nothing deleted")
             reloadItems()
             return
         } catch {
@@ -36,7 +43,16 @@ extension MainScreen {
             if model.focus != .list && model.focus != .filter { model.focus = .list }
         }
         reloadItems()
-        form.message = .success("Deleted \(MainScreen.shortName(key)) — z undoes (\(UndoBuffer.secondsText))")
+        form.message = .success("Deleted \(MainScreen.shortName(key))" + UndoBuffer.hint)
+    }
+
+    /// The timer step of undo: once its time is up, the message that offered
+    /// `z` loses that offer.
+    func expireUndo() {
+        guard undo.expire(at: clock.now) else { return }
+        let message = model.form.message
+        guard message.text.hasSuffix(UndoBuffer.hint) else { return }
+        model.form.message = StatusLine(message.tone, String(message.text.dropLast(UndoBuffer.hint.count)))
     }
 
     /// `z`: undoes the last delete or secret replacement, if its time is not up.

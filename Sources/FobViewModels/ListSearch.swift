@@ -10,8 +10,10 @@ import Foundation
 /// `github`); the characters are taken literally, with no pattern syntax.
 ///
 /// Each term ranks by how it matched, best first: a prefix of a field, a
-/// run starting at a word start, any other run, a subsequence. An item's
-/// rank is the sum over its terms; items of equal rank keep the list's order.
+/// run starting at a word start, any other run, a subsequence; within one
+/// of those, a match that starts earlier in its field ranks higher (`ghub`
+/// puts `github.com` before `api.github.com`). An item's rank is the sum
+/// over its terms; items of equal rank keep the list's order.
 public enum ListSearch {
     /// Separates fields in a ``key(service:account:label:url:kind:)``;
     /// folded text never holds it (it is the NUL byte).
@@ -49,8 +51,14 @@ public enum ListSearch {
             .filter { !$0.isEmpty }
     }
 
+    /// How many places into its field a match's start counts, at most:
+    /// a term's score is its ``Tier`` times this, plus that offset.
+    static let offsetSteps = 16
+
     /// The rank of a key (from ``key(service:account:label:url:kind:)``)
-    /// for `terms`: the sum of each term's best ``Tier``, lower is better;
+    /// for `terms`: the sum of each term's best score (its ``Tier`` times
+    /// ``offsetSteps``, plus where in its field the match starts, up to
+    /// ``offsetSteps`` − 1), lower is better: 0 when every term is a prefix;
     /// `nil` when a term matches no field.
     public static func rank(_ key: [UInt8], terms: [[UInt8]]) -> Int? {
         ranked(Index([key]), terms: terms, among: nil).ranks.first
@@ -113,8 +121,8 @@ public enum ListSearch {
                     let end = index.starts[i + 1]
                     var total = 0
                     for needle in needles {
-                        guard let tier = bestTier(needle, hay, start, end) else { return }
-                        total += tier.rawValue
+                        guard let score = bestScore(needle, hay, start, end) else { return }
+                        total += score
                     }
                     inOrder.append(i)
                     ranks.append(total)
@@ -174,48 +182,53 @@ public enum ListSearch {
         return k == needle.count
     }
 
-    /// The best way `needle` matches one field of the key `hay[keyStart..<keyEnd]`, or `nil`.
-    private static func bestTier(
+    /// The best score of `needle` over the fields of the key
+    /// `hay[keyStart..<keyEnd]` (see ``rank(_:terms:)``), or `nil`.
+    private static func bestScore(
         _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int
-    ) -> Tier? {
+    ) -> Int? {
         let n = needle.count
         // Cheap rejection: the term must be a subsequence of the whole key.
         guard isSubsequence(needle, hay, keyStart, keyEnd) else { return nil }
-        var best: Tier?
+        var best: Int?
         var start = keyStart
         while start <= keyEnd {
             let end = find(separator, hay, start, keyEnd) ?? keyEnd
-            if best == .wordStart {
+            if let known = best, known < offsetSteps * Tier.substring.rawValue {
                 // Once a word start matched, only a prefix can do better.
-                if end - start >= n, matches(needle, hay, at: start) { return .prefix }
-            } else if let tier = tier(needle, hay, start, end), best.map({ tier < $0 }) ?? true {
-                if tier == .prefix { return .prefix }
-                best = tier
+                if end - start >= n, matches(needle, hay, at: start) { return 0 }
+            } else if let score = score(needle, hay, start, end), best.map({ score < $0 }) ?? true {
+                if score == 0 { return 0 }
+                best = score
             }
             start = end + 1
         }
         return best
     }
 
-    /// How `needle` matches `hay[start..<end]`, or `nil`: the cheapest
-    /// checks first (prefix, then runs), the subsequence last.
-    private static func tier(
+    /// How `needle` matches `hay[start..<end]` as a score, or `nil`: the
+    /// cheapest checks first (prefix, then runs), the subsequence last.
+    private static func score(
         _ needle: UnsafeBufferPointer<UInt8>, _ hay: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
-    ) -> Tier? {
+    ) -> Int? {
         let n = needle.count
         guard n > 0, end - start >= n else { return nil }
-        if matches(needle, hay, at: start) { return .prefix }
-        var found = false
+        if matches(needle, hay, at: start) { return 0 }
+        func scored(_ tier: Tier, at: Int) -> Int { tier.rawValue * offsetSteps + min(at - start, offsetSteps - 1) }
+        var firstRun: Int?
         var at = start + 1
         while let candidate = find(needle[0], hay, at, end - n + 1) {
             if matches(needle, hay, at: candidate) {
-                if !isWordCharacter(hay[candidate - 1]) || !isWordCharacter(hay[candidate]) { return .wordStart }
-                found = true
+                if !isWordCharacter(hay[candidate - 1]) || !isWordCharacter(hay[candidate]) {
+                    return scored(.wordStart, at: candidate)
+                }
+                if firstRun == nil { firstRun = candidate }
             }
             at = candidate + 1
         }
-        if found { return .substring }
-        return isSubsequence(needle, hay, start, end) ? .subsequence : nil
+        if let firstRun { return scored(.substring, at: firstRun) }
+        guard let first = find(needle[0], hay, start, end), isSubsequence(needle, hay, first, end) else { return nil }
+        return scored(.subsequence, at: first)
     }
 
     /// Whether every key matching `new` also matches `old`: each term of

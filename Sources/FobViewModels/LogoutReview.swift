@@ -101,7 +101,10 @@ extension MainScreen {
         case .moveSelection(let delta): review.move(by: delta)
         case .cycleKind, .insert(" "): review.toggle()
         case .confirm, .submit:
-            guard review.selectedCount > 0 else { return (.stay, true) }
+            guard review.selectedCount > 0 else {
+                model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; n/Esc closes")
+                return (.stay, true)
+            }
             let keys = review.selectedKeys
             model.logoutReview = nil
             return (logoutWipe(keys: keys), false)

@@ -143,6 +143,21 @@ public final class ItemListModel {
         if let index = rows.firstIndex(where: { $0.key == key }) { selectedIndex = index }
     }
 
+    /// Selects the item `key`, clearing the filter first when it hides the
+    /// item (a new item saved while a filter is kept), so that the
+    /// highlight is never left on another item.
+    /// - Returns: whether the filter was cleared.
+    @discardableResult
+    func reveal(_ key: ItemKey) -> Bool {
+        guard !rows.contains(where: { $0.key == key }), allRows.contains(where: { $0.key == key }) else {
+            select(key)
+            return false
+        }
+        filter.clear()
+        applyFilter(keeping: key)
+        return true
+    }
+
     /// Moves the selection by `delta` rows, stopping at the ends.
     func moveSelection(by delta: Int) {
         guard !rows.isEmpty else { return }

@@ -65,109 +65,135 @@ final class MainScreen {
     @discardableResult
     func reloadItems() -> Bool { refresh.reload(model, now: clock.now) }
 
-    /// Performs `action` on the main screen.
+    /// Performs `action` on the main screen: Ctrl-R, then the focused text
+    /// field's editing keys, then the screen's commands.
     func handle(_ action: Action) -> Transition {
+        if case .toggleReveal = action {
+            toggleReveal()
+            return .stay
+        }
+        if editFocusedField(action) { return .stay }
+        return command(action)
+    }
+
+    /// Ctrl-R: on the list, the preview's secret and hidden fields; in a
+    /// Password, One-time seed or Field value field holding text, that
+    /// field; elsewhere the Retrieved Password (and one-time code).
+    private func toggleReveal() {
         let form = model.form
-        // Ctrl-R on the list: the preview's secret and hidden fields.
-        if case .toggleReveal = action, model.focus == .list || model.focus == .filter {
+        if model.focus == .list || model.focus == .filter {
             togglePreviewReveal()
-            return .stay
+            return
         }
-        // Ctrl-R: the Retrieved Password (and one-time code), except in a
-        // Password or One-time seed field holding text.
-        let ownReveal =
-            (model.focus == .password && !form.password.isEmpty)
-            || (model.focus == .oneTimeSeed && !form.oneTimeSeed.isEmpty)
-            || (model.focus == .fieldValue && !form.fieldValue.isEmpty)
-        if case .toggleReveal = action, !ownReveal {
-            if form.retrievedPassword != nil {
-                form.isRetrievedPasswordRevealed.toggle()
-            } else if model.focus == .password {
-                form.password.toggleReveal()
+        let own: TextFieldState? =
+            switch model.focus {
+            case .password: form.password
+            case .oneTimeSeed: form.oneTimeSeed
+            case .fieldValue: form.fieldValue
+            default: nil
             }
-            return .stay
+        if let own, !own.isEmpty {
+            own.toggleReveal()
+            if own === form.password { noteGeneratedPasswordShown(own.isRevealed) }
+        } else if form.retrievedPassword != nil {
+            form.isRetrievedPasswordRevealed.toggle()
+        } else if model.focus == .password {
+            form.password.toggleReveal()
         }
-        if let field = model.focusedField, field.apply(action) {
-            if model.focus == .filter { model.list.filterChanged() }
-            switch action {
-            case .insert, .deleteBackward, .deleteForward, .clearField:
-                if model.focus == .password { form.passwordEdited = true }
-                if model.focus == .oneTimeSeed { form.seedEdited = true }
-            default: break
-            }
-            if let note = TextFieldState.droppedNote(field.takeDroppedLineBreaks()) { form.message = note }
-            return .stay
-        }
+    }
+
+    /// After Ctrl-R in the Password field: a message offering Ctrl-R to show
+    /// a generated password says what Ctrl-R does now.
+    private func noteGeneratedPasswordShown(_ shown: Bool) {
+        let message = model.form.message
+        let from = shown ? MainScreen.showsHint : MainScreen.hidesHint
+        let to = shown ? MainScreen.hidesHint : MainScreen.showsHint
+        guard message.text.hasSuffix(from) else { return }
+        model.form.message = StatusLine(message.tone, String(message.text.dropLast(from.count)) + to)
+    }
+
+    /// The end of the message of a generated password, hidden and shown.
+    static let showsHint = "; Ctrl-R shows it"
+    static let hidesHint = "; Ctrl-R hides it"
+
+    /// An editing key in the focused text field (the filter included).
+    /// - Returns: whether the field took it.
+    private func editFocusedField(_ action: Action) -> Bool {
+        let form = model.form
+        guard let field = model.focusedField, field.apply(action) else { return false }
+        if model.focus == .filter { model.list.filterChanged() }
         switch action {
-        case .focusNext, .focusPrevious:
-            let order = MainFocus.tabOrder
-            let current = order.firstIndex(of: model.focus == .filter ? .list : model.focus) ?? 0
-            let step = action == .focusNext ? 1 : order.count - 1
-            let next = order[(current + step) % order.count]
-            // Tabbing out of the editor leaves it as Esc does: unsaved edits ask first.
-            if next == .list, model.focus != .list, model.focus != .filter, form.hasUnsavedEdits {
-                return askLeaveEditor(then: .list)
-            }
-            model.focus = next
-        case .focus(let focus):
-            model.focus = focus
-        case .submit:
-            return submit()
-        case .cancel:
-            if model.focus != .list && model.focus != .filter && form.hasUnsavedEdits {
-                return askLeaveEditor(then: .list)
-            }
-            if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
-                model.list.filter.clear()
-                model.list.applyFilter()
-            }
-            model.focus = .list
-        case .moveSelection(let delta):
-            model.list.moveSelection(by: delta)
-        case .startFilter:
-            model.focus = .filter
-        case .openSelected, .editSelected:
-            return editSelected()
+        case .insert, .deleteBackward, .deleteForward, .clearField:
+            if model.focus == .password { form.passwordEdited = true }
+            if model.focus == .oneTimeSeed { form.seedEdited = true }
+        default: break
+        }
+        if let note = TextFieldState.droppedNote(field.takeDroppedLineBreaks()) { form.message = note }
+        return true
+    }
+
+    /// Tab and Shift-Tab: the next or previous stop of ``MainFocus/tabOrder``;
+    /// leaving the editor with unsaved edits asks first.
+    private func moveFocus(forward: Bool) -> Transition {
+        let order = MainFocus.tabOrder
+        let current = order.firstIndex(of: model.focus == .filter ? .list : model.focus) ?? 0
+        let next = order[(current + (forward ? 1 : order.count - 1)) % order.count]
+        if next == .list, model.focus != .list, model.focus != .filter, model.form.hasUnsavedEdits {
+            return askLeaveEditor(then: .list)
+        }
+        model.focus = next
+        return .stay
+    }
+
+    /// Esc: leaves the editor (unsaved edits ask first) or clears the filter.
+    private func cancel() -> Transition {
+        if model.focus != .list && model.focus != .filter && model.form.hasUnsavedEdits {
+            return askLeaveEditor(then: .list)
+        }
+        if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
+            model.list.filter.clear()
+            model.list.applyFilter()
+        }
+        model.focus = .list
+        return .stay
+    }
+
+    /// The screen's commands: focus, the list's item keys, the editor's buttons.
+    private func command(_ action: Action) -> Transition {
+        switch action {
+        case .focusNext: return moveFocus(forward: true)
+        case .focusPrevious: return moveFocus(forward: false)
+        case .focus(let focus): model.focus = focus
+        case .submit: return submit()
+        case .cancel: return cancel()
+        case .moveSelection(let delta): model.list.moveSelection(by: delta)
+        case .startFilter: model.focus = .filter
+        case .openSelected, .editSelected: return editSelected()
         case .newItem:
-            if form.hasUnsavedEdits { return askLeaveEditor(then: .newItem) }
+            if model.form.hasUnsavedEdits { return askLeaveEditor(then: .newItem) }
             startNewItem()
-        case .copySelected:
-            copySelected()
-        case .copyUserID:
-            copyUserID()
-        case .copyOneTimeCode:
-            copyOneTimeCode()
-        case .refreshSelected:
-            refreshSelected()
+        case .copySelected: copySelected()
+        case .copyUserID: copyUserID()
+        case .copyOneTimeCode: copyOneTimeCode()
+        case .refreshSelected: refreshSelected()
         case .generatePassword:
             if model.focus == .generator { return openGenerator() }
             generatePassword()
-        case .openGenerator:
-            return openGenerator()
-        case .cycleKind(let step):
-            cycleKind(step)
-        case .deleteSelected:
-            deleteSelectedWithUndo()
-        case .undo:
-            undoLast()
-        case .lock:
-            return .lock(.info("Locked"))
-        case .logoutWipe(let service):
-            return openLogoutReview(service: service)
-        case .showHelp:
-            return .show(.help)
-        case .showMessages:
-            return .show(.messages)
+        case .openGenerator: return openGenerator()
+        case .cycleKind(let step): cycleKind(step)
+        case .deleteSelected: deleteSelectedWithUndo()
+        case .undo: undoLast()
+        case .lock: return .lock(.info("Locked"))
+        case .logoutWipe(let service): return openLogoutReview(service: service)
+        case .showHelp: return .show(.help)
+        case .showMessages: return .show(.messages)
         case .quit:
             // Edits typed in the editor are not dropped without asking.
-            if form.hasUnsavedEdits { return askLeaveEditor(then: .quit) }
+            if model.form.hasUnsavedEdits { return askLeaveEditor(then: .quit) }
             return .quit
-        case .save:
-            return save()
-        case .retrieve:
-            retrieve()
-        case .delete:
-            return askDeleteFromForm()
+        case .save: return save()
+        case .retrieve: retrieve()
+        case .delete: return askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
             .setKDFPreset, .confirm, .dismiss, .discardEdits:
             break

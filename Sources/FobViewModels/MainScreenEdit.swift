@@ -175,7 +175,7 @@ extension MainScreen {
             form.message = .success("Saved (renamed from \(key.described))")
         } else if replaced {
             form.message = .success(
-                "Saved (replaced the password of \(newKey.described)) — z undoes (\(UndoBuffer.secondsText))")
+                "Saved (replaced the password of \(newKey.described))" + UndoBuffer.hint)
         } else {
             form.message = .success("Saved (\(newKey.described); password kept)")
         }
@@ -189,17 +189,21 @@ extension MainScreen {
             return writeFailed(error, key, key)
         }
         reloadItems()
-        reopen(key)
-        model.form.message = .success("Saved (new item)")
+        let cleared = reopen(key)
+        model.form.message = .success(cleared ? "Saved (new item; filter cleared to show it)" : "Saved (new item)")
         return .stay
     }
 
     /// After a save: the form shows the stored item again, focus kept.
-    func reopen(_ key: ItemKey) {
+    /// The list highlights it, its filter cleared when it hides the item.
+    /// - Returns: whether the filter was cleared.
+    @discardableResult
+    func reopen(_ key: ItemKey) -> Bool {
         let focus = model.focus
-        model.list.select(key)
+        let cleared = model.list.reveal(key)
         open(key)
         model.focus = focus
+        return cleared
     }
 
     /// The Kind field: the next or previous kind; on Field hidden, hidden or visible.

@@ -23,7 +23,7 @@ extension MainScreen {
         }
         defer { bytes.wipe() }
         fillPassword(with: bytes)
-        form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy))); Ctrl-R shows it")
+        form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy)))" + MainScreen.showsHint)
     }
 
     /// Opens the generator dialog on a copy of the kept settings.
@@ -75,7 +75,8 @@ extension MainScreen {
         defer { bytes.wipe() }
         fillPassword(with: bytes)
         model.generatorSettings = policy
-        model.form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy))); Ctrl-R shows it")
+        model.form.message = .success(
+            "Generated a password (\(Self.sizeAndEntropy(of: policy)))" + MainScreen.showsHint)
         closeGenerator()
         model.focus = .password
         return true

@@ -45,9 +45,16 @@ final class UndoBuffer {
     }
 
     /// Drops the change once its time is up.
-    func expire(at now: Date) {
-        if let deadline, now >= deadline { wipe() }
+    /// - Returns: whether a change was dropped now.
+    @discardableResult
+    func expire(at now: Date) -> Bool {
+        guard let deadline, now >= deadline else { return false }
+        wipe()
+        return true
     }
+
+    /// What messages about an undoable change end with: `— z undoes (10 s)`.
+    static let hint = " — z undoes (\(secondsText))"
 
     /// Drops the change (its secrets are wiped as they are freed).
     func wipe() {
