@@ -5,7 +5,7 @@ import FobTokens
 import Foundation
 
 /// Opening an item with every attribute, saving (adding, updating or
-/// renaming) it, and the list's other item keys: `u`, `o`, `r`.
+/// renaming) it, and `r`, the refresh of an OAuth item.
 extension MainScreen {
     /// Enter (or `e`) on the list: the selected item in the editor with
     /// every attribute, its secret in Retrieved Password, focus on Service;
@@ -215,43 +215,6 @@ extension MainScreen {
         let kinds = ItemKind.allCases
         let index = kinds.firstIndex(of: model.form.kind) ?? 0
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
-    }
-
-    /// `u`: copies the selected item's user ID.
-    func copyUserID() {
-        let form = model.form
-        guard let row = model.list.selectedRow else {
-            form.message = MainScreen.noSelection
-            return
-        }
-        copying = "user ID of \(row.key.shortName)"
-        form.message = .info("Copying the user ID of \(row.key.shortName)…")
-        clipboard.copy(SecretBytes(utf8: row.account))
-    }
-
-    /// `o`: copies the selected item's one-time code as of now.
-    func copyOneTimeCode() {
-        let form = model.form
-        guard let row = model.list.selectedRow else {
-            form.message = MainScreen.noSelection
-            return
-        }
-        do {
-            let item = try store.item(row.key)
-            guard let seed = item.oneTimePassword else {
-                form.message = .warning("\(row.key.described) has no one-time seed")
-                return
-            }
-            guard let otp = MainScreen.generator(from: seed) else {
-                form.message = .error("The one-time seed of \(row.key.described) cannot be read")
-                return
-            }
-            copying = "one-time code of \(row.key.shortName)"
-            form.message = .info("Copying the one-time code of \(row.key.shortName)…")
-            clipboard.copy(SecretBytes(utf8: otp.code(at: clock.now)))
-        } catch {
-            form.message = .error(error.description)
-        }
     }
 
     /// `r`: refreshes the selected OAuth item's access token at its

@@ -2,7 +2,8 @@ import FobClipboard
 import FobStore
 
 /// The Home form's Save and Retrieve buttons, opening the selected item in
-/// the form, copying its secret, and the clipboard's reports.
+/// the form, copying its secret, user ID or one-time code (`c`, `u`, `o`),
+/// and the clipboard's reports.
 extension MainScreen {
     /// The item the form's Service and User ID name.
     var formKey: ItemKey { ItemKey(service: model.form.service.text, account: model.form.userID.text) }
@@ -25,23 +26,56 @@ extension MainScreen {
         }
     }
 
-    /// `c`: hands the selected secret to the clipboard helper; the outcome
-    /// arrives later as a clipboard event (``show(_:)``).
-    func copySelected() {
+    /// The highlighted row and its item as stored, or `nil` once the
+    /// status line says why not (no selection, a store error).
+    private func selectedItem() -> (row: ItemRow, item: Item)? {
         let form = model.form
         guard let row = model.list.selectedRow else {
             form.message = MainScreen.noSelection
+            return nil
+        }
+        do { return (row, try store.item(row.key)) } catch {
+            form.message = .error(error.description)
+            return nil
+        }
+    }
+
+    /// Hands `value` to the clipboard helper, `what` (`password of
+    /// slack.com / ana`) naming it in the messages; the outcome arrives later
+    /// as a clipboard event (``show(_:)``).
+    private func startCopy(_ value: SecretBytes, _ what: String) {
+        copying = what
+        model.form.message = .info("Copying the \(what)…")
+        clipboard.copy(value)
+    }
+
+    /// `c`: copies the selected item's secret.
+    func copySelected() {
+        guard let (row, item) = selectedItem(), let secret = item.secret else { return }
+        startCopy(secret, "\(item.kind.secretName) of \(row.key.shortName)")
+    }
+
+    /// `u`: copies the selected item's user ID.
+    func copyUserID() {
+        guard let row = model.list.selectedRow else {
+            model.form.message = MainScreen.noSelection
             return
         }
-        do {
-            let item = try store.item(row.key)
-            guard let secret = item.secret else { return }
-            copying = "\(item.kind.secretName) of \(row.key.shortName)"
-            form.message = .info("Copying the \(copying!)…")
-            clipboard.copy(secret)
-        } catch {
-            form.message = .error(error.description)
+        startCopy(SecretBytes(utf8: row.account), "user ID of \(row.key.shortName)")
+    }
+
+    /// `o`: copies the selected item's one-time code as of now.
+    func copyOneTimeCode() {
+        guard let (row, item) = selectedItem() else { return }
+        guard let seed = item.oneTimePassword else {
+            model.form.message = .warning("\(row.key.described) has no one-time seed")
+            return
         }
+        guard let otp = MainScreen.generator(from: seed) else {
+            model.form.message = .error("The one-time seed of \(row.key.described) cannot be read")
+            return
+        }
+        startCopy(SecretBytes(utf8: otp.code(at: clock.now)), "one-time code of \(row.key.shortName)")
     }
 
     /// Puts what the clipboard did on the Message line.
