@@ -160,16 +160,4 @@ import Testing
         #expect(try v.run(["totp", "set", "mail", "ana", "--json"], input: Self.uri).status == 2)
         #expect(try v.run(["totp", "set", "none", "ana"], input: Self.uri).status == 44)
     }
-
-    private func oathtool(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }

@@ -7,36 +7,26 @@ import Testing
 /// built `fob` in tmux: find and copy a password, copy a user ID, copy a
 /// one-time code, see a token's expiry (README, "Terminal UI").
 @Suite(.serialized) struct TerminalUIBrowseTests {
-    static let password = "correct horse battery"
-    static let sizes = [(width: 80, height: 24), (width: 120, height: 40)]
+    static let sizes = TerminalSize.both.map { (width: $0.width, height: $0.height) }
 
-    let directory = TemporaryDirectory(prefix: "fob-tui-browse")
-    var vaultURL: URL { directory.file("vault.db") }
+    let vault = TerminalUIVault(prefix: "fob-tui-browse")
 
     /// A vault with a few ordinary logins, GitHub (with a one-time seed)
     /// and a token expiring in 52 minutes.
     private func makeVault(tokenExpiry: Date) throws {
-        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
-        for i in 1...30 { try vault.add(item("site\(i).example.org", "user\(i)", "pw-\(i)")) }
+        var items = (1...30).map { item("site\($0).example.org", "user\($0)", "pw-\($0)") }
         var github = item("GitHub", "ana@example.com", "gh-S3CRET-pass", label: "Work")
         github.oneTimePassword = SecretBytes(utf8: "otpauth://totp/GitHub:ana?secret=JBSWY3DPEHPK3PXP")
-        try vault.add(github)
-        try vault.add(item("gitlab.com", "bob", "gl-secret"))
-        try vault.add(
+        items.append(github)
+        items.append(item("gitlab.com", "bob", "gl-secret"))
+        items.append(
             item("api.example.com", "deploy", jwt(exp: Int(tokenExpiry.timeIntervalSince1970)), kind: .token))
-        vault.lock()
+        try vault.make(items)
     }
 
     /// `fob` unlocked in a `width` × `height` pane, copying to tmux's buffer `fob`.
     private func start(width: Int, height: Int) throws -> TmuxSession {
-        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", "tmux", "--no-agent"]
-        let tmux = try TmuxSession(
-            width: width, height: height, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
-        try tmux.waitFor("Master password")
-        try tmux.type(Self.password)
-        try tmux.press("Enter")
-        try tmux.waitFor("Items 1/33")
-        return tmux
+        try vault.start(TerminalSize(width: width, height: height), clipboard: "tmux") { $0.contains("Items 1/33") }
     }
 
     /// Types `query` after `/`, waits for the single match, and keeps it (Enter).
@@ -50,18 +40,6 @@ import Testing
 
     private func copied(_ tmux: TmuxSession) throws -> String {
         try tmux.run(["show-buffer", "-b", "fob"])
-    }
-
-    private func oathtool() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-        process.arguments = ["--totp", "-b", "JBSWY3DPEHPK3PXP"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `/ ghub ana` Enter `c`: the password of GitHub on the clipboard, the

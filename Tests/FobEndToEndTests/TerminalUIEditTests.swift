@@ -3,42 +3,19 @@ import FobTestSupport
 import Foundation
 import Testing
 
-/// The main editing jobs of the terminal UI at 80×24, driven through the
+/// The main editing jobs of the terminal UI at 80×24 and 120×40, driven through the
 /// built `fob` in tmux, each waiting for the state it checks. The README's
 /// key section lists the same keystrokes.
 @Suite(.serialized) struct TerminalUIEditTests {
-    static let password = "correct horse battery"
+    let vault = TerminalUIVault(prefix: "fob-tui-edit")
 
-    let directory = TemporaryDirectory(prefix: "fob-tui-edit")
-    var vaultURL: URL { directory.file("vault.db") }
-
-    private func makeVault(_ items: [Item]) throws {
-        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
-        for item in items { try vault.add(item) }
-        vault.lock()
-    }
-
-    private func open() throws -> Vault {
-        let vault = try Vault(url: vaultURL)
-        try vault.unlock(password: .text(Self.password))
-        return vault
-    }
-
-    private func start() throws -> TmuxSession {
-        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", "none"]
-        let tmux = try TmuxSession(
-            width: 80, height: 24, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
-        try tmux.waitFor("Master password")
-        try tmux.type(Self.password)
-        try tmux.press("Enter")
-        try tmux.waitFor("Items ")
-        return tmux
-    }
+    private func makeVault(_ items: [Item]) throws { try vault.make(items) }
+    private func open() throws -> Vault { try vault.open() }
 
     /// `n`, Service, Tab, User ID, Tab, Ctrl-G, Ctrl-S.
-    @Test func addALoginWithAGeneratedPassword() throws {
+    @Test(arguments: TerminalSize.both) func addALoginWithAGeneratedPassword(size: TerminalSize) throws {
         try makeVault([])
-        let tmux = try start()
+        let tmux = try vault.start(size)
         try tmux.type("n")
         try tmux.waitFor("New item")
         try tmux.type("github.com")
@@ -53,14 +30,15 @@ import Testing
         try tmux.waitFor("Editing github.com / ana")
         let stored = try open().item(service: "github.com", account: "ana")
         #expect(stored.secret?.count == 20)
-        // The compact buttons are never cut at 80 columns.
-        #expect(try tmux.capture().contains("[Save] [Retrieve] [Delete]"))
+        // The compact buttons are never cut at 80 columns; wider, the full ones show.
+        let buttons = size.width < 100 ? "[Save] [Retrieve] [Delete]" : "[ Save ]  [ Retrieve ]  [ Delete ]"
+        #expect(try tmux.capture().contains(buttons))
     }
 
     /// Enter on the item, Tab to Label, type, Ctrl-S.
-    @Test func editALabel() throws {
+    @Test(arguments: TerminalSize.both) func editALabel(size: TerminalSize) throws {
         try makeVault([item("mail", "ana", "hunter2")])
-        let tmux = try start()
+        let tmux = try vault.start(size)
         try tmux.press("Enter")
         try tmux.waitFor("Editing mail / ana")
         // Service, User ID, Password, Kind, Label.
@@ -76,12 +54,12 @@ import Testing
     }
 
     /// `d` deletes at once; `z` within 10 s puts the item back exactly.
-    @Test func deleteAndUndo() throws {
+    @Test(arguments: TerminalSize.both) func deleteAndUndo(size: TerminalSize) throws {
         var zoom = item("zoom.us", "", "pw")
         zoom.customFields = [CustomField(name: "pin", text: "1234", isHidden: true)]
         try makeVault([zoom])
         let before = try open().item(service: "zoom.us", account: "")
-        let tmux = try start()
+        let tmux = try vault.start(size)
         try tmux.type("d")
         try tmux.waitFor("Deleted zoom.us")
         try tmux.waitFor("Items 0")
@@ -93,7 +71,7 @@ import Testing
     }
 
     /// `W`, Down, Down, Space, `y`: the review ticks session tokens only.
-    @Test func logoutWithReview() throws {
+    @Test(arguments: TerminalSize.both) func logoutWithReview(size: TerminalSize) throws {
         try makeVault([
             item("gh", "ci", jwt(exp: 4_000_000_000), kind: .token),
             oauthItem("idp", "ana", expiresAt: 4_000_000_000),
@@ -101,7 +79,7 @@ import Testing
             item("stripe", "live", "sk_live", kind: .token),
             item("mail", "ana", "pw"),
         ])
-        let tmux = try start()
+        let tmux = try vault.start(size)
         try tmux.type("W")
         try tmux.waitFor("Session tokens (2)")
         try tmux.waitFor("Tokens with no expiry (2)")
@@ -119,13 +97,13 @@ import Testing
     }
 
     /// `l` locks; the master password and Enter unlock again.
-    @Test func lockAndUnlock() throws {
+    @Test(arguments: TerminalSize.both) func lockAndUnlock(size: TerminalSize) throws {
         try makeVault([item("mail", "ana", "pw")])
-        let tmux = try start()
+        let tmux = try vault.start(size)
         try tmux.type("l")
         try tmux.waitFor("Master password")
         #expect(try !tmux.capture().contains("mail"))
-        try tmux.type(Self.password)
+        try tmux.type(TerminalUIVault.password)
         try tmux.press("Enter")
         try tmux.waitFor("Items 1")
         try tmux.waitFor("mail")

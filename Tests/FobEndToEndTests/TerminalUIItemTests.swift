@@ -7,49 +7,23 @@ import Testing
 /// a token saved from the form goes with `W`, `o` copies the code oathtool
 /// computes, Ctrl-G fills the Password field, Save keeps an opened secret.
 @Suite(.serialized) struct TerminalUIItemTests {
-    static let password = "correct horse battery"
     static let seed = "otpauth://totp/Example:ana?secret=JBSWY3DPEHPK3PXP&issuer=Example"
+    static let password = TerminalUIVault.password
 
-    let directory = TemporaryDirectory(prefix: "fob-tui-item")
-    var vaultURL: URL { directory.file("vault.db") }
+    let vault = TerminalUIVault(prefix: "fob-tui-item")
+    var vaultURL: URL { vault.url }
 
-    private func makeVault(_ items: [Item]) throws {
-        let vault = try Vault.create(at: vaultURL, password: .text(Self.password), kdf: .testing)
-        for item in items { try vault.add(item) }
-        vault.lock()
-    }
-
-    private func open() throws -> Vault {
-        let vault = try Vault(url: vaultURL)
-        try vault.unlock(password: .text(Self.password))
-        return vault
-    }
+    private func makeVault(_ items: [Item]) throws { try vault.make(items) }
+    private func open() throws -> Vault { try vault.open() }
 
     /// The legend of the item list, kept at every width from 80 columns:
     /// Esc has reached the list.
     static let listLegend = "/ filter"
 
     private func start(clipboard: String = "none") throws -> TmuxSession {
-        let command = [FobProcess.binaryURL.path, "--vault", vaultURL.path, "--clipboard", clipboard]
-        let tmux = try TmuxSession(
-            width: 120, height: 40, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command)
-        try tmux.waitFor("Master password")
-        try tmux.type(Self.password)
-        try tmux.press("Enter")
-        try tmux.waitUntil("the list") { $0.contains("Items ") && $0.contains(Self.listLegend) }
-        return tmux
-    }
-
-    private func oathtool() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-        process.arguments = ["--totp", "-b", "JBSWY3DPEHPK3PXP"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try vault.start(TerminalSize(width: 120, height: 40), clipboard: clipboard) {
+            $0.contains("Items ") && $0.contains(Self.listLegend)
+        }
     }
 
     @Test func aTokenSavedFromTheFormIsRemovedByW() throws {
