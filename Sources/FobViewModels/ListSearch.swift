@@ -232,13 +232,22 @@ public enum ListSearch {
     }
 
     /// Whether every key matching `new` also matches `old`: each term of
-    /// `old` begins its term of `new` (a longer term is a longer
-    /// subsequence), and `new` may add terms. Then a keystroke searches
-    /// only the previous matches.
+    /// `old` is a subsequence of some term of `new` (a field holding the
+    /// longer term holds the shorter one too), and `new` may add terms.
+    /// Then a keystroke searches only the previous matches: typing at the
+    /// end of a term, and also at its start or in its middle (`serv` to
+    /// `xserv`), which once looked at every item again.
     public static func narrows(_ old: [[UInt8]], to new: [[UInt8]]) -> Bool {
-        guard !old.isEmpty, new.count >= old.count else { return false }
-        for (o, n) in zip(old, new) where !n.starts(with: o) { return false }
-        return true
+        guard !old.isEmpty, !new.isEmpty else { return false }
+        return old.allSatisfy { o in new.contains { n in isSubsequence(o, of: n) } }
+    }
+
+    /// Whether `needle`'s bytes appear in `hay` in order.
+    private static func isSubsequence(_ needle: [UInt8], of hay: [UInt8]) -> Bool {
+        guard needle.count <= hay.count else { return false }
+        var i = 0
+        for byte in hay where i < needle.count && byte == needle[i] { i += 1 }
+        return i == needle.count
     }
 
     /// Letters, digits and any byte of a non-ASCII character.
