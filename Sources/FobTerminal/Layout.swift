@@ -72,8 +72,9 @@ enum Layout {
 
     /// The status line's rows for `message` on a screen `columns` wide:
     /// its tone's symbol, then the text, wrapped onto a second row when
-    /// longer than one; beyond two rows the end is cut (messages name their
-    /// item first, so the name stays). Always at least one row.
+    /// longer than one; beyond two rows the middle is dropped (messages name
+    /// their item first, so the name stays, and end with what happened or
+    /// why). Always at least one row.
     static func statusRows(_ message: StatusLine, columns: Int, unicode: Bool) -> [String] {
         guard !message.isEmpty else { return [""] }
         let text = "\(message.tone.symbol(unicode: unicode)) \(message.text)"
@@ -81,26 +82,25 @@ enum Layout {
         guard DisplayWidth.cells(of: text) > width else { return [text] }
         let lines = wrapCells(text, width: width)
         if lines.count <= 2 { return lines }
-        return [lines[0], lines[1...].joined(separator: " ")]
+        // Too long for two rows: the first (which names the item) stays
+        // whole, the second shows the end (the outcome or its cause), the
+        // middle gives way to `…`.
+        var tail = Substring(lines[1...].joined(separator: " "))
+        while DisplayWidth.cells(of: String(tail)) > width - 1 { tail = tail.dropFirst() }
+        return [lines[0], "…" + tail]
     }
 
-    /// Words of `text` in lines of at most `width` cells, a word longer
-    /// than a line split across lines, line breaks kept.
+    /// Words of `text` in lines of at most `width` cells, line breaks kept.
+    /// A word longer than a line (a host name, an address) is split after
+    /// the last `.`, `-`, `/`, `@`, `_`, `:` or `,` that fits, and only
+    /// where it has none cut at the line's end.
     static func wrapCells(_ text: String, width: Int) -> [String] {
         var out: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             for line in Renderer.wrap(String(paragraph), width: width) {
                 var rest = Substring(line)
                 while DisplayWidth.cells(of: String(rest)) > width {
-                    var used = 0
-                    var end = rest.startIndex
-                    while end < rest.endIndex {
-                        let w = DisplayWidth.cells(of: rest[end]) ?? 1
-                        if used + w > width { break }
-                        used += w
-                        end = rest.index(after: end)
-                    }
-                    if end == rest.startIndex { end = rest.index(after: end) }
+                    let end = breakIndex(in: rest, width: width)
                     out.append(String(rest[..<end]))
                     rest = rest[end...]
                 }
@@ -108,6 +108,28 @@ enum Layout {
             }
         }
         return out
+    }
+
+    /// Characters a long name may be split after.
+    private static let breakAfter: Set<Character> = [".", "-", "/", "@", "_", ":", ","]
+
+    /// Where to split `text` (wider than `width` cells): after the last
+    /// break character within the first `width` cells, else at `width`
+    /// cells (at least one character).
+    private static func breakIndex(in text: Substring, width: Int) -> Substring.Index {
+        var used = 0
+        var end = text.startIndex
+        var lastBreak: Substring.Index?
+        while end < text.endIndex {
+            let w = DisplayWidth.cells(of: text[end]) ?? 1
+            if used + w > width { break }
+            used += w
+            let next = text.index(after: end)
+            if breakAfter.contains(text[end]), next < text.endIndex { lastBreak = next }
+            end = next
+        }
+        if let lastBreak { return lastBreak }
+        return end == text.startIndex ? text.index(after: end) : end
     }
 
     /// The legend for `entries` in `width` cells: two spaces apart; when

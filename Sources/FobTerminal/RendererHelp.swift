@@ -18,7 +18,8 @@ extension Renderer {
         let widest = max(
             entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
             DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
-        let width = min(widest + 4, columns - 2)
+        // Nearly full width takes the whole screen (``dialogBox(_:height:width:title:)``).
+        let width = widest + 4 >= columns - 2 ? columns : widest + 4
         let actionWidth = max(1, width - 4 - keyWidth - 2)
         var lines: [HelpLine] = []
         for entry in entries {

@@ -24,10 +24,13 @@ extension MainScreen {
         }
         open(row.key)
         if form.openedKey != nil {
-            form.message = .info("Editing \(MainScreen.shortName(row.key)): Ctrl-S saves, Esc goes back")
+            form.message = .info("Editing \(MainScreen.shortName(row.key))" + MainScreen.editingHint)
         }
         return .stay
     }
+
+    /// What the message of an opened editor ends with.
+    static let editingHint = ": Ctrl-S saves, Esc goes back"
 
     /// `n`: an empty editor, focus on Service.
     func startNewItem() {

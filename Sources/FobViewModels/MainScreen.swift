@@ -147,9 +147,10 @@ final class MainScreen {
 
     /// Esc: leaves the editor (unsaved edits ask first) or clears the filter.
     private func cancel() -> Transition {
-        if model.focus != .list && model.focus != .filter && model.form.hasUnsavedEdits {
-            return askLeaveEditor(then: .list)
-        }
+        let editing = model.focus != .list && model.focus != .filter
+        if editing && model.form.hasUnsavedEdits { return askLeaveEditor(then: .list) }
+        // The editor's "Esc goes back" hint is done with once back on the list.
+        if editing, model.form.message.text.hasSuffix(MainScreen.editingHint) { model.form.message = .empty }
         if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
             model.list.filter.clear()
             model.list.applyFilter()

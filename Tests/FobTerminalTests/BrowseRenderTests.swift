@@ -409,4 +409,29 @@ extension BrowseRenderTests {
         let cursor = try #require(canvas.cursor)
         #expect(canvas.line(cursor.row).contains("Make"))
     }
+
+    /// A long name wraps after its dots and dashes, not in the middle of a word.
+    @Test func longNamesWrapAtTheirBreaks() {
+        #expect(
+            Layout.wrapCells("a-very-long-service-name-for-testing-wrapping.example.org", width: 19) == [
+                "a-very-long-", "service-name-for-", "testing-wrapping.", "example.org",
+            ])
+        #expect(Layout.wrapCells("ana@example.com and more", width: 10) == ["ana@", "example.", "com", "and more"])
+        // A word with no break is cut at the line's end.
+        #expect(Layout.wrapCells("abcdefghijkl", width: 5) == ["abcde", "fghij", "kl"])
+    }
+
+    /// A status message too long for two rows keeps its first row (the
+    /// item's name) and its end (the cause); the middle gives way.
+    @Test func aLongStatusKeepsTheNameAndTheCause() {
+        let message = StatusLine.error(
+            "Copy of the password of github.com / ana@example.com failed: clipboard helper failed: tmux "
+                + "load-buffer -w -b fob - exited with status 1: error connecting to /tmp/tmux-0/default")
+        let rows = Layout.statusRows(message, columns: 80, unicode: true)
+        #expect(rows.count == 2)
+        #expect(rows[0].contains("github.com / ana@example.com"))
+        #expect(rows[1].hasPrefix("…"))
+        #expect(rows[1].hasSuffix("error connecting to /tmp/tmux-0/default"))
+        #expect(rows.allSatisfy { DisplayWidth.cells(of: $0) <= 78 })
+    }
 }

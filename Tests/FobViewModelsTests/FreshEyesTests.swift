@@ -94,3 +94,15 @@ import Testing
         #expect(h.message.hasSuffix("; Ctrl-R shows it"))
     }
 }
+
+@Suite struct FreshEyesEditorHintTests {
+    /// Esc back to the list drops the editor's "Esc goes back" hint.
+    @Test func escDropsTheEditorsHint() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.editSelected)
+        #expect(h.message == "Editing mail / ana: Ctrl-S saves, Esc goes back")
+        h.send(.cancel)
+        #expect(h.main.focus == .list)
+        #expect(h.message == "")
+    }
+}
