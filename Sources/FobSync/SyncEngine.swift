@@ -383,21 +383,15 @@ public final class SyncEngine {
             if let remote = try git.resolve(remoteRef) {
                 let remoteHeads = try snapshotHeads(remote, keys: loaded.keys)
                 try checkHeads(remoteHeads, state: loaded.state, where: "the remote")
-                let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
-                guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
-                head = try git.resolve("HEAD")
-                var merged = try snapshot(head, keys: loaded.keys)
-                let replayed = try checkMerged(merged, before: current, state: loaded.state)
-                if !replayed.isEmpty {
-                    for path in replayed {
-                        messages("fob: ignored an old revision put back into the tree: \(path)\n")
-                        removeFile(path)
-                    }
-                    try commit("fob sync: device \(loaded.state.device) drops \(replayed.count) replayed revisions")
-                    head = try git.resolve("HEAD")
-                    merged = try snapshot(head, keys: loaded.keys)
+                let before = head
+                do {
+                    current = try mergeRemote(remoteRef, loaded: loaded, before: current)
+                } catch {
+                    // Nothing of a refused tree stays in the local one.
+                    if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
+                    throw error
                 }
-                current = merged
+                head = try git.resolve("HEAD")
             }
             var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
             outcome.written = written
@@ -415,6 +409,22 @@ public final class SyncEngine {
             if attempt == 4 { throw SyncError.pushRejected(Git.firstLine(push.error)) }
         }
         throw SyncError.pushRejected("the remote kept moving")
+    }
+
+    /// Merges the fetched tree into the local one and checks the result.
+    func mergeRemote(_ remoteRef: String, loaded: Loaded, before: Snapshot) throws -> Snapshot {
+        let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
+        guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
+        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        let replayed = try checkMerged(merged, before: before, state: loaded.state)
+        guard !replayed.isEmpty else { return merged }
+        for path in replayed {
+            messages("fob: ignored an old revision put back into the tree: \(path)\n")
+            removeFile(path)
+        }
+        try commit("fob sync: device \(loaded.state.device) drops \(replayed.count) replayed revisions")
+        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        return merged
     }
 
     func snapshotHeads(_ commit: String, keys: SyncKeys) throws -> [String: DeviceHead] {

@@ -1,3 +1,4 @@
+import FobStore
 import FobTestSupport
 import Foundation
 import Testing
@@ -31,11 +32,10 @@ final class SyncLab {
         return result.stdoutText
     }
 
-    /// A device: a new vault (interactive KDF) with its own data directory.
+    /// A device: a new vault (the testing KDF) with its own data directory.
     func device(_ name: String) throws -> Device {
         let device = Device(lab: self, name: name)
-        let created = try device.run(["init", "--kdf", "interactive"])
-        #expect(created.status == 0, "\(created.stderrText)")
+        _ = try Vault.create(at: URL(fileURLWithPath: device.vault), password: .text("pw"), kdf: .testing)
         return device
     }
 
