@@ -17,6 +17,10 @@ public final class SyncEngine {
     let git: Git
     let now: () -> Date
     let messages: @Sendable (String) -> Void
+    /// For the crash tests only: `FOB_SYNC_TEST_KILL` names a point of the
+    /// cycle (`after-commit`, `after-git-merge`, `before-push`,
+    /// `after-push`) where the process kills itself with `SIGKILL`.
+    let killPoint: String?
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -41,6 +45,11 @@ public final class SyncEngine {
         self.git = try Git(directory: treeDirectory, environment: environment, messages: messages)
         self.now = now
         self.messages = messages
+        killPoint = environment["FOB_SYNC_TEST_KILL"]
+    }
+
+    func mayBeKilled(_ point: String) {
+        if killPoint == point { raise(SIGKILL) }
     }
 
     // MARK: Loading
@@ -169,14 +178,17 @@ public final class SyncEngine {
             if baseView?.item != nil, changed.isEmpty, !resolving {
                 continue
             }
-            // Never synced before: concurrent with whatever the tree holds.
+            // Never synced before: concurrent with whatever the tree holds,
+            // but for this device's own export of it by a run that was cut short.
             let concurrent = baseView == nil
             let prior = concurrent ? nil : currentView
+            let ownEarlier = concurrent ? (currentView?.live ?? []).filter { $0.device == me } : []
             planned.append(
                 (
                     name,
                     { dot in
                         var vector = prior?.vector ?? VersionVector()
+                        for earlier in ownEarlier { vector.add(earlier) }
                         vector.add(dot)
                         var next = prior?.item ?? item
                         var dots = prior?.item == nil ? [:] : prior!.fieldDots
@@ -190,7 +202,7 @@ public final class SyncEngine {
                         return Revision(
                             dot: dot, vector: vector, fieldDots: dots, item: next,
                             siblings: resolving ? [] : (prior?.siblings ?? []))
-                    }, prior?.live ?? []
+                    }, prior?.live ?? ownEarlier
                 ))
         }
         for name in loaded.state.revisions.keys.sorted() where loaded.items[name] == nil {
@@ -369,6 +381,7 @@ public final class SyncEngine {
         }
         if loaded.state.syncedCommit == nil { base = Snapshot() }
         let written = try export(&loaded, base: base, current: current, forceHead: forceHead)
+        mayBeKilled("after-commit")
         head = try git.resolve("HEAD")
         current = try snapshot(head, keys: loaded.keys)
         guard network else {
@@ -392,13 +405,16 @@ public final class SyncEngine {
                     throw error
                 }
                 head = try git.resolve("HEAD")
+                mayBeKilled("after-git-merge")
             }
             var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
             outcome.written = written
+            mayBeKilled("before-push")
             guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
             let push = try git.run(
                 ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
             if push.status == 0 {
+                mayBeKilled("after-push")
                 _ = try? git.run(["fetch", "-q", "origin"], network: true)
                 return outcome
             }

@@ -222,4 +222,79 @@ import Testing
         #expect(unreachable.stderrText.contains("fatal:"), "git's own message: \(unreachable.stderrText)")
         #expect(try a.secret("local", "work") == "goes on")
     }
+
+    // 5.
+    @Test(arguments: [11, 29] as [UInt64]) func threeDevicesConvergeAfterRandomOperations(seed: UInt64) throws {
+        let lab = try SyncLab()
+        let devices = [try lab.device("a"), try lab.device("b"), try lab.device("c")]
+        try devices[0].ok(["sync", "init", lab.remote, "--kdf", "interactive"])
+        try devices[1].ok(["sync", "join", lab.remote])
+        try devices[2].ok(["sync", "join", lab.remote])
+        var generator = SeededGenerator(seed: seed)
+        let services = ["mail", "web", "bank"]
+        // Every value acknowledged by a device, per item.
+        var written: [String: Set<String>] = [:]
+        for step in 0..<14 {
+            let device = devices[Int.random(in: 0..<3, using: &generator)]
+            let service = services[Int.random(in: 0..<services.count, using: &generator)]
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0:
+                if try device.run(["rm", service, "ana"]).status == 0 { written[service, default: []].insert("-") }
+            case 1:
+                _ = try device.run(["sync"])
+            default:
+                let value = "\(device.name)\(step)"
+                if try device.run(["save", service, "ana"], input: value + "\n").status == 0 {
+                    written[service, default: []].insert(value)
+                }
+            }
+        }
+        // Two rounds in a random order bring everything everywhere.
+        for _ in 0..<2 {
+            for device in devices.shuffled(using: &generator) {
+                let result = try device.run(["sync"])
+                #expect(result.status == 0, "\(result.stderrText)")
+                #expect(!result.stderrText.contains("CONFLICT"), "\(result.stderrText)")
+            }
+        }
+        _ = try devices[0].sync()
+        let reference = try devices[0].contents()
+        for device in devices.dropFirst() { #expect(try device.contents() == reference, "seed \(seed)") }
+        // What each item holds was acknowledged somewhere; conflicts agree too.
+        for service in services {
+            let current = try devices[0].secret(service, "ana") ?? "-"
+            #expect(current == "-" || written[service, default: []].contains(current), "\(service): \(current)")
+        }
+        let conflicts = try devices[0].ok(["conflicts"])
+        for device in devices.dropFirst() { #expect(try device.ok(["conflicts"]) == conflicts) }
+        for device in devices { #expect(try device.run(["verify"]).status == 0) }
+    }
+
+    // 8.
+    @Test(arguments: ["after-commit", "after-git-merge", "before-push", "after-push"])
+    func aSyncKilledAnywhereIsFinishedByTheNextRun(point: String) throws {
+        let (lab, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try a.ok(["add", "new", "item"], input: "added\n")
+        try b.ok(["update", "web", "bob", "--comment", "from b"], input: "two\n")
+        _ = try b.sync()
+        let killed = try FobProcess.run(
+            ["--vault", a.vault, "sync"],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
+                "FOB_SYNC_TEST_KILL": point,
+            ]) { $1 })
+        #expect(killed.signal == SIGKILL || killed.status == 128 + SIGKILL, "\(point): \(killed.stderrText)")
+        let rerun = try a.run(["sync"])
+        #expect(rerun.status == 0, "\(point): \(rerun.stderrText)")
+        _ = try b.sync()
+        let expected = ["mail ana from a -", "new item added -", "web bob two from b"]
+        #expect(try a.contents() == expected, "\(point)")
+        #expect(try b.contents() == expected, "\(point)")
+        #expect(try a.ok(["conflicts"]) == "", "\(point)")
+        // Nothing doubled: one live revision per item in the tree.
+        let files = try lab.git(["ls-files", "items"], in: b.tree).split(separator: "\n")
+        #expect(files.count == 3, "\(point): \(files)")
+        #expect(try a.run(["verify"]).status == 0)
+    }
 }
