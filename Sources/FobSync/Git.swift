@@ -90,9 +90,9 @@ public struct Git: Sendable {
         return text.isEmpty ? nil : text
     }
 
-    /// Every file of `commit` under `prefix` (all when empty): path → bytes,
-    /// read with one `ls-tree` and one `cat-file --batch`.
-    func files(of commit: String, under prefix: String = "") throws(SyncError) -> [String: [UInt8]] {
+    /// Every file of `commit` under `prefix` (all when empty): path → blob id,
+    /// with one `ls-tree`.
+    func listing(of commit: String, under prefix: String = "") throws(SyncError) -> [(path: String, blob: String)] {
         var arguments = ["ls-tree", "-r", "-z", "--full-tree", commit]
         if !prefix.isEmpty { arguments += ["--", prefix] }
         let listing = try check(arguments).output
@@ -102,22 +102,36 @@ public struct Git: Sendable {
             let meta = entry[entry.startIndex..<tab].split(separator: 32)
             guard meta.count == 3, meta[1].elementsEqual("blob".utf8) else { continue }
             paths.append(
-                (String(decoding: meta[2], as: UTF8.self), String(decoding: entry[(tab + 1)...], as: UTF8.self)))
+                (String(decoding: entry[(tab + 1)...], as: UTF8.self), String(decoding: meta[2], as: UTF8.self)))
         }
-        guard !paths.isEmpty else { return [:] }
-        let input = Array(paths.map(\.0).joined(separator: "\n").utf8) + [10]
+        return paths
+    }
+
+    /// The contents of blobs, with one `cat-file --batch`.
+    func blobs(_ ids: [String]) throws(SyncError) -> [String: [UInt8]] {
+        guard !ids.isEmpty else { return [:] }
+        let input = Array(ids.joined(separator: "\n").utf8) + [10]
         let out = try check(["cat-file", "--batch"], input: input).output
-        var files: [String: [UInt8]] = [:]
+        var contents: [String: [UInt8]] = [:]
         var offset = 0
-        for (_, path) in paths {
+        for id in ids {
             guard let newline = out[offset...].firstIndex(of: 10) else { throw .git("cat-file: short output") }
             let header = out[offset..<newline].split(separator: 32)
             guard header.count == 3, let size = Int(String(decoding: header[2], as: UTF8.self)),
                 newline + 1 + size <= out.count
             else { throw .git("cat-file: unexpected output") }
-            files[path] = Array(out[(newline + 1)..<(newline + 1 + size)])
+            contents[id] = Array(out[(newline + 1)..<(newline + 1 + size)])
             offset = newline + 1 + size + 1
         }
+        return contents
+    }
+
+    /// Every file of `commit` under `prefix`: path → bytes.
+    func files(of commit: String, under prefix: String = "") throws(SyncError) -> [String: [UInt8]] {
+        let entries = try listing(of: commit, under: prefix)
+        let contents = try blobs(entries.map(\.blob))
+        var files: [String: [UInt8]] = [:]
+        for entry in entries { files[entry.path] = contents[entry.blob] }
         return files
     }
 

@@ -21,6 +21,8 @@ public final class SyncEngine {
     /// cycle (`after-commit`, `after-git-merge`, `before-push`,
     /// `after-push`) where the process kills itself with `SIGKILL`.
     let killPoint: String?
+    /// Revisions opened in this run, by blob id and path.
+    var opened: [String: Revision] = [:]
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -103,16 +105,28 @@ public final class SyncEngine {
     func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
         guard let commit else { return Snapshot() }
         var snap = Snapshot()
-        for (path, bytes) in try git.files(of: commit) {
+        let entries = try git.listing(of: commit)
+        // Files are immutable: a blob opened once in this run is not read again.
+        let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
+        let contents = try git.blobs(Array(Set(missing)))
+        for (path, blob) in entries {
+            let cacheKey = "\(blob) \(path)"
             if let (name, dot) = TreePath.parseRecord(path) {
-                do {
-                    snap.revisions[name, default: []].append(try Revision.open(bytes, name: name, dot: dot, keys: keys))
-                } catch {
-                    throw SyncError.tampered("\(path) \(error)")
+                if let revision = opened[cacheKey] {
+                    snap.revisions[name, default: []].append(revision)
+                } else {
+                    do {
+                        let revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
+                        opened[cacheKey] = revision
+                        snap.revisions[name, default: []].append(revision)
+                    } catch {
+                        throw SyncError.tampered("\(path) \(error)")
+                    }
                 }
                 snap.paths.insert(path)
             } else if let device = TreePath.parseHead(path) {
-                do { snap.heads[device] = try DeviceHead.open(bytes, device: device, keys: keys) } catch {
+                do { snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys) } catch
+                {
                     throw SyncError.tampered("\(path) \(error)")
                 }
             } else if path != TreePath.header {
