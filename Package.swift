@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "FobViewModels", targets: ["FobViewModels"]),
         .library(name: "FobSecretService", targets: ["FobSecretService"]),
         .library(name: "FobCLI", targets: ["FobCLI"]),
+        .library(name: "FobSync", targets: ["FobSync"]),
     ],
     targets: [
         // System libraries (Debian packages); each has a module.modulemap and a shim.h.
@@ -59,6 +60,8 @@ let package = Package(
         // the vault here, the agent, and the policy between them.
         .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
         .target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]),
+        // Sync across machines: the tree's format, the merge, git as a program.
+        .target(name: "FobSync", dependencies: ["FobAccess", "FobStore", "FobSystem"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
@@ -70,7 +73,7 @@ let package = Package(
         .target(
             name: "FobCLI",
             dependencies: [
-                "FobTerminal", "FobViewModels", "FobSessions", "FobAccess", "FobClipboard",
+                "FobTerminal", "FobViewModels", "FobSessions", "FobSync", "FobAccess", "FobClipboard",
                 "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem",
             ]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
@@ -115,6 +118,7 @@ let package = Package(
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
+        .testTarget(name: "FobSyncTests", dependencies: ["FobSync", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         // Keychain code written as iOS projects write it, in Swift 5 mode: it must build
         // unchanged but for `import FobSecurity`.

@@ -64,6 +64,9 @@ struct MessageWriter {
                 kinds.append(1)
                 items.append(existing)
                 items.append(with)
+            case .delete(let existing):
+                kinds.append(2)
+                items.append(existing)
             }
         }
         let encodings = items.map(ItemWire.prepare)
@@ -73,7 +76,7 @@ struct MessageWriter {
         var next = 0
         for kind in kinds {
             field([kind])
-            for _ in 0..<(kind == 0 ? 1 : 2) {
+            for _ in 0..<(kind == 1 ? 2 : 1) {
                 append(encodings[next])
                 next += 1
             }
@@ -291,9 +294,12 @@ extension AgentRequest {
         }
         while index < r.fields.count {
             let kind = r.raw(index)
-            guard kind.count == 1, kind[0] <= 1 else { throw .badField("an import change's kind") }
+            guard kind.count == 1, kind[0] <= 2 else { throw .badField("an import change's kind") }
             if kind[0] == 0 {
                 changes.append(.add(try item(index + 1)))
+                index += 2
+            } else if kind[0] == 2 {
+                changes.append(.delete(existing: try item(index + 1)))
                 index += 2
             } else {
                 changes.append(.replace(existing: try item(index + 1), with: try item(index + 2)))

@@ -38,6 +38,10 @@ extension FobCLI {
             GitCredentialCommand.self,
             DockerCredentialCommand.self,
             SecretServiceCommand.self,
+            SyncCommand.self,
+            DevicesCommand.self,
+            ConflictsCommand.self,
+            ResolveCommand.self,
         ]
     }
 

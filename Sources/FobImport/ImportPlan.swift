@@ -66,7 +66,7 @@ public struct ImportPlan: Sendable {
             case .stored(let stored): old = stored
             case .planned(let index):
                 switch changes[index] {
-                case .add(let i), .replace(_, let i): old = i
+                case .add(let i), .replace(_, let i), .delete(let i): old = i
                 }
             }
             let where_ = { if case .stored = slot { return "in the vault" } else { return "earlier in the file" } }()
@@ -126,7 +126,7 @@ public struct ImportPlan: Sendable {
         for index in changes.indices {
             var item: Item
             switch changes[index] {
-            case .add(let i), .replace(_, let i): item = i
+            case .add(let i), .replace(_, let i), .delete(let i): item = i
             }
             if used.contains(item.persistentID) {
                 repeat { item.persistentID = UUID() } while used.contains(item.persistentID)
@@ -134,6 +134,7 @@ public struct ImportPlan: Sendable {
                 switch changes[index] {
                 case .add: changes[index] = .add(item)
                 case .replace(let stored, _): changes[index] = .replace(existing: stored, with: item)
+                case .delete: break
                 }
             }
             used.insert(item.persistentID)

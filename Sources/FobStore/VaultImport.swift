@@ -10,12 +10,16 @@ public enum ImportChange: Sendable {
     /// Replaces the stored item with the primary key of `existing` by `with`
     /// (which keeps its own dates and may have another key).
     case replace(existing: Item, with: Item)
+    /// Deletes the stored item with the primary key of `existing`, which
+    /// must still have the revision `existing` carries (when not 0): a
+    /// deletion that travelled from another device (sync).
+    case delete(existing: Item)
 }
 
 extension Vault {
     /// Applies an import plan in one `BEGIN IMMEDIATE` transaction: every
     /// change or none.
-    /// - Parameter changes: adds and replacements; an item added under a
+    /// - Parameter changes: adds, replacements and deletions; an item added under a
     ///   key already stored (or added twice) fails the whole plan.
     ///   - progress: called with the number of changes prepared so far, every 250 and at the end.
     ///   Added items get revision 1; a replacement the revision after the
@@ -36,6 +40,9 @@ extension Vault {
             switch change {
             case .add(let new): (old, item) = (nil, new)
             case .replace(let existing, let new): (old, item) = (existing, new)
+            case .delete(let existing):
+                sealed.append((existing, existing, [], []))
+                continue
             }
             // A new item is revision 1; a replacement the next revision of
             // the one the plan read (checked again in the transaction).
@@ -48,7 +55,13 @@ extension Vault {
         progress?(sealed.count)
         try write { (keys) throws(KeychainError) in
             for row in sealed {
-                if let old = row.old {
+                if let old = row.old, row.record.isEmpty {
+                    guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
+                        throw .itemNotFound(old.displayName)
+                    }
+                    try Vault.checkRevision(of: stored.item, expected: old.revision == 0 ? nil : old.revision)
+                    try deleteRow(id: stored.id, lookup: stored.lookup)
+                } else if let old = row.old {
                     guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
                         throw .itemNotFound(old.displayName)
                     }

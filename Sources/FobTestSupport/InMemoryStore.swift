@@ -215,6 +215,9 @@ public final class InMemoryStore: KeychainStore {
                 guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
                 next[ItemKey(existing)] = nil
                 next[ItemKey(item)] = item
+            case .delete(let existing):
+                guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
+                next[ItemKey(existing)] = nil
             }
         }
         storedItems = next

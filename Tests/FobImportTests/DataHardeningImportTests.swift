@@ -141,7 +141,7 @@ import Testing
         let plan = ImportPlan(entries: entries, existing: [stored], policy: .rename, now: Date())
         let ids = plan.changes.map { change -> UUID in
             switch change {
-            case .add(let item), .replace(_, let item): return item.persistentID
+            case .add(let item), .replace(_, let item), .delete(let item): return item.persistentID
             }
         }
         #expect(Set(ids + [shared]).count == 4)

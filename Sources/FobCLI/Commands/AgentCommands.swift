@@ -1,5 +1,6 @@
 import FobAgent
 import FobStore
+import FobSync
 import Foundation
 @preconcurrency import Glibc
 
@@ -143,6 +144,9 @@ enum StatusCommand: FobCommand {
             fields.append("\"idleSeconds\":" + (status?.idleSecondsLeft.map { String($0) } ?? "null"))
             fields.append("\"lockAt\":" + (lockAt.map { "\"\($0)\"" } ?? "null"))
             fields.append("\"afterFirstUnlock\":\(status?.state == .afterFirstUnlock)")
+            let conflicts = SyncPaths.conflicts(
+                vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment)
+            fields.append("\"conflicts\":" + (conflicts.map { String($0) } ?? "null"))
             invocation.standardOutput.write("{" + fields.joined(separator: ",") + "}\n")
             return 0
         }

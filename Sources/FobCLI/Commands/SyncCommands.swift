@@ -1,0 +1,185 @@
+import FobAccess
+import FobStore
+import FobSync
+import FoundationEssentials
+
+/// Builds the sync engine of the invocation's vault, with git's messages on standard error.
+extension Invocation {
+    func syncEngine(_ items: ItemAccess) throws -> SyncEngine {
+        nonisolated(unsafe) let sink = standardError
+        do {
+            return try SyncEngine(
+                store: items,
+                treeDirectory: SyncPaths.tree(vaultPath: globals.vaultURL.path, environment: context.environment),
+                environment: context.environment, now: { Date() },
+                messages: { text in sink.write(text) })
+        } catch {
+            throw error.cliFailure
+        }
+    }
+
+    /// Runs a sync step, turning its errors into the CLI's.
+    func syncing<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as SyncError { throw error.cliFailure }
+    }
+}
+
+extension SyncError {
+    var cliFailure: CLIFailure { CLIFailure(description, status: exitStatus) }
+}
+
+/// `fob sync`, `fob sync init REMOTE`, `fob sync join REMOTE`, `fob sync status`.
+enum SyncCommand: FobCommand {
+    static let name = "sync"
+    static let summary = "sync this vault with other devices through a git remote"
+    static let positionals = ["init|join|status", "REMOTE"]
+    static let optionalPositionals = 2
+    static let options: [OptionSpec] = [
+        .flag("--strict", help: "exit 1 when conflicts remain"),
+        .value(
+            "--kdf", "K", choices: ["interactive", "moderate", "sensitive"],
+            help: "init: Argon2id costs of the tree's header (default moderate)"),
+    ]
+    static let discussion = """
+        'fob sync init REMOTE' makes the tree of this vault's items and pushes it
+        to an empty git remote; 'fob sync join REMOTE' joins a tree from another
+        device, asking the master password it was sealed with, and merges the
+        items of both. 'fob sync' fetches, merges item by item, commits and
+        pushes, and prints 'merged N, conflicts M'. 'fob sync status' shows the
+        remote, the last sync, pending local changes and the devices. git runs
+        as a program: its messages reach standard error. Exit 60 without git,
+        61 when the remote cannot be reached, 62 when it refuses the push, 93
+        when the tree went back or was tampered with, or this vault is a copy.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let positionals = invocation.arguments.positionals
+        let verb = positionals.first
+        switch (verb, positionals.count) {
+        case (nil, _):
+            let items = invocation.items()
+            defer { items.close() }
+            let engine = try invocation.syncEngine(items)
+            let outcome = try invocation.syncing { try engine.sync() }
+            return finish(invocation, outcome)
+        case ("init", 2), ("join", 2):
+            let remote = positionals[1]
+            // The header is sealed under (or opened with) the master password.
+            let password = try invocation.masterPassword(prompt: "Master password: ")
+            let items = invocation.items()
+            defer { items.close() }
+            let engine = try invocation.syncEngine(items)
+            let outcome = try invocation.syncing {
+                if verb == "init" {
+                    let kdf = invocation.arguments.value("--kdf").flatMap(KDFParameters.Preset.init(rawValue:))
+                    return try engine.initialize(
+                        remote: remote, password: password, kdf: kdf.map(KDFParameters.init) ?? .default)
+                }
+                return try engine.join(remote: remote, password: password)
+            }
+            return finish(invocation, outcome)
+        case ("status", 1):
+            let items = invocation.items()
+            defer { items.close() }
+            let status = try invocation.syncing { try invocation.syncEngine(items).status() }
+            var text = "remote: \(status.remote)\ndevice: \(status.device)\n"
+            if status.lastSync == 0 {
+                text += "last sync: never\n"
+            } else {
+                let when = ItemJSON.date(Date(timeIntervalSince1970: Double(status.lastSync)))
+                text += "last sync: \(when), merged \(status.lastMerged), conflicts \(status.lastConflicts)\n"
+            }
+            text += "pending local changes: \(status.pending)\n"
+            for device in status.devices {
+                text += "device \(device.device): counter \(device.counter)\(device.isThis ? " (this vault)" : "")\n"
+            }
+            invocation.standardOutput.write(text)
+            return 0
+        default:
+            throw UsageError(
+                "'fob sync' takes nothing, 'init REMOTE', 'join REMOTE' or 'status', not '\(positionals.joined(separator: " "))'",
+                command: name)
+        }
+    }
+
+    static func finish(_ invocation: Invocation, _ outcome: SyncEngine.Outcome) -> Int32 {
+        SyncPaths.writeSummary(
+            outcome, vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment)
+        invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
+        return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
+    }
+}
+
+/// `fob devices`: the devices in the sync tree.
+enum DevicesCommand: FobCommand {
+    static let name = "devices"
+    static let summary = "the devices syncing this vault, as of the last sync"
+    static let discussion = """
+        One line per device: its id, the highest counter it wrote, and which
+        one is this vault. Reads the local tree only.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let items = invocation.items()
+        defer { items.close() }
+        let status = try invocation.syncing { try invocation.syncEngine(items).status() }
+        var text = ""
+        for device in status.devices {
+            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")\n"
+        }
+        invocation.standardOutput.write(text)
+        return 0
+    }
+}
+
+/// `fob conflicts`: items with versions kept after a conflict.
+enum ConflictsCommand: FobCommand {
+    static let name = "conflicts"
+    static let summary = "items whose versions conflicted in a sync, with the versions kept"
+    static let discussion = """
+        One line per item: service, account and the number of versions. The
+        vault holds the version every device picked; 'fob resolve' keeps one.
+        Never prints a secret.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let items = invocation.items()
+        defer { items.close() }
+        let conflicts = try invocation.syncing { try invocation.syncEngine(items).conflicts() }
+        var text = ""
+        for conflict in conflicts {
+            text += "\(conflict.current.service)\t\(conflict.current.account)\t\(conflict.others.count + 1) versions\n"
+        }
+        invocation.standardOutput.write(text)
+        return 0
+    }
+}
+
+/// `fob resolve SERVICE ACCOUNT --keep local|remote`.
+enum ResolveCommand: FobCommand {
+    static let name = "resolve"
+    static let summary = "settle a sync conflict: keep this vault's version or the other one"
+    static let positionals = ["SERVICE", "ACCOUNT"]
+    static let options: [OptionSpec] = [
+        .value("--keep", "WHICH", choices: ["local", "remote"], help: "local: the vault's version; remote: the other")
+    ]
+    static let discussion = """
+        The resolution is committed to the local tree and travels with the next
+        'fob sync'; the other devices drop the versions too. Exit 44 when the
+        item has no conflict.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        guard let keep = invocation.arguments.value("--keep") else {
+            throw UsageError("'fob resolve' needs --keep local or --keep remote", command: name)
+        }
+        let positionals = invocation.arguments.positionals
+        let items = invocation.items()
+        defer { items.close() }
+        let engine = try invocation.syncEngine(items)
+        try invocation.syncing {
+            try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
+        }
+        return 0
+    }
+}

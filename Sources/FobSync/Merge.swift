@@ -1,0 +1,121 @@
+import FobStore
+import FoundationEssentials
+
+/// What the tree says of one item: its live revisions merged.
+public struct ItemView: Sendable {
+    /// Everything the live revisions have seen.
+    public var vector: VersionVector
+    /// The write that set each part's value.
+    public var fieldDots: [FieldGroup: Dot]
+    /// The merged item, or `nil` when deleted.
+    public var item: Item?
+    /// Conflicting versions kept beside ``item`` (never dropped until resolved).
+    public var siblings: [Item]
+    /// Set when an edit won over a concurrent delete.
+    public var editBeatDelete: Bool
+    /// The live revisions it was merged from, oldest dot first.
+    public var live: [Dot]
+
+    /// Whether the item has versions to resolve.
+    public var hasConflict: Bool { !siblings.isEmpty }
+}
+
+/// The merge of concurrent revisions: a pure, deterministic function, so
+/// every device that holds the same revisions computes the same item.
+public enum SyncMerge {
+    /// The revisions no other one has seen (the others are superseded).
+    public static func liveSet(_ revisions: [Revision]) -> [Revision] {
+        revisions.filter { r in
+            !revisions.contains { other in other.dot != r.dot && other.vector.includes(r.dot) }
+        }.sorted { $0.dot < $1.dot }
+    }
+
+    /// The merged view of an item's revisions, or `nil` for none.
+    ///
+    /// One live revision is taken as it is. Concurrent ones are folded in
+    /// dot order: an edit beats a delete; two deletes make one; two edits
+    /// merge part by part: a part set by a write the other side has seen is
+    /// taken from the newer side, and a part both sides changed goes to the
+    /// higher dot (counter, then device id), the other version kept whole
+    /// as a sibling.
+    public static func view(of revisions: [Revision]) -> ItemView? {
+        let live = liveSet(revisions)
+        guard var result = live.first.map(view(single:)) else { return nil }
+        for next in live.dropFirst() { result = merge(result, view(single: next)) }
+        result.siblings = unique(result.siblings, except: result.item)
+        return result
+    }
+
+    static func view(single r: Revision) -> ItemView {
+        ItemView(
+            vector: r.vector, fieldDots: r.fieldDots, item: r.item, siblings: r.siblings, editBeatDelete: false,
+            live: [r.dot])
+    }
+
+    static func merge(_ a: ItemView, _ b: ItemView) -> ItemView {
+        var out = a
+        out.vector = a.vector.joined(b.vector)
+        out.live = a.live + b.live
+        out.siblings = a.siblings + b.siblings
+        switch (a.item, b.item) {
+        case (nil, nil):
+            return out
+        case (nil, .some):
+            out.item = b.item
+            out.fieldDots = b.fieldDots
+            out.editBeatDelete = true
+            return out
+        case (.some, nil):
+            out.editBeatDelete = true
+            return out
+        case (.some(let x), .some(let y)):
+            var merged = x
+            var dots = a.fieldDots
+            var loser: Item?
+            for group in FieldGroup.allCases {
+                let da = a.fieldDots[group]
+                let db = b.fieldDots[group]
+                if da == db || group.same(x, y) {
+                    if let da, let db { dots[group] = max(da, db) }
+                    continue
+                }
+                let takeB: Bool
+                if let da, b.vector.includes(da) {
+                    takeB = true
+                } else if let db, a.vector.includes(db) {
+                    takeB = false
+                } else {
+                    // Both changed it: the higher dot wins on every device.
+                    takeB = (db ?? Dot(device: "", counter: 0)) > (da ?? Dot(device: "", counter: 0))
+                    loser = takeB ? x : y
+                }
+                if takeB {
+                    group.copy(from: y, into: &merged)
+                    dots[group] = db
+                }
+            }
+            merged.created = min(x.created, y.created)
+            merged.modified = max(x.modified, y.modified)
+            out.item = merged
+            out.fieldDots = dots
+            if let loser { out.siblings.append(loser) }
+            return out
+        }
+    }
+
+    /// Siblings without repeats and without a copy of the item itself.
+    static func unique(_ siblings: [Item], except item: Item?) -> [Item] {
+        var out: [Item] = []
+        for s in siblings
+        where !out.contains(where: { sameContent($0, s) }) && !(item.map { sameContent($0, s) } ?? false) {
+            out.append(s)
+        }
+        return out
+    }
+
+    /// Whether two items hold the same values in every part the merge
+    /// compares (dates and revision aside).
+    public static func sameContent(_ a: Item, _ b: Item) -> Bool {
+        FieldGroup.allCases.allSatisfy { $0.same(a, b) }
+    }
+}

@@ -1,0 +1,479 @@
+import FobStore
+import FoundationEssentials
+@preconcurrency import Glibc
+
+/// One vault's sync: the tree in a git work tree, merged into the vault.
+///
+/// A cycle: (1) the vault's changes since the last merge become new
+/// revision files under a counter first reserved in the vault, committed;
+/// (2) fetch, refuse a remote that went back or holds another copy's
+/// writes, merge (git cannot conflict: no path is written by two devices);
+/// (3) check the merged tree (every file authenticates; a file removed
+/// without a newer revision or an old one replayed is caught); (4) merge
+/// every item and write the vault's changes and the state in one
+/// transaction; (5) push, fetching again when the remote moved on.
+public final class SyncEngine {
+    let store: SyncItemStore
+    let git: Git
+    let now: () -> Date
+    let messages: @Sendable (String) -> Void
+    /// For the crash tests only: `FOB_SYNC_TEST_KILL` names a point of the
+    /// cycle (`after-commit`, `after-git-merge`, `before-push`,
+    /// `after-push`) where the process kills itself with `SIGKILL`.
+    let killPoint: String?
+    /// Revisions opened in this run, by blob id and path.
+    var opened: [String: Revision] = [:]
+
+    /// What a sync did.
+    public struct Outcome: Sendable, Equatable {
+        /// Items changed in this vault by what came from other devices.
+        public var merged: Int
+        /// Items with conflicting versions kept.
+        public var conflicts: Int
+        /// Revisions this device wrote.
+        public var written: Int
+    }
+
+    /// An engine over `store` with its work tree at `treeDirectory`.
+    /// - Parameters:
+    ///   - environment: git's environment (Fob's own variables are dropped).
+    ///   - messages: where git's messages and reports go (standard error).
+    /// - Throws: ``SyncError/gitMissing``.
+    public init(
+        store: SyncItemStore, treeDirectory: String, environment: [String: String],
+        now: @escaping () -> Date = Date.init, messages: @escaping @Sendable (String) -> Void
+    ) throws(SyncError) {
+        self.store = store
+        self.git = try Git(directory: treeDirectory, environment: environment, messages: messages)
+        self.now = now
+        self.messages = messages
+        killPoint = environment["FOB_SYNC_TEST_KILL"]
+    }
+
+    func mayBeKilled(_ point: String) {
+        if killPoint == point { raise(SIGKILL) }
+    }
+
+    // MARK: Loading
+
+    struct Loaded {
+        var state: SyncState
+        var stateItem: Item
+        var items: [String: Item]
+        var keys: SyncKeys
+    }
+
+    /// The state item, or `nil` when sync is not set up.
+    static func stateItem(in items: [Item]) -> Item? { items.first(where: SyncState.isStateItem) }
+
+    func load() throws -> Loaded {
+        let all = try store.syncItems()
+        guard let stateItem = SyncEngine.stateItem(in: all), let secret = stateItem.secret else {
+            throw SyncError.usage(
+                "sync is not set up for this vault; run `fob sync init REMOTE` or `fob sync join REMOTE`")
+        }
+        let state: SyncState
+        do { state = try SyncState.decode(secret) } catch {
+            throw KeychainError.decode("the sync state item: \(error)")
+        }
+        let keys = SyncKeys(syncKey: state.syncKey)
+        var items: [String: Item] = [:]
+        for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
+        return Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
+    }
+
+    /// Replaces the stored state (one transaction with `changes`).
+    func store(_ loaded: inout Loaded, with changes: [ImportChange] = []) throws {
+        var next = loaded.state.item(now: now())
+        next.persistentID = loaded.stateItem.persistentID
+        next.created = loaded.stateItem.created
+        try store.syncApply(changes + [.replace(existing: loaded.stateItem, with: next)])
+        next.revision = loaded.stateItem.revision + 1
+        loaded.stateItem = next
+    }
+
+    // MARK: Snapshots of the tree
+
+    struct Snapshot {
+        var revisions: [String: [Revision]] = [:]
+        var paths: Set<String> = []
+        var heads: [String: DeviceHead] = [:]
+
+        func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
+    }
+
+    func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
+        guard let commit else { return Snapshot() }
+        var snap = Snapshot()
+        let entries = try git.listing(of: commit)
+        // Files are immutable: a blob opened once in this run is not read again.
+        let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
+        let contents = try git.blobs(Array(Set(missing)))
+        for (path, blob) in entries {
+            let cacheKey = "\(blob) \(path)"
+            if let (name, dot) = TreePath.parseRecord(path) {
+                if let revision = opened[cacheKey] {
+                    snap.revisions[name, default: []].append(revision)
+                } else {
+                    do {
+                        let revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
+                        opened[cacheKey] = revision
+                        snap.revisions[name, default: []].append(revision)
+                    } catch {
+                        throw SyncError.tampered("\(path) \(error)")
+                    }
+                }
+                snap.paths.insert(path)
+            } else if let device = TreePath.parseHead(path) {
+                do { snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys) } catch
+                {
+                    throw SyncError.tampered("\(path) \(error)")
+                }
+            } else if path != TreePath.header {
+                throw SyncError.tampered("\(path) is not part of a sync tree")
+            }
+        }
+        for (name, revisions) in snap.revisions {
+            for r in revisions {
+                guard let head = snap.heads[r.dot.device], head.counter >= r.dot.counter else {
+                    throw SyncError.tampered(
+                        "revision \(r.dot) of item \(name.prefix(12)) is newer than its device's head")
+                }
+            }
+        }
+        return snap
+    }
+
+    // MARK: The work tree
+
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        let url = URL(fileURLWithPath: git.directory).appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    func removeFile(_ path: String) {
+        unlink(git.directory + "/" + path)
+    }
+
+    /// Commits everything in the work tree; `false` when nothing changed.
+    @discardableResult
+    func commit(_ message: String) throws -> Bool {
+        try git.check(["add", "-A"])
+        guard try git.run(["diff", "--cached", "--quiet"]).status != 0 else { return false }
+        try git.check(["commit", "-q", "--no-verify", "-m", message])
+        return true
+    }
+
+    /// Puts the work tree back at its last commit (a run killed before its commit).
+    func cleanWorkTree() throws {
+        guard try git.resolve("HEAD") != nil else { return }
+        try git.check(["reset", "-q", "--hard", "HEAD"])
+        try git.check(["clean", "-q", "-f", "-d"])
+    }
+
+    // MARK: Export: the vault's changes become revisions
+
+    /// Writes this vault's changes since the last merge as revisions and commits them.
+    /// - Returns: how many revisions were written.
+    func export(_ loaded: inout Loaded, base: Snapshot, current: Snapshot, forceHead: Bool) throws -> Int {
+        var planned: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
+        let me = loaded.state.device
+        for (name, item) in loaded.items.sorted(by: { $0.key < $1.key }) {
+            let resolving = loaded.state.resolved.contains(name)
+            guard loaded.state.revisions[name] != item.revision || resolving else { continue }
+            let baseView = base.view(name)
+            let currentView = current.view(name)
+            var changed: [FieldGroup] = []
+            for group in FieldGroup.allCases {
+                if let b = baseView?.item, group.same(b, item) { continue }
+                changed.append(group)
+            }
+            if baseView?.item != nil, changed.isEmpty, !resolving {
+                continue
+            }
+            // Never synced before: concurrent with whatever the tree holds,
+            // but for this device's own export of it by a run that was cut short.
+            let concurrent = baseView == nil
+            let prior = concurrent ? nil : currentView
+            let ownEarlier = concurrent ? (currentView?.live ?? []).filter { $0.device == me } : []
+            planned.append(
+                (
+                    name,
+                    { dot in
+                        var vector = prior?.vector ?? VersionVector()
+                        for earlier in ownEarlier { vector.add(earlier) }
+                        vector.add(dot)
+                        var next = prior?.item ?? item
+                        var dots = prior?.item == nil ? [:] : prior!.fieldDots
+                        for group in prior?.item == nil ? FieldGroup.allCases : changed {
+                            group.copy(from: item, into: &next)
+                            dots[group] = dot
+                        }
+                        next.modified = max(next.modified, item.modified)
+                        next.revision = 0
+                        next.persistentID = item.persistentID
+                        return Revision(
+                            dot: dot, vector: vector, fieldDots: dots, item: next,
+                            siblings: resolving ? [] : (prior?.siblings ?? []))
+                    }, prior?.live ?? ownEarlier
+                ))
+        }
+        for name in loaded.state.revisions.keys.sorted() where loaded.items[name] == nil {
+            guard let currentView = current.view(name), currentView.item != nil else { continue }
+            planned.append(
+                (
+                    name,
+                    { dot in
+                        var vector = currentView.vector
+                        vector.add(dot)
+                        return Revision(dot: dot, vector: vector, fieldDots: [:], item: nil, siblings: [])
+                    }, currentView.live
+                ))
+        }
+        guard !planned.isEmpty || forceHead else { return 0 }
+        // Reserve the counter in the vault before any file carries it.
+        loaded.state.counter += 1
+        try store(&loaded)
+        let dot = Dot(device: me, counter: loaded.state.counter)
+        var live = current.paths
+        for plan in planned {
+            let revision = plan.make(dot)
+            let path = TreePath.record(name: plan.name, dot: dot)
+            try writeFile(path, revision.sealed(name: plan.name, keys: loaded.keys))
+            live.insert(path)
+            for old in plan.superseded where old != dot {
+                let oldPath = TreePath.record(name: plan.name, dot: old)
+                removeFile(oldPath)
+                live.remove(oldPath)
+            }
+        }
+        try writeHead(loaded, current: current, live: live)
+        try commit("fob sync: device \(me), \(planned.count) revision\(planned.count == 1 ? "" : "s")")
+        return planned.count
+    }
+
+    func writeHead(_ loaded: Loaded, current: Snapshot, live: Set<String>) throws {
+        var vector = VersionVector()
+        for head in current.heads.values { vector.add(Dot(device: head.device, counter: head.counter)) }
+        vector.add(Dot(device: loaded.state.device, counter: loaded.state.counter))
+        let listing = Array(live.sorted().joined(separator: "\n").utf8)
+        let hash = Sodium.genericHash(listing, key: loaded.keys.naming, length: 32)
+        let head = DeviceHead(
+            device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash)
+        try writeFile(TreePath.head(device: loaded.state.device), head.sealed(keys: loaded.keys))
+    }
+
+    // MARK: Checks
+
+    /// Refuses heads that went back, vanished, or carry this device's id
+    /// beyond what it wrote.
+    func checkHeads(_ heads: [String: DeviceHead], state: SyncState, where place: String) throws {
+        if let own = heads[state.device], own.counter > state.counter {
+            throw SyncError.copied(
+                "\(place) holds counter \(own.counter) of device \(state.device), and this vault wrote at most \(state.counter)"
+            )
+        }
+        for (device, counter) in state.seen.sorted(by: { $0.key < $1.key }) where device != state.device {
+            guard let head = heads[device] else {
+                throw SyncError.tampered("\(place) lost device \(device) (its head was at counter \(counter))")
+            }
+            if head.counter < counter {
+                throw SyncError.tampered(
+                    "\(place) went back: device \(device) is at counter \(head.counter), and counter \(counter) was seen"
+                )
+            }
+        }
+    }
+
+    /// Checks the merged tree against the one before the merge: nothing
+    /// live removed without a newer revision; old revisions put back are
+    /// dropped (and reported). Returns the paths dropped.
+    func checkMerged(_ merged: Snapshot, before: Snapshot, state: SyncState) throws -> [String] {
+        for path in before.paths.subtracting(merged.paths) {
+            guard let (name, dot) = TreePath.parseRecord(path) else { continue }
+            let superseded = merged.revisions[name]?.contains { $0.vector.includes(dot) && $0.dot != dot } ?? false
+            if !superseded {
+                throw SyncError.tampered(
+                    "revision \(dot) of item \(name.prefix(12)) was removed without a newer one")
+            }
+        }
+        var replayed: [String] = []
+        for path in merged.paths.subtracting(before.paths).sorted() {
+            guard let (_, dot) = TreePath.parseRecord(path) else { continue }
+            let seen = dot.device == state.device ? state.counter : (state.seen[dot.device] ?? 0)
+            if dot.counter <= seen { replayed.append(path) }
+        }
+        return replayed
+    }
+
+    // MARK: Merge into the vault
+
+    func mergeIntoVault(_ loaded: inout Loaded, snapshot: Snapshot, commit: String?) throws -> Outcome {
+        var changes: [ImportChange] = []
+        var revisions: [String: UInt64] = [:]
+        var conflicts = 0
+        var merged = 0
+        for (name, revs) in snapshot.revisions.sorted(by: { $0.key < $1.key }) {
+            guard let view = SyncMerge.view(of: revs) else { continue }
+            if view.hasConflict { conflicts += 1 }
+            let stored = loaded.items[name]
+            guard var item = view.item else {
+                if let stored {
+                    changes.append(.delete(existing: stored))
+                    merged += 1
+                }
+                continue
+            }
+            if view.editBeatDelete, stored == nil || loaded.state.revisions[name] != nil {
+                messages(
+                    "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
+            }
+            if let stored {
+                if SyncMerge.sameContent(stored, item) {
+                    revisions[name] = stored.revision
+                    continue
+                }
+                item.persistentID = stored.persistentID
+                item.revision = stored.revision + 1
+                changes.append(.replace(existing: stored, with: item))
+                revisions[name] = stored.revision + 1
+            } else {
+                item.revision = 1
+                changes.append(.add(item))
+                revisions[name] = 1
+            }
+            merged += 1
+        }
+        // Items the tree does not hold (yet): kept, and exported next time.
+        for (name, item) in loaded.items where snapshot.revisions[name] == nil && revisions[name] == nil {
+            if loaded.state.revisions[name] != nil { revisions[name] = loaded.state.revisions[name] }
+            _ = item
+        }
+        for (device, head) in snapshot.heads where device != loaded.state.device {
+            loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
+        }
+        loaded.state.syncedCommit = commit
+        loaded.state.revisions = revisions
+        loaded.state.resolved = []
+        loaded.state.lastSync = UInt64(max(0, now().timeIntervalSince1970))
+        loaded.state.lastMerged = UInt64(merged)
+        loaded.state.lastConflicts = UInt64(conflicts)
+        try store(&loaded, with: changes)
+        return Outcome(merged: merged, conflicts: conflicts, written: 0)
+    }
+
+    // MARK: The cycle
+
+    /// Brings the work tree into being when it is missing (a vault moved
+    /// to a new machine): a clone of the remote.
+    func ensureWorkTree(remote: String) throws {
+        if FileManager.default.fileExists(atPath: git.directory + "/.git") { return }
+        try? FileManager.default.removeItem(atPath: git.directory)
+        try FileManager.default.createDirectory(
+            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        let clone = try git.run(
+            ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
+        guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
+    }
+
+    /// One sync: export, fetch, check, merge, push.
+    /// - Parameters:
+    ///   - network: fetch and push (`fob resolve` commits locally only).
+    ///   - forceHead: write this device's head even without changes (a first sync).
+    /// - Throws: ``SyncError``, `KeychainError`, file errors.
+    public func sync(network: Bool = true, forceHead: Bool = false) throws -> Outcome {
+        var loaded = try load()
+        try ensureWorkTree(remote: loaded.state.remote)
+        try cleanWorkTree()
+        var head = try git.resolve("HEAD")
+        var current = try snapshot(head, keys: loaded.keys)
+        try checkHeads(current.heads, state: loaded.state, where: "the local tree")
+        var base = current
+        if let synced = loaded.state.syncedCommit, synced != head {
+            base = (try? git.resolve(synced)) != nil ? try snapshot(synced, keys: loaded.keys) : current
+        }
+        if loaded.state.syncedCommit == nil { base = Snapshot() }
+        let written = try export(&loaded, base: base, current: current, forceHead: forceHead)
+        mayBeKilled("after-commit")
+        head = try git.resolve("HEAD")
+        current = try snapshot(head, keys: loaded.keys)
+        guard network else {
+            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
+            outcome.written = written
+            return outcome
+        }
+        for attempt in 1...4 {
+            let fetch = try git.run(["fetch", "-q", "origin"], network: true, show: true)
+            guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
+            let remoteRef = "refs/remotes/origin/\(Git.branch)"
+            if let remote = try git.resolve(remoteRef) {
+                let remoteHeads = try snapshotHeads(remote, keys: loaded.keys)
+                try checkHeads(remoteHeads, state: loaded.state, where: "the remote")
+                let before = head
+                do {
+                    current = try mergeRemote(remoteRef, loaded: loaded, before: current)
+                } catch {
+                    // Nothing of a refused tree stays in the local one.
+                    if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
+                    throw error
+                }
+                head = try git.resolve("HEAD")
+                mayBeKilled("after-git-merge")
+            }
+            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
+            outcome.written = written
+            mayBeKilled("before-push")
+            guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
+            let push = try git.run(
+                ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
+            if push.status == 0 {
+                mayBeKilled("after-push")
+                _ = try? git.run(["fetch", "-q", "origin"], network: true)
+                return outcome
+            }
+            let rejected =
+                push.error.contains("rejected") || push.error.contains("non-fast-forward")
+                || push.error.contains("fetch first")
+            guard rejected else { throw SyncError.remoteUnreachable(Git.firstLine(push.error)) }
+            if attempt == 4 { throw SyncError.pushRejected(Git.firstLine(push.error)) }
+        }
+        throw SyncError.pushRejected("the remote kept moving")
+    }
+
+    /// Merges the fetched tree into the local one and checks the result.
+    func mergeRemote(_ remoteRef: String, loaded: Loaded, before: Snapshot) throws -> Snapshot {
+        let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
+        guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
+        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        let replayed = try checkMerged(merged, before: before, state: loaded.state)
+        guard !replayed.isEmpty else { return merged }
+        for path in replayed {
+            messages("fob: ignored an old revision put back into the tree: \(path)\n")
+            removeFile(path)
+        }
+        try commit("fob sync: device \(loaded.state.device) drops \(replayed.count) replayed revisions")
+        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        return merged
+    }
+
+    func snapshotHeads(_ commit: String, keys: SyncKeys) throws -> [String: DeviceHead] {
+        var heads: [String: DeviceHead] = [:]
+        for (path, bytes) in try git.files(of: commit, under: "devices") {
+            guard let device = TreePath.parseHead(path) else { throw SyncError.tampered("\(path) is not a head") }
+            do { heads[device] = try DeviceHead.open(bytes, device: device, keys: keys) } catch {
+                throw SyncError.tampered("\(path) \(error)")
+            }
+        }
+        return heads
+    }
+}
+
+/// The parent directory of a path, without Foundation's NSString.
+struct NSStringPath {
+    let path: String
+    var parent: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -1,0 +1,53 @@
+import FobStore
+import FoundationEssentials
+
+/// Why a sync stopped. The vault is unchanged by a failed sync except for
+/// what an earlier, completed step wrote; local work goes on either way.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No `git` on `PATH`: exit 60.
+    case gitMissing
+    /// The remote cannot be reached (git's message follows): exit 61.
+    case remoteUnreachable(String)
+    /// The remote refused the push, also after fetching again: exit 62.
+    case pushRejected(String)
+    /// Another git failure (its message follows): exit 1.
+    case git(String)
+    /// The tree was tampered with or went back (a force-push of older
+    /// commits, a file moved or changed): exit 93, naming what.
+    case tampered(String)
+    /// This vault is a copy: the tree holds writes under this device's id
+    /// that this vault never made: exit 93.
+    case copied(String)
+    /// Sync is not set up for this vault, or set up already: exit 2.
+    case usage(String)
+    /// The master password does not open the tree's header: exit 51.
+    case wrongPassword
+
+    /// The process exit status.
+    public var exitStatus: Int32 {
+        switch self {
+        case .gitMissing: 60
+        case .remoteUnreachable: 61
+        case .pushRejected: 62
+        case .git: 1
+        case .tampered, .copied: 93
+        case .usage: 2
+        case .wrongPassword: 51
+        }
+    }
+
+    /// One line (git's own message may follow on the lines before it).
+    public var description: String {
+        switch self {
+        case .gitMissing: "sync needs git, and none is on PATH; install git (apt install git)"
+        case .remoteUnreachable(let why): "cannot reach the sync remote: \(why)"
+        case .pushRejected(let why): "the sync remote refused the push: \(why)"
+        case .git(let why): "git failed: \(why)"
+        case .tampered(let why): "the sync tree was tampered with or went back: \(why) (errSecDecode)"
+        case .copied(let why):
+            "this vault is a copy of another device's: \(why); run `fob sync join REMOTE` here to take a new device id (errSecDecode)"
+        case .usage(let why): why
+        case .wrongPassword: "the master password does not open the sync tree's header (errSecAuthFailed)"
+        }
+    }
+}

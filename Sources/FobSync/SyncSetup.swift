@@ -1,0 +1,164 @@
+import FobStore
+import FoundationEssentials
+
+extension SyncEngine {
+    /// `fob sync init REMOTE`: a new tree with this vault's items, pushed
+    /// to an empty remote.
+    /// - Parameters:
+    ///   - password: seals the sync key in the tree's header.
+    ///   - kdf: the header's Argon2id costs.
+    /// - Throws: ``SyncError/usage(_:)`` when sync is set up already or the
+    ///   remote is not empty; as ``sync(network:forceHead:)``.
+    public func initialize(remote: String, password: SecretBytes, kdf: KDFParameters) throws -> Outcome {
+        let items = try store.syncItems()
+        if let existing = SyncEngine.stateItem(in: items) {
+            let remote = (existing.secret.flatMap { try? SyncState.decode($0) })?.remote ?? "?"
+            throw SyncError.usage("sync is set up already for this vault (remote \(remote))")
+        }
+        let listing = try git.run(["ls-remote", remote], network: true, show: true, inDirectory: false)
+        guard listing.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(listing.error)) }
+        guard listing.output.isEmpty else {
+            throw SyncError.usage("the remote holds a tree already; run `fob sync join \(remote)` instead")
+        }
+        try? FileManager.default.removeItem(atPath: git.directory)
+        try FileManager.default.createDirectory(atPath: git.directory, withIntermediateDirectories: true)
+        try git.check(["init", "-q", "-b", Git.branch])
+        try git.check(["remote", "add", "origin", remote])
+        let syncKey = SecretBytes.random(count: 32)
+        let header = try TreeHeader.make(syncKey: syncKey, password: password, kdf: kdf)
+        try writeFile(TreePath.header, header.bytes)
+        let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        try store.syncApply([.add(state.item(now: now()))])
+        return try sync(forceHead: true)
+    }
+
+    /// `fob sync join REMOTE`: this vault joins the tree there; its items
+    /// and the tree's are merged (an item on both sides is concurrent).
+    /// - Parameter password: the master password the header was sealed with.
+    /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
+    ///   set up already or the remote holds no tree; as ``sync(network:forceHead:)``.
+    public func join(remote: String, password: SecretBytes) throws -> Outcome {
+        let items = try store.syncItems()
+        let old = SyncEngine.stateItem(in: items)
+        try? FileManager.default.removeItem(atPath: git.directory)
+        try FileManager.default.createDirectory(
+            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        let clone = try git.run(
+            ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
+        guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
+        guard let bytes = FileManager.default.contents(atPath: git.directory + "/" + TreePath.header) else {
+            throw SyncError.usage("the remote holds no Fob sync tree; run `fob sync init \(remote)` to make one")
+        }
+        let header: TreeHeader
+        do { header = try TreeHeader.parse(Array(bytes)) } catch {
+            throw SyncError.tampered("\(TreePath.header) \(error)")
+        }
+        guard let syncKey = try header.open(password: password) else { throw SyncError.wrongPassword }
+        let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        var fresh = state.item(now: now())
+        if let old {
+            // A copy taking a new device id keeps its items, not its old id.
+            fresh.persistentID = old.persistentID
+            try store.syncApply([.replace(existing: old, with: fresh)])
+        } else {
+            try store.syncApply([.add(fresh)])
+        }
+        return try sync(forceHead: true)
+    }
+
+    /// One device as `fob devices` lists it.
+    public struct DeviceInfo: Sendable, Equatable {
+        /// Its id.
+        public var device: String
+        /// The highest counter it wrote.
+        public var counter: UInt64
+        /// Whether it is this vault.
+        public var isThis: Bool
+    }
+
+    /// What `fob sync status` prints.
+    public struct Status: Sendable {
+        /// The remote.
+        public var remote: String
+        /// This device's id.
+        public var device: String
+        /// The last sync's end (seconds since 1970; 0 = never) and what it did.
+        public var lastSync: UInt64
+        public var lastMerged: UInt64
+        public var lastConflicts: UInt64
+        /// Items added, changed or deleted here since the last sync.
+        public var pending: Int
+        /// Devices in the local tree.
+        public var devices: [DeviceInfo]
+    }
+
+    /// The state, the local tree's devices and the pending changes; no network.
+    public func status() throws -> Status {
+        let loaded = try load()
+        var pending = 0
+        for (name, item) in loaded.items where loaded.state.revisions[name] != item.revision { pending += 1 }
+        for name in loaded.state.revisions.keys where loaded.items[name] == nil { pending += 1 }
+        return Status(
+            remote: loaded.state.remote, device: loaded.state.device, lastSync: loaded.state.lastSync,
+            lastMerged: loaded.state.lastMerged, lastConflicts: loaded.state.lastConflicts, pending: pending,
+            devices: try devices(loaded))
+    }
+
+    func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
+        guard FileManager.default.fileExists(atPath: git.directory + "/.git"), let head = try git.resolve("HEAD")
+        else { return [] }
+        return try snapshotHeads(head, keys: loaded.keys).values.sorted { $0.device < $1.device }.map {
+            DeviceInfo(device: $0.device, counter: $0.counter, isThis: $0.device == loaded.state.device)
+        }
+    }
+
+    /// An item with versions kept after a conflict.
+    public struct Conflict: Sendable {
+        /// The version the vault holds (every device picked the same).
+        public var current: Item
+        /// The other versions.
+        public var others: [Item]
+    }
+
+    /// The items with conflicts in the local tree (as of the last sync); no network.
+    public func conflicts() throws -> [Conflict] {
+        let loaded = try load()
+        guard let head = try git.resolve("HEAD") else { return [] }
+        let snap = try snapshot(head, keys: loaded.keys)
+        var out: [Conflict] = []
+        for name in snap.revisions.keys.sorted() {
+            guard let view = snap.view(name), view.hasConflict, let item = loaded.items[name] ?? view.item else {
+                continue
+            }
+            out.append(Conflict(current: item, others: view.siblings))
+        }
+        return out.sorted { ($0.current.service, $0.current.account) < ($1.current.service, $1.current.account) }
+    }
+
+    /// `fob resolve SERVICE ACCOUNT --keep local|remote`: keeps the vault's
+    /// version (`local`) or the other one (`remote`), drops the rest, and
+    /// commits the resolution locally; the next `fob sync` carries it.
+    /// - Throws: `KeychainError.itemNotFound` when the item has no conflict.
+    public func resolve(service: String, account: String, keepRemote: Bool) throws {
+        var loaded = try load()
+        guard let head = try git.resolve("HEAD") else {
+            throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")
+        }
+        let snap = try snapshot(head, keys: loaded.keys)
+        let match = loaded.items.first { $0.value.service == service && $0.value.account == account }
+        guard let (name, stored) = match, let view = snap.view(name), view.hasConflict, let other = view.siblings.last
+        else {
+            throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")
+        }
+        loaded.state.resolved.insert(name)
+        var changes: [ImportChange] = []
+        if keepRemote {
+            var kept = other
+            kept.persistentID = stored.persistentID
+            kept.modified = now()
+            changes.append(.replace(existing: stored, with: kept))
+        }
+        try store(&loaded, with: changes)
+        _ = try sync(network: false)
+    }
+}

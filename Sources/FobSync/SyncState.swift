@@ -1,0 +1,111 @@
+import FobStore
+import FoundationEssentials
+
+/// What a device keeps of its sync: held in the vault as one item (so
+/// under the whole-vault commitment, and written in the same transaction
+/// as the merge it records).
+public struct SyncState: Sendable {
+    /// This device's id.
+    public var device: String
+    /// The sync key (32 bytes).
+    public var syncKey: SecretBytes
+    /// The remote, as given to `fob sync init` or `join`.
+    public var remote: String
+    /// The highest counter this device has reserved (written or about to be).
+    public var counter: UInt64
+    /// The highest head counter seen of every other device: a remote that
+    /// goes back below it is refused.
+    public var seen: [String: UInt64]
+    /// The commit whose tree the vault reflects (`nil` before the first merge).
+    public var syncedCommit: String?
+    /// Item name → the vault revision it had at the last merge.
+    public var revisions: [String: UInt64]
+    /// Items `fob resolve` settled, written out at the next commit.
+    public var resolved: Set<String>
+    /// When the last sync ended (seconds since 1970), and what it did.
+    public var lastSync: UInt64
+    /// Items the last sync changed here.
+    public var lastMerged: UInt64
+    /// Items with conflicts after the last sync.
+    public var lastConflicts: UInt64
+
+    /// A new device's state.
+    public init(device: String, syncKey: SecretBytes, remote: String) {
+        self.device = device
+        self.syncKey = syncKey
+        self.remote = remote
+        counter = 0
+        seen = [:]
+        syncedCommit = nil
+        revisions = [:]
+        resolved = []
+        lastSync = 0
+        lastMerged = 0
+        lastConflicts = 0
+    }
+
+    /// The item that holds the state: a note in the access group
+    /// `fob.sync`, which the tree never carries.
+    public static let key = ItemKey(accessGroup: "fob.sync", service: "fob-sync", account: "state")
+
+    /// Whether `item` is the state's item.
+    public static func isStateItem(_ item: Item) -> Bool { ItemKey(item) == key && item.itemClass == .genericPassword }
+
+    /// The state as an item to store.
+    public func item(now: Date) -> Item {
+        Item(
+            service: SyncState.key.service, account: SyncState.key.account, accessGroup: SyncState.key.accessGroup,
+            label: "sync state (written by fob sync)", kind: .note, created: now, modified: now,
+            secret: encoded())
+    }
+
+    func encoded() -> SecretBytes {
+        var w = ByteWriter()
+        defer { w.wipe() }
+        w.u8(1)
+        w.string(device)
+        syncKey.withUnsafeBytes { w.raw($0) }
+        w.string(remote)
+        w.u64(counter)
+        w.vector(VersionVector(seen))
+        w.string(syncedCommit ?? "")
+        w.u32(UInt32(revisions.count))
+        for (name, revision) in revisions.sorted(by: { $0.key < $1.key }) {
+            w.string(name)
+            w.u64(revision)
+        }
+        w.u32(UInt32(resolved.count))
+        for name in resolved.sorted() { w.string(name) }
+        w.u64(lastSync)
+        w.u64(lastMerged)
+        w.u64(lastConflicts)
+        return SecretBytes(w.bytes)
+    }
+
+    /// Decodes the state item's secret.
+    /// - Throws: ``TreeFormatError``.
+    public static func decode(_ secret: SecretBytes) throws(TreeFormatError) -> SyncState {
+        try reading(secret) { (raw) throws(TreeFormatError) -> SyncState in
+            var r = ByteReader(raw)
+            guard try r.u8() == 1 else { throw .malformed("an unknown sync state version") }
+            let device = try r.device()
+            let key = SecretBytes(try r.data(max: 32))
+            guard key.count == 32 else { throw .malformed("the sync key") }
+            var state = SyncState(device: device, syncKey: key, remote: try r.string(max: 65_536))
+            state.counter = try r.u64()
+            state.seen = try r.vector().counters
+            let commit = try r.string(max: 64)
+            state.syncedCommit = commit.isEmpty ? nil : commit
+            let count = try r.u32()
+            state.revisions.reserveCapacity(Int(count))
+            for _ in 0..<count { state.revisions[try r.string(max: 32)] = try r.u64() }
+            let resolvedCount = try r.u32()
+            for _ in 0..<resolvedCount { state.resolved.insert(try r.string(max: 32)) }
+            state.lastSync = try r.u64()
+            state.lastMerged = try r.u64()
+            state.lastConflicts = try r.u64()
+            guard r.atEnd else { throw .malformed("bytes after the sync state") }
+            return state
+        }
+    }
+}

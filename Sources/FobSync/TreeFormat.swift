@@ -1,0 +1,370 @@
+import FobStore
+import FoundationEssentials
+
+/// The keys of one sync tree, all derived from the 32-byte sync key
+/// (keyed BLAKE2b with a distinct input each).
+public struct SyncKeys: Sendable {
+    /// Seals revision files and device heads.
+    let sealing: SecretBytes
+    /// Names items: the remote learns counts and sizes, not names.
+    let naming: SecretBytes
+
+    /// The keys of `syncKey` (32 bytes).
+    public init(syncKey: SecretBytes) {
+        sealing = SecretBytes(Sodium.genericHash(Array("fob-sync sealing".utf8), key: syncKey, length: 32))
+        naming = SecretBytes(Sodium.genericHash(Array("fob-sync naming".utf8), key: syncKey, length: 32))
+    }
+
+    /// The tree name of the item with `item`'s primary key: 32 hex digits
+    /// of a keyed hash of the key's fields.
+    public func name(of item: Item) -> String {
+        var w = ByteWriter()
+        w.string(item.itemClass.rawValue)
+        w.string(item.accessGroup)
+        w.string(item.service)
+        w.string(item.account)
+        w.u8(item.synchronizable ? 1 : 0)
+        if item.itemClass == .internetPassword {
+            w.string(item.internetProtocol)
+            w.string(item.authenticationType)
+            w.u64(UInt64(item.port))
+            w.string(item.path)
+            w.string(item.securityDomain)
+        }
+        return DeviceID.hex(Sodium.genericHash(w.bytes, key: naming, length: 16))
+    }
+}
+
+/// Paths in the sync tree.
+///
+/// - `fob-sync.header`: the sync key sealed under the password key (``TreeHeader``);
+/// - `devices/DEVICE.head`: each device's head (``DeviceHead``), written by that device only;
+/// - `items/AA/NAME/DEVICE.COUNTER.rec`: one revision of one item
+///   (``Revision``), immutable; `AA` is the name's first two digits.
+public enum TreePath {
+    /// The header's path.
+    public static let header = "fob-sync.header"
+
+    /// The path of the revision `dot` of item `name`.
+    public static func record(name: String, dot: Dot) -> String {
+        "items/\(name.prefix(2))/\(name)/\(dot.device).\(dot.counter).rec"
+    }
+
+    /// The path of `device`'s head.
+    public static func head(device: String) -> String { "devices/\(device).head" }
+
+    /// The item name and dot of a revision path, or `nil` for any other path
+    /// (strict: lowercase hex, no leading zeros, the prefix matching).
+    public static func parseRecord(_ path: String) -> (name: String, dot: Dot)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "items", parts[2].utf8.count == 32,
+            parts[2].utf8.allSatisfy(isHexDigit), parts[1] == parts[2].prefix(2)
+        else { return nil }
+        let file = parts[3]
+        guard file.hasSuffix(".rec") else { return nil }
+        let stem = file.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+        guard stem.count == 2, DeviceID.isValid(stem[0]), let counter = parseCounter(stem[1]) else { return nil }
+        return (String(parts[2]), Dot(device: String(stem[0]), counter: counter))
+    }
+
+    /// The device of a head path, or `nil`.
+    public static func parseHead(_ path: String) -> String? {
+        guard path.hasPrefix("devices/"), path.hasSuffix(".head") else { return nil }
+        let id = path.dropFirst(8).dropLast(5)
+        return DeviceID.isValid(id) ? String(id) : nil
+    }
+
+    static func parseCounter(_ text: Substring) -> UInt64? {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.first != 48,
+            text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
+        else { return nil }
+        return UInt64(text)
+    }
+
+    static func isHexDigit(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 97 && c <= 102) }
+}
+
+/// The parts of an item the merge compares and takes one by one. Where
+/// two devices changed different parts, both changes are kept.
+public enum FieldGroup: UInt8, CaseIterable, Sendable, Comparable {
+    case secret = 1, notes, url, label, oneTimePassword, customFields, kind, access, generic, apple
+
+    public static func < (a: FieldGroup, b: FieldGroup) -> Bool { a.rawValue < b.rawValue }
+
+    /// Whether `a` and `b` hold the same value of this part.
+    func same(_ a: Item, _ b: Item) -> Bool {
+        switch self {
+        case .secret: a.secret == b.secret
+        case .notes: a.comment == b.comment
+        case .url: a.url == b.url
+        case .label: a.label == b.label
+        case .oneTimePassword: a.oneTimePassword == b.oneTimePassword
+        case .customFields: a.customFields == b.customFields
+        case .kind: a.kind == b.kind
+        case .access: a.accessible == b.accessible && a.deviceBinding == b.deviceBinding
+        case .generic: a.generic == b.generic
+        case .apple:
+            a.itemDescription == b.itemDescription && a.itemType == b.itemType && a.creator == b.creator
+                && a.isInvisible == b.isInvisible && a.isNegative == b.isNegative
+                && a.accessControlFlags == b.accessControlFlags
+        }
+    }
+
+    /// Copies this part of `source` into `target`.
+    func copy(from source: Item, into target: inout Item) {
+        switch self {
+        case .secret: target.secret = source.secret
+        case .notes: target.comment = source.comment
+        case .url: target.url = source.url
+        case .label: target.label = source.label
+        case .oneTimePassword: target.oneTimePassword = source.oneTimePassword
+        case .customFields: target.customFields = source.customFields
+        case .kind: target.kind = source.kind
+        case .access:
+            target.accessible = source.accessible
+            target.deviceBinding = source.deviceBinding
+        case .generic: target.generic = source.generic
+        case .apple:
+            target.itemDescription = source.itemDescription
+            target.itemType = source.itemType
+            target.creator = source.creator
+            target.isInvisible = source.isInvisible
+            target.isNegative = source.isNegative
+            target.accessControlFlags = source.accessControlFlags
+        }
+    }
+}
+
+/// One revision of one item: a file of the tree, never changed once written.
+public struct Revision: Sendable {
+    /// Who wrote it, under which counter (from the file's name, authenticated).
+    public var dot: Dot
+    /// The revisions of this item it has seen (its own dot included).
+    public var vector: VersionVector
+    /// For each part of the item, the write that set its value.
+    public var fieldDots: [FieldGroup: Dot]
+    /// The item (revision 0), or `nil` for a tombstone: deleted.
+    public var item: Item?
+    /// Versions kept beside it after a conflict, until `fob resolve`.
+    public var siblings: [Item]
+
+    /// A revision; see the properties.
+    public init(dot: Dot, vector: VersionVector, fieldDots: [FieldGroup: Dot], item: Item?, siblings: [Item]) {
+        self.dot = dot
+        self.vector = vector
+        self.fieldDots = fieldDots
+        self.item = item
+        self.siblings = siblings
+    }
+
+    static let magic = Array("FSR1".utf8)
+    static let version: UInt8 = 1
+
+    static func associatedData(name: String, dot: Dot) -> [UInt8] {
+        Array("fob-sync record 1/\(name)/\(dot.device).\(dot.counter)".utf8)
+    }
+
+    /// The file's bytes: "FSR1", then the plaintext sealed with
+    /// XChaCha20-Poly1305 under the tree's sealing key, with the item name,
+    /// device and counter as associated data.
+    public func sealed(name: String, keys: SyncKeys) -> [UInt8] {
+        var w = ByteWriter()
+        defer { w.wipe() }
+        w.u8(Revision.version)
+        w.u8(item == nil ? 1 : 0)
+        w.vector(vector)
+        let dots = fieldDots.sorted { $0.key < $1.key }
+        w.u32(UInt32(dots.count))
+        for (group, dot) in dots {
+            w.u8(group.rawValue)
+            w.string(dot.device)
+            w.u64(dot.counter)
+        }
+        let items = (item.map { [$0] } ?? []) + siblings
+        w.u32(UInt32(siblings.count))
+        for item in items {
+            var copy = item
+            copy.revision = 0
+            let encoded = ItemWire.encode(copy)
+            encoded.withUnsafeBytes { w.raw($0) }
+        }
+        let sealed = w.bytes.withUnsafeBytes {
+            Sodium.seal($0, ad: Revision.associatedData(name: name, dot: dot), key: keys.sealing)
+        }
+        return Revision.magic + sealed
+    }
+
+    /// Opens a revision file.
+    /// - Parameters:
+    ///   - bytes: the file's content (not trusted).
+    ///   - name, dot: from its path (``TreePath/parseRecord(_:)``).
+    /// - Throws: ``TreeFormatError``.
+    public static func open(_ bytes: [UInt8], name: String, dot: Dot, keys: SyncKeys) throws(TreeFormatError)
+        -> Revision
+    {
+        guard bytes.count > 4, Array(bytes.prefix(4)) == magic else { throw .malformed("not a revision file") }
+        guard
+            let plain = Sodium.open(
+                Array(bytes.dropFirst(4)), ad: associatedData(name: name, dot: dot), key: keys.sealing)
+        else { throw .unauthentic }
+        return try reading(plain) { (raw) throws(TreeFormatError) -> Revision in
+            try decodePlaintext(raw, dot: dot)
+        }
+    }
+
+    /// Decodes a revision's plaintext (the fuzz target `sync-tree` calls it).
+    public static func decodePlaintext(_ raw: UnsafeRawBufferPointer, dot: Dot) throws(TreeFormatError) -> Revision {
+        var r = ByteReader(raw)
+        guard try r.u8() == version else { throw .malformed("an unknown revision version") }
+        let flags = try r.u8()
+        guard flags <= 1 else { throw .malformed("flags") }
+        let vector = try r.vector()
+        guard vector.includes(dot), vector.counters[dot.device] == dot.counter else {
+            throw .malformed("a vector without its own revision")
+        }
+        let dotCount = try r.u32()
+        guard dotCount <= UInt32(FieldGroup.allCases.count) else { throw .tooLarge }
+        var dots: [FieldGroup: Dot] = [:]
+        for _ in 0..<dotCount {
+            guard let group = FieldGroup(rawValue: try r.u8()), dots[group] == nil else { throw .malformed("a field") }
+            let device = try r.device()
+            let counter = try r.u64()
+            let fieldDot = Dot(device: device, counter: counter)
+            guard vector.includes(fieldDot) else { throw .malformed("a field newer than its revision") }
+            dots[group] = fieldDot
+        }
+        let siblingCount = try r.u32()
+        guard siblingCount <= 64 else { throw .tooLarge }
+        var items: [Item] = []
+        for _ in 0..<Int(siblingCount) + (flags == 1 ? 0 : 1) {
+            let encoded = try r.data(max: Vault.maxRecordBytes)
+            do { items.append(try ItemWire.decode(encoded)) } catch { throw .malformed("an item: \(error)") }
+        }
+        guard r.atEnd else { throw .malformed("bytes after the end") }
+        let item = flags == 1 ? nil : items.removeFirst()
+        return Revision(dot: dot, vector: vector, fieldDots: dots, item: item, siblings: items)
+    }
+}
+
+/// A device's head: `devices/DEVICE.head`, written by that device only,
+/// sealed (so MAC'd) under the sync key with the device id as associated data.
+public struct DeviceHead: Sendable, Equatable {
+    /// The device.
+    public var device: String
+    /// The highest counter it has written.
+    public var counter: UInt64
+    /// The highest counter of every device it had seen when it wrote this.
+    public var vector: VersionVector
+    /// A keyed hash of the revision paths live in the tree it committed.
+    public var liveHash: [UInt8]
+
+    /// A head; see the properties.
+    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8]) {
+        self.device = device
+        self.counter = counter
+        self.vector = vector
+        self.liveHash = liveHash
+    }
+
+    static let magic = Array("FSH1".utf8)
+
+    /// The file's bytes.
+    public func sealed(keys: SyncKeys) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(1)
+        w.u64(counter)
+        w.vector(vector)
+        w.data(liveHash)
+        return DeviceHead.magic
+            + w.bytes.withUnsafeBytes {
+                Sodium.seal($0, ad: Array("fob-sync head 1/\(device)".utf8), key: keys.sealing)
+            }
+    }
+
+    /// Opens `device`'s head file.
+    /// - Throws: ``TreeFormatError``.
+    public static func open(_ bytes: [UInt8], device: String, keys: SyncKeys) throws(TreeFormatError) -> DeviceHead {
+        guard bytes.count > 4, Array(bytes.prefix(4)) == magic else { throw .malformed("not a head file") }
+        guard
+            let plain = Sodium.open(
+                Array(bytes.dropFirst(4)), ad: Array("fob-sync head 1/\(device)".utf8), key: keys.sealing)
+        else { throw .unauthentic }
+        return try reading(plain) { (raw) throws(TreeFormatError) -> DeviceHead in
+            try decodePlaintext(raw, device: device)
+        }
+    }
+
+    /// Decodes a head's plaintext (the fuzz target `sync-tree` calls it).
+    public static func decodePlaintext(_ raw: UnsafeRawBufferPointer, device: String) throws(TreeFormatError)
+        -> DeviceHead
+    {
+        var r = ByteReader(raw)
+        guard try r.u8() == 1 else { throw .malformed("an unknown head version") }
+        let counter = try r.u64()
+        let vector = try r.vector()
+        let hash = Array(try r.data(max: 64))
+        guard r.atEnd, hash.count == 32 else { throw .malformed("a head") }
+        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash)
+    }
+}
+
+/// `fob-sync.header`: the sync key sealed under a key derived from the
+/// master password (Argon2id), so a new device needs only the password.
+public struct TreeHeader: Sendable, Equatable {
+    /// The Argon2id salt (16 bytes).
+    public var salt: [UInt8]
+    /// The Argon2id costs.
+    public var kdf: KDFParameters
+    /// The sync key, sealed.
+    public var sealedKey: [UInt8]
+
+    static let magic = Array("FOBSYNC1".utf8)
+
+    /// A header sealing `syncKey` under `password` with a new salt.
+    /// - Throws: as ``Sodium/passwordKey(password:salt:kdf:)``.
+    public static func make(syncKey: SecretBytes, password: SecretBytes, kdf: KDFParameters) throws(KeychainError)
+        -> TreeHeader
+    {
+        let salt = Sodium.randomBytes(16)
+        let key = try Sodium.passwordKey(password: password, salt: salt, kdf: kdf)
+        let sealed = syncKey.withUnsafeBytes { Sodium.seal($0, ad: magic, key: key) }
+        return TreeHeader(salt: salt, kdf: kdf, sealedKey: sealed)
+    }
+
+    /// The sync key, or `nil` for another password.
+    /// - Throws: as ``Sodium/passwordKey(password:salt:kdf:)``.
+    public func open(password: SecretBytes) throws(KeychainError) -> SecretBytes? {
+        let key = try Sodium.passwordKey(password: password, salt: salt, kdf: kdf)
+        guard let syncKey = Sodium.open(sealedKey, ad: TreeHeader.magic, key: key), syncKey.count == 32 else {
+            return nil
+        }
+        return syncKey
+    }
+
+    /// The file's bytes.
+    public var bytes: [UInt8] {
+        var w = ByteWriter()
+        w.data(salt)
+        w.u64(kdf.opslimit)
+        w.u64(UInt64(kdf.memlimit))
+        w.data(sealedKey)
+        return TreeHeader.magic + w.bytes
+    }
+
+    /// Parses a header file (the fuzz target `sync-tree` calls it).
+    /// - Throws: ``TreeFormatError``.
+    public static func parse(_ bytes: [UInt8]) throws(TreeFormatError) -> TreeHeader {
+        guard bytes.count > 8, Array(bytes.prefix(8)) == magic else { throw .malformed("not a sync header") }
+        return try reading(Array(bytes.dropFirst(8))) { (raw) throws(TreeFormatError) -> TreeHeader in
+            var r = ByteReader(raw)
+            let salt = Array(try r.data(max: 16))
+            let ops = try r.u64()
+            let mem = try r.u64()
+            let sealed = Array(try r.data(max: 256))
+            guard r.atEnd, salt.count == 16, mem <= UInt64(Int.max) else { throw .malformed("a sync header") }
+            let kdf = KDFParameters(opslimit: ops, memlimit: Int(mem))
+            guard kdf.isValid else { throw .malformed("key derivation costs out of range") }
+            return TreeHeader(salt: salt, kdf: kdf, sealedKey: sealed)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import FobStore
+import FobSync
+import FobTestSupport
+import Foundation
+import Testing
+
+/// The merge and the tree's formats, without git.
+@Suite struct MergeTests {
+    static let a = "aaaaaaaaaaaaaaaa"
+    static let b = "bbbbbbbbbbbbbbbb"
+    static let c = "cccccccccccccccc"
+    static let date = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func item(_ secret: String, notes: String? = nil) -> Item {
+        Item(
+            service: "mail", account: "ana", comment: notes, created: date, modified: date,
+            persistentID: UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, secret: .text(secret))
+    }
+
+    /// A revision of `device` at `counter` that has seen `seen` and set `changed` parts.
+    static func revision(
+        _ device: String, _ counter: UInt64, seen: [String: UInt64] = [:], from base: Revision? = nil,
+        item: Item?, changed: [FieldGroup] = FieldGroup.allCases
+    ) -> Revision {
+        let dot = Dot(device: device, counter: counter)
+        var vector = VersionVector(seen)
+        if let base { vector = vector.joined(base.vector) }
+        vector.add(dot)
+        var dots = base?.fieldDots ?? [:]
+        for group in changed { dots[group] = dot }
+        return Revision(dot: dot, vector: vector, fieldDots: item == nil ? [:] : dots, item: item, siblings: [])
+    }
+
+    @Test func aRevisionThatSawAnotherSupersedesIt() throws {
+        let first = Self.revision(Self.a, 1, item: Self.item("one"))
+        let second = Self.revision(Self.b, 1, from: first, item: Self.item("two"), changed: [.secret])
+        let view = try #require(SyncMerge.view(of: [second, first]))
+        #expect(view.item?.secret == .text("two"))
+        #expect(!view.hasConflict)
+        #expect(view.live == [second.dot])
+    }
+
+    @Test func concurrentEditsOfDifferentPartsAreBothKept() throws {
+        let base = Self.revision(Self.a, 1, item: Self.item("one"))
+        let notes = Self.revision(Self.a, 2, from: base, item: Self.item("one", notes: "n"), changed: [.notes])
+        let secret = Self.revision(Self.b, 1, from: base, item: Self.item("two"), changed: [.secret])
+        for order in [[notes, secret], [secret, notes]] {
+            let view = try #require(SyncMerge.view(of: order))
+            #expect(view.item?.secret == .text("two"))
+            #expect(view.item?.comment == "n")
+            #expect(!view.hasConflict)
+        }
+    }
+
+    @Test func bothChangingOnePartPicksTheHigherDotAndKeepsTheOther() throws {
+        let base = Self.revision(Self.a, 1, item: Self.item("one"))
+        let fromA = Self.revision(Self.a, 2, from: base, item: Self.item("from a"), changed: [.secret])
+        let fromB = Self.revision(Self.b, 2, from: base, item: Self.item("from b"), changed: [.secret])
+        let one = try #require(SyncMerge.view(of: [fromA, fromB]))
+        let other = try #require(SyncMerge.view(of: [fromB, fromA]))
+        // Counter 2 on both: the higher device id wins, everywhere.
+        #expect(one.item?.secret == .text("from b"))
+        #expect(other.item?.secret == .text("from b"))
+        #expect(one.siblings.map(\.secret) == [.text("from a")])
+        #expect(other.siblings.map(\.secret) == [.text("from a")])
+    }
+
+    @Test func anEditBeatsADeleteAndTwoDeletesMakeOne() throws {
+        let base = Self.revision(Self.a, 1, item: Self.item("one"))
+        let deleted = Self.revision(Self.a, 2, from: base, item: nil)
+        let edited = Self.revision(Self.b, 1, from: base, item: Self.item("edited"), changed: [.secret])
+        let view = try #require(SyncMerge.view(of: [deleted, edited]))
+        #expect(view.item?.secret == .text("edited"))
+        #expect(view.editBeatDelete)
+        let again = Self.revision(Self.b, 1, from: base, item: nil)
+        let both = try #require(SyncMerge.view(of: [deleted, again]))
+        #expect(both.item == nil)
+        #expect(!both.editBeatDelete)
+    }
+
+    @Test func threeDevicesConvergeWhateverTheOrder() throws {
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<200 {
+            let base = Self.revision(Self.a, 1, item: Self.item("one"))
+            var revisions: [Revision] = []
+            for (index, device) in [Self.a, Self.b, Self.c].enumerated() {
+                let groups =
+                    [FieldGroup.secret] + FieldGroup.allCases.dropFirst().filter { _ in Bool.random(using: &generator) }
+                let notes = Bool.random(using: &generator) ? "n\(index)" : nil
+                let item = Bool.random(using: &generator) ? nil : Self.item("s\(index)", notes: notes)
+                revisions.append(Self.revision(device, 2 + UInt64(index), from: base, item: item, changed: groups))
+            }
+            let first = try #require(SyncMerge.view(of: revisions))
+            let second = try #require(SyncMerge.view(of: revisions.shuffled(using: &generator)))
+            #expect(first.item.map { ItemWire.encode($0) } == second.item.map { ItemWire.encode($0) })
+            #expect(first.siblings.count == second.siblings.count)
+            // Every written secret is current or kept as a sibling.
+            for written in revisions.compactMap(\.item) where first.item != nil {
+                let kept = [first.item!] + first.siblings
+                #expect(kept.contains { $0.secret == written.secret } || written.secret == .text("one"))
+            }
+        }
+    }
+
+    @Test func filesOpenOnlyUnderTheirNameDeviceAndCounter() throws {
+        let keys = SyncKeys(syncKey: .random(count: 32))
+        let name = keys.name(of: Self.item("x"))
+        #expect(name.count == 32)
+        var revision = Self.revision(Self.a, 3, item: Self.item("secret", notes: "n"))
+        revision.siblings = [Self.item("other")]
+        let sealed = revision.sealed(name: name, keys: keys)
+        let opened = try Revision.open(sealed, name: name, dot: revision.dot, keys: keys)
+        #expect(opened.item?.secret == .text("secret"))
+        #expect(opened.siblings.map(\.secret) == [.text("other")])
+        #expect(opened.vector == revision.vector)
+        #expect(opened.fieldDots == revision.fieldDots)
+        let otherName = String(repeating: "0", count: 32)
+        #expect(throws: TreeFormatError.unauthentic) {
+            try Revision.open(sealed, name: otherName, dot: revision.dot, keys: keys)
+        }
+        #expect(throws: TreeFormatError.unauthentic) {
+            try Revision.open(sealed, name: name, dot: Dot(device: Self.a, counter: 2), keys: keys)
+        }
+        var flipped = sealed
+        flipped[flipped.count / 2] ^= 1
+        #expect(throws: TreeFormatError.unauthentic) {
+            try Revision.open(flipped, name: name, dot: revision.dot, keys: keys)
+        }
+        // The plaintext never holds the secret in clear on disk.
+        #expect(!sealed.indices.dropLast(5).contains { Array(sealed[$0..<$0 + 6]) == Array("secret".utf8) })
+    }
+
+    @Test func headsAndHeadersRoundTrip() throws {
+        let key = SecretBytes.random(count: 32)
+        let keys = SyncKeys(syncKey: key)
+        let head = DeviceHead(
+            device: Self.b, counter: 9, vector: VersionVector([Self.a: 3, Self.b: 9]),
+            liveHash: [UInt8](repeating: 7, count: 32))
+        #expect(try DeviceHead.open(head.sealed(keys: keys), device: Self.b, keys: keys) == head)
+        #expect(throws: TreeFormatError.unauthentic) {
+            try DeviceHead.open(head.sealed(keys: keys), device: Self.a, keys: keys)
+        }
+        let header = try TreeHeader.make(syncKey: key, password: .text("pw"), kdf: .testing)
+        let parsed = try TreeHeader.parse(header.bytes)
+        #expect(try parsed.open(password: .text("pw")) == key)
+        #expect(try parsed.open(password: .text("other")) == nil)
+    }
+
+    @Test func pathsAreParsedStrictly() {
+        let name = String(repeating: "ab", count: 16)
+        let path = TreePath.record(name: name, dot: Dot(device: Self.a, counter: 12))
+        #expect(path == "items/ab/\(name)/\(Self.a).12.rec")
+        #expect(TreePath.parseRecord(path)?.dot == Dot(device: Self.a, counter: 12))
+        for bad in [
+            "items/ac/\(name)/\(Self.a).12.rec", "items/ab/\(name)/\(Self.a).012.rec",
+            "items/ab/\(name)/\(Self.a).0x1.rec", "items/ab/\(name)/AAAAAAAAAAAAAAAA.1.rec",
+            "items/ab/\(name)/\(Self.a).1.rec/x", "items/ab/\(name.uppercased())/\(Self.a).1.rec",
+        ] {
+            #expect(TreePath.parseRecord(bad) == nil, "\(bad)")
+        }
+        #expect(TreePath.parseHead("devices/\(Self.a).head") == Self.a)
+        #expect(TreePath.parseHead("devices/../x.head") == nil)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for fixed-seed tests.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,121 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// Devices syncing through a local bare repository, each with its own
+/// vault, `HOME` and `XDG_DATA_HOME`; git's configuration isolated
+/// (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_NOSYSTEM`).
+final class SyncLab {
+    let directory = TemporaryDirectory(prefix: "fob-sync")
+    var remote: String { directory.url.path + "/remote.git" }
+    var gitEnvironment: [String: String] {
+        [
+            "HOME": directory.url.path + "/home", "GIT_CONFIG_GLOBAL": directory.url.path + "/gitconfig",
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+        ]
+    }
+
+    init() throws {
+        _ = FileManager.default.createFile(atPath: directory.url.path + "/gitconfig", contents: Data())
+        _ = FileManager.default.createFile(atPath: directory.url.path + "/pw", contents: Data("pw\n".utf8))
+        try git(["init", "-q", "--bare", "-b", "main", remote])
+    }
+
+    /// Runs git (in `directory` when given) and returns its output; fails the test on a nonzero exit.
+    @discardableResult
+    func git(_ arguments: [String], in directory: String? = nil) throws -> String {
+        let result = try ChildProcess.run(
+            executable: "/usr/bin/git", arguments: (directory.map { ["-C", $0] } ?? []) + arguments,
+            environment: FobProcess.baseEnvironment.merging(gitEnvironment) { $1 })
+        #expect(result.status == 0, "git \(arguments): \(result.stderrText)")
+        return result.stdoutText
+    }
+
+    /// A device: a new vault (the testing KDF) with its own data directory.
+    func device(_ name: String) throws -> Device {
+        let device = Device(lab: self, name: name)
+        _ = try Vault.create(at: URL(fileURLWithPath: device.vault), password: .text("pw"), kdf: .testing)
+        return device
+    }
+
+    /// A clone of the remote for playing the attacker.
+    func attackerClone() throws -> String {
+        let path = directory.url.path + "/attacker-\(UUID().uuidString.prefix(6))"
+        try git(["clone", "-q", "-b", "main", remote, path])
+        return path
+    }
+
+    /// Commits everything in `clone` and pushes, forced.
+    func forcePush(_ clone: String, message: String = "change") throws {
+        try git(["add", "-A"], in: clone)
+        try git(["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", message], in: clone)
+        try git(["push", "-q", "-f", "origin", "HEAD:main"], in: clone)
+    }
+}
+
+/// One device of a ``SyncLab``.
+struct Device {
+    let lab: SyncLab
+    let name: String
+    var vault: String { lab.directory.url.path + "/\(name).db" }
+    var data: String { lab.directory.url.path + "/\(name)-data" }
+
+    /// Runs `fob --vault VAULT ARGUMENTS` with the master password in a file and no agent.
+    func run(_ arguments: [String], input: String = "") throws -> ProcessResult {
+        try FobProcess.run(
+            ["--vault", vault] + arguments,
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
+                "FOB_AGENT": "0",
+            ]) { $1 }, input: input)
+    }
+
+    /// Runs and expects exit 0.
+    @discardableResult
+    func ok(_ arguments: [String], input: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> String
+    {
+        let result = try run(arguments, input: input)
+        #expect(result.status == 0, "\(name) \(arguments): \(result.stderrText)", sourceLocation: sourceLocation)
+        return result.stdoutText
+    }
+
+    func sync(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try ok(["sync"], sourceLocation: sourceLocation)
+    }
+
+    /// The secret of an item, or `nil` when it is missing.
+    func secret(_ service: String, _ account: String) throws -> String? {
+        let result = try run(["get", service, account])
+        return result.status == 0 ? String(result.stdoutText.dropLast()) : nil
+    }
+
+    /// Every item but the sync state, as listed with its fields.
+    func items() throws -> [Listed] {
+        let out = try ok(["ls", "--json"])
+        return try JSONDecoder().decode([Listed].self, from: Data(out.utf8)).filter { $0.service != "fob-sync" }
+    }
+
+    /// `service account secret comment` of every item, sorted: what must agree across devices.
+    func contents() throws -> [String] {
+        try items().map { item in
+            "\(item.service) \(item.account) \(try secret(item.service, item.account) ?? "-") \(item.comment ?? "-")"
+        }.sorted()
+    }
+
+    /// The work tree's directory.
+    var tree: String {
+        let root = data + "/fob/sync"
+        let id = (try? FileManager.default.contentsOfDirectory(atPath: root).first) ?? "none"
+        return root + "/" + id + "/tree"
+    }
+}
+
+/// An item of `fob ls --json`.
+struct Listed: Decodable, Equatable {
+    var service: String
+    var account: String
+    var comment: String?
+    var revision: Int
+}

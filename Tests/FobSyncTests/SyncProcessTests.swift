@@ -1,0 +1,300 @@
+import FobTestSupport
+import Foundation
+import Testing
+
+/// Sync through real git and a local bare repository, with the built `fob`.
+@Suite(.serialized) struct SyncProcessTests {
+    /// Two devices set up with one item each, synced both ways.
+    static func pair() throws -> (SyncLab, Device, Device) {
+        let lab = try SyncLab()
+        let a = try lab.device("a")
+        let b = try lab.device("b")
+        try a.ok(["add", "mail", "ana"], input: "one\n")
+        try b.ok(["add", "web", "bob"], input: "two\n")
+        #expect(try a.ok(["sync", "init", lab.remote, "--kdf", "interactive"]) == "merged 0, conflicts 0\n")
+        #expect(try b.ok(["sync", "join", lab.remote]) == "merged 1, conflicts 0\n")
+        #expect(try a.sync() == "merged 1, conflicts 0\n")
+        return (lab, a, b)
+    }
+
+    // 1.
+    @Test func twoDevicesAddDifferentItemsAndBothHaveBoth() throws {
+        let (_, a, b) = try Self.pair()
+        #expect(try a.contents() == ["mail ana one -", "web bob two -"])
+        #expect(try b.contents() == a.contents())
+        #expect(try a.run(["verify"]).status == 0)
+        #expect(try b.run(["verify"]).status == 0)
+        // Nothing changed: nothing merged, and the trees agree.
+        #expect(try b.sync() == "merged 0, conflicts 0\n")
+        let status = try a.ok(["sync", "status"])
+        #expect(status.contains("pending local changes: 0"), "\(status)")
+        #expect(status.split(separator: "\n").filter { $0.hasPrefix("device ") }.count == 2, "\(status)")
+    }
+
+    // 2.
+    @Test func editsOfDifferentFieldsAreBothKept() throws {
+        let (_, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana", "--comment", "note from a"], input: "one\n")
+        try b.ok(["update", "mail", "ana"], input: "secret from b\n")
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        #expect(try b.sync() == "merged 1, conflicts 0\n")
+        #expect(try a.sync() == "merged 1, conflicts 0\n")
+        #expect(try a.contents() == ["mail ana secret from b note from a", "web bob two -"])
+        #expect(try b.contents() == a.contents())
+        #expect(try a.ok(["conflicts"]) == "")
+    }
+
+    // 3.
+    @Test func bothEditThePasswordTheSameWinnerAndAConflictUntilResolved() throws {
+        let (_, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        // Whose value wins decides what each side merges; both see the conflict.
+        #expect(try b.sync().hasSuffix(", conflicts 1\n"))
+        #expect(try a.sync().hasSuffix(", conflicts 1\n"))
+        let winner = try #require(try a.secret("mail", "ana"))
+        #expect(["from a", "from b"].contains(winner))
+        #expect(try b.secret("mail", "ana") == winner)
+        #expect(try a.ok(["conflicts"]) == "mail\tana\t2 versions\n")
+        #expect(try b.ok(["conflicts"]) == "mail\tana\t2 versions\n")
+        // Resolved on b by keeping the other version, synced, gone on a.
+        try b.ok(["resolve", "mail", "ana", "--keep", "remote"])
+        let loser = winner == "from a" ? "from b" : "from a"
+        #expect(try b.secret("mail", "ana") == loser)
+        #expect(try b.ok(["conflicts"]) == "")
+        #expect(try b.sync() == "merged 0, conflicts 0\n")
+        #expect(try a.sync() == "merged 1, conflicts 0\n")
+        #expect(try a.ok(["conflicts"]) == "")
+        #expect(try a.secret("mail", "ana") == loser)
+        #expect(try b.run(["resolve", "mail", "ana", "--keep", "local"]).status == 44)
+    }
+
+    // 4.
+    @Test func anEditBeatsAConcurrentDeleteAndTwoDeletesMakeOne() throws {
+        let (_, a, b) = try Self.pair()
+        try a.ok(["rm", "mail", "ana"])
+        try b.ok(["update", "mail", "ana"], input: "edited\n")
+        _ = try a.sync()
+        let edited = try b.run(["sync"])
+        #expect(edited.status == 0)
+        #expect(edited.stderrText.contains("the edit is kept"), "\(edited.stderrText)")
+        _ = try a.sync()
+        #expect(try a.secret("mail", "ana") == "edited")
+        #expect(try b.secret("mail", "ana") == "edited")
+        try a.ok(["rm", "web", "bob"])
+        try b.ok(["rm", "web", "bob"])
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        #expect(try a.secret("web", "bob") == nil)
+        #expect(try b.secret("web", "bob") == nil)
+        #expect(try a.contents() == b.contents())
+        #expect(try a.run(["verify"]).status == 0)
+    }
+
+    // 6.
+    @Test func aRemoteForcePushedBackIsRefusedNamingTheDevice() throws {
+        let (lab, a, b) = try Self.pair()
+        let old = try lab.git(["rev-parse", "main"], in: lab.remote).filter { !$0.isWhitespace }
+        try a.ok(["update", "mail", "ana"], input: "newer\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        try lab.git(["update-ref", "refs/heads/main", old], in: lab.remote)
+        let refused = try b.run(["sync"])
+        #expect(refused.status == 93, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("went back: device "), "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("and counter 2 was seen"), "\(refused.stderrText)")
+        #expect(try b.secret("mail", "ana") == "newer")
+    }
+
+    @Test func anOldRevisionPutBackIsIgnoredAndReported() throws {
+        let (lab, a, b) = try Self.pair()
+        let clone = try lab.attackerClone()
+        let before = try lab.git(["ls-files", "items"], in: clone).split(separator: "\n").map(String.init)
+        var contents: [String: Data] = [:]
+        for path in before { contents[path] = FileManager.default.contents(atPath: clone + "/" + path) }
+        try a.ok(["update", "mail", "ana"], input: "newer\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        try lab.git(["pull", "-q", "--ff-only", "origin", "main"], in: clone)
+        let after = Set(try lab.git(["ls-files", "items"], in: clone).split(separator: "\n").map(String.init))
+        // The superseded revision back beside the current one.
+        let old = try #require(before.first { !after.contains($0) })
+        _ = FileManager.default.createFile(atPath: clone + "/" + old, contents: contents[old])
+        try lab.forcePush(clone)
+        let result = try b.run(["sync"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("ignored an old revision put back"), "\(result.stderrText)")
+        #expect(try b.contents() == a.contents())
+    }
+
+    @Test func aFileRemovedMovedOrChangedIsRefused() throws {
+        let (lab, a, b) = try Self.pair()
+        _ = a
+        let pristine = try lab.git(["rev-parse", "main"], in: lab.remote).filter { !$0.isWhitespace }
+        let files = try lab.git(["ls-files", "items"], in: try lab.attackerClone()).split(separator: "\n").map(
+            String.init)
+        #expect(files.count == 2)
+        // A flipped byte.
+        var clone = try lab.attackerClone()
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: clone + "/" + files[0])))
+        bytes[bytes.count - 3] ^= 1
+        _ = FileManager.default.createFile(atPath: clone + "/" + files[0], contents: Data(bytes))
+        try lab.forcePush(clone, message: "flip")
+        var result = try b.run(["sync"])
+        #expect(result.status == 93, "\(result.stderrText)")
+        #expect(result.stderrText.contains("does not authenticate"), "\(result.stderrText)")
+        // A file moved into the other item.
+        try lab.git(["update-ref", "refs/heads/main", pristine], in: lab.remote)
+        clone = try lab.attackerClone()
+        let other = files[1].split(separator: "/").dropLast().joined(separator: "/")
+        let moved = other + "/" + (files[0].split(separator: "/").last.map(String.init) ?? "")
+        try lab.git(["mv", files[0], moved], in: clone)
+        try lab.forcePush(clone, message: "move")
+        result = try b.run(["sync"])
+        #expect(result.status == 93, "\(result.stderrText)")
+        // A current revision removed without a newer one.
+        try lab.git(["update-ref", "refs/heads/main", pristine], in: lab.remote)
+        clone = try lab.attackerClone()
+        try lab.git(["rm", "-q", files[0]], in: clone)
+        try lab.forcePush(clone, message: "remove")
+        result = try b.run(["sync"])
+        #expect(result.status == 93, "\(result.stderrText)")
+        #expect(result.stderrText.contains("was removed without a newer one"), "\(result.stderrText)")
+        // The honest tree again: syncing works.
+        try lab.git(["update-ref", "refs/heads/main", pristine], in: lab.remote)
+        #expect(try b.run(["sync"]).status == 0)
+    }
+
+    // 7.
+    @Test func aVaultCopiedToAnotherDeviceIsRefused() throws {
+        let (lab, a, _) = try Self.pair()
+        let d = Device(lab: lab, name: "d")
+        try FileManager.default.copyItem(atPath: a.vault, toPath: d.vault)
+        try a.ok(["update", "mail", "ana"], input: "after the copy\n")
+        _ = try a.sync()
+        let refused = try d.run(["sync"])
+        #expect(refused.status == 93, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("is a copy"), "\(refused.stderrText)")
+        // Joining again takes a new device id and merges.
+        try d.ok(["sync", "join", lab.remote])
+        #expect(try d.contents() == a.contents())
+    }
+
+    // 10.
+    @Test func fieldsSeedsAndAccessibilityTravelAsTheyAre() throws {
+        let (_, a, b) = try Self.pair()
+        try a.ok(
+            [
+                "add", "bank", "ana", "--field", "branch=north", "--hidden-field", "pin", "--url",
+                "https://bank.example", "--accessible", "after-first-unlock", "--label", "Bank", "--kind", "token",
+            ], input: "4321\nbank-secret\n")
+        try a.ok(["totp", "set", "bank", "ana"], input: "JBSWY3DPEHPK3PXP\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        for field in ["pin", "branch", "url", "totp"] {
+            #expect(
+                try b.ok(["get", "bank", "ana", "--field", field]) == a.ok(["get", "bank", "ana", "--field", field]),
+                "\(field)")
+        }
+        // Every attribute and the secret agree; only the vault's own revision counts differently.
+        func withoutRevision(_ json: String) -> String {
+            json.split(separator: ",").filter { !$0.hasPrefix("\"revision\"") }.joined(separator: ",")
+        }
+        #expect(
+            withoutRevision(try b.ok(["get", "bank", "ana", "--json"]))
+                == withoutRevision(try a.ok(["get", "bank", "ana", "--json"])))
+    }
+
+    @Test func missingGitAndAnUnreachableRemoteHaveTheirOwnStatuses() throws {
+        let (lab, a, _) = try Self.pair()
+        let noGit = try FobProcess.run(
+            ["--vault", a.vault, "sync"],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "PATH": "/nonexistent",
+            ]) { $1 })
+        #expect(noGit.status == 60, "\(noGit.stderrText)")
+        try FileManager.default.moveItem(atPath: lab.remote, toPath: lab.remote + ".away")
+        try a.ok(["add", "local", "work"], input: "goes on\n")
+        let unreachable = try a.run(["sync"])
+        #expect(unreachable.status == 61, "\(unreachable.stderrText)")
+        #expect(unreachable.stderrText.contains("fatal:"), "git's own message: \(unreachable.stderrText)")
+        #expect(try a.secret("local", "work") == "goes on")
+    }
+
+    // 5.
+    @Test(arguments: [11, 29] as [UInt64]) func threeDevicesConvergeAfterRandomOperations(seed: UInt64) throws {
+        let lab = try SyncLab()
+        let devices = [try lab.device("a"), try lab.device("b"), try lab.device("c")]
+        try devices[0].ok(["sync", "init", lab.remote, "--kdf", "interactive"])
+        try devices[1].ok(["sync", "join", lab.remote])
+        try devices[2].ok(["sync", "join", lab.remote])
+        var generator = SeededGenerator(seed: seed)
+        let services = ["mail", "web", "bank"]
+        // Every value acknowledged by a device, per item.
+        var written: [String: Set<String>] = [:]
+        for step in 0..<14 {
+            let device = devices[Int.random(in: 0..<3, using: &generator)]
+            let service = services[Int.random(in: 0..<services.count, using: &generator)]
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0:
+                if try device.run(["rm", service, "ana"]).status == 0 { written[service, default: []].insert("-") }
+            case 1:
+                _ = try device.run(["sync"])
+            default:
+                let value = "\(device.name)\(step)"
+                if try device.run(["save", service, "ana"], input: value + "\n").status == 0 {
+                    written[service, default: []].insert(value)
+                }
+            }
+        }
+        // Two rounds in a random order bring everything everywhere.
+        for _ in 0..<2 {
+            for device in devices.shuffled(using: &generator) {
+                let result = try device.run(["sync"])
+                #expect(result.status == 0, "\(result.stderrText)")
+                #expect(!result.stderrText.contains("CONFLICT"), "\(result.stderrText)")
+            }
+        }
+        _ = try devices[0].sync()
+        let reference = try devices[0].contents()
+        for device in devices.dropFirst() { #expect(try device.contents() == reference, "seed \(seed)") }
+        // What each item holds was acknowledged somewhere; conflicts agree too.
+        for service in services {
+            let current = try devices[0].secret(service, "ana") ?? "-"
+            #expect(current == "-" || written[service, default: []].contains(current), "\(service): \(current)")
+        }
+        let conflicts = try devices[0].ok(["conflicts"])
+        for device in devices.dropFirst() { #expect(try device.ok(["conflicts"]) == conflicts) }
+        for device in devices { #expect(try device.run(["verify"]).status == 0) }
+    }
+
+    // 8.
+    @Test(arguments: ["after-commit", "after-git-merge", "before-push", "after-push"])
+    func aSyncKilledAnywhereIsFinishedByTheNextRun(point: String) throws {
+        let (lab, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try a.ok(["add", "new", "item"], input: "added\n")
+        try b.ok(["update", "web", "bob", "--comment", "from b"], input: "two\n")
+        _ = try b.sync()
+        let killed = try FobProcess.run(
+            ["--vault", a.vault, "sync"],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
+                "FOB_SYNC_TEST_KILL": point,
+            ]) { $1 })
+        #expect(killed.signal == SIGKILL || killed.status == 128 + SIGKILL, "\(point): \(killed.stderrText)")
+        let rerun = try a.run(["sync"])
+        #expect(rerun.status == 0, "\(point): \(rerun.stderrText)")
+        _ = try b.sync()
+        let expected = ["mail ana from a -", "new item added -", "web bob two from b"]
+        #expect(try a.contents() == expected, "\(point)")
+        #expect(try b.contents() == expected, "\(point)")
+        #expect(try a.ok(["conflicts"]) == "", "\(point)")
+        // Nothing doubled: one live revision per item in the tree.
+        let files = try lab.git(["ls-files", "items"], in: b.tree).split(separator: "\n")
+        #expect(files.count == 3, "\(point): \(files)")
+        #expect(try a.run(["verify"]).status == 0)
+    }
+}
