@@ -19,9 +19,12 @@ public struct AccessSettings: Sendable, Equatable {
 
     /// What ``environment`` keeps: the socket's directory
     /// (`XDG_RUNTIME_DIR`, `TMPDIR`, `XDG_STATE_HOME`, `HOME`) and path
-    /// (`FOB_AGENT_SOCKET`); `XDG_STATE_HOME` and `HOME` also place
-    /// ``FobAgent/VaultWatermarks``.
-    public static let endpointVariables = ["XDG_RUNTIME_DIR", "TMPDIR", "XDG_STATE_HOME", "HOME", "FOB_AGENT_SOCKET"]
+    /// (`FOB_AGENT_SOCKET`; `XDG_DATA_HOME` and `HOME` place the default
+    /// vault, whose socket has a fixed name); `XDG_STATE_HOME` and `HOME`
+    /// also place ``FobAgent/VaultWatermarks``.
+    public static let endpointVariables = [
+        "XDG_RUNTIME_DIR", "TMPDIR", "XDG_STATE_HOME", "HOME", "FOB_AGENT_SOCKET", "XDG_DATA_HOME",
+    ]
 
     /// The socket of the vault's agent, named after the vault's canonical
     /// path as it is now (a vault created since these settings were made is

@@ -63,8 +63,33 @@ public final class AgentServer: @unchecked Sendable {
         if lstat(endpoint.socket, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
     }
 
+    /// Takes the listening socket a service manager passed (socket
+    /// activation, ``SocketActivation``) instead of binding one: it must be a
+    /// listening Unix stream socket bound to ``AgentEndpoint/socket``, in a
+    /// directory of this user's with mode 0700. The socket file stays when
+    /// the agent stops: it is the service manager's.
+    /// - Parameter fd: the descriptor (``SocketActivation/firstDescriptor``).
+    /// - Throws: `.param` when the socket is not this vault's (the unit serves
+    ///   the default vault only); `.interactionNotAllowed` for a bad
+    ///   directory; `.io` when it is missing.
+    public func adopt(listener fd: Int32) throws(KeychainError) {
+        try SocketActivation.checkListener(fd, boundTo: endpoint.socket)
+        try endpoint.checkDirectory()
+        var st = stat()
+        guard lstat(endpoint.socket, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK, st.st_uid == getuid() else {
+            throw .interactionNotAllowed("\(endpoint.socket) is not a socket of yours; remove it")
+        }
+        listener = fd
+        inherited = true
+        socketIdentity = (st.st_dev, st.st_ino)
+    }
+
+    /// Whether the listening socket came from a service manager (``adopt(listener:)``).
+    private var inherited = false
+
     /// Serves until SIGTERM, SIGINT or SIGHUP, or until its socket is removed
-    /// or replaced; then locks (wiping every key) and removes its socket.
+    /// or replaced; then locks (wiping every key) and removes its socket
+    /// (unless a service manager passed it).
     public func run() {
         signal(SIGPIPE, SIG_IGN)
         for sig in [SIGTERM, SIGINT, SIGHUP] {
@@ -101,7 +126,7 @@ public final class AgentServer: @unchecked Sendable {
             thread.start()
         }
         core.lockAll()
-        if socketIsOurs() { unlink(endpoint.socket) }
+        if socketIsOurs() && !inherited { unlink(endpoint.socket) }
         close(listener)
     }
 

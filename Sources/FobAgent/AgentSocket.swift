@@ -12,11 +12,19 @@ public struct AgentEndpoint: Sendable, Equatable {
     /// is not a directory): then `${XDG_STATE_HOME:-$HOME/.local/state}/fob/agent`,
     /// which no other user can make.
     public let directory: String
-    /// The socket: `DIRECTORY/agent-HASH.sock`, HASH the first 16 bytes of
-    /// BLAKE2b of the canonical path in hexadecimal; or `FOB_AGENT_SOCKET`
-    /// when set to an absolute path (the agent still checks, on every
-    /// connection, that the client means its vault: ``AgentHello``).
+    /// The socket: `DIRECTORY/agent.sock` for the default vault
+    /// (``defaultVaultSocketName``), else `DIRECTORY/agent-HASH.sock`, HASH
+    /// the first 16 bytes of BLAKE2b of the canonical path in hexadecimal;
+    /// or `FOB_AGENT_SOCKET` when set to an absolute path (the agent still
+    /// checks, on every connection, that the client means its vault:
+    /// ``AgentHello``).
     public let socket: String
+
+    /// The socket's name for the default vault (`Vault.defaultURL`), whose
+    /// canonical path matches the vault's: a fixed name, so that a service
+    /// manager can listen on it before any agent runs (the systemd user unit
+    /// `fob-agent.socket` listens on `%t/fob/agent.sock`).
+    public static let defaultVaultSocketName = "agent.sock"
 
     /// The endpoint of the vault at `vaultURL`.
     /// - Parameters:
@@ -31,7 +39,9 @@ public struct AgentEndpoint: Sendable, Equatable {
             return
         }
         directory = AgentEndpoint.directory(environment)
-        socket = directory + "/agent-" + AgentEndpoint.name(of: vault) + ".sock"
+        let isDefault = vault == AgentEndpoint.canonicalPath(Vault.defaultURL(environment: environment))
+        let name = isDefault ? AgentEndpoint.defaultVaultSocketName : "agent-" + AgentEndpoint.name(of: vault) + ".sock"
+        socket = directory + "/" + name
     }
 
     /// The canonical path of `url` (symbolic links resolved), or its

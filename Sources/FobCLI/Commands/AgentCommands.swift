@@ -174,15 +174,21 @@ enum AgentCommand: FobCommand {
         Listens on $XDG_RUNTIME_DIR/fob/ (else /tmp/fob-UID/), created 0700, and
         serves this user only. Starts locked; 'fob unlock' unlocks it. Stops on
         SIGTERM, SIGINT or SIGHUP, wiping every key. Exit 45 if an agent already
-        runs for this vault.
+        runs for this vault. Started by systemd's fob-agent.socket, it takes the
+        socket passed (LISTEN_FDS) for the default vault, which need not exist yet.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        guard Vault.exists(at: invocation.globals.vaultURL) else {
+        let detach = invocation.arguments.flag("--detach")
+        // A socket passed by the service manager (fob-agent.socket) is for this process only.
+        let passed =
+            detach ? 0 : SocketActivation.passedCount(environment: invocation.context.environment, pid: getpid())
+        if passed > 0 { SocketActivation.forget() }
+        guard passed > 0 || Vault.exists(at: invocation.globals.vaultURL) else {
             throw KeychainError.noSuchKeychain(invocation.globals.vaultURL.path)
         }
         let endpoint = invocation.agentEndpoint
-        if invocation.arguments.flag("--detach") {
+        if detach {
             guard let executable = invocation.context.agentExecutable else {
                 throw KeychainError.io("cannot find this program to start the agent")
             }
@@ -198,7 +204,11 @@ enum AgentCommand: FobCommand {
             vaultURL: URL(fileURLWithPath: endpoint.vault),
             watermarks: VaultWatermarks(environment: invocation.context.environment))
         let server = AgentServer(endpoint: endpoint, core: core)
-        try server.bind()
+        switch passed {
+        case 0: try server.bind()
+        case 1: try server.adopt(listener: SocketActivation.firstDescriptor)
+        default: throw KeychainError.param("the service manager passed \(passed) sockets; the agent takes one")
+        }
         chdir("/")
         server.run()
         return 0
