@@ -45,8 +45,10 @@ public struct ItemPreview: Sendable, Equatable {
 
     /// The item shown.
     public let key: ItemKey
-    /// The modification date of the item shown (a newer one means read it again).
+    /// The modification date of the item shown.
     public let modified: Date
+    /// The ``Item/revision`` of the item shown: another one means read it again.
+    public let revision: UInt64
     /// Whether the secret and hidden fields show in clear (Ctrl-R).
     public let revealed: Bool
     /// The lines before the time-dependent ones.
@@ -74,6 +76,7 @@ public struct ItemPreview: Sendable, Equatable {
     public init(item: Item, now: Date, revealed: Bool) {
         key = ItemKey(item)
         modified = item.modified
+        revision = item.revision
         self.revealed = revealed
         var head = [
             Line("Service", displaySafe(item.service)), Line("User ID", displaySafe(item.account)),
@@ -204,7 +207,8 @@ public struct ItemPreview: Sendable, Equatable {
     }()
 
     public static func == (a: ItemPreview, b: ItemPreview) -> Bool {
-        a.key == b.key && a.modified == b.modified && a.revealed == b.revealed && a.head == b.head
+        a.key == b.key && a.modified == b.modified && a.revision == b.revision && a.revealed == b.revealed
+            && a.head == b.head
             && a.tail == b.tail && a.code?.text == b.code?.text && a.code?.until == b.code?.until
             && a.expires == b.expires
     }
@@ -217,8 +221,9 @@ extension MainScreen {
     func syncPreview() {
         let row = model.list.selectedRow
         let now = clock.now
+        // A write moves the revision on even within one tick of the clock.
         if let preview = model.preview, let row, preview.key == row.key, preview.modified == row.modified,
-            !preview.isStale(at: now)
+            preview.revision == row.revision, !preview.isStale(at: now)
         {
             return
         }

@@ -184,6 +184,17 @@ import Testing
         #expect(texts(h)["Label"] == "new")
     }
 
+    /// A write elsewhere that keeps the modification date (two writes in
+    /// one clock tick) still reaches the preview: its revision moved on.
+    @Test func previewFollowsAChangeWithTheSameDate() throws {
+        let h = try Harness.unlocked(items: [item("bank", "ana", label: "old")])
+        #expect(texts(h)["Label"] == "old")
+        h.store.externalPut(item("bank", "ana", label: "new"))
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(texts(h)["Label"] == "new")
+    }
+
     @Test func lockDropsThePreview() throws {
         let h = try Harness.unlocked(items: [item("bank", "ana", "hunter2")])
         h.send(.toggleReveal)
