@@ -94,10 +94,22 @@ import Testing
         let stored = try v.vault.item(service: "mail", account: "ana")
         var replacement = Item(service: "mail", account: "ana", label: "new", secret: .text("new pw"))
         replacement.persistentID = stored.persistentID
-        let plan: [ImportChange] = [
+        var plan: [ImportChange] = [
             .add(Item(service: "web", account: "bo", secret: .text("w"))),
             .replace(existing: stored, with: replacement),
+            .delete(existing: Item(service: "gone", account: "x", secret: nil)),
         ]
+        // A deletion travels too (what sync sends).
+        let withDelete = try AgentRequest.applyImport(plan).encoded().withUnsafeBytes { raw in
+            Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+        }.get()
+        guard case .applyImport(let decoded) = withDelete, decoded.count == 3, case .delete(let gone) = decoded[2]
+        else {
+            Issue.record("the deletion did not travel: \(withDelete)")
+            return
+        }
+        #expect(gone.service == "gone")
+        plan.removeLast()
         let bytes = AgentRequest.applyImport(plan).encoded()
         let back = try bytes.withUnsafeBytes { raw in
             Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }

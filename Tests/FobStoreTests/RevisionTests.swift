@@ -164,6 +164,30 @@ import Testing
         #expect(try revision(t.vault) == 3)
     }
 
+    @Test func anImportDeletesOnlyTheRevisionItReadInTheSameTransaction() throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "s", account: "a", secret: .text("one")))
+        try t.vault.add(Item(service: "t", account: "a", secret: .text("two")))
+        let read = try t.vault.item(service: "s", account: "a")
+        try t.vault.update(matching: .key(service: "s", account: "a"), with: ItemChanges(secret: .text("newer")))
+        // A deletion of a revision that moved on fails the whole plan.
+        #expect(throws: KeychainError.revisionMismatch("service \"s\", account \"a\"", expected: 1, current: 2)) {
+            try t.vault.applyImport([
+                .add(Item(service: "n", account: "a", secret: .text("n"))), .delete(existing: read),
+            ])
+        }
+        #expect(throws: KeychainError.itemNotFound("service \"n\", account \"a\"")) {
+            try t.vault.item(service: "n", account: "a")
+        }
+        let current = try t.vault.item(service: "s", account: "a")
+        try t.vault.applyImport([.add(Item(service: "n", account: "a", secret: .text("n"))), .delete(existing: current)])
+        #expect(throws: KeychainError.itemNotFound("service \"s\", account \"a\"")) {
+            try t.vault.item(service: "s", account: "a")
+        }
+        #expect(try t.vault.count() == 2)
+        #expect(try Vault.verify(at: t.vault.url, password: t.password).isSound)
+    }
+
     @Test func theRevisionTravelsInTheItemEncoding() throws {
         var item = Item(service: "s", account: "a", secret: .text("x"))
         item.revision = 0x0102_0304_0506_0708

@@ -297,4 +297,57 @@ import Testing
         #expect(files.count == 3, "\(point): \(files)")
         #expect(try a.run(["verify"]).status == 0)
     }
+
+    @Test func syncRunsThroughTheAgentAndStatusCountsConflicts() throws {
+        let (lab, a, b) = try Self.pair()
+        let runtime = lab.directory.url.path + "/runtime"
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // No password file: every command is served by the agent.
+        func viaAgent(_ arguments: [String], input: String = "") throws -> ProcessResult {
+            try FobProcess.run(
+                ["--vault", a.vault] + arguments,
+                environment: lab.gitEnvironment.merging([
+                    "XDG_DATA_HOME": a.data, "XDG_RUNTIME_DIR": runtime, "FOB_AGENT": "1",
+                ]) { $1 }, input: input)
+        }
+        let unlocked = try FobProcess.run(
+            ["--vault", a.vault, "unlock"],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": a.data, "XDG_RUNTIME_DIR": runtime, "FOB_AGENT": "1",
+                "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
+            ]) { $1 })
+        #expect(unlocked.status == 0, "\(unlocked.stderrText)")
+        defer {
+            if let status = try? viaAgent(["status", "--json"]),
+                let object = try? JSONDecoder().decode(AgentStatus.self, from: Data(status.stdout)),
+                let pid = object.pid
+            {
+                kill(pid_t(pid), SIGTERM)
+            }
+        }
+        #expect(try viaAgent(["update", "mail", "ana"], input: "through the agent\n").status == 0)
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try b.sync()
+        let synced = try viaAgent(["sync"])
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(synced.stdoutText == "merged 1, conflicts 1\n" || synced.stdoutText == "merged 0, conflicts 1\n")
+        let status = try viaAgent(["status", "--json"])
+        let object = try JSONDecoder().decode(AgentStatus.self, from: Data(status.stdout))
+        #expect(object.state == "unlocked")
+        #expect(object.conflicts == 1)
+        #expect(try viaAgent(["conflicts"]).stdoutText == "mail\tana\t2 versions\n")
+        #expect(try viaAgent(["resolve", "mail", "ana", "--keep", "local"]).status == 0)
+        #expect(try viaAgent(["sync", "--strict"]).stdoutText == "merged 0, conflicts 0\n")
+        _ = try b.sync()
+        #expect(try b.ok(["conflicts"]) == "")
+        #expect(try b.contents() == a.contents())
+    }
+}
+
+/// What the sync tests read of `fob status --json`.
+struct AgentStatus: Decodable {
+    var state: String
+    var pid: Int?
+    var conflicts: Int?
 }
