@@ -36,15 +36,17 @@ struct MessageWriter {
     /// A writer that stores nothing and counts the bytes a message takes.
     static func sizer(code: UInt8) -> MessageWriter { MessageWriter(counting: code) }
 
+    /// Counts a field of `length` bytes and, when writing, appends its
+    /// length prefix (UInt32 big-endian); `false` for a sizer, which stops there.
+    private mutating func startField(length: Int) -> Bool {
+        count += 4 + length
+        guard !counting else { return false }
+        withUnsafeBytes(of: UInt32(length).bigEndian) { bytes.append(contentsOf: $0) }
+        return true
+    }
+
     mutating func field(_ data: UnsafeRawBufferPointer) {
-        count += 4 + data.count
-        guard !counting else { return }
-        let n = UInt32(data.count)
-        bytes.append(UInt8(n >> 24))
-        bytes.append(UInt8((n >> 16) & 0xFF))
-        bytes.append(UInt8((n >> 8) & 0xFF))
-        bytes.append(UInt8(n & 0xFF))
-        bytes.append(contentsOf: data)
+        if startField(length: data.count) { bytes.append(contentsOf: data) }
     }
 
     mutating func field(_ data: [UInt8]) { data.withUnsafeBytes { field($0) } }
@@ -84,13 +86,7 @@ struct MessageWriter {
     }
 
     private mutating func append(_ encoding: ItemWire.Encoding) {
-        count += 4 + encoding.count
-        guard !counting else { return }
-        let n = UInt32(encoding.count)
-        bytes.append(UInt8(n >> 24))
-        bytes.append(UInt8((n >> 16) & 0xFF))
-        bytes.append(UInt8((n >> 8) & 0xFF))
-        bytes.append(UInt8(n & 0xFF))
+        guard startField(length: encoding.count) else { return }
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: encoding.count))
         bytes.withUnsafeMutableBytes { encoding.write(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
@@ -106,9 +102,10 @@ struct MessageWriter {
     }
     mutating func field(_ text: String) { field(Array(text.utf8)) }
     mutating func field(_ secret: SecretBytes) { secret.withUnsafeBytes { field($0) } }
-    mutating func field(_ value: UInt32) {
-        field([UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
-    }
+    /// A number as 4 bytes, big-endian.
+    mutating func field(_ value: UInt32) { withUnsafeBytes(of: value.bigEndian) { field($0) } }
+    /// A number (a revision) as 8 bytes, big-endian.
+    mutating func field(_ value: UInt64) { withUnsafeBytes(of: value.bigEndian) { field($0) } }
 
     /// An optional change: 0 = leave, 1 = remove, 2 + UTF-8 = set.
     mutating func change(_ value: String??) {
@@ -183,9 +180,17 @@ struct MessageReader {
     }
 
     func uint32(_ index: Int, _ name: String) throws(AgentProtocolError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try bigEndian(index, name, bytes: 4))
+    }
+
+    func uint64(_ index: Int, _ name: String) throws(AgentProtocolError) -> UInt64 {
+        try bigEndian(index, name, bytes: 8)
+    }
+
+    private func bigEndian(_ index: Int, _ name: String, bytes: Int) throws(AgentProtocolError) -> UInt64 {
         let field = raw(index)
-        guard field.count == 4 else { throw .badField("\(name) is not 4 bytes") }
-        return UInt32(field[0]) << 24 | UInt32(field[1]) << 16 | UInt32(field[2]) << 8 | UInt32(field[3])
+        guard field.count == bytes else { throw .badField("\(name) is not \(bytes) bytes") }
+        return field.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     func change(_ index: Int, _ name: String) throws(AgentProtocolError) -> String?? {
@@ -249,12 +254,8 @@ extension AgentRequest {
     func write(to w: inout MessageWriter) {
         switch self {
         case .status, .lock, .subscribe: break
-        case .unlock(let password, let idle, let max):
-            w.field(password)
-            w.field(idle)
-            w.field(max)
-        case .unlockWithKey(let key, let idle, let max):
-            w.field(key)
+        case .unlock(let secret, let idle, let max), .unlockWithKey(let secret, let idle, let max):
+            w.field(secret)
             w.field(idle)
             w.field(max)
         case .applyImport(let changes):
@@ -326,17 +327,16 @@ extension AgentRequest {
         case 1, 4, 12:
             try r.expect(0)
             return r.code == 1 ? .status : r.code == 4 ? .lock : .subscribe
-        case 2:
+        case 2, 3:
             try r.expect(3)
-            let password = try r.secret(0)
-            guard password.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
-            return .unlock(password: password, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
-        case 3:
-            try r.expect(3)
-            let key = try r.secret(0)
-            guard key.count == 32 else { throw .badField("a vault key is 32 bytes") }
-            return .unlockWithKey(
-                vaultKey: key, idleSeconds: try r.uint32(1, "idle"), maxSeconds: try r.uint32(2, "max"))
+            let secret = try r.secret(0)
+            let (idle, max) = (try r.uint32(1, "idle"), try r.uint32(2, "max"))
+            if r.code == 3 {
+                guard secret.count == 32 else { throw .badField("a vault key is 32 bytes") }
+                return .unlockWithKey(vaultKey: secret, idleSeconds: idle, maxSeconds: max)
+            }
+            guard secret.count <= Vault.maxPasswordBytes else { throw .badField("the password is too long") }
+            return .unlock(password: secret, idleSeconds: idle, maxSeconds: max)
         case 5:
             try r.expect(2)
             let flags = r.raw(1)
@@ -403,9 +403,7 @@ extension AgentResponse {
             } else {
                 w.field([0])
             }
-            if let revision = event.revision {
-                w.field((0..<8).map { UInt8(truncatingIfNeeded: revision >> (56 - 8 * $0)) })
-            }
+            if let revision = event.revision { w.field(revision) }
             return w.bytes
         case .items(let items):
             var w = MessageWriter(code: 2)
@@ -423,41 +421,33 @@ extension AgentResponse {
             var w = MessageWriter(code: 4)
             w.field(UInt32(clamping: max(0, n)))
             return w.bytes
-        case .failure(let error):
-            var w: MessageWriter
-            switch error {
-            case .duplicateItem(let m):
-                w = MessageWriter(code: 0x10)
-                w.field(m)
-            case .itemNotFound(let m):
-                w = MessageWriter(code: 0x11)
-                w.field(m)
-            case .authFailed:
-                w = MessageWriter(code: 0x12)
-                w.field("")
-            case .interactionNotAllowed(let m):
-                w = MessageWriter(code: 0x13)
-                w.field(m)
-            case .decode(let m):
-                w = MessageWriter(code: 0x14)
-                w.field(m)
-            case .param(let m):
-                w = MessageWriter(code: 0x15)
-                w.field(m)
-            case .noSuchKeychain(let m):
-                w = MessageWriter(code: 0x16)
-                w.field(m)
-            case .io(let m):
-                w = MessageWriter(code: 0x17)
-                w.field(m)
-            case .revisionMismatch(let m, let expected, let current):
-                // The name, then both revisions as UInt64 big-endian.
-                w = MessageWriter(code: AgentResponse.revisionMismatchCode)
-                w.field(m)
-                w.field((0..<8).map { UInt8(truncatingIfNeeded: expected >> (56 - 8 * UInt64($0))) })
-                w.field((0..<8).map { UInt8(truncatingIfNeeded: current >> (56 - 8 * UInt64($0))) })
-            }
+        case .failure(.revisionMismatch(let name, let expected, let current)):
+            // The name, then both revisions as UInt64 big-endian.
+            var w = MessageWriter(code: AgentResponse.revisionMismatchCode)
+            w.field(name)
+            w.field(expected)
+            w.field(current)
             return w.bytes
+        case .failure(let error):
+            // Every other failure is its code (from the table the decoder
+            // reads too) and its message.
+            let message = AgentResponse.message(of: error)
+            guard let code = AgentResponse.failureCodes.first(where: { $0.1(message) == error })?.0 else {
+                preconditionFailure("no code for \(error)")
+            }
+            var w = MessageWriter(code: code)
+            w.field(message)
+            return w.bytes
+        }
+    }
+
+    /// The text a failure carries (empty for `.authFailed`).
+    private static func message(of error: KeychainError) -> String {
+        switch error {
+        case .duplicateItem(let m), .itemNotFound(let m), .interactionNotAllowed(let m), .decode(let m), .param(let m),
+            .noSuchKeychain(let m), .io(let m), .revisionMismatch(let m, _, _):
+            return m
+        case .authFailed: return ""
         }
     }
 
@@ -482,9 +472,7 @@ extension AgentResponse {
         }
         var revision: UInt64?
         if r.fields.count == next + 1 {
-            let raw = r.raw(next)
-            guard raw.count == 8 else { throw .badField("an event's revision") }
-            revision = raw.reduce(0) { $0 << 8 | UInt64($1) }
+            revision = try r.uint64(next, "an event's revision")
         } else if r.fields.count != next {
             throw .badField("\(r.fields.count) fields in an event")
         }
@@ -541,13 +529,10 @@ extension AgentResponse {
             throw .versionMismatch(r.version)
         case AgentResponse.revisionMismatchCode:
             try r.expect(3)
-            func revision(_ index: Int) throws(AgentProtocolError) -> UInt64 {
-                let field = r.raw(index)
-                guard field.count == 8 else { throw .badField("a revision is not 8 bytes") }
-                return field.reduce(0) { $0 << 8 | UInt64($1) }
-            }
             return .failure(
-                .revisionMismatch(try r.text(0, "message"), expected: try revision(1), current: try revision(2)))
+                .revisionMismatch(
+                    try r.text(0, "message"), expected: try r.uint64(1, "a revision"),
+                    current: try r.uint64(2, "a revision")))
         default:
             guard let make = failureCodes.first(where: { $0.0 == r.code })?.1 else { throw .unknownCode(r.code) }
             try r.expect(1)

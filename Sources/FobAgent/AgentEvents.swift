@@ -83,23 +83,26 @@ final class AgentSubscribers: @unchecked Sendable {
     }
 }
 
-/// What a subscriber saw of the vault last: each item's key and the date
-/// (later: the revision) of its last change. A new listing is compared with
-/// it to tell what was added, changed and deleted.
+/// What a subscriber saw of the vault last: each item's key and its
+/// ``Item/revision``, which every write of the item increments. A new
+/// listing is compared with it to tell what was added, changed and deleted,
+/// whoever wrote (the agent or another process).
 struct VaultSnapshot {
-    var items: [ItemKey: Date] = [:]
+    var items: [ItemKey: UInt64] = [:]
 
     init(_ items: [Item]) {
-        for item in items { self.items[ItemKey(item)] = item.modified }
+        for item in items { self.items[ItemKey(item)] = item.revision }
     }
 
-    /// The events that lead from `self` to `next`, deletions last.
+    /// The events that lead from `self` to `next`, deletions last; an
+    /// addition or a change carries the item's revision after it.
     func events(to next: VaultSnapshot) -> [AgentEvent] {
         var events: [AgentEvent] = []
-        for (key, modified) in next.items {
+        for (key, revision) in next.items {
             switch items[key] {
-            case nil: events.append(AgentEvent(kind: .added, key: key))
-            case let before? where before != modified: events.append(AgentEvent(kind: .changed, key: key))
+            case nil: events.append(AgentEvent(kind: .added, key: key, revision: revision))
+            case let before? where before != revision:
+                events.append(AgentEvent(kind: .changed, key: key, revision: revision))
             default: break
             }
         }

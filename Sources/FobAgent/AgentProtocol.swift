@@ -181,7 +181,8 @@ public struct AgentEvent: Sendable, Equatable {
     public var kind: Kind
     /// The item (`nil` for ``Kind/locked``).
     public var key: ItemKey?
-    /// The item's revision after the change, when the vault keeps one.
+    /// The item's ``Item/revision`` after the change (``Kind/added`` and
+    /// ``Kind/changed``); `nil` for ``Kind/deleted`` and ``Kind/locked``.
     public var revision: UInt64?
 
     /// - Parameters: as the properties.

@@ -141,23 +141,46 @@ struct AttributeBag {
     mutating func wipe() { bytes.wipe() }
 }
 
+/// The attributes of one type that a query or a change carries as they
+/// are, each with its tag: both directions read the same table.
+private struct AttributeTable<Root> {
+    var texts: [(UInt8, WritableKeyPath<Root, String?>)] = []
+    var changes: [(UInt8, WritableKeyPath<Root, String??>)] = []
+    var flags: [(UInt8, WritableKeyPath<Root, Bool?>)] = []
+    var numbers: [(UInt8, WritableKeyPath<Root, UInt32??>)] = []
+
+    func write(_ value: Root, to b: inout AttributeBag) {
+        for (tag, path) in texts { b.text(tag, value[keyPath: path]) }
+        for (tag, path) in changes { b.text(tag, value[keyPath: path]) }
+        for (tag, path) in flags { b.flag(tag, value[keyPath: path]) }
+        for (tag, path) in numbers { b.number(tag, value[keyPath: path]) }
+    }
+
+    func read(_ b: AttributeBag, into value: inout Root) throws(AgentProtocolError) {
+        for (tag, path) in texts { value[keyPath: path] = try b.text(tag) }
+        for (tag, path) in changes { value[keyPath: path] = try b.change(tag) }
+        for (tag, path) in flags { value[keyPath: path] = try b.flag(tag) }
+        for (tag, path) in numbers { value[keyPath: path] = try b.number(tag, UInt32.self) }
+    }
+}
+
 extension ItemQuery {
+    private static var table: AttributeTable<ItemQuery> {
+        AttributeTable(
+            texts: [
+                (2, \.service), (3, \.account), (4, \.accessGroup), (5, \.label), (8, \.url),
+                (10, \.internetProtocol), (11, \.authenticationType), (13, \.path), (14, \.securityDomain),
+            ],
+            flags: [(9, \.synchronizable)])
+    }
+
     var bag: AttributeBag {
         var b = AttributeBag()
+        Self.table.write(self, to: &b)
         b.text(1, itemClass?.rawValue)
-        b.text(2, service)
-        b.text(3, account)
-        b.text(4, accessGroup)
-        b.text(5, label)
         b.text(6, kind?.rawValue)
         b.text(7, accessible?.rawValue)
-        b.text(8, url)
-        b.flag(9, synchronizable)
-        b.text(10, internetProtocol)
-        b.text(11, authenticationType)
         b.number(12, port.map { Optional($0) })
-        b.text(13, path)
-        b.text(14, securityDomain)
         b.text(15, persistentID?.uuidString)
         // 16: whether itemClass is nil (any class) rather than not given.
         b.flag(16, itemClass == nil)
@@ -167,19 +190,10 @@ extension ItemQuery {
 
     init(bag b: AttributeBag) throws(AgentProtocolError) {
         self.init(itemClass: try b.flag(16) == true ? nil : try b.enumeration(1, ItemClass.self) ?? .genericPassword)
-        service = try b.text(2)
-        account = try b.text(3)
-        accessGroup = try b.text(4)
-        label = try b.text(5)
+        try Self.table.read(b, into: &self)
         kind = try b.enumeration(6, ItemKind.self)
         accessible = try b.enumeration(7, Accessibility.self)
-        url = try b.text(8)
-        synchronizable = try b.flag(9)
-        internetProtocol = try b.text(10)
-        authenticationType = try b.text(11)
         port = try b.number(12, Int.self) ?? nil
-        path = try b.text(13)
-        securityDomain = try b.text(14)
         if let id = try b.text(15) {
             guard let uuid = UUID(uuidString: id) else { throw .badField("persistent id") }
             persistentID = uuid
@@ -189,35 +203,31 @@ extension ItemQuery {
 }
 
 extension ItemChanges {
+    private static var table: AttributeTable<ItemChanges> {
+        AttributeTable(
+            texts: [
+                (1, \.service), (2, \.account), (3, \.accessGroup), (14, \.internetProtocol),
+                (15, \.authenticationType), (17, \.path), (18, \.securityDomain),
+            ],
+            changes: [(4, \.label), (5, \.comment), (10, \.url), (19, \.itemDescription)],
+            flags: [(13, \.synchronizable), (22, \.isInvisible), (23, \.isNegative)],
+            numbers: [(20, \.itemType), (21, \.creator)])
+    }
+
     var bag: AttributeBag {
         var b = AttributeBag()
-        b.text(1, service)
-        b.text(2, account)
-        b.text(3, accessGroup)
-        b.text(4, label)
-        b.text(5, comment)
+        Self.table.write(self, to: &b)
         b.text(6, kind?.rawValue)
         b.text(7, accessible?.rawValue)
         b.raw(8, generic)
         b.secret(9, secret.map { Optional($0) })
-        b.text(10, url)
         b.secret(11, oneTimePassword)
         if let customFields {
             // The fields travel as an item holding only them.
             let holder = Item(service: "", account: "", customFields: customFields, secret: nil)
             b.secret(12, .some(ItemWire.encode(holder)))
         }
-        b.flag(13, synchronizable)
-        b.text(14, internetProtocol)
-        b.text(15, authenticationType)
         b.number(16, port.map { Optional($0) })
-        b.text(17, path)
-        b.text(18, securityDomain)
-        b.text(19, itemDescription)
-        b.number(20, itemType)
-        b.number(21, creator)
-        b.flag(22, isInvisible)
-        b.flag(23, isNegative)
         b.number(24, accessControlFlags)
         b.number(25, expectedRevision.map { Optional($0) })
         b.text(26, deviceBinding.map { $0?.rawValue })
@@ -226,16 +236,11 @@ extension ItemChanges {
 
     init(bag b: AttributeBag) throws(AgentProtocolError) {
         self.init()
-        service = try b.text(1)
-        account = try b.text(2)
-        accessGroup = try b.text(3)
-        label = try b.change(4)
-        comment = try b.change(5)
+        try Self.table.read(b, into: &self)
         kind = try b.enumeration(6, ItemKind.self)
         accessible = try b.enumeration(7, Accessibility.self)
         generic = b.raw(8)
         secret = try b.secret(9) ?? nil
-        url = try b.change(10)
         oneTimePassword = try b.secret(11)
         if case .some(.some(let holder)) = try b.secret(12) {
             do {
@@ -246,17 +251,7 @@ extension ItemChanges {
                 throw .badField("custom fields: \(error)")
             }
         }
-        synchronizable = try b.flag(13)
-        internetProtocol = try b.text(14)
-        authenticationType = try b.text(15)
         port = try b.number(16, Int.self) ?? nil
-        path = try b.text(17)
-        securityDomain = try b.text(18)
-        itemDescription = try b.change(19)
-        itemType = try b.number(20, UInt32.self)
-        creator = try b.number(21, UInt32.self)
-        isInvisible = try b.flag(22)
-        isNegative = try b.flag(23)
         accessControlFlags = try b.number(24, UInt64.self)
         expectedRevision = try b.number(25, UInt64.self) ?? nil
         if let binding = try b.change(26) {

@@ -32,37 +32,70 @@ public enum FobJSON {
         let hidden: Bool
     }
 
+    /// A member's name, as a coding key.
+    struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.init(stringValue) }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    /// One member that holds an attribute as it is: the reader and the
+    /// writer both go through ``members``, so they cannot disagree.
+    struct Member {
+        let name: String
+        let write: (Item, inout [UInt8]) -> Void
+        let read: (inout Item, KeyedDecodingContainer<Key>) throws -> Void
+
+        init<V: FobJSONValue>(_ name: String, _ path: WritableKeyPath<Item, V>) {
+            self.name = name
+            write = { item, out in item[keyPath: path].writeJSON(&out) }
+            read = { item, c in item[keyPath: path] = try V.read(c, Key(name)) }
+        }
+    }
+
+    /// The members that name and describe an item, `class` to `persistentID`.
+    static var nameMembers: [Member] {
+        [
+            Member("class", \.itemClass), Member("service", \.service), Member("account", \.account),
+            Member("accessGroup", \.accessGroup), Member("label", \.label), Member("notes", \.comment),
+            Member("kind", \.kind), Member("accessible", \.accessible), Member("created", \.createdSeconds),
+            Member("modified", \.modifiedSeconds), Member("persistentID", \.persistentID),
+        ]
+    }
+
+    /// The URL and the Keychain attributes, `synchronizable` to `deviceBinding`.
+    static var attributeMembers: [Member] {
+        [
+            Member("url", \.url), Member("synchronizable", \.synchronizable),
+            Member("protocol", \.internetProtocol), Member("authenticationType", \.authenticationType),
+            Member("port", \.port), Member("path", \.path), Member("securityDomain", \.securityDomain),
+            Member("description", \.itemDescription), Member("type", \.itemType), Member("creator", \.creator),
+            Member("invisible", \.isInvisible), Member("negative", \.isNegative),
+            Member("accessControlFlags", \.accessControlFlags), Member("deviceBinding", \.deviceBinding),
+        ]
+    }
+
+    /// One exported item: the attributes read into `item`, the values
+    /// (checked in ``read(_:)``, which names the entry) as they stand.
     struct Entry: Decodable {
-        let `class`: ItemClass
-        let service: String
-        let account: String
-        let accessGroup: String
-        let label: String?
-        let notes: String?
-        let kind: ItemKind
-        let accessible: Accessibility
-        let created: Double
-        let modified: Double
-        let persistentID: UUID
+        var item = Item(service: "", account: "", secret: nil)
         let secret: String?
         let secretBase64: String?
-        let url: String?
         let oneTimePassword: String?
         let customFields: [Field]
         let generic: String?
-        let synchronizable: Bool
-        let `protocol`: String
-        let authenticationType: String
-        let port: Int
-        let path: String
-        let securityDomain: String
-        let description: String?
-        let type: UInt32?
-        let creator: UInt32?
-        let invisible: Bool
-        let negative: Bool
-        let accessControlFlags: UInt64?
-        let deviceBinding: DeviceBinding?
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            for member in FobJSON.nameMembers + FobJSON.attributeMembers { try member.read(&item, c) }
+            secret = try c.decodeIfPresent(String.self, forKey: Key("secret"))
+            secretBase64 = try c.decodeIfPresent(String.self, forKey: Key("secretBase64"))
+            oneTimePassword = try c.decodeIfPresent(String.self, forKey: Key("oneTimePassword"))
+            customFields = try c.decode([Field].self, forKey: Key("customFields"))
+            generic = try c.decodeIfPresent(String.self, forKey: Key("generic"))
+        }
     }
 
     /// Reads a `fob-json` export.
@@ -119,25 +152,11 @@ public enum FobJSON {
                 }
                 generic = Array(data)
             }
-            var item = Item(
-                itemClass: e.class, service: e.service, account: e.account, accessGroup: e.accessGroup,
-                label: e.label, comment: e.notes, kind: e.kind, accessible: e.accessible, generic: generic,
-                created: Date(timeIntervalSince1970: e.created), modified: Date(timeIntervalSince1970: e.modified),
-                url: e.url, oneTimePassword: e.oneTimePassword.map { SecretBytes(utf8: $0) },
-                customFields: fields, persistentID: e.persistentID, secret: secret)
-            item.synchronizable = e.synchronizable
-            item.internetProtocol = e.protocol
-            item.authenticationType = e.authenticationType
-            item.port = e.port
-            item.path = e.path
-            item.securityDomain = e.securityDomain
-            item.itemDescription = e.description
-            item.itemType = e.type
-            item.creator = e.creator
-            item.isInvisible = e.invisible
-            item.isNegative = e.negative
-            item.accessControlFlags = e.accessControlFlags
-            item.deviceBinding = e.deviceBinding
+            var item = e.item
+            item.generic = generic
+            item.oneTimePassword = e.oneTimePassword.map { SecretBytes(utf8: $0) }
+            item.customFields = fields
+            item.secret = secret
             read.entries.append(ImportEntry(item: item, datesKnown: true, origin: origin))
         }
         return read
@@ -179,46 +198,24 @@ public enum FobJSON {
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(0x2C) }
             out += Array("\n{".utf8)
-            writeNames(item, &out)
+            for (i, member) in nameMembers.enumerated() {
+                JSONWriter.key(member.name, &out, first: i == 0)
+                member.write(item, &out)
+            }
             writeValues(item, &out)
-            writeAttributes(item, &out)
+            for member in attributeMembers {
+                JSONWriter.key(member.name, &out)
+                member.write(item, &out)
+            }
             out.append(0x7D)
         }
         out += Array("\n]}\n".utf8)
         return out
     }
 
-    /// The members that name and describe an item, `class` to `persistentID`.
-    private static func writeNames(_ item: Item, _ out: inout [UInt8]) {
-        JSONWriter.key("class", &out, first: true)
-        JSONWriter.string(item.itemClass.rawValue, &out)
-        JSONWriter.key("service", &out)
-        JSONWriter.string(item.service, &out)
-        JSONWriter.key("account", &out)
-        JSONWriter.string(item.account, &out)
-        JSONWriter.key("accessGroup", &out)
-        JSONWriter.string(item.accessGroup, &out)
-        JSONWriter.key("label", &out)
-        JSONWriter.optional(item.label, &out)
-        JSONWriter.key("notes", &out)
-        JSONWriter.optional(item.notes, &out)
-        JSONWriter.key("kind", &out)
-        JSONWriter.string(item.kind.rawValue, &out)
-        JSONWriter.key("accessible", &out)
-        JSONWriter.string(item.accessible.rawValue, &out)
-        JSONWriter.key("created", &out)
-        out += Array(item.created.timeIntervalSince1970.description.utf8)
-        JSONWriter.key("modified", &out)
-        out += Array(item.modified.timeIntervalSince1970.description.utf8)
-        JSONWriter.key("persistentID", &out)
-        JSONWriter.string(item.persistentID.uuidString, &out)
-    }
-
-    /// The secret, URL, one-time seed, custom fields and generic bytes.
+    /// The secret, one-time seed, custom fields and generic bytes.
     private static func writeValues(_ item: Item, _ out: inout [UInt8]) {
         if let secret = item.secret { JSONWriter.secret(secret, name: "secret", &out) }
-        JSONWriter.key("url", &out)
-        JSONWriter.optional(item.url, &out)
         JSONWriter.key("oneTimePassword", &out)
         if let seed = item.oneTimePassword {
             seed.withUnsafeBytes { JSONWriter.string(bytes: $0, &out) }
@@ -243,36 +240,6 @@ public enum FobJSON {
         } else {
             out += Array("null".utf8)
         }
-    }
-
-    /// The Keychain attributes, `synchronizable` to `accessControlFlags`.
-    private static func writeAttributes(_ item: Item, _ out: inout [UInt8]) {
-        JSONWriter.key("synchronizable", &out)
-        out += Array((item.synchronizable ? "true" : "false").utf8)
-        JSONWriter.key("protocol", &out)
-        JSONWriter.string(item.internetProtocol, &out)
-        JSONWriter.key("authenticationType", &out)
-        JSONWriter.string(item.authenticationType, &out)
-        JSONWriter.key("port", &out)
-        out += Array(String(item.port).utf8)
-        JSONWriter.key("path", &out)
-        JSONWriter.string(item.path, &out)
-        JSONWriter.key("securityDomain", &out)
-        JSONWriter.string(item.securityDomain, &out)
-        JSONWriter.key("description", &out)
-        JSONWriter.optional(item.itemDescription, &out)
-        JSONWriter.key("type", &out)
-        out += Array((item.itemType.map { String($0) } ?? "null").utf8)
-        JSONWriter.key("creator", &out)
-        out += Array((item.creator.map { String($0) } ?? "null").utf8)
-        JSONWriter.key("invisible", &out)
-        out += Array((item.isInvisible ? "true" : "false").utf8)
-        JSONWriter.key("negative", &out)
-        out += Array((item.isNegative ? "true" : "false").utf8)
-        JSONWriter.key("accessControlFlags", &out)
-        out += Array((item.accessControlFlags.map { String($0) } ?? "null").utf8)
-        JSONWriter.key("deviceBinding", &out)
-        out += Array((item.deviceBinding.map { "\"\($0.rawValue)\"" } ?? "null").utf8)
     }
 }
 
@@ -324,5 +291,71 @@ enum JSONWriter {
             }
         }
         out.append(0x22)
+    }
+}
+
+/// A value that a fob-json member holds as one JSON scalar (or `null`).
+protocol FobJSONValue: Decodable {
+    /// Appends the value's JSON text.
+    func writeJSON(_ out: inout [UInt8])
+    /// Reads the member `key` of `c`.
+    static func read(_ c: KeyedDecodingContainer<FobJSON.Key>, _ key: FobJSON.Key) throws -> Self
+}
+
+extension FobJSONValue {
+    static func read(_ c: KeyedDecodingContainer<FobJSON.Key>, _ key: FobJSON.Key) throws -> Self {
+        try c.decode(Self.self, forKey: key)
+    }
+}
+
+extension FobJSONValue where Self: LosslessStringConvertible {
+    /// A number or `true`/`false`, as its description.
+    func writeJSON(_ out: inout [UInt8]) { out += Array(description.utf8) }
+}
+
+extension FobJSONValue where Self: RawRepresentable, RawValue == String {
+    func writeJSON(_ out: inout [UInt8]) { JSONWriter.string(rawValue, &out) }
+}
+
+extension String: FobJSONValue {
+    func writeJSON(_ out: inout [UInt8]) { JSONWriter.string(self, &out) }
+}
+
+extension Bool: FobJSONValue {}
+extension Int: FobJSONValue {}
+extension UInt32: FobJSONValue {}
+extension UInt64: FobJSONValue {}
+extension Double: FobJSONValue {}
+extension ItemClass: FobJSONValue {}
+extension ItemKind: FobJSONValue {}
+extension Accessibility: FobJSONValue {}
+extension DeviceBinding: FobJSONValue {}
+
+extension UUID: FobJSONValue {
+    func writeJSON(_ out: inout [UInt8]) { JSONWriter.string(uuidString, &out) }
+}
+
+/// An optional member may be `null` or absent.
+extension Optional: FobJSONValue where Wrapped: FobJSONValue {
+    func writeJSON(_ out: inout [UInt8]) {
+        if let value = self { value.writeJSON(&out) } else { out += Array("null".utf8) }
+    }
+
+    static func read(_ c: KeyedDecodingContainer<FobJSON.Key>, _ key: FobJSON.Key) throws -> Self {
+        try c.decodeIfPresent(Wrapped.self, forKey: key)
+    }
+}
+
+extension Item {
+    /// ``created`` as seconds since 1970 (a fob-json number).
+    fileprivate var createdSeconds: Double {
+        get { created.timeIntervalSince1970 }
+        set { created = Date(timeIntervalSince1970: newValue) }
+    }
+
+    /// ``modified`` as seconds since 1970 (a fob-json number).
+    fileprivate var modifiedSeconds: Double {
+        get { modified.timeIntervalSince1970 }
+        set { modified = Date(timeIntervalSince1970: newValue) }
     }
 }

@@ -162,133 +162,139 @@ enum RecordCodec {
     ///   encryption makes possible only with a bug or a foreign writer), or
     ///   when a field is over its limit (``Item/checkLimits()``).
     static func decode(_ raw: UnsafeRawBufferPointer, withSecret: Bool) throws(KeychainError) -> Item {
+        guard raw.count >= 1, raw[0] == 1 else { throw .decode("unknown record format") }
         var item = Item(
             service: "", account: "", created: Date(timeIntervalSince1970: 0),
             modified: Date(timeIntervalSince1970: 0), persistentID: nilUUID, secret: nil)
-        var sawService = false
-        var sawAccount = false
-        var sawPersistentID = false
-        let failure: KeychainError? = { () -> KeychainError? in
-            guard raw.count >= 1, raw[0] == 1 else { return .decode("unknown record format") }
-            var i = 1
-            while i < raw.count {
-                guard i + 5 <= raw.count else { return .decode("truncated record") }
-                let tag = raw[i]
-                var n = 0
-                for k in 0..<4 { n |= Int(raw[i + 1 + k]) << (8 * k) }
-                i += 5
-                guard n <= raw.count - i else { return .decode("truncated record field") }
-                let field = UnsafeRawBufferPointer(rebasing: raw[i..<(i + n)])
-                i += n
-                func text() -> String? { String(validating: field, as: UTF8.self) }
-                /// A new field's text, bounded; `nil` (a decode error) when over the limit or not UTF-8.
-                func boundedText(_ limit: Int = Item.maxTextBytes) -> String? { n <= limit ? text() : nil }
-                let known = Tag(rawValue: tag)
-                // The first release's fields had no limit but the secret's; they are
-                // read up to 1 MiB, so that no record it wrote becomes unreadable.
-                if let known, known.rawValue <= Tag.secret.rawValue, n > Item.maxSecretBytes {
-                    return .decode("a record field is over its limit")
+        // Bit n is set once tag n has been read.
+        var seen: UInt64 = 0
+        var i = 1
+        while i < raw.count {
+            guard i + 5 <= raw.count else { throw .decode("truncated record") }
+            let tag = raw[i]
+            var n = 0
+            for k in 0..<4 { n |= Int(raw[i + 1 + k]) << (8 * k) }
+            i += 5
+            guard n <= raw.count - i else { throw .decode("truncated record field") }
+            let field = UnsafeRawBufferPointer(rebasing: raw[i..<(i + n)])
+            i += n
+            guard let known = Tag(rawValue: tag) else {
+                guard item.unknownFields.count < maxUnknownFields, n <= Item.maxSecretBytes else {
+                    throw .decode("too many or too large unknown record fields")
                 }
-                switch known {
-                case .itemClass:
-                    guard let c = text().flatMap(ItemClass.init(rawValue:)) else { return .decode("bad item class") }
-                    item.itemClass = c
-                case .service:
-                    guard let s = text() else { return .decode("bad service") }
-                    item.service = s
-                    sawService = true
-                case .account:
-                    guard let s = text() else { return .decode("bad account") }
-                    item.account = s
-                    sawAccount = true
-                case .accessGroup: item.accessGroup = text() ?? ""
-                case .label: item.label = text()
-                case .comment: item.comment = text()
-                case .kind: item.kind = text().flatMap(ItemKind.init(rawValue:)) ?? .password
-                case .accessible: item.accessible = text().flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
-                case .generic: item.generic = Array(field)
-                case .created: item.created = date(field)
-                case .modified: item.modified = date(field)
-                case .secret:
-                    guard n <= Item.maxSecretBytes else { return .decode("a record field is over its limit") }
-                    if withSecret { item.secret = SecretBytes(field) }
-                case .url:
-                    guard let s = boundedText() else { return .decode("bad URL") }
-                    item.url = s
-                case .oneTimePassword:
-                    guard n <= Item.maxOneTimePasswordBytes else { return .decode("a record field is over its limit") }
-                    item.oneTimePassword = SecretBytes(field)
-                case .customField:
-                    guard item.customFields.count < Item.maxCustomFields else {
-                        return .decode("too many custom fields")
-                    }
-                    guard let custom = customField(field) else { return .decode("bad custom field") }
-                    item.customFields.append(custom)
-                case .internetProtocol:
-                    guard let s = boundedText() else { return .decode("bad protocol") }
-                    item.internetProtocol = s
-                case .authenticationType:
-                    guard let s = boundedText() else { return .decode("bad authentication type") }
-                    item.authenticationType = s
-                case .path:
-                    guard let s = boundedText() else { return .decode("bad path") }
-                    item.path = s
-                case .securityDomain:
-                    guard let s = boundedText() else { return .decode("bad security domain") }
-                    item.securityDomain = s
-                case .itemDescription:
-                    guard let s = boundedText() else { return .decode("bad description") }
-                    item.itemDescription = s
-                case .port:
-                    guard n == 4, let port = Int(exactly: uint(field)), port <= Item.maxPort else {
-                        return .decode("bad port")
-                    }
-                    item.port = port
-                case .itemType, .creator:
-                    guard n == 4 else { return .decode("bad four-character code") }
-                    if known == .itemType {
-                        item.itemType = UInt32(uint(field))
-                    } else {
-                        item.creator = UInt32(uint(field))
-                    }
-                case .isInvisible, .isNegative, .synchronizable:
-                    guard n == 1, field[0] <= 1 else { return .decode("bad flag") }
-                    let flag = field[0] == 1
-                    switch known {
-                    case .isInvisible: item.isInvisible = flag
-                    case .isNegative: item.isNegative = flag
-                    default: item.synchronizable = flag
-                    }
-                case .accessControl:
-                    guard n == 8 else { return .decode("bad access control") }
-                    item.accessControlFlags = uint(field)
-                case .persistentID:
-                    guard n == 16 else { return .decode("bad persistent ID") }
-                    var bytes = nilUUID.uuid
-                    withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: field) }
-                    item.persistentID = UUID(uuid: bytes)
-                    sawPersistentID = true
-                case .revision:
-                    guard n == 8 else { return .decode("bad revision") }
-                    item.revision = uint(field)
-                case .deviceBinding:
-                    guard let binding = boundedText().flatMap(DeviceBinding.init(rawValue:)) else {
-                        return .decode("bad device binding")
-                    }
-                    item.deviceBinding = binding
-                case nil:
-                    guard item.unknownFields.count < maxUnknownFields, n <= Item.maxSecretBytes else {
-                        return .decode("too many or too large unknown record fields")
-                    }
-                    item.unknownFields.append(UnknownRecordField(tag: tag, bytes: SecretBytes(field)))
-                }
+                item.unknownFields.append(UnknownRecordField(tag: tag, bytes: SecretBytes(field)))
+                continue
             }
-            return nil
-        }()
-        if let failure { throw failure }
-        guard sawService, sawAccount else { throw .decode("record without service or account") }
-        if !sawPersistentID { item.persistentID = derivedPersistentID(of: item) }
+            // The first release's fields had no limit but the secret's; they are
+            // read up to 1 MiB, so that no record it wrote becomes unreadable.
+            if known.rawValue <= Tag.secret.rawValue, n > Item.maxSecretBytes {
+                throw .decode("a record field is over its limit")
+            }
+            try read(known, field, into: &item, withSecret: withSecret)
+            seen |= 1 << UInt64(tag)
+        }
+        func saw(_ tag: Tag) -> Bool { seen & (1 << UInt64(tag.rawValue)) != 0 }
+        guard saw(.service), saw(.account) else { throw .decode("record without service or account") }
+        if !saw(.persistentID) { item.persistentID = derivedPersistentID(of: item) }
         return item
+    }
+
+    /// Reads one known field into `item`: text fields here, the others in
+    /// ``readBinary(_:_:into:withSecret:)``.
+    private static func read(
+        _ tag: Tag, _ field: UnsafeRawBufferPointer, into item: inout Item, withSecret: Bool
+    ) throws(KeychainError) {
+        switch tag {
+        case .generic, .created, .modified, .secret, .oneTimePassword, .customField, .port, .itemType, .creator,
+            .isInvisible, .isNegative, .synchronizable, .accessControl, .persistentID, .revision:
+            // Never read as text: a secret must not be copied into a String.
+            return try readBinary(tag, field, into: &item, withSecret: withSecret)
+        default: break
+        }
+        let text = String(validating: field, as: UTF8.self)
+        // A field added after the first release is bounded like every text.
+        let bounded = field.count <= Item.maxTextBytes ? text : nil
+        switch tag {
+        case .itemClass:
+            guard let c = text.flatMap(ItemClass.init(rawValue:)) else { throw .decode("bad item class") }
+            item.itemClass = c
+        case .service, .account:
+            guard let text else { throw .decode("bad \(tag)") }
+            if tag == .service { item.service = text } else { item.account = text }
+        case .accessGroup: item.accessGroup = text ?? ""
+        case .label: item.label = text
+        case .comment: item.comment = text
+        case .kind: item.kind = text.flatMap(ItemKind.init(rawValue:)) ?? .password
+        case .accessible: item.accessible = text.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
+        case .url, .internetProtocol, .authenticationType, .path, .securityDomain, .itemDescription:
+            guard let bounded else { throw .decode("bad \(tag)") }
+            switch tag {
+            case .url: item.url = bounded
+            case .internetProtocol: item.internetProtocol = bounded
+            case .authenticationType: item.authenticationType = bounded
+            case .path: item.path = bounded
+            case .securityDomain: item.securityDomain = bounded
+            default: item.itemDescription = bounded
+            }
+        case .deviceBinding:
+            guard let binding = bounded.flatMap(DeviceBinding.init(rawValue:)) else {
+                throw .decode("bad device binding")
+            }
+            item.deviceBinding = binding
+        default:
+            preconditionFailure("a binary field reached the text reader")
+        }
+    }
+
+    /// Reads one known field that is not text: dates, the secrets, numbers,
+    /// flags and identifiers, each of its exact size.
+    private static func readBinary(
+        _ tag: Tag, _ field: UnsafeRawBufferPointer, into item: inout Item, withSecret: Bool
+    ) throws(KeychainError) {
+        let n = field.count
+        switch tag {
+        case .generic: item.generic = Array(field)
+        case .created: item.created = date(field)
+        case .modified: item.modified = date(field)
+        case .secret:
+            if withSecret { item.secret = SecretBytes(field) }
+        case .oneTimePassword:
+            guard n <= Item.maxOneTimePasswordBytes else { throw .decode("a record field is over its limit") }
+            item.oneTimePassword = SecretBytes(field)
+        case .customField:
+            guard item.customFields.count < Item.maxCustomFields else { throw .decode("too many custom fields") }
+            guard let custom = customField(field) else { throw .decode("bad custom field") }
+            item.customFields.append(custom)
+        case .port:
+            guard n == 4, let port = Int(exactly: uint(field)), port <= Item.maxPort else {
+                throw .decode("bad port")
+            }
+            item.port = port
+        case .itemType, .creator:
+            guard n == 4 else { throw .decode("bad four-character code") }
+            if tag == .itemType { item.itemType = UInt32(uint(field)) } else { item.creator = UInt32(uint(field)) }
+        case .isInvisible, .isNegative, .synchronizable:
+            guard n == 1, field[0] <= 1 else { throw .decode("bad flag") }
+            let flag = field[0] == 1
+            switch tag {
+            case .isInvisible: item.isInvisible = flag
+            case .isNegative: item.isNegative = flag
+            default: item.synchronizable = flag
+            }
+        case .accessControl:
+            guard n == 8 else { throw .decode("bad access control") }
+            item.accessControlFlags = uint(field)
+        case .persistentID:
+            guard n == 16 else { throw .decode("bad persistent ID") }
+            var bytes = nilUUID.uuid
+            withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: field) }
+            item.persistentID = UUID(uuid: bytes)
+        case .revision:
+            guard n == 8 else { throw .decode("bad revision") }
+            item.revision = uint(field)
+        default:
+            preconditionFailure("a text field reached readBinary")
+        }
     }
 
     /// The most unknown fields a record may carry: 64.

@@ -43,12 +43,13 @@ final class InProcessAgent: @unchecked Sendable {
     }
 
     private static func names(_ items: [Item]) -> String {
-        items.map { "\($0.service)/\($0.account) \($0.label ?? "-") \($0.secret?.unsafeString ?? "")" }
+        items.map { "\($0.service)/\($0.account) \($0.label ?? "-") \($0.secret?.unsafeString ?? "") r\($0.revision)" }
             .joined(separator: ", ")
     }
 
     /// The table: add, duplicate add, get, missing get, query, update,
-    /// missing update, save (added, then updated), list, delete, missing delete.
+    /// missing update, save (added, then updated), list, conditional writes
+    /// (``conditionalRows(_:)``), missing delete.
     private static func runTable(_ store: ItemAccess) -> [String] {
         let ana = ItemKey(service: "mail", account: "ana")
         var fields = Item(service: "mail", account: "ana", secret: .text("s1"))
@@ -81,26 +82,76 @@ final class InProcessAgent: @unchecked Sendable {
                 "\(try store.save(service: "mail", account: "bob", secret: .text("b2")))"
             },
             outcome { () throws(KeychainError) in names(try store.list()) },
-            outcome { () throws(KeychainError) in "deleted \(try store.delete(matching: ana.query))" },
+        ] + conditionalRows(store) + [
             outcome { () throws(KeychainError) in "deleted \(try store.delete(matching: ana.query))" },
             outcome { () throws(KeychainError) in names(try store.list()) },
+        ]
+    }
+
+    /// Update, save and delete at a stale revision (each changes nothing and
+    /// is `revisionMismatch`, exit 40) and at the current one; a save at
+    /// revision 0 only adds. Starts with mail/ana and mail/bob at revision 2.
+    private static func conditionalRows(_ store: ItemAccess) -> [String] {
+        let ana = ItemKey(service: "mail", account: "ana")
+        let bob = ItemKey(service: "mail", account: "bob")
+        func update(_ revision: UInt64) -> () throws(KeychainError) -> String {
+            {
+                var changes = ItemChanges(label: "Work")
+                changes.expectedRevision = revision
+                return "updated \(try store.update(matching: ana.query, with: changes))"
+            }
+        }
+        func save(_ account: String, _ secret: String, _ revision: UInt64) -> () throws(KeychainError) -> String {
+            {
+                var changes = ItemChanges()
+                changes.expectedRevision = revision
+                return
+                    "\(try store.save(service: "mail", account: account, secret: .text(secret), attributes: changes))"
+            }
+        }
+        func delete(_ revision: UInt64) -> () throws(KeychainError) -> String {
+            {
+                var query = ana.query
+                query.expectedRevision = revision
+                return "deleted \(try store.delete(matching: query))"
+            }
+        }
+        return [
+            outcome(update(1)), outcome { () throws(KeychainError) in names([try store.item(ana)]) },
+            outcome(update(2)),
+            outcome(save("bob", "lost", 1)), outcome { () throws(KeychainError) in names([try store.item(bob)]) },
+            outcome(save("bob", "b3", 2)),
+            outcome(save("cy", "c1", 0)), outcome(save("cy", "lost", 0)), outcome(save("dan", "d1", 4)),
+            outcome(delete(2)), outcome { () throws(KeychainError) in names([try store.item(ana)]) },
+            outcome(delete(3)),
         ]
     }
 
     private static let expected = [
         "added",
         "errSecDuplicateItem (exit 45)",
-        "mail/ana - s1",
+        "mail/ana - s1 r1",
         "errSecItemNotFound (exit 44)",
-        "mail/ana -  fields [[0]]",
+        "mail/ana -  r1 fields [[0]]",
         "updated 1",
         "errSecItemNotFound (exit 44)",
         "added",
         "updated",
-        "mail/ana Mail , mail/bob - ",
+        "mail/ana Mail  r2, mail/bob -  r2",
+        "errSecInvalidItemRef (exit 40)",
+        "mail/ana Mail s1 r2",
+        "updated 1",
+        "errSecInvalidItemRef (exit 40)",
+        "mail/bob - b2 r2",
+        "updated",
+        "added",
+        "errSecInvalidItemRef (exit 40)",
+        "errSecItemNotFound (exit 44)",
+        "errSecInvalidItemRef (exit 40)",
+        "mail/ana Work s1 r3",
         "deleted 1",
         "errSecItemNotFound (exit 44)",
-        "mail/bob - ",
+        "mail/bob -  r3, mail/cy -  r1",
     ]
 
     @Test func theSameTablePassesThroughTheAgentAndWithoutIt() throws {
@@ -156,7 +207,8 @@ final class InProcessAgent: @unchecked Sendable {
 
         try store.add(Item(service: "mail", account: "ana", secret: .text("s")))
         let start = Date()
-        let added = heard.arrival(of: AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana")))
+        let added = heard.arrival(
+            of: AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana"), revision: 1))
         #expect(try #require(added).timeIntervalSince(start) < 0.3)
 
         let other = try Vault(url: v.vault.url)

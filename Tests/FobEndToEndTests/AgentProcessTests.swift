@@ -294,12 +294,42 @@ final class AgentFixture: @unchecked Sendable {
         let added = try f.run(["add", "mail", "ana"], input: "s3cret")
         let ended = Date()
         #expect(added.status == 0, "\(added.stderrText)")
-        let event = AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana"))
+        let event = AgentEvent(kind: .added, key: ItemKey(service: "mail", account: "ana"), revision: 1)
         let arrival = try #require(heard.arrival(of: event, timeout: 0.3))
         #expect(arrival.timeIntervalSince(ended) < 0.3)
         // A lock is told too.
         #expect(try f.run(["lock"]).status == 0)
         #expect(heard.arrival(of: AgentEvent(kind: .locked, key: nil), timeout: 1) != nil)
+    }
+
+    /// Each change a subscriber hears of carries the item's revision after
+    /// it, whoever wrote: the agent (add, a conditional update) or another
+    /// process that opened the vault itself; a deletion carries none.
+    @Test func eventsCarryTheItemsRevisionAfterEachWrite() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.unlock().status == 0)
+        let heard = ArrivalLog<AgentEvent>()
+        let subscription = try AgentClient(endpoint: f.endpoint).subscribe { heard.append($0) }
+        defer { subscription.cancel() }
+        let key = ItemKey(service: "mail", account: "ana")
+
+        #expect(try f.run(["add", "mail", "ana"], input: "one").status == 0)
+        #expect(heard.arrival(of: AgentEvent(kind: .added, key: key, revision: 1)) != nil)
+        let updated = try f.run(["update", "mail", "ana", "--if-revision", "1"], input: "two")
+        #expect(updated.status == 0, "\(updated.stderrText)")
+        #expect(heard.arrival(of: AgentEvent(kind: .changed, key: key, revision: 2)) != nil)
+        // A write the agent did not make is heard with its revision too.
+        let direct = try f.run(
+            ["--no-agent", "update", "mail", "ana", "--if-revision", "2"], input: "three", password: true)
+        #expect(direct.status == 0, "\(direct.stderrText)")
+        #expect(heard.arrival(of: AgentEvent(kind: .changed, key: key, revision: 3)) != nil)
+        #expect(try f.run(["rm", "mail", "ana", "--if-revision", "3"]).status == 0)
+        #expect(heard.arrival(of: AgentEvent(kind: .deleted, key: key)) != nil)
+        // No change was heard without its revision, nor at another one.
+        for revision in [nil, 1, 4] as [UInt64?] {
+            #expect(heard.arrival(of: AgentEvent(kind: .changed, key: key, revision: revision), timeout: 0) == nil)
+        }
     }
 
     /// An agent of an older protocol version is a clear error naming both

@@ -46,11 +46,15 @@ import Testing
         #expect(items.map { $0["revision"] as? Int } == [3], "\(how)")
         #expect(try run(["save", "mail", "ana", "--if-revision", "2"], "lost\n").status == 40, "\(how)")
         #expect(try run(["save", "mail", "ana", "--if-revision", "0"], "lost\n").status == 40, "\(how)")
+        // Neither stale save changed the secret or the revision.
+        #expect(try run(["get", "mail", "ana"], "").stdoutText == "three\n", "\(how)")
+        #expect(try revision(run) == 3, "\(how)")
         #expect(try run(["save", "mail", "ana", "--if-revision", "3"], "four\n").status == 0, "\(how)")
         #expect(try run(["save", "new", "item", "--if-revision", "5"], "x\n").status == 44, "\(how)")
         #expect(try run(["save", "new", "item", "--if-revision", "0"], "x\n").status == 0, "\(how)")
         #expect(try run(["rm", "mail", "ana", "--if-revision", "3"], "").status == 40, "\(how)")
         #expect(try revision(run) == 4, "\(how)")
+        #expect(try run(["update", "gone", "x", "--if-revision", "1"], "x\n").status == 44, "\(how)")
         // mv keeps the secret, the creation date, and adds one revision.
         let before = try json(run, "mail", "ana")
         #expect(try run(["mv", "mail", "ana", "web", "ana2", "--if-revision", "3"], "").status == 40, "\(how)")

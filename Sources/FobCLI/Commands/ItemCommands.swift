@@ -173,6 +173,45 @@ extension Invocation {
     }
 }
 
+/// The attribute options of `add`, `save` and `update`, checked before the
+/// vault is touched; the values of hidden fields and the secret are read
+/// later (``readValues(_:)``), once the item is known to have somewhere to go.
+private struct AttributeOptions {
+    let invocation: Invocation
+    let kind: ItemKind?
+    let accessible: Accessibility?
+    let notes: String??
+    let visible: [CustomField]
+    let hiddenNames: [String]
+
+    init(_ invocation: Invocation) throws(UsageError) {
+        self.invocation = invocation
+        kind = try invocation.kind()
+        accessible = try invocation.accessible()
+        notes = try invocation.notesChange()
+        (visible, hiddenNames) = try invocation.fieldArguments()
+    }
+
+    /// Asks for each hidden field's value, then for the secret.
+    func readValues() throws -> (hidden: [CustomField], secret: SecretBytes) {
+        let hidden = try invocation.hiddenFields(hiddenNames)
+        let secret = try invocation.readItemSecret(
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+        return (hidden, secret)
+    }
+
+    /// The changes these options make to an item whose custom fields are
+    /// `existingFields`, at the revision `--if-revision` names.
+    func changes(existingFields: [CustomField], hidden: [CustomField], expected: UInt64?) -> ItemChanges {
+        var changes = ItemChanges(
+            label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
+            url: invocation.urlChange,
+            customFields: invocation.fields(existing: existingFields, visible: visible, hidden: hidden))
+        changes.expectedRevision = expected
+        return changes
+    }
+}
+
 /// `fob add SERVICE ACCOUNT`: adds an item; exit 45 when it exists.
 enum AddCommand: FobCommand {
     static let name = "add"
@@ -182,10 +221,7 @@ enum AddCommand: FobCommand {
     static let discussion = secretDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let kind = try invocation.kind() ?? .password
-        let accessible = try invocation.accessible() ?? .whenUnlocked
-        let notes = try invocation.notesChange() ?? nil
-        let (visible, hiddenNames) = try invocation.fieldArguments()
+        let options = try AttributeOptions(invocation)
         let (service, account) = try invocation.newItemKey()
         let items = invocation.items()
         defer { items.close() }
@@ -197,16 +233,13 @@ enum AddCommand: FobCommand {
                 throw KeychainError.duplicateItem(invocation.keyDescription)
             } catch KeychainError.itemNotFound {}
         }
-        let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        let label = invocation.labelChange ?? nil
-        let fields = invocation.fields(existing: [], visible: visible, hidden: hidden) ?? []
+        let (hidden, secret) = try options.readValues()
+        let changes = options.changes(existingFields: [], hidden: hidden, expected: nil)
         try items.add(
             Item(
-                service: service, account: account, label: label, comment: notes, kind: kind,
-                accessible: accessible, url: invocation.urlChange ?? nil, customFields: fields,
-                secret: secret))
+                service: service, account: account, label: changes.label ?? nil, comment: changes.comment ?? nil,
+                kind: changes.kind ?? .password, accessible: changes.accessible ?? .whenUnlocked,
+                url: changes.url ?? nil, customFields: changes.customFields ?? [], secret: secret))
         return 0
     }
 }
@@ -228,27 +261,16 @@ enum SaveCommand: FobCommand {
     ].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let kind = try invocation.kind()
-        let accessible = try invocation.accessible()
-        let notes = try invocation.notesChange()
+        let options = try AttributeOptions(invocation)
         let expected = try invocation.expectedRevision()
-        let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = try invocation.newItemKey()
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
-        let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        var fields: [CustomField]?
-        if invocation.changesFields {
-            let existing = (try? items.item(service: service, account: account))?.customFields ?? []
-            fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
-        }
-        var changes = ItemChanges(
-            label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
-            url: invocation.urlChange, customFields: fields)
-        changes.expectedRevision = expected
+        let (hidden, secret) = try options.readValues()
+        let existing =
+            invocation.changesFields ? (try? items.item(service: service, account: account))?.customFields ?? [] : []
+        let changes = options.changes(existingFields: existing, hidden: hidden, expected: expected)
         _ = try items.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
     }
@@ -306,11 +328,8 @@ enum UpdateCommand: FobCommand {
     static let discussion = secretDiscussion + "\n\n" + ifRevisionDiscussion
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let kind = try invocation.kind()
-        let accessible = try invocation.accessible()
-        let notes = try invocation.notesChange()
+        let options = try AttributeOptions(invocation)
         let expected = try invocation.expectedRevision()
-        let (visible, hiddenNames) = try invocation.fieldArguments()
         let (service, account) = invocation.key
         let items = invocation.items()
         defer { items.close() }
@@ -319,15 +338,9 @@ enum UpdateCommand: FobCommand {
         if let expected, expected != existing.revision {
             throw KeychainError.revisionMismatch(existing.displayName, expected: expected, current: existing.revision)
         }
-        let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
-        var changes = ItemChanges(
-            label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
-            url: invocation.urlChange,
-            customFields: invocation.fields(existing: existing.customFields, visible: visible, hidden: hidden),
-            secret: secret)
-        changes.expectedRevision = expected
+        let (hidden, secret) = try options.readValues()
+        var changes = options.changes(existingFields: existing.customFields, hidden: hidden, expected: expected)
+        changes.secret = secret
         try items.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
