@@ -30,8 +30,8 @@ final class Provider {
     private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
     /// Whether ``lockedIndex`` was built at least once.
     private var isIndexed = false
-    /// The ``CachingSecretStore/listingTime`` the index was built from.
-    private var indexTime: Double?
+    /// The ``CachingSecretStore/listingGeneration`` the index was built from.
+    private var indexGeneration: Int?
     /// The revision of every item at the last listing; `nil` before the first.
     private var knownRevisions: [UUID: UInt64]?
     /// The vault file's and WAL's modification times and sizes when last looked.
@@ -53,7 +53,7 @@ final class Provider {
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
-        self.store = CachingSecretStore(store)
+        self.store = CachingSecretStore(store, vaultPath: vaultPath)
         self.unlocker = store
         self.vaultPath = vaultPath
     }
@@ -98,8 +98,8 @@ final class Provider {
     func allItems() throws(ProviderError) -> [Item] {
         let items: [Item]
         do { items = try store.list() } catch { throw .from(error) }
-        guard store.listingTime != indexTime else { return items }
-        indexTime = store.listingTime
+        guard store.listingGeneration != indexGeneration else { return items }
+        indexGeneration = store.listingGeneration
         reportChanges(items)
         lockedIndex = Dictionary(
             items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
@@ -127,11 +127,7 @@ final class Provider {
     /// While clients hold sessions: when the vault file (or its WAL) changed
     /// since last looked, lists the items again, which reports changes.
     func watchVaultFile() {
-        let stamp = [vaultPath, vaultPath + "-wal"].map { path -> Int64 in
-            var st = stat()
-            guard stat(path, &st) == 0 else { return 0 }
-            return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) + Int64(st.st_size)
-        }
+        let stamp = CachingSecretStore.stamp(of: vaultPath)
         defer { vaultStamp = stamp }
         guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
         store.refresh()
@@ -245,11 +241,13 @@ final class Provider {
     }
 
     /// How long the bus loop may sleep, in microseconds: a quarter second
-    /// while a prompt waits for the vault, a second while clients hold
+    /// while a prompt waits for the vault, half a second while secrets of a
+    /// `GetSecrets` are held (to drop them in time), a second while clients hold
     /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
     /// timeouts change the vault's state), else until a message comes.
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
+        if store.holdsSecrets { return 500_000 }
         return sessions.isEmpty ? UInt64.max : 1_000_000
     }
 
