@@ -29,6 +29,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("credential-helpers", ["FobCLI"]),
     ("field-input", ["FobStore", "FobViewModels"]),
     ("secret-service-transfer", ["FobSecretService"]),
+    ("secret-service-messages", ["FobSecretService"]),
 ]
 
 let package = Package(

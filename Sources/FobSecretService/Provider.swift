@@ -77,6 +77,9 @@ final class Provider {
         sessionCounter += 1
         let path = Provider.sessionPrefix + "s\(sessionCounter)"
         sessions[path] = (owner, cipher)
+        // The revisions to compare later writes by other processes with
+        // (see ``reportChanges(_:)``): without them the first is not seen.
+        if knownRevisions == nil { _ = try? allItems() }
         return path
     }
 
@@ -228,16 +231,23 @@ final class Provider {
     // MARK: Signals
 
     /// Emits `member` (`ItemCreated`, `ItemDeleted`, `ItemChanged`) of the collection for `item`,
-    /// from the collection's path and from each alias path.
+    /// from the collection's path and from each alias path, then the
+    /// Service's `CollectionChanged` (no `PropertiesChanged` of `Items`:
+    /// its value is a listing, which a thousand stores in a row would each pay).
     func emit(_ member: String, _ item: String) {
         for path in [Provider.collectionPath] + Provider.aliasPaths {
-            var signal: OpaquePointer? = nil
-            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
-            else { continue }
-            defer { sd_bus_message_unref(signal) }
-            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
-            _ = sd_bus_send(bus, signal, nil)
+            signal(path, Interface.collection, member, item)
         }
+        signal(Provider.root, Interface.service, "CollectionChanged", Provider.collectionPath)
+    }
+
+    /// Emits the signal `member` of `interface` from `path`, with one object path argument.
+    func signal(_ path: String, _ interface: String, _ member: String, _ argument: String) {
+        var signal: OpaquePointer? = nil
+        guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
+        defer { sd_bus_message_unref(signal) }
+        guard (try? BusWriter(message: signal).string(argument, "o")) != nil else { return }
+        _ = sd_bus_send(bus, signal, nil)
     }
 
     /// How long the bus loop may sleep, in microseconds: a quarter second
@@ -274,6 +284,7 @@ final class Provider {
                 sd_bus_emit_properties_changed_strv(bus, path, Interface.collection, $0.baseAddress)
             }
         }
+        signal(Provider.root, Interface.service, "CollectionChanged", Provider.collectionPath)
     }
 
     /// The creation and modification time of the vault file, in seconds since 1970.
