@@ -30,6 +30,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("field-input", ["FobStore", "FobViewModels"]),
     ("secret-service-transfer", ["FobSecretService"]),
     ("sync-tree", ["FobSync"]),
+    ("secret-service-messages", ["FobSecretService"]),
 ]
 
 let package = Package(

@@ -84,14 +84,40 @@ public enum ItemMapping {
 
     /// The object path element of an item: its persistent ID as 32 lowercase hex digits.
     public static func pathElement(of id: UUID) -> String {
-        String(id.uuidString.lowercased().filter { $0 != "-" })
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: id.uuid) { raw in
+            String(unsafeUninitializedCapacity: 32) { out in
+                for (i, byte) in raw.enumerated() {
+                    out[2 * i] = digits[Int(byte >> 4)]
+                    out[2 * i + 1] = digits[Int(byte & 0xF)]
+                }
+                return 32
+            }
+        }
     }
 
     /// The persistent ID of a path element made by ``pathElement(of:)``, or `nil`.
+    /// Decodes the UTF-8 bytes directly: it runs for every property of every item a client reads.
     public static func persistentID(pathElement: String) -> UUID? {
-        let hex = Array(pathElement)
-        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
-        let dashed = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
-        return UUID(uuidString: dashed)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        for unit in pathElement.utf8 {
+            let nibble: UInt8
+            switch unit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = unit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = unit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = unit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            guard count < 32 else { return nil }
+            bytes[count / 2] |= count % 2 == 0 ? nibble << 4 : nibble
+            count += 1
+        }
+        guard count == 32 else { return nil }
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

@@ -174,7 +174,7 @@ extension Provider {
             let found = try search(try reader.stringDictionary())
             try writer.objectPaths(found.unlocked + found.locked)
         case "CreateItem":
-            let (label, attributes) = try itemProperties(reader)
+            let (label, attributes) = try Provider.itemProperties(reader)
             let secret = try reader.secret()
             var sent = secret.value
             defer { sent.wipe() }
@@ -191,7 +191,7 @@ extension Provider {
     }
 
     /// The label and attributes of CreateItem's `a{sv}` properties; other properties are skipped.
-    func itemProperties(_ reader: BusReader) throws -> (String, [String: String]) {
+    static func itemProperties(_ reader: BusReader) throws -> (String, [String: String]) {
         var label = ""
         var attributes: [String: String] = [:]
         _ = try reader.enter("a", "{sv}")

@@ -30,8 +30,8 @@ final class Provider {
     private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
     /// Whether ``lockedIndex`` was built at least once.
     private var isIndexed = false
-    /// The ``CachingSecretStore/listingTime`` the index was built from.
-    private var indexTime: Double?
+    /// The ``CachingSecretStore/listingGeneration`` the index was built from.
+    private var indexGeneration: Int?
     /// The revision of every item at the last listing; `nil` before the first.
     private var knownRevisions: [UUID: UInt64]?
     /// The vault file's and WAL's modification times and sizes when last looked.
@@ -53,7 +53,7 @@ final class Provider {
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
-        self.store = CachingSecretStore(store)
+        self.store = CachingSecretStore(store, vaultPath: vaultPath)
         self.unlocker = store
         self.vaultPath = vaultPath
     }
@@ -77,6 +77,9 @@ final class Provider {
         sessionCounter += 1
         let path = Provider.sessionPrefix + "s\(sessionCounter)"
         sessions[path] = (owner, cipher)
+        // The revisions to compare later writes by other processes with
+        // (see ``reportChanges(_:)``): without them the first is not seen.
+        if knownRevisions == nil { _ = try? allItems() }
         return path
     }
 
@@ -98,8 +101,8 @@ final class Provider {
     func allItems() throws(ProviderError) -> [Item] {
         let items: [Item]
         do { items = try store.list() } catch { throw .from(error) }
-        guard store.listingTime != indexTime else { return items }
-        indexTime = store.listingTime
+        guard store.listingGeneration != indexGeneration else { return items }
+        indexGeneration = store.listingGeneration
         reportChanges(items)
         lockedIndex = Dictionary(
             items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
@@ -127,11 +130,7 @@ final class Provider {
     /// While clients hold sessions: when the vault file (or its WAL) changed
     /// since last looked, lists the items again, which reports changes.
     func watchVaultFile() {
-        let stamp = [vaultPath, vaultPath + "-wal"].map { path -> Int64 in
-            var st = stat()
-            guard stat(path, &st) == 0 else { return 0 }
-            return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) + Int64(st.st_size)
-        }
+        let stamp = CachingSecretStore.stamp(of: vaultPath)
         defer { vaultStamp = stamp }
         guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
         store.refresh()
@@ -232,24 +231,33 @@ final class Provider {
     // MARK: Signals
 
     /// Emits `member` (`ItemCreated`, `ItemDeleted`, `ItemChanged`) of the collection for `item`,
-    /// from the collection's path and from each alias path.
+    /// from the collection's path and from each alias path, then the
+    /// Service's `CollectionChanged` (no `PropertiesChanged` of `Items`:
+    /// its value is a listing, which a thousand stores in a row would each pay).
     func emit(_ member: String, _ item: String) {
         for path in [Provider.collectionPath] + Provider.aliasPaths {
-            var signal: OpaquePointer? = nil
-            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
-            else { continue }
-            defer { sd_bus_message_unref(signal) }
-            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
-            _ = sd_bus_send(bus, signal, nil)
+            signal(path, Interface.collection, member, item)
         }
+        signal(Provider.root, Interface.service, "CollectionChanged", Provider.collectionPath)
+    }
+
+    /// Emits the signal `member` of `interface` from `path`, with one object path argument.
+    func signal(_ path: String, _ interface: String, _ member: String, _ argument: String) {
+        var signal: OpaquePointer? = nil
+        guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
+        defer { sd_bus_message_unref(signal) }
+        guard (try? BusWriter(message: signal).string(argument, "o")) != nil else { return }
+        _ = sd_bus_send(bus, signal, nil)
     }
 
     /// How long the bus loop may sleep, in microseconds: a quarter second
-    /// while a prompt waits for the vault, a second while clients hold
+    /// while a prompt waits for the vault, half a second while secrets of a
+    /// `GetSecrets` are held (to drop them in time), a second while clients hold
     /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
     /// timeouts change the vault's state), else until a message comes.
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
+        if store.holdsSecrets { return 500_000 }
         return sessions.isEmpty ? UInt64.max : 1_000_000
     }
 
@@ -276,6 +284,7 @@ final class Provider {
                 sd_bus_emit_properties_changed_strv(bus, path, Interface.collection, $0.baseAddress)
             }
         }
+        signal(Provider.root, Interface.service, "CollectionChanged", Provider.collectionPath)
     }
 
     /// The creation and modification time of the vault file, in seconds since 1970.

@@ -116,6 +116,7 @@ public enum SecretServiceServer {
                 return 1
             }
             if processed > 0 { continue }
+            activeProvider?.store.dropExpiredSecrets()
             activeProvider?.checkPrompts()
             activeProvider?.watchLockState()
             let waited = sd_bus_wait(bus, activeProvider?.wakeInterval ?? UInt64.max)

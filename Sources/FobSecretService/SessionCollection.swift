@@ -50,7 +50,7 @@ extension Provider {
         case "SearchItems":
             try writer.objectPaths(searchMemory(try reader.stringDictionary()))
         case "CreateItem":
-            let (label, attributes) = try itemProperties(reader)
+            let (label, attributes) = try Provider.itemProperties(reader)
             let sent = try reader.secret()
             var value = sent.value
             defer { value.wipe() }
@@ -145,14 +145,10 @@ extension Provider {
     }
 
     /// Emits an item signal of the session collection from its path and its alias path.
+    /// Then, as for the vault's, the Service's `CollectionChanged`.
     func emitMemory(_ member: String, _ item: String) {
-        for path in [Provider.sessionCollectionPath, Provider.sessionAliasPath] {
-            var signal: OpaquePointer? = nil
-            guard sd_bus_message_new_signal(bus, &signal, path, Interface.collection, member) >= 0, let signal
-            else { continue }
-            defer { sd_bus_message_unref(signal) }
-            guard (try? BusWriter(message: signal).string(item, "o")) != nil else { continue }
-            _ = sd_bus_send(bus, signal, nil)
-        }
+        let paths = [Provider.sessionCollectionPath, Provider.sessionAliasPath]
+        for path in paths { signal(path, Interface.collection, member, item) }
+        signal(Provider.root, Interface.service, "CollectionChanged", Provider.sessionCollectionPath)
     }
 }

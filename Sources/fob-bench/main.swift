@@ -11,9 +11,13 @@ print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 let onlyAgent = CommandLine.arguments.contains("--agent")
 do {
     // `fob-bench import` runs the import figures alone, `browse` the
-    // terminal UI's at 100,000 items; `--agent` the agent's.
+    // terminal UI's at 100,000 items, `secret-service [N …]` the Secret
+    // Service provider's (beside gnome-keyring's); `--agent` the agent's.
     if CommandLine.arguments.dropFirst().first == "import" {
         try ImportBenchmark.run(scratch: scratch)
+    } else if CommandLine.arguments.dropFirst().first == "secret-service" {
+        let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+        try SecretServiceBenchmark.run(scratch: scratch, counts: counts.isEmpty ? [1_000, 10_000] : counts)
     } else if CommandLine.arguments.dropFirst().first == "browse" {
         try BrowseBenchmark.run(scratch: scratch)
     } else {
@@ -23,6 +27,7 @@ do {
             try TerminalBenchmark.run(scratch: scratch)
             try BrowseBenchmark.run(scratch: scratch)
             try ImportBenchmark.run(scratch: scratch)
+            try SecretServiceBenchmark.run(scratch: scratch)
         }
     }
 } catch {

@@ -502,6 +502,41 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(out.contains("deleted ItemDeleted True"))
     }
 
+    @Test(.enabled(if: toolsPresent)) func collectionChangedFollowsWritesOfClientsAndOfFobAndLocks() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, subprocess, secretstorage
+            from jeepney import HeaderFields, MatchRule, message_bus
+            from jeepney.io.blocking import Proxy
+            from secretstorage.util import open_session
+            conn = secretstorage.dbus_init()
+            session = open_session(conn)
+            col = secretstorage.get_default_collection(conn)
+            memory = secretstorage.Collection(conn, "/org/freedesktop/secrets/collection/session")
+            rule = MatchRule(type="signal", interface="org.freedesktop.Secret.Service", member="CollectionChanged")
+            Proxy(message_bus, conn).AddMatch(rule)
+            def changed(action):
+                with conn.filter(rule) as queue:
+                    action()
+                    message = conn.recv_until_filtered(queue, timeout=10)
+                    return message.header.fields[HeaderFields.path], message.body[0]
+            def fob(*args, stdin=b""):
+                subprocess.run([os.environ["FOB"], *args], input=stdin, check=True, capture_output=True)
+            print("client", changed(lambda: col.create_item("C", {"service": "c"}, b"x")))
+            print("fob", changed(lambda: fob("add", "mail", "ana", stdin=b"pw\\n")))
+            print("memory", changed(lambda: memory.create_item("M", {"scope": "m"}, b"m")))
+            print("lock", changed(lambda: fob("lock")))
+            """)
+        let out = result.stdoutText
+        let login = "'/org/freedesktop/secrets/collection/login'"
+        #expect(out.contains("client ('/org/freedesktop/secrets', \(login))"), "\(out) \(result.stderrText)")
+        #expect(out.contains("fob ('/org/freedesktop/secrets', \(login))"))
+        #expect(out.contains("memory ('/org/freedesktop/secrets', '/org/freedesktop/secrets/collection/session')"))
+        #expect(out.contains("lock ('/org/freedesktop/secrets', \(login))"))
+    }
+
     @Test(.enabled(if: toolsPresent)) func aNameAlreadyTakenIsReportedWithItsOwner() throws {
         let bus = try SecretServiceBus()
         let result = try bus.run(

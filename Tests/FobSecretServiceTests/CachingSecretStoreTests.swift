@@ -1,0 +1,134 @@
+import FobStore
+import FobSystem
+import FobTestSupport
+import FoundationEssentials
+@preconcurrency import Glibc
+import Testing
+
+@testable import FobSecretService
+
+/// A store of fixed items that counts the requests it answers.
+final class CountingStore: SecretStore, @unchecked Sendable {
+    var items: [Item]
+    var unlocked = true
+    var listings = 0
+    var secretListings = 0
+    var lookups = 0
+    var stateChecks = 0
+
+    init(count: Int) {
+        items = (0..<count).map { i in
+            Item(service: "svc\(i)", account: "user\(i)", secret: SecretBytes(utf8: "secret-\(i)"))
+        }
+    }
+
+    private func guardUnlocked() throws(KeychainError) {
+        if !unlocked { throw .interactionNotAllowed("locked") }
+    }
+
+    var isUnlocked: Bool {
+        stateChecks += 1
+        return unlocked
+    }
+
+    func list() throws(KeychainError) -> [Item] {
+        try guardUnlocked()
+        listings += 1
+        return items.map { item in
+            var copy = item
+            copy.secret = nil
+            return copy
+        }
+    }
+
+    func listWithSecrets() throws(KeychainError) -> [Item] {
+        try guardUnlocked()
+        secretListings += 1
+        return items
+    }
+
+    func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
+        try guardUnlocked()
+        lookups += 1
+        guard let item = items.first(where: { $0.persistentID == persistentID }) else { throw .itemNotFound("") }
+        return item
+    }
+
+    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
+        try get(persistentID: item.persistentID, withSecret: withSecret)
+    }
+
+    func exists(service: String, account: String) throws(KeychainError) -> Bool { false }
+    func add(_ item: Item) throws(KeychainError) { items.append(item) }
+    func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {}
+    func delete(_ item: Item) throws(KeychainError) {}
+    func lock() throws(KeychainError) { unlocked = false }
+    func unlock(password: SecretBytes) throws(KeychainError) { unlocked = true }
+}
+
+@Suite struct CachingSecretStoreTests {
+    /// A vault file whose stamp the cache watches (its contents do not matter).
+    static func vaultFile(_ directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("vault.db").path
+        try Data("v1".utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func propertiesOfEveryItemCostOneListingWhileTheVaultFileIsUnchanged() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let vault = try Self.vaultFile(directory)
+        let store = CountingStore(count: 50)
+        let cache = CachingSecretStore(store, vaultPath: vault)
+        _ = try cache.list()
+        // Past the locked state's lifetime, as when a client reads a thousand items.
+        usleep(useconds_t(CachingSecretStore.lifetime * 1_000_000) + 100_000)
+        for item in store.items {
+            #expect(try cache.get(persistentID: item.persistentID, withSecret: false).account == item.account)
+        }
+        #expect(store.listings == 1)
+        #expect(store.lookups == 0, "no request per item")
+        #expect(store.stateChecks == 1, "the state is asked again once")
+        // A write by another process (the file changes) makes the next read list again.
+        try Data("v2, longer".utf8).write(to: URL(fileURLWithPath: vault))
+        usleep(useconds_t(CachingSecretStore.lifetime * 1_000_000) + 100_000)
+        _ = try cache.get(persistentID: store.items[0].persistentID, withSecret: false)
+        #expect(store.listings == 2)
+    }
+
+    @Test func secretsOfOneGetSecretsAnswerTheGetSecretThatFollowsUntilALock() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let store = CountingStore(count: 20)
+        let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
+        #expect(try cache.listWithSecrets().count == 20)
+        #expect(cache.holdsSecrets)
+        for (i, item) in store.items.enumerated() {
+            let read = try cache.get(persistentID: item.persistentID, withSecret: true)
+            #expect(read.secret?.unsafeString == "secret-\(i)")
+        }
+        #expect(store.lookups == 0, "no decrypting request per item")
+        #expect(store.stateChecks == 20, "the agent's state is asked before each")
+        // Locked elsewhere (`fob lock`): nothing more comes from the held secrets, and they go.
+        store.unlocked = false
+        #expect(throws: KeychainError.self) {
+            try cache.get(persistentID: store.items[0].persistentID, withSecret: true)
+        }
+        #expect(!cache.holdsSecrets)
+    }
+
+    @Test func heldSecretsGoAfterTheirLifetimeAndAtAWrite() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let store = CountingStore(count: 3)
+        let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
+        _ = try cache.listWithSecrets()
+        try cache.add(Item(service: "new", account: "a", secret: SecretBytes(utf8: "n")))
+        #expect(!cache.holdsSecrets, "a write drops them")
+        _ = try cache.listWithSecrets()
+        cache.dropExpiredSecrets()
+        #expect(cache.holdsSecrets)
+        usleep(useconds_t(CachingSecretStore.secretLifetime * 1_000_000) + 100_000)
+        cache.dropExpiredSecrets()
+        #expect(!cache.holdsSecrets)
+        _ = try cache.get(persistentID: store.items[0].persistentID, withSecret: true)
+        #expect(store.lookups == 1)
+    }
+}
