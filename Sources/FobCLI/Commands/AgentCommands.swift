@@ -1,6 +1,6 @@
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 extension Invocation {
