@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// A ``SecretStore`` that reuses the last listing (names and attributes,
 /// never secrets) and the last locked state for ``lifetime`` seconds, so a
