@@ -1,6 +1,6 @@
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Which vault the front ends use and whether through the agent: resolved
 /// once, here, from the command line's options and the environment, for the

@@ -1,6 +1,6 @@
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The vault as the agent serves it: each operation is one request. An
 /// agent that is stopped, locked, or not safe to talk to is

@@ -1,6 +1,6 @@
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The one routing policy between the agent and the vault opened here,
 /// used by the CLI, the terminal UI and FobSecurity.

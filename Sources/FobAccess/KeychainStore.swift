@@ -1,6 +1,6 @@
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The state of the process that holds the vault unlocked for the
 /// session (Fob's agent), as the terminal UI's store last saw it.

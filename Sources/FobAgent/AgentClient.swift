@@ -1,7 +1,7 @@
 import CLinux
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Why the agent could not be used.
@@ -177,7 +177,7 @@ public struct AgentClient: Sendable {
             throw .io("subscribe: \(error)")
         }
         let subscription = AgentSubscription(fd: fd)
-        let thread = Thread {
+        let started = DetachedThread.start {
             while let frame = try? SocketIO.readFrame(fd, until: .infinity, limit: AgentProtocol.maxMessageBytes) {
                 let response = frame.withUnsafeBytes { raw in
                     Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
@@ -188,8 +188,10 @@ public struct AgentClient: Sendable {
             subscription.finish()
             onEnd()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
+        guard started else {
+            subscription.finish()
+            throw .io("subscribe: cannot start a thread")
+        }
         return subscription
     }
 
@@ -251,7 +253,7 @@ public struct AgentClient: Sendable {
 
 /// A subscription to the agent's changes (``AgentClient/subscribe(onEvent:onEnd:)``).
 public final class AgentSubscription: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fd: Int32
 
     init(fd: Int32) { self.fd = fd }

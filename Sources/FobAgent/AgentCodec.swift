@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Builds a message: header, then length-prefixed fields.
 ///

@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// A clock in seconds that keeps running while the machine is suspended,
@@ -28,7 +29,7 @@ public final class AgentCore: @unchecked Sendable {
     public let vaultURL: URL
     private let clock: any AgentClock
     private let openVault: (URL) throws(KeychainError) -> Vault
-    private let mutex = NSLock()
+    private let mutex = Lock()
     private var vault: Vault?
     private var idleSeconds: Double = 0
     private var maxSeconds: Double = 0
@@ -303,16 +304,13 @@ public final class AgentCore: @unchecked Sendable {
         guard let id = subscribers.add() else { return nil }
         if watched == nil { watched = snapshotLocked() }
         if !watcherRunning {
-            watcherRunning = true
-            let thread = Thread { [self] in
+            watcherRunning = DetachedThread.start { [self] in
                 while subscribers.waitForWork(timeout: AgentCore.watchInterval) { watch() }
                 mutex.lock()
                 watcherRunning = false
                 watched = nil
                 mutex.unlock()
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
         return id
     }

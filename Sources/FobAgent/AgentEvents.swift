@@ -1,11 +1,12 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// The subscribers of one agent (``AgentRequest/subscribe``): one queue of
 /// ``AgentEvent``s each, filled by ``publish(_:)`` and drained by the
 /// connection that serves it. Thread-safe.
 final class AgentSubscribers: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queues: [Int: [AgentEvent]] = [:]
     private var nextID = 0
     private var work = false

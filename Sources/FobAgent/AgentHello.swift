@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The first exchange of every connection: the client names the vault it

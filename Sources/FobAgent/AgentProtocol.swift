@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The agent's wire format: one request and one response per connection
 /// (a subscription: one request, then `.ok` and one `.event` per change),

@@ -1,7 +1,7 @@
 import CLinux
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The agent process: listens on the vault's socket, answers each
@@ -22,7 +22,7 @@ public final class AgentServer: @unchecked Sendable {
     public var maxConnections = 128
     private var listener: Int32 = -1
     private var socketIdentity: (dev_t, ino_t)?
-    private let counter = NSLock()
+    private let counter = Lock()
     private var active = 0
 
     nonisolated(unsafe) private static var stopRequested: sig_atomic_t = 0
@@ -115,15 +115,19 @@ public final class AgentServer: @unchecked Sendable {
             counter.lock()
             active += 1
             counter.unlock()
-            let thread = Thread { [self] in
+            let started = DetachedThread.start { [self] in
                 serve(client)
                 close(client)
                 counter.lock()
                 active -= 1
                 counter.unlock()
             }
-            thread.stackSize = 1 << 20
-            thread.start()
+            if !started {
+                close(client)
+                counter.lock()
+                active -= 1
+                counter.unlock()
+            }
         }
         core.lockAll()
         if socketIsOurs() && !inherited { unlink(endpoint.socket) }

@@ -1,6 +1,7 @@
 import CLinux
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Where the agent of a vault listens, and the checks on that place.
@@ -34,7 +35,7 @@ public struct AgentEndpoint: Sendable, Equatable {
     public init(vaultURL: URL, environment: [String: String]) {
         vault = AgentEndpoint.canonicalPath(vaultURL)
         if let socket = environment["FOB_AGENT_SOCKET"], socket.hasPrefix("/") {
-            directory = (socket as NSString).deletingLastPathComponent
+            directory = PathText.deletingLastComponent(socket)
             self.socket = socket
             return
         }
@@ -94,8 +95,8 @@ public struct AgentEndpoint: Sendable, Equatable {
         let state = parent.deletingLastPathComponent()
         let home = state.deletingLastPathComponent().deletingLastPathComponent()
         let anchored = [state, home].contains { url in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            var status = stat()
+            return stat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
         }
         guard anchored else { throw KeychainError.io("no such directory: \(state.path)") }
         try FileManager.default.createDirectory(

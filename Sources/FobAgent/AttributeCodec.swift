@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Queries and changes on the wire (for the `SecItem…` calls and the
 /// terminal UI): one field holding entries of a tag, a mode (0 = not given,

@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The highest write counter seen per vault, kept outside the vault file,
@@ -41,7 +42,7 @@ public struct VaultWatermarks: Sendable {
     /// The counter kept for `id`, or `nil` when none is (or it cannot be read).
     public func counter(of id: String) -> UInt64? {
         guard let text = try? String(contentsOfFile: directory + "/" + id, encoding: .utf8) else { return nil }
-        return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        return UInt64(text.trimmingSpacesAndNewlines())
     }
 
     /// Keeps `counter` for `id`: written to a new 0600 file renamed over the

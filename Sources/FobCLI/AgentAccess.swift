@@ -1,7 +1,7 @@
 import FobAccess
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 extension Invocation {

@@ -2,7 +2,7 @@ import FobAccess
 import FobClipboard
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// A mistake in the command line: exit status 2, one line on stderr and a hint.
 public struct UsageError: Error, Equatable, Sendable {

@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The process state a `fob` run sees: arguments, environment, the three

@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// One `fob` subcommand.
 ///
@@ -119,7 +120,7 @@ enum HelpFormatter {
         func flushWord() {
             guard !word.isEmpty else { return }
             let trimmed = current
-            if trimmed.count + word.count > width && trimmed.trimmingCharacters(in: .whitespaces).count > 0 {
+            if trimmed.count + word.count > width && trimmed.trimmingSpaces().count > 0 {
                 lines.append(String(trimmed.dropLast(trimmed.hasSuffix(" ") ? 1 : 0)))
                 current = pad + word
             } else {

@@ -85,11 +85,11 @@ struct CompletionModel {
 /// positional at its index.
 enum CompletionScripts {
     /// `'text'` for bash and zsh.
-    static func shQuote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func shQuote(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
     /// `'text'` for fish.
     static func fishQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 
     /// A bash or zsh statement completing `source` (`$cur` the word, `${args[1]}` the service).
@@ -157,7 +157,7 @@ enum CompletionScripts {
             "            if [[ $cur == -* ]]; then \(shReply(.words(globalNames), zsh: zsh, serviceWord: serviceWord))\n"
         if zsh {
             let described = model.commands.map {
-                shQuote($0.name.replacingOccurrences(of: ":", with: "\\:") + ":" + $0.summary)
+                shQuote($0.name.replacing(":", with: "\\:") + ":" + $0.summary)
             }
             s += "            else local -a cmds=(\(described.joined(separator: " "))); _describe command cmds; fi\n"
         } else {

@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Why git's credential input was refused.
 public enum GitCredentialError: Error, Equatable, Sendable {
@@ -131,11 +132,11 @@ public struct GitCredentialMessage: Sendable, Equatable {
     /// or answers can hold one, since each `key=value` is one line.
     private mutating func setURL(_ value: String) throws(GitCredentialError) {
         func decoded(_ part: Substring) throws(GitCredentialError) -> String {
-            let text = String(part).removingPercentEncoding ?? String(part)
+            let text = part.percentDecoded() ?? String(part)
             guard !text.utf8.contains(where: { $0 == 0x0A || $0 == 0 }) else { throw .invalidURL }
             return text
         }
-        guard let schemeEnd = value.range(of: "://") else { throw .invalidURL }
+        guard let schemeEnd = value.firstRange(of: "://") else { throw .invalidURL }
         self.protocol = String(value[..<schemeEnd.lowerBound])
         var rest = value[schemeEnd.upperBound...]
         var hostPart = rest

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The `--json` shapes of the README ("Command line"), written byte by byte so that a secret

@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// Why a clipboard operation failed. Messages name the helper and never
 /// contain the copied value.

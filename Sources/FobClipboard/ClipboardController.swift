@@ -1,5 +1,6 @@
+import Dispatch
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// Runs clipboard work somewhere other than the input thread.
 public protocol BackgroundRunner: Sendable {
@@ -54,7 +55,7 @@ public final class ClipboardController: @unchecked Sendable {
     public let clearAfter: TimeInterval
     private let clock: any WallClock
     private let runner: any BackgroundRunner
-    private let lock = NSLock()
+    private let lock = Lock()
     private var ours: SecretBytes?
     private var deadline: Date?
     private var events: [ClipboardEvent] = []

@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Runs clipboard helper programs through ``ChildProcessRunner``: the
@@ -126,7 +126,7 @@ public struct WlCopyClipboard: Clipboard {
 
 /// A dictionary behind a lock.
 final class LockedCache: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values: [String: Bool] = [:]
     func withLock<R>(_ body: (inout [String: Bool]) -> R) -> R {
         lock.lock()
@@ -230,7 +230,7 @@ public struct TmuxClipboard: Clipboard {
 /// due clear happens whatever the clipboard holds by then.
 public final class OSC52Clipboard: Clipboard, @unchecked Sendable {
     private let descriptor: Int32?
-    private let lock = NSLock()
+    private let lock = Lock()
 
     /// - Parameter descriptor: the terminal's file descriptor; `nil` opens
     ///   `/dev/tty` for each write.

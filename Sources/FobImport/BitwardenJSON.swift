@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobTokens
+import FoundationEssentials
 
 /// Bitwarden's unencrypted JSON export (Bitwarden Help Center, "Export Vault
 /// Data" and "Condition a Bitwarden .json file"):
@@ -28,27 +29,27 @@ public enum BitwardenJSON {
 
     /// The export's items and its folders' names by id.
     /// - Throws: as ``read(_:)``.
-    static func contents(_ bytes: [UInt8]) throws(ImportError) -> (items: [Any], folders: [String: String]) {
-        let root: Any
+    static func contents(_ bytes: [UInt8]) throws(ImportError) -> (items: [JSONValue], folders: [String: String]) {
+        let root: JSONValue
         do {
-            root = try JSONSerialization.jsonObject(with: Data(bytes))
+            root = try JSONText.parse(bytes)
         } catch {
             throw .malformed("not JSON, or a truncated file")
         }
-        guard let top = root as? [String: Any] else {
+        guard let top = root.object else {
             throw .malformed("not a Bitwarden export: the top level is not an object")
         }
-        if let encrypted = top["encrypted"] as? Bool, encrypted {
+        if Self.isTrue(top["encrypted"]) {
             throw .encrypted("this Bitwarden export")
         }
-        if top["encKeyValidation_DO_NOT_EDIT"] != nil || top["passwordProtected"] as? Bool == true {
+        if top["encKeyValidation_DO_NOT_EDIT"] != nil || Self.isTrue(top["passwordProtected"]) {
             throw .encrypted("this Bitwarden export")
         }
         guard let itemsValue = top["items"] else { throw .malformed("not a Bitwarden export: no \"items\"") }
-        guard let items = itemsValue as? [Any] else { throw .wrongType("items: expected an array") }
+        guard let items = itemsValue.array else { throw .wrongType("items: expected an array") }
         var folders: [String: String] = [:]
         if let list = top["folders"] {
-            guard let list = list as? [Any] else { throw .wrongType("folders: expected an array") }
+            guard let list = list.array else { throw .wrongType("folders: expected an array") }
             for (i, value) in list.enumerated() {
                 let folder = try object(value, "folders[\(i)]")
                 if let id = try string(folder, "id", "folders[\(i)]"),
@@ -63,7 +64,7 @@ public enum BitwardenJSON {
 
     /// Reads `items[index]` into `read`: an entry, or a line saying why it is unusable.
     static func readItem(
-        _ value: Any, index i: Int, folders: [String: String], into read: inout ImportRead
+        _ value: JSONValue, index i: Int, folders: [String: String], into read: inout ImportRead
     ) throws(ImportError) {
         let at = "items[\(i)]"
         let item = try object(value, at)
@@ -75,10 +76,10 @@ public enum BitwardenJSON {
         b.modified = try string(item, "revisionDate", at).flatMap(ImportDates.iso8601)
         let place = ImportText.place(b.origin, b.title ?? "")
         try readFields(item, at: at, place: place, into: &b, notKept: &read.notKept)
-        if let history = item["passwordHistory"] as? [Any], !history.isEmpty {
+        if let history = item["passwordHistory"]?.array, !history.isEmpty {
             read.notKept.append("\(place): the password history (\(history.count))")
         }
-        if let attachments = item["attachments"] as? [Any], !attachments.isEmpty {
+        if let attachments = item["attachments"]?.array, !attachments.isEmpty {
             read.notKept.append("\(place): \(attachments.count) attachment\(attachments.count == 1 ? "" : "s")")
         }
         guard let type = try number(item, "type", at) else { throw .wrongType("\(at).type: missing") }
@@ -110,10 +111,10 @@ public enum BitwardenJSON {
 
     /// An item's custom `fields` (linked ones are reported as not kept).
     static func readFields(
-        _ item: [String: Any], at: String, place: String, into b: inout EntryBuilder, notKept: inout [String]
+        _ item: [String: JSONValue], at: String, place: String, into b: inout EntryBuilder, notKept: inout [String]
     ) throws(ImportError) {
-        if let fields = item["fields"], !(fields is NSNull) {
-            guard let fields = fields as? [Any] else { throw .wrongType("\(at).fields: expected an array") }
+        if let fields = item["fields"], !fields.isNull {
+            guard let fields = fields.array else { throw .wrongType("\(at).fields: expected an array") }
             for (j, f) in fields.enumerated() {
                 let field = try object(f, "\(at).fields[\(j)]")
                 let name = try string(field, "name", "\(at).fields[\(j)]") ?? ""
@@ -132,14 +133,14 @@ public enum BitwardenJSON {
     /// A login item's `login`: user name, password, one-time seed, URIs
     /// (the first is the URL, the others custom fields); passkeys are reported as not kept.
     static func readLogin(
-        _ item: [String: Any], at: String, place: String, into b: inout EntryBuilder, notKept: inout [String]
+        _ item: [String: JSONValue], at: String, place: String, into b: inout EntryBuilder, notKept: inout [String]
     ) throws(ImportError) {
         let login = try optionalObject(item["login"], "\(at).login")
         b.username = try string(login, "username", "\(at).login")
         b.password = try string(login, "password", "\(at).login")
         b.totp = try string(login, "totp", "\(at).login")
-        if let uris = login["uris"], !(uris is NSNull) {
-            guard let uris = uris as? [Any] else { throw .wrongType("\(at).login.uris: expected an array") }
+        if let uris = login["uris"], !uris.isNull {
+            guard let uris = uris.array else { throw .wrongType("\(at).login.uris: expected an array") }
             for (j, u) in uris.enumerated() {
                 guard let uri = try string(object(u, "\(at).login.uris[\(j)]"), "uri", "\(at).login.uris[\(j)]")
                 else { continue }
@@ -150,35 +151,35 @@ public enum BitwardenJSON {
                 }
             }
         }
-        if let passkeys = login["fido2Credentials"] as? [Any], !passkeys.isEmpty {
+        if let passkeys = login["fido2Credentials"]?.array, !passkeys.isEmpty {
             notKept.append("\(place): \(passkeys.count) passkey\(passkeys.count == 1 ? "" : "s")")
         }
     }
 
-    static func object(_ value: Any, _ at: String) throws(ImportError) -> [String: Any] {
-        guard let object = value as? [String: Any] else { throw .wrongType("\(at): expected an object") }
+    static func object(_ value: JSONValue, _ at: String) throws(ImportError) -> [String: JSONValue] {
+        guard let object = value.object else { throw .wrongType("\(at): expected an object") }
         return object
     }
 
-    /// Whether JSONSerialization made `number` from `true` or `false`.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
+    /// Whether a flag is set: `true`, or the number 1 as some writers put it.
+    static func isTrue(_ value: JSONValue?) -> Bool {
+        value?.bool == true || value?.number == 1
     }
 
-    static func optionalObject(_ value: Any?, _ at: String) throws(ImportError) -> [String: Any] {
-        guard let value, !(value is NSNull) else { return [:] }
+    static func optionalObject(_ value: JSONValue?, _ at: String) throws(ImportError) -> [String: JSONValue] {
+        guard let value, !value.isNull else { return [:] }
         return try object(value, at)
     }
 
-    static func string(_ object: [String: Any], _ key: String, _ at: String) throws(ImportError) -> String? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String else { throw .wrongType("\(at).\(key): expected text") }
+    static func string(_ object: [String: JSONValue], _ key: String, _ at: String) throws(ImportError) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let text = value.string else { throw .wrongType("\(at).\(key): expected text") }
         return text
     }
 
-    static func number(_ object: [String: Any], _ key: String, _ at: String) throws(ImportError) -> Int? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number), let int = Int(exactly: number.doubleValue) else {
+    static func number(_ object: [String: JSONValue], _ key: String, _ at: String) throws(ImportError) -> Int? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.number, let int = Int(exactly: number) else {
             throw .wrongType("\(at).\(key): expected a number")
         }
         return int

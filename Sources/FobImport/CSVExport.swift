@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// `fob export --format csv`: one record per item with RFC 4180 quoting,
 /// made safe to open in a spreadsheet, and read back by `import fob-csv`
@@ -30,7 +31,6 @@ public enum CSVExport {
     /// - Important: the result holds every secret; the caller wipes it.
     public static func write(_ items: [Item]) -> [UInt8] {
         var out = Array((columns.joined(separator: ",") + "\r\n").utf8)
-        let formatter = ISO8601DateFormatter()
         for item in items {
             field(Array(item.service.utf8), &out, first: true)
             field(Array(item.account.utf8), &out)
@@ -53,8 +53,8 @@ public enum CSVExport {
             }
             field(Array((item.label ?? "").utf8), &out)
             field(Array(item.kind.rawValue.utf8), &out)
-            field(Array(formatter.string(from: item.created).utf8), &out)
-            field(Array(formatter.string(from: item.modified).utf8), &out)
+            field(Array(DateText.utc(item.created, "%Y-%m-%dT%H:%M:%SZ").utf8), &out)
+            field(Array(DateText.utc(item.modified, "%Y-%m-%dT%H:%M:%SZ").utf8), &out)
             out += [0x0D, 0x0A]
         }
         return out

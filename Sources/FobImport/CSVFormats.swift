@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Readers of the CSV exports. Each is a pure function from the file's
 /// bytes to the entries and a report (a fuzz target); columns are found by
@@ -44,7 +45,7 @@ public enum CSVFormats {
                 \.totp: "login_totp", \.label: "folder",
             ]
         ) { f, b in
-            let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let uris = (f["login_uri"] ?? "").split(separator: ",").map { $0.trimmingSpaces() }
                 .filter { !$0.isEmpty }
             b.url = uris.first
             for (i, uri) in uris.dropFirst().enumerated() {

@@ -24,7 +24,7 @@ public enum CSVReader {
         public func columns(required: [String], optional: [String] = []) throws(ImportError) -> [String: Int] {
             var index: [String: Int] = [:]
             for (i, name) in header.enumerated() {
-                let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let key = name.trimmingSpaces().lowercased()
                 if index[key] == nil { index[key] = i }
             }
             let missing = required.filter { index[$0.lowercased()] == nil }

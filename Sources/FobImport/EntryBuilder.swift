@@ -1,6 +1,7 @@
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// Builds an ``ImportEntry`` from the fields every format has, the same way for all.
 struct EntryBuilder {
@@ -59,12 +60,11 @@ struct EntryBuilder {
     /// An `otpauth://` URI for a seed written as a URI or as bare base32
     /// (what Bitwarden, KeePassXC and 1Password write), or `nil` when it is neither.
     static func seed(_ text: String, account: String, issuer: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingSpacesAndNewlines()
         guard (try? OneTimePassword(parsing: trimmed)) != nil else { return nil }
         if trimmed.lowercased().hasPrefix("otpauth://") { return trimmed }
         let secret = trimmed.uppercased().filter { !$0.isWhitespace && $0 != "=" }
-        let allowed = CharacterSet.alphanumerics.subtracting(CharacterSet(charactersIn: ":"))
-        let enc = { (s: String) in s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+        let enc = { (s: String) in s.percentEncoded(allowing: { $0 != ":" && TextScalars.isAlphanumeric($0) }) }
         let label = issuer.isEmpty ? enc(account) : enc(issuer) + ":" + enc(account)
         return "otpauth://totp/\(label)?secret=\(secret)" + (issuer.isEmpty ? "" : "&issuer=\(enc(issuer))")
     }
@@ -75,7 +75,7 @@ enum ImportDates {
     /// RFC 3339 / ISO 8601 (`2024-05-01T12:00:00Z`, `…00.123Z`, `…+02:00`,
     /// or a space for the `T`), or `nil`.
     static func iso8601(_ text: String) -> Date? {
-        let s = text.trimmingCharacters(in: .whitespaces)
+        let s = text.trimmingSpaces()
         let b = Array(s.utf8)
         guard b.count >= 19 else { return nil }
         func num(_ r: Range<Int>) -> Int? {
@@ -128,7 +128,7 @@ enum ImportDates {
 
     /// Milliseconds since 1970 written as an integer (Firefox), or `nil`.
     static func milliseconds(_ text: String) -> Date? {
-        guard let ms = Int64(text.trimmingCharacters(in: .whitespaces)), ms > 0, ms < 32_503_680_000_000 else {
+        guard let ms = Int64(text.trimmingSpaces()), ms > 0, ms < 32_503_680_000_000 else {
             return nil
         }
         return Date(timeIntervalSince1970: Double(ms) / 1000)

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Fob's own export, `fob-json`: every attribute of every item, so that an
 /// export imported into another vault reproduces each item exactly.
@@ -112,7 +112,7 @@ public enum FobJSON {
         } catch let error as DecodingError {
             throw describe(error)
         } catch {
-            throw .malformed("not JSON: \(error.localizedDescription)")
+            throw .malformed("not JSON: \(error)")
         }
         guard file.format == "fob-json" else {
             throw .malformed("not a fob-json export (format \"\(displaySafe(file.format))\")")

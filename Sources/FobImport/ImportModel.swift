@@ -1,6 +1,7 @@
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The formats `fob import` reads (the command line's `FORMAT` words).
 public enum ImportFormat: String, Sendable, CaseIterable {
@@ -68,7 +69,7 @@ extension ImportRead {
     public mutating func keepCounterBasedSeedsAsFields() {
         for index in entries.indices {
             guard let seed = entries[index].item.oneTimePassword, let text = seed.unsafeString,
-                let parsed = try? OneTimePassword(parsing: text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                let parsed = try? OneTimePassword(parsing: text.trimmingSpacesAndNewlines()),
                 case .hotp = parsed.kind
             else { continue }
             entries[index].item.oneTimePassword = nil
@@ -121,7 +122,7 @@ enum ImportText {
     /// `value` with surrounding whitespace removed, or `nil` when that leaves nothing.
     static func nonEmpty(_ value: String?) -> String? {
         guard let value else { return nil }
-        return value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : value
+        return value.trimmingSpacesAndNewlines().isEmpty ? nil : value
     }
 
     /// The host of a URL (`https://mail.example.com/x` → `mail.example.com`),

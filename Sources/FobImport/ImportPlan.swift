@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// What to do when an entry has the same key (service, user ID and the rest
 /// of the primary key) as an item in the vault or an earlier entry.

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// KeePassXC's XML export (`keepassxc-cli export -f xml`): the KeePass 2
 /// XML document (<https://keepass.info/help/kb/kdbx_4.html>), read from
@@ -120,7 +120,7 @@ public enum KeePassXML {
     static func declaredEncoding(_ bytes: [UInt8]) -> String? {
         guard case .found(let attributes, _) = declaration(in: bytes, at: textStart(bytes)) else { return nil }
         let declaration = String(decoding: bytes[attributes].filter { $0 < 0x80 }, as: UTF8.self)
-        guard let key = declaration.range(of: "encoding") else { return nil }
+        guard let key = declaration.firstRange(of: "encoding") else { return nil }
         var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
         guard rest.first == "=" else { return nil }
         rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }

@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `pass`, the standard Unix password manager (<https://www.passwordstore.org>):
@@ -69,28 +69,40 @@ public enum PassStore {
     /// files and directories (`.git`, `.gpg-id`) are left out.
     /// - Throws: `.io` when `directory` is not a directory.
     public static func entries(in directory: String) throws(ImportError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(directory, &status) == 0 else {
             throw .io(
                 "no such directory: \(directory) (pass wants the password-store directory, such as ~/.password-store)")
         }
-        guard isDirectory.boolValue else {
+        guard status.st_mode & S_IFMT == S_IFDIR else {
             throw .io(
                 "\(directory) is a file, not a directory (pass wants the password-store directory, such as ~/.password-store)"
             )
         }
-        guard let walker = FileManager.default.enumerator(atPath: directory) else {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             throw .io("cannot read \(directory)")
         }
         var out: [String] = []
-        while let path = walker.nextObject() as? String {
-            if path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
-                if path.hasPrefix(".") { walker.skipDescendants() }
-                continue
-            }
-            if path.hasSuffix(".gpg") { out.append(path) }
-        }
+        walk(directory, names: names, prefix: "", into: &out)
         return out.sorted()
+    }
+
+    /// Adds the `.gpg` files under `directory` (whose entries are `names`)
+    /// to `out` as `prefix` + their relative paths; hidden entries are
+    /// left out, and symbolic links are not followed into directories.
+    private static func walk(_ directory: String, names: [String], prefix: String, into out: inout [String]) {
+        for name in names where !name.hasPrefix(".") {
+            let path = directory + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            if status.st_mode & S_IFMT == S_IFDIR {
+                if let inner = try? FileManager.default.contentsOfDirectory(atPath: path) {
+                    walk(path, names: inner, prefix: prefix + name + "/", into: &out)
+                }
+            } else if name.hasSuffix(".gpg") {
+                out.append(prefix + name)
+            }
+        }
     }
 
     /// Decrypts every entry of the store with `gpg --batch --quiet --decrypt`

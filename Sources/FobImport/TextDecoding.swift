@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns an export's bytes into UTF-8 bytes.
 public enum TextDecoding {

@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// One event of an XML document, in document order, as a streaming (SAX)
 /// parser reports it. Entity references are already replaced; CDATA comes

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// A ``SecretStore`` that reuses the last listing (names and attributes,
 /// never secrets) while the vault file is unchanged and the vault still

@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// How Secret Service items are vault items (the README's "The desktop's keychain").
 ///

@@ -1,7 +1,7 @@
 import CSystemd
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// One method call: its message, reader and the reply being built.
 struct Call {

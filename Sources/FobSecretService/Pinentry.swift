@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Asks the master password with `pinentry`, the program of the Assuan
@@ -56,7 +56,7 @@ final class PinentryUnlock: @unchecked Sendable {
             return nil
         }
         let conversation = PinentryUnlock(pid: pid, input: toChild.write, output: fromChild.read)
-        Thread.detachNewThread { conversation.converse(unlock) }
+        DetachedThread.start { conversation.converse(unlock) }
         return conversation
     }
 

@@ -1,5 +1,5 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
 
 /// An Unlock waiting for the vault: it completes when the agent holds the
 /// vault unlocked (`fob unlock` in a terminal), and is dismissed by

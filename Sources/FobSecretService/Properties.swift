@@ -1,6 +1,6 @@
 import CSystemd
 import FobStore
-import Foundation
+import FoundationEssentials
 
 extension Provider {
     /// Writes the value of `property` of the object at `path` to `writer`.

@@ -1,7 +1,8 @@
 import CSystemd
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
+@preconcurrency import Glibc
 
 /// The Secret Service objects on the bus and what they answer: one
 /// collection, the vault, at ``collectionPath`` (aliases `default` and

@@ -1,7 +1,7 @@
 import FobAccess
 import FobAgent
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The item store the Secret Service provider works on: the few calls it
 /// needs, so that the store behind them (today the agent) is one type to change.

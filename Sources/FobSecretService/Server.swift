@@ -2,7 +2,7 @@ import CSecretService
 import CSystemd
 import FobAgent
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The provider's process: connects to the session bus, takes the name
@@ -171,6 +171,6 @@ public enum SecretServiceServer {
     }
 
     static func report(_ text: String) {
-        FileHandle.standardError.write(Data("fob secret-service: \(text)\n".utf8))
+        _ = FileDescriptorIO.writeAll(Array("fob secret-service: \(text)\n".utf8), to: 2)
     }
 }

@@ -1,6 +1,6 @@
 import CSystemd
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// An item of the in-memory `session` collection: gone when the provider stops.
 struct MemoryItem {

@@ -1,6 +1,6 @@
 import FobAccess
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Which group of a logout an item falls in.
 public enum LogoutGroup: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import FobAccess
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// Keeps one stored `oauth` item usable: hands out a valid access token and
 /// refreshes it (RFC 6749 §6) when it is about to expire.

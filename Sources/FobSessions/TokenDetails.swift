@@ -1,6 +1,6 @@
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// What Fob can tell about the token in a `token` or `oauth` item, for
 /// lists (expiry) and detail views (decoded claims).

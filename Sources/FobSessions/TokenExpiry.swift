@@ -1,6 +1,6 @@
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// Token expiry for the item list, read with FobTokens' decoders through
 /// ``TokenDetails``: the `exp` claim (RFC 7519 §4.1.4) of a `token` item's

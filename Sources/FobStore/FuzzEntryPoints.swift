@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Entry points for the fuzz targets in `Fuzz/` (see the README's

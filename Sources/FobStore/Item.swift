@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The Keychain item class: Fob stores generic and internet passwords.
 public enum ItemClass: String, Sendable, CaseIterable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A custom field of an item: a name, a text value, and whether the value is
 /// hidden (shown masked, like the secret).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Attributes to change in ``Vault/update(matching:with:)``; `nil` leaves a value as it is,
 /// and for optional attributes `.some(nil)` removes the value.

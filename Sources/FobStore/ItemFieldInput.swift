@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a custom-field argument, a notes file, a field name or a service was
 /// refused. Messages name the field, never its value; the CLI and the

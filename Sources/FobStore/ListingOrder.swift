@@ -1,5 +1,3 @@
-import Foundation
-
 /// The order people read a list of items in: by service, then account, each
 /// compared without regard to case or diacritics (`Bank` beside `bank`,
 /// `café` beside `cafe`), the exact UTF-8 bytes, then the access group,
@@ -8,11 +6,26 @@ import Foundation
 /// `SecItemCopyMatching` returns, is by bytes.)
 public enum ListingOrder {
     /// `text` folded for sorting and searching: lower case, without
-    /// diacritics (Foundation's case- and diacritic-insensitive folding).
+    /// diacritics: what Foundation's case- and diacritic-insensitive
+    /// folding makes of it, by the table scripts/generate-folding writes
+    /// (FoldingTable.swift).
     public static func fold(_ text: String) -> String {
         // ASCII has no diacritics: lower case is the whole fold, and far cheaper.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        let table = FoldTables.shared
+        var out = String.UnicodeScalarView()
+        var first = true
+        for scalar in text.unicodeScalars {
+            defer { first = false }
+            if scalar.value < 0x80 {
+                out.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value + 0x20)! : scalar)
+            } else if let folded = table.folds[scalar.value] {
+                out.append(contentsOf: folded)
+            } else if first || !table.isDropped(scalar.value) {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// `elements` in listing order, each folded once.
@@ -42,5 +55,48 @@ public enum ListingOrder {
             let rawB = [b.raw.service, b.raw.account, b.raw.accessGroup]
             return rawA.lexicographicallyPrecedes(rawB) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }.map { ($0.element, $0.service, $0.account) }
+    }
+}
+
+/// ``ListingOrder/foldTable`` and ``ListingOrder/foldDropped``, parsed
+/// once, at the first fold of a text beyond ASCII.
+private struct FoldTables: Sendable {
+    static let shared = FoldTables()
+
+    /// Each scalar's fold, where it is not the scalar itself.
+    let folds: [UInt32: [Unicode.Scalar]]
+    /// Sorted, disjoint ranges of the scalars dropped after another.
+    let dropped: [ClosedRange<UInt32>]
+
+    private init() {
+        var folds: [UInt32: [Unicode.Scalar]] = [:]
+        for line in ListingOrder.foldTable.split(separator: "\n") {
+            let values = line.split(separator: " ").compactMap { UInt32($0, radix: 16) }
+            guard let key = values.first else { continue }
+            folds[key] = values.dropFirst().compactMap(Unicode.Scalar.init)
+        }
+        self.folds = folds
+        dropped = ListingOrder.foldDropped.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { range in
+            let ends = range.split(separator: "-").compactMap { UInt32($0, radix: 16) }
+            guard let low = ends.first, let high = ends.last else { return nil }
+            return low...high
+        }
+    }
+
+    /// Whether `value` is in ``dropped`` (a binary search).
+    func isDropped(_ value: UInt32) -> Bool {
+        var low = 0
+        var high = dropped.count
+        while low < high {
+            let middle = (low + high) / 2
+            if dropped[middle].upperBound < value {
+                low = middle + 1
+            } else if dropped[middle].lowerBound > value {
+                high = middle
+            } else {
+                return true
+            }
+        }
+        return false
     }
 }

@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// The plaintext layout of an item record (before encryption), format 1:
 /// a version byte (1), then fields as tag (1 byte) ‖ length (UInt32 LE) ‖ bytes.

@@ -1,6 +1,6 @@
 import CSQLite
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
@@ -82,7 +82,7 @@ public final class Vault {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("fob/vault.db")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? PathText.homeDirectory(environment: environment)
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/fob/vault.db")
     }
 
@@ -165,8 +165,8 @@ public final class Vault {
         Sodium.ensureInitialised()
         self.url = url
         self.now = now
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var status = stat()
+        if stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw .io(
                 "\(url.path) is a directory, not a vault file; name the vault file itself with --vault or FOB_VAULT")
         }

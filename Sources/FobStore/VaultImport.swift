@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// One change of an import plan, applied by ``Vault/applyImport(_:)``.

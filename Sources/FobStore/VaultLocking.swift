@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Unlocking, full and partial locking, and what tells the vault to lock:

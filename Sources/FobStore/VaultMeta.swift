@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// The `meta` table of a vault, as read from the file.
 ///

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// Rewriting every record at once: the migrations of formats 1 and 2 to
 /// format 3 and the vault-key rotation of `changePassword`. Each runs in one

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// Reading and writing single rows: sealing and opening records, and
 /// checking each row against the verified whole-vault commitment.

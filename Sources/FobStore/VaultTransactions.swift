@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FobSystem
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Keys, transactions, statements and passwords: what every operation uses.
@@ -82,7 +83,10 @@ extension Vault {
         let ascii = password.withUnsafeBytes { $0.allSatisfy { $0 < 0x80 } }
         var result = password
         if !ascii, let text = password.unsafeString {
-            var bytes = Array(text.precomposedStringWithCanonicalMapping.utf8)
+            // NFC (Unicode normalization form C) by the standard library's tables.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count)
+            text._withNFCCodeUnits { bytes.append($0) }
             result = SecretBytes(bytes)
             bytes.wipe()
         }
@@ -111,7 +115,7 @@ extension Vault {
         var dir = url.deletingLastPathComponent().path
         while !dir.isEmpty, dir != "/", !FileManager.default.fileExists(atPath: dir) {
             missing.append(dir)
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = PathText.deletingLastComponent(dir)
         }
         for path in missing.reversed() {
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else {

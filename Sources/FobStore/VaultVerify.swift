@@ -1,6 +1,7 @@
 import CSQLite
 import CSodium
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// What ``Vault/verify(at:password:)`` found.
 public struct IntegrityReport: Sendable, Equatable {
@@ -104,7 +105,7 @@ extension Vault {
                 let id = stmt.int(0)
                 let lookup = stmt.rawBlob(1)
                 let record = stmt.rawBlob(2)
-                let prefix = lookup.prefix(4).map { String(format: "%02x", $0) }.joined()
+                let prefix = HexText.bytes(lookup.prefix(4))
                 func damaged(_ problem: String, _ name: String? = nil) {
                     report.damagedItems.append(.init(rowID: id, lookupPrefix: prefix, name: name, problem: problem))
                 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// How a child run by ``ChildProcessRunner`` ended, with what it printed.

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Starts child programs (clipboard helpers, `fob copy`'s detached clearer,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Locks memory pages against swap with a reference count per page, so that
@@ -19,7 +19,7 @@ enum PageLocks {
 
     private static let pageSize = UInt(max(4096, sysconf(Int32(_SC_PAGESIZE))))
     nonisolated(unsafe) private static var pages: [UInt: Entry] = [:]
-    private static let lock = NSLock()
+    private static let lock = Lock()
 
     /// The first byte of every page `[address, address + count)` touches.
     private static func pageStarts(_ address: UnsafeMutableRawPointer, _ count: Int) -> StrideTo<UInt> {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The source of the current time: idle lock, clipboard auto-clear, token
 /// expiry and refresh polling all read it, so tests can drive time without

@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// Sizes and texts the main screen is laid out with at any terminal size,
 /// 80×24 first: the list's columns, the status line's rows, the key legend.

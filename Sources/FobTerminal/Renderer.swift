@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// Draws the app's state into a ``Canvas``: the create-vault, unlock and
 /// main screens, confirmation dialogs and the help overlay, a header and a

@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// The boxes drawn over the middle of the screen: the create-vault and
 /// unlock screens, the help overlay, confirmation dialogs and the password

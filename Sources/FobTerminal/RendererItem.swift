@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// The editor: the seeds' form (Service, User ID, Password, the buttons,
 /// Retrieved ID, Retrieved Password, Message), then the rest of the item

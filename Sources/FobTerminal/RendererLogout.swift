@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// The logout review box (`W`).
 extension Renderer {

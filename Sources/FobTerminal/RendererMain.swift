@@ -1,6 +1,6 @@
 import FobStore
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// The main screen: the item list beside (or, when narrow, instead of) the
 /// preview of the highlighted item or the Home form, the status line under them.

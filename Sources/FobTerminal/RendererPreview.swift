@@ -1,6 +1,7 @@
 import FobStore
+import FobSystem
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// The preview pane beside the list and the message history overlay.
 extension Renderer {
@@ -63,7 +64,7 @@ extension Renderer {
         for entry in log.entries.reversed() {
             let text = "\(entry.line.tone.symbol(unicode: canvas.glyphs.unicode)) \(entry.line.text)"
             for (i, part) in Layout.wrapCells(text, width: textWidth).enumerated() {
-                lines.append((i == 0 ? Self.clockFormatter.string(from: entry.time) : "", part, entry.line.tone))
+                lines.append((i == 0 ? DateText.local(entry.time, "%H:%M:%S") : "", part, entry.line.tone))
             }
         }
         if lines.isEmpty { lines = [("", "No messages yet", .info)] }
@@ -80,10 +81,4 @@ extension Renderer {
         canvas.cursor = (box.row + 1, x + 11)
     }
 
-    private static let clockFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "HH:mm:ss"
-        return f
-    }()
 }

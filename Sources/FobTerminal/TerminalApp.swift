@@ -1,5 +1,6 @@
+import FobSystem
 import FobViewModels
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The terminal UI: `fob` with no command.
@@ -30,7 +31,7 @@ public enum TerminalApp {
         do {
             screen = try TerminalScreen(environment: environment)
         } catch {
-            FileHandle.standardError.write(Data("fob: \(error)\n".utf8))
+            _ = FileDescriptorIO.writeAll(Array("fob: \(error)\n".utf8), to: 2)
             app.shutdown()
             return error == .notATerminal ? 36 : 1
         }

@@ -1,4 +1,6 @@
-import Foundation
+import FobSystem
+import FoundationEssentials
+@preconcurrency import Glibc
 
 /// One HTTP request to an OAuth endpoint.
 ///
@@ -27,7 +29,7 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The value of header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.key.lowercased() == name.lowercased() }?.value
     }
 }
 
@@ -113,7 +115,7 @@ public enum FormEncoding {
             if PKCE.unreserved.contains(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                out += "%" + String(format: "%02X", byte)
+                out += "%" + HexText.byte(byte, uppercase: true)
             }
         }
         return out

@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// How `fob` and its network helper, `fob-http`, exchange one HTTP request
 /// and its outcome over a pipe: one JSON object each way (RFC 8259), bodies
@@ -18,22 +18,22 @@ public enum HTTPWire {
 
     /// The request as the helper reads it.
     public static func encode(_ request: HTTPRequest) -> [UInt8] {
-        let object: [String: Any] = [
-            "method": request.method, "url": request.url.absoluteString, "headers": request.headers,
-            "body": Data(request.body).base64EncodedString(), "timeout": request.timeout,
-        ]
-        return json(object)
+        json([
+            "method": .string(request.method), "url": .string(request.url.absoluteString),
+            "headers": strings(request.headers), "body": .string(Data(request.body).base64EncodedString()),
+            "timeout": .double(request.timeout),
+        ])
     }
 
     /// Reads a request written by ``encode(_:)-(HTTPRequest)``.
     /// - Throws: ``OAuthError/network(_:)`` naming what is malformed.
     public static func decodeRequest(_ bytes: [UInt8]) throws(OAuthError) -> HTTPRequest {
         let object = try parse(bytes)
-        guard let method = object["method"] as? String, ["GET", "POST"].contains(method),
-            let text = object["url"] as? String, let url = URL(string: text),
-            let headers = object["headers"] as? [String: String],
-            let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) }),
-            let timeout = (object["timeout"] as? NSNumber)?.doubleValue, timeout.isFinite, timeout > 0, timeout <= 3600
+        guard let method = object["method"]?.string, ["GET", "POST"].contains(method),
+            let text = object["url"]?.string, let url = URL(string: text),
+            let headers = strings(object["headers"]),
+            let body = object["body"]?.string.flatMap({ Data(base64Encoded: $0) }),
+            let timeout = object["timeout"]?.number, timeout.isFinite, timeout > 0, timeout <= 3600
         else {
             throw .network("the HTTP helper got a malformed request")
         }
@@ -45,13 +45,13 @@ public enum HTTPWire {
         switch outcome {
         case .success(let response):
             return json([
-                "status": response.status, "headers": response.headers,
-                "body": Data(response.body).base64EncodedString(),
+                "status": .integer(Int64(response.status)), "headers": strings(response.headers),
+                "body": .string(Data(response.body).base64EncodedString()),
             ])
         case .failure(.timeout(let what, let seconds)):
-            return json(["error": "timeout", "what": what, "seconds": seconds])
+            return json(["error": "timeout", "what": .string(what), "seconds": .double(seconds)])
         case .failure(let error):
-            return json(["error": "network", "message": error.description])
+            return json(["error": "network", "message": .string(error.description)])
         }
     }
 
@@ -61,16 +61,17 @@ public enum HTTPWire {
     ///   the helper reported, or `.network` for a malformed answer.
     public static func decodeOutcome(_ bytes: [UInt8]) throws(OAuthError) -> HTTPResponse {
         let object = try parse(bytes)
-        switch object["error"] as? String {
+        switch object["error"]?.string {
         case "timeout":
-            let seconds = (object["seconds"] as? NSNumber)?.doubleValue ?? 0
-            throw .timeout(object["what"] as? String ?? "the provider", seconds: seconds.isFinite ? seconds : 0)
+            let seconds = object["seconds"]?.number ?? 0
+            throw .timeout(object["what"]?.string ?? "the provider", seconds: seconds.isFinite ? seconds : 0)
         case "network":
-            throw .network(object["message"] as? String ?? "the HTTP helper failed")
+            throw .network(object["message"]?.string ?? "the HTTP helper failed")
         case nil:
-            guard let status = (object["status"] as? NSNumber)?.intValue, (100...599).contains(status),
-                let headers = object["headers"] as? [String: String],
-                let body = (object["body"] as? String).flatMap({ Data(base64Encoded: $0) })
+            guard let number = object["status"]?.number, let status = Int(exactly: number.rounded(.towardZero)),
+                (100...599).contains(status),
+                let headers = strings(object["headers"]),
+                let body = object["body"]?.string.flatMap({ Data(base64Encoded: $0) })
             else {
                 throw .network("the HTTP helper answered something malformed")
             }
@@ -86,14 +87,25 @@ public enum HTTPWire {
         bytes.removeAll()
     }
 
-    private static func json(_ object: [String: Any]) -> [UInt8] {
-        (try? JSONSerialization.data(withJSONObject: object)).map { Array($0) } ?? []
+    private static func json(_ object: [String: JSONValue]) -> [UInt8] {
+        Array(JSONText.text(object).utf8)
     }
 
-    private static func parse(_ bytes: [UInt8]) throws(OAuthError) -> [String: Any] {
-        guard bytes.count <= maxMessageBytes,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
-        else {
+    private static func strings(_ map: [String: String]) -> JSONValue { .object(map.mapValues { .string($0) }) }
+
+    /// An object whose members are all strings, as a dictionary.
+    private static func strings(_ value: JSONValue?) -> [String: String]? {
+        guard let members = value?.object else { return nil }
+        var map: [String: String] = [:]
+        for (name, member) in members {
+            guard let text = member.string else { return nil }
+            map[name] = text
+        }
+        return map
+    }
+
+    private static func parse(_ bytes: [UInt8]) throws(OAuthError) -> [String: JSONValue] {
+        guard bytes.count <= maxMessageBytes, let object = (try? JSONText.parse(bytes))?.object else {
             throw .network("the HTTP helper's message is not a JSON object")
         }
         return object

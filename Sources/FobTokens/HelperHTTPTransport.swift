@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// The live HTTP transport: each request runs in `fob-http`, a small helper
 /// installed next to `fob`, which sends it with URLSession and answers on

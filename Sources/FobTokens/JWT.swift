@@ -1,4 +1,5 @@
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// A decoded JSON Web Token (RFC 7519) in JWS compact serialization
 /// (RFC 7515 §7.1): `BASE64URL(header) . BASE64URL(claims) . BASE64URL(signature)`.
@@ -58,7 +59,7 @@ public struct JWT: Sendable, Equatable {
     ///   throw here; it is reported through ``TimeClaim/invalid(_:)`` and
     ///   ``checkTimeClaims()``.
     public init(decoding token: String) throws(JWTError) {
-        let text = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = token.trimmingSpacesAndNewlines()
         guard !text.isEmpty else { throw .empty }
         guard text.utf8.count <= JWT.maxLength else { throw .tooLong(text.utf8.count) }
         let segments = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -76,11 +77,11 @@ public struct JWT: Sendable, Equatable {
 
     /// The JOSE header (RFC 7515 §4) as `JSONSerialization` reads it: no
     /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
-    public var header: [String: Any] { JWT.dictionary(headerJSON) }
+    public var header: [String: JSONValue] { JWT.dictionary(headerJSON) }
 
     /// The claims set (RFC 7519 §4) as `JSONSerialization` reads it: no
     /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
-    public var claims: [String: Any] { JWT.dictionary(claimsJSON) }
+    public var claims: [String: JSONValue] { JWT.dictionary(claimsJSON) }
 
     /// Whether `text` has the shape of a compact JWS (three base64url
     /// segments whose first two decode to JSON objects).
@@ -89,7 +90,7 @@ public struct JWT: Sendable, Equatable {
     }
 
     /// The header's `alg` (RFC 7515 §4.1.1), when it is a string.
-    public var algorithm: String? { header["alg"] as? String }
+    public var algorithm: String? { header["alg"]?.string }
 
     /// Whether the token has expired at `now`: `exp` is present and not after
     /// `now` (RFC 7519 §4.1.4). A token without a valid `exp` is not
@@ -108,7 +109,7 @@ public struct JWT: Sendable, Equatable {
         }
     }
 
-    private static func timeClaim(_ value: Any?) -> TimeClaim {
+    private static func timeClaim(_ value: JSONValue?) -> TimeClaim {
         guard let value else { return .absent }
         if let date = NumericDate(json: value) { return .date(date) }
         return .invalid(JSONText.text(value))
@@ -116,25 +117,25 @@ public struct JWT: Sendable, Equatable {
 
     /// A segment's JSON text and the object it holds.
     private static func object(_ segment: Substring, part: JWTError.Part) throws(JWTError) -> (
-        text: [UInt8], object: [String: Any]
+        text: [UInt8], object: [String: JSONValue]
     ) {
         guard let bytes = Base64URL.decode(segment) else { throw .base64(part) }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .notUTF8(part) }
-        let value: Any
+        let value: JSONValue
         do {
             value = try JSONText.parse(bytes)
         } catch {
             throw .json(part, error)
         }
-        guard let object = value as? [String: Any] else {
+        guard let object = value.object else {
             throw .notAnObject(part, found: JSONText.typeDescription(value))
         }
         return (bytes, object)
     }
 
     /// The object in a JSON text that ``init(decoding:)`` already parsed as one.
-    private static func dictionary(_ text: [UInt8]) -> [String: Any] {
-        ((try? JSONText.parse(text)) as? [String: Any]) ?? [:]
+    private static func dictionary(_ text: [UInt8]) -> [String: JSONValue] {
+        (try? JSONText.parse(text))?.object ?? [:]
     }
 }
 

@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The redirect target of a native app's login (RFC 8252 §7.3): an HTTP
@@ -302,8 +302,17 @@ public final class LoopbackRedirectListener {
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var out = ""
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }

@@ -1,4 +1,5 @@
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// A JWT NumericDate (RFC 7519 §2): seconds since 1970-01-01T00:00:00Z UTC,
 /// ignoring leap seconds, possibly with a fraction.
@@ -28,10 +29,10 @@ public struct NumericDate: Sendable, Equatable, Comparable {
     /// - Returns: `nil` for anything else (booleans, which Foundation also
     ///   hands out as `NSNumber`; other strings; objects; out-of-range
     ///   numbers); the caller reports it rather than guessing.
-    public init?(json value: Any) {
-        if let number = JSONText.number(value) {
-            self.init(secondsSince1970: number.doubleValue)
-        } else if let text = value as? String, NumericDate.isDecimal(text), let seconds = Double(text) {
+    public init?(json value: JSONValue) {
+        if let number = value.number {
+            self.init(secondsSince1970: number)
+        } else if let text = value.string, NumericDate.isDecimal(text), let seconds = Double(text) {
             self.init(secondsSince1970: seconds)
         } else {
             return nil
@@ -65,7 +66,7 @@ public struct NumericDate: Sendable, Equatable, Comparable {
             whole += 1
             micros -= 1_000_000
         }
-        var text = NumericDate.utcFormatter.string(from: Date(timeIntervalSince1970: whole))
+        var text = DateText.utc(Date(timeIntervalSince1970: whole), "%Y-%m-%dT%H:%M:%S")
         if hasFraction && micros > 0 {
             var digits = String(Int(micros))
             digits = String(repeating: "0", count: 6 - digits.count) + digits
@@ -74,15 +75,6 @@ public struct NumericDate: Sendable, Equatable, Comparable {
         }
         return text + "Z"
     }
-
-    private static let utcFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.calendar = Calendar(identifier: .gregorian)
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        return f
-    }()
 
     /// Earlier dates compare less.
     public static func < (lhs: NumericDate, rhs: NumericDate) -> Bool {

@@ -1,5 +1,5 @@
 import FobSystem
-import Foundation
+import FoundationEssentials
 
 /// The two endpoints of the authorization-code grant (RFC 6749 §3).
 public struct OAuthEndpoints: Sendable, Equatable {
@@ -54,24 +54,24 @@ public struct OAuthEndpoints: Sendable, Equatable {
         let response = try transport.send(
             HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
         guard response.status == 200 else { throw .discovery("HTTP \(response.status) from \(url.absoluteString)") }
-        let value: Any
+        let value: JSONValue
         do {
             value = try JSONText.parse(response.body)
         } catch {
             throw .discovery("\(url.absoluteString) is not JSON (\(error))")
         }
-        guard let document = value as? [String: Any] else {
+        guard let document = value.object else {
             throw .discovery("\(url.absoluteString) is \(JSONText.typeDescription(value)), not a JSON object")
         }
-        guard let found = document["issuer"] as? String else { throw .discovery("the document has no issuer") }
+        guard let found = document["issuer"]?.string else { throw .discovery("the document has no issuer") }
         let foundTrimmed = found.hasSuffix("/") ? String(found.dropLast()) : found
         guard foundTrimmed == trimmed else {
             throw .discovery("the document names issuer \(found), not \(issuer)")
         }
-        guard let auth = document["authorization_endpoint"] as? String, let authURL = URL(string: auth) else {
+        guard let auth = document["authorization_endpoint"]?.string, let authURL = URL(string: auth) else {
             throw .discovery("the document has no authorization_endpoint")
         }
-        guard let token = document["token_endpoint"] as? String, let tokenURL = URL(string: token) else {
+        guard let token = document["token_endpoint"]?.string, let tokenURL = URL(string: token) else {
             throw .discovery("the document has no token_endpoint")
         }
         return try OAuthEndpoints(authorization: authURL, token: tokenURL, issuer: found)
@@ -139,38 +139,38 @@ public struct TokenResponse: Sendable, Equatable {
     ///   error body, ``OAuthError/http(status:endpoint:)`` for another HTTP
     ///   error, ``OAuthError/invalidResponse(_:)`` for a malformed success.
     public static func parse(_ response: HTTPResponse, endpoint: URL) throws(OAuthError) -> TokenResponse {
-        let object = (try? JSONText.parse(response.body)) as? [String: Any]
-        if let error = object?["error"] as? String {
-            throw .provider(error: error, description: object?["error_description"] as? String, status: response.status)
+        let object = (try? JSONText.parse(response.body))?.object
+        if let error = object?["error"]?.string {
+            throw .provider(error: error, description: object?["error_description"]?.string, status: response.status)
         }
         guard (200..<300).contains(response.status) else {
             throw .http(status: response.status, endpoint: endpoint.hostDescription + endpoint.path)
         }
         guard let object else { throw .invalidResponse("the token response is not a JSON object") }
-        guard let access = object["access_token"] as? String, !access.isEmpty else {
+        guard let access = object["access_token"]?.string, !access.isEmpty else {
             throw .invalidResponse("the token response has no access_token")
         }
-        let type = object["token_type"] as? String ?? "Bearer"
-        guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
+        let type = object["token_type"]?.string ?? "Bearer"
+        guard type.lowercased() == "bearer" else {
             throw .invalidResponse("token_type \(type) is not supported (only Bearer, RFC 6750)")
         }
         return TokenResponse(
             accessToken: access, tokenType: "Bearer",
             expiresIn: object["expires_in"].flatMap(TokenResponse.seconds),
-            refreshToken: (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            idToken: (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            scope: object["scope"] as? String)
+            refreshToken: object["refresh_token"]?.string.flatMap { $0.isEmpty ? nil : $0 },
+            idToken: object["id_token"]?.string.flatMap { $0.isEmpty ? nil : $0 },
+            scope: object["scope"]?.string)
     }
 
     /// `expires_in` as a non-negative number or numeric string; anything
     /// else (a boolean among them) is ignored.
     /// - Parameter value: the member's value as `JSONSerialization` returns it.
-    static func seconds(_ value: Any) -> Double? {
+    static func seconds(_ value: JSONValue) -> Double? {
         let number: Double?
-        if let n = JSONText.number(value) {
-            number = n.doubleValue
-        } else if let text = value as? String {
-            let t = text.trimmingCharacters(in: .whitespaces)
+        if let n = value.number {
+            number = n
+        } else if let text = value.string {
+            let t = text.trimmingSpaces()
             number = NumericDate.isDecimal(t) ? Double(t) : nil
         } else {
             number = nil

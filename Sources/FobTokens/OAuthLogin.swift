@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The whole authorization-code login of a native app (RFC 8252): a
 /// loopback listener, a fresh PKCE pair and `state`, the browser, the code

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The stored form of an `oauth` item: everything needed to use and refresh
 /// the tokens, serialized as JSON into the item's secret (which the vault
@@ -175,7 +175,7 @@ public struct OAuthTokenSet: Codable, Sendable, Equatable {
         } catch {
             throw .storedItem("its secret is not an OAuth token set (log in with `fob oauth login`)")
         }
-        let names = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]).map { Set($0.keys) }
+        let names = (try? JSONText.parse(bytes))?.object.map { Set($0.keys) }
         guard !(names ?? []).contains(clientSecretFileMember) else {
             throw .storedItem(
                 "it names a file to read (client_secret_file), which Fob does not do: sign in again with "

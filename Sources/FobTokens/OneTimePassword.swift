@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A one-time password generator: HOTP (RFC 4226) or TOTP (RFC 6238), with
 /// its secret, hash, number of digits and the names it is shown under.

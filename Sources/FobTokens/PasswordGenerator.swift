@@ -1,6 +1,7 @@
 import CSodium
 import FobSystem
-import Foundation
+import FoundationEssentials
+@preconcurrency import Glibc
 
 /// A set of characters a generated password may draw from. The four
 /// classes are disjoint and printable ASCII, 94 characters in all.

@@ -1,18 +1,16 @@
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Words for dates and durations in terminal output.
 public enum TimeText {
     /// A date in the given time zone: `2016-04-05 18:01:14 CEST`.
     /// - Parameters:
     ///   - date: the instant.
-    ///   - timeZone: the zone to show it in; the process's local zone by default.
-    public static func local(_ date: Date, timeZone: TimeZone = .current) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.calendar = Calendar(identifier: .gregorian)
-        f.timeZone = timeZone
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
-        return f.string(from: date)
+    ///   - timeZone: the zone to show it in, as `TZ` names it
+    ///     (`Europe/Berlin`); the process's local zone by default. The
+    ///     zone's name is its abbreviation in the time zone database.
+    public static func local(_ date: Date, timeZone: String? = nil) -> String {
+        DateText.local(date, "%Y-%m-%d %H:%M:%S %Z", zone: timeZone)
     }
 
     /// A duration in the two largest units: `45s`, `4m`, `2h 5m`, `3d 4h`, `10y 239d`.

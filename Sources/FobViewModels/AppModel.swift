@@ -4,7 +4,7 @@ import FobSessions
 import FobStore
 import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The application's root view model: routes each intent to the screen on
 /// show or the overlay over it, and runs what no single screen owns: the
@@ -147,10 +147,7 @@ public final class AppModel {
         let state = lockState
         guard state.unlocked else { return "locked" }
         guard let at = state.locksAt else { return "unlocked" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "HH:mm"
-        return "unlocked · locks \(formatter.string(from: at))"
+        return "unlocked · locks \(DateText.local(at, "%H:%M"))"
     }
 
     // MARK: - Input
@@ -221,7 +218,7 @@ public final class AppModel {
             let deadline = Date().addingTimeInterval(timeout)
             while job.finished == nil && Date() < deadline {
                 mailbox.drain()
-                Thread.sleep(forTimeInterval: 0.02)
+                DetachedThread.sleep(seconds: 0.02)
             }
             mailbox.drain()
             refreshBeforeStoreLock = nil

@@ -1,7 +1,9 @@
+import Dispatch
 import FobAccess
 import FobSessions
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Slow work kept off the UI thread (a refresh at an OAuth provider can take
 /// up to its 30 s timeout), and the two ways it meets the UI thread again:
@@ -19,7 +21,7 @@ import Foundation
 /// whatever waits at each ``drain()``. Never call ``perform(_:)`` on the UI
 /// thread: it would wait for itself.
 final class UIThreadMailbox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var waiting: [() -> Void] = []
 
     /// From a background thread: runs `work` on the UI thread at its next
@@ -49,7 +51,7 @@ final class UIThreadMailbox: @unchecked Sendable {
 
 /// Work running on a background queue, its result kept for the UI thread.
 final class BackgroundJob<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var result: Value?
 
     /// Starts `work` at once on `queue`.

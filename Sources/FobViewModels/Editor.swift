@@ -1,7 +1,7 @@
 import FobSessions
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The texts of the editor's plain fields, as typed or as they were shown
 /// when an item was opened.

@@ -1,6 +1,6 @@
 import FobSessions
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Entering and leaving the editor: Enter or `e` opens the highlighted
 /// item, `n` an empty one, and unsaved edits are never dropped without

@@ -1,6 +1,7 @@
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The password generator dialog (Alt-G, or Enter on the form's Generator
 /// row): the settings Ctrl-G uses, field by field, with a live preview of a
@@ -157,7 +158,7 @@ public final class GeneratorDialogModel {
     }
 
     /// `bits` as the dialog and the generated-password messages show it: `130.9 bits`.
-    static func entropyText(_ bits: Double) -> String { String(format: "%.1f bits", bits) }
+    static func entropyText(_ bits: Double) -> String { NumberText.fixed(bits, places: 1) + " bits" }
 
     /// Makes a new preview from the fields (Ctrl-G, and after every change),
     /// or sets ``problem`` when they cannot be used.

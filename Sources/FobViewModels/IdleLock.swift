@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The idle-lock policy: the app locks after ``lockAfter`` seconds without
 /// input (README, "Clipboard, idle lock and logout"). Holds no clock: every

@@ -1,6 +1,6 @@
 import FobSessions
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Item actions with undo: `d` deletes at once and `z` brings the item back
 /// exactly; `z` also undoes a Save that replaced a secret.

@@ -1,6 +1,6 @@
 import FobSessions
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// One read-only line of the form's details: a caption and what to show.
 public struct DetailRow: Sendable, Equatable {
@@ -43,14 +43,7 @@ extension HomeFormModel {
         }
         if let details = tokenDetails {
             let claims = details.jwt?.claims ?? [:]
-            func claim(_ name: String) -> String? {
-                switch claims[name] {
-                case let text as String: return text
-                case let list as [Any]: return list.map { "\($0)" }.joined(separator: ", ")
-                case let value?: return "\(value)"
-                case nil: return nil
-                }
-            }
+            func claim(_ name: String) -> String? { claims[name]?.displayText }
             for (label, name) in [("Subject", "sub"), ("Issuer", "iss"), ("Audience", "aud"), ("Scope", "scope")] {
                 if let value = claim(name) {
                     rows.append(DetailRow(label: label, text: displaySafe(value), masked: false))

@@ -1,7 +1,8 @@
 import FobSessions
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// What the preview pane shows of the highlighted item, read from the store
 /// when the selection moves: names, dates, the one-time code in clear and
@@ -162,14 +163,7 @@ public struct ItemPreview: Sendable, Equatable {
         guard let claims = details?.jwt?.claims else { return [] }
         var lines: [Line] = []
         for (label, name) in [("Subject", "sub"), ("Issuer", "iss"), ("Audience", "aud"), ("Scope", "scope")] {
-            let text: String?
-            switch claims[name] {
-            case let value as String: text = value
-            case let list as [Any]: text = list.map { "\($0)" }.joined(separator: ", ")
-            case let value?: text = "\(value)"
-            case nil: text = nil
-            }
-            if let text { lines.append(Line(label, displaySafe(text))) }
+            if let text = claims[name]?.displayText { lines.append(Line(label, displaySafe(text))) }
         }
         return lines
     }
@@ -187,24 +181,10 @@ public struct ItemPreview: Sendable, Equatable {
 
     /// `20:28` on the day of `now`, else `2026-12-01 20:28`, in local time.
     public static func localTime(_ date: Date, now: Date, alwaysDate: Bool = false) -> String {
-        let calendar = Calendar.current
-        if !alwaysDate, calendar.isDate(date, inSameDayAs: now) { return timeFormatter.string(from: date) }
-        return dateFormatter.string(from: date)
+        let day = DateText.local(date, "%Y-%m-%d")
+        if !alwaysDate, day == DateText.local(now, "%Y-%m-%d") { return DateText.local(date, "%H:%M") }
+        return DateText.local(date, "%Y-%m-%d %H:%M")
     }
-
-    private static let timeFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "HH:mm"
-        return f
-    }()
-
-    private static let dateFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f
-    }()
 
     public static func == (a: ItemPreview, b: ItemPreview) -> Bool {
         a.key == b.key && a.modified == b.modified && a.revision == b.revision && a.revealed == b.revealed

@@ -1,7 +1,8 @@
 import FobAccess
 import FobSessions
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Keeps the main screen's list in step with the store: reloads it, hears
 /// of changes made by other processes (the store's ``KeychainStore/watch(_:)``
@@ -97,7 +98,7 @@ final class ItemRefresh {
 
 /// Set by a store's watch on its own thread, taken by the UI thread.
 final class ChangeFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var raised = false
     private var ended = false
 

@@ -1,5 +1,6 @@
 import FobStore
-import Foundation
+import FoundationEssentials
+@preconcurrency import Glibc
 
 /// Find by typing: the item list's ranked search.
 ///

@@ -1,6 +1,6 @@
 import FobSessions
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The logout review (`W`): every item a logout may delete, in a list that
 /// scrolls, in two groups: session tokens (selected) and tokens with no

@@ -1,7 +1,8 @@
 import FobSessions
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// One line of the item list: names and dates only, never a secret.
 public struct ItemRow: Sendable, Equatable {
@@ -29,14 +30,7 @@ public struct ItemRow: Sendable, Equatable {
     public internal(set) var expiryText: String?
 
     /// The modification date as `yyyy-MM-dd HH:mm` in local time.
-    public var modifiedText: String { ItemRow.dateFormatter.string(from: modified) }
-
-    private static let dateFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f
-    }()
+    public var modifiedText: String { DateText.local(modified, "%Y-%m-%d %H:%M") }
 }
 
 /// The item list: every item sorted by service then account, found by

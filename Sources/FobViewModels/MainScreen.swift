@@ -4,7 +4,7 @@ import FobSessions
 import FobStore
 import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The main screen's intents over its ``MainModel``: focus and the list's
 /// keys, the form's buttons (save, retrieve, delete), opening and copying

@@ -2,7 +2,7 @@ import FobAccess
 import FobSessions
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// Opening an item with every attribute, saving (adding, updating or
 /// renaming) it, and `r`, the refresh of an OAuth item.

@@ -1,6 +1,6 @@
 import FobStore
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// The password generator on the main screen: Ctrl-G in the Password field
 /// fills it at once with the kept settings; the generator dialog (Alt-G,

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The create-vault screen: `New master password` and `Confirm` (masked), a
 /// KDF preset, and a message line.

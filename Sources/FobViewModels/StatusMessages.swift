@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The last messages the status line showed, newest last, for the message
 /// history (`m` on the list). Holds names of items, never a secret.

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// Where a cursor move goes in a ``TextFieldState``.
 public enum CursorMove: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// The last change `z` can undo, kept for ``lifetime`` seconds: a deleted
 /// item, or the item as it was before a Save replaced its secret.

@@ -3,7 +3,8 @@
 // Usage: fob-secret-service --vault PATH [--replace]
 import FobSecretService
 import FobSystem
-import Foundation
+import FoundationEssentials
+@preconcurrency import Glibc
 
 // No core dumps, no ptrace by other users' processes: secrets pass through here.
 ProcessHardening.apply()
@@ -16,12 +17,12 @@ while let argument = arguments.popFirst() {
     case "--replace": replace = true
     case "--vault": vaultPath = arguments.popFirst()
     default:
-        FileHandle.standardError.write(Data("fob-secret-service: unknown argument '\(argument)'\n".utf8))
+        _ = FileDescriptorIO.writeAll(Array("fob-secret-service: unknown argument '\(argument)'\n".utf8), to: 2)
         exit(2)
     }
 }
 guard let vaultPath else {
-    FileHandle.standardError.write(Data("usage: fob-secret-service --vault PATH [--replace]\n".utf8))
+    _ = FileDescriptorIO.writeAll(Array("usage: fob-secret-service --vault PATH [--replace]\n".utf8), to: 2)
     exit(2)
 }
 let store = AgentSecretStore(vaultPath: vaultPath, environment: ProcessInfo.processInfo.environment)

@@ -54,7 +54,7 @@ import Testing
         #expect(me0.expiresAt.timeIntervalSinceNow > 30)
         #expect(me0.expiresAt.timeIntervalSinceNow <= Double(Self.tokenLifetime))
         let idToken = try JWT(decoding: try #require(me0.idToken))
-        #expect(idToken.claims["sub"] as? String == "alice@example.com")
+        #expect(idToken.claims["sub"]?.string == "alice@example.com")
         #expect(
             !String(decoding: try fob.run(["get", "api", "me"]).stdout, as: UTF8.self).contains("any-client-secret"))
         #expect(proxy.count(grantType: "authorization_code") == 2)

@@ -10,7 +10,7 @@ import Testing
         let item = Item(service: "s", account: "a", kind: .token, secret: .text(issueToken))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 1_459_872_074))
-        #expect(details.jwt?.claims["sub"] as? String == "dev@example.com")
+        #expect(details.jwt?.claims["sub"]?.string == "dev@example.com")
         #expect(!details.canRefresh)
         #expect(details.expiryText(now: Date(timeIntervalSince1970: 1_459_871_834)) == "expires in 4m")
         let opaque = try #require(
@@ -27,7 +27,7 @@ import Testing
         let item = Item(service: "s", account: "a", kind: .oauth, secret: SecretBytes(set.encoded()))
         let details = try #require(TokenDetails(item: item))
         #expect(details.expiresAt == Date(timeIntervalSince1970: 5000))
-        #expect(details.jwt?.claims["sub"] as? String == "ana")
+        #expect(details.jwt?.claims["sub"]?.string == "ana")
         #expect(details.canRefresh)
     }
 

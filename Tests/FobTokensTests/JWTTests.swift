@@ -12,8 +12,8 @@ import Testing
         let segment = JWTTests.issueToken.split(separator: ".")[1]
         #expect(segment.count % 4 == 3)
         let jwt = try JWT(decoding: JWTTests.issueToken)
-        #expect(jwt.claims["sub"] as? String == "dev@example.com")
-        #expect(jwt.header["alg"] as? String == "HS256")
+        #expect(jwt.claims["sub"]?.string == "dev@example.com")
+        #expect(jwt.header["alg"]?.string == "HS256")
         #expect(jwt.algorithm == "HS256")
         #expect(jwt.expiresAt.date?.iso8601 == "2016-04-05T16:01:14Z")
         #expect(jwt.issuedAt.date?.iso8601 == "2016-04-05T15:31:14Z")
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func surroundingWhitespaceIsIgnored() throws {
-        #expect(try JWT(decoding: "  \(JWTTests.issueToken)\n").claims["sub"] as? String == "dev@example.com")
+        #expect(try JWT(decoding: "  \(JWTTests.issueToken)\n").claims["sub"]?.string == "dev@example.com")
     }
 
     @Test func payloadThatIsTheJSONStringXIsAnError() {
@@ -111,7 +111,7 @@ import Testing
         let jwt = try JWT(
             decoding: makeToken(
                 header: #"{"alg":"none","alg":"HS256"}"#, claims: #"{"sub":"a","exp":1,"sub":"b","exp":"2"}"#))
-        #expect(jwt.claims["sub"] as? String == "b")
+        #expect(jwt.claims["sub"]?.string == "b")
         #expect(jwt.algorithm == "HS256")
         #expect(jwt.expiresAt.date?.secondsSince1970 == 2)
         #expect(jwt.claims.count == 2)
@@ -128,9 +128,9 @@ import Testing
         let zeroAndOne = try JWT(decoding: makeToken(claims: #"{"iat":0,"exp":1.0}"#))
         #expect(zeroAndOne.issuedAt.date?.secondsSince1970 == 0)
         #expect(zeroAndOne.expiresAt.date?.secondsSince1970 == 1)
-        #expect(NumericDate(json: NSNumber(value: true)) == nil)
-        #expect(NumericDate(json: true) == nil)
-        #expect(NumericDate(json: NSNumber(value: 1))?.secondsSince1970 == 1)
+        #expect(NumericDate(json: .bool(true)) == nil)
+        #expect(NumericDate(json: .bool(false)) == nil)
+        #expect(NumericDate(json: .integer(1))?.secondsSince1970 == 1)
     }
 
     @Test func unsecuredTokenWithEmptySignatureDecodes() throws {
@@ -207,9 +207,8 @@ import Testing
     }
 
     @Test func localTimeUsesTheGivenZone() throws {
-        let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
-        let text = TimeText.local(Date(timeIntervalSince1970: 1_459_872_074), timeZone: zone)
-        #expect(text.hasPrefix("2016-04-05 18:01:14 "))
+        let text = TimeText.local(Date(timeIntervalSince1970: 1_459_872_074), timeZone: "Europe/Berlin")
+        #expect(text == "2016-04-05 18:01:14 CEST")
     }
 }
 
@@ -244,14 +243,14 @@ import Testing
 @Suite struct JSONTextTests {
     @Test func booleansAndNumbersAreToldApart() throws {
         let values = try #require(
-            try JSONText.parse(Array(#"[true,false,1,0,1.0,-3,2.5,12345678901234567890]"#.utf8)) as? [Any])
-        #expect(values.map(JSONText.isBoolean) == [true, true, false, false, false, false, false, false])
-        #expect(values.map { JSONText.number($0) != nil } == [false, false, true, true, true, true, true, true])
-        #expect(values.dropLast().map { JSONText.number($0)?.doubleValue } == [nil, nil, 1, 0, 1, -3, 2.5])
-        #expect(JSONText.number(values[7])?.uint64Value == 12_345_678_901_234_567_890)
-        #expect(JSONText.number("1") == nil)
-        #expect(JSONText.isBoolean(true))
-        #expect(!JSONText.isBoolean(NSNumber(value: 1)))
+            try JSONText.parse(Array(#"[true,false,1,0,1.0,-3,2.5,12345678901234567890]"#.utf8)).array)
+        #expect(values.map { $0.bool != nil } == [true, true, false, false, false, false, false, false])
+        #expect(values.map { $0.number != nil } == [false, false, true, true, true, true, true, true])
+        #expect(values.dropLast().map(\.number) == [nil, nil, 1, 0, 1, -3, 2.5])
+        #expect(values[7] == .unsigned(12_345_678_901_234_567_890))
+        #expect(values[4] == .double(1))
+        #expect(JSONValue.string("1").number == nil)
+        #expect(JSONValue.integer(1).bool == nil)
     }
 
     @Test(arguments: [
@@ -264,14 +263,15 @@ import Testing
 
     @Test func escapesAndUnicode() throws {
         let value = try JSONText.parse(Array(#""a\"b\\c\n\u00e9\ud83d\udd11\/""#.utf8))
-        #expect(value as? String == "a\"b\\c\né🔑/")
+        #expect(value.string == "a\"b\\c\né🔑/")
         #expect(JSONText.text("q\"\u{01}\n/") == #""q\"\u0001\n/""#)
     }
 
     @Test func textSortsKeysAndIsCompact() throws {
         let value = try JSONText.parse(Array(#"{"z": 1.5, "a": [true, null], "m": {"k": "v"}, "n": 1459872074}"#.utf8))
         #expect(JSONText.text(value) == #"{"a":[true,null],"m":{"k":"v"},"n":1459872074,"z":1.5}"#)
-        #expect(JSONText.text(["ok": true, "none": NSNull()] as [String: Any]) == #"{"none":null,"ok":true}"#)
+        #expect(JSONText.text(["ok": true, "none": nil]) == #"{"none":null,"ok":true}"#)
+        #expect(JSONText.text(try JSONText.parse(Array("[2.0,-0.0,1e-7,1e3]".utf8))) == "[2,-0,1e-07,1000]")
     }
 
     @Test(arguments: [
@@ -285,8 +285,8 @@ import Testing
     /// RFC 8259 §9 lets a parser accept non-JSON forms; JSONSerialization
     /// accepts one trailing comma in an array or object.
     @Test func aTrailingCommaIsAccepted() throws {
-        #expect((try JSONText.parse(Array("[1,]".utf8)) as? [Any])?.count == 1)
-        #expect((try JSONText.parse(Array(#"{"a":1,}"#.utf8)) as? [String: Any])?.keys.sorted() == ["a"])
+        #expect(try JSONText.parse(Array("[1,]".utf8)).array?.count == 1)
+        #expect(try JSONText.parse(Array(#"{"a":1,}"#.utf8)).object?.keys.sorted() == ["a"])
     }
 
     @Test func deepNestingIsRefusedWithoutCrashing() {

@@ -1,7 +1,7 @@
 import FobAgent
 import FobStore
 import FobSync
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 extension Invocation {

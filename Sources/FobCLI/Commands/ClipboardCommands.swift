@@ -1,9 +1,10 @@
+import Dispatch
 import FobClipboard
 import FobSessions
 import FobStore
 import FobSystem
 import FobViewModels
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// The clipboard mechanism of `--clipboard` (`auto` resolved against the
@@ -21,7 +22,7 @@ func clearerStateFile(_ invocation: Invocation) -> String {
 /// The pid in the state file, if that process is still a `fob` clearer.
 func runningClearer(stateFile: String) -> pid_t? {
     guard let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
-        let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1
+        let pid = pid_t(text.trimmingSpacesAndNewlines()), pid > 1
     else { return nil }
     // A recycled pid must never be signalled: check its command line.
     guard let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }

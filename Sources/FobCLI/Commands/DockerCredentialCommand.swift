@@ -1,6 +1,8 @@
 import FobAccess
 import FobStore
-import Foundation
+import FobSystem
+import FobTokens
+import FoundationEssentials
 
 /// Why docker's credential input was refused.
 public enum DockerCredentialError: Error, Equatable, Sendable {
@@ -29,14 +31,12 @@ public struct DockerCredentialRequest: Sendable, Equatable {
 
     /// Parses the JSON of `store`. A pure function of the bytes (a fuzz target calls it).
     /// - Throws: ``DockerCredentialError``: `.tooLong`, `.malformed`, `.missingServerURL`, `.missingUsername`.
-    /// - Important: JSONSerialization holds the secret in a `String` while parsing.
+    /// - Important: the JSON reader holds the secret in a `String` while parsing.
     public static func parse(_ input: UnsafeRawBufferPointer) throws(DockerCredentialError) -> DockerCredentialRequest {
         guard input.count <= maxInputBytes else { throw .tooLong }
-        var data = Data(input)
-        defer { data.resetBytes(in: 0..<data.count) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let server = object["ServerURL"] as? String, let user = object["Username"] as? String,
-            let secret = object["Secret"] as? String
+        guard let object = (try? JSONText.parse(input))?.object,
+            let server = object["ServerURL"]?.string, let user = object["Username"]?.string,
+            let secret = object["Secret"]?.string
         else { throw .malformed }
         guard !server.isEmpty else { throw .missingServerURL }
         guard !user.isEmpty else { throw .missingUsername }
@@ -109,13 +109,12 @@ enum DockerCredentialCommand: FobCommand {
             return 0
         case "list":
             let items = try all(vault)
-            var map: [String: String] = [:]
-            for item in items { if let url = item.url { map[url] = item.account } }
-            let data = try JSONSerialization.data(withJSONObject: map, options: [.sortedKeys, .withoutEscapingSlashes])
-            out.write(Array(data) + [0x0A])
+            var map: [String: JSONValue] = [:]
+            for item in items { if let url = item.url { map[url] = .string(item.account) } }
+            out.write(Array(JSONText.text(map).utf8) + [0x0A])
             return 0
         default:
-            guard let url = input.unsafeString?.trimmingCharacters(in: .whitespacesAndNewlines), !url.isEmpty else {
+            guard let url = input.unsafeString?.trimmingSpacesAndNewlines(), !url.isEmpty else {
                 return fail("no credentials server URL")
             }
             guard let found = try find(vault, url: url, withSecret: action == "get") else { return fail(notFound) }
@@ -175,7 +174,7 @@ enum DockerCredentialCommand: FobCommand {
     /// The host of `https://host:port/path` or `host:port/path`, the item's server.
     static func host(of url: String) -> String {
         var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
         return String(rest)
     }

@@ -1,7 +1,7 @@
 import FobImport
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `fob export [--format fob-json|csv] [--output PATH] [--force]`: every item with its secrets, in plaintext.

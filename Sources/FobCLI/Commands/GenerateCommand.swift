@@ -1,5 +1,6 @@
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// `fob generate`: prints one new password or passphrase.
 enum GenerateCommand: FobCommand {
@@ -36,7 +37,9 @@ enum GenerateCommand: FobCommand {
         if invocation.arguments.flag("--json") {
             // Whole hundredths, rounded down: the figure never claims more than the settings give.
             let bits = (entropy * 100).rounded(.down) / 100
-            let object: [String: Any] = ["password": String(decoding: password, as: UTF8.self), "entropy": bits]
+            let object: [String: JSONValue] = [
+                "password": .string(String(decoding: password, as: UTF8.self)), "entropy": .double(bits),
+            ]
             invocation.standardOutput.write(JSONText.text(object) + "\n")
         } else {
             password.append(UInt8(ascii: "\n"))
@@ -79,7 +82,7 @@ enum GenerateCommand: FobCommand {
     private static func classes(_ list: String) throws(UsageError) -> Set<CharacterClass> {
         var result = Set<CharacterClass>()
         for item in list.split(separator: ",", omittingEmptySubsequences: false) {
-            let word = item.trimmingCharacters(in: .whitespaces).lowercased()
+            let word = item.trimmingSpaces().lowercased()
             guard let characterClass = CharacterClass(rawValue: word) else {
                 throw UsageError(
                     "--classes takes a comma-separated list of lower, upper, digits, symbols", command: name)

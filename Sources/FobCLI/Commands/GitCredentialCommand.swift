@@ -1,6 +1,6 @@
 import FobAccess
 import FobStore
-import Foundation
+import FoundationEssentials
 
 /// `fob git-credential get|store|erase` (also run as `git-credential-fob`):
 /// git's credential-helper protocol (gitcredentials(7)), keeping each

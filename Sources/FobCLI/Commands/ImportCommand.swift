@@ -1,7 +1,7 @@
 import FobAccess
 import FobImport
 import FobStore
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `fob import FORMAT PATH`: brings another password manager's export (or another Fob vault) in.

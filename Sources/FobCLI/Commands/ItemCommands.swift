@@ -1,6 +1,7 @@
 import FobAgent
 import FobStore
-import Foundation
+import FobSystem
+import FoundationEssentials
 
 /// Options shared by `add`, `save` and `update`.
 private let itemAttributeOptions: [OptionSpec] = [
@@ -100,12 +101,7 @@ extension Invocation {
         guard path != "-" else {
             throw UsageError("--notes-file wants a file; standard input holds the secret", command: command)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw UsageError("cannot read the notes file '\(path)'", command: command)
-        }
-        defer { try? handle.close() }
-        let bytes: Data
-        do { bytes = try handle.read(upToCount: Item.maxNotesBytes + 3) ?? Data() } catch {
+        guard let bytes = FileDescriptorIO.readFile(atPath: path, limit: Item.maxNotesBytes + 3) else {
             throw UsageError("cannot read the notes file '\(path)'", command: command)
         }
         do { return .some(try ItemFieldInput.notes(Array(bytes))) } catch {

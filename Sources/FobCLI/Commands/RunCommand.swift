@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `fob run [--env NAME=SERVICE/ACCOUNT]… [--env-file FILE] -- COMMAND [ARGS…]`:
@@ -121,12 +121,11 @@ enum RunCommand: FobCommand {
     }
 
     private static func readEnvFile(_ path: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let fd = Optional(open(path, O_RDONLY | O_CLOEXEC)), fd >= 0 else {
             throw CLIFailure("cannot read the env file \(displaySafe(path))")
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: EnvBinding.maxFileBytes + 1)) ?? Data()
-        return Array(data)
+        close(fd)
+        return FileDescriptorIO.readFile(atPath: path, limit: EnvBinding.maxFileBytes + 1) ?? []
     }
 
     private static func message(_ error: EnvBindingError) -> String {

@@ -1,6 +1,6 @@
 import FobStore
 import FobSystem
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `fob secret-service [--replace]`: runs the Secret Service provider
@@ -88,12 +88,12 @@ enum SecretServiceCommand: FobCommand {
             Exec='\(fob)' secret-service --vault '\(vault)'
 
             """
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
+            throw CLIFailure("cannot write \(path): \(FileErrorText.reason(error))")
         }
         invocation.standardOutput.write("Wrote \(path)\n")
         return 0

@@ -1,6 +1,7 @@
 import FobStore
+import FobSystem
 import FobTokens
-import Foundation
+import FoundationEssentials
 
 /// `fob totp SERVICE ACCOUNT [--json]`, `fob totp set SERVICE ACCOUNT`,
 /// `fob totp rm SERVICE ACCOUNT`: an item's one-time code (RFC 6238).
@@ -47,10 +48,11 @@ enum TOTPCommand: FobCommand {
         let now = invocation.now
         let code = otp.code(at: now)
         if invocation.arguments.flag("--json") {
-            let object: [String: Any] = [
-                "code": code, "secondsLeft": otp.secondsLeft(at: now) ?? NSNull(), "period": otp.period ?? NSNull(),
-                "digits": otp.digits, "algorithm": otp.algorithm.rawValue,
-                "issuer": otp.issuer ?? NSNull(), "account": otp.account,
+            let object: [String: JSONValue] = [
+                "code": .string(code), "secondsLeft": otp.secondsLeft(at: now).map { .integer(Int64($0)) } ?? .null,
+                "period": otp.period.map { .integer(Int64($0)) } ?? .null,
+                "digits": .integer(Int64(otp.digits)), "algorithm": .string(otp.algorithm.rawValue),
+                "issuer": otp.issuer.map { .string($0) } ?? .null, "account": .string(otp.account),
             ]
             invocation.standardOutput.write(JSONText.text(object) + "\n")
         } else {
@@ -139,7 +141,7 @@ public enum OneTimeSeed {
         if bytes.starts(with: Array("otpauth://".utf8)) || bytes.starts(with: Array("OTPAUTH://".utf8)) {
             return SecretBytes(bytes)
         }
-        var label = account.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        var label = account.percentEncoded(allowing: TextScalars.isAlphanumeric)
         if label.isEmpty { label = "fob" }
         var uri =
             Array("otpauth://totp/\(label)?secret=".utf8)

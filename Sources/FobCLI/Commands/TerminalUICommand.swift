@@ -5,7 +5,7 @@ import FobSessions
 import FobSystem
 import FobTerminal
 import FobViewModels
-import Foundation
+import FoundationEssentials
 
 /// `fob` without a command: the terminal UI on the vault of `--vault`
 /// (a create-vault screen when it does not exist yet), with `--lock-after`,

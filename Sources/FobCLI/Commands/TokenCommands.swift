@@ -4,7 +4,7 @@ import FobStore
 import FobSystem
 import FobTokens
 import FobViewModels
-import Foundation
+import FoundationEssentials
 @preconcurrency import Glibc
 
 /// `fob jwt [SERVICE ACCOUNT]`: decodes a JWT without verifying it.
@@ -83,15 +83,15 @@ enum JWTCommand: FobCommand {
     /// The `--json` object: `header`, `claims`, `issuedAt`, `expiresAt`,
     /// `notBefore` (ISO 8601 UTC or null), `expired`, `signatureVerified`.
     /// Written with sorted keys, since the decoded header and claims keep no member order.
-    static func jsonReport(_ jwt: JWT, now: Date) -> [String: Any] {
-        func date(_ claim: JWT.TimeClaim) -> Any { claim.date.map(\.iso8601) ?? NSNull() }
+    static func jsonReport(_ jwt: JWT, now: Date) -> [String: JSONValue] {
+        func date(_ claim: JWT.TimeClaim) -> JSONValue { claim.date.map { .string($0.iso8601) } ?? .null }
         return [
-            "header": jwt.header,
-            "claims": jwt.claims,
+            "header": .object(jwt.header),
+            "claims": .object(jwt.claims),
             "issuedAt": date(jwt.issuedAt),
             "expiresAt": date(jwt.expiresAt),
             "notBefore": date(jwt.notBefore),
-            "expired": jwt.isExpired(at: now),
+            "expired": .bool(jwt.isExpired(at: now)),
             "signatureVerified": false,
         ]
     }
@@ -101,7 +101,7 @@ enum JWTCommand: FobCommand {
     /// reminder that the signature is not verified.
     static func humanReport(_ jwt: JWT, now: Date) -> String {
         func line(_ label: String, _ claim: JWT.TimeClaim, relative: (Date) -> String) -> String? {
-            let padded = label.padding(toLength: 11, withPad: " ", startingAt: 0)
+            let padded = label + String(repeating: " ", count: max(0, 11 - label.count))
             switch claim {
             case .absent: return nil
             case .date(let d): return "\(padded) \(TimeText.local(d.date)) (\(relative(d.date)))"
@@ -121,9 +121,9 @@ enum JWTCommand: FobCommand {
     }
 
     /// `  "name": value` lines in sorted key order, values as compact JSON; `  {}` for no members.
-    private static func members(_ object: [String: Any]) -> [String] {
+    private static func members(_ object: [String: JSONValue]) -> [String] {
         guard !object.isEmpty else { return ["  {}"] }
-        return object.keys.sorted().map { "  \(JSONText.text($0)): \(JSONText.text(object[$0] ?? NSNull()))" }
+        return object.keys.sorted().map { "  \(JSONText.text(.string($0))): \(JSONText.text(object[$0] ?? .null))" }
     }
 }
 
@@ -150,7 +150,10 @@ enum PKCECommand: FobCommand {
             throw UsageError(error.description, command: name)
         }
         if invocation.arguments.flag("--json") {
-            let object = ["verifier": pkce.verifier, "challenge": pkce.challenge, "method": pkce.method]
+            let object: [String: JSONValue] = [
+                "verifier": .string(pkce.verifier), "challenge": .string(pkce.challenge),
+                "method": .string(pkce.method),
+            ]
             invocation.standardOutput.write(JSONText.text(object) + "\n")
         } else {
             invocation.standardOutput.write(
