@@ -434,4 +434,19 @@ extension BrowseRenderTests {
         #expect(rows[1].hasSuffix("error connecting to /tmp/tmux-0/default"))
         #expect(rows.allSatisfy { DisplayWidth.cells(of: $0) <= 78 })
     }
+
+    /// The editor's Message field wraps a long name at its breaks rather than cutting it.
+    @Test func theMessageFieldKeepsLongNamesWhole() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("a-very-long-service-name-for-testing.example.org", "ana", "pw")])
+        app.send(.editSelected)
+        let lines = rows(draw(app, rows: 40, columns: 120))
+        let first = try #require(lines.firstIndex { $0.contains("Message") })
+        let last = try #require(lines[first...].firstIndex { $0.contains("───") })
+        // The editor's part of each Message row: after the list's right border.
+        let message = lines[first..<last].map { String($0.split(separator: "│", omittingEmptySubsequences: false)[3]) }
+        #expect(!message.contains { $0.contains("…") }, "\(message)")
+        let joined = message.joined().filter { $0 != " " }
+        #expect(joined.contains("a-very-long-service-name-for-testing.example.org/ana"), "\(message)")
+    }
 }
