@@ -50,7 +50,8 @@ extension Renderer {
         // A stored secret's mask has a fixed width: its length cannot be counted.
         if masked { retrieved = String(repeating: TextFieldState.maskCharacter, count: Self.maskWidth) }
         rows.append(("Retrieved Password", .text(retrieved, masked ? .masked : .normal)))
-        let message = Self.wrap(form.message.text, width: max(1, valueWidth))
+        // Long names break after their dots and dashes, never cut with `…`.
+        let message = Layout.wrapCells(form.message.text, width: max(1, valueWidth))
         for (i, line) in message.enumerated() {
             rows.append((i == 0 ? "Message" : nil, .text(line, Self.role(for: form.message.tone))))
         }

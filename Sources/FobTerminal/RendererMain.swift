@@ -92,9 +92,10 @@ extension Renderer {
     }
 
     /// One row of the list: pointer, service, account, 2FA mark, expiry,
-    /// kind. The marks a row lacks leave their cells to its names: the
-    /// marks it has move to the right of their block, so the names are
-    /// never cut while cells of the row stay blank, and the kind keeps its column.
+    /// kind. The marks a row lacks, and the cells a short expiry leaves,
+    /// go to its names: the marks it has move to the right of their block,
+    /// so the names are never cut while cells of the row stay blank, and
+    /// the kind keeps its column.
     private func drawListRow(
         _ canvas: inout Canvas, _ item: ItemRow, _ columns: Layout.ListColumns,
         row y: Int, column x: Int, width inner: Int, now: Date, selected: Bool, focused: Bool
@@ -109,7 +110,9 @@ extension Renderer {
         }
         if columns.expiry > 0, let expires = item.expires {
             let (text, expired, soon) = ItemPreview.listExpiry(expires, now: now)
-            marks.append((text, columns.expiry, selected ? base : (expired ? .expired : (soon ? .warning : .dim))))
+            // Only the cells the text takes: the rest goes to the names (`in 2h` leaves three).
+            let width = min(columns.expiry, DisplayWidth.cells(of: text))
+            marks.append((text, width, selected ? base : (expired ? .expired : (soon ? .warning : .dim))))
         }
         let block = Layout.markBlockWidth(columns)
         let used = marks.reduce(0) { $0 + $1.width + 1 }

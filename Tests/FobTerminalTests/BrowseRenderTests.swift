@@ -434,4 +434,36 @@ extension BrowseRenderTests {
         #expect(rows[1].hasSuffix("error connecting to /tmp/tmux-0/default"))
         #expect(rows.allSatisfy { DisplayWidth.cells(of: $0) <= 78 })
     }
+
+    /// The editor's Message field wraps a long name at its breaks rather than cutting it.
+    @Test func theMessageFieldKeepsLongNamesWhole() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([item("a-very-long-service-name-for-testing.example.org", "ana", "pw")])
+        app.send(.editSelected)
+        let lines = rows(draw(app, rows: 40, columns: 120))
+        let first = try #require(lines.firstIndex { $0.contains("Message") })
+        let last = try #require(lines[first...].firstIndex { $0.contains("───") })
+        // The editor's part of each Message row: after the list's right border.
+        let message = lines[first..<last].map { String($0.split(separator: "│", omittingEmptySubsequences: false)[3]) }
+        #expect(!message.contains { $0.contains("…") }, "\(message)")
+        let joined = message.joined().filter { $0 != " " }
+        #expect(joined.contains("a-very-long-service-name-for-testing.example.org/ana"), "\(message)")
+    }
+
+    /// A short expiry (`in 2h`) lends the cells it leaves to the row's
+    /// names: api.example.com was cut beside three blank cells.
+    @Test func aShortExpiryLendsItsBlankCellsToTheNames() throws {
+        try #require(unicodeLocale)
+        var github = item("github.com", "ana@example.com", "x")
+        github.oneTimePassword = SecretBytes(utf8: "otpauth://totp/S:u?secret=JBSWY3DPEHPK3PXP")
+        let app = browseApp([
+            item("api.example.com", "deploy-bot", jwt(exp: 1_767_225_600 + 7200), kind: .token),
+            item("bank.example.com", "ana.larsson", "x"), item("ci.example.com", "runner", "x"), github,
+        ])
+        let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
+        let api = try #require(lines.first { $0.contains("api.example") })
+        #expect(api.contains("api.example.com deploy-bot"), "\(api)")
+        let kinds = lines.compactMap { line in column(of: "password", in: line) ?? column(of: "token", in: line) }
+        #expect(kinds.count == 4 && Set(kinds).count == 1, "\(lines)")
+    }
 }
