@@ -98,6 +98,8 @@ public final class SyncEngine {
         var revisions: [String: [Revision]] = [:]
         var paths: Set<String> = []
         var heads: [String: DeviceHead] = [:]
+        /// Revoked devices → the last counter of theirs still taken.
+        var revoked: [String: UInt64] = [:]
 
         func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
     }
@@ -129,8 +131,20 @@ public final class SyncEngine {
                 {
                     throw SyncError.tampered("\(path) \(error)")
                 }
+            } else if let device = TreePath.parseRevoked(path) {
+                do {
+                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
+                } catch { throw SyncError.tampered("\(path) \(error)") }
             } else if path != TreePath.header {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
+            }
+        }
+        // A revoked device's writes after its revocation count for nothing.
+        if !snap.revoked.isEmpty {
+            for (name, revisions) in snap.revisions {
+                snap.revisions[name] = revisions.filter { r in
+                    snap.revoked[r.dot.device].map { r.dot.counter <= $0 } ?? true
+                }
             }
         }
         for (name, revisions) in snap.revisions {
@@ -268,13 +282,21 @@ public final class SyncEngine {
 
     /// Refuses heads that went back, vanished, or carry this device's id
     /// beyond what it wrote.
-    func checkHeads(_ heads: [String: DeviceHead], state: SyncState, where place: String) throws {
+    func checkHeads(
+        _ heads: [String: DeviceHead], revoked: [String: UInt64], state: SyncState, where place: String
+    ) throws {
+        if let counter = revoked[state.device] {
+            throw SyncError.revoked(
+                "this device (\(state.device)) was revoked from the sync tree after its counter \(counter); "
+                    + "run `fob sync join \(state.remote)` to join again")
+        }
         if let own = heads[state.device], own.counter > state.counter {
             throw SyncError.copied(
                 "\(place) holds counter \(own.counter) of device \(state.device), and this vault wrote at most \(state.counter)"
             )
         }
-        for (device, counter) in state.seen.sorted(by: { $0.key < $1.key }) where device != state.device {
+        for (device, counter) in state.seen.sorted(by: { $0.key < $1.key })
+        where device != state.device && revoked[device] == nil {
             guard let head = heads[device] else {
                 throw SyncError.tampered("\(place) lost device \(device) (its head was at counter \(counter))")
             }
@@ -353,6 +375,7 @@ public final class SyncEngine {
         for (device, head) in snapshot.heads where device != loaded.state.device {
             loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
         }
+        for device in snapshot.revoked.keys { loaded.state.seen[device] = nil }
         loaded.state.syncedCommit = commit
         loaded.state.revisions = revisions
         loaded.state.resolved = []
@@ -388,7 +411,7 @@ public final class SyncEngine {
         try cleanWorkTree()
         var head = try git.resolve("HEAD")
         var current = try snapshot(head, keys: loaded.keys)
-        try checkHeads(current.heads, state: loaded.state, where: "the local tree")
+        try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
             base = (try? git.resolve(synced)) != nil ? try snapshot(synced, keys: loaded.keys) : current
@@ -408,8 +431,8 @@ public final class SyncEngine {
             guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
-                let remoteHeads = try snapshotHeads(remote, keys: loaded.keys)
-                try checkHeads(remoteHeads, state: loaded.state, where: "the remote")
+                let (remoteHeads, remoteRevoked) = try snapshotDevices(remote, keys: loaded.keys)
+                try checkHeads(remoteHeads, revoked: remoteRevoked, state: loaded.state, where: "the remote")
                 let before = head
                 do {
                     current = try mergeRemote(remoteRef, loaded: loaded, before: current)
@@ -457,15 +480,26 @@ public final class SyncEngine {
         return merged
     }
 
-    func snapshotHeads(_ commit: String, keys: SyncKeys) throws -> [String: DeviceHead] {
+    /// The heads and revocations of `commit`.
+    func snapshotDevices(_ commit: String, keys: SyncKeys) throws -> (
+        heads: [String: DeviceHead], revoked: [String: UInt64]
+    ) {
         var heads: [String: DeviceHead] = [:]
+        var revoked: [String: UInt64] = [:]
         for (path, bytes) in try git.files(of: commit, under: "devices") {
-            guard let device = TreePath.parseHead(path) else { throw SyncError.tampered("\(path) is not a head") }
-            do { heads[device] = try DeviceHead.open(bytes, device: device, keys: keys) } catch {
+            do {
+                if let device = TreePath.parseHead(path) {
+                    heads[device] = try DeviceHead.open(bytes, device: device, keys: keys)
+                } else if let device = TreePath.parseRevoked(path) {
+                    revoked[device] = try Revocation.open(bytes, device: device, keys: keys).counter
+                } else {
+                    throw SyncError.tampered("\(path) is not part of a sync tree")
+                }
+            } catch let error as TreeFormatError {
                 throw SyncError.tampered("\(path) \(error)")
             }
         }
-        return heads
+        return (heads, revoked)
     }
 }
 

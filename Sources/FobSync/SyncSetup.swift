@@ -74,6 +74,8 @@ extension SyncEngine {
         public var counter: UInt64
         /// Whether it is this vault.
         public var isThis: Bool
+        /// Whether it was revoked (its writes after ``counter`` are ignored).
+        public var isRevoked: Bool
     }
 
     /// What `fob sync status` prints.
@@ -107,9 +109,32 @@ extension SyncEngine {
     func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
         guard FileManager.default.fileExists(atPath: git.directory + "/.git"), let head = try git.resolve("HEAD")
         else { return [] }
-        return try snapshotHeads(head, keys: loaded.keys).values.sorted { $0.device < $1.device }.map {
-            DeviceInfo(device: $0.device, counter: $0.counter, isThis: $0.device == loaded.state.device)
+        let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
+        return heads.values.sorted { $0.device < $1.device }.map {
+            DeviceInfo(
+                device: $0.device, counter: revoked[$0.device] ?? $0.counter, isThis: $0.device == loaded.state.device,
+                isRevoked: revoked[$0.device] != nil)
         }
+    }
+
+    /// `fob devices --revoke DEVICE`: the device's writes after its last
+    /// head in the local tree are ignored by every device from the next sync
+    /// on, and it can no longer sync. It keeps the sync key it had: what it
+    /// read before stays read.
+    /// - Returns: the sync that carries the revocation.
+    /// - Throws: ``SyncError/usage(_:)`` for this device or an unknown one.
+    public func revoke(device: String) throws -> Outcome {
+        let loaded = try load()
+        guard device != loaded.state.device else {
+            throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
+        }
+        guard let head = try git.resolve("HEAD"),
+            let counter = try snapshotDevices(head, keys: loaded.keys).heads[device]?.counter
+        else { throw SyncError.usage("no device \(device) in the sync tree; see `fob devices`") }
+        try writeFile(
+            TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: loaded.keys))
+        try commit("fob sync: device \(loaded.state.device) revokes \(device) after counter \(counter)")
+        return try sync()
     }
 
     /// An item with versions kept after a conflict.

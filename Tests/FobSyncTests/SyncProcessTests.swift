@@ -343,6 +343,23 @@ import Testing
         #expect(try b.ok(["conflicts"]) == "")
         #expect(try b.contents() == a.contents())
     }
+
+    @Test func aRevokedDeviceCanNoLongerSync() throws {
+        let (_, a, b) = try Self.pair()
+        let bStatus = try b.ok(["sync", "status"])
+        let bID = try #require(
+            bStatus.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        #expect(try a.run(["devices", "--revoke", "0123456789abcdef"]).status == 2)
+        let revoked = try a.run(["devices", "--revoke", bID])
+        #expect(revoked.status == 0, "\(revoked.stderrText)")
+        #expect(try a.ok(["devices"]).contains("\(bID)  counter 1  revoked"))
+        try b.ok(["update", "web", "bob"], input: "after the revocation\n")
+        let refused = try b.run(["sync"])
+        #expect(refused.status == 1, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("was revoked"), "\(refused.stderrText)")
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        #expect(try a.secret("web", "bob") == "two")
+    }
 }
 
 /// What the sync tests read of `fob status --json`.

@@ -113,19 +113,32 @@ enum SyncCommand: FobCommand {
 /// `fob devices`: the devices in the sync tree.
 enum DevicesCommand: FobCommand {
     static let name = "devices"
-    static let summary = "the devices syncing this vault, as of the last sync"
+    static let summary = "the devices syncing this vault, as of the last sync; --revoke shuts one out"
+    static let options: [OptionSpec] = [
+        .value("--revoke", "DEVICE", help: "ignore DEVICE's writes from now on, everywhere (then syncs)")
+    ]
     static let discussion = """
-        One line per device: its id, the highest counter it wrote, and which
-        one is this vault. Reads the local tree only.
+        One line per device: its id, the highest counter it wrote, which one
+        is this vault, and which are revoked. Reads the local tree only.
+        --revoke DEVICE writes a revocation into the tree and syncs: every
+        device ignores DEVICE's later writes, and DEVICE can no longer sync.
+        It keeps the sync key and what it read before.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let items = invocation.items()
         defer { items.close() }
+        if let device = invocation.arguments.value("--revoke") {
+            let engine = try invocation.syncEngine(items)
+            let outcome = try invocation.syncing { try engine.revoke(device: device) }
+            invocation.standardOutput.write("revoked \(device)\n")
+            return SyncCommand.finish(invocation, outcome)
+        }
         let status = try invocation.syncing { try invocation.syncEngine(items).status() }
         var text = ""
         for device in status.devices {
-            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")\n"
+            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
+            text += device.isRevoked ? "  revoked\n" : "\n"
         }
         invocation.standardOutput.write(text)
         return 0
