@@ -135,7 +135,7 @@ public final class SyncEngine {
                 do {
                     snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
                 } catch { throw SyncError.tampered("\(path) \(error)") }
-            } else if path != TreePath.header {
+            } else if TreePath.parseHeader(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
         }

@@ -26,10 +26,28 @@ extension SyncEngine {
         try git.check(["remote", "add", "origin", remote])
         let syncKey = SecretBytes.random(count: 32)
         let header = try TreeHeader.make(syncKey: syncKey, password: password, kdf: kdf)
-        try writeFile(TreePath.header, header.bytes)
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        try writeFile(TreePath.header(device: state.device), header.bytes)
         try store.syncApply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
+    }
+
+    /// After `fob passwd`: this device's header seals the sync key under
+    /// the new password (and no longer under the old one), committed
+    /// locally; the next `fob sync` carries it. Keeps the header's costs.
+    /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
+    public func rewrap(password: SecretBytes) throws {
+        let loaded = try load()
+        try ensureWorkTree(remote: loaded.state.remote)
+        try cleanWorkTree()
+        let path = TreePath.header(device: loaded.state.device)
+        let old = FileManager.default.contents(atPath: git.directory + "/" + path).flatMap {
+            try? TreeHeader.parse(Array($0))
+        }
+        let header = try TreeHeader.make(
+            syncKey: loaded.state.syncKey, password: password, kdf: old?.kdf ?? .default)
+        try writeFile(path, header.bytes)
+        try commit("fob sync: device \(loaded.state.device) re-wraps its header")
     }
 
     /// `fob sync join REMOTE`: this vault joins the tree there; its items
@@ -46,14 +64,23 @@ extension SyncEngine {
         let clone = try git.run(
             ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
-        guard let bytes = FileManager.default.contents(atPath: git.directory + "/" + TreePath.header) else {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: git.directory + "/headers")) ?? []
+        let headers = names.sorted().compactMap { TreePath.parseHeader("headers/" + $0) }
+        guard !headers.isEmpty else {
             throw SyncError.usage("the remote holds no Fob sync tree; run `fob sync init \(remote)` to make one")
         }
-        let header: TreeHeader
-        do { header = try TreeHeader.parse(Array(bytes)) } catch {
-            throw SyncError.tampered("\(TreePath.header) \(error)")
+        // Any device's header opens with that device's master password.
+        var opened: SecretBytes?
+        for device in headers where opened == nil {
+            let path = TreePath.header(device: device)
+            let header: TreeHeader
+            do {
+                header = try TreeHeader.parse(
+                    Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data()))
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+            opened = try header.open(password: password)
         }
-        guard let syncKey = try header.open(password: password) else { throw SyncError.wrongPassword }
+        guard let syncKey = opened else { throw SyncError.wrongPassword }
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         var fresh = state.item(now: now())
         if let old {

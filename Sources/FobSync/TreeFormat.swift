@@ -37,13 +37,21 @@ public struct SyncKeys: Sendable {
 
 /// Paths in the sync tree.
 ///
-/// - `fob-sync.header`: the sync key sealed under the password key (``TreeHeader``);
+/// - `headers/DEVICE.header`: the sync key sealed under an Argon2id key of
+///   that device's master password (``TreeHeader``), written by that device only;
 /// - `devices/DEVICE.head`: each device's head (``DeviceHead``), written by that device only;
 /// - `items/AA/NAME/DEVICE.COUNTER.rec`: one revision of one item
 ///   (``Revision``), immutable; `AA` is the name's first two digits.
 public enum TreePath {
-    /// The header's path.
-    public static let header = "fob-sync.header"
+    /// The path of `device`'s header.
+    public static func header(device: String) -> String { "headers/\(device).header" }
+
+    /// The device of a header path, or `nil`.
+    public static func parseHeader(_ path: String) -> String? {
+        guard path.hasPrefix("headers/"), path.hasSuffix(".header") else { return nil }
+        let id = path.dropFirst(8).dropLast(7)
+        return DeviceID.isValid(id) ? String(id) : nil
+    }
 
     /// The path of the revision `dot` of item `name`.
     public static func record(name: String, dot: Dot) -> String {
@@ -318,7 +326,7 @@ public struct DeviceHead: Sendable, Equatable {
     }
 }
 
-/// `fob-sync.header`: the sync key sealed under a key derived from the
+/// `headers/DEVICE.header`: the sync key sealed under a key derived from the
 /// master password (Argon2id), so a new device needs only the password.
 public struct TreeHeader: Sendable, Equatable {
     /// The Argon2id salt (16 bytes).

@@ -360,6 +360,28 @@ import Testing
         #expect(try a.sync() == "merged 0, conflicts 0\n")
         #expect(try a.secret("web", "bob") == "two")
     }
+
+    // 9, in part: no key epochs yet; the header follows the new password.
+    @Test func passwdReSealsTheHeaderAndOtherDevicesKeepTheirEdits() throws {
+        let (lab, a, b) = try Self.pair()
+        try b.ok(["update", "web", "bob"], input: "unsynced on b\n")
+        let newPassword = lab.directory.url.path + "/new-pw"
+        _ = FileManager.default.createFile(atPath: newPassword, contents: Data("pw2\n".utf8))
+        try a.ok(["passwd", "--new-password-file", newPassword])
+        let synced = try FobProcess.run(
+            ["--vault", a.vault, "--password-file", newPassword, "sync"],
+            environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": a.data]) { $1 })
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(try b.sync() == "merged 0, conflicts 0\n")
+        #expect(try b.secret("web", "bob") == "unsynced on b")
+        // A new device joins with the new password, not the old one.
+        let c = try lab.device("c")
+        #expect(try c.run(["sync", "join", lab.remote]).status == 51)
+        let joined = try c.run(["sync", "join", lab.remote, "--tree-password-file", newPassword])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(try c.contents() == b.contents())
+        #expect(try c.contents() == ["mail ana one -", "web bob unsynced on b -"])
+    }
 }
 
 /// What the sync tests read of `fob status --json`.

@@ -39,12 +39,15 @@ enum SyncCommand: FobCommand {
         .value(
             "--kdf", "K", choices: ["interactive", "moderate", "sensitive"],
             help: "init: Argon2id costs of the tree's header (default moderate)"),
+        .value(
+            "--tree-password-file", "PATH",
+            help: "join: the tree's password (another device's master password) is the first line of PATH"),
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes it
         to an empty git remote; 'fob sync join REMOTE' joins a tree from another
-        device, asking the master password it was sealed with, and merges the
-        items of both. 'fob sync' fetches, merges item by item, commits and
+        device, asking the master password of a device in the tree (or reading it
+        from --tree-password-file), and merges the items of both. 'fob sync' fetches, merges item by item, commits and
         pushes, and prints 'merged N, conflicts M'. 'fob sync status' shows the
         remote, the last sync, pending local changes and the devices. git runs
         as a program: its messages reach standard error. Exit 60 without git,
@@ -64,8 +67,15 @@ enum SyncCommand: FobCommand {
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
-            // The header is sealed under (or opened with) the master password.
-            let password = try invocation.masterPassword(prompt: "Master password: ")
+            // The header is sealed under (or opened with) a master password:
+            // this vault's for init; for join the one the tree was sealed with.
+            let password: SecretBytes
+            if let file = invocation.arguments.value("--tree-password-file") {
+                password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
+            } else {
+                let prompt = verb == "init" ? "Master password: " : "Master password of a device in the tree: "
+                password = try invocation.masterPassword(prompt: prompt)
+            }
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
