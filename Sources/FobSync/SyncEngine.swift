@@ -179,6 +179,14 @@ public final class SyncEngine {
         return true
     }
 
+    /// Makes the work tree's parent directory, mode 0700 (only sealed files
+    /// live there, but names of files and commits need not be seen by others).
+    func makePrivateParent() throws {
+        let parent = NSStringPath(path: git.directory).parent
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        chmod(parent, 0o700)
+    }
+
     /// Puts the work tree back at its last commit (a run killed before its commit).
     func cleanWorkTree() throws {
         guard try git.resolve("HEAD") != nil else { return }
@@ -393,8 +401,7 @@ public final class SyncEngine {
     func ensureWorkTree(remote: String) throws {
         if FileManager.default.fileExists(atPath: git.directory + "/.git") { return }
         try? FileManager.default.removeItem(atPath: git.directory)
-        try FileManager.default.createDirectory(
-            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        try makePrivateParent()
         let clone = try git.run(
             ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }

@@ -21,6 +21,7 @@ extension SyncEngine {
             throw SyncError.usage("the remote holds a tree already; run `fob sync join \(remote)` instead")
         }
         try? FileManager.default.removeItem(atPath: git.directory)
+        try makePrivateParent()
         try FileManager.default.createDirectory(atPath: git.directory, withIntermediateDirectories: true)
         try git.check(["init", "-q", "-b", Git.branch])
         try git.check(["remote", "add", "origin", remote])
@@ -59,8 +60,7 @@ extension SyncEngine {
         let items = try store.syncItems()
         let old = SyncEngine.stateItem(in: items)
         try? FileManager.default.removeItem(atPath: git.directory)
-        try FileManager.default.createDirectory(
-            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        try makePrivateParent()
         let clone = try git.run(
             ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
