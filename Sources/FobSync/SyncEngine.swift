@@ -355,7 +355,8 @@ public final class SyncEngine {
                 }
                 continue
             }
-            if view.editBeatDelete, stored == nil || loaded.state.revisions[name] != nil {
+            // Said once, where the delete is undone.
+            if view.editBeatDelete, stored == nil {
                 messages(
                     "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
             }
