@@ -384,6 +384,22 @@ import Testing
         #expect(try c.contents() == b.contents())
         #expect(try c.contents() == ["mail ana one -", "web bob unsynced on b -"])
     }
+
+    @Test func twoSyncsOfOneVaultAtOnceTakeTurns() throws {
+        let (lab, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana"], input: "racing\n")
+        let environment = lab.gitEnvironment.merging([
+            "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
+        ]) { $1 }
+        let runs = try (0..<3).map { _ in try FobProcess.start(["--vault", a.vault, "sync"], environment: environment) }
+        for run in runs {
+            let result = run.wait(timeout: 120)
+            #expect(result.status == 0, "\(result.stderrText)")
+        }
+        _ = try b.sync()
+        #expect(try b.secret("mail", "ana") == "racing")
+        #expect(try lab.git(["ls-files", "items"], in: a.tree).split(separator: "\n").count == 2)
+    }
 }
 
 /// What the sync tests read of `fob status --json`.

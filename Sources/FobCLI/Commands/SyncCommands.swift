@@ -22,6 +22,12 @@ extension Invocation {
     func syncing<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as SyncError { throw error.cliFailure }
     }
+
+    /// Runs a sync step that writes, under the vault's exclusive lock
+    /// (`VAULT.lock`), so two syncs of one vault never share its work tree.
+    func syncing<R>(locking items: ItemAccess, _ body: () throws -> R) throws -> R {
+        try syncing { try items.withExclusiveLock(body) }
+    }
 }
 
 extension SyncError {
@@ -63,7 +69,7 @@ enum SyncCommand: FobCommand {
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing { try engine.sync() }
+            let outcome = try invocation.syncing(locking: items) { try engine.sync() }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
@@ -79,7 +85,7 @@ enum SyncCommand: FobCommand {
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing {
+            let outcome = try invocation.syncing(locking: items) {
                 if verb == "init" {
                     let kdf = invocation.arguments.value("--kdf").flatMap(KDFParameters.Preset.init(rawValue:))
                     return try engine.initialize(
@@ -140,7 +146,7 @@ enum DevicesCommand: FobCommand {
         defer { items.close() }
         if let device = invocation.arguments.value("--revoke") {
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing { try engine.revoke(device: device) }
+            let outcome = try invocation.syncing(locking: items) { try engine.revoke(device: device) }
             invocation.standardOutput.write("revoked \(device)\n")
             return SyncCommand.finish(invocation, outcome)
         }
@@ -200,7 +206,7 @@ enum ResolveCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         let engine = try invocation.syncEngine(items)
-        try invocation.syncing {
+        try invocation.syncing(locking: items) {
             try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
         }
         return 0
