@@ -98,6 +98,8 @@ public final class SyncEngine {
         var revisions: [String: [Revision]] = [:]
         var paths: Set<String> = []
         var heads: [String: DeviceHead] = [:]
+        /// Revoked devices → the last counter of theirs still taken.
+        var revoked: [String: UInt64] = [:]
 
         func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
     }
@@ -129,8 +131,20 @@ public final class SyncEngine {
                 {
                     throw SyncError.tampered("\(path) \(error)")
                 }
-            } else if path != TreePath.header {
+            } else if let device = TreePath.parseRevoked(path) {
+                do {
+                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
+                } catch { throw SyncError.tampered("\(path) \(error)") }
+            } else if TreePath.parseHeader(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
+            }
+        }
+        // A revoked device's writes after its revocation count for nothing.
+        if !snap.revoked.isEmpty {
+            for (name, revisions) in snap.revisions {
+                snap.revisions[name] = revisions.filter { r in
+                    snap.revoked[r.dot.device].map { r.dot.counter <= $0 } ?? true
+                }
             }
         }
         for (name, revisions) in snap.revisions {
@@ -163,6 +177,14 @@ public final class SyncEngine {
         guard try git.run(["diff", "--cached", "--quiet"]).status != 0 else { return false }
         try git.check(["commit", "-q", "--no-verify", "-m", message])
         return true
+    }
+
+    /// Makes the work tree's parent directory, mode 0700 (only sealed files
+    /// live there, but names of files and commits need not be seen by others).
+    func makePrivateParent() throws {
+        let parent = NSStringPath(path: git.directory).parent
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        chmod(parent, 0o700)
     }
 
     /// Puts the work tree back at its last commit (a run killed before its commit).
@@ -268,13 +290,21 @@ public final class SyncEngine {
 
     /// Refuses heads that went back, vanished, or carry this device's id
     /// beyond what it wrote.
-    func checkHeads(_ heads: [String: DeviceHead], state: SyncState, where place: String) throws {
+    func checkHeads(
+        _ heads: [String: DeviceHead], revoked: [String: UInt64], state: SyncState, where place: String
+    ) throws {
+        if let counter = revoked[state.device] {
+            throw SyncError.revoked(
+                "this device (\(state.device)) was revoked from the sync tree after its counter \(counter); "
+                    + "run `fob sync join \(state.remote)` to join again")
+        }
         if let own = heads[state.device], own.counter > state.counter {
             throw SyncError.copied(
                 "\(place) holds counter \(own.counter) of device \(state.device), and this vault wrote at most \(state.counter)"
             )
         }
-        for (device, counter) in state.seen.sorted(by: { $0.key < $1.key }) where device != state.device {
+        for (device, counter) in state.seen.sorted(by: { $0.key < $1.key })
+        where device != state.device && revoked[device] == nil {
             guard let head = heads[device] else {
                 throw SyncError.tampered("\(place) lost device \(device) (its head was at counter \(counter))")
             }
@@ -325,7 +355,8 @@ public final class SyncEngine {
                 }
                 continue
             }
-            if view.editBeatDelete, stored == nil || loaded.state.revisions[name] != nil {
+            // Said once, where the delete is undone.
+            if view.editBeatDelete, stored == nil {
                 messages(
                     "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
             }
@@ -353,6 +384,7 @@ public final class SyncEngine {
         for (device, head) in snapshot.heads where device != loaded.state.device {
             loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
         }
+        for device in snapshot.revoked.keys { loaded.state.seen[device] = nil }
         loaded.state.syncedCommit = commit
         loaded.state.revisions = revisions
         loaded.state.resolved = []
@@ -370,8 +402,7 @@ public final class SyncEngine {
     func ensureWorkTree(remote: String) throws {
         if FileManager.default.fileExists(atPath: git.directory + "/.git") { return }
         try? FileManager.default.removeItem(atPath: git.directory)
-        try FileManager.default.createDirectory(
-            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        try makePrivateParent()
         let clone = try git.run(
             ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
@@ -388,7 +419,7 @@ public final class SyncEngine {
         try cleanWorkTree()
         var head = try git.resolve("HEAD")
         var current = try snapshot(head, keys: loaded.keys)
-        try checkHeads(current.heads, state: loaded.state, where: "the local tree")
+        try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
             base = (try? git.resolve(synced)) != nil ? try snapshot(synced, keys: loaded.keys) : current
@@ -408,8 +439,8 @@ public final class SyncEngine {
             guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
-                let remoteHeads = try snapshotHeads(remote, keys: loaded.keys)
-                try checkHeads(remoteHeads, state: loaded.state, where: "the remote")
+                let (remoteHeads, remoteRevoked) = try snapshotDevices(remote, keys: loaded.keys)
+                try checkHeads(remoteHeads, revoked: remoteRevoked, state: loaded.state, where: "the remote")
                 let before = head
                 do {
                     current = try mergeRemote(remoteRef, loaded: loaded, before: current)
@@ -457,15 +488,26 @@ public final class SyncEngine {
         return merged
     }
 
-    func snapshotHeads(_ commit: String, keys: SyncKeys) throws -> [String: DeviceHead] {
+    /// The heads and revocations of `commit`.
+    func snapshotDevices(_ commit: String, keys: SyncKeys) throws -> (
+        heads: [String: DeviceHead], revoked: [String: UInt64]
+    ) {
         var heads: [String: DeviceHead] = [:]
+        var revoked: [String: UInt64] = [:]
         for (path, bytes) in try git.files(of: commit, under: "devices") {
-            guard let device = TreePath.parseHead(path) else { throw SyncError.tampered("\(path) is not a head") }
-            do { heads[device] = try DeviceHead.open(bytes, device: device, keys: keys) } catch {
+            do {
+                if let device = TreePath.parseHead(path) {
+                    heads[device] = try DeviceHead.open(bytes, device: device, keys: keys)
+                } else if let device = TreePath.parseRevoked(path) {
+                    revoked[device] = try Revocation.open(bytes, device: device, keys: keys).counter
+                } else {
+                    throw SyncError.tampered("\(path) is not part of a sync tree")
+                }
+            } catch let error as TreeFormatError {
                 throw SyncError.tampered("\(path) \(error)")
             }
         }
-        return heads
+        return (heads, revoked)
     }
 }
 

@@ -22,6 +22,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(String)
     /// The master password does not open the tree's header: exit 51.
     case wrongPassword
+    /// This device was revoked by another: exit 1.
+    case revoked(String)
 
     /// The process exit status.
     public var exitStatus: Int32 {
@@ -29,7 +31,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .gitMissing: 60
         case .remoteUnreachable: 61
         case .pushRejected: 62
-        case .git: 1
+        case .git, .revoked: 1
         case .tampered, .copied: 93
         case .usage: 2
         case .wrongPassword: 51
@@ -48,6 +50,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             "this vault is a copy of another device's: \(why); run `fob sync join REMOTE` here to take a new device id (errSecDecode)"
         case .usage(let why): why
         case .wrongPassword: "the master password does not open the sync tree's header (errSecAuthFailed)"
+        case .revoked(let why): why
         }
     }
 }

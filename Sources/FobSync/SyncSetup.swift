@@ -21,15 +21,34 @@ extension SyncEngine {
             throw SyncError.usage("the remote holds a tree already; run `fob sync join \(remote)` instead")
         }
         try? FileManager.default.removeItem(atPath: git.directory)
+        try makePrivateParent()
         try FileManager.default.createDirectory(atPath: git.directory, withIntermediateDirectories: true)
         try git.check(["init", "-q", "-b", Git.branch])
         try git.check(["remote", "add", "origin", remote])
         let syncKey = SecretBytes.random(count: 32)
         let header = try TreeHeader.make(syncKey: syncKey, password: password, kdf: kdf)
-        try writeFile(TreePath.header, header.bytes)
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        try writeFile(TreePath.header(device: state.device), header.bytes)
         try store.syncApply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
+    }
+
+    /// After `fob passwd`: this device's header seals the sync key under
+    /// the new password (and no longer under the old one), committed
+    /// locally; the next `fob sync` carries it. Keeps the header's costs.
+    /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
+    public func rewrap(password: SecretBytes) throws {
+        let loaded = try load()
+        try ensureWorkTree(remote: loaded.state.remote)
+        try cleanWorkTree()
+        let path = TreePath.header(device: loaded.state.device)
+        let old = FileManager.default.contents(atPath: git.directory + "/" + path).flatMap {
+            try? TreeHeader.parse(Array($0))
+        }
+        let header = try TreeHeader.make(
+            syncKey: loaded.state.syncKey, password: password, kdf: old?.kdf ?? .default)
+        try writeFile(path, header.bytes)
+        try commit("fob sync: device \(loaded.state.device) re-wraps its header")
     }
 
     /// `fob sync join REMOTE`: this vault joins the tree there; its items
@@ -41,19 +60,27 @@ extension SyncEngine {
         let items = try store.syncItems()
         let old = SyncEngine.stateItem(in: items)
         try? FileManager.default.removeItem(atPath: git.directory)
-        try FileManager.default.createDirectory(
-            atPath: NSStringPath(path: git.directory).parent, withIntermediateDirectories: true)
+        try makePrivateParent()
         let clone = try git.run(
             ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
-        guard let bytes = FileManager.default.contents(atPath: git.directory + "/" + TreePath.header) else {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: git.directory + "/headers")) ?? []
+        let headers = names.sorted().compactMap { TreePath.parseHeader("headers/" + $0) }
+        guard !headers.isEmpty else {
             throw SyncError.usage("the remote holds no Fob sync tree; run `fob sync init \(remote)` to make one")
         }
-        let header: TreeHeader
-        do { header = try TreeHeader.parse(Array(bytes)) } catch {
-            throw SyncError.tampered("\(TreePath.header) \(error)")
+        // Any device's header opens with that device's master password.
+        var opened: SecretBytes?
+        for device in headers where opened == nil {
+            let path = TreePath.header(device: device)
+            let header: TreeHeader
+            do {
+                header = try TreeHeader.parse(
+                    Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data()))
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+            opened = try header.open(password: password)
         }
-        guard let syncKey = try header.open(password: password) else { throw SyncError.wrongPassword }
+        guard let syncKey = opened else { throw SyncError.wrongPassword }
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         var fresh = state.item(now: now())
         if let old {
@@ -74,6 +101,8 @@ extension SyncEngine {
         public var counter: UInt64
         /// Whether it is this vault.
         public var isThis: Bool
+        /// Whether it was revoked (its writes after ``counter`` are ignored).
+        public var isRevoked: Bool
     }
 
     /// What `fob sync status` prints.
@@ -107,9 +136,32 @@ extension SyncEngine {
     func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
         guard FileManager.default.fileExists(atPath: git.directory + "/.git"), let head = try git.resolve("HEAD")
         else { return [] }
-        return try snapshotHeads(head, keys: loaded.keys).values.sorted { $0.device < $1.device }.map {
-            DeviceInfo(device: $0.device, counter: $0.counter, isThis: $0.device == loaded.state.device)
+        let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
+        return heads.values.sorted { $0.device < $1.device }.map {
+            DeviceInfo(
+                device: $0.device, counter: revoked[$0.device] ?? $0.counter, isThis: $0.device == loaded.state.device,
+                isRevoked: revoked[$0.device] != nil)
         }
+    }
+
+    /// `fob devices --revoke DEVICE`: the device's writes after its last
+    /// head in the local tree are ignored by every device from the next sync
+    /// on, and it can no longer sync. It keeps the sync key it had: what it
+    /// read before stays read.
+    /// - Returns: the sync that carries the revocation.
+    /// - Throws: ``SyncError/usage(_:)`` for this device or an unknown one.
+    public func revoke(device: String) throws -> Outcome {
+        let loaded = try load()
+        guard device != loaded.state.device else {
+            throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
+        }
+        guard let head = try git.resolve("HEAD"),
+            let counter = try snapshotDevices(head, keys: loaded.keys).heads[device]?.counter
+        else { throw SyncError.usage("no device \(device) in the sync tree; see `fob devices`") }
+        try writeFile(
+            TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: loaded.keys))
+        try commit("fob sync: device \(loaded.state.device) revokes \(device) after counter \(counter)")
+        return try sync()
     }
 
     /// An item with versions kept after a conflict.

@@ -97,6 +97,8 @@ public struct SyncState: Sendable {
             let commit = try r.string(max: 64)
             state.syncedCommit = commit.isEmpty ? nil : commit
             let count = try r.u32()
+            // Each entry takes at least 12 bytes: a count beyond what is left is damage.
+            guard Int(count) <= (raw.count - r.offset) / 12 else { throw .truncated }
             state.revisions.reserveCapacity(Int(count))
             for _ in 0..<count { state.revisions[try r.string(max: 32)] = try r.u64() }
             let resolvedCount = try r.u32()

@@ -26,3 +26,12 @@ extension ItemAccess: SyncItemStore {
         try applyImport(changes) { _ in }
     }
 }
+
+extension Vault: SyncItemStore {
+    public func syncItems() throws(KeychainError) -> [Item] { try allItemsWithSecrets() }
+
+    public func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
+        guard !changes.isEmpty else { return }
+        try applyImport(changes)
+    }
+}

@@ -37,13 +37,21 @@ public struct SyncKeys: Sendable {
 
 /// Paths in the sync tree.
 ///
-/// - `fob-sync.header`: the sync key sealed under the password key (``TreeHeader``);
+/// - `headers/DEVICE.header`: the sync key sealed under an Argon2id key of
+///   that device's master password (``TreeHeader``), written by that device only;
 /// - `devices/DEVICE.head`: each device's head (``DeviceHead``), written by that device only;
 /// - `items/AA/NAME/DEVICE.COUNTER.rec`: one revision of one item
 ///   (``Revision``), immutable; `AA` is the name's first two digits.
 public enum TreePath {
-    /// The header's path.
-    public static let header = "fob-sync.header"
+    /// The path of `device`'s header.
+    public static func header(device: String) -> String { "headers/\(device).header" }
+
+    /// The device of a header path, or `nil`.
+    public static func parseHeader(_ path: String) -> String? {
+        guard path.hasPrefix("headers/"), path.hasSuffix(".header") else { return nil }
+        let id = path.dropFirst(8).dropLast(7)
+        return DeviceID.isValid(id) ? String(id) : nil
+    }
 
     /// The path of the revision `dot` of item `name`.
     public static func record(name: String, dot: Dot) -> String {
@@ -65,6 +73,16 @@ public enum TreePath {
         let stem = file.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
         guard stem.count == 2, DeviceID.isValid(stem[0]), let counter = parseCounter(stem[1]) else { return nil }
         return (String(parts[2]), Dot(device: String(stem[0]), counter: counter))
+    }
+
+    /// The path of the revocation of `device`.
+    public static func revoked(device: String) -> String { "devices/\(device).revoked" }
+
+    /// The device of a revocation path, or `nil`.
+    public static func parseRevoked(_ path: String) -> String? {
+        guard path.hasPrefix("devices/"), path.hasSuffix(".revoked") else { return nil }
+        let id = path.dropFirst(8).dropLast(8)
+        return DeviceID.isValid(id) ? String(id) : nil
     }
 
     /// The device of a head path, or `nil`.
@@ -308,7 +326,7 @@ public struct DeviceHead: Sendable, Equatable {
     }
 }
 
-/// `fob-sync.header`: the sync key sealed under a key derived from the
+/// `headers/DEVICE.header`: the sync key sealed under a key derived from the
 /// master password (Argon2id), so a new device needs only the password.
 public struct TreeHeader: Sendable, Equatable {
     /// The Argon2id salt (16 bytes).
@@ -365,6 +383,49 @@ public struct TreeHeader: Sendable, Equatable {
             let kdf = KDFParameters(opslimit: ops, memlimit: Int(mem))
             guard kdf.isValid else { throw .malformed("key derivation costs out of range") }
             return TreeHeader(salt: salt, kdf: kdf, sealedKey: sealed)
+        }
+    }
+}
+
+/// `devices/DEVICE.revoked`: the device's writes after `counter` are
+/// ignored by every device, and its head may go. Sealed under the sync key
+/// with the device id as associated data.
+public struct Revocation: Sendable, Equatable {
+    /// The revoked device.
+    public var device: String
+    /// Its last counter still taken.
+    public var counter: UInt64
+
+    /// A revocation of `device` after `counter`.
+    public init(device: String, counter: UInt64) {
+        self.device = device
+        self.counter = counter
+    }
+
+    static func associatedData(_ device: String) -> [UInt8] { Array("fob-sync revoked 1/\(device)".utf8) }
+
+    /// The file's bytes.
+    public func sealed(keys: SyncKeys) -> [UInt8] {
+        var w = ByteWriter()
+        w.u64(counter)
+        return Array("FSV1".utf8)
+            + w.bytes.withUnsafeBytes { Sodium.seal($0, ad: Revocation.associatedData(device), key: keys.sealing) }
+    }
+
+    /// Opens `device`'s revocation file.
+    /// - Throws: ``TreeFormatError``.
+    public static func open(_ bytes: [UInt8], device: String, keys: SyncKeys) throws(TreeFormatError) -> Revocation {
+        guard bytes.count > 4, Array(bytes.prefix(4)) == Array("FSV1".utf8) else {
+            throw .malformed("not a revocation")
+        }
+        guard let plain = Sodium.open(Array(bytes.dropFirst(4)), ad: associatedData(device), key: keys.sealing) else {
+            throw .unauthentic
+        }
+        return try reading(plain) { (raw) throws(TreeFormatError) -> Revocation in
+            var r = ByteReader(raw)
+            let counter = try r.u64()
+            guard r.atEnd else { throw .malformed("a revocation") }
+            return Revocation(device: device, counter: counter)
         }
     }
 }

@@ -180,7 +180,9 @@ import Testing
             try t.vault.item(service: "n", account: "a")
         }
         let current = try t.vault.item(service: "s", account: "a")
-        try t.vault.applyImport([.add(Item(service: "n", account: "a", secret: .text("n"))), .delete(existing: current)])
+        try t.vault.applyImport([
+            .add(Item(service: "n", account: "a", secret: .text("n"))), .delete(existing: current),
+        ])
         #expect(throws: KeychainError.itemNotFound("service \"s\", account \"a\"")) {
             try t.vault.item(service: "s", account: "a")
         }

@@ -1,4 +1,5 @@
 import FobStore
+import FobSync
 
 /// `fob passwd [--new-password-file PATH]`: changes the master password.
 enum PasswdCommand: FobCommand {
@@ -26,9 +27,32 @@ enum PasswdCommand: FobCommand {
             file: invocation.arguments.value("--new-password-file"),
             prompt: "New master password: ")
         try vault.changePassword(to: newPassword)
+        try rewrapSyncHeader(invocation, vault: vault, password: newPassword)
         vault.lock()
         invocation.lockAgentIfRunning()
         invocation.standardOutput.write("Changed the master password of \(vault.url.path)\n")
         return 0
+    }
+
+    /// A vault that syncs re-seals its header of the sync tree under the new
+    /// password (the next `fob sync` carries it).
+    private static func rewrapSyncHeader(_ invocation: Invocation, vault: Vault, password: SecretBytes) throws {
+        guard
+            (try? vault.item(
+                service: SyncState.key.service, account: SyncState.key.account, accessGroup: SyncState.key.accessGroup))
+                != nil
+        else { return }
+        nonisolated(unsafe) let sink = invocation.standardError
+        do {
+            let engine = try SyncEngine(
+                store: vault,
+                treeDirectory: SyncPaths.tree(
+                    vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment),
+                environment: invocation.context.environment, messages: { sink.write($0) })
+            try engine.rewrap(password: password)
+        } catch let error as SyncError {
+            // The password is changed either way; the header follows at the next try.
+            invocation.standardError.write("fob: the sync tree's header still has the old password: \(error)\n")
+        }
     }
 }

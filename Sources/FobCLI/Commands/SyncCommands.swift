@@ -22,6 +22,12 @@ extension Invocation {
     func syncing<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as SyncError { throw error.cliFailure }
     }
+
+    /// Runs a sync step that writes, under the vault's exclusive lock
+    /// (`VAULT.lock`), so two syncs of one vault never share its work tree.
+    func syncing<R>(locking items: ItemAccess, _ body: () throws -> R) throws -> R {
+        try syncing { try items.withExclusiveLock(body) }
+    }
 }
 
 extension SyncError {
@@ -39,12 +45,15 @@ enum SyncCommand: FobCommand {
         .value(
             "--kdf", "K", choices: ["interactive", "moderate", "sensitive"],
             help: "init: Argon2id costs of the tree's header (default moderate)"),
+        .value(
+            "--tree-password-file", "PATH",
+            help: "join: the tree's password (another device's master password) is the first line of PATH"),
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes it
         to an empty git remote; 'fob sync join REMOTE' joins a tree from another
-        device, asking the master password it was sealed with, and merges the
-        items of both. 'fob sync' fetches, merges item by item, commits and
+        device, asking the master password of a device in the tree (or reading it
+        from --tree-password-file), and merges the items of both. 'fob sync' fetches, merges item by item, commits and
         pushes, and prints 'merged N, conflicts M'. 'fob sync status' shows the
         remote, the last sync, pending local changes and the devices. git runs
         as a program: its messages reach standard error. Exit 60 without git,
@@ -60,16 +69,23 @@ enum SyncCommand: FobCommand {
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing { try engine.sync() }
+            let outcome = try invocation.syncing(locking: items) { try engine.sync() }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
-            // The header is sealed under (or opened with) the master password.
-            let password = try invocation.masterPassword(prompt: "Master password: ")
+            // The header is sealed under (or opened with) a master password:
+            // this vault's for init; for join the one the tree was sealed with.
+            let password: SecretBytes
+            if let file = invocation.arguments.value("--tree-password-file") {
+                password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
+            } else {
+                let prompt = verb == "init" ? "Master password: " : "Master password of a device in the tree: "
+                password = try invocation.masterPassword(prompt: prompt)
+            }
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing {
+            let outcome = try invocation.syncing(locking: items) {
                 if verb == "init" {
                     let kdf = invocation.arguments.value("--kdf").flatMap(KDFParameters.Preset.init(rawValue:))
                     return try engine.initialize(
@@ -113,19 +129,32 @@ enum SyncCommand: FobCommand {
 /// `fob devices`: the devices in the sync tree.
 enum DevicesCommand: FobCommand {
     static let name = "devices"
-    static let summary = "the devices syncing this vault, as of the last sync"
+    static let summary = "the devices syncing this vault, as of the last sync; --revoke shuts one out"
+    static let options: [OptionSpec] = [
+        .value("--revoke", "DEVICE", help: "ignore DEVICE's writes from now on, everywhere (then syncs)")
+    ]
     static let discussion = """
-        One line per device: its id, the highest counter it wrote, and which
-        one is this vault. Reads the local tree only.
+        One line per device: its id, the highest counter it wrote, which one
+        is this vault, and which are revoked. Reads the local tree only.
+        --revoke DEVICE writes a revocation into the tree and syncs: every
+        device ignores DEVICE's later writes, and DEVICE can no longer sync.
+        It keeps the sync key and what it read before.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let items = invocation.items()
         defer { items.close() }
+        if let device = invocation.arguments.value("--revoke") {
+            let engine = try invocation.syncEngine(items)
+            let outcome = try invocation.syncing(locking: items) { try engine.revoke(device: device) }
+            invocation.standardOutput.write("revoked \(device)\n")
+            return SyncCommand.finish(invocation, outcome)
+        }
         let status = try invocation.syncing { try invocation.syncEngine(items).status() }
         var text = ""
         for device in status.devices {
-            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")\n"
+            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
+            text += device.isRevoked ? "  revoked\n" : "\n"
         }
         invocation.standardOutput.write(text)
         return 0
@@ -177,7 +206,7 @@ enum ResolveCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         let engine = try invocation.syncEngine(items)
-        try invocation.syncing {
+        try invocation.syncing(locking: items) {
             try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
         }
         return 0
