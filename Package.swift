@@ -47,6 +47,15 @@ let package = Package(
         // GMP's constant-time modular exponentiation for the Secret Service's DH transfer.
         .systemLibrary(name: "CGMP", providers: [.apt(["libgmp-dev"])]),
 
+        // libcurl, the network library of fob-http (FobHTTP).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libxml2's SAX2 parser, for fob-xml (FobXML).
+        .systemLibrary(
+            name: "CXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+
         // Linux calls Swift cannot import directly (prctl …); no library to link.
         .systemLibrary(name: "CLinux"),
 
@@ -77,13 +86,13 @@ let package = Package(
                 "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem",
             ]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
-        // The network helper: URLSession (FoundationNetworking, libcurl) lives
-        // here and in FobHTTP only, so `fob` itself loads no network library.
-        .target(name: "FobHTTP", dependencies: ["FobTokens"]),
+        // The network helper: libcurl lives here and in FobHTTP only, so
+        // `fob` itself loads no network library.
+        .target(name: "FobHTTP", dependencies: ["FobTokens", "FobSystem", "CCurl"]),
         .executableTarget(name: "fob-http", dependencies: ["FobHTTP", "FobTokens", "FobSystem"]),
-        // The XML helper: Foundation's XMLParser (FoundationXML, libxml2 and
-        // ICU) lives here and in FobXML only, for `fob import keepassxc-xml`.
-        .target(name: "FobXML", dependencies: ["FobImport"]),
+        // The XML helper: libxml2 lives here and in FobXML only, for
+        // `fob import keepassxc-xml`.
+        .target(name: "FobXML", dependencies: ["FobImport", "CXML2"]),
         .executableTarget(name: "fob-xml", dependencies: ["FobXML", "FobImport", "FobStore", "FobSystem"]),
         // The Secret Service helper: sd-bus lives here only, so `fob` itself
         // loads no D-Bus library. The C target holds the sd-bus vtables

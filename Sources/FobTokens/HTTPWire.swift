@@ -3,8 +3,8 @@ import FoundationEssentials
 
 /// How `fob` and its network helper, `fob-http`, exchange one HTTP request
 /// and its outcome over a pipe: one JSON object each way (RFC 8259), bodies
-/// in standard base64. The helper runs URLSession, so `fob` itself never
-/// loads FoundationNetworking and libcurl.
+/// in standard base64. The helper runs libcurl, so `fob` itself never
+/// loads a network library.
 ///
 /// Request: `{"method", "url", "headers": {name: value}, "body": base64, "timeout": seconds}`.
 /// Outcome: `{"status", "headers", "body": base64}`, or

@@ -2,9 +2,9 @@ import FobSystem
 import FoundationEssentials
 
 /// The live HTTP transport: each request runs in `fob-http`, a small helper
-/// installed next to `fob`, which sends it with URLSession and answers on
+/// installed next to `fob`, which sends it with libcurl and answers on
 /// its standard output (``HTTPWire``). So `fob` loads no network library
-/// (FoundationNetworking pulls libcurl and its whole tree) for commands that
+/// (libcurl pulls TLS, HTTP/2 and its whole tree) for commands that
 /// never reach the network; only OAuth's token requests start the helper.
 ///
 /// The request, credentials included, goes to the helper's standard input;

@@ -7,8 +7,8 @@ import FoundationEssentials
 /// - Important: Decoding does **not** verify the signature. The header and
 ///   claims say what the token claims, not that anyone vouches for it.
 ///
-/// Header and claims are read with Foundation's `JSONSerialization` (see
-/// ``JSONText``): they are dictionaries, so the members' order in the token
+/// Header and claims are read with ``JSONText`` into ``JSONValue``s: they
+/// are dictionaries, so the members' order in the token
 /// is not kept (list them with sorted keys), and a member name given twice
 /// keeps its lexically last value (RFC 7519 §4 allows this instead of
 /// rejecting the token).
@@ -75,12 +75,10 @@ public struct JWT: Sendable, Equatable {
         notBefore = JWT.timeClaim(claims.object["nbf"])
     }
 
-    /// The JOSE header (RFC 7515 §4) as `JSONSerialization` reads it: no
-    /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
+    /// The JOSE header (RFC 7515 §4) as ``JSONText`` reads it: no member order.
     public var header: [String: JSONValue] { JWT.dictionary(headerJSON) }
 
-    /// The claims set (RFC 7519 §4) as `JSONSerialization` reads it: no
-    /// member order, booleans as `NSNumber` (see ``JSONText/isBoolean(_:)``).
+    /// The claims set (RFC 7519 §4) as ``JSONText`` reads it: no member order.
     public var claims: [String: JSONValue] { JWT.dictionary(claimsJSON) }
 
     /// Whether `text` has the shape of a compact JWS (three base64url

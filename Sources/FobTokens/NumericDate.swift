@@ -25,10 +25,9 @@ public struct NumericDate: Sendable, Equatable, Comparable {
     /// Reads a claim value: a JSON integer, a fractional number (RFC 7519 §2),
     /// or a string holding a plain decimal number such as `"1459872074"`, as
     /// some servers send.
-    /// - Parameter value: the claim's value as `JSONSerialization` returns it.
-    /// - Returns: `nil` for anything else (booleans, which Foundation also
-    ///   hands out as `NSNumber`; other strings; objects; out-of-range
-    ///   numbers); the caller reports it rather than guessing.
+    /// - Parameter value: the claim's value as ``JSONText`` reads it.
+    /// - Returns: `nil` for anything else (booleans, other strings,
+    ///   objects, arrays, null); the caller reports it rather than guessing.
     public init?(json value: JSONValue) {
         if let number = value.number {
             self.init(secondsSince1970: number)

@@ -164,7 +164,7 @@ public struct TokenResponse: Sendable, Equatable {
 
     /// `expires_in` as a non-negative number or numeric string; anything
     /// else (a boolean among them) is ignored.
-    /// - Parameter value: the member's value as `JSONSerialization` returns it.
+    /// - Parameter value: the member's value as ``JSONText`` reads it.
     static func seconds(_ value: JSONValue) -> Double? {
         let number: Double?
         if let n = value.number {

@@ -65,11 +65,9 @@ enum AgentBenchmark {
         section("Start-up (median of 30)")
         let hello = scratch.appendingPathComponent("hello")
         let source = scratch.appendingPathComponent("hello.swift")
-        // It touches NSLock so that Foundation itself is linked, as in fob:
-        // ProcessInfo alone links only FoundationEssentials, whose static
-        // program starts in about 3 ms here against about 4 ms with Foundation.
+        // It imports FoundationEssentials alone, as fob does (no ICU).
         try Data(
-            "import Foundation\nlet lock = NSLock()\nlock.lock(); lock.unlock()\nprint(\"hello \\(ProcessInfo.processInfo.processIdentifier)\")\n"
+            "import FoundationEssentials\nprint(\"hello \\(ProcessInfo.processInfo.processIdentifier)\")\n"
                 .utf8
         ).write(to: source)
         let swiftc =
@@ -89,7 +87,7 @@ enum AgentBenchmark {
         if built.status == 0 {
             let tHello = median(30) { _ = run(hello.path, [], environment: ["PATH": path]) }
             print(
-                "  " + pad("minimal Swift program with Foundation (\(isStatic ? "static" : "dynamic"))")
+                "  " + pad("minimal FoundationEssentials program (\(isStatic ? "static" : "dynamic"))")
                     + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
         } else {
             print("  minimal Swift program: swiftc failed; skipped")
@@ -97,6 +95,33 @@ enum AgentBenchmark {
         print(
             "  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
                 + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
+        sizes(fob: fob, scratch: scratch)
+    }
+
+    /// The size of `fob` and each helper beside it, stripped (`strip`),
+    /// and of all of them together.
+    static func sizes(fob: String, scratch: URL) {
+        let directory = URL(fileURLWithPath: fob).deletingLastPathComponent()
+        var total = 0
+        for name in ["fob", "fob-http", "fob-xml", "fob-secret-service"] {
+            let source = directory.appendingPathComponent(name).path
+            let copy = scratch.appendingPathComponent("stripped-" + name).path
+            guard FileManager.default.isExecutableFile(atPath: source) else {
+                print("  " + pad("\(name) stripped") + "  (not built)")
+                continue
+            }
+            try? FileManager.default.removeItem(atPath: copy)
+            guard (try? FileManager.default.copyItem(atPath: source, toPath: copy)) != nil,
+                run("/usr/bin/strip", [copy], environment: [:]).status == 0,
+                let size = (try? FileManager.default.attributesOfItem(atPath: copy))?[.size] as? Int
+            else {
+                print("  " + pad("\(name) stripped") + "  (strip failed)")
+                continue
+            }
+            total += size
+            print("  " + pad("\(name) stripped") + String(format: "%10.1f MB", Double(size) / 1e6))
+        }
+        print("  " + pad("all of them") + String(format: "%10.1f MB", Double(total) / 1e6))
 
     }
 

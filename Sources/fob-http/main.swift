@@ -4,7 +4,7 @@ import FobTokens
 import Glibc
 
 // fob-http: Fob's network helper. Reads one HTTP request (HTTPWire JSON) on
-// standard input, sends it with URLSession, writes the outcome on standard
+// standard input, sends it with libcurl, writes the outcome on standard
 // output and exits 0; a malformed request is answered as a network error.
 // Started only by Fob's HelperHTTPTransport, so that `fob` itself loads no
 // network library. The request may hold credentials: never logged.
@@ -20,7 +20,7 @@ while input.count <= HTTPWire.maxMessageBytes {
 let outcome: Result<HTTPResponse, OAuthError>
 do {
     let request = try HTTPWire.decodeRequest(input)
-    outcome = .success(try URLSessionTransport().send(request))
+    outcome = .success(try CurlTransport().send(request))
 } catch {
     outcome = .failure(error)
 }

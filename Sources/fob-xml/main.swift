@@ -5,7 +5,7 @@ import FobXML
 import Glibc
 
 // fob-xml: Fob's XML helper. Reads one XML document on standard input,
-// parses it with Foundation's XMLParser and writes its events
+// parses it with libxml2's SAX2 parser and writes its events
 // (XMLEventWire) on standard output, then exits 0. Started only by
 // HelperXMLParser (`fob import keepassxc-xml`), so that `fob` itself loads
 // no XML library. The document holds secrets: never logged, no core dumps.
@@ -21,7 +21,7 @@ while input.count <= limit {
 }
 chunk.wipe()
 guard input.count <= limit else { exit(1) }
-var answer = XMLEventWire.encode(FoundationXMLEvents.parse(input))
+var answer = XMLEventWire.encode(LibXMLEvents.parse(input))
 input.wipe()
 FileDescriptorIO.writeAll(answer, to: 1)
 answer.wipe()

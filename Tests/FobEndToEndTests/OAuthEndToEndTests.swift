@@ -152,7 +152,7 @@ import Testing
         let url = try login.waitForAuthorizationURL()
         let query = Dictionary(FormEncoding.decode(Substring(url.query ?? "")), uniquingKeysWith: { a, _ in a })
         let redirect = try #require(query["redirect_uri"])
-        _ = try URLSessionTransport().send(
+        _ = try CurlTransport().send(
             HTTPRequest(method: "GET", url: URL(string: "\(redirect)?code=c&state=forged")!, timeout: 10))
         // A forged state is ignored; when the real redirect never comes, the
         // login ends (after its 5 s) saying a forged one was seen.
@@ -217,7 +217,7 @@ struct FobRunner {
     func login(_ arguments: [String], user: String) throws {
         let child = try start(arguments)
         let url = try child.waitForAuthorizationURL()
-        let http = URLSessionTransport()
+        let http = CurlTransport()
         let form = try http.send(HTTPRequest(method: "GET", url: url, timeout: 10))
         guard form.status == 200 else { throw OAuthTestError("authorization form: HTTP \(form.status)") }
         let submitted = try http.send(
@@ -326,7 +326,7 @@ final class MockProvider: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         let discovery = URL(string: "http://127.0.0.1:\(port)/.well-known/openid-configuration")!
         while Date() < deadline {
-            if let response = try? URLSessionTransport().send(HTTPRequest(method: "GET", url: discovery, timeout: 2)),
+            if let response = try? CurlTransport().send(HTTPRequest(method: "GET", url: discovery, timeout: 2)),
                 response.status == 200
             {
                 return
@@ -351,7 +351,7 @@ final class MockProvider: @unchecked Sendable {
 
     /// The status of `/userinfo` with `token`: 200 while the provider accepts it.
     func userinfoStatus(token: String) throws -> Int {
-        try URLSessionTransport().send(
+        try CurlTransport().send(
             HTTPRequest(
                 method: "GET", url: URL(string: "http://127.0.0.1:\(port)/userinfo")!,
                 headers: ["Authorization": "Bearer \(token)"], timeout: 10)

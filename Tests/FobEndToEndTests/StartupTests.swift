@@ -2,10 +2,10 @@ import FobTestSupport
 import Foundation
 import Testing
 
-/// `fob` loads no network library and no XML library: URLSession
-/// (FoundationNetworking and libcurl's tree) lives in the `fob-http` helper,
-/// started only for OAuth, and XMLParser (FoundationXML, libxml2, ICU) in
-/// `fob-xml`, started only by `fob import keepassxc-xml`.
+/// `fob` loads no network library and no XML library: libcurl lives in the
+/// `fob-http` helper, started only for OAuth, and libxml2 in `fob-xml`,
+/// started only by `fob import keepassxc-xml`; none of them links
+/// Foundation proper (libFoundation and its ICU).
 @Suite struct StartupTests {
     private func libraries(of binary: String) throws -> String {
         try ChildProcess.run(executable: "/usr/bin/ldd", arguments: [binary], environment: FobProcess.baseEnvironment)
@@ -28,12 +28,24 @@ import Testing
         let helper = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("fob-xml").path
         #expect(FileManager.default.isExecutableFile(atPath: helper))
         let libraries = try libraries(of: helper)
-        #expect(libraries.contains("libFoundationXML") || libraries.contains("libxml2"), "\(libraries)")
+        #expect(libraries.contains("libxml2"), "\(libraries)")
+        #expect(!libraries.contains("libFoundationXML"), "\(libraries)")
+    }
+
+    @Test(arguments: ["fob", "fob-http", "fob-xml", "fob-secret-service"])
+    func noBinaryLinksFoundationProper(name: String) throws {
+        let binary = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent(name).path
+        let libraries = try libraries(of: binary)
+        #expect(!libraries.contains("libFoundation.so"), "\(libraries)")
+        #expect(!libraries.contains("libFoundationInternationalization"), "\(libraries)")
+        #expect(!libraries.contains("lib_FoundationICU"), "\(libraries)")
     }
 
     @Test func theHelperSitsBesideFobAndCarriesTheNetwork() throws {
         let helper = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("fob-http").path
         #expect(FileManager.default.isExecutableFile(atPath: helper))
-        #expect(try libraries(of: helper).contains("libFoundationNetworking"))
+        let libraries = try libraries(of: helper)
+        #expect(libraries.contains("libcurl"), "\(libraries)")
+        #expect(!libraries.contains("libFoundationNetworking"), "\(libraries)")
     }
 }

@@ -30,7 +30,7 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
     }
 
     @Test func keepassxcXMLKeepsCustomAttributesGroupsAndReportsAttachments() throws {
-        let read = try KeePassXML.read(fixture("keepassxc.xml"), parser: FoundationXMLEvents.parser)
+        let read = try KeePassXML.read(fixture("keepassxc.xml"), parser: LibXMLEvents.parser)
         #expect(read.entries.map(\.item.service) == ["Bank", "Unicode ünïcode", "Mail"])
         let bank = read.entries[0].item
         #expect(text(bank.secret) == "hunter2")
@@ -178,25 +178,25 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
 
     @Test func truncatedAndMalformedFilesOfEachKind() {
         #expect(throws: ImportError.malformed("line 1: not well-formed XML (is the file truncated?)")) {
-            try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(Array("<KeePassFile><Root><Group>".utf8), parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("line 1: not an XML document; is it a KeePassXC XML export?")) {
             try KeePassXML.read(
-                Array("name,url,username,password\nmail,,ana,pw\n".utf8), parser: FoundationXMLEvents.parser)
+                Array("name,url,username,password\nmail,,ana,pw\n".utf8), parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: the document is <html>")) {
-            try KeePassXML.read(Array("<html></html>".utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(Array("<html></html>".utf8), parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.encrypted("this KeePass XML export (its protected values are encrypted)")) {
             try KeePassXML.read(
                 Array(
                     #"<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value Protected="True">aGk=</Value></String></Entry></Group></Root></KeePassFile>"#
-                        .utf8), parser: FoundationXMLEvents.parser)
+                        .utf8), parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("not a KeePass XML export: it declares a document type or entities")) {
             try KeePassXML.read(
                 Array(#"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaa">]><KeePassFile>&a;</KeePassFile>"#.utf8),
-                parser: FoundationXMLEvents.parser)
+                parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.missingColumns(["password"])) {
             try CSVFormats.chrome(Array("name,url,username\nx,y,z\n".utf8))
@@ -218,7 +218,7 @@ private func text(_ secret: SecretBytes?) -> String? { secret?.unsafeString }
                 }
                 _ = try? CSVFormats.keepassxc(bytes)
                 _ = try? BitwardenJSON.read(bytes)
-                _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
+                _ = try? KeePassXML.read(bytes, parser: LibXMLEvents.parser)
                 _ = try? FobJSON.read(bytes)
             }
         }

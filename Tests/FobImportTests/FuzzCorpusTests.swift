@@ -15,7 +15,7 @@ import Testing
             _ = try? CSVFormats.fob(bytes)
         }
         for (_, bytes) in FuzzCorpus.inputs("import-keepassxc-xml") {
-            _ = try? KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
+            _ = try? KeePassXML.read(bytes, parser: LibXMLEvents.parser)
         }
         for (_, bytes) in FuzzCorpus.inputs("import-json") {
             _ = try? BitwardenJSON.read(bytes)
@@ -35,9 +35,9 @@ import Testing
         "<?xml version=\"1.0\" encoding=\"latin1\"?x><?xml?><KeePassFile></KeePassFile>",
     ])
     func processingInstructionsAreRefused(text: String) {
-        #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser) }
+        #expect(throws: ImportError.self) { try KeePassXML.read(Array(text.utf8), parser: LibXMLEvents.parser) }
         do {
-            _ = try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
+            _ = try KeePassXML.read(Array(text.utf8), parser: LibXMLEvents.parser)
         } catch {
             guard case .malformed = error else {
                 Issue.record("not .malformed: \(error)")
@@ -53,7 +53,7 @@ import Testing
             <KeePassFile><Root><Group><Name>Root</Name><Entry><String><Key>Title</Key><Value>t</Value></String>
             <String><Key>Password</Key><Value><![CDATA[p<?x?>w]]></Value></String></Entry></Group></Root></KeePassFile>
             """
-        let read = try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
+        let read = try KeePassXML.read(Array(text.utf8), parser: LibXMLEvents.parser)
         #expect(read.entries.count == 1)
         #expect(read.entries.first?.item.secret?.unsafeString == "p<?x?>w")
     }

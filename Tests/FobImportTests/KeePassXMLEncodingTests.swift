@@ -19,7 +19,7 @@ import Testing
     }
 
     private func entry(_ bytes: [UInt8]) throws -> (String, String, String?) {
-        let read = try KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
+        let read = try KeePassXML.read(bytes, parser: LibXMLEvents.parser)
         let item = try #require(read.entries.first?.item)
         return (item.service, item.account, item.secret?.unsafeString)
     }
@@ -51,7 +51,7 @@ import Testing
     @Test func anUnknownDeclaredEncodingIsNamed() {
         let bytes = Array(document(declaration: #"<?xml version="1.0" encoding="EBCDIC-XY"?>"#).utf8)
         do {
-            _ = try KeePassXML.read(bytes, parser: FoundationXMLEvents.parser)
+            _ = try KeePassXML.read(bytes, parser: LibXMLEvents.parser)
             Issue.record("an unknown encoding must be refused")
         } catch {
             guard case .encoding(1, let text) = error else {
@@ -65,7 +65,7 @@ import Testing
     @Test func bytesThatAreNotUTF8WithoutADeclarationNeverSuggestEncodingOption() throws {
         let bytes = try #require(document(declaration: "").data(using: .isoLatin1))
         do {
-            _ = try KeePassXML.read(Array(bytes), parser: FoundationXMLEvents.parser)
+            _ = try KeePassXML.read(Array(bytes), parser: LibXMLEvents.parser)
             Issue.record("invalid UTF-8 must be refused")
         } catch {
             #expect(!error.description.contains("--encoding"))
@@ -76,7 +76,7 @@ import Testing
     @Test func aFileInOneEncodingDeclaringAnotherIsRefusedNotGarbled() throws {
         // UTF-8 bytes that claim UTF-16: never imported as mojibake.
         let bytes = Array(document(declaration: #"<?xml version="1.0" encoding="utf-16"?>"#).utf8)
-        #expect(throws: ImportError.self) { try KeePassXML.read(bytes, parser: FoundationXMLEvents.parser) }
+        #expect(throws: ImportError.self) { try KeePassXML.read(bytes, parser: LibXMLEvents.parser) }
     }
 
     /// A broken declaration is refused, never dropped with what follows it,
@@ -85,10 +85,10 @@ import Testing
         let text = document(declaration: #"<?xml version="1.0" encoding="UTF-16"?x><?xml?>"#)
         let utf16 = try #require(text.data(using: .utf16))
         #expect(throws: ImportError.malformed("line 1: a broken XML declaration")) {
-            try KeePassXML.read(Array(utf16), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(Array(utf16), parser: LibXMLEvents.parser)
         }
         #expect(throws: ImportError.malformed("line 1: a broken XML declaration")) {
-            try KeePassXML.read(Array(text.utf8), parser: FoundationXMLEvents.parser)
+            try KeePassXML.read(Array(text.utf8), parser: LibXMLEvents.parser)
         }
     }
 }

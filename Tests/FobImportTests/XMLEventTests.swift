@@ -13,8 +13,8 @@ import Testing
         <KeePassFile><Meta a="1" b="&amp;"/><Root>t&lt;x<![CDATA[<raw>]]>é</Root></KeePassFile>
         """.utf8)
 
-    @Test func foundationParserReportsEveryEventInOrder() {
-        let list = FoundationXMLEvents.parse(document)
+    @Test func libxml2ParserReportsEveryEventInOrder() {
+        let list = LibXMLEvents.parse(document)
         #expect(list.errorLine == nil)
         #expect(list.events.first == .start("KeePassFile", attributes: [:]))
         #expect(list.events.contains(.start("Meta", attributes: ["a": "1", "b": "&"])))
@@ -24,13 +24,13 @@ import Testing
     }
 
     @Test func aBrokenDocumentNamesTheLineOfItsError() {
-        let list = FoundationXMLEvents.parse(Array("<KeePassFile>\n<Root>\n</Wrong>\n".utf8))
+        let list = LibXMLEvents.parse(Array("<KeePassFile>\n<Root>\n</Wrong>\n".utf8))
         #expect(list.errorLine == 3)
         #expect(list.events.first == .start("KeePassFile", attributes: [:]))
     }
 
     @Test func theWireCarriesEventsUnchanged() throws {
-        let list = FoundationXMLEvents.parse(document)
+        let list = LibXMLEvents.parse(document)
         #expect(try XMLEventWire.decode(XMLEventWire.encode(list)) == list)
         let broken = XMLEventList(events: [.start("a", attributes: ["k": "v"]), .text("p\u{0}w")], errorLine: 9)
         #expect(try XMLEventWire.decode(XMLEventWire.encode(broken)) == broken)
@@ -48,13 +48,13 @@ import Testing
     @Test func theHelperProcessParsesAsTheInProcessParser() throws {
         let built = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("fob-xml").path
         let helper = HelperXMLParser(environment: ["FOB_XML_HELPER": built, "PATH": "/usr/bin:/bin"])
-        #expect(try helper.parse(document) == FoundationXMLEvents.parse(document))
+        #expect(try helper.parse(document) == LibXMLEvents.parse(document))
         let fixture = try [UInt8](
             Data(
                 contentsOf: FobProcess.packageRoot.appendingPathComponent("Tests/FobImportTests/Fixtures/keepassxc.xml")
             ))
         let viaHelper = try KeePassXML.read(fixture, parser: helper.parse)
-        let inProcess = try KeePassXML.read(fixture, parser: FoundationXMLEvents.parser)
+        let inProcess = try KeePassXML.read(fixture, parser: LibXMLEvents.parser)
         #expect(viaHelper.entries.map(\.item.service) == inProcess.entries.map(\.item.service))
         #expect(
             viaHelper.entries.map { $0.item.secret?.unsafeString }

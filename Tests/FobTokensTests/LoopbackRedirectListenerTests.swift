@@ -16,7 +16,7 @@ final class FakeBrowser: @unchecked Sendable {
     init(_ urls: [String]) {
         Thread.detachNewThread { [self] in
             for url in urls {
-                let response = try? URLSessionTransport().send(
+                let response = try? CurlTransport().send(
                     HTTPRequest(method: "GET", url: URL(string: url)!, timeout: 5))
                 if let response { lock.withLock { responses.append(response) } }
             }

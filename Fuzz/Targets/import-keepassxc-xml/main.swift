@@ -5,6 +5,6 @@ import FobXML
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    _ = try? KeePassXML.read(Array(UnsafeBufferPointer(start: data, count: size)), parser: FoundationXMLEvents.parser)
+    _ = try? KeePassXML.read(Array(UnsafeBufferPointer(start: data, count: size)), parser: LibXMLEvents.parser)
     return 0
 }
