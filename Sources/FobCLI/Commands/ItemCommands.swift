@@ -25,6 +25,18 @@ private let ifRevisionOption = OptionSpec.value(
     "--if-revision", "N",
     help: "write only while the item is still at revision N (as get --json shows); else exit 40, nothing changed")
 
+/// `--keep-secret`, on `update`: only the attributes given change.
+private let keepSecretOption = OptionSpec.flag(
+    "--keep-secret", help: "change only the attributes given; read no secret")
+
+/// What an existing item's secret needs, for the help of `save` and `update`.
+private let replacingDiscussion = """
+    When the item exists, empty standard input (no byte at all, as from
+    </dev/null) is refused with exit 2 and nothing changes, so a script
+    cannot wipe a secret by accident; a lone newline stores an empty
+    secret on purpose.
+    """
+
 /// What `--if-revision` means, for the help of the commands that take it.
 private let ifRevisionDiscussion = """
     With --if-revision N the write is made only while the item is still at
@@ -224,6 +236,7 @@ enum SaveCommand: FobCommand {
         On an existing item only the secret and the attributes given change; a
         new item gets kind password unless --kind says otherwise.
         """,
+        replacingDiscussion,
         ifRevisionDiscussion + " --if-revision 0 saves only a new item (exit 40 if it exists).",
     ].joined(separator: "\n\n")
 
@@ -237,13 +250,13 @@ enum SaveCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
+        let stored = try? items.item(service: service, account: account)
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription, replacing: stored != nil)
         var fields: [CustomField]?
         if invocation.changesFields {
-            let existing = (try? items.item(service: service, account: account))?.customFields ?? []
-            fields = invocation.fields(existing: existing, visible: visible, hidden: hidden)
+            fields = invocation.fields(existing: stored?.customFields ?? [], visible: visible, hidden: hidden)
         }
         var changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
@@ -302,8 +315,8 @@ enum UpdateCommand: FobCommand {
     static let name = "update"
     static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions + [ifRevisionOption]
-    static let discussion = secretDiscussion + "\n\n" + ifRevisionDiscussion
+    static let options = itemAttributeOptions + [keepSecretOption, ifRevisionOption]
+    static let discussion = [secretDiscussion, replacingDiscussion, ifRevisionDiscussion].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let kind = try invocation.kind()
@@ -320,8 +333,11 @@ enum UpdateCommand: FobCommand {
             throw KeychainError.revisionMismatch(existing.displayName, expected: expected, current: existing.revision)
         }
         let hidden = try invocation.hiddenFields(hiddenNames)
-        let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+        let secret: SecretBytes? =
+            invocation.arguments.flag("--keep-secret")
+            ? nil
+            : try invocation.readItemSecret(
+                raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription, replacing: true)
         var changes = ItemChanges(
             label: invocation.labelChange, comment: notes, kind: kind, accessible: accessible,
             url: invocation.urlChange,
