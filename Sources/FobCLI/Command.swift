@@ -245,8 +245,13 @@ public final class Invocation {
     /// - Parameters:
     ///   - raw: keep every byte of standard input.
     ///   - what: names the item in the prompt, such as `service "mail", account "ana"`.
-    /// - Throws: `.param` past 1 MiB; `.io`; ``CLIFailure`` when the two entries differ or on Ctrl-C.
-    public func readItemSecret(raw: Bool, what: String) throws -> SecretBytes {
+    ///   - replacing: the secret replaces a stored one, so standard input
+    ///     that is not a terminal and holds no byte at all (`</dev/null`, a
+    ///     closed pipe) is refused rather than stored as an empty secret; a
+    ///     lone newline still stores an empty secret on purpose.
+    /// - Throws: `.param` past 1 MiB; `.io`; ``CLIFailure`` when the two entries differ or on Ctrl-C;
+    ///   ``UsageError`` for empty standard input when `replacing`.
+    public func readItemSecret(raw: Bool, what: String, replacing: Bool = false) throws -> SecretBytes {
         if context.standardInputIsTerminal {
             let first = try ask("Secret for \(what): ", maxBytes: Item.maxSecretBytes, what: "the secret")
             let second = try ask("Retype the secret: ", maxBytes: Item.maxSecretBytes, what: "the secret")
@@ -254,6 +259,12 @@ public final class Invocation {
             return first
         }
         let secret = try input.readToEnd(maxBytes: Item.maxSecretBytes)
+        if replacing && secret.count == 0 {
+            throw UsageError(
+                "standard input is empty, so the secret of \(what) would become empty; nothing was changed"
+                    + " (--keep-secret changes only the attributes; a lone newline stores an empty secret)",
+                command: command)
+        }
         return raw ? secret : InputReader.droppingOneNewline(secret)
     }
 

@@ -488,7 +488,7 @@ final class SecretServiceBus: @unchecked Sendable {
                 fob("add", "mail", "ana", stdin=b"pw\\n")
                 created = conn.recv_until_filtered(queue, timeout=10)
                 print("created", created.header.fields[HeaderFields.member], created.body[0] != own.item_path)
-                fob("update", "mail", "ana", "--label", "Mail")
+                fob("update", "mail", "ana", "--label", "Mail", "--keep-secret")
                 changed = conn.recv_until_filtered(queue, timeout=10)
                 print("changed", changed.header.fields[HeaderFields.member], changed.body[0] == created.body[0])
                 fob("rm", "mail", "ana")

@@ -26,6 +26,18 @@ private let ifRevisionOption = OptionSpec.value(
     "--if-revision", "N",
     help: "write only while the item is still at revision N (as get --json shows); else exit 40, nothing changed")
 
+/// `--keep-secret`, on `update`: only the attributes given change.
+private let keepSecretOption = OptionSpec.flag(
+    "--keep-secret", help: "change only the attributes given; read no secret")
+
+/// What an existing item's secret needs, for the help of `save` and `update`.
+private let replacingDiscussion = """
+    When the item exists, empty standard input (no byte at all, as from
+    </dev/null) is refused with exit 2 and nothing changes, so a script
+    cannot wipe a secret by accident; a lone newline stores an empty
+    secret on purpose.
+    """
+
 /// What `--if-revision` means, for the help of the commands that take it.
 private let ifRevisionDiscussion = """
     With --if-revision N the write is made only while the item is still at
@@ -189,11 +201,18 @@ private struct AttributeOptions {
     }
 
     /// Asks for each hidden field's value, then for the secret.
-    func readValues() throws -> (hidden: [CustomField], secret: SecretBytes) {
+    /// - Parameter replacing: the secret replaces a stored one, so an empty
+    ///   standard input is refused (``Invocation/readItemSecret(raw:what:replacing:)``).
+    func readValues(replacing: Bool = false) throws -> (hidden: [CustomField], secret: SecretBytes) {
         let hidden = try invocation.hiddenFields(hiddenNames)
         let secret = try invocation.readItemSecret(
-            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription)
+            raw: invocation.arguments.flag("--raw"), what: invocation.keyDescription, replacing: replacing)
         return (hidden, secret)
+    }
+
+    /// Asks for each hidden field's value only (`update --keep-secret`).
+    func readHiddenValues() throws -> [CustomField] {
+        try invocation.hiddenFields(hiddenNames)
     }
 
     /// The changes these options make to an item whose custom fields are
@@ -253,6 +272,7 @@ enum SaveCommand: FobCommand {
         On an existing item only the secret and the attributes given change; a
         new item gets kind password unless --kind says otherwise.
         """,
+        replacingDiscussion,
         ifRevisionDiscussion + " --if-revision 0 saves only a new item (exit 40 if it exists).",
     ].joined(separator: "\n\n")
 
@@ -263,9 +283,9 @@ enum SaveCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
-        let (hidden, secret) = try options.readValues()
-        let existing =
-            invocation.changesFields ? (try? items.item(service: service, account: account))?.customFields ?? [] : []
+        let stored = try? items.item(service: service, account: account)
+        let (hidden, secret) = try options.readValues(replacing: stored != nil)
+        let existing = invocation.changesFields ? stored?.customFields ?? [] : []
         let changes = options.changes(existingFields: existing, hidden: hidden, expected: expected)
         _ = try items.save(service: service, account: account, secret: secret, attributes: changes)
         return 0
@@ -320,8 +340,8 @@ enum UpdateCommand: FobCommand {
     static let name = "update"
     static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions + [ifRevisionOption]
-    static let discussion = secretDiscussion + "\n\n" + ifRevisionDiscussion
+    static let options = itemAttributeOptions + [keepSecretOption, ifRevisionOption]
+    static let discussion = [secretDiscussion, replacingDiscussion, ifRevisionDiscussion].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let options = try AttributeOptions(invocation)
@@ -334,9 +354,15 @@ enum UpdateCommand: FobCommand {
         if let expected, expected != existing.revision {
             throw KeychainError.revisionMismatch(existing.displayName, expected: expected, current: existing.revision)
         }
-        let (hidden, secret) = try options.readValues()
-        var changes = options.changes(existingFields: existing.customFields, hidden: hidden, expected: expected)
-        changes.secret = secret
+        var changes: ItemChanges
+        if invocation.arguments.flag("--keep-secret") {
+            let hidden = try options.readHiddenValues()
+            changes = options.changes(existingFields: existing.customFields, hidden: hidden, expected: expected)
+        } else {
+            let (hidden, secret) = try options.readValues(replacing: true)
+            changes = options.changes(existingFields: existing.customFields, hidden: hidden, expected: expected)
+            changes.secret = secret
+        }
         try items.update(matching: .key(service: service, account: account), with: changes)
         return 0
     }
