@@ -30,6 +30,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("field-input", ["FobStore", "FobViewModels"]),
     ("secret-service-transfer", ["FobSecretService"]),
     ("secret-service-messages", ["FobSecretService"]),
+    ("secret-service-index", ["FobSecretService"]),
 ]
 
 let package = Package(
