@@ -31,6 +31,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("secret-service-transfer", ["FobSecretService"]),
     ("sync-tree", ["FobSync"]),
     ("secret-service-messages", ["FobSecretService"]),
+    ("secret-service-index", ["FobSecretService"]),
 ]
 
 let package = Package(

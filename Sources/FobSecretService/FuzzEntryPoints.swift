@@ -26,4 +26,16 @@ import FobSystem
             return .failure(error)
         }
     }
+
+    /// The locked-search index file's body (``LockedIndex/parse(_:)``, what
+    /// follows a verified tag), with a round trip: an index that parses
+    /// encodes back to a body that parses to the same index.
+    /// - Returns: the number of items, or `nil` when the layout is wrong.
+    public static func parseLockedIndex(_ bytes: [UInt8]) -> Int? {
+        guard let index = LockedIndex.parse(bytes) else { return nil }
+        let key = SecretBytes([UInt8](repeating: 7, count: 32))
+        precondition(
+            LockedIndex.decode(LockedIndex.encode(index, key: key), key: key) == index, "an index round-trips")
+        return index.count
+    }
 }

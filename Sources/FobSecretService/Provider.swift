@@ -24,8 +24,12 @@ final class Provider {
     /// The cipher and the owning connection (unique name) of each open session, by path.
     var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
     private var sessionCounter = 0
-    /// The key of the locked-search index: random per process, in guarded memory, never stored.
-    private let indexKey = SecretBytes.random(count: 32)
+    /// The key of the locked-search index, in guarded memory: the one in the
+    /// kernel's user keyring when there is one, else made here (and put there
+    /// at the first listing); see ``LockedIndex``.
+    private let indexKey: SecretBytes
+    /// Where the index and its key are kept beyond this process (`nil` without `XDG_RUNTIME_DIR`).
+    private let persistentIndex: LockedIndex?
     /// The keyed hashes of every attribute pair of each item, by persistent ID,
     /// as of the last listing while unlocked (see ``pairHash(_:)``).
     private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
@@ -57,6 +61,17 @@ final class Provider {
         self.store = CachingSecretStore(store, vaultPath: vaultPath)
         self.unlocker = store
         self.vaultPath = vaultPath
+        persistentIndex = LockedIndex(vaultPath: vaultPath, environment: ProcessInfo.processInfo.environment)
+        if let saved = persistentIndex?.loadKey() {
+            indexKey = saved
+            // A provider started while the vault is locked answers searches from the saved index.
+            if let index = persistentIndex?.load(key: saved) {
+                lockedIndex = index
+                isIndexed = true
+            }
+        } else {
+            indexKey = SecretBytes.random(count: 32)
+        }
     }
 
     /// Whether `path` names the vault's collection (its own path or an alias path).
@@ -109,6 +124,9 @@ final class Provider {
             items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
             uniquingKeysWith: { first, _ in first })
         isIndexed = true
+        if let persistentIndex, persistentIndex.storeKey(indexKey) {
+            persistentIndex.save(lockedIndex, key: indexKey)
+        }
         return items
     }
 

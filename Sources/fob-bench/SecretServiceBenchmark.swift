@@ -40,6 +40,7 @@ enum SecretServiceBenchmark {
             for (key, title) in [
                 ("lookup", "secret-tool lookup (one item)"),
                 ("search", "secret-tool search --all (every item, with secrets)"),
+                ("searchcpu", "  the provider's CPU time in it"),
                 ("searchitems", "SearchItems {} (one call)"),
                 ("getsecrets", "GetSecrets of every item (one call)"),
             ] {
@@ -98,11 +99,14 @@ enum SecretServiceBenchmark {
         secret-tool lookup service svc7 username user7 >/dev/null 2>&1
         echo "lookup=$(median $(t secret-tool lookup service svc7 username user7) \\
           $(t secret-tool lookup service svc7 username user7) $(t secret-tool lookup service svc7 username user7))"
+        PROVIDER=$(busctl --user status org.freedesktop.secrets 2>/dev/null | sed -n 's/^PID=//p')
+        cpu() { awk '{ print $14 + $15 }' /proc/$PROVIDER/stat; }
+        before=$(cpu)
         echo "search=$(median $(t secret-tool search --all bench all) $(t secret-tool search --all bench all) \\
           $(t secret-tool search --all bench all))"
+        echo "searchcpu=$(( ($(cpu) - before) * 1000000000 / $(getconf CLK_TCK) / 3 ))"
         echo "found=$(secret-tool search --all bench all 2>/dev/null | grep -c '^secret = secret-')"
         /usr/bin/python3 "$ROOT/calls.py"
-        PROVIDER=$(busctl --user status org.freedesktop.secrets 2>/dev/null | sed -n 's/^PID=//p')
         echo "hwm=$(sed -n 's/^VmHWM:[[:space:]]*\\([0-9]*\\) kB/\\1/p' /proc/$PROVIDER/status)"
         """
 

@@ -269,6 +269,46 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(status.contains("locked") && !status.contains("unlocked"), "\(status)")
     }
 
+    @Test(.enabled(if: toolsPresent)) func aProviderStartedWhileLockedSearchesTheSavedIndex() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, signal, subprocess, time, secretstorage
+            from jeepney import DBusAddress, new_method_call
+            def provider():
+                out = subprocess.run(["busctl", "--user", "status", "org.freedesktop.secrets"],
+                                     capture_output=True, text=True).stdout
+                pids = [line[4:] for line in out.splitlines() if line.startswith("PID=")]
+                return int(pids[0]) if pids else None
+            conn = secretstorage.dbus_init()
+            col = secretstorage.get_default_collection(conn)
+            item = col.create_item("L", {"service": "idx", "username": "u"}, b"x")
+            col.create_item("M", {"service": "other"}, b"y")
+            print("listed", len(list(col.search_items({"service": "idx"}))))
+            first = provider()
+            os.kill(first, signal.SIGTERM)
+            while provider() == first:
+                time.sleep(0.05)
+            subprocess.run([os.environ["FOB"], "lock"], check=True, capture_output=True)
+            svc = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
+                              interface="org.freedesktop.Secret.Service")
+            def search(query):
+                return conn.send_and_get_reply(new_method_call(svc, "SearchItems", "a{ss}", (query,))).body
+            # The call activates a new provider, which has never seen the vault unlocked.
+            print("locked-search", search({"service": "idx"}) == ([], [item.item_path]))
+            print("restarted", provider() not in (None, first))
+            print("none", search({"service": "nonesuch"}))
+            print("all", len(search({})[1]))
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("listed 1"), "\(out) \(result.stderrText)")
+        #expect(out.contains("locked-search True"), "\(result.stderrText)")
+        #expect(out.contains("restarted True"))
+        #expect(out.contains("none ([], [])"))
+        #expect(out.contains("all 2"))
+    }
+
     @Test(.enabled(if: toolsPresent)) func unlockPromptCompletesWhenFobUnlockRunsAndCanBeDismissed() throws {
         let bus = try SecretServiceBus()
         try bus.install()

@@ -2,8 +2,9 @@
 #define FOB_CSECRETSERVICE_H
 // The parts of the Secret Service provider that Swift cannot write:
 // sd-bus vtables (SD_BUS_METHOD and friends are macros that build static
-// tables, which Swift does not import), and the byte-level glue of the
-// Diffie-Hellman transfer around GMP and Nettle.
+// tables, which Swift does not import), the byte-level glue of the
+// Diffie-Hellman transfer around GMP and Nettle, and the kernel keyring's
+// system calls.
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
@@ -44,4 +45,15 @@ void fob_ss_hkdf_sha256(const uint8_t *key_material, size_t key_material_length,
 /// `out` may equal `in`.
 void fob_ss_aes128_cbc(int encrypt, const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length,
                        uint8_t *out);
+
+/// The kernel's user keyring (add_key(2), keyctl(2)), which holds the
+/// locked-search index's key outside any process: adds (or replaces) the
+/// "user" key `description` with `payload`; returns its id or -errno.
+long fob_ss_key_add(const char *description, const uint8_t *payload, size_t length);
+/// The id of the "user" key `description` in the user keyring, or -errno (-ENOKEY when none).
+long fob_ss_key_search(const char *description);
+/// Copies up to `capacity` bytes of key `id` to `out`; returns its whole length or -errno.
+long fob_ss_key_read(long id, uint8_t *out, size_t capacity);
+/// Makes key `id` expire `seconds` from now (0: never); 0 or -errno.
+int fob_ss_key_set_timeout(long id, unsigned seconds);
 #endif
