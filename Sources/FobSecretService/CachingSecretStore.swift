@@ -1,5 +1,6 @@
 import FobStore
 import FoundationEssentials
+import Glibc
 
 /// A ``SecretStore`` that reuses the last listing (names and attributes,
 /// never secrets) while the vault file is unchanged and the vault still
