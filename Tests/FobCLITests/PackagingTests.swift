@@ -27,6 +27,11 @@ import Testing
         #expect(first == "fob (\(FobCLI.version)) unstable; urgency=medium")
     }
 
+    @Test func theManPageNamesFobsVersion() {
+        let header = Self.asset("fob.1").split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header == ".TH FOB 1 \"2026\" \"fob \(FobCLI.version)\" \"User Commands\"")
+    }
+
     @Test func theSocketUnitListensOnTheDefaultVaultsSocket() {
         let socket = Self.settings(Self.asset("systemd/fob-agent.socket"))
         #expect(socket.filter { $0.0 == "ListenStream" }.map(\.1) == ["%t/fob/" + AgentEndpoint.defaultVaultSocketName])
