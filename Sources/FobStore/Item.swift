@@ -201,6 +201,8 @@ func describeKey(service: String?, account: String?) -> String {
 /// `text` with control characters (C0, DEL, C1) written as `\u{1B}`, so a
 /// name can never move the cursor or recolour a terminal that shows a message.
 public func displaySafe(_ text: String) -> String {
+    // Printable ASCII, most names, is checked byte by byte.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
     guard text.unicodeScalars.contains(where: isControl) else { return text }
     var out = ""
     for scalar in text.unicodeScalars {

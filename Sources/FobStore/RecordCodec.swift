@@ -38,6 +38,17 @@ enum RecordCodec {
         case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
             synchronizable, accessControl, persistentID, revision, deviceBinding
+
+        /// Whether the field is UTF-8 text. The others are never read as
+        /// text: a secret must not be copied into a `String`.
+        var isText: Bool {
+            switch self {
+            case .itemClass, .service, .account, .accessGroup, .label, .comment, .kind, .accessible, .url,
+                .internetProtocol, .authenticationType, .path, .securityDomain, .itemDescription, .deviceBinding:
+                return true
+            default: return false
+            }
+        }
     }
 
     /// A field's bytes: plain, or held in protected memory.
@@ -190,7 +201,11 @@ enum RecordCodec {
             if known.rawValue <= Tag.secret.rawValue, n > Item.maxSecretBytes {
                 throw .decode("a record field is over its limit")
             }
-            try read(known, field, into: &item, withSecret: withSecret)
+            if known.isText {
+                try readText(known, field, into: &item)
+            } else {
+                try readBinary(known, field, into: &item, withSecret: withSecret)
+            }
             seen |= 1 << UInt64(tag)
         }
         func saw(_ tag: Tag) -> Bool { seen & (1 << UInt64(tag.rawValue)) != 0 }
@@ -199,18 +214,10 @@ enum RecordCodec {
         return item
     }
 
-    /// Reads one known field into `item`: text fields here, the others in
-    /// ``readBinary(_:_:into:withSecret:)``.
-    private static func read(
-        _ tag: Tag, _ field: UnsafeRawBufferPointer, into item: inout Item, withSecret: Bool
-    ) throws(KeychainError) {
-        switch tag {
-        case .generic, .created, .modified, .secret, .oneTimePassword, .customField, .port, .itemType, .creator,
-            .isInvisible, .isNegative, .synchronizable, .accessControl, .persistentID, .revision:
-            // Never read as text: a secret must not be copied into a String.
-            return try readBinary(tag, field, into: &item, withSecret: withSecret)
-        default: break
-        }
+    /// Reads one text field (``Tag/isText``) into `item`.
+    private static func readText(_ tag: Tag, _ field: UnsafeRawBufferPointer, into item: inout Item)
+        throws(KeychainError)
+    {
         let text = String(validating: field, as: UTF8.self)
         // A field added after the first release is bounded like every text.
         let bounded = field.count <= Item.maxTextBytes ? text : nil
@@ -242,7 +249,7 @@ enum RecordCodec {
             }
             item.deviceBinding = binding
         default:
-            preconditionFailure("a binary field reached the text reader")
+            preconditionFailure("\(tag) is not a text field")
         }
     }
 
@@ -293,7 +300,7 @@ enum RecordCodec {
             guard n == 8 else { throw .decode("bad revision") }
             item.revision = uint(field)
         default:
-            preconditionFailure("a text field reached readBinary")
+            preconditionFailure("\(tag) is a text field")
         }
     }
 

@@ -55,8 +55,17 @@ enum ListCommand: FobCommand {
         // wcwidth follows LC_CTYPE: the user's locale, as the UI uses.
         setlocale(LC_CTYPE, "")
         let ellipsis = Glyphs.current.ellipsis
-        let rows = rows.map { $0.map { cut($0, toCells: maximumColumnCells, ellipsis: ellipsis) } }
-        let cells = rows.map { $0.map { DisplayWidth.cells(of: $0) } }
+        // Each cell is measured once; only a cut one is measured again.
+        let measuredRows = rows.map { row in
+            row.map { text -> (text: String, cells: Int) in
+                let cells = DisplayWidth.cells(of: text)
+                guard cells > maximumColumnCells else { return (text, cells) }
+                let kept = cut(text, toCells: maximumColumnCells, ellipsis: ellipsis)
+                return (kept, DisplayWidth.cells(of: kept))
+            }
+        }
+        let rows = measuredRows.map { $0.map(\.text) }
+        let cells = measuredRows.map { $0.map(\.cells) }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in cells { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
         var text = ""
