@@ -108,9 +108,25 @@ public final class XvfbServer: @unchecked Sendable {
     }
 
     /// What `xclip -selection clipboard -out` prints, or `nil` when the clipboard is empty or unowned.
+    ///
+    /// xclip waits for the selection's owner without a deadline of its own;
+    /// an owner that exits in the middle of the transfer (xsel's or xclip's
+    /// background child, replaced by the next copy) once left it waiting
+    /// for the runner's 300 s. Each read gets 15 s and is tried three times.
     public func clipboardText() throws -> String? {
-        let result = try runTool("/usr/bin/xclip", ["-selection", "clipboard", "-out"], environment: environment)
-        return result.status == 0 && !result.output.isEmpty ? result.output : nil
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            do {
+                let result = try ChildProcessRunner.run(
+                    "/usr/bin/xclip", arguments: ["-selection", "clipboard", "-out"], environment: environment,
+                    input: [], captureOutput: true, maxOutput: 1 << 20, timeout: 15, newSession: false)
+                let text = String(decoding: result.output, as: UTF8.self)
+                return result.status == 0 && !text.isEmpty ? text : nil
+            } catch {
+                lastError = error
+            }
+        }
+        throw ChildProcessError(description: "/usr/bin/xclip: \(lastError.map { "\($0)" } ?? "no answer")")
     }
 
     /// Copies `text` as another program would (`xclip -selection clipboard -in`).
