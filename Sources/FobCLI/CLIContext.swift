@@ -77,7 +77,7 @@ public struct CLIContext {
         let all = try utf8Arguments(argv)
         var context = CLIContext(
             arguments: FobCLI.arguments(program: all.first ?? "fob", arguments: Array(all.dropFirst())),
-            environment: ProcessInfo.processInfo.environment,
+            environment: ProcessEnvironment.current(),
             standardInput: FileDescriptorSource(fd: STDIN_FILENO),
             standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
             standardError: FileDescriptorSink(fd: STDERR_FILENO),

@@ -76,7 +76,14 @@ enum AgentBenchmark {
         let libraries = run("/usr/bin/ldd", [fob], environment: ["PATH": path]).output.split(separator: "\n")
         // Built the same way: with the Swift runtime linked statically when fob's is.
         let isStatic = !libraries.contains { $0.contains("libswiftCore") }
-        let flags = (optimised ? ["-O"] : ["-Onone"]) + (isStatic ? ["-static-stdlib"] : [])
+        // And linked as scripts/build-release links fob: by lld, without an
+        // exported symbol table, its relative relocations packed (DT_RELR).
+        let packed = run("/usr/bin/readelf", ["-d", fob], environment: ["PATH": path]).output.contains("(RELR)")
+        let linked =
+            packed
+            ? ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+            : []
+        let flags = (optimised ? ["-O"] : ["-Onone"]) + (isStatic ? ["-static-stdlib"] : []) + linked
         let built = run(
             swiftc, flags + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
         let tFob = median(30) { _ = run(fob, ["--version"], environment: ["PATH": path]) }
@@ -89,6 +96,15 @@ enum AgentBenchmark {
             print(
                 "  " + pad("minimal FoundationEssentials program (\(isStatic ? "static" : "dynamic"))")
                     + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
+            let fobInstructions = instructions(fob, ["--version"], scratch: scratch)
+            let helloInstructions = instructions(hello.path, [], scratch: scratch)
+            if let fobInstructions, let helloInstructions {
+                print(
+                    "  " + pad("instructions (callgrind), fob --version / minimal")
+                        + String(
+                            format: "%10.2f M / %.2f M   ratio %.2f", Double(fobInstructions) / 1e6,
+                            Double(helloInstructions) / 1e6, Double(fobInstructions) / Double(helloInstructions)))
+            }
         } else {
             print("  minimal Swift program: swiftc failed; skipped")
         }
@@ -96,6 +112,24 @@ enum AgentBenchmark {
             "  " + pad("shared libraries of fob (ldd)") + "\(libraries.count)"
                 + (libraries.contains { $0.contains("libcurl") } ? " (libcurl among them)" : " (no libcurl)"))
         sizes(fob: fob, scratch: scratch)
+    }
+
+    /// The instructions one run executes, counted by valgrind's callgrind
+    /// (steady on a busy machine, where times are not), or `nil` without valgrind.
+    static func instructions(_ executable: String, _ arguments: [String], scratch: URL) -> Int? {
+        let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]) else { return nil }
+        let log = scratch.appendingPathComponent("callgrind.log").path
+        _ = run(
+            valgrind,
+            [
+                "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=" + log, executable,
+            ] + arguments, environment: ["PATH": path])
+        guard let text = try? String(contentsOfFile: log, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+            let count = Int(line.split(separator: " ").last.map(String.init) ?? "")
+        else { return nil }
+        return count
     }
 
     /// The size of `fob` and each helper beside it, stripped (`strip`),
