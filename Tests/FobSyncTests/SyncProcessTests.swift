@@ -31,6 +31,22 @@ import Testing
         #expect(status.split(separator: "\n").filter { $0.hasPrefix("device ") }.count == 2, "\(status)")
     }
 
+    /// The sync state is an item of the vault but no listing, export or
+    /// search shows it; `verify` and `passwd` still carry it.
+    @Test func theSyncStateIsInNoListingOrExport() throws {
+        let (_, a, _) = try Self.pair()
+        #expect(try a.ok(["ls"]).contains("fob-sync") == false)
+        #expect(try a.items().map(\.service) == ["mail", "web"])
+        let exported = try a.ok(["export"])
+        #expect(exported.contains("\"mail\"") && !exported.contains("fob-sync"), "\(exported)")
+        #expect(try a.ok(["export", "--format", "csv"]).contains("fob-sync") == false)
+        #expect(try a.run(["ls", "fob-sync"]).status != 0)
+        #expect(try a.run(["get", "fob-sync", "state"]).status == 44)
+        #expect(try a.run(["verify"]).status == 0)
+        // Still there for sync itself.
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+    }
+
     // 2.
     @Test func editsOfDifferentFieldsAreBothKept() throws {
         let (_, a, b) = try Self.pair()
