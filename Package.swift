@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "fob-bench",
             dependencies: [
-                "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobAccess",
+                "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobSync", "FobAccess",
                 "FobClipboard", "FobSystem",
             ]),
 

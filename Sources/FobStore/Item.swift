@@ -236,7 +236,8 @@ public struct ItemQuery: Sendable, Equatable {
     public var service: String?
     /// `kSecAttrAccount`.
     public var account: String?
-    /// `nil` matches every access group. `fob get`, `add` and the other
+    /// `nil` matches every access group but the reserved ones
+    /// (``reservedAccessGroups``). `fob get`, `add` and the other
     /// commands that name one item use `""`; `fob ls` lists every group.
     public var accessGroup: String?
     /// `kSecAttrLabel`; `""` matches items without a label.
@@ -319,6 +320,7 @@ public struct ItemQuery: Sendable, Equatable {
     /// Whether `item` has every attribute this query names (strings
     /// compared byte for byte, as the Keychain does).
     public func matches(_ item: Item) -> Bool {
+        if accessGroup == nil, ItemQuery.reservedAccessGroups.contains(item.accessGroup) { return false }
         if let c = itemClass, c != item.itemClass { return false }
         if let s = service, !s.utf8.elementsEqual(item.service.utf8) { return false }
         if let a = account, !a.utf8.elementsEqual(item.account.utf8) { return false }
@@ -341,6 +343,13 @@ public struct ItemQuery: Sendable, Equatable {
 }
 
 extension ItemQuery {
+    /// Access groups that hold Fob's own records (`fob.sync`: the sync
+    /// state), not the user's. Their items stay in the vault, under its
+    /// whole-vault commitment, so a backup, `fob passwd` and `fob verify`
+    /// carry them; but only a query that names the group matches them, so
+    /// no listing, search, export, SecItem query or wipe sees them.
+    public static let reservedAccessGroups: Set<String> = ["fob.sync"]
+
     /// The query naming exactly `item`'s primary key (class, access group,
     /// service, account, synchronizable and, for internet passwords, protocol,
     /// authentication type, port, path and security domain): one indexed lookup.

@@ -16,9 +16,19 @@ public protocol SyncItemStore: AnyObject {
 
 extension ItemAccess: SyncItemStore {
     public func syncItems() throws(KeychainError) -> [Item] {
-        do { return try items(matching: ItemQuery(itemClass: nil), limit: .all, detail: .secret) } catch .itemNotFound {
-            return []
+        var all: [Item]
+        do { all = try items(matching: ItemQuery(itemClass: nil), limit: .all, detail: .secret) } catch .itemNotFound {
+            all = []
         }
+        // The state lives in a reserved access group, which only a query
+        // naming it matches.
+        do {
+            all += try items(
+                matching: .key(
+                    service: SyncState.key.service, account: SyncState.key.account,
+                    accessGroup: SyncState.key.accessGroup), limit: .one, detail: .secret)
+        } catch .itemNotFound {}
+        return all
     }
 
     public func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
@@ -28,7 +38,18 @@ extension ItemAccess: SyncItemStore {
 }
 
 extension Vault: SyncItemStore {
-    public func syncItems() throws(KeychainError) -> [Item] { try allItemsWithSecrets() }
+    public func syncItems() throws(KeychainError) -> [Item] {
+        var all = try allItemsWithSecrets()
+        // The state lives in a reserved access group, which only a query
+        // naming it matches.
+        do {
+            all.append(
+                try item(
+                    service: SyncState.key.service, account: SyncState.key.account,
+                    accessGroup: SyncState.key.accessGroup))
+        } catch .itemNotFound {}
+        return all
+    }
 
     public func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
         guard !changes.isEmpty else { return }

@@ -212,7 +212,10 @@ public enum KeyBindings {
         // The unsaved-edits question names its three answers in the legend too.
         KeyBinding(
             .these([.character("y"), .character("Y")]), in: [.confirm],
-            legend: .computed { asksToLeaveEditor($0) ? "y save" : asksAboutChanges($0) ? "y write over" : "y yes" }
+            legend: .computed {
+                asksToLeaveEditor($0)
+                    ? "y save" : asksAboutChanges($0) ? "y write over" : asksToResolve($0) ? "y keep this" : "y yes"
+            }
         ) { _, _ in .confirm },
         KeyBinding(
             .these([.character("n"), .character("N"), .escape]), in: [.confirm],
@@ -222,11 +225,12 @@ public enum KeyBindings {
             .these([.character("d"), .character("D")]), in: [.confirm],
             legend: .computed { asksToLeaveEditor($0) ? "d discard" : "" }
         ) { _, _ in .discardEdits },
-        // The changed-elsewhere question: r reloads the item, dropping the edits.
+        // The changed-elsewhere question: r reloads the item, dropping the
+        // edits; the sync conflict's: r keeps the other device's version.
         KeyBinding(
             .these([.character("r"), .character("R")]), in: [.confirm],
-            legend: .computed { asksAboutChanges($0) ? "r reload" : "" }
-        ) { _, _ in .discardEdits },
+            legend: .computed { asksAboutChanges($0) ? "r reload" : asksToResolve($0) ? "r keep other" : "" }
+        ) { _, situation in asksToResolve(situation.app) ? .keepOtherVersion : .discardEdits },
         KeyBinding([.down, .character("j")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up, .character("k")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
@@ -339,6 +343,11 @@ public enum KeyBindings {
             [.character("z")], in: [.list], .undo,
             help: KeyBinding.Help(
                 position: 9.5, keys: "z", text: "undo the last delete, or a Save that replaced a password (10 s)")),
+        KeyBinding(
+            [.character("V")], in: [.list], .resolveSelected,
+            help: KeyBinding.Help(
+                position: 9.7, keys: "V",
+                text: "settle a sync conflict (! in the list): keep this vault's version or the other one")),
         KeyBinding(
             [.character("l")], in: [.list], .lock, legend: "l lock",
             help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
@@ -498,6 +507,13 @@ public enum KeyBindings {
     /// that changed elsewhere (`y` write over, `r` reload, `n`/Esc keep editing).
     static func asksAboutChanges(_ app: AppModel) -> Bool {
         guard case .confirm(let dialog) = app.overlay, case .saveOverChanges = dialog.purpose else { return false }
+        return true
+    }
+
+    /// Whether the dialog showing asks which version of a conflicting item
+    /// to keep (`y` this vault's, `r` the other one, `n`/Esc neither).
+    static func asksToResolve(_ app: AppModel) -> Bool {
+        guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return false }
         return true
     }
 

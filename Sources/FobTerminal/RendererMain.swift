@@ -104,6 +104,8 @@ extension Renderer {
         let base: Role = selected ? (focused ? .selection : .dim) : .normal
         if selected { canvas.fill(row: y, column: x, height: 1, width: inner, role: base) }
         if selected { canvas.put(String(canvas.glyphs.pointer), row: y, column: x, width: 1, role: base) }
+        // A sync conflict: `!` between the pointer and the service.
+        if item.versions > 1 { canvas.put("!", row: y, column: x + 1, width: 1, role: selected ? base : .warning) }
         var marks: [(text: String, width: Int, role: Role)] = []
         if columns.oneTimeCode > 0, item.hasOneTimeCode {
             marks.append((Layout.oneTimeMark, columns.oneTimeCode, selected ? base : .dim))

@@ -19,7 +19,8 @@ extension Renderer {
             canvas.put("Nothing selected", row: row + 1, column: x, width: max(0, inner), role: .dim)
             return
         }
-        let lines = preview.lines(at: app.now)
+        var lines = preview.lines(at: app.now)
+        if let note = main.conflictNote { lines.insert(ItemPreview.Line("Sync", note, .soon), at: 0) }
         let gutter = min(Self.previewGutter, lines.map { DisplayWidth.cells(of: $0.label) }.max() ?? 0) + 1
         let textWidth = max(1, inner - gutter)
         var rows: [(label: String, text: String, role: Role)] = []

@@ -60,6 +60,11 @@ public enum Action: Sendable, Equatable {
     case deleteSelected
     /// Undo the last delete, or the last Save that replaced a secret, within 10 s (`z`).
     case undo
+    /// Ask which version of the selected item to keep after a sync conflict (`V`).
+    case resolveSelected
+    /// In the resolve dialog: keep the other device's version (`r`, as
+    /// `fob resolve --keep remote`); `y` keeps this vault's.
+    case keepOtherVersion
     /// Lock now (`l`).
     case lock
     /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).

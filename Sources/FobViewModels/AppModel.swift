@@ -51,6 +51,8 @@ public final class AppModel {
     private let clock: any WallClock
     private let kdfOverride: KDFParameters?
     private let oauthTransport: any HTTPTransport
+    /// Where the main screen reads sync's conflicts, or `nil` without sync.
+    private let sync: (any SyncConflictSource)?
     /// Which page of the help overlay shows, counted from 0 when it opens
     /// (the terminal shows its last page for any larger number).
     public private(set) var helpPage = 0
@@ -69,11 +71,13 @@ public final class AppModel {
     ///   - lockAfter: idle seconds before locking (default 300; 0 = never).
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
     ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
+    ///   - sync: where the list reads sync's conflicts and `V` settles them, or `nil` without sync.
     public init(
         store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
         lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
-        oauthTransport: any HTTPTransport = HelperHTTPTransport()
+        oauthTransport: any HTTPTransport = HelperHTTPTransport(), sync: (any SyncConflictSource)? = nil
     ) {
+        self.sync = sync
         self.oauthTransport = oauthTransport
         self.store = store
         self.clipboard = clipboard
@@ -86,7 +90,8 @@ public final class AppModel {
             current = .unlock(UnlockModel())
         } else {
             let main = MainScreen(
-                store: store, clipboard: clipboard, clock: clock, transport: oauthTransport, mailbox: mailbox)
+                store: store, clipboard: clipboard, clock: clock, transport: oauthTransport, mailbox: mailbox,
+                sync: sync)
             main.model.form.message = .info(AppModel.alreadyUnlockedNote)
             current = .main(main)
             startedUnlocked = true
@@ -254,7 +259,7 @@ public final class AppModel {
         case .openVault:
             let main = MainScreen(
                 store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                generatorSettings: generatorSettings, mailbox: mailbox)
+                generatorSettings: generatorSettings, mailbox: mailbox, sync: sync)
             // The lock wiped the message history with everything else: `m` says so.
             if messagesWipedByLock { main.model.messages.append(.info(AppModel.messagesWipedNote), at: clock.now) }
             // Unlocking goes back to the item highlighted before the lock.
@@ -317,6 +322,11 @@ public final class AppModel {
                 default:
                     return .stay
                 }
+            case .keepOtherVersion:
+                guard case .resolveConflict(let key) = dialog.purpose else { return .stay }
+                self.overlay = nil
+                guard case .main(let main) = current else { return .stay }
+                return main.resolve(key, keepRemote: true)
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = current { main.model.form.message = .info("Cancelled") }

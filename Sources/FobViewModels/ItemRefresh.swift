@@ -20,7 +20,13 @@ final class ItemRefresh {
     private var watch: (any StoreWatch)?
     private let changed = ChangeFlag()
 
-    init(store: any KeychainStore) { self.store = store }
+    /// Where sync's conflicts and last figures are read, or `nil` without sync.
+    private let sync: (any SyncConflictSource)?
+
+    init(store: any KeychainStore, sync: (any SyncConflictSource)? = nil) {
+        self.store = store
+        self.sync = sync
+    }
 
     deinit { watch?.cancel() }
 
@@ -43,7 +49,7 @@ final class ItemRefresh {
             return false
         }
         var seen = Set<ItemKey>()
-        let rows = items.map { item -> ItemRow in
+        var rows = items.map { item -> ItemRow in
             let key = ItemKey(item)
             seen.insert(key)
             return ItemRow(
@@ -52,6 +58,9 @@ final class ItemRefresh {
                 expiryText: nil)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
+        if let versions = readSync(main)?.versions, !versions.isEmpty {
+            for i in rows.indices { rows[i].versions = versions[rows[i].key] ?? 0 }
+        }
         main.list.replace(with: rows)
         main.list.updateExpiryTexts(now: now)
         if let shown = main.form.retrievedKey, !seen.contains(shown) {
@@ -83,6 +92,23 @@ final class ItemRefresh {
             }
         }
         main.list.updateExpiryTexts(now: now)
+    }
+
+    /// Reads sync's overview into `main`; a sync newer than the one known
+    /// (the first read included) is told on the status line.
+    private func readSync(_ main: MainModel) -> SyncOverview? {
+        guard let sync else { return nil }
+        let overview: SyncOverview?
+        do { overview = try sync.overview() } catch {
+            main.sync = nil
+            main.form.message = .warning("Sync state unreadable: \(error)")
+            return nil
+        }
+        if let overview, overview.lastSync != main.sync?.lastSync, let summary = overview.summary {
+            main.form.message = overview.conflicts > 0 ? .warning(summary) : .info(summary)
+        }
+        main.sync = overview
+        return overview
     }
 
     /// The expiry of a token or OAuth item, decrypted only when the item

@@ -28,6 +28,9 @@ public struct ItemRow: Sendable, Equatable {
     public var expires: Date?
     /// "expires in 4m" / "expired 2h ago", as of the last tick; `nil` without an expiry.
     public internal(set) var expiryText: String?
+    /// How many versions a sync conflict left of the item (the vault's and
+    /// the ones kept beside it); 0 without a conflict.
+    public internal(set) var versions = 0
 
     /// The modification date as `yyyy-MM-dd HH:mm` in local time.
     public var modifiedText: String { DateText.local(modified, "%Y-%m-%d %H:%M") }
@@ -351,6 +354,16 @@ public final class MainModel {
     public internal(set) var messages = MessageLog()
     /// The logout review while it shows (``Overlay/logoutReview``), else `nil`.
     public internal(set) var logoutReview: LogoutReviewModel?
+    /// What the last sync did and which items have conflicts, or `nil`
+    /// when the vault does not sync.
+    public internal(set) var sync: SyncOverview?
+
+    /// The preview's sync line for the highlighted item: `2 versions; V
+    /// keeps one`, or `nil` when it has no conflict.
+    public var conflictNote: String? {
+        guard let row = list.selectedRow, row.versions > 1 else { return nil }
+        return "\(row.versions) versions; V keeps one"
+    }
 
     /// - Parameter generatorSettings: the generator's settings to start with.
     init(generatorSettings: PasswordPolicy = PasswordPolicy()) {

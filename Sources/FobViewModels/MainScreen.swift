@@ -20,6 +20,8 @@ final class MainScreen {
     let transport: any HTTPTransport
     /// Keeps the list in step with the store.
     let refresh: ItemRefresh
+    /// Where sync's conflicts are read and settled (`V`), or `nil` without sync.
+    let sync: (any SyncConflictSource)?
     /// A confirmed logout wipe waiting for another process to release the
     /// vault: the keys to delete, retried on each tick.
     var pendingWipe: Set<ItemKey>?
@@ -43,10 +45,11 @@ final class MainScreen {
     /// - Parameters:
     ///   - generatorSettings: the generator's settings kept from before a lock.
     ///   - mailbox: what the app model drains on each tick, for background work.
+    ///   - sync: where sync's conflicts are read and settled, or `nil` without sync.
     init(
         store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
         transport: any HTTPTransport = HelperHTTPTransport(), generatorSettings: PasswordPolicy = PasswordPolicy(),
-        mailbox: UIThreadMailbox = UIThreadMailbox()
+        mailbox: UIThreadMailbox = UIThreadMailbox(), sync: (any SyncConflictSource)? = nil
     ) {
         model = MainModel(generatorSettings: generatorSettings)
         self.mailbox = mailbox
@@ -54,7 +57,8 @@ final class MainScreen {
         self.store = store
         self.clipboard = clipboard
         self.clock = clock
-        refresh = ItemRefresh(store: store)
+        self.sync = sync
+        refresh = ItemRefresh(store: store, sync: sync)
         model.form.messageObserver = { [weak model] line in model?.messages.append(line, at: clock.now) }
         refresh.reload(model, now: clock.now)
         syncPreview()
@@ -183,6 +187,7 @@ final class MainScreen {
         case .openGenerator: return openGenerator()
         case .cycleKind(let step): cycleKind(step)
         case .deleteSelected: deleteSelectedWithUndo()
+        case .resolveSelected: return askResolveSelected()
         case .undo: undoLast()
         case .lock: return .lock(.info("Locked"))
         case .logoutWipe(let service): return openLogoutReview(service: service)
@@ -196,7 +201,7 @@ final class MainScreen {
         case .retrieve: retrieve()
         case .delete: return askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-            .setKDFPreset, .confirm, .dismiss, .discardEdits:
+            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion:
             break
         }
         return .stay

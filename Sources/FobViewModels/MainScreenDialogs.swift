@@ -12,6 +12,7 @@ extension MainScreen {
         case .saveEmptySecret: save(allowEmptySecret: true)
         case .saveOverChanges: save(overwriteChanges: true)
         case .leaveEditor(let exit): saveAndLeave(then: exit)
+        case .resolveConflict(let key): resolve(key, keepRemote: false)
         }
     }
 

@@ -25,6 +25,9 @@ public struct ConfirmDialog: Sendable, Equatable {
         /// The editor holds unsaved edits: `y` saves, ``Action/discardEdits``
         /// drops them, `n`/Esc keeps editing; then go to `then`.
         case leaveEditor(then: EditorExit)
+        /// Settle the item's sync conflict: `y` keeps this vault's version,
+        /// ``Action/keepOtherVersion`` (`r`) the other one, `n`/Esc neither.
+        case resolveConflict(ItemKey)
     }
     /// The dialog's title.
     public var title: String

@@ -12,12 +12,16 @@ let onlyAgent = CommandLine.arguments.contains("--agent")
 do {
     // `fob-bench import` runs the import figures alone, `browse` the
     // terminal UI's at 100,000 items, `secret-service [N …]` the Secret
-    // Service provider's (beside gnome-keyring's); `--agent` the agent's.
+    // Service provider's (beside gnome-keyring's), `sync [N …]` sync's
+    // through git; `--agent` the agent's.
     if CommandLine.arguments.dropFirst().first == "import" {
         try ImportBenchmark.run(scratch: scratch)
     } else if CommandLine.arguments.dropFirst().first == "secret-service" {
         let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
         try SecretServiceBenchmark.run(scratch: scratch, counts: counts.isEmpty ? [1_000, 10_000] : counts)
+    } else if CommandLine.arguments.dropFirst().first == "sync" {
+        let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+        try SyncBenchmark.run(scratch: scratch, counts: counts.isEmpty ? [1_000, 10_000] : counts)
     } else if CommandLine.arguments.dropFirst().first == "browse" {
         try BrowseBenchmark.run(scratch: scratch)
     } else {

@@ -91,10 +91,10 @@ struct Device {
         return result.status == 0 ? String(result.stdoutText.dropLast()) : nil
     }
 
-    /// Every item but the sync state, as listed with its fields.
+    /// Every item, as listed with its fields (the sync state is never listed).
     func items() throws -> [Listed] {
         let out = try ok(["ls", "--json"])
-        return try JSONDecoder().decode([Listed].self, from: Data(out.utf8)).filter { $0.service != "fob-sync" }
+        return try JSONDecoder().decode([Listed].self, from: Data(out.utf8))
     }
 
     /// `service account secret comment` of every item, sorted: what must agree across devices.

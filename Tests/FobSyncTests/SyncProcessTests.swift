@@ -31,6 +31,55 @@ import Testing
         #expect(status.split(separator: "\n").filter { $0.hasPrefix("device ") }.count == 2, "\(status)")
     }
 
+    /// The sync state is an item of the vault but no listing, export or
+    /// search shows it; `verify` and `passwd` still carry it.
+    @Test func theSyncStateIsInNoListingOrExport() throws {
+        let (_, a, _) = try Self.pair()
+        #expect(try a.ok(["ls"]).contains("fob-sync") == false)
+        #expect(try a.items().map(\.service) == ["mail", "web"])
+        let exported = try a.ok(["export"])
+        #expect(exported.contains("\"mail\"") && !exported.contains("fob-sync"), "\(exported)")
+        #expect(try a.ok(["export", "--format", "csv"]).contains("fob-sync") == false)
+        #expect(try a.run(["ls", "fob-sync"]).status != 0)
+        #expect(try a.run(["get", "fob-sync", "state"]).status == 44)
+        #expect(try a.run(["verify"]).status == 0)
+        // Still there for sync itself.
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+    }
+
+    /// The terminal UI at 80x24 marks the conflicting item, says what the
+    /// last sync did, and keeps the other device's version with `V` then `r`.
+    @Test func theTerminalUIMarksAConflictAndKeepsTheOtherVersion() throws {
+        let (lab, a, b) = try Self.pair()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try a.sync()
+        #expect(try b.sync().hasSuffix(", conflicts 1\n"))
+        let winner = try #require(try b.secret("mail", "ana"))
+        let tmux = try TmuxSession(
+            width: 80, height: 24,
+            command: [
+                "/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--vault", b.vault,
+                "--clipboard", "none", "--no-agent",
+            ],
+            environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": b.data]) { $1 })
+        try tmux.waitFor("Master password")
+        try tmux.type("pw")
+        try tmux.press("Enter")
+        let screen = try tmux.waitForAll("!mail", "2 versions", "conflicts 1")
+        #expect(screen.contains("Last sync "), "\(screen)")
+        #expect(!screen.contains("!web"), "\(screen)")
+        try tmux.press("V")
+        try tmux.waitForAll("Sync conflict", "r keep other")
+        try tmux.press("r")
+        let after = try tmux.waitFor("Kept the other device's version")
+        #expect(!after.contains("!mail"), "\(after)")
+        try tmux.press("q")
+        try tmux.waitForAbsence(of: "Kept the other")
+        #expect(try b.secret("mail", "ana") == (winner == "from a" ? "from b" : "from a"))
+        #expect(try b.ok(["conflicts"]) == "")
+    }
+
     // 2.
     @Test func editsOfDifferentFieldsAreBothKept() throws {
         let (_, a, b) = try Self.pair()

@@ -140,7 +140,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
         #expect(
             KeyBindings.helpLines.map(\.key) == [
-                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "z", "l", "W",
+                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "z", "V", "l", "W",
                 "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
                 "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
                 "Ctrl-R", "Enter", "Ctrl-S", "Esc", "Esc", "?", "q", "m",

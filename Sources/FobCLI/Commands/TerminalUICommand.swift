@@ -39,7 +39,8 @@ enum TerminalUICommand: FobCommand {
         store.linkToAgent()
         let app = AppModel(
             store: store, clipboard: clipboard, clock: clock,
-            lockAfter: TimeInterval(globals.lockAfter))
+            lockAfter: TimeInterval(globals.lockAfter),
+            sync: TerminalSyncConflicts(store: store, vaultPath: globals.vaultURL.path, environment: environment))
         return TerminalApp.run(
             app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
             environment: environment)

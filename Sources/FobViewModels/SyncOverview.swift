@@ -1,0 +1,44 @@
+import FobStore
+import FoundationEssentials
+
+/// What the terminal UI shows of sync: what the last sync did and which
+/// items have conflicting versions kept (as `fob sync status` and
+/// `fob conflicts` say).
+public struct SyncOverview: Sendable, Equatable {
+    /// When the last sync ended, or `nil` when this vault never synced here.
+    public var lastSync: Date?
+    /// How many items the last sync merged.
+    public var merged: Int
+    /// How many conflicts the last sync left.
+    public var conflicts: Int
+    /// The items with conflicting versions: how many versions each has
+    /// (the vault's and the ones kept beside it, so at least 2).
+    public var versions: [ItemKey: Int]
+
+    /// An overview.
+    public init(lastSync: Date?, merged: Int, conflicts: Int, versions: [ItemKey: Int]) {
+        self.lastSync = lastSync
+        self.merged = merged
+        self.conflicts = conflicts
+        self.versions = versions
+    }
+
+    /// The status line's summary: `Last sync 14:02: merged 3, conflicts 1`
+    /// (local time), or `nil` before the first sync.
+    public var summary: String? {
+        guard let lastSync else { return nil }
+        return "Last sync \(DateText.local(lastSync, "%H:%M")): merged \(merged), conflicts \(conflicts)"
+    }
+}
+
+/// Where the terminal UI reads sync's conflicts and settles them; the CLI
+/// gives one over the sync engine (FobSync), tests a fake.
+public protocol SyncConflictSource: AnyObject {
+    /// The overview, or `nil` when the vault does not sync.
+    /// - Throws: what reading the sync state or the local tree throws.
+    func overview() throws -> SyncOverview?
+    /// Keeps the vault's version of `key` (`keepRemote` false) or the other
+    /// one, dropping the rest, as `fob resolve SERVICE ACCOUNT --keep local|remote`.
+    /// - Throws: `KeychainError.itemNotFound` when the item has no conflict; sync's errors.
+    func resolve(_ key: ItemKey, keepRemote: Bool) throws
+}
