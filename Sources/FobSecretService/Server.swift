@@ -38,7 +38,16 @@ public enum SecretServiceServer {
         if replace { flags |= UInt64(SD_BUS_NAME_REPLACE_EXISTING) }
         let taken = sd_bus_request_name(bus, busName, flags)
         if taken == -EEXIST {
-            report("\(busName) is already provided by \(owner(bus)); `fob secret-service --replace` takes it over")
+            // With REPLACE_EXISTING the bus answers EEXIST only when the owner refused replacement.
+            if replace {
+                report(
+                    "\(busName) is provided by \(owner(bus)), which does not allow replacement;"
+                        + " stop it first (README: \"The desktop's keychain\")")
+            } else {
+                report(
+                    "\(busName) is already provided by \(owner(bus)); `fob secret-service --replace` takes it"
+                        + " over when that provider allows replacement (gnome-keyring does not: stop it first)")
+            }
             return 1
         }
         guard taken >= 0 else {

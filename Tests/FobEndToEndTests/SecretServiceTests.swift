@@ -633,6 +633,30 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(out.contains("another provider took org.freedesktop.secrets; stopping"))
     }
 
+    @Test(.enabled(if: toolsPresent)) func replaceSaysWhenTheOwnerRefusesReplacement() throws {
+        let bus = try SecretServiceBus()
+        // An owner that, like gnome-keyring, takes the name without allowing replacement.
+        let result = try bus.run(
+            """
+            /usr/bin/python3 -c '
+            import sys, time
+            from jeepney import DBus, new_method_call
+            from jeepney.io.blocking import open_dbus_connection
+            conn = open_dbus_connection(bus="SESSION")
+            conn.send_and_get_reply(DBus().RequestName("org.freedesktop.secrets", 0))
+            print("owned", flush=True)
+            time.sleep(30)
+            ' > "$HOME/owner.out" &
+            owner=$!
+            i=0
+            until grep -q owned "$HOME/owner.out"; do i=$((i+1)); [ $i -gt 200 ] && break; sleep 0.05; done
+            "$FOB" secret-service --replace; echo "status=$?"
+            kill $owner
+            """)
+        #expect(result.stdoutText.contains("status=1"), "\(result.stdoutText) \(result.stderrText)")
+        #expect(result.stderrText.contains("which does not allow replacement; stop it first"), "\(result.stderrText)")
+    }
+
     static let gitHelperSource = "/usr/share/doc/git/contrib/credential/libsecret"
 
     @Test(
