@@ -1,12 +1,14 @@
 import FobStore
 import FoundationEssentials
 
-/// The last change `z` can undo, kept for ``lifetime`` seconds: a deleted
-/// item, or the item as it was before a Save replaced its secret.
+/// The changes `z` can undo, each kept for ``lifetime`` seconds from when it
+/// was made: a deleted item, or the item as it was before a Save replaced its
+/// secret. `z` undoes the newest first, so two quick deletes (`d d`) are both
+/// undone by `z z` and neither is lost.
 ///
 /// The items are held whole, their secret, one-time seed and custom field
-/// values in ``SecretBytes`` (freed, and so wiped, when dropped); the
-/// buffer is emptied when its time is up, on the next undoable change and on lock.
+/// values in ``SecretBytes`` (freed, and so wiped, when dropped); a change is
+/// dropped when its time is up, when it is undone, and all of them on lock.
 final class UndoBuffer {
     /// What can be undone.
     enum Entry {
@@ -22,43 +24,42 @@ final class UndoBuffer {
     /// ``lifetime`` as messages say it.
     static let secondsText = "\(Int(lifetime)) s"
 
-    private var entry: Entry?
-    private var deadline: Date?
+    /// The kept changes, oldest first, each with the time its undo ends.
+    private var entries: [(entry: Entry, deadline: Date)] = []
 
-    /// Keeps `entry` (dropping the one before) until `now` + ``lifetime``.
+    /// Keeps `entry` until `now` + ``lifetime``, after the changes already kept.
     func record(_ entry: Entry, at now: Date) {
-        self.entry = entry
-        deadline = now.addingTimeInterval(UndoBuffer.lifetime)
+        entries.append((entry, now.addingTimeInterval(UndoBuffer.lifetime)))
     }
 
     /// Whether a change is kept for undo at `now`.
     func canUndo(at now: Date) -> Bool {
         expire(at: now)
-        return entry != nil
+        return !entries.isEmpty
     }
 
-    /// The kept change, removed from the buffer; `nil` when none or its time is up.
+    /// The newest kept change, removed from the buffer; `nil` when none is
+    /// left or their time is up.
     func take(at now: Date) -> Entry? {
         expire(at: now)
-        defer { wipe() }
-        return entry
+        return entries.popLast()?.entry
     }
 
-    /// Drops the change once its time is up.
-    /// - Returns: whether a change was dropped now.
+    /// Drops the changes whose time is up.
+    /// - Returns: whether the newest change was dropped now (the one whose
+    ///   message offers `z`).
     @discardableResult
     func expire(at now: Date) -> Bool {
-        guard let deadline, now >= deadline else { return false }
-        wipe()
-        return true
+        guard let newest = entries.last else { return false }
+        entries.removeAll { now >= $0.deadline }
+        return now >= newest.deadline
     }
 
     /// What messages about an undoable change end with: `— z undoes (10 s)`.
     static let hint = " — z undoes (\(secondsText))"
 
-    /// Drops the change (its secrets are wiped as they are freed).
+    /// Drops every change (their secrets are wiped as they are freed).
     func wipe() {
-        entry = nil
-        deadline = nil
+        entries.removeAll()
     }
 }

@@ -211,6 +211,41 @@ import Testing
         #expect(h.list.rows.map(\.service) == ["zoom.us"])
     }
 
+    /// `d d` (two quick deletes) lost the first item for good: `z` brought
+    /// back only the second. Each delete is undone, newest first.
+    @Test func twoQuickDeletesAreBothUndone() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
+        let stored = h.store.storedItems
+        h.send(.deleteSelected, .deleteSelected)
+        #expect(h.store.storedItems.isEmpty)
+        h.clock.advance(by: 5)
+        h.app.tick()
+        h.send(.undo)
+        #expect(h.message == "Restored zoom.us / bo")
+        h.send(.undo)
+        #expect(h.message == "Restored mail / ana")
+        #expect(h.store.storedItems == stored)
+        h.send(.undo)
+        #expect(h.message == "Nothing to undo")
+    }
+
+    /// Each change keeps its own 10 s: an older delete is no longer undone
+    /// once its own time is up, even while a newer one still is.
+    @Test func eachDeleteKeepsItsOwnTenSeconds() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
+        h.send(.deleteSelected)
+        h.clock.advance(by: 6)
+        h.app.tick()
+        h.send(.deleteSelected)
+        h.clock.advance(by: 6)
+        h.app.tick()
+        h.send(.undo)
+        #expect(h.message == "Restored zoom.us / bo")
+        h.send(.undo)
+        #expect(h.message == "Nothing to undo")
+        #expect(h.store.storedItems.keys.map(\.service) == ["zoom.us"])
+    }
+
     @Test func undoEndsAfterTenSeconds() throws {
         let h = try Harness.unlocked(items: [item("zoom.us", "ana", "pw")])
         h.send(.deleteSelected)
