@@ -245,27 +245,29 @@ public final class Invocation {
     /// - Parameters:
     ///   - raw: keep every byte of standard input.
     ///   - what: names the item in the prompt, such as `service "mail", account "ana"`.
-    ///   - replacing: the secret replaces a stored one, so standard input
-    ///     that is not a terminal and holds no byte at all (`</dev/null`, a
-    ///     closed pipe) is refused rather than stored as an empty secret; a
-    ///     lone newline still stores an empty secret on purpose.
+    ///   - replacing: the secret replaces a stored one, so an empty result
+    ///     (`</dev/null`, `echo "$UNSET"`, Enter twice at the prompt) is
+    ///     refused rather than stored, unless `--allow-empty` was given.
     /// - Throws: `.param` past 1 MiB; `.io`; ``CLIFailure`` when the two entries differ or on Ctrl-C;
-    ///   ``UsageError`` for empty standard input when `replacing`.
+    ///   ``UsageError`` for an empty secret when `replacing`.
     public func readItemSecret(raw: Bool, what: String, replacing: Bool = false) throws -> SecretBytes {
+        let secret: SecretBytes
         if context.standardInputIsTerminal {
             let first = try ask("Secret for \(what): ", maxBytes: Item.maxSecretBytes, what: "the secret")
             let second = try ask("Retype the secret: ", maxBytes: Item.maxSecretBytes, what: "the secret")
             guard first == second else { throw CLIFailure("the two entries differ; nothing was changed") }
-            return first
+            secret = first
+        } else {
+            let read = try input.readToEnd(maxBytes: Item.maxSecretBytes)
+            secret = raw ? read : InputReader.droppingOneNewline(read)
         }
-        let secret = try input.readToEnd(maxBytes: Item.maxSecretBytes)
-        if replacing && secret.count == 0 {
+        if replacing && secret.count == 0 && !arguments.flag("--allow-empty") {
             throw UsageError(
-                "standard input is empty, so the secret of \(what) would become empty; nothing was changed"
-                    + " (--keep-secret changes only the attributes; a lone newline stores an empty secret)",
+                "the new secret of \(what) is empty; nothing was changed"
+                    + " (--keep-secret changes only the attributes; --allow-empty stores an empty secret)",
                 command: command)
         }
-        return raw ? secret : InputReader.droppingOneNewline(secret)
+        return secret
     }
 
     /// All of standard input (a credential helper's request), through the

@@ -412,13 +412,16 @@ public final class Vault {
     /// - Parameters:
     ///   - vaultURL: the vault file (the lock file is `<vault>.lock`).
     ///   - body: the work done while holding the lock.
-    /// - Throws: as ``withExclusiveLock(_:)``.
+    /// - Throws: as ``withExclusiveLock(_:)``; `.noSuchKeychain` when neither
+    ///   the lock file's directory nor the vault exists.
     public static func withExclusiveLock<R>(vaultURL url: URL, _ body: () throws -> R) throws -> R {
         let path = url.path + ".lock"
         let fd: Int32
         do {
             fd = try PrivateFile.open(path)
         } catch {
+            // No directory for the lock file: there is no vault either (`fob sync join` before `fob init`).
+            if access(url.path, F_OK) != 0 { throw KeychainError.noSuchKeychain(url.path) }
             throw KeychainError.io(error.description)
         }
         defer { close(fd) }

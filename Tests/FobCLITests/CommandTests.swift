@@ -449,19 +449,22 @@ private func isoDate(_ value: Any?) -> Date? {
         #expect(h.run(["add", "api", "ci", "--label", "L"], input: "kept").status == 0)
         // `fob update … --label X </dev/null` used to store "" over the secret.
         for args in [["update", "api", "ci", "--label", "X"], ["save", "api", "ci", "--label", "X"]] {
-            let refused = h.run(args, input: "")
-            #expect(refused.status == 2, "\(args)")
-            #expect(refused.stderr.contains("standard input is empty"), "\(refused.stderr)")
-            let item = try h.openVault().item(service: "api", account: "ci")
-            #expect(item.secret!.unsafeArray == Array("kept".utf8), "\(args)")
-            #expect(item.label == "L" && item.revision == 1, "\(args)")
+            // No byte at all (</dev/null) and a lone newline (echo "$UNSET") alike.
+            for input in ["", "\n", "\r\n"] {
+                let refused = h.run(args, input: input)
+                #expect(refused.status == 2, "\(args)")
+                #expect(refused.stderr.contains("is empty; nothing was changed"), "\(refused.stderr)")
+                let item = try h.openVault().item(service: "api", account: "ci")
+                #expect(item.secret!.unsafeArray == Array("kept".utf8), "\(args)")
+                #expect(item.label == "L" && item.revision == 1, "\(args)")
+            }
         }
         #expect(h.run(["update", "api", "ci", "--label", "X", "--keep-secret"], input: "").status == 0)
         var item = try h.openVault().item(service: "api", account: "ci")
         #expect(item.secret!.unsafeArray == Array("kept".utf8))
         #expect(item.label == "X")
-        // A lone newline is an empty secret on purpose; a new item may be empty.
-        #expect(h.run(["update", "api", "ci"], input: "\n").status == 0)
+        // --allow-empty empties it on purpose; a new item may be empty.
+        #expect(h.run(["update", "api", "ci", "--allow-empty"], input: "\n").status == 0)
         item = try h.openVault().item(service: "api", account: "ci")
         #expect(item.secret!.unsafeArray.isEmpty)
         #expect(h.run(["save", "new", "one"], input: "").status == 0)

@@ -47,6 +47,15 @@ import Testing
         #expect(KeychainError.noSuchKeychain(url.path).exitStatus == 50)
     }
 
+    @Test func lockingAVaultWhoseDirectoryIsMissingIsNoSuchKeychain() throws {
+        // `fob sync join` on a machine without a vault said "I/O error: cannot open …/vault.db.lock".
+        let dir = TemporaryDirectory()
+        let url = dir.file("missing/fob/vault.db")
+        #expect(throws: KeychainError.noSuchKeychain(url.path)) {
+            try Vault.withExclusiveLock(vaultURL: url) { Issue.record("ran without the lock") }
+        }
+    }
+
     @Test func fileHoldsNoNameLabelOrSecretInClear() throws {
         let t = try TestVault()
         let secrets = ["service-MARKER-1", "account-MARKER-2", "label-MARKER-3", "secret-MARKER-4", "comment-MARKER-5"]

@@ -30,12 +30,16 @@ private let ifRevisionOption = OptionSpec.value(
 private let keepSecretOption = OptionSpec.flag(
     "--keep-secret", help: "change only the attributes given; read no secret")
 
+/// `--allow-empty`, on `save` and `update`: an empty secret may replace a stored one.
+private let allowEmptyOption = OptionSpec.flag(
+    "--allow-empty", help: "let an empty secret replace the stored one (refused otherwise)")
+
 /// What an existing item's secret needs, for the help of `save` and `update`.
 private let replacingDiscussion = """
-    When the item exists, empty standard input (no byte at all, as from
-    </dev/null) is refused with exit 2 and nothing changes, so a script
-    cannot wipe a secret by accident; a lone newline stores an empty
-    secret on purpose.
+    When the item exists, an empty new secret (no byte or only a newline on
+    standard input, as from </dev/null or echo "$UNSET", or Enter at the
+    prompt) is refused with exit 2 and nothing changes, so a script cannot
+    wipe a secret by accident; --allow-empty stores an empty secret on purpose.
     """
 
 /// What `--if-revision` means, for the help of the commands that take it.
@@ -265,7 +269,7 @@ enum SaveCommand: FobCommand {
     static let name = "save"
     static let summary = "add an item, or update it if it exists (attributes not given are kept)"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions + [ifRevisionOption]
+    static let options = itemAttributeOptions + [allowEmptyOption, ifRevisionOption]
     static let discussion = [
         secretDiscussion,
         """
@@ -340,7 +344,7 @@ enum UpdateCommand: FobCommand {
     static let name = "update"
     static let summary = "replace an item's secret (and attributes given); exit 44 if missing"
     static let positionals = ["SERVICE", "ACCOUNT"]
-    static let options = itemAttributeOptions + [keepSecretOption, ifRevisionOption]
+    static let options = itemAttributeOptions + [keepSecretOption, allowEmptyOption, ifRevisionOption]
     static let discussion = [secretDiscussion, replacingDiscussion, ifRevisionDiscussion].joined(separator: "\n\n")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
