@@ -262,6 +262,11 @@ public final class AppModel {
                 generatorSettings: generatorSettings, mailbox: mailbox, sync: sync)
             // The lock wiped the message history with everything else: `m` says so.
             if messagesWipedByLock { main.model.messages.append(.info(AppModel.messagesWipedNote), at: clock.now) }
+            // The lock wiped unsaved edits with everything else; say so once, not silently.
+            if let name = editsDiscardedByLock {
+                main.model.form.message = .warning("Locking discarded the unsaved edits of \(name)")
+            }
+            editsDiscardedByLock = nil
             // Unlocking goes back to the item highlighted before the lock.
             if let key = selectionBeforeLock {
                 main.model.list.select(key)
@@ -367,6 +372,10 @@ public final class AppModel {
         if case .main(let main) = current {
             generatorSettings = main.model.generatorSettings
             selectionBeforeLock = main.model.list.selectedRow?.key
+            let form = main.model.form
+            if form.hasUnsavedEdits {
+                editsDiscardedByLock = form.openedKey.map { MainScreen.shortName($0) } ?? "a new item"
+            }
         }
         overlay = nil
         clipboard.clearNow()
@@ -383,6 +392,10 @@ public final class AppModel {
     /// The item highlighted when the main screen locked (a name, no
     /// secret), highlighted again after the unlock.
     private var selectionBeforeLock: ItemKey?
+
+    /// The item (a short name, no secret) whose unsaved edits the last
+    /// lock wiped, told after the unlock.
+    private var editsDiscardedByLock: String?
 
     /// Whether a lock wiped a main screen's message history.
     private var messagesWipedByLock = false

@@ -127,6 +127,22 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
         #expect(main.list.filter.isEmpty)
         #expect(main.list.rows.count == 1)
     }
+
+    @Test func unsavedEditsWipedByTheIdleLockAreToldAfterTheUnlock() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")], lockAfter: 10)
+        h.send(.openSelected, .focus(.label), .insert("Work mail"))
+        #expect(h.form.hasUnsavedEdits)
+        h.clock.advance(by: 10)
+        h.app.tick()
+        h.unlock()
+        let main = try #require(h.app.mainModel)
+        #expect(main.form.message == .warning("Locking discarded the unsaved edits of mail / ana"))
+        #expect(main.messages.entries.contains { $0.line.text == "Locking discarded the unsaved edits of mail / ana" })
+        // Said once: the next lock without edits says nothing of the kind.
+        h.send(.lock)
+        h.unlock()
+        #expect(h.app.mainModel?.form.message.text.contains("discarded") != true)
+    }
 }
 
 @Suite struct ManualLockTests {
