@@ -15,7 +15,7 @@ public enum SyncPaths {
         } else {
             data = (environment["HOME"] ?? "/nonexistent") + "/.local/share"
         }
-        let id = DeviceID.hex(Sodium.genericHash(Array(vaultPath.utf8), length: 16)).prefix(16)
+        let id = Sodium.hex(Sodium.genericHash(Array(vaultPath.utf8), length: 16)).prefix(16)
         return "\(data)/fob/sync/\(id)"
     }
 

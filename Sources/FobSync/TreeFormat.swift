@@ -31,7 +31,7 @@ public struct SyncKeys: Sendable {
             w.string(item.path)
             w.string(item.securityDomain)
         }
-        return DeviceID.hex(Sodium.genericHash(w.bytes, key: naming, length: 16))
+        return Sodium.hex(Sodium.genericHash(w.bytes, key: naming, length: 16))
     }
 }
 

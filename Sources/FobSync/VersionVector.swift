@@ -54,21 +54,10 @@ public struct VersionVector: Equatable, Sendable {
 /// device when it joins the tree.
 public enum DeviceID {
     /// A new random id.
-    public static func make() -> String { hex(Sodium.randomBytes(8)) }
+    public static func make() -> String { Sodium.hex(Sodium.randomBytes(8)) }
 
     /// Whether `text` is a device id: exactly 16 of `0-9a-f`.
     public static func isValid<S: StringProtocol>(_ text: S) -> Bool {
-        text.utf8.count == 16 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        text.utf8.count == 16 && text.utf8.allSatisfy(TreePath.isHexDigit)
     }
 }
