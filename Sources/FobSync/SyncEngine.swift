@@ -17,10 +17,6 @@ public final class SyncEngine {
     let git: Git
     let now: () -> Date
     let messages: @Sendable (String) -> Void
-    /// For the crash tests only: `FOB_SYNC_TEST_KILL` names a point of the
-    /// cycle (`after-commit`, `after-git-merge`, `before-push`,
-    /// `after-push`) where the process kills itself with `SIGKILL`.
-    let killPoint: String?
     /// Revisions opened in this run, by blob id and path.
     var opened: [String: Revision] = [:]
 
@@ -47,11 +43,6 @@ public final class SyncEngine {
         self.git = try Git(directory: treeDirectory, environment: environment, messages: messages)
         self.now = now
         self.messages = messages
-        killPoint = environment["FOB_SYNC_TEST_KILL"]
-    }
-
-    func mayBeKilled(_ point: String) {
-        if killPoint == point { raise(SIGKILL) }
     }
 
     // MARK: Loading
@@ -426,7 +417,6 @@ public final class SyncEngine {
         }
         if loaded.state.syncedCommit == nil { base = Snapshot() }
         let written = try export(&loaded, base: base, current: current, forceHead: forceHead)
-        mayBeKilled("after-commit")
         head = try git.resolve("HEAD")
         current = try snapshot(head, keys: loaded.keys)
         guard network else {
@@ -450,16 +440,13 @@ public final class SyncEngine {
                     throw error
                 }
                 head = try git.resolve("HEAD")
-                mayBeKilled("after-git-merge")
             }
             var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
             outcome.written = written
-            mayBeKilled("before-push")
             guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
             let push = try git.run(
                 ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
             if push.status == 0 {
-                mayBeKilled("after-push")
                 _ = try? git.run(["fetch", "-q", "origin"], network: true)
                 return outcome
             }

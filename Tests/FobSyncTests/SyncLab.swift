@@ -46,6 +46,41 @@ final class SyncLab {
         return path
     }
 
+    /// A directory holding a `git` that runs the real one but kills its
+    /// caller with SIGKILL at `point`: `after-commit` (as the first fetch
+    /// starts, after the local commit), `after-git-merge` (once a merge is
+    /// done), `before-push` or `after-push`.
+    func gitThatKillsItsCaller(at point: String) throws -> String {
+        let bin = directory.url.path + "/bin-\(point)"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let (verb, when) =
+            switch point {
+            case "after-commit": ("fetch", "before")
+            case "after-git-merge": ("merge", "after")
+            case "before-push": ("push", "before")
+            default: ("push", "after")
+            }
+        let script = """
+            #!/bin/sh
+            verb=''
+            skip=0
+            for argument in "$@"; do
+              if [ "$skip" = 1 ]; then skip=0; continue; fi
+              case "$argument" in -C|-c) skip=1 ;; -*) ;; *) verb="$argument"; break ;; esac
+            done
+            if [ "$verb" = \(verb) ] && [ \(when) = before ]; then kill -9 "$PPID"; exit 1; fi
+            /usr/bin/git "$@"
+            status=$?
+            if [ "$verb" = \(verb) ] && [ \(when) = after ]; then kill -9 "$PPID"; fi
+            exit $status
+
+            """
+        let path = bin + "/git"
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+        return bin
+    }
+
     /// Commits everything in `clone` and pushes, forced.
     func forcePush(_ clone: String, message: String = "change") throws {
         try git(["add", "-A"], in: clone)
