@@ -59,6 +59,10 @@ public struct OptionSpec: Sendable, Equatable {
     /// The values the option accepts, for shell completion (`--kdf`:
     /// `interactive`, `moderate`, `sensitive`); empty when any value goes.
     public var choices: [String] = []
+    /// Whether the command cannot run without it (`fob resolve --keep`):
+    /// shown without brackets in the usage line, and a missing one is a
+    /// ``UsageError`` from ``ParsedArguments/parse(_:options:positionals:optionalCount:command:variadic:)``.
+    public var isRequired = false
 
     /// A flag such as `--raw`.
     public static func flag(_ name: String, help: String) -> OptionSpec {
@@ -69,6 +73,14 @@ public struct OptionSpec: Sendable, Equatable {
     /// - Parameter choices: the accepted values, offered by shell completion.
     public static func value(_ name: String, _ valueName: String, choices: [String] = [], help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help, choices: choices)
+    }
+
+    /// An option the command cannot run without, such as `--keep local|remote`.
+    /// - Parameter choices: the accepted values, offered by shell completion.
+    public static func required(_ name: String, _ valueName: String, choices: [String] = [], help: String)
+        -> OptionSpec
+    {
+        OptionSpec(name: name, valueName: valueName, help: help, choices: choices, isRequired: true)
     }
 
     /// `--label T` or `--raw`, as shown in usage lines.
@@ -152,6 +164,9 @@ public struct ParsedArguments: Sendable, Equatable {
                 result.values[name, default: []].append(arguments[index])
                 index += 1
             }
+        }
+        if let missing = options.first(where: { $0.isRequired && result.values[$0.name] == nil }) {
+            throw UsageError("'\(command)' needs \(missing.synopsis)", command: command)
         }
         let required = names.count - optionalCount
         if result.positionals.count < required {

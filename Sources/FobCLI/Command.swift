@@ -63,7 +63,7 @@ extension FobCommand {
         for (index, positional) in positionals.enumerated() {
             parts.append(index < required ? positional : "[\(positional)]")
         }
-        parts += options.map { "[\($0.synopsis)]" }
+        parts += options.map { $0.isRequired ? $0.synopsis : "[\($0.synopsis)]" }
         return parts.joined(separator: " ")
     }
 

@@ -73,12 +73,24 @@ enum SyncCommand: FobCommand {
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
+            var kdf = KDFParameters.default
+            if let text = invocation.arguments.value("--kdf") {
+                guard verb == "init", let preset = KDFParameters.Preset(rawValue: text) else {
+                    throw UsageError(
+                        verb == "init"
+                            ? "--kdf wants interactive, moderate or sensitive, not '\(text)'"
+                            : "--kdf applies to 'fob sync init' only", command: name)
+                }
+                kdf = KDFParameters(preset)
+            }
+            var fromVaultPasswordFile = false
             // The header is sealed under (or opened with) a master password:
             // this vault's for init; for join the one the tree was sealed with.
             let password: SecretBytes
             if let file = invocation.arguments.value("--tree-password-file") {
                 password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
             } else {
+                fromVaultPasswordFile = verb == "join" && invocation.globals.passwordFile != nil
                 let prompt = verb == "init" ? "Master password: " : "Master password of a device in the tree: "
                 password = try invocation.masterPassword(prompt: prompt)
             }
@@ -87,11 +99,18 @@ enum SyncCommand: FobCommand {
             let engine = try invocation.syncEngine(items)
             let outcome = try invocation.syncing(locking: items) {
                 if verb == "init" {
-                    let kdf = invocation.arguments.value("--kdf").flatMap(KDFParameters.Preset.init(rawValue:))
-                    return try engine.initialize(
-                        remote: remote, password: password, kdf: kdf.map(KDFParameters.init) ?? .default)
+                    return try engine.initialize(remote: remote, password: password, kdf: kdf)
                 }
-                return try engine.join(remote: remote, password: password)
+                do {
+                    return try engine.join(remote: remote, password: password)
+                } catch SyncError.wrongPassword where fromVaultPasswordFile {
+                    // The vault's own password file was tried: say so, the tree may have another.
+                    throw CLIFailure(
+                        SyncError.wrongPassword.description
+                            + "; it was tried with this vault's password file (FOB_PASSWORD_FILE or --password-file): "
+                            + "give the password of a device in the tree with --tree-password-file PATH",
+                        status: SyncError.wrongPassword.exitStatus)
+                }
             }
             return finish(invocation, outcome)
         case ("status", 1):
@@ -121,6 +140,11 @@ enum SyncCommand: FobCommand {
     static func finish(_ invocation: Invocation, _ outcome: SyncEngine.Outcome) -> Int32 {
         SyncPaths.writeSummary(
             outcome, vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment)
+        // What went out, on standard error beside git's messages: standard
+        // output stays the one line scripts read.
+        let sent =
+            outcome.written == 0 ? "nothing new" : "\(outcome.written) new revision\(outcome.written == 1 ? "" : "s")"
+        invocation.standardError.write("fob: sent \(sent)\n")
         invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
         return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
     }
@@ -165,19 +189,35 @@ enum DevicesCommand: FobCommand {
 enum ConflictsCommand: FobCommand {
     static let name = "conflicts"
     static let summary = "items whose versions conflicted in a sync, with the versions kept"
+    static let options: [OptionSpec] = [
+        .flag("--show", help: "under each item, its versions: when each was written and which parts differ")
+    ]
     static let discussion = """
         One line per item: service, account and the number of versions. The
-        vault holds the version every device picked; 'fob resolve' keeps one.
-        Never prints a secret.
+        vault holds the version every device picked ('local' to 'fob resolve');
+        the other is 'remote'. --show adds a line per version with the time it
+        was written and the parts in which it differs from the vault's
+        (secret, notes, url, label, ...), never their values. Never prints a
+        secret.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let items = invocation.items()
         defer { items.close() }
         let conflicts = try invocation.syncing { try invocation.syncEngine(items).conflicts() }
+        let show = invocation.arguments.flag("--show")
         var text = ""
         for conflict in conflicts {
             text += "\(conflict.current.service)\t\(conflict.current.account)\t\(conflict.others.count + 1) versions\n"
+            guard show else { continue }
+            text += "  local   written \(ItemJSON.date(conflict.current.modified)), in the vault\n"
+            for (index, other) in conflict.others.enumerated() {
+                // `fob resolve --keep remote` keeps the last one.
+                let name = index == conflict.others.count - 1 ? "remote " : "older  "
+                let parts = conflict.differingParts(of: other).map(\.name)
+                let differs = parts.isEmpty ? "same parts" : "differs in " + parts.joined(separator: ", ")
+                text += "  \(name) written \(ItemJSON.date(other.modified)), \(differs)\n"
+            }
         }
         invocation.standardOutput.write(text)
         return 0
@@ -190,17 +230,24 @@ enum ResolveCommand: FobCommand {
     static let summary = "settle a sync conflict: keep this vault's version or the other one"
     static let positionals = ["SERVICE", "ACCOUNT"]
     static let options: [OptionSpec] = [
-        .value("--keep", "WHICH", choices: ["local", "remote"], help: "local: the vault's version; remote: the other")
+        .required(
+            "--keep", "local|remote", choices: ["local", "remote"],
+            help: "local: the version in the vault now; remote: the other one")
     ]
     static let discussion = """
-        The resolution is committed to the local tree and travels with the next
-        'fob sync'; the other devices drop the versions too. Exit 44 when the
-        item has no conflict.
+        After a conflict every device holds the same version in its vault (the
+        one the merge picked, whichever device wrote it): that is 'local'. The
+        other version is 'remote'. 'fob conflicts --show' tells them apart
+        (when each was written and which parts differ). The resolution is
+        committed to the local tree and travels with the next 'fob sync'; the
+        other devices drop the versions too. Exit 44 when the item has no
+        conflict.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        guard let keep = invocation.arguments.value("--keep") else {
-            throw UsageError("'fob resolve' needs --keep local or --keep remote", command: name)
+        let keep = invocation.arguments.value("--keep") ?? ""
+        guard keep == "local" || keep == "remote" else {
+            throw UsageError("--keep wants local or remote, not '\(keep)'", command: name)
         }
         let positionals = invocation.arguments.positionals
         let items = invocation.items()

@@ -1,0 +1,95 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// What the sync commands say and refuse, through the built `fob` and real git.
+@Suite(.serialized) struct SyncCommandLineTests {
+    @Test func conflictsShowTellsTheVersionsApartWithoutTheirValues() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["update", "mail", "ana", "--comment", "note a"], input: "from a\n")
+        try b.ok(["update", "mail", "ana", "--comment", "note b"], input: "from b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        let shown = try b.ok(["conflicts", "--show"])
+        let lines = shown.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(shown)")
+        #expect(lines.first == "mail\tana\t2 versions")
+        #expect(lines.dropFirst().first?.hasPrefix("  local   written 20") == true, "\(shown)")
+        #expect(lines.dropFirst().first?.hasSuffix(", in the vault") == true, "\(shown)")
+        #expect(lines.last?.hasPrefix("  remote  written 20") == true, "\(shown)")
+        #expect(lines.last?.hasSuffix(", differs in secret, notes") == true, "\(shown)")
+        for value in ["from a", "from b", "note a", "note b"] { #expect(!shown.contains(value)) }
+        // Without --show, the one line scripts read.
+        #expect(try b.ok(["conflicts"]) == "mail\tana\t2 versions\n")
+    }
+
+    @Test func resolveNeedsKeepAndRefusesAnyOtherValue() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        let before = try b.secret("mail", "ana")
+        // A typo is refused: it used to keep the local version and exit 0.
+        let typo = try b.run(["resolve", "mail", "ana", "--keep", "remot"])
+        #expect(typo.status == 2)
+        #expect(typo.stderrText.contains("--keep wants local or remote, not 'remot'"), "\(typo.stderrText)")
+        let missing = try b.run(["resolve", "mail", "ana"])
+        #expect(missing.status == 2)
+        #expect(missing.stderrText.contains("needs --keep local|remote"), "\(missing.stderrText)")
+        #expect(try b.ok(["conflicts"]) == "mail\tana\t2 versions\n")
+        #expect(try b.secret("mail", "ana") == before)
+        // The usage line shows --keep as required.
+        let help = try b.ok(["resolve", "--help"])
+        #expect(help.contains("Usage: fob resolve SERVICE ACCOUNT --keep local|remote\n"), "\(help)")
+    }
+
+    @Test func syncSaysWhatItSentOnStandardError() throws {
+        let (_, a, _) = try SyncProcessTests.pair()
+        try a.ok(["update", "mail", "ana"], input: "new\n")
+        try a.ok(["add", "other", "item"], input: "x\n")
+        let sent = try a.run(["sync"])
+        #expect(sent.status == 0)
+        #expect(sent.stdoutText == "merged 0, conflicts 0\n")
+        #expect(sent.stderrText.contains("fob: sent 2 new revisions\n"), "\(sent.stderrText)")
+        let idle = try a.run(["sync"])
+        #expect(idle.stderrText.contains("fob: sent nothing new\n"), "\(idle.stderrText)")
+    }
+
+    @Test func syncInitRefusesAnUnknownKDFPreset() throws {
+        let lab = try SyncLab()
+        let a = try lab.device("a")
+        let result = try a.run(["sync", "init", lab.remote, "--kdf", "fast"])
+        #expect(result.status == 2)
+        #expect(result.stderrText.contains("--kdf wants interactive, moderate or sensitive, not 'fast'"))
+        // Nothing was pushed.
+        #expect(try lab.git(["ls-remote", lab.remote]) == "")
+    }
+
+    @Test func joinWithTheVaultsPasswordFileSaysWhichPasswordItTried() throws {
+        let lab = try SyncLab()
+        let a = try lab.device("a")
+        try a.ok(["add", "mail", "ana"], input: "one\n")
+        _ = try a.ok(["sync", "init", lab.remote, "--kdf", "interactive"])
+        // b's vault has another master password, in its password file.
+        let b = Device(lab: lab, name: "b")
+        _ = try Vault.create(at: URL(fileURLWithPath: b.vault), password: .text("other"), kdf: .testing)
+        let otherFile = lab.directory.url.path + "/other-pw"
+        _ = FileManager.default.createFile(atPath: otherFile, contents: Data("other\n".utf8))
+        let env = lab.gitEnvironment.merging([
+            "XDG_DATA_HOME": b.data, "FOB_PASSWORD_FILE": otherFile, "FOB_AGENT": "0",
+        ]) {
+            $1
+        }
+        let tried = try FobProcess.run(["--vault", b.vault, "sync", "join", lab.remote], environment: env)
+        #expect(tried.status == 51)
+        #expect(tried.stderrText.contains("this vault's password file"), "\(tried.stderrText)")
+        #expect(tried.stderrText.contains("--tree-password-file"), "\(tried.stderrText)")
+        let joined = try FobProcess.run(
+            ["--vault", b.vault, "sync", "join", lab.remote, "--tree-password-file", lab.directory.url.path + "/pw"],
+            environment: env)
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(joined.stdoutText == "merged 1, conflicts 0\n")
+    }
+}
