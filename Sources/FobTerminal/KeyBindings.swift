@@ -313,7 +313,9 @@ public enum KeyBindings {
             [.character("/")], in: [.list], .startFilter, legend: "/ filter",
             help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
         KeyBinding(
-            [.enter], in: [.list], .openSelected, legend: "Enter open",
+            // No legend entry: `e edit` says the same, and the bottom line
+            // at 80 columns keeps `l lock` and `W logout` instead.
+            [.enter], in: [.list], .openSelected,
             help: KeyBinding.Help(position: 2, keys: "Enter", text: "open the selected item in the editor")
         ),
         KeyBinding(

@@ -139,7 +139,7 @@ enum Layout {
         var kept = entries
         func length() -> Int { kept.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * max(0, kept.count - 1) }
         func pinned(_ entry: String) -> Bool {
-            entry.hasPrefix("? ") || entry.contains("quit") || entry.contains("close")
+            entry.hasPrefix("? ") || entry.contains("quit") || entry.contains("close") || entry == "Ctrl-S save"
         }
         while length() > width {
             if let move = kept.lastIndex(where: { $0.hasSuffix(" move") }) {

@@ -177,11 +177,13 @@ public struct Renderer {
         if focused { canvas.cursor = (row, column + before) }
     }
 
-    /// Words of `text` in lines of at most `width` cells (a longer word is cut by the canvas).
+    /// Words of `text` in lines of at most `width` cells (a longer word is
+    /// cut by the canvas). A number stays on the line of its unit (`10 s`,
+    /// `5 min`, `20 MB`).
     static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+        for word in keepingUnitsWithNumbers(text.split(separator: " ", omittingEmptySubsequences: true)) {
             if line.isEmpty {
                 line = word
                 continue
@@ -195,6 +197,24 @@ public struct Renderer {
         }
         if !line.isEmpty || lines.isEmpty { lines.append(line) }
         return lines
+    }
+
+    /// `words` with each short unit (up to three letters, then closing
+    /// punctuation: `s)`, `min,`, `MB`) joined to the number before it.
+    static func keepingUnitsWithNumbers(_ words: [Substring]) -> [String] {
+        var out: [String] = []
+        for word in words {
+            let letters = word.prefix { $0.isLetter }
+            let isUnit =
+                !letters.isEmpty && letters.count <= 3
+                && word.dropFirst(letters.count).allSatisfy { ").,;:".contains($0) }
+            if isUnit, let last = out.last, last.last?.isNumber == true {
+                out[out.count - 1] = last + " " + word
+            } else {
+                out.append(String(word))
+            }
+        }
+        return out
     }
 
     /// The look of a message of `tone`: success and neutral news in the

@@ -55,6 +55,9 @@ private func column(of text: String, in line: String) -> Int? {
         let legend = lines[23]
         #expect(legend.contains("? help") && legend.contains("q quit"), "\(legend)")
         #expect(DisplayWidth.cells(of: legend) <= 80)
+        // Lock and logout are the list's own keys: the bottom line keeps them at 80 columns.
+        #expect(
+            legend == " / filter  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit", "\(legend)")
         let locks = ItemPreview.localTime(app.idleLockDeadline!, now: app.now)
         #expect(lines[0].contains("unlocked · locks \(locks)"))
         #expect(draw(makeApp(locked: true), rows: 24, columns: 80).line(0).contains("locked"))
@@ -261,6 +264,24 @@ private func column(of text: String, in line: String) -> Int? {
         let fitted = Layout.fitLegend(entries, width: 50)
         #expect(fitted == "/ filter  Enter open  c/u/o copy  ? help  q quit")
         #expect(Layout.fitLegend(entries, width: 10) == "? help  q quit")
+    }
+
+    /// Every editor context keeps `Ctrl-S save` on its bottom line at 80 columns and narrower.
+    @Test func theEditorsLegendAlwaysKeepsSave() {
+        let editor = ["Tab/S-Tab move", "Enter press", "Ctrl-S save", "Ctrl-R reveal retrieved", "Esc list", "? help"]
+        #expect(Layout.fitLegend(editor, width: 79).contains("Ctrl-S save"))
+        #expect(Layout.fitLegend(editor, width: 30) == "Ctrl-S save  ? help")
+    }
+
+    /// A number stays with its unit when a line wraps: the help said `z undoes (10` / `s)`.
+    @Test func aNumberWrapsWithItsUnit() {
+        #expect(
+            Renderer.wrap("delete the highlighted item at once; z undoes (10 s)", width: 50) == [
+                "delete the highlighted item at once; z undoes", "(10 s)",
+            ])
+        #expect(Renderer.wrap("locks in 5 min, then 20 MB", width: 10) == ["locks in", "5 min,", "then 20 MB"])
+        // Longer words after a number wrap as before.
+        #expect(Renderer.wrap("keeps 3 versions", width: 7) == ["keeps 3", "versions"])
     }
 }
 

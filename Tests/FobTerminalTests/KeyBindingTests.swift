@@ -97,7 +97,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
             .unlock: "Enter unlock  Ctrl-R reveal  Esc quit",
             .list:
-                "Up/Down j/k move  / filter  Enter open  c/u/o copy  e edit  n new  d delete  l lock  W logout  "
+                "Up/Down j/k move  / filter  c/u/o copy  e edit  n new  d delete  l lock  W logout  "
                 + "Ctrl-R reveal  m messages  ? help  q quit",
             .filter: "type to filter  Enter keep  Esc clear  Up/Down move",
             .field:
