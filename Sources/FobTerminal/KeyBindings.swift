@@ -138,40 +138,27 @@ public struct KeyBinding: Sendable {
         }
     }
 
-    /// A row's line in the help overlay.
-    public struct Help: Sendable {
-        /// Where the line comes in the overlay (lowest first).
-        public let position: Double
-        /// The keys as the overlay names them.
-        public let keys: String
-        /// What they do.
-        public let text: String
-    }
-
     /// The keys.
     public let keys: Keys
     /// Where the keys mean ``action(for:in:)``.
     public let contexts: [KeyContext]
     /// The legend entry, or `nil` for keys the legend leaves out.
     public let legend: Legend?
-    /// The help line, or `nil` for keys the help leaves out.
-    public let help: Help?
     private let makeAction: @Sendable (Key, Situation) -> Action
 
     /// A row whose keys all ask for `action`.
-    init(_ keys: [Key], in contexts: [KeyContext], _ action: Action, legend: String? = nil, help: Help? = nil) {
-        self.init(.these(keys), in: contexts, legend: legend.map(Legend.text), help: help) { _, _ in action }
+    init(_ keys: [Key], in contexts: [KeyContext], _ action: Action, legend: String? = nil) {
+        self.init(.these(keys), in: contexts, legend: legend.map(Legend.text)) { _, _ in action }
     }
 
     /// A row whose action depends on the key or on what the app shows.
     init(
-        _ keys: Keys, in contexts: [KeyContext], legend: Legend? = nil, help: Help? = nil,
+        _ keys: Keys, in contexts: [KeyContext], legend: Legend? = nil,
         action: @escaping @Sendable (Key, Situation) -> Action
     ) {
         self.keys = keys
         self.contexts = contexts
         self.legend = legend
-        self.help = help
         makeAction = action
     }
 
@@ -179,13 +166,12 @@ public struct KeyBinding: Sendable {
     public func action(for key: Key, in situation: Situation) -> Action { makeAction(key, situation) }
 }
 
-/// The one table of key bindings. The key map (``KeyMap``), the key legend
-/// on the bottom line (``legend(for:)``) and the help overlay
-/// (``helpLines``) are all read from it (README, "Terminal UI").
+/// The one table of key bindings. The key map (``KeyMap``) and the key
+/// legend on the bottom line (``legend(for:)``) are read from it; the help
+/// overlay's text is ``HelpSections`` (README, "Terminal UI").
 ///
 /// In a context the first row holding a key decides it; the legend lists
-/// a context's rows in table order; the help lists the rows with a help
-/// line by ``KeyBinding/Help/position``.
+/// a context's rows in table order.
 public enum KeyBindings {
     /// Every binding.
     public static let table: [KeyBinding] = tooSmall + overlays + generator + setup + list + filter + form + editing
@@ -250,31 +236,19 @@ public enum KeyBindings {
     /// The generator dialog (its text fields' editing keys are in ``editing``).
     private static let generator: [KeyBinding] = [
         KeyBinding(
-            [.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move",
-            help: KeyBinding.Help(
-                position: 17, keys: "Tab, Shift-Tab",
-                text: "generator: next / previous field (also Up/Down)")),
+            [.tab, .down], in: [.generatorField, .generatorChoice], .focusNext, legend: "Tab/S-Tab move"),
         KeyBinding([.backTab, .up], in: [.generatorField, .generatorChoice], .focusPrevious),
         KeyBinding(
-            [.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch",
-            help: KeyBinding.Help(
-                position: 18, keys: "Space",
-                text: "generator: switch the mode or a class (also Left/Right)")),
+            [.character(" "), .right], in: [.generatorChoice], .cycleKind(1), legend: "Space switch"),
         KeyBinding([.left], in: [.generatorChoice], .cycleKind(-1)),
         KeyBinding(
-            [.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new",
-            help: KeyBinding.Help(position: 19, keys: "Ctrl-G", text: "generator: a new preview")),
+            [.control("g")], in: [.generatorField, .generatorChoice], .generatePassword, legend: "Ctrl-G new"),
         KeyBinding(
-            [.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal",
-            help: KeyBinding.Help(position: 20, keys: "Ctrl-R", text: "generator: reveal or hide the preview")),
+            [.control("r")], in: [.generatorField, .generatorChoice], .toggleReveal, legend: "Ctrl-R reveal"),
         KeyBinding(
-            [.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use",
-            help: KeyBinding.Help(
-                position: 21, keys: "Enter",
-                text: "generator: put the preview in Password, keep the settings")),
+            [.enter], in: [.generatorField, .generatorChoice], .submit, legend: "Enter use"),
         KeyBinding(
-            [.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel",
-            help: KeyBinding.Help(position: 22, keys: "Esc", text: "generator: close it, changing nothing")),
+            [.escape], in: [.generatorField, .generatorChoice], .cancel, legend: "Esc cancel"),
         KeyBinding([.control("u")], in: [.generatorField], .clearField),
     ]
 
@@ -298,8 +272,7 @@ public enum KeyBindings {
     /// The item list; its rows carry the help overlay's lines.
     private static let list: [KeyBinding] = [
         KeyBinding(
-            [.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move",
-            help: KeyBinding.Help(position: 0, keys: "Up/Down, j/k", text: "move in the list")),
+            [.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move"),
         KeyBinding([.up, .character("k")], in: [.list], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.list, .filter]) { _, situation in
             .moveSelection(max(situation.pageRows, 1))
@@ -310,78 +283,47 @@ public enum KeyBindings {
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
         KeyBinding(
-            [.character("/")], in: [.list], .startFilter, legend: "/ filter",
-            help: KeyBinding.Help(position: 1, keys: "/", text: "filter as you type (Enter keeps, Esc clears)")),
+            [.character("/")], in: [.list], .startFilter, legend: "/ filter"),
         KeyBinding(
             // No legend entry: `e edit` says the same, and the bottom line
             // at 80 columns keeps `l lock` and `W logout` instead.
-            [.enter], in: [.list], .openSelected,
-            help: KeyBinding.Help(position: 2, keys: "Enter", text: "open the selected item in the editor")
+            [.enter], in: [.list], .openSelected
         ),
         KeyBinding(
-            [.character("c")], in: [.list], .copySelected, legend: "c/u/o copy",
-            help: KeyBinding.Help(position: 5, keys: "c", text: "copy the selected secret (cleared automatically)")),
+            [.character("c")], in: [.list], .copySelected, legend: "c/u/o copy"),
         KeyBinding(
-            [.character("u")], in: [.list], .copyUserID,
-            help: KeyBinding.Help(position: 6, keys: "u", text: "copy the selected user ID (cleared like c)")),
+            [.character("u")], in: [.list], .copyUserID),
         KeyBinding(
-            [.character("o")], in: [.list], .copyOneTimeCode,
-            help: KeyBinding.Help(position: 7, keys: "o", text: "copy the current one-time code (cleared like c)")),
+            [.character("o")], in: [.list], .copyOneTimeCode),
         KeyBinding(
-            [.character("e")], in: [.list], .editSelected, legend: "e edit",
-            help: KeyBinding.Help(
-                position: 3, keys: "e",
-                text: "edit every attribute of the selected item; new Service/User ID renames")),
+            [.character("e")], in: [.list], .editSelected, legend: "e edit"),
         KeyBinding(
-            [.character("r")], in: [.list], .refreshSelected,
-            help: KeyBinding.Help(position: 8, keys: "r", text: "refresh the selected OAuth item's token")),
+            [.character("r")], in: [.list], .refreshSelected),
         KeyBinding(
-            [.character("n")], in: [.list], .newItem, legend: "n new",
-            help: KeyBinding.Help(position: 4, keys: "n", text: "new item")),
+            [.character("n")], in: [.list], .newItem, legend: "n new"),
         KeyBinding(
-            [.character("d")], in: [.list], .deleteSelected, legend: "d delete",
-            help: KeyBinding.Help(position: 9, keys: "d", text: "delete the selected item; z undoes for 10 s")),
+            [.character("d")], in: [.list], .deleteSelected, legend: "d delete"),
         KeyBinding(
-            [.character("z")], in: [.list], .undo,
-            help: KeyBinding.Help(
-                position: 9.5, keys: "z", text: "undo the last delete, or a Save that replaced a password (10 s)")),
+            [.character("z")], in: [.list], .undo),
         KeyBinding(
-            [.character("V")], in: [.list], .resolveSelected,
-            help: KeyBinding.Help(
-                position: 9.7, keys: "V",
-                text: "settle a sync conflict (! in the list): keep this vault's version or the other one")),
+            [.character("V")], in: [.list], .resolveSelected),
         KeyBinding(
-            [.character("l")], in: [.list], .lock, legend: "l lock",
-            help: KeyBinding.Help(position: 10, keys: "l", text: "lock now")),
+            [.character("l")], in: [.list], .lock, legend: "l lock"),
         KeyBinding(
-            [.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout",
-            help: KeyBinding.Help(
-                position: 11, keys: "W",
-                text: "logout: review the tokens it deletes (session tokens ticked, "
-                    + "tokens with no expiry not; Space ticks), then delete and lock")),
+            [.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout"),
         KeyBinding(
-            [.tab], in: [.list], .focusNext,
-            help: KeyBinding.Help(
-                position: 12, keys: "Tab, Shift-Tab",
-                text: "move between the form's fields and buttons")),
+            [.tab], in: [.list], .focusNext),
         KeyBinding([.backTab], in: [.list], .focusPrevious),
         KeyBinding(
-            [.control("r")], in: [.list], .toggleReveal, legend: "Ctrl-R reveal",
-            help: KeyBinding.Help(
-                position: 13, keys: "Ctrl-R",
-                text: "reveal or hide the preview's secret and hidden fields")),
+            [.control("r")], in: [.list], .toggleReveal, legend: "Ctrl-R reveal"),
         KeyBinding(
-            [.escape], in: [.list], .cancel,
-            help: KeyBinding.Help(position: 23, keys: "Esc", text: "back to the list; close a dialog")),
+            [.escape], in: [.list], .cancel),
         KeyBinding(
-            [.character("m")], in: [.list], .showMessages, legend: "m messages",
-            help: KeyBinding.Help(position: 26, keys: "m", text: "the last 20 messages")),
+            [.character("m")], in: [.list], .showMessages, legend: "m messages"),
         KeyBinding(
-            [.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help",
-            help: KeyBinding.Help(position: 24, keys: "?", text: "this help")),
+            [.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help"),
         KeyBinding(
-            [.character("q")], in: [.list], .quit, legend: "q quit",
-            help: KeyBinding.Help(position: 25, keys: "q", text: "quit")),
+            [.character("q")], in: [.list], .quit, legend: "q quit"),
     ]
 
     /// The filter line (its other editing keys are in ``editing``).
@@ -405,29 +347,18 @@ public enum KeyBindings {
         KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
         KeyBinding(
-            [.control("s")], in: [.field, .button, .choice, .generatorRow], .save, legend: "Ctrl-S save",
-            help: KeyBinding.Help(position: 21.5, keys: "Ctrl-S", text: "editor: save from any field")),
+            [.control("s")], in: [.field, .button, .choice, .generatorRow], .save, legend: "Ctrl-S save"),
         KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in
             .toggleReveal
         },
         KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
         KeyBinding(
-            [.control("g")], in: [.list], .generatePassword,
-            help: KeyBinding.Help(
-                position: 14, keys: "Ctrl-G",
-                text: "in the Password field: fill it with a new password (the Generator settings)")),
+            [.control("g")], in: [.list], .generatePassword),
         KeyBinding(
-            [.alt("g")], in: mainContexts, .openGenerator,
-            help: KeyBinding.Help(
-                position: 15, keys: "Alt-G",
-                text: "generator settings: length, classes, excluded characters or words; "
-                    + "Enter uses the preview")),
+            [.alt("g")], in: mainContexts, .openGenerator),
         KeyBinding(
             [.enter, .character(" "), .control("g")], in: [.generatorRow], .openGenerator,
-            legend: "Enter/Ctrl-G settings",
-            help: KeyBinding.Help(
-                position: 16, keys: "Enter, Space",
-                text: "on the Generator row (or Ctrl-G): open the generator dialog")),
+            legend: "Enter/Ctrl-G settings"),
         KeyBinding([.tab, .down], in: [.generatorRow], .focusNext, legend: "Tab/S-Tab move"),
         KeyBinding([.backTab, .up], in: [.generatorRow], .focusPrevious),
         KeyBinding([.control("r")], in: [.generatorRow], .toggleReveal),
@@ -518,8 +449,4 @@ public enum KeyBindings {
         guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return false }
         return true
     }
-
-    /// The help overlay's lines: key, then what it does.
-    public static let helpLines: [(key: String, action: String)] =
-        table.compactMap(\.help).sorted { $0.position < $1.position }.map { ($0.keys, $0.text) }
 }

@@ -133,43 +133,24 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         #expect(Renderer.legend(for: app) == "y save  n/Esc keep editing  d discard")
     }
 
-    @Test func helpComesFromTheTable() {
-        let fromTable = KeyBindings.table.compactMap(\.help).sorted { $0.position < $1.position }
-        #expect(KeyBindings.helpLines.map(\.key) == fromTable.map(\.keys))
-        #expect(KeyBindings.helpLines.map(\.action) == fromTable.map(\.text))
-        #expect(Set(fromTable.map(\.position)).count == fromTable.count, "two help lines share a position")
-        #expect(
-            KeyBindings.helpLines.map(\.key) == [
-                "Up/Down, j/k", "/", "Enter", "e", "n", "c", "u", "o", "r", "d", "z", "V", "l", "W",
-                "Tab, Shift-Tab", "Ctrl-R", "Ctrl-G", "Alt-G",
-                "Enter, Space", "Tab, Shift-Tab", "Space", "Ctrl-G",
-                "Ctrl-R", "Enter", "Ctrl-S", "Esc", "Esc", "?", "q", "m",
-            ])
-        #expect(KeyBindings.helpLines.last { $0.key == "Esc" }?.action == "back to the list; close a dialog")
-    }
-
-    /// Each help line documents keys its row binds where it applies: the
-    /// list's, the Generator row's and the generator dialog's.
-    @Test func helpLinesBelongToTheirRowsKeys() {
-        for row in KeyBindings.table where row.help != nil {
-            #expect(!Set(row.contexts).isDisjoint(with: [.list, .generatorRow, .generatorChoice]), "\(row.help!.keys)")
-            for context in row.contexts {
-                let app = app(in: context)
-                for key in sampleKeys(row.keys) {
-                    #expect(KeyMap.action(for: key, in: app) != nil, "\(key) in \(context)")
-                }
-            }
-        }
-    }
-
-    /// The help names the generator dialog's own keys and the Generator row's.
-    @Test func helpListsTheGeneratorDialogsKeys() {
-        let dialogLines = KeyBindings.helpLines.filter { $0.action.hasPrefix("generator: ") }.map(\.key)
-        #expect(dialogLines == ["Tab, Shift-Tab", "Space", "Ctrl-G", "Ctrl-R", "Enter", "Esc"])
-        #expect(
-            KeyBindings.helpLines.contains {
-                $0.key == "Enter, Space" && $0.action == "on the Generator row (or Ctrl-G): open the generator dialog"
+    /// The help overlay's sections for the list (``HelpSections``: List,
+    /// Preview) and the key table agree: every single key they name is
+    /// bound on the list, and every key of the list's legend is named.
+    @Test func theHelpNamesTheListsKeys() {
+        let sections = HelpSections.all.filter { $0.contexts.contains(.list) }
+        #expect(sections.map(\.title) == ["List", "Preview"])
+        let named = Set(
+            sections.flatMap(\.lines).flatMap { line in
+                line.keys.split(separator: ", ").flatMap { $0.split(separator: "/") }.map(String.init)
             })
+        let app = app(in: .list)
+        for key in named where key.count == 1 {
+            #expect(KeyMap.action(for: .character(key.first!), in: app) != nil, "help names \(key), unbound")
+        }
+        for entry in KeyBindings.legendEntries(for: app) where !entry.hasSuffix(" move") {
+            let keys = entry.split(separator: " ").first.map { $0.split(separator: "/").map(String.init) } ?? []
+            for key in keys { #expect(named.contains(key), "legend \(entry): \(key) not in the help") }
+        }
     }
 }
 
