@@ -90,6 +90,9 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
     case unauthentic
     /// A field that is not what the format allows.
     case malformed(String)
+    /// Sealed under a key epoch this device does not know (a newer one
+    /// it has not picked up, or a forged key id).
+    case unknownKey
 
     /// A phrase for messages.
     public var description: String {
@@ -98,6 +101,7 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
         case .tooLarge: "a length over its limit"
         case .unauthentic: "does not authenticate (changed, moved, or sealed under another key)"
         case .malformed(let what): "malformed: \(what)"
+        case .unknownKey: "sealed under a key epoch this device does not know"
         }
     }
 }
