@@ -115,6 +115,9 @@ public final class SyncEngine {
     /// The tree names a key epoch this device does not know: its files cannot be opened yet.
     struct NewEpoch: Error {}
 
+    /// Older epochs no header opens, as `NUMBER.DEVICE` (see ``adoptEpochs(_:loaded:)``).
+    var unopenable: Set<String> = []
+
     func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
         guard let commit else { return Snapshot() }
         var snap = Snapshot()
@@ -123,7 +126,9 @@ public final class SyncEngine {
             guard let (number, device) = TreePath.parseEpoch(path) else {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
-            if !keys.knows(number: number, device: device) { throw NewEpoch() }
+            if !keys.knows(number: number, device: device) && !unopenable.contains("\(number).\(device)") {
+                throw NewEpoch()
+            }
         }
         // Files are immutable: a blob opened once in this run is not read again.
         let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
@@ -461,8 +466,9 @@ public final class SyncEngine {
     /// Takes in the key epochs of the commit `tree` this device does not know: the
     /// newest first, from the header that seals it (its master password,
     /// asked through ``treePassword``), then the older ones its epoch file
-    /// holds. Stores them in the state; a new current epoch replaces this
-    /// device's own header, which seals an older key, and is committed.
+    /// holds. Stores them in the state. This device's own header stays as it
+    /// is (sealing an older key; `fob passwd` seals the current one), so an
+    /// epoch another device started at the same time can still be opened.
     /// - Throws: ``SyncError/newKey(_:)`` when no password can be asked;
     ///   ``SyncError/wrongPassword``; ``SyncError/tampered(_:)``.
     func adoptEpochs(_ tree: String, loaded: inout Loaded) throws {
@@ -477,15 +483,26 @@ public final class SyncEngine {
         let before = loaded.state.currentEpoch
         var password: SecretBytes?
         while true {
+            let known = SyncKeys(epochs: loaded.state.epochs)
             let unknown = files.keys.compactMap(TreePath.parseEpoch).filter {
-                !SyncKeys(epochs: loaded.state.epochs).knows(number: $0.number, device: $0.device)
+                !known.knows(number: $0.number, device: $0.device) && !unopenable.contains("\($0.number).\($0.device)")
             }
             guard let target = unknown.max(by: { ($0.number, $0.device) < ($1.number, $1.device) }) else { break }
             let name = "(epoch \(target.number) from device \(target.device))"
             guard
                 let header = headers.first(where: { $0.epochNumber == target.number && $0.epochDevice == target.device }
                 )
-            else { throw SyncError.tampered("keys/\(target.number).\(target.device).key has no header to open it") }
+            else {
+                // An older epoch no header opens any more (one that lost to
+                // another started at once, its device's header since
+                // re-sealed): its files were written again under a newer key.
+                let current = loaded.state.currentEpoch
+                guard (target.number, target.device) < (current.number, current.device) else {
+                    throw SyncError.tampered("keys/\(target.number).\(target.device).key has no header to open it")
+                }
+                unopenable.insert("\(target.number).\(target.device)")
+                continue
+            }
             var epoch = try password.flatMap { (given) throws -> KeyEpoch? in try header.open(password: given) }
             if epoch == nil {
                 guard let ask = treePassword else { throw SyncError.newKey(name) }
@@ -506,9 +523,6 @@ public final class SyncEngine {
         let taken = loaded.state.currentEpoch
         guard taken.number != before.number || taken.device != before.device else { return }
         messages("fob: took the sync tree's new key (epoch \(taken.number), from device \(taken.device))\n")
-        // This device's header seals an older key: it goes (`fob passwd` writes a new one).
-        removeFile(TreePath.header(device: loaded.state.device))
-        try commit("fob sync: device \(loaded.state.device) takes key epoch \(taken.number).\(taken.device)")
     }
 
     /// Starts a new key epoch: a random key, its epoch file (sealing every
@@ -530,6 +544,21 @@ public final class SyncEngine {
         try writeFile(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
         try writeFile(headerPath, header.bytes)
         return epoch
+    }
+
+    /// Forgets an epoch this device started whose files never reached a
+    /// commit (`fob passwd --rotate-key` or `--revoke` cut short after the
+    /// state stored its key): no file was sealed under it yet, and no other
+    /// device could open one.
+    func undoUnfinishedEpoch(_ loaded: inout Loaded) throws {
+        let epoch = loaded.state.currentEpoch
+        guard epoch.number > 1, epoch.device == loaded.state.device,
+            !FileManager.default.fileExists(atPath: git.directory + "/" + TreePath.epoch(epoch))
+        else { return }
+        loaded.state.laterEpochs.removeLast()
+        loaded.keys = SyncKeys(epochs: loaded.state.epochs)
+        try store(&loaded)
+        messages("fob: the new sync key of an interrupted key rotation was dropped; rotate again\n")
     }
 
     /// The snapshot of `commit` (fetched, or a first clone), taking in its new key epochs first.
@@ -620,6 +649,7 @@ public final class SyncEngine {
         var loaded = try load()
         try ensureWorkTree(remote: loaded.state.remote)
         try cleanWorkTree()
+        try undoUnfinishedEpoch(&loaded)
         var head = try git.resolve("HEAD")
         var current = try head.map { try adoptingSnapshot($0, loaded: &loaded) } ?? Snapshot()
         head = try git.resolve("HEAD")

@@ -97,6 +97,60 @@ import Testing
         #expect(try c.contents() == expected)
     }
 
+    /// Two devices rotate at once: each asks for the other's new password
+    /// once, the greater epoch ends up sealing every file, nothing is lost.
+    @Test func twoRotationsAtOnceConverge() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let pw2 = lab.directory.url.path + "/pw2"
+        let pw3 = lab.directory.url.path + "/pw3"
+        _ = FileManager.default.createFile(atPath: pw2, contents: Data("pw2\n".utf8))
+        _ = FileManager.default.createFile(atPath: pw3, contents: Data("pw3\n".utf8))
+        try a.ok(["passwd", "--rotate-key", "--new-password-file", pw2])
+        try b.ok(["passwd", "--rotate-key", "--new-password-file", pw3])
+        try a.ok(["--password-file", pw2, "update", "mail", "ana"], input: "from a\n")
+        try b.ok(["--password-file", pw3, "update", "web", "bob"], input: "from b\n")
+        func sync(_ device: Device, own: String, other: String) throws -> ProcessResult {
+            try FobProcess.run(
+                ["--vault", device.vault, "--password-file", own, "sync", "--tree-password-file", other],
+                environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": device.data, "FOB_AGENT": "0"]) { $1 })
+        }
+        for (device, own, other) in [(a, pw2, pw3), (b, pw3, pw2), (a, pw2, pw3), (b, pw3, pw2), (a, pw2, pw3)] {
+            let result = try sync(device, own: own, other: other)
+            #expect(result.status == 0, "\(device.name): \(result.stderrText)")
+        }
+        #expect(try Self.keyIDs(lab).count == 1)
+        func contents(_ device: Device, _ password: String) throws -> String {
+            try FobProcess.run(
+                ["--vault", device.vault, "--password-file", password, "export", "--format", "csv"],
+                environment: ["FOB_AGENT": "0"]
+            ).stdoutText
+        }
+        let exported = try contents(a, pw2)
+        #expect(exported.contains("from a") && exported.contains("from b"), "\(exported)")
+        #expect(try contents(b, pw3) == exported)
+    }
+
+    /// A rotation cut short after the state took the new key, before the
+    /// tree's commit: the next sync drops the key, and nothing is sealed under it.
+    @Test func aRotationCutShortIsDropped() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let before = try Self.keyIDs(lab)
+        let pw2 = lab.directory.url.path + "/pw2"
+        _ = FileManager.default.createFile(atPath: pw2, contents: Data("pw2\n".utf8))
+        try a.ok(["passwd", "--rotate-key", "--new-password-file", pw2])
+        // What a kill before the commit leaves: the vault has the key, the tree not.
+        try lab.git(["reset", "-q", "--hard", "HEAD~1"], in: a.tree)
+        try a.ok(["--password-file", pw2, "update", "mail", "ana"], input: "after\n")
+        let synced = try FobProcess.run(
+            ["--vault", a.vault, "--password-file", pw2, "sync"],
+            environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": a.data, "FOB_AGENT": "0"]) { $1 })
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(synced.stderrText.contains("interrupted key rotation was dropped"), "\(synced.stderrText)")
+        #expect(try Self.keyIDs(lab) == before)
+        #expect(try b.sync() == "merged 1, conflicts 0\n")
+        #expect(try b.secret("mail", "ana") == "after")
+    }
+
     @Test func rotateKeyWithoutSyncIsAUsageError() throws {
         let lab = try SyncLab()
         let a = try lab.device("a")
