@@ -267,6 +267,31 @@ import Testing
         #expect(try c.contents() == ["mail ana one -"])
     }
 
+    /// With three devices, the tombstone waits for the last one: a device
+    /// that saw it while another had not says so in its head.
+    @Test func aTombstoneWaitsForTheLastOfThreeDevices() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
+        func itemFiles() throws -> Int {
+            try lab.git(["ls-files", "items"], in: try lab.attackerClone()).split(separator: "\n").count
+        }
+        try a.ok(["rm", "web", "bob"])
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try c.sync()
+        _ = try b.sync()
+        #expect(try itemFiles() == 2)
+        // c's head says it saw it; c's export ran before it fetched b's, so
+        // the next sync after both heads are known collects it.
+        _ = try c.sync()
+        #expect(try itemFiles() == 2)
+        _ = try c.sync()
+        #expect(try itemFiles() == 1)
+        for device in [a, b, c] { #expect(try device.sync() == "merged 0, conflicts 0\n") }
+        for device in [a, b, c] { #expect(try device.contents() == ["mail ana one -"]) }
+    }
+
     /// A revoked device never blocks collection.
     @Test func aRevokedDeviceDoesNotHoldATombstoneBack() throws {
         let (lab, a, b) = try SyncProcessTests.pair()
