@@ -489,10 +489,13 @@ public final class SyncEngine {
             }
             guard let target = unknown.max(by: { ($0.number, $0.device) < ($1.number, $1.device) }) else { break }
             let name = "(epoch \(target.number) from device \(target.device))"
-            guard
-                let header = headers.first(where: { $0.epochNumber == target.number && $0.epochDevice == target.device }
-                )
-            else {
+            // Its device's header, or another device's that re-sealed it (`fob passwd`).
+            let sealing = headers.filter { $0.epochNumber == target.number && $0.epochDevice == target.device }
+            func open(_ given: SecretBytes) throws -> KeyEpoch? {
+                for header in sealing { if let epoch = try header.open(password: given) { return epoch } }
+                return nil
+            }
+            guard !sealing.isEmpty else {
                 // An older epoch no header opens any more (one that lost to
                 // another started at once, its device's header since
                 // re-sealed): its files were written again under a newer key.
@@ -503,11 +506,11 @@ public final class SyncEngine {
                 unopenable.insert("\(target.number).\(target.device)")
                 continue
             }
-            var epoch = try password.flatMap { (given) throws -> KeyEpoch? in try header.open(password: given) }
+            var epoch = try password.flatMap(open)
             if epoch == nil {
                 guard let ask = treePassword else { throw SyncError.newKey(name) }
                 let given = try ask(target.device)
-                guard let opened = try header.open(password: given) else { throw SyncError.wrongPassword }
+                guard let opened = try open(given) else { throw SyncError.wrongPassword }
                 password = given
                 epoch = opened
             }

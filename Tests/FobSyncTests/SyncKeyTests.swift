@@ -151,6 +151,36 @@ import Testing
         #expect(try b.secret("mail", "ana") == "after")
     }
 
+    /// A new key opens with the password of any device whose header seals
+    /// it: here b's, after b took the key and changed its password.
+    @Test func aNewKeyOpensWithAnyHeaderThatSealsIt() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
+        let pw2 = lab.directory.url.path + "/pw2"
+        let pw3 = lab.directory.url.path + "/pw3"
+        _ = FileManager.default.createFile(atPath: pw2, contents: Data("pw2\n".utf8))
+        _ = FileManager.default.createFile(atPath: pw3, contents: Data("pw3\n".utf8))
+        try a.ok(["passwd", "--rotate-key", "--new-password-file", pw2])
+        func run(_ device: Device, _ arguments: [String]) throws -> ProcessResult {
+            try FobProcess.run(
+                ["--vault", device.vault] + arguments,
+                environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": device.data, "FOB_AGENT": "0"]) { $1 })
+        }
+        #expect(try run(a, ["--password-file", pw2, "sync"]).status == 0)
+        #expect(
+            try run(b, ["--password-file", lab.directory.url.path + "/pw", "sync", "--tree-password-file", pw2]).status
+                == 0)
+        #expect(
+            try run(b, ["--password-file", lab.directory.url.path + "/pw", "passwd", "--new-password-file", pw3]).status
+                == 0)
+        #expect(try run(b, ["--password-file", pw3, "sync"]).status == 0)
+        let synced = try run(
+            c, ["--password-file", lab.directory.url.path + "/pw", "sync", "--tree-password-file", pw3])
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(try c.contents() == ["mail ana one -", "web bob two -"])
+    }
+
     @Test func rotateKeyWithoutSyncIsAUsageError() throws {
         let lab = try SyncLab()
         let a = try lab.device("a")
