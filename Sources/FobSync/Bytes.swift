@@ -29,6 +29,15 @@ struct ByteWriter {
             u64(counter)
         }
     }
+    /// A count, then each epoch's number, device and key.
+    mutating func epochs(_ list: [KeyEpoch]) {
+        u32(UInt32(list.count))
+        for epoch in list {
+            u64(epoch.number)
+            string(epoch.device)
+            epoch.key.withUnsafeBytes { raw($0) }
+        }
+    }
     mutating func wipe() { bytes.wipe() }
 }
 
@@ -63,6 +72,23 @@ struct ByteReader {
         let id = try string(max: 16)
         guard DeviceID.isValid(id) else { throw .malformed("a device id") }
         return id
+    }
+    /// What ``ByteWriter/epochs(_:)`` wrote: epoch 1 without a device, any
+    /// later one with a device id, every key 32 bytes.
+    mutating func epochs() throws(TreeFormatError) -> [KeyEpoch] {
+        let count = try u32()
+        guard count <= 10_000 else { throw .tooLarge }
+        var out: [KeyEpoch] = []
+        for _ in 0..<count {
+            let number = try u64()
+            let device = try string(max: 16)
+            let key = SecretBytes(try data(max: 32))
+            guard number >= 1, key.count == 32, number == 1 ? device.isEmpty : DeviceID.isValid(device) else {
+                throw .malformed("a key epoch")
+            }
+            out.append(KeyEpoch(number: number, device: device, key: key))
+        }
+        return out
     }
     mutating func vector() throws(TreeFormatError) -> VersionVector {
         let n = try u32()

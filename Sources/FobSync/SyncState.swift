@@ -101,14 +101,7 @@ public struct SyncState: Sendable {
         w.u64(lastMerged)
         w.u64(lastConflicts)
         // The later epochs follow; a state without them (one epoch) ends here.
-        if !laterEpochs.isEmpty {
-            w.u32(UInt32(laterEpochs.count))
-            for epoch in laterEpochs {
-                w.u64(epoch.number)
-                w.string(epoch.device)
-                epoch.key.withUnsafeBytes { w.raw($0) }
-            }
-        }
+        if !laterEpochs.isEmpty { w.epochs(laterEpochs) }
         return SecretBytes(w.bytes)
     }
 
@@ -137,16 +130,8 @@ public struct SyncState: Sendable {
             state.lastMerged = try r.u64()
             state.lastConflicts = try r.u64()
             if !r.atEnd {
-                let count = try r.u32()
-                guard count <= 10_000 else { throw .tooLarge }
-                for _ in 0..<count {
-                    let number = try r.u64()
-                    let device = try r.device()
-                    let key = SecretBytes(try r.data(max: 32))
-                    guard number > 1, key.count == 32 else { throw .malformed("a key epoch") }
-                    guard state.learn(KeyEpoch(number: number, device: device, key: key)) else {
-                        throw .malformed("a key epoch twice")
-                    }
+                for epoch in try r.epochs() {
+                    guard epoch.number > 1, state.learn(epoch) else { throw .malformed("a key epoch") }
                 }
             }
             guard r.atEnd else { throw .malformed("bytes after the sync state") }

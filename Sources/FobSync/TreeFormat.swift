@@ -509,12 +509,7 @@ public enum EpochFile {
     public static func sealed(_ epoch: KeyEpoch, older: [KeyEpoch]) -> [UInt8] {
         var w = ByteWriter()
         defer { w.wipe() }
-        w.u32(UInt32(older.count))
-        for e in older {
-            w.u64(e.number)
-            w.string(e.device)
-            e.key.withUnsafeBytes { w.raw($0) }
-        }
+        w.epochs(older)
         return Array("FSK1".utf8)
             + w.bytes.withUnsafeBytes {
                 Sodium.seal($0, ad: associatedData(epoch), key: SyncKeys.sealingKey(epoch.key))
@@ -537,18 +532,7 @@ public enum EpochFile {
     /// Decodes the plaintext (the fuzz target `sync-tree` calls it).
     public static func decodePlaintext(_ raw: UnsafeRawBufferPointer) throws(TreeFormatError) -> [KeyEpoch] {
         var r = ByteReader(raw)
-        let count = try r.u32()
-        guard count <= 10_000 else { throw .tooLarge }
-        var out: [KeyEpoch] = []
-        for _ in 0..<count {
-            let number = try r.u64()
-            let device = try r.string(max: 16)
-            let key = SecretBytes(try r.data(max: 32))
-            guard number >= 1, key.count == 32, number == 1 ? device.isEmpty : DeviceID.isValid(device) else {
-                throw .malformed("an epoch")
-            }
-            out.append(KeyEpoch(number: number, device: device, key: key))
-        }
+        let out = try r.epochs()
         guard r.atEnd else { throw .malformed("bytes after the epochs") }
         return out
     }
