@@ -298,7 +298,7 @@ public final class Invocation {
         return line
     }
 
-    private func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {
+    func ask(_ prompt: String, maxBytes: Int, what: String) throws -> SecretBytes {
         do {
             return try context.terminal.readSecret(prompt: prompt, maxBytes: maxBytes)
         } catch .noTerminal {

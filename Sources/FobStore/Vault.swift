@@ -203,7 +203,8 @@ public final class Vault {
     /// Adds an item (`SecItemAdd`).
     /// - Throws: `.duplicateItem` if an item with the same class, access group,
     ///   service and account exists; `.param` for a missing or oversized secret
-    ///   or attributes; `.interactionNotAllowed` when locked (or for a
+    ///   or attributes, or a reserved access group (`fob.sync`);
+    ///   `.interactionNotAllowed` when locked (or for a
     ///   `whenUnlocked` item while partially locked); `.decode`; `.io` when the disk is full.
     public func add(_ item: Item) throws(KeychainError) {
         try add(contentsOf: [item])
@@ -219,6 +220,7 @@ public final class Vault {
         sealed.reserveCapacity(items.count)
         for var item in items {
             try Vault.check(item)
+            try Vault.checkNotReserved(item.accessGroup)
             item.created = stamp
             item.modified = stamp
             item.revision = 1
@@ -278,6 +280,7 @@ public final class Vault {
     @discardableResult
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
         if let secret = changes.secret, secret.count > Item.maxSecretBytes { throw Vault.secretTooLarge }
+        if let group = changes.accessGroup { try Vault.checkNotReserved(group) }
         return try write { (keys) throws(KeychainError) -> Int in
             let matches = try rows(matching: query, withSecrets: true)
             guard !matches.isEmpty else { throw .itemNotFound(query.displayName) }
@@ -328,6 +331,7 @@ public final class Vault {
         changes.account = nil
         changes.accessGroup = nil
         changes.secret = secret
+        try Vault.checkNotReserved(accessGroup)
         let query = ItemQuery(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup)
         return try write { (keys) throws(KeychainError) -> SaveOutcome in
             let stamp = now()
@@ -363,6 +367,15 @@ public final class Vault {
         try replaceRow(
             id: row.id, old: row.lookup, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys),
             name: item.displayName, keys: keys)
+    }
+
+    /// Refuses a reserved access group (``ItemQuery/reservedAccessGroups``)
+    /// for an item that an add, save or update would write: only sync
+    /// writes there, through ``applyImport(_:progress:)``.
+    /// - Throws: `.param` naming the group.
+    static func checkNotReserved(_ accessGroup: String) throws(KeychainError) {
+        guard ItemQuery.reservedAccessGroups.contains(accessGroup) else { return }
+        throw .param("the access group \"\(accessGroup)\" is reserved for Fob's own records (sync's state)")
     }
 
     /// The revision a write gives an item stored at `revision` (1 for a new item, at 0).

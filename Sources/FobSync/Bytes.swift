@@ -29,6 +29,15 @@ struct ByteWriter {
             u64(counter)
         }
     }
+    /// A count, then each epoch's number, device and key.
+    mutating func epochs(_ list: [KeyEpoch]) {
+        u32(UInt32(list.count))
+        for epoch in list {
+            u64(epoch.number)
+            string(epoch.device)
+            epoch.key.withUnsafeBytes { raw($0) }
+        }
+    }
     mutating func wipe() { bytes.wipe() }
 }
 
@@ -64,6 +73,23 @@ struct ByteReader {
         guard DeviceID.isValid(id) else { throw .malformed("a device id") }
         return id
     }
+    /// What ``ByteWriter/epochs(_:)`` wrote: epoch 1 without a device, any
+    /// later one with a device id, every key 32 bytes.
+    mutating func epochs() throws(TreeFormatError) -> [KeyEpoch] {
+        let count = try u32()
+        guard count <= 10_000 else { throw .tooLarge }
+        var out: [KeyEpoch] = []
+        for _ in 0..<count {
+            let number = try u64()
+            let device = try string(max: 16)
+            let key = SecretBytes(try data(max: 32))
+            guard number >= 1, key.count == 32, number == 1 ? device.isEmpty : DeviceID.isValid(device) else {
+                throw .malformed("a key epoch")
+            }
+            out.append(KeyEpoch(number: number, device: device, key: key))
+        }
+        return out
+    }
     mutating func vector() throws(TreeFormatError) -> VersionVector {
         let n = try u32()
         guard n <= 100_000 else { throw .tooLarge }
@@ -90,6 +116,9 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
     case unauthentic
     /// A field that is not what the format allows.
     case malformed(String)
+    /// Sealed under a key epoch this device does not know (a newer one
+    /// it has not picked up, or a forged key id).
+    case unknownKey
 
     /// A phrase for messages.
     public var description: String {
@@ -98,6 +127,7 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
         case .tooLarge: "a length over its limit"
         case .unauthentic: "does not authenticate (changed, moved, or sealed under another key)"
         case .malformed(let what): "malformed: \(what)"
+        case .unknownKey: "sealed under a key epoch this device does not know"
         }
     }
 }

@@ -19,6 +19,10 @@ public final class SyncEngine {
     let messages: @Sendable (String) -> Void
     /// Revisions opened in this run, by blob id and path.
     var opened: [String: Revision] = [:]
+    /// Asks the master password that opens a header of a key epoch this
+    /// device does not know yet (the argument names it, for a prompt).
+    /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
+    public var treePassword: ((String) throws -> SecretBytes)?
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -67,7 +71,7 @@ public final class SyncEngine {
         do { state = try SyncState.decode(secret) } catch {
             throw KeychainError.decode("the sync state item: \(error)")
         }
-        let keys = SyncKeys(syncKey: state.syncKey)
+        let keys = SyncKeys(epochs: state.epochs)
         var items: [String: Item] = [:]
         for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
         return Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
@@ -91,31 +95,52 @@ public final class SyncEngine {
         var heads: [String: DeviceHead] = [:]
         /// Revoked devices → the last counter of theirs still taken.
         var revoked: [String: UInt64] = [:]
+        /// Items with a revision sealed under an older key epoch: re-sealed at the next export.
+        var stale: Set<String> = []
+        /// Items with a tombstone among their revisions.
+        var tombstones: Set<String> = []
 
         func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
     }
+
+    /// The tree names a key epoch this device does not know: its files cannot be opened yet.
+    struct NewEpoch: Error {}
+
+    /// Older epochs no header opens, as `NUMBER.DEVICE` (see ``adoptEpochs(_:loaded:)``).
+    var unopenable: Set<String> = []
 
     func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
         guard let commit else { return Snapshot() }
         var snap = Snapshot()
         let entries = try git.listing(of: commit)
+        for (path, _) in entries where path.hasPrefix("keys/") {
+            guard let (number, device) = TreePath.parseEpoch(path) else {
+                throw SyncError.tampered("\(path) is not part of a sync tree")
+            }
+            if !keys.knows(number: number, device: device) && !unopenable.contains("\(number).\(device)") {
+                throw NewEpoch()
+            }
+        }
         // Files are immutable: a blob opened once in this run is not read again.
         let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
         let contents = try git.blobs(Array(Set(missing)))
         for (path, blob) in entries {
             let cacheKey = "\(blob) \(path)"
             if let (name, dot) = TreePath.parseRecord(path) {
-                if let revision = opened[cacheKey] {
-                    snap.revisions[name, default: []].append(revision)
+                let revision: Revision
+                if let cached = opened[cacheKey] {
+                    revision = cached
                 } else {
                     do {
-                        let revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
+                        revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
                         opened[cacheKey] = revision
-                        snap.revisions[name, default: []].append(revision)
                     } catch {
                         throw SyncError.tampered("\(path) \(error)")
                     }
                 }
+                snap.revisions[name, default: []].append(revision)
+                if revision.sealedUnder != keys.sealingID { snap.stale.insert(name) }
+                if revision.item == nil { snap.tombstones.insert(name) }
                 snap.paths.insert(path)
             } else if let device = TreePath.parseHead(path) {
                 do { snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys) } catch
@@ -126,7 +151,7 @@ public final class SyncEngine {
                 do {
                     snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
                 } catch { throw SyncError.tampered("\(path) \(error)") }
-            } else if TreePath.parseHeader(path) == nil {
+            } else if TreePath.parseHeader(path) == nil && TreePath.parseEpoch(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
         }
@@ -244,12 +269,18 @@ public final class SyncEngine {
                     }, currentView.live
                 ))
         }
-        guard !planned.isEmpty || forceHead else { return 0 }
+        let (resealed, collected, acknowledge) = housekeeping(current, planned: Set(planned.map(\.name)), me: me)
+        planned += resealed
+        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead else { return 0 }
         // Reserve the counter in the vault before any file carries it.
         loaded.state.counter += 1
         try store(&loaded)
         let dot = Dot(device: me, counter: loaded.state.counter)
         var live = current.paths
+        for path in collected {
+            removeFile(path)
+            live.remove(path)
+        }
         for plan in planned {
             let revision = plan.make(dot)
             let path = TreePath.record(name: plan.name, dot: dot)
@@ -262,16 +293,61 @@ public final class SyncEngine {
             }
         }
         try writeHead(loaded, current: current, live: live)
-        try commit("fob sync: device \(me), \(planned.count) revision\(planned.count == 1 ? "" : "s")")
+        var message = "fob sync: device \(me), \(planned.count) revision\(planned.count == 1 ? "" : "s")"
+        if !collected.isEmpty {
+            message += ", \(collected.count) tombstone\(collected.count == 1 ? "" : "s") collected"
+        }
+        try commit(message)
         return planned.count
+    }
+
+    /// What an export does beside this device's own changes:
+    /// - items with a revision under an older key epoch are written again
+    ///   under the current one (the same content, a new revision);
+    /// - a tombstone every other (not revoked) device's head has seen is
+    ///   removed (collected): this device's head, written in the same
+    ///   commit, has seen it too;
+    /// - a tombstone this device's head has not seen yet, and some other
+    ///   device's has not either, makes it write its head, so that the
+    ///   last device to see it can collect it.
+    func housekeeping(_ current: Snapshot, planned: Set<String>, me: String) -> (
+        resealed: [(name: String, make: (Dot) -> Revision, superseded: [Dot])], collected: [String],
+        acknowledge: Bool
+    ) {
+        var resealed: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
+        for name in current.stale.sorted() where !planned.contains(name) {
+            guard let view = current.view(name) else { continue }
+            resealed.append(
+                (
+                    name,
+                    { dot in
+                        var vector = view.vector
+                        vector.add(dot)
+                        return Revision(
+                            dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
+                            siblings: view.siblings)
+                    }, view.live
+                ))
+        }
+        var collected: [String] = []
+        var acknowledge = false
+        let others = current.heads.values.filter { current.revoked[$0.device] == nil && $0.device != me }
+        for name in current.tombstones.sorted() where !planned.contains(name) && !current.stale.contains(name) {
+            guard let view = current.view(name), view.item == nil else { continue }
+            if others.allSatisfy({ head in view.live.allSatisfy(head.vector.includes) }) {
+                collected += view.live.map { TreePath.record(name: name, dot: $0) }
+            } else if let own = current.heads[me], !view.live.allSatisfy(own.vector.includes) {
+                acknowledge = true
+            }
+        }
+        return (resealed, collected, acknowledge)
     }
 
     func writeHead(_ loaded: Loaded, current: Snapshot, live: Set<String>) throws {
         var vector = VersionVector()
         for head in current.heads.values { vector.add(Dot(device: head.device, counter: head.counter)) }
         vector.add(Dot(device: loaded.state.device, counter: loaded.state.counter))
-        let listing = Array(live.sorted().joined(separator: "\n").utf8)
-        let hash = Sodium.genericHash(listing, key: loaded.keys.naming, length: 32)
+        let hash = SyncEngine.liveHash(live, keys: loaded.keys)
         let head = DeviceHead(
             device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash)
         try writeFile(TreePath.head(device: loaded.state.device), head.sealed(keys: loaded.keys))
@@ -314,7 +390,12 @@ public final class SyncEngine {
         for path in before.paths.subtracting(merged.paths) {
             guard let (name, dot) = TreePath.parseRecord(path) else { continue }
             let superseded = merged.revisions[name]?.contains { $0.vector.includes(dot) && $0.dot != dot } ?? false
-            if !superseded {
+            // A tombstone every device's head has seen may go (collected).
+            let wasTombstone = before.revisions[name]?.contains { $0.dot == dot && $0.item == nil } ?? false
+            let collected =
+                wasTombstone
+                && merged.heads.values.allSatisfy { merged.revoked[$0.device] != nil || $0.vector.includes(dot) }
+            if !superseded && !collected {
                 throw SyncError.tampered(
                     "revision \(dot) of item \(name.prefix(12)) was removed without a newer one")
             }
@@ -326,6 +407,160 @@ public final class SyncEngine {
             if dot.counter <= seen { replayed.append(path) }
         }
         return replayed
+    }
+
+    /// The keyed hash of a tree's live revision paths, as a head carries it.
+    static func liveHash(_ paths: Set<String>, keys: SyncKeys) -> [UInt8] {
+        Sodium.genericHash(Array(paths.sorted().joined(separator: "\n").utf8), key: keys.naming, length: 32)
+    }
+
+    /// Refuses a tree whose revision files disagree with a head that saw
+    /// all of them: a head whose vector covers every revision and every
+    /// other head of the tree was written over exactly these files, so its
+    /// keyed hash of the live set must match (a file removed or added
+    /// behind its back, which a device that never saw the tree before
+    /// cannot tell otherwise).
+    func checkLiveHashes(_ snap: Snapshot, keys: SyncKeys, where place: String) throws {
+        var newest: [String: UInt64] = [:]
+        for path in snap.paths {
+            guard let (_, dot) = TreePath.parseRecord(path) else { continue }
+            newest[dot.device] = max(newest[dot.device] ?? 0, dot.counter)
+        }
+        for head in snap.heads.values where snap.revoked[head.device] == nil {
+            newest[head.device] = max(newest[head.device] ?? 0, head.counter)
+        }
+        var hash: [UInt8]?
+        for head in snap.heads.values.sorted(by: { $0.device < $1.device }) where snap.revoked[head.device] == nil {
+            guard newest.allSatisfy({ head.vector.includes(Dot(device: $0.key, counter: $0.value)) }) else { continue }
+            if hash == nil {
+                // An old revision put back beside the one that superseded it
+                // is not live: it is dropped and reported by the merge.
+                var live = snap.paths
+                for (name, revisions) in snap.revisions where revisions.count > 1 {
+                    let kept = Set(SyncMerge.liveSet(revisions).map(\.dot))
+                    for r in revisions where !kept.contains(r.dot) {
+                        live.remove(TreePath.record(name: name, dot: r.dot))
+                    }
+                }
+                hash = SyncEngine.liveHash(live, keys: keys)
+            }
+            guard hash == head.liveHash else {
+                throw SyncError.tampered(
+                    "\(place) holds other revision files than device \(head.device)'s head (counter \(head.counter)) says it saw"
+                )
+            }
+        }
+    }
+
+    // MARK: Key epochs
+
+    /// Takes in the key epochs of the commit `tree` this device does not know: the
+    /// newest first, from the header that seals it (its master password,
+    /// asked through ``treePassword``), then the older ones its epoch file
+    /// holds. Stores them in the state. This device's own header stays as it
+    /// is (sealing an older key; `fob passwd` seals the current one), so an
+    /// epoch another device started at the same time can still be opened.
+    /// - Throws: ``SyncError/newKey(_:)`` when no password can be asked;
+    ///   ``SyncError/wrongPassword``; ``SyncError/tampered(_:)``.
+    func adoptEpochs(_ tree: String, loaded: inout Loaded) throws {
+        let files = try git.files(of: tree, under: "keys")
+        var headers: [TreeHeader] = []
+        for (path, bytes) in try git.files(of: tree, under: "headers") {
+            guard TreePath.parseHeader(path) != nil else {
+                throw SyncError.tampered("\(path) is not part of a sync tree")
+            }
+            do { headers.append(try TreeHeader.parse(bytes)) } catch { throw SyncError.tampered("\(path) \(error)") }
+        }
+        let before = loaded.state.currentEpoch
+        var password: SecretBytes?
+        while true {
+            let known = SyncKeys(epochs: loaded.state.epochs)
+            let unknown = files.keys.compactMap(TreePath.parseEpoch).filter {
+                !known.knows(number: $0.number, device: $0.device) && !unopenable.contains("\($0.number).\($0.device)")
+            }
+            guard let target = unknown.max(by: { ($0.number, $0.device) < ($1.number, $1.device) }) else { break }
+            let name = "(epoch \(target.number) from device \(target.device))"
+            // Its device's header, or another device's that re-sealed it (`fob passwd`).
+            let sealing = headers.filter { $0.epochNumber == target.number && $0.epochDevice == target.device }
+            func open(_ given: SecretBytes) throws -> KeyEpoch? {
+                for header in sealing { if let epoch = try header.open(password: given) { return epoch } }
+                return nil
+            }
+            guard !sealing.isEmpty else {
+                // An older epoch no header opens any more (one that lost to
+                // another started at once, its device's header since
+                // re-sealed): its files were written again under a newer key.
+                let current = loaded.state.currentEpoch
+                guard (target.number, target.device) < (current.number, current.device) else {
+                    throw SyncError.tampered("keys/\(target.number).\(target.device).key has no header to open it")
+                }
+                unopenable.insert("\(target.number).\(target.device)")
+                continue
+            }
+            var epoch = try password.flatMap(open)
+            if epoch == nil {
+                guard let ask = treePassword else { throw SyncError.newKey(name) }
+                let given = try ask(target.device)
+                guard let opened = try open(given) else { throw SyncError.wrongPassword }
+                password = given
+                epoch = opened
+            }
+            guard let epoch else { break }
+            loaded.state.learn(epoch)
+            let path = TreePath.epoch(epoch)
+            do {
+                for older in try EpochFile.open(files[path] ?? [], epoch: epoch) { loaded.state.learn(older) }
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+        }
+        loaded.keys = SyncKeys(epochs: loaded.state.epochs)
+        try store(&loaded)
+        let taken = loaded.state.currentEpoch
+        guard taken.number != before.number || taken.device != before.device else { return }
+        messages("fob: took the sync tree's new key (epoch \(taken.number), from device \(taken.device))\n")
+    }
+
+    /// Starts a new key epoch: a random key, its epoch file (sealing every
+    /// older key under it) and this device's header (sealing it under
+    /// `password`), the state first; committed locally, pushed by the next
+    /// sync, which also writes every item again under the new key.
+    func startEpoch(_ loaded: inout Loaded, password: SecretBytes) throws -> KeyEpoch {
+        let headerPath = TreePath.header(device: loaded.state.device)
+        let old = FileManager.default.contents(atPath: git.directory + "/" + headerPath).flatMap {
+            try? TreeHeader.parse(Array($0))
+        }
+        let older = loaded.state.epochs
+        let number = (older.map(\.number).max() ?? 1) + 1
+        let epoch = KeyEpoch(number: number, device: loaded.state.device, key: SecretBytes.random(count: 32))
+        let header = try TreeHeader.make(epoch: epoch, password: password, kdf: old?.kdf ?? .default)
+        loaded.state.learn(epoch)
+        loaded.keys = SyncKeys(epochs: loaded.state.epochs)
+        try store(&loaded)
+        try writeFile(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
+        try writeFile(headerPath, header.bytes)
+        return epoch
+    }
+
+    /// Forgets an epoch this device started whose files never reached a
+    /// commit (`fob passwd --rotate-key` or `--revoke` cut short after the
+    /// state stored its key): no file was sealed under it yet, and no other
+    /// device could open one.
+    func undoUnfinishedEpoch(_ loaded: inout Loaded) throws {
+        let epoch = loaded.state.currentEpoch
+        guard epoch.number > 1, epoch.device == loaded.state.device,
+            !FileManager.default.fileExists(atPath: git.directory + "/" + TreePath.epoch(epoch))
+        else { return }
+        loaded.state.laterEpochs.removeLast()
+        loaded.keys = SyncKeys(epochs: loaded.state.epochs)
+        try store(&loaded)
+        messages("fob: the new sync key of an interrupted key rotation was dropped; rotate again\n")
+    }
+
+    /// The snapshot of `commit` (fetched, or a first clone), taking in its new key epochs first.
+    func adoptingSnapshot(_ commit: String, loaded: inout Loaded) throws -> Snapshot {
+        do { return try snapshot(commit, keys: loaded.keys) } catch is NewEpoch {
+            try adoptEpochs(commit, loaded: &loaded)
+            return try snapshot(commit, keys: loaded.keys)
+        }
     }
 
     // MARK: Merge into the vault
@@ -408,8 +643,10 @@ public final class SyncEngine {
         var loaded = try load()
         try ensureWorkTree(remote: loaded.state.remote)
         try cleanWorkTree()
+        try undoUnfinishedEpoch(&loaded)
         var head = try git.resolve("HEAD")
-        var current = try snapshot(head, keys: loaded.keys)
+        var current = try head.map { try adoptingSnapshot($0, loaded: &loaded) } ?? Snapshot()
+        head = try git.resolve("HEAD")
         try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
@@ -429,8 +666,10 @@ public final class SyncEngine {
             guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
-                let (remoteHeads, remoteRevoked) = try snapshotDevices(remote, keys: loaded.keys)
-                try checkHeads(remoteHeads, revoked: remoteRevoked, state: loaded.state, where: "the remote")
+                let remoteTree = try adoptingSnapshot(remote, loaded: &loaded)
+                try checkHeads(remoteTree.heads, revoked: remoteTree.revoked, state: loaded.state, where: "the remote")
+                try checkLiveHashes(remoteTree, keys: loaded.keys, where: "the remote")
+                head = try git.resolve("HEAD")
                 let before = head
                 do {
                     current = try mergeRemote(remoteRef, loaded: loaded, before: current)

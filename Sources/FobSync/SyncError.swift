@@ -24,6 +24,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongPassword
     /// This device was revoked by another: exit 1.
     case revoked(String)
+    /// The tree moved to a key epoch this device does not know (another
+    /// device ran `fob passwd --rotate-key` or revoked one), and no password
+    /// to open it could be asked (no terminal, no `--tree-password-file`):
+    /// exit 63. Nothing changed but what earlier steps committed locally.
+    case newKey(String)
 
     /// The process exit status.
     public var exitStatus: Int32 {
@@ -35,6 +40,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tampered, .copied: 93
         case .usage: 2
         case .wrongPassword: 51
+        case .newKey: 63
         }
     }
 
@@ -51,6 +57,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .usage(let why): why
         case .wrongPassword: "the master password does not open the sync tree's header (errSecAuthFailed)"
         case .revoked(let why): why
+        case .newKey(let why):
+            "the sync tree has a new key \(why); its master password is needed: run `fob sync` on a terminal, or give --tree-password-file PATH"
         }
     }
 }

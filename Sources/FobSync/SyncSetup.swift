@@ -26,16 +26,17 @@ extension SyncEngine {
         try git.check(["init", "-q", "-b", Git.branch])
         try git.check(["remote", "add", "origin", remote])
         let syncKey = SecretBytes.random(count: 32)
-        let header = try TreeHeader.make(syncKey: syncKey, password: password, kdf: kdf)
+        let header = try TreeHeader.make(
+            epoch: KeyEpoch(number: 1, device: "", key: syncKey), password: password, kdf: kdf)
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         try writeFile(TreePath.header(device: state.device), header.bytes)
         try store.syncApply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
     }
 
-    /// After `fob passwd`: this device's header seals the sync key under
-    /// the new password (and no longer under the old one), committed
-    /// locally; the next `fob sync` carries it. Keeps the header's costs.
+    /// After `fob passwd`: this device's header seals the current epoch's
+    /// key under the new password (and no longer under the old one),
+    /// committed locally; the next `fob sync` carries it. Keeps the header's costs.
     /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
     public func rewrap(password: SecretBytes) throws {
         let loaded = try load()
@@ -46,9 +47,25 @@ extension SyncEngine {
             try? TreeHeader.parse(Array($0))
         }
         let header = try TreeHeader.make(
-            syncKey: loaded.state.syncKey, password: password, kdf: old?.kdf ?? .default)
+            epoch: loaded.state.currentEpoch, password: password, kdf: old?.kdf ?? .default)
         try writeFile(path, header.bytes)
         try commit("fob sync: device \(loaded.state.device) re-wraps its header")
+    }
+
+    /// `fob passwd --rotate-key`: a new key epoch. A new random key,
+    /// sealed under `password` in this device's header; the older keys
+    /// sealed under it in its epoch file; committed locally. The next `fob
+    /// sync` pushes it and writes every item again under the new key; every
+    /// other device takes it at its next sync, asking for `password`.
+    /// - Returns: the new epoch's number.
+    /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
+    public func rotateKey(password: SecretBytes) throws -> UInt64 {
+        var loaded = try load()
+        try ensureWorkTree(remote: loaded.state.remote)
+        try cleanWorkTree()
+        let epoch = try startEpoch(&loaded, password: password)
+        try commit("fob sync: device \(loaded.state.device) starts key epoch \(epoch.number)")
+        return epoch.number
     }
 
     /// `fob sync join REMOTE`: this vault joins the tree there; its items
@@ -69,19 +86,34 @@ extension SyncEngine {
         guard !headers.isEmpty else {
             throw SyncError.usage("the remote holds no Fob sync tree; run `fob sync init \(remote)` to make one")
         }
-        // Any device's header opens with that device's master password.
-        var opened: SecretBytes?
-        for device in headers where opened == nil {
+        // Any device's header opens with that device's master password:
+        // the newest epoch's first, then the older epochs its file holds.
+        var parsed: [TreeHeader] = []
+        for device in headers {
             let path = TreePath.header(device: device)
-            let header: TreeHeader
             do {
-                header = try TreeHeader.parse(
-                    Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data()))
+                parsed.append(
+                    try TreeHeader.parse(
+                        Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data())))
             } catch { throw SyncError.tampered("\(path) \(error)") }
-            opened = try header.open(password: password)
         }
-        guard let syncKey = opened else { throw SyncError.wrongPassword }
-        let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        parsed.sort { ($0.epochNumber, $0.epochDevice) > ($1.epochNumber, $1.epochDevice) }
+        var opened: KeyEpoch?
+        for header in parsed where opened == nil { opened = try header.open(password: password) }
+        guard let newest = opened else { throw SyncError.wrongPassword }
+        var epochs = [newest]
+        if newest.number > 1 {
+            let path = TreePath.epoch(newest)
+            do {
+                epochs += try EpochFile.open(
+                    Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data()), epoch: newest)
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+        }
+        guard let first = epochs.first(where: { $0.number == 1 }) else {
+            throw SyncError.tampered("the tree's first key epoch is missing")
+        }
+        var state = SyncState(device: DeviceID.make(), syncKey: first.key, remote: remote)
+        for epoch in epochs { state.learn(epoch) }
         var fresh = state.item(now: now())
         if let old {
             // A copy taking a new device id keeps its items, not its old id.
@@ -146,18 +178,23 @@ extension SyncEngine {
 
     /// `fob devices --revoke DEVICE`: the device's writes after its last
     /// head in the local tree are ignored by every device from the next sync
-    /// on, and it can no longer sync. It keeps the sync key it had: what it
-    /// read before stays read.
+    /// on, and it can no longer sync. A new key epoch starts (sealed under
+    /// `password` in this device's header), which DEVICE is never given:
+    /// it cannot read what is written after. It keeps the keys it had:
+    /// what it read before stays read.
     /// - Returns: the sync that carries the revocation.
     /// - Throws: ``SyncError/usage(_:)`` for this device or an unknown one.
-    public func revoke(device: String) throws -> Outcome {
-        let loaded = try load()
+    public func revoke(device: String, password: SecretBytes) throws -> Outcome {
+        var loaded = try load()
+        try ensureWorkTree(remote: loaded.state.remote)
+        try cleanWorkTree()
         guard device != loaded.state.device else {
             throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
         }
         guard let head = try git.resolve("HEAD"),
             let counter = try snapshotDevices(head, keys: loaded.keys).heads[device]?.counter
         else { throw SyncError.usage("no device \(device) in the sync tree; see `fob devices`") }
+        _ = try startEpoch(&loaded, password: password)
         try writeFile(
             TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: loaded.keys))
         try commit("fob sync: device \(loaded.state.device) revokes \(device) after counter \(counter)")

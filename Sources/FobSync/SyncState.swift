@@ -7,8 +7,11 @@ import FoundationEssentials
 public struct SyncState: Sendable {
     /// This device's id.
     public var device: String
-    /// The sync key (32 bytes).
+    /// The key of the tree's first epoch (32 bytes): items are named by it.
     public var syncKey: SecretBytes
+    /// The epochs after the first this device knows (`fob passwd
+    /// --rotate-key`, `fob devices --revoke`), oldest first; the last is current.
+    public var laterEpochs: [KeyEpoch]
     /// The remote, as given to `fob sync init` or `join`.
     public var remote: String
     /// The highest counter this device has reserved (written or about to be).
@@ -34,6 +37,7 @@ public struct SyncState: Sendable {
         self.device = device
         self.syncKey = syncKey
         self.remote = remote
+        laterEpochs = []
         counter = 0
         seen = [:]
         syncedCommit = nil
@@ -42,6 +46,23 @@ public struct SyncState: Sendable {
         lastSync = 0
         lastMerged = 0
         lastConflicts = 0
+    }
+
+    /// Every epoch known, oldest first: the first one's key is ``syncKey``.
+    public var epochs: [KeyEpoch] { [KeyEpoch(number: 1, device: "", key: syncKey)] + laterEpochs }
+
+    /// The current epoch: the last one.
+    public var currentEpoch: KeyEpoch { epochs[epochs.count - 1] }
+
+    /// Adds `epoch` when it is new, keeping the order (the greatest last).
+    /// - Returns: whether it was new.
+    @discardableResult
+    public mutating func learn(_ epoch: KeyEpoch) -> Bool {
+        guard epoch.number > 1, !laterEpochs.contains(where: { $0.number == epoch.number && $0.device == epoch.device })
+        else { return false }
+        laterEpochs.append(epoch)
+        laterEpochs.sort { $1.isAfter($0) }
+        return true
     }
 
     /// The item that holds the state: a note in the access group
@@ -79,6 +100,8 @@ public struct SyncState: Sendable {
         w.u64(lastSync)
         w.u64(lastMerged)
         w.u64(lastConflicts)
+        // The later epochs follow; a state without them (one epoch) ends here.
+        if !laterEpochs.isEmpty { w.epochs(laterEpochs) }
         return SecretBytes(w.bytes)
     }
 
@@ -106,6 +129,11 @@ public struct SyncState: Sendable {
             state.lastSync = try r.u64()
             state.lastMerged = try r.u64()
             state.lastConflicts = try r.u64()
+            if !r.atEnd {
+                for epoch in try r.epochs() {
+                    guard epoch.number > 1, state.learn(epoch) else { throw .malformed("a key epoch") }
+                }
+            }
             guard r.atEnd else { throw .malformed("bytes after the sync state") }
             return state
         }

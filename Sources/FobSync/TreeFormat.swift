@@ -1,18 +1,105 @@
 import FobStore
 import FoundationEssentials
 
-/// The keys of one sync tree, all derived from the 32-byte sync key
-/// (keyed BLAKE2b with a distinct input each).
+/// One key epoch of a sync tree: the random 32-byte key every file of
+/// the epoch is sealed under. The tree starts at epoch 1 (`fob sync
+/// init`); `fob passwd --rotate-key` and `fob devices --revoke` start the
+/// next one. Epochs are ordered by number, then by the device that started
+/// them (two devices rotating at once both count; the greater is current).
+public struct KeyEpoch: Sendable, Equatable {
+    /// The epoch's number, from 1.
+    public var number: UInt64
+    /// The device that started it (`""` for epoch 1).
+    public var device: String
+    /// The epoch's key (32 bytes).
+    public var key: SecretBytes
+
+    /// An epoch; see the properties.
+    public init(number: UInt64, device: String, key: SecretBytes) {
+        self.number = number
+        self.device = device
+        self.key = key
+    }
+
+    /// Names the key in the files sealed under it without telling it: a
+    /// keyed BLAKE2b of a fixed input, its first 8 bytes, big-endian.
+    public var id: UInt64 {
+        Sodium.genericHash(Array("fob-sync key id".utf8), key: key, length: 16).prefix(8).reduce(0) {
+            $0 << 8 | UInt64($1)
+        }
+    }
+
+    /// Whether this epoch comes after `other` (number, then device id).
+    public func isAfter(_ other: KeyEpoch) -> Bool {
+        number != other.number ? number > other.number : device > other.device
+    }
+}
+
+/// The keys of one sync tree, derived from its epochs' keys (keyed
+/// BLAKE2b with a distinct input each): files are sealed under the current
+/// epoch and opened under any epoch known; names come from epoch 1's key,
+/// so an item keeps its name across epochs.
 public struct SyncKeys: Sendable {
-    /// Seals revision files and device heads.
+    /// Seals revision files and device heads: the current epoch's.
     let sealing: SecretBytes
+    /// The current epoch's ``KeyEpoch/id``.
+    let sealingID: UInt64
+    /// The sealing key of every known epoch, by id.
+    let sealingByID: [UInt64: SecretBytes]
     /// Names items: the remote learns counts and sizes, not names.
     let naming: SecretBytes
+    /// The epochs known, as `NUMBER.DEVICE`.
+    let known: Set<String>
 
-    /// The keys of `syncKey` (32 bytes).
+    /// Whether the epoch `number` started by `device` is known.
+    func knows(number: UInt64, device: String) -> Bool { known.contains("\(number).\(device)") }
+
+    /// The keys of a tree with one epoch, keyed by `syncKey` (32 bytes).
     public init(syncKey: SecretBytes) {
-        sealing = SecretBytes(Sodium.genericHash(Array("fob-sync sealing".utf8), key: syncKey, length: 32))
-        naming = SecretBytes(Sodium.genericHash(Array("fob-sync naming".utf8), key: syncKey, length: 32))
+        self.init(epochs: [KeyEpoch(number: 1, device: "", key: syncKey)])
+    }
+
+    /// The keys of `epochs` (not empty): names from the first, sealing
+    /// under the last, opening under any.
+    public init(epochs: [KeyEpoch]) {
+        var byID: [UInt64: SecretBytes] = [:]
+        for epoch in epochs { byID[epoch.id] = SyncKeys.sealingKey(epoch.key) }
+        let current = epochs[epochs.count - 1]
+        sealingID = current.id
+        sealing = byID[sealingID] ?? SyncKeys.sealingKey(current.key)
+        sealingByID = byID
+        known = Set(epochs.map { "\($0.number).\($0.device)" })
+        naming = SecretBytes(Sodium.genericHash(Array("fob-sync naming".utf8), key: epochs[0].key, length: 32))
+    }
+
+    static func sealingKey(_ key: SecretBytes) -> SecretBytes {
+        SecretBytes(Sodium.genericHash(Array("fob-sync sealing".utf8), key: key, length: 32))
+    }
+
+    /// `magic`, the current key's id (8 bytes), then `plain` sealed
+    /// (XChaCha20-Poly1305) with `ad`.
+    func seal(magic: [UInt8], _ plain: [UInt8], ad: [UInt8]) -> [UInt8] {
+        var out = magic
+        for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: sealingID >> UInt64(s))) }
+        return out + plain.withUnsafeBytes { Sodium.seal($0, ad: ad, key: sealing) }
+    }
+
+    /// Opens what ``seal(magic:_:ad:)`` made under any known epoch.
+    /// - Returns: the plaintext and the id of the key it was sealed under.
+    /// - Throws: ``TreeFormatError``; ``TreeFormatError/unknownKey`` for
+    ///   an epoch this device does not know.
+    func open(_ bytes: [UInt8], magic: [UInt8], ad: [UInt8], what: String) throws(TreeFormatError) -> (
+        plain: SecretBytes, keyID: UInt64
+    ) {
+        guard bytes.count > magic.count + 8, Array(bytes.prefix(magic.count)) == magic else {
+            throw .malformed("not \(what)")
+        }
+        let id = bytes[magic.count..<magic.count + 8].reduce(0) { $0 << 8 | UInt64($1) }
+        guard let key = sealingByID[id] else { throw .unknownKey }
+        guard let plain = Sodium.open(Array(bytes.dropFirst(magic.count + 8)), ad: ad, key: key) else {
+            throw .unauthentic
+        }
+        return (plain, id)
     }
 
     /// The tree name of the item with `item`'s primary key: 32 hex digits
@@ -41,8 +128,23 @@ public struct SyncKeys: Sendable {
 ///   that device's master password (``TreeHeader``), written by that device only;
 /// - `devices/DEVICE.head`: each device's head (``DeviceHead``), written by that device only;
 /// - `items/AA/NAME/DEVICE.COUNTER.rec`: one revision of one item
-///   (``Revision``), immutable; `AA` is the name's first two digits.
+///   (``Revision``), immutable; `AA` is the name's first two digits;
+/// - `keys/EPOCH.DEVICE.key`: the keys of the epochs before EPOCH, sealed
+///   under EPOCH's key (``EpochFile``), written once by the device that started it.
 public enum TreePath {
+    /// The path of the epoch file of `epoch` (never epoch 1).
+    public static func epoch(_ epoch: KeyEpoch) -> String { "keys/\(epoch.number).\(epoch.device).key" }
+
+    /// The number and device of an epoch file's path, or `nil`.
+    public static func parseEpoch(_ path: String) -> (number: UInt64, device: String)? {
+        guard path.hasPrefix("keys/"), path.hasSuffix(".key") else { return nil }
+        let stem = path.dropFirst(5).dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+        guard stem.count == 2, let number = parseCounter(stem[0]), number > 1, DeviceID.isValid(stem[1]) else {
+            return nil
+        }
+        return (number, String(stem[1]))
+    }
+
     /// The path of `device`'s header.
     public static func header(device: String) -> String { "headers/\(device).header" }
 
@@ -165,6 +267,8 @@ public struct Revision: Sendable {
     public var item: Item?
     /// Versions kept beside it after a conflict, until `fob resolve`.
     public var siblings: [Item]
+    /// The ``KeyEpoch/id`` of the key its file is sealed under (0 for one not read from a file).
+    public var sealedUnder: UInt64 = 0
 
     /// A revision; see the properties.
     public init(dot: Dot, vector: VersionVector, fieldDots: [FieldGroup: Dot], item: Item?, siblings: [Item]) {
@@ -175,16 +279,16 @@ public struct Revision: Sendable {
         self.siblings = siblings
     }
 
-    static let magic = Array("FSR1".utf8)
+    static let magic = Array("FSR2".utf8)
     static let version: UInt8 = 1
 
     static func associatedData(name: String, dot: Dot) -> [UInt8] {
         Array("fob-sync record 1/\(name)/\(dot.device).\(dot.counter)".utf8)
     }
 
-    /// The file's bytes: "FSR1", then the plaintext sealed with
-    /// XChaCha20-Poly1305 under the tree's sealing key, with the item name,
-    /// device and counter as associated data.
+    /// The file's bytes: "FSR2", the current key's id, then the plaintext
+    /// sealed with XChaCha20-Poly1305 under the current epoch's sealing
+    /// key, with the item name, device and counter as associated data.
     public func sealed(name: String, keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         defer { w.wipe() }
@@ -206,10 +310,7 @@ public struct Revision: Sendable {
             let encoded = ItemWire.encode(copy)
             encoded.withUnsafeBytes { w.raw($0) }
         }
-        let sealed = w.bytes.withUnsafeBytes {
-            Sodium.seal($0, ad: Revision.associatedData(name: name, dot: dot), key: keys.sealing)
-        }
-        return Revision.magic + sealed
+        return keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
     }
 
     /// Opens a revision file.
@@ -220,14 +321,13 @@ public struct Revision: Sendable {
     public static func open(_ bytes: [UInt8], name: String, dot: Dot, keys: SyncKeys) throws(TreeFormatError)
         -> Revision
     {
-        guard bytes.count > 4, Array(bytes.prefix(4)) == magic else { throw .malformed("not a revision file") }
-        guard
-            let plain = Sodium.open(
-                Array(bytes.dropFirst(4)), ad: associatedData(name: name, dot: dot), key: keys.sealing)
-        else { throw .unauthentic }
-        return try reading(plain) { (raw) throws(TreeFormatError) -> Revision in
+        let (plain, keyID) = try keys.open(
+            bytes, magic: magic, ad: associatedData(name: name, dot: dot), what: "a revision file")
+        var revision = try reading(plain) { (raw) throws(TreeFormatError) -> Revision in
             try decodePlaintext(raw, dot: dot)
         }
+        revision.sealedUnder = keyID
+        return revision
     }
 
     /// Decodes a revision's plaintext (the fuzz target `sync-tree` calls it).
@@ -284,29 +384,24 @@ public struct DeviceHead: Sendable, Equatable {
         self.liveHash = liveHash
     }
 
-    static let magic = Array("FSH1".utf8)
+    static let magic = Array("FSH2".utf8)
 
-    /// The file's bytes.
+    /// The file's bytes: "FSH2", the current key's id, then the plaintext
+    /// sealed under the current epoch with the device id as associated data.
     public func sealed(keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         w.u8(1)
         w.u64(counter)
         w.vector(vector)
         w.data(liveHash)
-        return DeviceHead.magic
-            + w.bytes.withUnsafeBytes {
-                Sodium.seal($0, ad: Array("fob-sync head 1/\(device)".utf8), key: keys.sealing)
-            }
+        return keys.seal(magic: DeviceHead.magic, w.bytes, ad: Array("fob-sync head 1/\(device)".utf8))
     }
 
     /// Opens `device`'s head file.
     /// - Throws: ``TreeFormatError``.
     public static func open(_ bytes: [UInt8], device: String, keys: SyncKeys) throws(TreeFormatError) -> DeviceHead {
-        guard bytes.count > 4, Array(bytes.prefix(4)) == magic else { throw .malformed("not a head file") }
-        guard
-            let plain = Sodium.open(
-                Array(bytes.dropFirst(4)), ad: Array("fob-sync head 1/\(device)".utf8), key: keys.sealing)
-        else { throw .unauthentic }
+        let (plain, _) = try keys.open(
+            bytes, magic: magic, ad: Array("fob-sync head 1/\(device)".utf8), what: "a head file")
         return try reading(plain) { (raw) throws(TreeFormatError) -> DeviceHead in
             try decodePlaintext(raw, device: device)
         }
@@ -326,37 +421,45 @@ public struct DeviceHead: Sendable, Equatable {
     }
 }
 
-/// `headers/DEVICE.header`: the sync key sealed under a key derived from the
-/// master password (Argon2id), so a new device needs only the password.
+/// `headers/DEVICE.header`: the key of an epoch sealed under a key derived
+/// from the master password (Argon2id), so a new device needs only the
+/// password. It says which epoch it seals (authenticated).
 public struct TreeHeader: Sendable, Equatable {
     /// The Argon2id salt (16 bytes).
     public var salt: [UInt8]
     /// The Argon2id costs.
     public var kdf: KDFParameters
-    /// The sync key, sealed.
+    /// The epoch whose key it seals (its number, and the device that started it; `""` for 1).
+    public var epochNumber: UInt64
+    public var epochDevice: String
+    /// The epoch's key, sealed.
     public var sealedKey: [UInt8]
 
-    static let magic = Array("FOBSYNC1".utf8)
+    static let magic = Array("FOBSYNC2".utf8)
 
-    /// A header sealing `syncKey` under `password` with a new salt.
+    var associatedData: [UInt8] { TreeHeader.magic + Array("/\(epochNumber).\(epochDevice)".utf8) }
+
+    /// A header sealing `epoch`'s key under `password` with a new salt.
     /// - Throws: as ``Sodium/passwordKey(password:salt:kdf:)``.
-    public static func make(syncKey: SecretBytes, password: SecretBytes, kdf: KDFParameters) throws(KeychainError)
+    public static func make(epoch: KeyEpoch, password: SecretBytes, kdf: KDFParameters) throws(KeychainError)
         -> TreeHeader
     {
         let salt = Sodium.randomBytes(16)
         let key = try Sodium.passwordKey(password: password, salt: salt, kdf: kdf)
-        let sealed = syncKey.withUnsafeBytes { Sodium.seal($0, ad: magic, key: key) }
-        return TreeHeader(salt: salt, kdf: kdf, sealedKey: sealed)
+        var header = TreeHeader(
+            salt: salt, kdf: kdf, epochNumber: epoch.number, epochDevice: epoch.device, sealedKey: [])
+        header.sealedKey = epoch.key.withUnsafeBytes { Sodium.seal($0, ad: header.associatedData, key: key) }
+        return header
     }
 
-    /// The sync key, or `nil` for another password.
+    /// The epoch it seals, or `nil` for another password.
     /// - Throws: as ``Sodium/passwordKey(password:salt:kdf:)``.
-    public func open(password: SecretBytes) throws(KeychainError) -> SecretBytes? {
+    public func open(password: SecretBytes) throws(KeychainError) -> KeyEpoch? {
         let key = try Sodium.passwordKey(password: password, salt: salt, kdf: kdf)
-        guard let syncKey = Sodium.open(sealedKey, ad: TreeHeader.magic, key: key), syncKey.count == 32 else {
+        guard let epochKey = Sodium.open(sealedKey, ad: associatedData, key: key), epochKey.count == 32 else {
             return nil
         }
-        return syncKey
+        return KeyEpoch(number: epochNumber, device: epochDevice, key: epochKey)
     }
 
     /// The file's bytes.
@@ -365,6 +468,8 @@ public struct TreeHeader: Sendable, Equatable {
         w.data(salt)
         w.u64(kdf.opslimit)
         w.u64(UInt64(kdf.memlimit))
+        w.u64(epochNumber)
+        w.string(epochDevice)
         w.data(sealedKey)
         return TreeHeader.magic + w.bytes
     }
@@ -378,12 +483,58 @@ public struct TreeHeader: Sendable, Equatable {
             let salt = Array(try r.data(max: 16))
             let ops = try r.u64()
             let mem = try r.u64()
+            let number = try r.u64()
+            let device = try r.string(max: 16)
             let sealed = Array(try r.data(max: 256))
-            guard r.atEnd, salt.count == 16, mem <= UInt64(Int.max) else { throw .malformed("a sync header") }
+            guard r.atEnd, salt.count == 16, mem <= UInt64(Int.max), number >= 1,
+                number == 1 ? device.isEmpty : DeviceID.isValid(device)
+            else { throw .malformed("a sync header") }
             let kdf = KDFParameters(opslimit: ops, memlimit: Int(mem))
             guard kdf.isValid else { throw .malformed("key derivation costs out of range") }
-            return TreeHeader(salt: salt, kdf: kdf, sealedKey: sealed)
+            return TreeHeader(salt: salt, kdf: kdf, epochNumber: number, epochDevice: device, sealedKey: sealed)
         }
+    }
+}
+
+/// `keys/EPOCH.DEVICE.key`: the keys of every epoch before EPOCH that its
+/// device knew, sealed under EPOCH's key. A device that learns the new key
+/// (from a header, with a master password) reads the older files through
+/// it; a device that knows only older keys (a revoked one) cannot open it.
+public enum EpochFile {
+    static func associatedData(_ epoch: KeyEpoch) -> [UInt8] {
+        Array("fob-sync epoch 1/\(epoch.number).\(epoch.device)".utf8)
+    }
+
+    /// The file's bytes: "FSK1", then the older epochs sealed under `epoch`'s key.
+    public static func sealed(_ epoch: KeyEpoch, older: [KeyEpoch]) -> [UInt8] {
+        var w = ByteWriter()
+        defer { w.wipe() }
+        w.epochs(older)
+        return Array("FSK1".utf8)
+            + w.bytes.withUnsafeBytes {
+                Sodium.seal($0, ad: associatedData(epoch), key: SyncKeys.sealingKey(epoch.key))
+            }
+    }
+
+    /// The older epochs `bytes` holds, opened with `epoch`'s key.
+    /// - Throws: ``TreeFormatError``.
+    public static func open(_ bytes: [UInt8], epoch: KeyEpoch) throws(TreeFormatError) -> [KeyEpoch] {
+        guard bytes.count > 4, Array(bytes.prefix(4)) == Array("FSK1".utf8) else {
+            throw .malformed("not an epoch file")
+        }
+        guard
+            let plain = Sodium.open(
+                Array(bytes.dropFirst(4)), ad: associatedData(epoch), key: SyncKeys.sealingKey(epoch.key))
+        else { throw .unauthentic }
+        return try reading(plain) { (raw) throws(TreeFormatError) -> [KeyEpoch] in try decodePlaintext(raw) }
+    }
+
+    /// Decodes the plaintext (the fuzz target `sync-tree` calls it).
+    public static func decodePlaintext(_ raw: UnsafeRawBufferPointer) throws(TreeFormatError) -> [KeyEpoch] {
+        var r = ByteReader(raw)
+        let out = try r.epochs()
+        guard r.atEnd else { throw .malformed("bytes after the epochs") }
+        return out
     }
 }
 
@@ -408,19 +559,14 @@ public struct Revocation: Sendable, Equatable {
     public func sealed(keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         w.u64(counter)
-        return Array("FSV1".utf8)
-            + w.bytes.withUnsafeBytes { Sodium.seal($0, ad: Revocation.associatedData(device), key: keys.sealing) }
+        return keys.seal(magic: Array("FSV2".utf8), w.bytes, ad: Revocation.associatedData(device))
     }
 
     /// Opens `device`'s revocation file.
     /// - Throws: ``TreeFormatError``.
     public static func open(_ bytes: [UInt8], device: String, keys: SyncKeys) throws(TreeFormatError) -> Revocation {
-        guard bytes.count > 4, Array(bytes.prefix(4)) == Array("FSV1".utf8) else {
-            throw .malformed("not a revocation")
-        }
-        guard let plain = Sodium.open(Array(bytes.dropFirst(4)), ad: associatedData(device), key: keys.sealing) else {
-            throw .unauthentic
-        }
+        let (plain, _) = try keys.open(
+            bytes, magic: Array("FSV2".utf8), ad: associatedData(device), what: "a revocation")
         return try reading(plain) { (raw) throws(TreeFormatError) -> Revocation in
             var r = ByteReader(raw)
             let counter = try r.u64()

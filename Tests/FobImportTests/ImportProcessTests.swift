@@ -115,6 +115,25 @@ private func fixturePath(_ name: String) -> String {
         #expect(try Data(contentsOf: again) == Data(contentsOf: out))
     }
 
+    /// An entry in the reserved access group `fob.sync` (sync's state) is
+    /// refused with exit 2 before anything is written.
+    @Test func anEntryInTheReservedGroupIsRefused() throws {
+        let v = try ProcessTestVault()
+        #expect(try v.run(["add", "mail", "ana"], input: "pw").status == 0)
+        let out = v.directory.file("export.json")
+        #expect(try v.run(["export", "--output", out.path]).status == 0)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any])
+        var items = try #require(object["items"] as? [[String: Any]])
+        items[0]["service"] = "other"
+        items[0]["accessGroup"] = "fob.sync"
+        object["items"] = items
+        try JSONSerialization.data(withJSONObject: object).write(to: out)
+        let refused = try v.run(["import", "fob-json", out.path])
+        #expect(refused.status == 2, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("\"fob.sync\" is reserved"), "\(refused.stderrText)")
+        #expect(try v.run(["ls"]).stdoutText.contains("other") == false)
+    }
+
     /// A failed export (a wrong password, no way to ask one) leaves no file
     /// behind, so the retry is not refused as "exists"; and without a
     /// terminal it says that export always asks the password.

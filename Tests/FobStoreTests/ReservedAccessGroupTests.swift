@@ -10,8 +10,10 @@ import Testing
     static func vaultWithState() throws -> TestVault {
         let t = try TestVault()
         try t.vault.add(Item(service: "mail", account: "ana", secret: .text("1")))
-        try t.vault.add(
-            Item(service: "fob-sync", account: "state", accessGroup: "fob.sync", kind: .note, secret: .text("s")))
+        // Only sync writes there, through an import's transaction.
+        try t.vault.applyImport([
+            .add(Item(service: "fob-sync", account: "state", accessGroup: "fob.sync", kind: .note, secret: .text("s")))
+        ])
         return t
     }
 
@@ -50,5 +52,36 @@ import Testing
         try other.unlock(password: t.password)
         #expect(try other.item(service: "fob-sync", account: "state", accessGroup: "fob.sync").secret != nil)
         #expect(try other.allItems().map(\.service) == ["mail"])
+    }
+
+    /// Only sync writes the reserved group: an add, a save or an update
+    /// into it is errSecParam (exit 2) and changes nothing.
+    @Test func addSaveAndUpdateIntoTheReservedGroupAreRefused() throws {
+        let t = try Self.vaultWithState()
+        let refused = KeychainError.param(
+            "the access group \"fob.sync\" is reserved for Fob's own records (sync's state)")
+        #expect(refused.exitStatus == 2)
+        #expect(throws: refused) {
+            try t.vault.add(Item(service: "x", account: "y", accessGroup: "fob.sync", secret: .text("1")))
+        }
+        #expect(throws: refused) {
+            try t.vault.add(contentsOf: [
+                Item(service: "z", account: "y", secret: .text("1")),
+                Item(service: "x", account: "y", accessGroup: "fob.sync", secret: .text("1")),
+            ])
+        }
+        #expect(throws: refused) {
+            try t.vault.save(service: "fob-sync", account: "state", accessGroup: "fob.sync", secret: .text("over"))
+        }
+        var changes = ItemChanges()
+        changes.accessGroup = "fob.sync"
+        #expect(throws: refused) {
+            try t.vault.update(matching: .key(service: "mail", account: "ana", accessGroup: ""), with: changes)
+        }
+        #expect(try t.vault.count() == 2)
+        #expect(
+            try t.vault.item(service: "fob-sync", account: "state", accessGroup: "fob.sync").secret?.unsafeString == "s"
+        )
+        #expect(try t.vault.item(service: "mail", account: "ana").accessGroup == "")
     }
 }

@@ -140,10 +140,55 @@ import Testing
         #expect(throws: TreeFormatError.unauthentic) {
             try DeviceHead.open(head.sealed(keys: keys), device: Self.a, keys: keys)
         }
-        let header = try TreeHeader.make(syncKey: key, password: .text("pw"), kdf: .testing)
+        let epoch = KeyEpoch(number: 3, device: Self.a, key: key)
+        let header = try TreeHeader.make(epoch: epoch, password: .text("pw"), kdf: .testing)
         let parsed = try TreeHeader.parse(header.bytes)
-        #expect(try parsed.open(password: .text("pw")) == key)
+        #expect(parsed.epochNumber == 3 && parsed.epochDevice == Self.a)
+        #expect(try parsed.open(password: .text("pw")) == epoch)
         #expect(try parsed.open(password: .text("other")) == nil)
+        // The epoch it names is authenticated with the key.
+        var renamed = parsed
+        renamed.epochNumber = 4
+        #expect(try TreeHeader.parse(renamed.bytes).open(password: .text("pw")) == nil)
+    }
+
+    /// Files of an older epoch open under a keyring that knows it; a keyring
+    /// of older epochs only opens nothing of a newer one; names stay.
+    @Test func keyEpochsOpenOlderFilesAndOnlyTheirOwn() throws {
+        let first = KeyEpoch(number: 1, device: "", key: .random(count: 32))
+        let second = KeyEpoch(number: 2, device: Self.b, key: .random(count: 32))
+        let old = SyncKeys(epochs: [first])
+        let both = SyncKeys(epochs: [first, second])
+        #expect(old.name(of: Self.item("x")) == both.name(of: Self.item("x")))
+        let revision = Self.revision(Self.a, 1, item: Self.item("s"))
+        let name = old.name(of: Self.item("x"))
+        let underOld = revision.sealed(name: name, keys: old)
+        let underNew = revision.sealed(name: name, keys: both)
+        #expect(try Revision.open(underOld, name: name, dot: revision.dot, keys: both).sealedUnder == first.id)
+        #expect(try Revision.open(underNew, name: name, dot: revision.dot, keys: both).sealedUnder == second.id)
+        #expect(throws: TreeFormatError.unknownKey) {
+            try Revision.open(underNew, name: name, dot: revision.dot, keys: old)
+        }
+        // The epoch file gives the older keys to whoever holds the new one, and to no one else.
+        let file = EpochFile.sealed(second, older: [first])
+        #expect(try EpochFile.open(file, epoch: second) == [first])
+        #expect(throws: TreeFormatError.unauthentic) {
+            try EpochFile.open(file, epoch: KeyEpoch(number: 2, device: Self.b, key: first.key))
+        }
+        #expect(TreePath.epoch(second) == "keys/2.\(Self.b).key")
+        #expect(TreePath.parseEpoch("keys/2.\(Self.b).key")! == (2, Self.b))
+        #expect(TreePath.parseEpoch("keys/1.\(Self.b).key") == nil)
+        #expect(TreePath.parseEpoch("keys/02.\(Self.b).key") == nil)
+        // The state keeps them, the greatest last, across an encoding.
+        var state = SyncState(device: Self.a, syncKey: first.key, remote: "r")
+        let learned = [
+            state.learn(KeyEpoch(number: 2, device: Self.a, key: .random(count: 32))), state.learn(second),
+            state.learn(second),
+        ]
+        #expect(learned == [true, true, false])
+        let decoded = try SyncState.decode(try #require(state.item(now: Date()).secret))
+        #expect(decoded.epochs == state.epochs)
+        #expect(decoded.currentEpoch == second)
     }
 
     @Test func pathsAreParsedStrictly() {

@@ -13,8 +13,9 @@ import Testing
         let url = dir.file("vault.db")
         let vault = try Vault.create(at: url, password: .text("master"), kdf: .testing)
         try vault.add(Item(service: "mail", account: "ana", secret: .text("m")))
-        try vault.add(
-            Item(service: "fob-sync", account: "state", accessGroup: "fob.sync", kind: .note, secret: .text("s")))
+        try vault.applyImport([
+            .add(Item(service: "fob-sync", account: "state", accessGroup: "fob.sync", kind: .note, secret: .text("s")))
+        ])
         vault.lock()
         let clock = TestClock()
         let app = AppModel(

@@ -75,6 +75,11 @@ enum ImportCommand: FobCommand {
                 throw CLIFailure(
                     "cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
             }
+            if ItemQuery.reservedAccessGroups.contains(entry.item.accessGroup) {
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the access group \"\(entry.item.accessGroup)\" is reserved for Fob's own records (sync's state); nothing was changed",
+                    status: 2)
+            }
             if let secret = entry.item.secret, secret.count > Item.maxSecretBytes {
                 throw CLIFailure(
                     "cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed"

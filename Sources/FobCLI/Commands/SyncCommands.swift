@@ -7,14 +7,39 @@ import FoundationEssentials
 extension Invocation {
     func syncEngine(_ items: ItemAccess) throws -> SyncEngine {
         nonisolated(unsafe) let sink = standardError
+        let engine: SyncEngine
         do {
-            return try SyncEngine(
+            engine = try SyncEngine(
                 store: items,
                 treeDirectory: SyncPaths.tree(vaultPath: globals.vaultURL.path, environment: context.environment),
                 environment: context.environment, now: { Date() },
                 messages: { text in sink.write(text) })
         } catch {
             throw error.cliFailure
+        }
+        engine.treePassword = { [self] device in try treePassword(device: device) }
+        return engine
+    }
+
+    /// The master password that opens a header of the sync tree: the first
+    /// line of `--tree-password-file`; else for `join` (`device` `nil`) as
+    /// the vault's master password is read; else asked on the terminal, and
+    /// without one ``SyncError/newKey(_:)`` (exit 63), never a wait.
+    /// - Parameter device: the device whose header it opens (`nil`: any, for `join`).
+    func treePassword(device: String?) throws -> SecretBytes {
+        if let file = arguments.value("--tree-password-file") {
+            return try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
+        }
+        guard let device else {
+            // join: this vault's --password-file serves when the passwords agree.
+            return try masterPassword(prompt: "Master password of a device in the tree: ")
+        }
+        do {
+            return try ask(
+                "The sync tree has a new key. Master password of device \(device): ",
+                maxBytes: Vault.maxPasswordBytes, what: "the sync tree's password")
+        } catch KeychainError.interactionNotAllowed {
+            throw SyncError.newKey("(from device \(device))").cliFailure
         }
     }
 
@@ -47,18 +72,25 @@ enum SyncCommand: FobCommand {
             help: "init: Argon2id costs of the tree's header (default moderate)"),
         .value(
             "--tree-password-file", "PATH",
-            help: "join: the tree's password (another device's master password) is the first line of PATH"),
+            help:
+                "join, or a sync that meets a new key: the tree's password (a device's master password) is the first line of PATH"
+        ),
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes it
         to an empty git remote; 'fob sync join REMOTE' joins a tree from another
         device, asking the master password of a device in the tree (or reading it
         from --tree-password-file), and merges the items of both. 'fob sync' fetches, merges item by item, commits and
-        pushes, and prints 'merged N, conflicts M'. 'fob sync status' shows the
+        pushes, and prints 'merged N, conflicts M'. When another device started
+        a new sync key ('fob passwd --rotate-key', 'fob devices --revoke'), the
+        sync asks that device's master password (or reads --tree-password-file),
+        and keeps this vault's unsynced edits; without a terminal or the file it
+        stops with exit 63. 'fob sync status' shows the
         remote, the last sync, pending local changes and the devices. git runs
         as a program: its messages reach standard error. Exit 60 without git,
-        61 when the remote cannot be reached, 62 when it refuses the push, 93
-        when the tree went back or was tampered with, or this vault is a copy.
+        61 when the remote cannot be reached, 62 when it refuses the push, 63
+        when a new sync key needs a password no one can give, 93 when the tree
+        went back or was tampered with, or this vault is a copy.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -87,12 +119,14 @@ enum SyncCommand: FobCommand {
             // The header is sealed under (or opened with) a master password:
             // this vault's for init; for join the one the tree was sealed with.
             let password: SecretBytes
-            if let file = invocation.arguments.value("--tree-password-file") {
+            if verb == "join" {
+                fromVaultPasswordFile =
+                    invocation.arguments.value("--tree-password-file") == nil && invocation.globals.passwordFile != nil
+                password = try invocation.treePassword(device: nil)
+            } else if let file = invocation.arguments.value("--tree-password-file") {
                 password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
             } else {
-                fromVaultPasswordFile = verb == "join" && invocation.globals.passwordFile != nil
-                let prompt = verb == "init" ? "Master password: " : "Master password of a device in the tree: "
-                password = try invocation.masterPassword(prompt: prompt)
+                password = try invocation.masterPassword(prompt: "Master password: ")
             }
             let items = invocation.items()
             defer { items.close() }
@@ -162,15 +196,25 @@ enum DevicesCommand: FobCommand {
         is this vault, and which are revoked. Reads the local tree only.
         --revoke DEVICE writes a revocation into the tree and syncs: every
         device ignores DEVICE's later writes, and DEVICE can no longer sync.
-        It keeps the sync key and what it read before.
+        It also starts a new sync key, sealed under this vault's master
+        password (asked, or --password-file), which DEVICE is never given:
+        it keeps what it read before and cannot read what is written after.
+        The other devices ask for that password at their next sync.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let items = invocation.items()
         defer { items.close() }
         if let device = invocation.arguments.value("--revoke") {
+            // The new key is sealed under this vault's master password: checked first.
+            let password = try invocation.masterPassword(prompt: "Master password: ")
+            let vault = try invocation.openVault()
+            try vault.unlock(password: password)
+            vault.lock()
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) { try engine.revoke(device: device) }
+            let outcome = try invocation.syncing(locking: items) {
+                try engine.revoke(device: device, password: password)
+            }
             invocation.standardOutput.write("revoked \(device)\n")
             return SyncCommand.finish(invocation, outcome)
         }
