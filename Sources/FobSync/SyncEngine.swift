@@ -23,6 +23,15 @@ public final class SyncEngine {
     let killPoint: String?
     /// Revisions opened in this run, by blob id and path.
     var opened: [String: Revision] = [:]
+    /// Revisions this run wrote, by path, until the snapshot of its commit
+    /// takes them (so its own files are not read back from git).
+    var written: [String: Revision] = [:]
+    /// Items this run's export looked at (changed here since the last merge).
+    var touched: Set<String> = []
+    /// Directories of the work tree known to exist (made in this run).
+    var madeDirectories: Set<String> = []
+    /// The largest index shard, in bytes (``SyncIndexShards``).
+    var indexShardLimit = SyncIndexShards.defaultLimit
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -50,6 +59,9 @@ public final class SyncEngine {
         killPoint = environment["FOB_SYNC_TEST_KILL"]
     }
 
+    /// The time this engine spent waiting for git so far.
+    public var gitTime: Duration { git.time.elapsed }
+
     func mayBeKilled(_ point: String) {
         if killPoint == point { raise(SIGKILL) }
     }
@@ -61,6 +73,12 @@ public final class SyncEngine {
         var stateItem: Item
         var items: [String: Item]
         var keys: SyncKeys
+        /// What this device verified of the synced commit's tree, by item
+        /// name (empty before the first merge, or for a state written
+        /// before the index: then every file is opened).
+        var index: [String: IndexEntry] = [:]
+        /// The stored index shards, by prefix.
+        var shards: [String: Item] = [:]
     }
 
     /// The state item, or `nil` when sync is not set up.
@@ -79,91 +97,210 @@ public final class SyncEngine {
         let keys = SyncKeys(syncKey: state.syncKey)
         var items: [String: Item] = [:]
         for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
-        return Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
+        var loaded = Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
+        try loadIndex(&loaded)
+        return loaded
     }
 
-    /// Replaces the stored state (one transaction with `changes`).
-    func store(_ loaded: inout Loaded, with changes: [ImportChange] = []) throws {
-        var next = loaded.state.item(now: now())
+    /// Reads the state's shards (``SyncIndexShards``) into `loaded`.
+    func loadIndex(_ loaded: inout Loaded) throws {
+        guard loaded.state.shardDigits != nil else { return }
+        let prefixes = loaded.state.shardPrefixes
+        var byAccount: [String: Item] = [:]
+        for item in try store.syncStateItems(accounts: prefixes.map(SyncIndexShards.account)) {
+            byAccount[item.account] = item
+        }
+        for prefix in prefixes {
+            guard let item = byAccount[SyncIndexShards.account(prefix)], let secret = item.secret else {
+                throw KeychainError.decode("the sync state's index shard \"\(prefix)\" is missing")
+            }
+            do {
+                let part = try SyncIndexShards.decode(secret, prefix: prefix)
+                loaded.state.revisions.merge(part.revisions) { $1 }
+                loaded.index.merge(part.index) { $1 }
+            } catch {
+                throw KeychainError.decode("the sync state's index shard \"\(prefix)\": \(error)")
+            }
+            loaded.shards[prefix] = item
+        }
+    }
+
+    /// Replaces the stored state (one transaction with `changes`); with
+    /// `index`, the index shards that changed too.
+    func store(_ loaded: inout Loaded, with changes: [ImportChange] = [], index: Bool = false) throws {
+        var shardChanges: [ImportChange] = []
+        var shards = loaded.shards
+        var state = loaded.state
+        if index {
+            (shardChanges, shards) = indexChanges(loaded, into: &state)
+        }
+        // Sharded, the state's own item keeps no table: it stays small.
+        if state.shardDigits != nil { state.revisions = [:] }
+        var next = state.item(now: now())
         next.persistentID = loaded.stateItem.persistentID
         next.created = loaded.stateItem.created
-        try store.syncApply(changes + [.replace(existing: loaded.stateItem, with: next)])
+        try store.syncApply(changes + shardChanges + [.replace(existing: loaded.stateItem, with: next)])
         next.revision = loaded.stateItem.revision + 1
         loaded.stateItem = next
+        loaded.state.shardDigits = state.shardDigits
+        loaded.state.shardPrefixes = state.shardPrefixes
+        loaded.shards = shards
+    }
+
+    /// The writes that bring the stored shards to `loaded`'s table and
+    /// index (only shards whose bytes changed), the shards after them, and
+    /// the layout in `state`.
+    func indexChanges(_ loaded: Loaded, into state: inout SyncState) -> ([ImportChange], [String: Item]) {
+        let (digits, encoded) = SyncIndexShards.split(
+            revisions: loaded.state.revisions, index: loaded.index, minDigits: loaded.state.shardDigits ?? 0,
+            limit: indexShardLimit)
+        var changes: [ImportChange] = []
+        var shards = loaded.shards
+        for (prefix, secret) in encoded.sorted(by: { $0.key < $1.key }) {
+            let old = loaded.shards[prefix]
+            if let old, old.secret == secret { continue }
+            var next = Item(
+                service: SyncState.key.service, account: SyncIndexShards.account(prefix),
+                accessGroup: SyncState.key.accessGroup, label: "sync index (written by fob sync)", kind: .note,
+                created: now(), modified: now(), secret: secret)
+            if let old {
+                next.persistentID = old.persistentID
+                next.created = old.created
+                changes.append(.replace(existing: old, with: next))
+                next.revision = old.revision + 1
+            } else {
+                changes.append(.add(next))
+                next.revision = 1
+            }
+            shards[prefix] = next
+        }
+        for (prefix, old) in loaded.shards.sorted(by: { $0.key < $1.key }) where encoded[prefix] == nil {
+            changes.append(.delete(existing: old))
+            shards[prefix] = nil
+        }
+        state.shardDigits = digits
+        state.shardPrefixes = encoded.keys.sorted()
+        return (changes, shards)
     }
 
     // MARK: Snapshots of the tree
 
+    /// A commit's tree: every revision file from its listing; the
+    /// revisions of the items in ``openedNames`` opened (authenticated).
     struct Snapshot {
+        /// Every item's live revision files (a revoked device's later ones
+        /// left out), sorted by dot.
+        var files: [String: [IndexedFile]] = [:]
+        /// The opened revisions, of the items in ``openedNames``.
         var revisions: [String: [Revision]] = [:]
+        var openedNames: Set<String> = []
         var paths: Set<String> = []
         var heads: [String: DeviceHead] = [:]
         /// Revoked devices → the last counter of theirs still taken.
         var revoked: [String: UInt64] = [:]
 
-        func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
+        /// The merged view of an opened item (`nil` for one the tree does not hold).
+        func view(_ name: String) -> ItemView? {
+            precondition(files[name] == nil || openedNames.contains(name), "a view of an item not opened")
+            return revisions[name].flatMap(SyncMerge.view(of:))
+        }
     }
 
-    func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
+    /// The snapshot of `commit`: its listing, its heads and revocations
+    /// opened, and every item whose files are not those `index` lists
+    /// (verified before, under the vault's commitment) opened now: each of
+    /// them must authenticate.
+    func snapshot(_ commit: String?, keys: SyncKeys, trusting index: [String: IndexEntry]) throws -> Snapshot {
         guard let commit else { return Snapshot() }
         var snap = Snapshot()
-        let entries = try git.listing(of: commit)
-        // Files are immutable: a blob opened once in this run is not read again.
-        let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
-        let contents = try git.blobs(Array(Set(missing)))
-        for (path, blob) in entries {
-            let cacheKey = "\(blob) \(path)"
+        var devicePaths: [(path: String, blob: String)] = []
+        for (path, blob) in try git.listing(of: commit) {
             if let (name, dot) = TreePath.parseRecord(path) {
-                if let revision = opened[cacheKey] {
-                    snap.revisions[name, default: []].append(revision)
-                } else {
-                    do {
-                        let revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
-                        opened[cacheKey] = revision
-                        snap.revisions[name, default: []].append(revision)
-                    } catch {
-                        throw SyncError.tampered("\(path) \(error)")
-                    }
-                }
+                snap.files[name, default: []].append(IndexedFile(dot: dot, blob: blob))
                 snap.paths.insert(path)
-            } else if let device = TreePath.parseHead(path) {
-                do { snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys) } catch
-                {
-                    throw SyncError.tampered("\(path) \(error)")
-                }
-            } else if let device = TreePath.parseRevoked(path) {
-                do {
-                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
-                } catch { throw SyncError.tampered("\(path) \(error)") }
+            } else if TreePath.parseHead(path) != nil || TreePath.parseRevoked(path) != nil {
+                devicePaths.append((path, blob))
             } else if TreePath.parseHeader(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
         }
-        // A revoked device's writes after its revocation count for nothing.
-        if !snap.revoked.isEmpty {
-            for (name, revisions) in snap.revisions {
-                snap.revisions[name] = revisions.filter { r in
-                    snap.revoked[r.dot.device].map { r.dot.counter <= $0 } ?? true
+        let contents = try git.blobs(Array(Set(devicePaths.map(\.blob))))
+        for (path, blob) in devicePaths {
+            do {
+                if let device = TreePath.parseHead(path) {
+                    snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys)
+                } else if let device = TreePath.parseRevoked(path) {
+                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
                 }
-            }
+            } catch { throw SyncError.tampered("\(path) \(error)") }
         }
-        for (name, revisions) in snap.revisions {
-            for r in revisions {
-                guard let head = snap.heads[r.dot.device], head.counter >= r.dot.counter else {
+        for (name, files) in snap.files {
+            // A revoked device's writes after its revocation count for nothing.
+            let kept = files.filter { f in snap.revoked[f.dot.device].map { f.dot.counter <= $0 } ?? true }
+            snap.files[name] = kept.sorted { $0.dot < $1.dot }
+            for f in kept {
+                guard let head = snap.heads[f.dot.device], head.counter >= f.dot.counter else {
                     throw SyncError.tampered(
-                        "revision \(r.dot) of item \(name.prefix(12)) is newer than its device's head")
+                        "revision \(f.dot) of item \(name.prefix(12)) is newer than its device's head")
                 }
             }
         }
+        let unverified = snap.files.filter { index[$0.key]?.files != $0.value }.map(\.key)
+        try open(Set(unverified), in: &snap, keys: keys)
         return snap
+    }
+
+    /// Opens (authenticates) every revision of the items `names` in `snap`
+    /// not opened yet, with one `cat-file` for the files this run has not read.
+    func open(_ names: Set<String>, in snap: inout Snapshot, keys: SyncKeys) throws {
+        let needed = names.subtracting(snap.openedNames).filter { snap.files[$0] != nil }.sorted()
+        guard !needed.isEmpty else { return }
+        var missing: Set<String> = []
+        for name in needed {
+            for f in snap.files[name] ?? [] {
+                let path = TreePath.record(name: name, dot: f.dot)
+                let cacheKey = "\(f.blob) \(path)"
+                if opened[cacheKey] != nil { continue }
+                if let own = written.removeValue(forKey: path) {
+                    opened[cacheKey] = own
+                } else {
+                    missing.insert(f.blob)
+                }
+            }
+        }
+        let contents = try git.blobs(Array(missing))
+        for name in needed {
+            var revisions: [Revision] = []
+            for f in snap.files[name] ?? [] {
+                let path = TreePath.record(name: name, dot: f.dot)
+                let cacheKey = "\(f.blob) \(path)"
+                if let revision = opened[cacheKey] {
+                    revisions.append(revision)
+                    continue
+                }
+                do {
+                    let revision = try Revision.open(contents[f.blob] ?? [], name: name, dot: f.dot, keys: keys)
+                    opened[cacheKey] = revision
+                    revisions.append(revision)
+                } catch {
+                    throw SyncError.tampered("\(path) \(error)")
+                }
+            }
+            snap.revisions[name] = revisions
+            snap.openedNames.insert(name)
+        }
     }
 
     // MARK: The work tree
 
     func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        let url = URL(fileURLWithPath: git.directory).appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
+        let full = git.directory + "/" + path
+        let parent = NSStringPath(path: full).parent
+        if !madeDirectories.contains(parent) {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            madeDirectories.insert(parent)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
     }
 
     func removeFile(_ path: String) {
@@ -189,6 +326,7 @@ public final class SyncEngine {
 
     /// Puts the work tree back at its last commit (a run killed before its commit).
     func cleanWorkTree() throws {
+        madeDirectories = []
         guard try git.resolve("HEAD") != nil else { return }
         try git.check(["reset", "-q", "--hard", "HEAD"])
         try git.check(["clean", "-q", "-f", "-d"])
@@ -198,12 +336,22 @@ public final class SyncEngine {
 
     /// Writes this vault's changes since the last merge as revisions and commits them.
     /// - Returns: how many revisions were written.
-    func export(_ loaded: inout Loaded, base: Snapshot, current: Snapshot, forceHead: Bool) throws -> Int {
+    func export(_ loaded: inout Loaded, base: inout Snapshot, current: inout Snapshot, forceHead: Bool) throws -> Int {
         var planned: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
         let me = loaded.state.device
-        for (name, item) in loaded.items.sorted(by: { $0.key < $1.key }) {
+        // Only items changed here since the last merge: their revisions are opened.
+        var candidates: [String] = []
+        for (name, item) in loaded.items
+        where loaded.state.revisions[name] != item.revision || loaded.state.resolved.contains(name) {
+            candidates.append(name)
+        }
+        let deleted = loaded.state.revisions.keys.filter { loaded.items[$0] == nil }
+        touched = Set(candidates).union(deleted)
+        try open(touched, in: &base, keys: loaded.keys)
+        try open(touched, in: &current, keys: loaded.keys)
+        for name in candidates.sorted() {
+            guard let item = loaded.items[name] else { continue }
             let resolving = loaded.state.resolved.contains(name)
-            guard loaded.state.revisions[name] != item.revision || resolving else { continue }
             let baseView = base.view(name)
             let currentView = current.view(name)
             var changed: [FieldGroup] = []
@@ -241,7 +389,7 @@ public final class SyncEngine {
                     }, prior?.live ?? ownEarlier
                 ))
         }
-        for name in loaded.state.revisions.keys.sorted() where loaded.items[name] == nil {
+        for name in deleted.sorted() {
             guard let currentView = current.view(name), currentView.item != nil else { continue }
             planned.append(
                 (
@@ -262,7 +410,10 @@ public final class SyncEngine {
         for plan in planned {
             let revision = plan.make(dot)
             let path = TreePath.record(name: plan.name, dot: dot)
-            try writeFile(path, revision.sealed(name: plan.name, keys: loaded.keys))
+            let sealed = revision.sealed(name: plan.name, keys: loaded.keys)
+            try writeFile(path, sealed)
+            // Kept as read back, so it is the same value another device opens.
+            written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: loaded.keys)
             live.insert(path)
             for old in plan.superseded where old != dot {
                 let oldPath = TreePath.record(name: plan.name, dot: old)
@@ -319,7 +470,9 @@ public final class SyncEngine {
     /// Checks the merged tree against the one before the merge: nothing
     /// live removed without a newer revision; old revisions put back are
     /// dropped (and reported). Returns the paths dropped.
-    func checkMerged(_ merged: Snapshot, before: Snapshot, state: SyncState) throws -> [String] {
+    func checkMerged(_ merged: inout Snapshot, before: Snapshot, state: SyncState, keys: SyncKeys) throws -> [String] {
+        let removed = before.paths.subtracting(merged.paths)
+        try open(Set(removed.compactMap { TreePath.parseRecord($0)?.name }), in: &merged, keys: keys)
         for path in before.paths.subtracting(merged.paths) {
             guard let (name, dot) = TreePath.parseRecord(path) else { continue }
             let superseded = merged.revisions[name]?.contains { $0.vector.includes(dot) && $0.dot != dot } ?? false
@@ -339,16 +492,28 @@ public final class SyncEngine {
 
     // MARK: Merge into the vault
 
-    func mergeIntoVault(_ loaded: inout Loaded, snapshot: Snapshot, commit: String?) throws -> Outcome {
+    /// Merges the items whose files differ from the index (and those the
+    /// export looked at) into the vault, in one transaction with the state
+    /// and the index of `snapshot`.
+    func mergeIntoVault(_ loaded: inout Loaded, snapshot: inout Snapshot, commit: String?) throws -> Outcome {
+        var changed = touched
+        for (name, files) in snapshot.files where loaded.index[name]?.files != files { changed.insert(name) }
+        for name in loaded.index.keys where snapshot.files[name] == nil { changed.insert(name) }
+        try open(changed, in: &snapshot, keys: loaded.keys)
+        var index: [String: IndexEntry] = [:]
+        for (name, files) in snapshot.files {
+            index[name] = changed.contains(name) ? IndexEntry(files: files, versions: 0) : loaded.index[name]
+        }
         var changes: [ImportChange] = []
-        var revisions: [String: UInt64] = [:]
-        var conflicts = 0
+        var revisions = loaded.state.revisions
         var merged = 0
-        for (name, revs) in snapshot.revisions.sorted(by: { $0.key < $1.key }) {
-            guard let view = SyncMerge.view(of: revs) else { continue }
-            if view.hasConflict { conflicts += 1 }
+        for name in changed.sorted() {
+            // Items the tree does not hold (yet): kept, and exported next time.
+            guard let view = snapshot.view(name) else { continue }
+            if view.hasConflict { index[name]?.versions = view.siblings.count + 1 }
             let stored = loaded.items[name]
             guard var item = view.item else {
+                revisions[name] = nil
                 if let stored {
                     changes.append(.delete(existing: stored))
                     merged += 1
@@ -376,22 +541,21 @@ public final class SyncEngine {
             }
             merged += 1
         }
-        // Items the tree does not hold (yet): kept, and exported next time.
-        for (name, item) in loaded.items where snapshot.revisions[name] == nil && revisions[name] == nil {
-            if loaded.state.revisions[name] != nil { revisions[name] = loaded.state.revisions[name] }
-            _ = item
-        }
+        // A name neither in the tree nor in the vault is forgotten.
+        revisions = revisions.filter { snapshot.files[$0.key] != nil || loaded.items[$0.key] != nil }
         for (device, head) in snapshot.heads where device != loaded.state.device {
             loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
         }
         for device in snapshot.revoked.keys { loaded.state.seen[device] = nil }
+        let conflicts = index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) }
         loaded.state.syncedCommit = commit
         loaded.state.revisions = revisions
         loaded.state.resolved = []
         loaded.state.lastSync = UInt64(max(0, now().timeIntervalSince1970))
         loaded.state.lastMerged = UInt64(merged)
         loaded.state.lastConflicts = UInt64(conflicts)
-        try store(&loaded, with: changes)
+        loaded.index = index
+        try store(&loaded, with: changes, index: true)
         return Outcome(merged: merged, conflicts: conflicts, written: 0)
     }
 
@@ -418,20 +582,26 @@ public final class SyncEngine {
         try ensureWorkTree(remote: loaded.state.remote)
         try cleanWorkTree()
         var head = try git.resolve("HEAD")
-        var current = try snapshot(head, keys: loaded.keys)
+        var current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
         try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
-            base = (try? git.resolve(synced)) != nil ? try snapshot(synced, keys: loaded.keys) : current
+            base =
+                (try? git.resolve(synced)) != nil
+                ? try snapshot(synced, keys: loaded.keys, trusting: loaded.index) : current
         }
         if loaded.state.syncedCommit == nil { base = Snapshot() }
-        let written = try export(&loaded, base: base, current: current, forceHead: forceHead)
+        let wrote = try export(&loaded, base: &base, current: &current, forceHead: forceHead)
         mayBeKilled("after-commit")
-        head = try git.resolve("HEAD")
-        current = try snapshot(head, keys: loaded.keys)
+        let exported = try git.resolve("HEAD")
+        if exported != head {
+            head = exported
+            current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+        }
+        self.written = [:]
         guard network else {
-            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
-            outcome.written = written
+            var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)
+            outcome.written = wrote
             return outcome
         }
         for attempt in 1...4 {
@@ -452,8 +622,8 @@ public final class SyncEngine {
                 head = try git.resolve("HEAD")
                 mayBeKilled("after-git-merge")
             }
-            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
-            outcome.written = written
+            var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)
+            outcome.written = wrote
             mayBeKilled("before-push")
             guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
             let push = try git.run(
@@ -476,15 +646,15 @@ public final class SyncEngine {
     func mergeRemote(_ remoteRef: String, loaded: Loaded, before: Snapshot) throws -> Snapshot {
         let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
         guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
-        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
-        let replayed = try checkMerged(merged, before: before, state: loaded.state)
+        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys, trusting: loaded.index)
+        let replayed = try checkMerged(&merged, before: before, state: loaded.state, keys: loaded.keys)
         guard !replayed.isEmpty else { return merged }
         for path in replayed {
             messages("fob: ignored an old revision put back into the tree: \(path)\n")
             removeFile(path)
         }
         try commit("fob sync: device \(loaded.state.device) drops \(replayed.count) replayed revisions")
-        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys, trusting: loaded.index)
         return merged
     }
 
