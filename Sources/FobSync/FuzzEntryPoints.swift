@@ -5,7 +5,8 @@ import FoundationEssentials
 /// and its corpus test: every input gives a typed result, never a trap.
 @_spi(Fuzz) public enum SyncFuzzEntryPoints {
     /// Parses `bytes` by its first byte: 0 a revision's plaintext, 1 a
-    /// head's, 2 a header file, 3 a state item's secret, 4 a tree path.
+    /// head's, 2 a header file, 3 a state item's secret, 5 an index shard's
+    /// secret (prefix ""), any other a tree path.
     /// - Returns: whether the rest parsed.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let kind = bytes.first else { return false }
@@ -16,6 +17,7 @@ import FoundationEssentials
         case 1: return (try? DeviceHead.decodePlaintext(rest, device: device)) != nil
         case 2: return (try? TreeHeader.parse(Array(rest))) != nil
         case 3: return (try? SyncState.decode(SecretBytes(rest))) != nil
+        case 5: return (try? SyncIndexShards.decode(SecretBytes(rest), prefix: "")) != nil
         default:
             let path = String(decoding: rest, as: UTF8.self)
             return TreePath.parseRecord(path) != nil || TreePath.parseHead(path) != nil

@@ -300,7 +300,18 @@ public final class SyncEngine {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             madeDirectories.insert(parent)
         }
-        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        // Plain writes: git reads them back at once, and a run cut short
+        // is cleaned away by the next (Data's write syncs every file).
+        let fd = Glibc.open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
+            offset += n
+        }
     }
 
     func removeFile(_ path: String) {
@@ -629,8 +640,8 @@ public final class SyncEngine {
             let push = try git.run(
                 ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
             if push.status == 0 {
+                // The push moved the remote-tracking branch too: no fetch after it.
                 mayBeKilled("after-push")
-                _ = try? git.run(["fetch", "-q", "origin"], network: true)
                 return outcome
             }
             let rejected =

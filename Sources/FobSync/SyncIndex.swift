@@ -122,23 +122,26 @@ enum SyncIndexShards {
         revisions: [String: UInt64], index: [String: IndexEntry], minDigits: Int, limit: Int
     ) -> (digits: Int, shards: [String: SecretBytes]) {
         let names = Set(revisions.keys).union(index.keys).sorted()
-        var digits = max(0, min(minDigits, maxDigits))
-        while true {
-            var groups: [String: [String]] = [:]
-            for name in names { groups[String(name.prefix(digits)), default: []].append(name) }
-            var shards: [String: SecretBytes] = [:]
-            var fits = true
-            for (prefix, group) in groups {
-                let shard = encode(prefix: prefix, names: group, revisions: revisions, index: index)
-                if shard.count > limit && digits < maxDigits {
-                    fits = false
-                    break
-                }
-                shards[prefix] = shard
+        // Sizes first (as ``encode`` lays them out), so only the chosen split is encoded.
+        let sizes = names.map { name in
+            (index[name]?.files ?? []).reduce(4 + name.utf8.count + 17) {
+                $0 + 16 + $1.dot.device.utf8.count + $1.blob.utf8.count
             }
-            if fits { return (digits, shards) }
+        }
+        var digits = max(0, min(minDigits, maxDigits))
+        while digits < maxDigits {
+            var bytes: [Substring: Int] = [:]
+            for (name, size) in zip(names, sizes) { bytes[name.prefix(digits), default: 9 + digits] += size }
+            if bytes.values.allSatisfy({ $0 <= limit }) { break }
             digits += 1
         }
+        var groups: [String: [String]] = [:]
+        for name in names { groups[String(name.prefix(digits)), default: []].append(name) }
+        var shards: [String: SecretBytes] = [:]
+        for (prefix, group) in groups {
+            shards[prefix] = encode(prefix: prefix, names: group, revisions: revisions, index: index)
+        }
+        return (digits, shards)
     }
 }
 
