@@ -87,6 +87,15 @@ public struct Git: Sendable {
         return lines.last.map(String.init) ?? "exit status not 0"
     }
 
+    /// Whether `commit` is `head` or one of its ancestors (`false` without `head`).
+    func contains(_ commit: String, head: String?) throws(SyncError) -> Bool {
+        guard let head else { return false }
+        if commit == head { return true }
+        let outcome = try run(["merge-base", "--is-ancestor", commit, head])
+        guard outcome.status <= 1 else { throw .git("git merge-base: \(Git.firstLine(outcome.error))") }
+        return outcome.status == 0
+    }
+
     /// The commit `ref` names, or `nil`.
     func resolve(_ ref: String) throws(SyncError) -> String? {
         let outcome = try run(["rev-parse", "-q", "--verify", ref + "^{commit}"])

@@ -127,12 +127,16 @@ public final class SyncEngine {
 
     /// Replaces the stored state (one transaction with `changes`); with
     /// `index`, the index shards that changed too.
-    func store(_ loaded: inout Loaded, with changes: [ImportChange] = [], index: Bool = false) throws {
+    /// - Parameter dirty: the items whose entries may have changed since
+    ///   the shards were stored (`nil`: any).
+    func store(
+        _ loaded: inout Loaded, with changes: [ImportChange] = [], index: Bool = false, dirty: Set<String>? = nil
+    ) throws {
         var shardChanges: [ImportChange] = []
         var shards = loaded.shards
         var state = loaded.state
         if index {
-            (shardChanges, shards) = indexChanges(loaded, into: &state)
+            (shardChanges, shards) = indexChanges(loaded, into: &state, dirty: dirty)
         }
         // Sharded, the state's own item keeps no table: it stays small.
         if state.shardDigits != nil { state.revisions = [:] }
@@ -150,10 +154,16 @@ public final class SyncEngine {
     /// The writes that bring the stored shards to `loaded`'s table and
     /// index (only shards whose bytes changed), the shards after them, and
     /// the layout in `state`.
-    func indexChanges(_ loaded: Loaded, into state: inout SyncState) -> ([ImportChange], [String: Item]) {
-        let (digits, encoded) = SyncIndexShards.split(
+    func indexChanges(_ loaded: Loaded, into state: inout SyncState, dirty: Set<String>?) -> (
+        [ImportChange], [String: Item]
+    ) {
+        var clean: Set<String> = []
+        if let dirty, let digits = loaded.state.shardDigits {
+            clean = Set(loaded.shards.keys).subtracting(dirty.map { String($0.prefix(digits)) })
+        }
+        let (digits, encoded, kept) = SyncIndexShards.split(
             revisions: loaded.state.revisions, index: loaded.index, minDigits: loaded.state.shardDigits ?? 0,
-            limit: indexShardLimit)
+            limit: indexShardLimit, clean: clean)
         var changes: [ImportChange] = []
         var shards = loaded.shards
         for (prefix, secret) in encoded.sorted(by: { $0.key < $1.key }) {
@@ -174,12 +184,13 @@ public final class SyncEngine {
             }
             shards[prefix] = next
         }
-        for (prefix, old) in loaded.shards.sorted(by: { $0.key < $1.key }) where encoded[prefix] == nil {
+        for (prefix, old) in loaded.shards.sorted(by: { $0.key < $1.key })
+        where encoded[prefix] == nil && !kept.contains(prefix) {
             changes.append(.delete(existing: old))
             shards[prefix] = nil
         }
         state.shardDigits = digits
-        state.shardPrefixes = encoded.keys.sorted()
+        state.shardPrefixes = kept.union(encoded.keys).sorted()
         return (changes, shards)
     }
 
@@ -210,8 +221,11 @@ public final class SyncEngine {
     /// opened, and every item whose files are not those `index` lists
     /// (verified before, under the vault's commitment) opened now: each of
     /// them must authenticate.
-    func snapshot(_ commit: String?, keys: SyncKeys, trusting index: [String: IndexEntry]) throws -> Snapshot {
+    func snapshot(
+        _ commit: String?, keys: SyncKeys, trusting index: [String: IndexEntry], synced: String? = nil
+    ) throws -> Snapshot {
         guard let commit else { return Snapshot() }
+        if commit == synced, let snap = try indexedSnapshot(commit, keys: keys, index: index) { return snap }
         var snap = Snapshot()
         var devicePaths: [(path: String, blob: String)] = []
         for (path, blob) in try git.listing(of: commit) {
@@ -553,7 +567,10 @@ public final class SyncEngine {
             merged += 1
         }
         // A name neither in the tree nor in the vault is forgotten.
-        revisions = revisions.filter { snapshot.files[$0.key] != nil || loaded.items[$0.key] != nil }
+        for name in revisions.keys where snapshot.files[name] == nil && loaded.items[name] == nil {
+            revisions[name] = nil
+            changed.insert(name)
+        }
         for (device, head) in snapshot.heads where device != loaded.state.device {
             loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
         }
@@ -566,7 +583,7 @@ public final class SyncEngine {
         loaded.state.lastMerged = UInt64(merged)
         loaded.state.lastConflicts = UInt64(conflicts)
         loaded.index = index
-        try store(&loaded, with: changes, index: true)
+        try store(&loaded, with: changes, index: true, dirty: changed)
         return Outcome(merged: merged, conflicts: conflicts, written: 0)
     }
 
@@ -593,7 +610,9 @@ public final class SyncEngine {
         try ensureWorkTree(remote: loaded.state.remote)
         try cleanWorkTree()
         var head = try git.resolve("HEAD")
-        var current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+        var current = try snapshot(
+            head, keys: loaded.keys, trusting: loaded.index,
+            synced: loaded.state.shardDigits == nil ? nil : loaded.state.syncedCommit)
         try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
@@ -623,14 +642,17 @@ public final class SyncEngine {
                 let (remoteHeads, remoteRevoked) = try snapshotDevices(remote, keys: loaded.keys)
                 try checkHeads(remoteHeads, revoked: remoteRevoked, state: loaded.state, where: "the remote")
                 let before = head
-                do {
-                    current = try mergeRemote(remoteRef, loaded: loaded, before: current)
-                } catch {
-                    // Nothing of a refused tree stays in the local one.
-                    if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
-                    throw error
+                // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
+                if try !git.contains(remote, head: head) {
+                    do {
+                        current = try mergeRemote(remoteRef, loaded: loaded, before: current)
+                    } catch {
+                        // Nothing of a refused tree stays in the local one.
+                        if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
+                        throw error
+                    }
+                    head = try git.resolve("HEAD")
                 }
-                head = try git.resolve("HEAD")
                 mayBeKilled("after-git-merge")
             }
             var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)

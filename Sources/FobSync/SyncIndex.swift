@@ -117,10 +117,14 @@ enum SyncIndexShards {
     /// Splits the table into shards by the first `digits` hex digits of
     /// the names, with the fewest digits from `minDigits` on that keep every
     /// shard within `limit` bytes (at ``maxDigits`` they are taken as they are).
-    /// - Returns: the digits and each prefix's shard (prefixes without entries have none).
+    /// - Parameter clean: prefixes (of `minDigits` digits) whose stored
+    ///   shards hold their entries already: kept, not encoded, when the digits stay.
+    /// - Returns: the digits, each prefix's shard (prefixes without entries
+    ///   have none) and the clean prefixes kept.
     static func split(
-        revisions: [String: UInt64], index: [String: IndexEntry], minDigits: Int, limit: Int
-    ) -> (digits: Int, shards: [String: SecretBytes]) {
+        revisions: [String: UInt64], index: [String: IndexEntry], minDigits: Int, limit: Int,
+        clean: Set<String> = []
+    ) -> (digits: Int, shards: [String: SecretBytes], kept: Set<String>) {
         let names = Set(revisions.keys).union(index.keys).sorted()
         // Sizes first (as ``encode`` lays them out), so only the chosen split is encoded.
         let sizes = names.map { name in
@@ -138,10 +142,15 @@ enum SyncIndexShards {
         var groups: [String: [String]] = [:]
         for name in names { groups[String(name.prefix(digits)), default: []].append(name) }
         var shards: [String: SecretBytes] = [:]
+        var kept: Set<String> = []
         for (prefix, group) in groups {
-            shards[prefix] = encode(prefix: prefix, names: group, revisions: revisions, index: index)
+            if digits == minDigits, clean.contains(prefix) {
+                kept.insert(prefix)
+            } else {
+                shards[prefix] = encode(prefix: prefix, names: group, revisions: revisions, index: index)
+            }
         }
-        return (digits, shards)
+        return (digits, shards, kept)
     }
 }
 
@@ -199,5 +208,23 @@ extension SyncEngine {
             return []
         }
         return try store.syncStateItems(accounts: decoded.shardPrefixes.map(SyncIndexShards.account))
+    }
+}
+
+extension SyncEngine {
+    /// The snapshot of the synced commit from the index, which lists what
+    /// this device verified of its tree (the commit's id binds the tree):
+    /// only its heads are read. `nil` where the listing must tell (a
+    /// revoked device: its later files are in the tree, not in the index).
+    func indexedSnapshot(_ commit: String, keys: SyncKeys, index: [String: IndexEntry]) throws -> Snapshot? {
+        var snap = Snapshot()
+        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
+        guard snap.revoked.isEmpty else { return nil }
+        snap.paths.reserveCapacity(index.count)
+        for (name, entry) in index where !entry.files.isEmpty {
+            snap.files[name] = entry.files
+            for file in entry.files { snap.paths.insert(TreePath.record(name: name, dot: file.dot)) }
+        }
+        return snap
     }
 }

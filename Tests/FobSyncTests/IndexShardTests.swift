@@ -47,7 +47,7 @@ import Testing
         var legacy = SyncState(device: "0123456789abcdef", syncKey: .random(count: 32), remote: "r")
         legacy.revisions = revisions
         #expect(legacy.encoded().count > Item.maxSecretBytes)
-        let (digits, shards) = SyncIndexShards.split(
+        let (digits, shards, _) = SyncIndexShards.split(
             revisions: revisions, index: index, minDigits: 0, limit: SyncIndexShards.defaultLimit)
         #expect(digits == 1)
         #expect(shards.count == 16)
@@ -61,11 +61,11 @@ import Testing
     /// a shard of another prefix, or a name outside its prefix, is refused.
     @Test func aSmallLimitTakesLongerPrefixes() throws {
         let (revisions, index) = Self.table(600)
-        let (digits, shards) = SyncIndexShards.split(revisions: revisions, index: index, minDigits: 0, limit: 4096)
+        let (digits, shards, _) = SyncIndexShards.split(revisions: revisions, index: index, minDigits: 0, limit: 4096)
         #expect(digits == 2)
         #expect(shards.values.allSatisfy { $0.count <= 4096 })
         // The sizes the split reckons with are the encoded ones.
-        let (_, whole) = SyncIndexShards.split(revisions: revisions, index: index, minDigits: 0, limit: .max)
+        let (_, whole, _) = SyncIndexShards.split(revisions: revisions, index: index, minDigits: 0, limit: .max)
         #expect(whole.count == 1)
         let exact = try #require(whole[""]).count
         #expect(SyncIndexShards.split(revisions: revisions, index: index, minDigits: 0, limit: exact).digits == 0)
@@ -77,6 +77,12 @@ import Testing
         let (prefix, shard) = try #require(shards.first)
         let other = prefix == "00" ? "01" : "00"
         #expect(throws: TreeFormatError.self) { try SyncIndexShards.decode(shard, prefix: other) }
+        // Shards whose entries did not change are kept as stored, not encoded again.
+        let dirty = try #require(shards.keys.sorted().first)
+        let again = SyncIndexShards.split(
+            revisions: revisions, index: index, minDigits: 2, limit: 4096, clean: Set(shards.keys).subtracting([dirty]))
+        #expect(Array(again.shards.keys) == [dirty])
+        #expect(again.kept.count == shards.count - 1)
         // Never fewer digits than the layout had: shards do not move back and forth.
         #expect(SyncIndexShards.split(revisions: [:], index: [:], minDigits: 2, limit: 4096).digits == 2)
     }
