@@ -1,5 +1,6 @@
 import FobStore
 import FoundationEssentials
+import Synchronization
 
 /// git run as a program (``ChildProcessRunner``) in one work tree: the
 /// user's remotes, SSH keys and credential helpers work as for any git.
@@ -12,6 +13,8 @@ public struct Git: Sendable {
     let environment: [String: String]
     /// Where git's messages (its standard error) go.
     let messages: @Sendable (String) -> Void
+    /// The time spent waiting for git, summed over every run (``GitTime``).
+    let time = GitTime()
 
     /// The branch every device pushes to.
     public static let branch = "main"
@@ -53,6 +56,8 @@ public struct Git: Sendable {
                 "-c", "core.autocrlf=false", "-c", "core.quotepath=false",
             ]
         var result: ChildProcessResult
+        let started = ContinuousClock.now
+        defer { time.add(ContinuousClock.now - started) }
         do {
             result = try ChildProcessRunner.run(
                 executable, arguments: base + arguments, environment: environment, input: input,
@@ -80,6 +85,15 @@ public struct Git: Sendable {
     static func firstLine(_ text: String) -> String {
         let lines = text.split(separator: "\n").filter { !$0.isEmpty }
         return lines.last.map(String.init) ?? "exit status not 0"
+    }
+
+    /// Whether `commit` is `head` or one of its ancestors (`false` without `head`).
+    func contains(_ commit: String, head: String?) throws(SyncError) -> Bool {
+        guard let head else { return false }
+        if commit == head { return true }
+        let outcome = try run(["merge-base", "--is-ancestor", commit, head])
+        guard outcome.status <= 1 else { throw .git("git merge-base: \(Git.firstLine(outcome.error))") }
+        return outcome.status == 0
     }
 
     /// The commit `ref` names, or `nil`.
@@ -140,4 +154,16 @@ public struct Git: Sendable {
         let listing = try check(["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, "--", prefix]).output
         return Set(listing.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
     }
+}
+
+/// The wall-clock time a ``Git`` spent running git, so a sync's own time
+/// can be told apart from git's (fob-bench prints both).
+public final class GitTime: Sendable {
+    private let total = Mutex(Duration.zero)
+
+    /// Adds one run's time.
+    func add(_ duration: Duration) { total.withLock { $0 += duration } }
+
+    /// The time so far.
+    public var elapsed: Duration { total.withLock { $0 } }
 }

@@ -23,6 +23,15 @@ public final class SyncEngine {
     /// device does not know yet (the argument names it, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
+    /// Revisions this run wrote, by path, until the snapshot of its commit
+    /// takes them (so its own files are not read back from git).
+    var written: [String: Revision] = [:]
+    /// Items this run's export looked at (changed here since the last merge).
+    var touched: Set<String> = []
+    /// Directories of the work tree known to exist (made in this run).
+    var madeDirectories: Set<String> = []
+    /// The largest index shard, in bytes (``SyncIndexShards``).
+    var indexShardLimit = SyncIndexShards.defaultLimit
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -49,6 +58,9 @@ public final class SyncEngine {
         self.messages = messages
     }
 
+    /// The time this engine spent waiting for git so far.
+    public var gitTime: Duration { git.time.elapsed }
+
     // MARK: Loading
 
     struct Loaded {
@@ -56,6 +68,12 @@ public final class SyncEngine {
         var stateItem: Item
         var items: [String: Item]
         var keys: SyncKeys
+        /// What this device verified of the synced commit's tree, by item
+        /// name (empty before the first merge, or for a state written
+        /// before the index: then every file is opened).
+        var index: [String: IndexEntry] = [:]
+        /// The stored index shards, by prefix.
+        var shards: [String: Item] = [:]
     }
 
     /// The state item, or `nil` when sync is not set up.
@@ -74,23 +92,114 @@ public final class SyncEngine {
         let keys = SyncKeys(epochs: state.epochs)
         var items: [String: Item] = [:]
         for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
-        return Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
+        var loaded = Loaded(state: state, stateItem: stateItem, items: items, keys: keys)
+        try loadIndex(&loaded)
+        return loaded
     }
 
-    /// Replaces the stored state (one transaction with `changes`).
-    func store(_ loaded: inout Loaded, with changes: [ImportChange] = []) throws {
-        var next = loaded.state.item(now: now())
+    /// Reads the state's shards (``SyncIndexShards``) into `loaded`.
+    func loadIndex(_ loaded: inout Loaded) throws {
+        guard loaded.state.shardDigits != nil else { return }
+        let prefixes = loaded.state.shardPrefixes
+        var byAccount: [String: Item] = [:]
+        for item in try store.syncStateItems(accounts: prefixes.map(SyncIndexShards.account)) {
+            byAccount[item.account] = item
+        }
+        for prefix in prefixes {
+            guard let item = byAccount[SyncIndexShards.account(prefix)], let secret = item.secret else {
+                throw KeychainError.decode("the sync state's index shard \"\(prefix)\" is missing")
+            }
+            do {
+                let part = try SyncIndexShards.decode(secret, prefix: prefix)
+                loaded.state.revisions.merge(part.revisions) { $1 }
+                loaded.index.merge(part.index) { $1 }
+            } catch {
+                throw KeychainError.decode("the sync state's index shard \"\(prefix)\": \(error)")
+            }
+            loaded.shards[prefix] = item
+        }
+    }
+
+    /// Replaces the stored state (one transaction with `changes`); with
+    /// `index`, the index shards that changed too.
+    /// - Parameter dirty: the items whose entries may have changed since
+    ///   the shards were stored (`nil`: any).
+    func store(
+        _ loaded: inout Loaded, with changes: [ImportChange] = [], index: Bool = false, dirty: Set<String>? = nil
+    ) throws {
+        var shardChanges: [ImportChange] = []
+        var shards = loaded.shards
+        var state = loaded.state
+        if index {
+            (shardChanges, shards) = indexChanges(loaded, into: &state, dirty: dirty)
+        }
+        // Sharded, the state's own item keeps no table: it stays small.
+        if state.shardDigits != nil { state.revisions = [:] }
+        var next = state.item(now: now())
         next.persistentID = loaded.stateItem.persistentID
         next.created = loaded.stateItem.created
-        try store.syncApply(changes + [.replace(existing: loaded.stateItem, with: next)])
+        try store.syncApply(changes + shardChanges + [.replace(existing: loaded.stateItem, with: next)])
         next.revision = loaded.stateItem.revision + 1
         loaded.stateItem = next
+        loaded.state.shardDigits = state.shardDigits
+        loaded.state.shardPrefixes = state.shardPrefixes
+        loaded.shards = shards
+    }
+
+    /// The writes that bring the stored shards to `loaded`'s table and
+    /// index (only shards whose bytes changed), the shards after them, and
+    /// the layout in `state`.
+    func indexChanges(_ loaded: Loaded, into state: inout SyncState, dirty: Set<String>?) -> (
+        [ImportChange], [String: Item]
+    ) {
+        var clean: Set<String> = []
+        if let dirty, let digits = loaded.state.shardDigits {
+            clean = Set(loaded.shards.keys).subtracting(dirty.map { String($0.prefix(digits)) })
+        }
+        let (digits, encoded, kept) = SyncIndexShards.split(
+            revisions: loaded.state.revisions, index: loaded.index, minDigits: loaded.state.shardDigits ?? 0,
+            limit: indexShardLimit, clean: clean)
+        var changes: [ImportChange] = []
+        var shards = loaded.shards
+        for (prefix, secret) in encoded.sorted(by: { $0.key < $1.key }) {
+            let old = loaded.shards[prefix]
+            if let old, old.secret == secret { continue }
+            var next = Item(
+                service: SyncState.key.service, account: SyncIndexShards.account(prefix),
+                accessGroup: SyncState.key.accessGroup, label: "sync index (written by fob sync)", kind: .note,
+                created: now(), modified: now(), secret: secret)
+            if let old {
+                next.persistentID = old.persistentID
+                next.created = old.created
+                changes.append(.replace(existing: old, with: next))
+                next.revision = old.revision + 1
+            } else {
+                changes.append(.add(next))
+                next.revision = 1
+            }
+            shards[prefix] = next
+        }
+        for (prefix, old) in loaded.shards.sorted(by: { $0.key < $1.key })
+        where encoded[prefix] == nil && !kept.contains(prefix) {
+            changes.append(.delete(existing: old))
+            shards[prefix] = nil
+        }
+        state.shardDigits = digits
+        state.shardPrefixes = kept.union(encoded.keys).sorted()
+        return (changes, shards)
     }
 
     // MARK: Snapshots of the tree
 
+    /// A commit's tree: every revision file from its listing; the
+    /// revisions of the items in ``openedNames`` opened (authenticated).
     struct Snapshot {
+        /// Every item's live revision files (a revoked device's later ones
+        /// left out), sorted by dot.
+        var files: [String: [IndexedFile]] = [:]
+        /// The opened revisions, of the items in ``openedNames``.
         var revisions: [String: [Revision]] = [:]
+        var openedNames: Set<String> = []
         var paths: Set<String> = []
         var heads: [String: DeviceHead] = [:]
         /// Revoked devices → the last counter of theirs still taken.
@@ -100,7 +209,11 @@ public final class SyncEngine {
         /// Items with a tombstone among their revisions.
         var tombstones: Set<String> = []
 
-        func view(_ name: String) -> ItemView? { revisions[name].flatMap(SyncMerge.view(of:)) }
+        /// The merged view of an opened item (`nil` for one the tree does not hold).
+        func view(_ name: String) -> ItemView? {
+            precondition(files[name] == nil || openedNames.contains(name), "a view of an item not opened")
+            return revisions[name].flatMap(SyncMerge.view(of:))
+        }
     }
 
     /// The tree names a key epoch this device does not know: its files cannot be opened yet.
@@ -109,77 +222,123 @@ public final class SyncEngine {
     /// Older epochs no header opens, as `NUMBER.DEVICE` (see ``adoptEpochs(_:loaded:)``).
     var unopenable: Set<String> = []
 
-    func snapshot(_ commit: String?, keys: SyncKeys) throws -> Snapshot {
+    /// The snapshot of `commit`: its listing, its heads and revocations
+    /// opened, and every item whose files are not those `index` lists
+    /// (verified before, under the vault's commitment) opened now: each of
+    /// them must authenticate.
+    /// - Throws: ``NewEpoch`` when the tree names a key epoch this device
+    ///   does not know; ``SyncError/tampered(_:)``.
+    func snapshot(
+        _ commit: String?, keys: SyncKeys, trusting index: [String: IndexEntry], synced: String? = nil
+    ) throws -> Snapshot {
         guard let commit else { return Snapshot() }
+        if commit == synced, let snap = try indexedSnapshot(commit, keys: keys, index: index) { return snap }
         var snap = Snapshot()
-        let entries = try git.listing(of: commit)
-        for (path, _) in entries where path.hasPrefix("keys/") {
-            guard let (number, device) = TreePath.parseEpoch(path) else {
+        var devicePaths: [(path: String, blob: String)] = []
+        for (path, blob) in try git.listing(of: commit) {
+            if let (name, dot) = TreePath.parseRecord(path) {
+                snap.files[name, default: []].append(IndexedFile(dot: dot, blob: blob))
+                snap.paths.insert(path)
+            } else if TreePath.parseHead(path) != nil || TreePath.parseRevoked(path) != nil {
+                devicePaths.append((path, blob))
+            } else if let (number, device) = TreePath.parseEpoch(path) {
+                if !keys.knows(number: number, device: device) && !unopenable.contains("\(number).\(device)") {
+                    throw NewEpoch()
+                }
+            } else if TreePath.parseHeader(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
-            if !keys.knows(number: number, device: device) && !unopenable.contains("\(number).\(device)") {
-                throw NewEpoch()
+        }
+        let contents = try git.blobs(Array(Set(devicePaths.map(\.blob))))
+        for (path, blob) in devicePaths {
+            do {
+                if let device = TreePath.parseHead(path) {
+                    snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys)
+                } else if let device = TreePath.parseRevoked(path) {
+                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
+                }
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+        }
+        for (name, files) in snap.files {
+            // A revoked device's writes after its revocation count for nothing.
+            let kept = files.filter { f in snap.revoked[f.dot.device].map { f.dot.counter <= $0 } ?? true }
+            snap.files[name] = kept.sorted { $0.dot < $1.dot }
+            for f in kept {
+                guard let head = snap.heads[f.dot.device], head.counter >= f.dot.counter else {
+                    throw SyncError.tampered(
+                        "revision \(f.dot) of item \(name.prefix(12)) is newer than its device's head")
+                }
             }
         }
-        // Files are immutable: a blob opened once in this run is not read again.
-        let missing = entries.filter { opened["\($0.blob) \($0.path)"] == nil }.map(\.blob)
-        let contents = try git.blobs(Array(Set(missing)))
-        for (path, blob) in entries {
-            let cacheKey = "\(blob) \(path)"
-            if let (name, dot) = TreePath.parseRecord(path) {
-                let revision: Revision
-                if let cached = opened[cacheKey] {
-                    revision = cached
+        let unverified = snap.files.filter { index[$0.key]?.files != $0.value }.map(\.key)
+        try open(Set(unverified), in: &snap, keys: keys)
+        return snap
+    }
+
+    /// Opens (authenticates) every revision of the items `names` in `snap`
+    /// not opened yet, with one `cat-file` for the files this run has not read.
+    func open(_ names: Set<String>, in snap: inout Snapshot, keys: SyncKeys) throws {
+        let needed = names.subtracting(snap.openedNames).filter { snap.files[$0] != nil }.sorted()
+        guard !needed.isEmpty else { return }
+        var missing: Set<String> = []
+        for name in needed {
+            for f in snap.files[name] ?? [] {
+                let path = TreePath.record(name: name, dot: f.dot)
+                let cacheKey = "\(f.blob) \(path)"
+                if opened[cacheKey] != nil { continue }
+                if let own = written.removeValue(forKey: path) {
+                    opened[cacheKey] = own
                 } else {
-                    do {
-                        revision = try Revision.open(contents[blob] ?? [], name: name, dot: dot, keys: keys)
-                        opened[cacheKey] = revision
-                    } catch {
-                        throw SyncError.tampered("\(path) \(error)")
-                    }
+                    missing.insert(f.blob)
                 }
-                snap.revisions[name, default: []].append(revision)
-                if revision.sealedUnder != keys.sealingID { snap.stale.insert(name) }
-                if revision.item == nil { snap.tombstones.insert(name) }
-                snap.paths.insert(path)
-            } else if let device = TreePath.parseHead(path) {
-                do { snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys) } catch
-                {
+            }
+        }
+        let contents = try git.blobs(Array(missing))
+        for name in needed {
+            var revisions: [Revision] = []
+            for f in snap.files[name] ?? [] {
+                let path = TreePath.record(name: name, dot: f.dot)
+                let cacheKey = "\(f.blob) \(path)"
+                if let revision = opened[cacheKey] {
+                    revisions.append(revision)
+                    continue
+                }
+                do {
+                    let revision = try Revision.open(contents[f.blob] ?? [], name: name, dot: f.dot, keys: keys)
+                    opened[cacheKey] = revision
+                    revisions.append(revision)
+                } catch {
                     throw SyncError.tampered("\(path) \(error)")
                 }
-            } else if let device = TreePath.parseRevoked(path) {
-                do {
-                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
-                } catch { throw SyncError.tampered("\(path) \(error)") }
-            } else if TreePath.parseHeader(path) == nil && TreePath.parseEpoch(path) == nil {
-                throw SyncError.tampered("\(path) is not part of a sync tree")
             }
+            snap.revisions[name] = revisions
+            snap.openedNames.insert(name)
+            if revisions.contains(where: { $0.sealedUnder != keys.sealingID }) { snap.stale.insert(name) }
+            if revisions.contains(where: { $0.item == nil }) { snap.tombstones.insert(name) }
         }
-        // A revoked device's writes after its revocation count for nothing.
-        if !snap.revoked.isEmpty {
-            for (name, revisions) in snap.revisions {
-                snap.revisions[name] = revisions.filter { r in
-                    snap.revoked[r.dot.device].map { r.dot.counter <= $0 } ?? true
-                }
-            }
-        }
-        for (name, revisions) in snap.revisions {
-            for r in revisions {
-                guard let head = snap.heads[r.dot.device], head.counter >= r.dot.counter else {
-                    throw SyncError.tampered(
-                        "revision \(r.dot) of item \(name.prefix(12)) is newer than its device's head")
-                }
-            }
-        }
-        return snap
     }
 
     // MARK: The work tree
 
     func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        let url = URL(fileURLWithPath: git.directory).appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
+        let full = git.directory + "/" + path
+        let parent = NSStringPath(path: full).parent
+        if !madeDirectories.contains(parent) {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            madeDirectories.insert(parent)
+        }
+        // Plain writes: git reads them back at once, and a run cut short
+        // is cleaned away by the next (Data's write syncs every file).
+        let fd = Glibc.open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
+            offset += n
+        }
     }
 
     func removeFile(_ path: String) {
@@ -205,6 +364,7 @@ public final class SyncEngine {
 
     /// Puts the work tree back at its last commit (a run killed before its commit).
     func cleanWorkTree() throws {
+        madeDirectories = []
         guard try git.resolve("HEAD") != nil else { return }
         try git.check(["reset", "-q", "--hard", "HEAD"])
         try git.check(["clean", "-q", "-f", "-d"])
@@ -214,12 +374,22 @@ public final class SyncEngine {
 
     /// Writes this vault's changes since the last merge as revisions and commits them.
     /// - Returns: how many revisions were written.
-    func export(_ loaded: inout Loaded, base: Snapshot, current: Snapshot, forceHead: Bool) throws -> Int {
+    func export(_ loaded: inout Loaded, base: inout Snapshot, current: inout Snapshot, forceHead: Bool) throws -> Int {
         var planned: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
         let me = loaded.state.device
-        for (name, item) in loaded.items.sorted(by: { $0.key < $1.key }) {
+        // Only items changed here since the last merge: their revisions are opened.
+        var candidates: [String] = []
+        for (name, item) in loaded.items
+        where loaded.state.revisions[name] != item.revision || loaded.state.resolved.contains(name) {
+            candidates.append(name)
+        }
+        let deleted = loaded.state.revisions.keys.filter { loaded.items[$0] == nil }
+        touched = Set(candidates).union(deleted)
+        try open(touched, in: &base, keys: loaded.keys)
+        try open(touched, in: &current, keys: loaded.keys)
+        for name in candidates.sorted() {
+            guard let item = loaded.items[name] else { continue }
             let resolving = loaded.state.resolved.contains(name)
-            guard loaded.state.revisions[name] != item.revision || resolving else { continue }
             let baseView = base.view(name)
             let currentView = current.view(name)
             var changed: [FieldGroup] = []
@@ -257,7 +427,7 @@ public final class SyncEngine {
                     }, prior?.live ?? ownEarlier
                 ))
         }
-        for name in loaded.state.revisions.keys.sorted() where loaded.items[name] == nil {
+        for name in deleted.sorted() {
             guard let currentView = current.view(name), currentView.item != nil else { continue }
             planned.append(
                 (
@@ -269,6 +439,8 @@ public final class SyncEngine {
                     }, currentView.live
                 ))
         }
+        // Tombstones are the items the tree holds and this vault does not: opened to tell (few).
+        try open(Set(current.files.keys.filter { loaded.items[$0] == nil }), in: &current, keys: loaded.keys)
         let (resealed, collected, acknowledge) = housekeeping(current, planned: Set(planned.map(\.name)), me: me)
         planned += resealed
         guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead else { return 0 }
@@ -284,7 +456,10 @@ public final class SyncEngine {
         for plan in planned {
             let revision = plan.make(dot)
             let path = TreePath.record(name: plan.name, dot: dot)
-            try writeFile(path, revision.sealed(name: plan.name, keys: loaded.keys))
+            let sealed = revision.sealed(name: plan.name, keys: loaded.keys)
+            try writeFile(path, sealed)
+            // Kept as read back, so it is the same value another device opens.
+            written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: loaded.keys)
             live.insert(path)
             for old in plan.superseded where old != dot {
                 let oldPath = TreePath.record(name: plan.name, dot: old)
@@ -386,7 +561,12 @@ public final class SyncEngine {
     /// Checks the merged tree against the one before the merge: nothing
     /// live removed without a newer revision; old revisions put back are
     /// dropped (and reported). Returns the paths dropped.
-    func checkMerged(_ merged: Snapshot, before: Snapshot, state: SyncState) throws -> [String] {
+    func checkMerged(_ merged: inout Snapshot, before: Snapshot, state: SyncState, keys: SyncKeys) throws -> [String] {
+        let removed = before.paths.subtracting(merged.paths)
+        let removedNames = Set(removed.compactMap { TreePath.parseRecord($0)?.name })
+        try open(removedNames, in: &merged, keys: keys)
+        var before = before
+        try open(removedNames, in: &before, keys: keys)
         for path in before.paths.subtracting(merged.paths) {
             guard let (name, dot) = TreePath.parseRecord(path) else { continue }
             let superseded = merged.revisions[name]?.contains { $0.vector.includes(dot) && $0.dot != dot } ?? false
@@ -420,7 +600,7 @@ public final class SyncEngine {
     /// keyed hash of the live set must match (a file removed or added
     /// behind its back, which a device that never saw the tree before
     /// cannot tell otherwise).
-    func checkLiveHashes(_ snap: Snapshot, keys: SyncKeys, where place: String) throws {
+    func checkLiveHashes(_ snap: inout Snapshot, keys: SyncKeys, where place: String) throws {
         var newest: [String: UInt64] = [:]
         for path in snap.paths {
             guard let (_, dot) = TreePath.parseRecord(path) else { continue }
@@ -434,7 +614,9 @@ public final class SyncEngine {
             guard newest.allSatisfy({ head.vector.includes(Dot(device: $0.key, counter: $0.value)) }) else { continue }
             if hash == nil {
                 // An old revision put back beside the one that superseded it
-                // is not live: it is dropped and reported by the merge.
+                // is not live: it is dropped and reported by the merge. Only
+                // an item with several files can hold one: those are opened.
+                try open(Set(snap.files.filter { $0.value.count > 1 }.map(\.key)), in: &snap, keys: keys)
                 var live = snap.paths
                 for (name, revisions) in snap.revisions where revisions.count > 1 {
                     let kept = Set(SyncMerge.liveSet(revisions).map(\.dot))
@@ -513,7 +695,11 @@ public final class SyncEngine {
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         loaded.keys = SyncKeys(epochs: loaded.state.epochs)
-        try store(&loaded)
+        // What was verified under the older keys is opened again (so every
+        // file under an older key is found and written again), also by a
+        // later run should this one stop before its end.
+        loaded.index = [:]
+        try store(&loaded, index: true)
         let taken = loaded.state.currentEpoch
         guard taken.number != before.number || taken.device != before.device else { return }
         messages("fob: took the sync tree's new key (epoch \(taken.number), from device \(taken.device))\n")
@@ -534,7 +720,9 @@ public final class SyncEngine {
         let header = try TreeHeader.make(epoch: epoch, password: password, kdf: old?.kdf ?? .default)
         loaded.state.learn(epoch)
         loaded.keys = SyncKeys(epochs: loaded.state.epochs)
-        try store(&loaded)
+        // Every file is opened at the next export, to be written again under the new key.
+        loaded.index = [:]
+        try store(&loaded, index: true)
         try writeFile(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
         try writeFile(headerPath, header.bytes)
         return epoch
@@ -556,25 +744,43 @@ public final class SyncEngine {
     }
 
     /// The snapshot of `commit` (fetched, or a first clone), taking in its new key epochs first.
-    func adoptingSnapshot(_ commit: String, loaded: inout Loaded) throws -> Snapshot {
-        do { return try snapshot(commit, keys: loaded.keys) } catch is NewEpoch {
+    /// - Parameter synced: the synced commit, when the index may stand for its listing.
+    func adoptingSnapshot(_ commit: String, loaded: inout Loaded, synced: String? = nil) throws -> Snapshot {
+        do { return try snapshot(commit, keys: loaded.keys, trusting: loaded.index, synced: synced) } catch is NewEpoch
+        {
             try adoptEpochs(commit, loaded: &loaded)
-            return try snapshot(commit, keys: loaded.keys)
+            return try snapshot(commit, keys: loaded.keys, trusting: loaded.index)
         }
     }
 
     // MARK: Merge into the vault
 
-    func mergeIntoVault(_ loaded: inout Loaded, snapshot: Snapshot, commit: String?) throws -> Outcome {
+    /// Merges the items whose files differ from the index (and those the
+    /// export looked at) into the vault, in one transaction with the state
+    /// and the index of `snapshot`.
+    func mergeIntoVault(_ loaded: inout Loaded, snapshot: inout Snapshot, commit: String?) throws -> Outcome {
+        var changed = touched
+        for (name, files) in snapshot.files where loaded.index[name]?.files != files { changed.insert(name) }
+        for name in loaded.index.keys where snapshot.files[name] == nil { changed.insert(name) }
+        try open(changed, in: &snapshot, keys: loaded.keys)
+        var index: [String: IndexEntry] = [:]
+        for (name, files) in snapshot.files {
+            // Files under an older key are not taken as verified: the next
+            // export opens them again and writes the item under the current key.
+            index[name] =
+                changed.contains(name)
+                ? IndexEntry(files: snapshot.stale.contains(name) ? [] : files, versions: 0) : loaded.index[name]
+        }
         var changes: [ImportChange] = []
-        var revisions: [String: UInt64] = [:]
-        var conflicts = 0
+        var revisions = loaded.state.revisions
         var merged = 0
-        for (name, revs) in snapshot.revisions.sorted(by: { $0.key < $1.key }) {
-            guard let view = SyncMerge.view(of: revs) else { continue }
-            if view.hasConflict { conflicts += 1 }
+        for name in changed.sorted() {
+            // Items the tree does not hold (yet): kept, and exported next time.
+            guard let view = snapshot.view(name) else { continue }
+            if view.hasConflict { index[name]?.versions = view.siblings.count + 1 }
             let stored = loaded.items[name]
             guard var item = view.item else {
+                revisions[name] = nil
                 if let stored {
                     changes.append(.delete(existing: stored))
                     merged += 1
@@ -602,22 +808,24 @@ public final class SyncEngine {
             }
             merged += 1
         }
-        // Items the tree does not hold (yet): kept, and exported next time.
-        for (name, item) in loaded.items where snapshot.revisions[name] == nil && revisions[name] == nil {
-            if loaded.state.revisions[name] != nil { revisions[name] = loaded.state.revisions[name] }
-            _ = item
+        // A name neither in the tree nor in the vault is forgotten.
+        for name in revisions.keys where snapshot.files[name] == nil && loaded.items[name] == nil {
+            revisions[name] = nil
+            changed.insert(name)
         }
         for (device, head) in snapshot.heads where device != loaded.state.device {
             loaded.state.seen[device] = max(loaded.state.seen[device] ?? 0, head.counter)
         }
         for device in snapshot.revoked.keys { loaded.state.seen[device] = nil }
+        let conflicts = index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) }
         loaded.state.syncedCommit = commit
         loaded.state.revisions = revisions
         loaded.state.resolved = []
         loaded.state.lastSync = UInt64(max(0, now().timeIntervalSince1970))
         loaded.state.lastMerged = UInt64(merged)
         loaded.state.lastConflicts = UInt64(conflicts)
-        try store(&loaded, with: changes)
+        loaded.index = index
+        try store(&loaded, with: changes, index: true, dirty: changed)
         return Outcome(merged: merged, conflicts: conflicts, written: 0)
     }
 
@@ -645,20 +853,27 @@ public final class SyncEngine {
         try cleanWorkTree()
         try undoUnfinishedEpoch(&loaded)
         var head = try git.resolve("HEAD")
-        var current = try head.map { try adoptingSnapshot($0, loaded: &loaded) } ?? Snapshot()
+        let synced = loaded.state.shardDigits == nil ? nil : loaded.state.syncedCommit
+        var current = try head.map { try adoptingSnapshot($0, loaded: &loaded, synced: synced) } ?? Snapshot()
         head = try git.resolve("HEAD")
         try checkHeads(current.heads, revoked: current.revoked, state: loaded.state, where: "the local tree")
         var base = current
         if let synced = loaded.state.syncedCommit, synced != head {
-            base = (try? git.resolve(synced)) != nil ? try snapshot(synced, keys: loaded.keys) : current
+            base =
+                (try? git.resolve(synced)) != nil
+                ? try snapshot(synced, keys: loaded.keys, trusting: loaded.index) : current
         }
         if loaded.state.syncedCommit == nil { base = Snapshot() }
-        let written = try export(&loaded, base: base, current: current, forceHead: forceHead)
-        head = try git.resolve("HEAD")
-        current = try snapshot(head, keys: loaded.keys)
+        let wrote = try export(&loaded, base: &base, current: &current, forceHead: forceHead)
+        let exported = try git.resolve("HEAD")
+        if exported != head {
+            head = exported
+            current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+        }
+        self.written = [:]
         guard network else {
-            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
-            outcome.written = written
+            var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)
+            outcome.written = wrote
             return outcome
         }
         for attempt in 1...4 {
@@ -666,27 +881,30 @@ public final class SyncEngine {
             guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
-                let remoteTree = try adoptingSnapshot(remote, loaded: &loaded)
+                var remoteTree = try adoptingSnapshot(remote, loaded: &loaded)
                 try checkHeads(remoteTree.heads, revoked: remoteTree.revoked, state: loaded.state, where: "the remote")
-                try checkLiveHashes(remoteTree, keys: loaded.keys, where: "the remote")
+                try checkLiveHashes(&remoteTree, keys: loaded.keys, where: "the remote")
                 head = try git.resolve("HEAD")
                 let before = head
-                do {
-                    current = try mergeRemote(remoteRef, loaded: loaded, before: current)
-                } catch {
-                    // Nothing of a refused tree stays in the local one.
-                    if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
-                    throw error
+                // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
+                if try !git.contains(remote, head: head) {
+                    do {
+                        current = try mergeRemote(remoteRef, loaded: loaded, before: current)
+                    } catch {
+                        // Nothing of a refused tree stays in the local one.
+                        if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
+                        throw error
+                    }
+                    head = try git.resolve("HEAD")
                 }
-                head = try git.resolve("HEAD")
             }
-            var outcome = try mergeIntoVault(&loaded, snapshot: current, commit: head)
-            outcome.written = written
+            var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)
+            outcome.written = wrote
             guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
             let push = try git.run(
                 ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
             if push.status == 0 {
-                _ = try? git.run(["fetch", "-q", "origin"], network: true)
+                // The push moved the remote-tracking branch too: no fetch after it.
                 return outcome
             }
             let rejected =
@@ -702,15 +920,15 @@ public final class SyncEngine {
     func mergeRemote(_ remoteRef: String, loaded: Loaded, before: Snapshot) throws -> Snapshot {
         let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
         guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
-        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
-        let replayed = try checkMerged(merged, before: before, state: loaded.state)
+        var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys, trusting: loaded.index)
+        let replayed = try checkMerged(&merged, before: before, state: loaded.state, keys: loaded.keys)
         guard !replayed.isEmpty else { return merged }
         for path in replayed {
             messages("fob: ignored an old revision put back into the tree: \(path)\n")
             removeFile(path)
         }
         try commit("fob sync: device \(loaded.state.device) drops \(replayed.count) replayed revisions")
-        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys)
+        merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys, trusting: loaded.index)
         return merged
     }
 

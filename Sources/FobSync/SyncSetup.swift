@@ -118,7 +118,8 @@ extension SyncEngine {
         if let old {
             // A copy taking a new device id keeps its items, not its old id.
             fresh.persistentID = old.persistentID
-            try store.syncApply([.replace(existing: old, with: fresh)])
+            try store.syncApply(
+                try indexShards(of: old).map { .delete(existing: $0) } + [.replace(existing: old, with: fresh)])
         } else {
             try store.syncApply([.add(fresh)])
         }
@@ -213,9 +214,12 @@ extension SyncEngine {
     public func conflicts() throws -> [Conflict] {
         let loaded = try load()
         guard let head = try git.resolve("HEAD") else { return [] }
-        let snap = try snapshot(head, keys: loaded.keys)
+        var snap = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+        // The index knows which items had conflicts; those it does not vouch for were opened.
+        let names = snap.openedNames.union(loaded.index.filter { $0.value.versions > 0 }.keys)
+        try open(names, in: &snap, keys: loaded.keys)
         var out: [Conflict] = []
-        for name in snap.revisions.keys.sorted() {
+        for name in names.sorted() {
             guard let view = snap.view(name), view.hasConflict, let item = loaded.items[name] ?? view.item else {
                 continue
             }
@@ -233,8 +237,9 @@ extension SyncEngine {
         guard let head = try git.resolve("HEAD") else {
             throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")
         }
-        let snap = try snapshot(head, keys: loaded.keys)
+        var snap = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
         let match = loaded.items.first { $0.value.service == service && $0.value.account == account }
+        if let name = match?.key { try open([name], in: &snap, keys: loaded.keys) }
         guard let (name, stored) = match, let view = snap.view(name), view.hasConflict, let other = view.siblings.last
         else {
             throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")

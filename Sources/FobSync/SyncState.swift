@@ -31,6 +31,14 @@ public struct SyncState: Sendable {
     public var lastMerged: UInt64
     /// Items with conflicts after the last sync.
     public var lastConflicts: UInt64
+    /// Where ``revisions`` and what this device verified of the tree are
+    /// kept: in shards of `shardDigits` hex digits of the item names, the
+    /// prefixes in ``shardPrefixes`` (``SyncIndexShards``); `nil` for a
+    /// state that keeps ``revisions`` in its own item (as written before
+    /// the shards), which verifies the whole tree at its next sync.
+    var shardDigits: Int?
+    /// The prefixes that have a shard.
+    var shardPrefixes: [String] = []
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -100,8 +108,19 @@ public struct SyncState: Sendable {
         w.u64(lastSync)
         w.u64(lastMerged)
         w.u64(lastConflicts)
-        // The later epochs follow; a state without them (one epoch) ends here.
-        if !laterEpochs.isEmpty { w.epochs(laterEpochs) }
+        // Optional sections follow, each once, tagged, in tag order: 1 the
+        // later key epochs (a state of one epoch has none), 2 the index's
+        // shard layout (a state that keeps its table itself has none).
+        if !laterEpochs.isEmpty {
+            w.u8(1)
+            w.epochs(laterEpochs)
+        }
+        if let shardDigits {
+            w.u8(2)
+            w.u8(UInt8(shardDigits))
+            w.u32(UInt32(shardPrefixes.count))
+            for prefix in shardPrefixes { w.string(prefix) }
+        }
         return SecretBytes(w.bytes)
     }
 
@@ -129,13 +148,42 @@ public struct SyncState: Sendable {
             state.lastSync = try r.u64()
             state.lastMerged = try r.u64()
             state.lastConflicts = try r.u64()
-            if !r.atEnd {
-                for epoch in try r.epochs() {
-                    guard epoch.number > 1, state.learn(epoch) else { throw .malformed("a key epoch") }
+            var lastTag: UInt8 = 0
+            while !r.atEnd {
+                let tag = try r.u8()
+                guard tag > lastTag else { throw .malformed("a sync state section out of order") }
+                lastTag = tag
+                switch tag {
+                case 1:
+                    for epoch in try r.epochs() {
+                        guard epoch.number > 1, state.learn(epoch) else { throw .malformed("a key epoch") }
+                    }
+                case 2: try state.decodeShardLayout(&r)
+                default: throw .malformed("an unknown sync state section")
                 }
             }
             guard r.atEnd else { throw .malformed("bytes after the sync state") }
             return state
         }
+    }
+}
+
+extension SyncState {
+    /// Reads the shard layout that follows the state's fields.
+    mutating func decodeShardLayout(_ r: inout ByteReader) throws(TreeFormatError) {
+        let digits = Int(try r.u8())
+        guard digits <= SyncIndexShards.maxDigits else { throw .malformed("the index layout") }
+        let count = try r.u32()
+        guard count <= 1 << (4 * digits) else { throw .malformed("the index layout") }
+        var prefixes: [String] = []
+        for _ in 0..<count {
+            let prefix = try r.string(max: digits)
+            guard prefix.utf8.count == digits, prefix.utf8.allSatisfy(TreePath.isHexDigit),
+                prefixes.last.map({ $0 < prefix }) ?? true
+            else { throw .malformed("the index layout") }
+            prefixes.append(prefix)
+        }
+        shardDigits = digits
+        shardPrefixes = prefixes
     }
 }

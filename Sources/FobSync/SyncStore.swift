@@ -12,6 +12,10 @@ public protocol SyncItemStore: AnyObject {
     /// Applies `changes` in one write transaction.
     /// - Throws: as ``Vault/applyImport(_:progress:)``.
     func syncApply(_ changes: [ImportChange]) throws(KeychainError)
+    /// The items of sync's reserved access group (service `fob-sync`) with
+    /// these accounts, each found by its key (no scan); a missing one is left out.
+    /// - Throws: `KeychainError`.
+    func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item]
 }
 
 extension ItemAccess: SyncItemStore {
@@ -35,6 +39,19 @@ extension ItemAccess: SyncItemStore {
         guard !changes.isEmpty else { return }
         try applyImport(changes) { _ in }
     }
+
+    public func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item] {
+        var found: [Item] = []
+        for account in accounts {
+            do {
+                found += try items(
+                    matching: .key(
+                        service: SyncState.key.service, account: account, accessGroup: SyncState.key.accessGroup),
+                    limit: .one, detail: .secret)
+            } catch .itemNotFound {}
+        }
+        return found
+    }
 }
 
 extension Vault: SyncItemStore {
@@ -54,5 +71,16 @@ extension Vault: SyncItemStore {
     public func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
         guard !changes.isEmpty else { return }
         try applyImport(changes)
+    }
+
+    public func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item] {
+        var found: [Item] = []
+        for account in accounts {
+            do {
+                found.append(
+                    try item(service: SyncState.key.service, account: account, accessGroup: SyncState.key.accessGroup))
+            } catch .itemNotFound {}
+        }
+        return found
     }
 }

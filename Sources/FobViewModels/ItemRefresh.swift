@@ -8,7 +8,10 @@ import FoundationEssentials
 /// of changes made by other processes (the store's ``KeychainStore/watch(_:)``
 /// while it has one, as the agent's store does; else by polling its data
 /// version), and remembers each token's expiry so a reload decrypts only
-/// tokens that changed.
+/// tokens that changed. Sync's overview is read in the background after
+/// each reload (``BackgroundJob``; its store calls through a
+/// ``UIThreadStore``) and shown at the tick after it ends: until then the
+/// list keeps the marks it had.
 final class ItemRefresh {
     /// How often ``poll(_:now:)`` asks the store whether it changed, in seconds.
     static let pollInterval: TimeInterval = 0.5
@@ -22,10 +25,18 @@ final class ItemRefresh {
 
     /// Where sync's conflicts and last figures are read, or `nil` without sync.
     private let sync: (any SyncConflictSource)?
+    /// Where the overview's read reaches the store on the UI thread.
+    private let mailbox: UIThreadMailbox
+    /// The overview being read, and the items a reload listed while it ran
+    /// (read again once it ends).
+    private var syncRead: BackgroundJob<Result<SyncOverview?, any Error>>?
+    private var syncReadAgain: [Item]?
 
-    init(store: any KeychainStore, sync: (any SyncConflictSource)? = nil) {
+    init(store: any KeychainStore, sync: (any SyncConflictSource)? = nil, mailbox: UIThreadMailbox = UIThreadMailbox())
+    {
         self.store = store
         self.sync = sync
+        self.mailbox = mailbox
     }
 
     deinit { watch?.cancel() }
@@ -58,9 +69,10 @@ final class ItemRefresh {
                 expiryText: nil)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
-        if let versions = readSync(main)?.versions, !versions.isEmpty {
+        if let versions = main.sync?.versions, !versions.isEmpty {
             for i in rows.indices { rows[i].versions = versions[rows[i].key] ?? 0 }
         }
+        readSync(listed: items)
         main.list.replace(with: rows)
         main.list.updateExpiryTexts(now: now)
         if let shown = main.form.retrievedKey, !seen.contains(shown) {
@@ -75,6 +87,7 @@ final class ItemRefresh {
     /// saying so when the item shown in the form went away; then brings the
     /// expiry texts up to `now`.
     func poll(_ main: MainModel, now: Date) {
+        finishSyncRead(main)
         if changed.hasEnded {
             watch?.cancel()
             watch = nil
@@ -94,21 +107,42 @@ final class ItemRefresh {
         main.list.updateExpiryTexts(now: now)
     }
 
-    /// Reads sync's overview into `main`; a sync newer than the one known
-    /// (the first read included) is told on the status line.
-    private func readSync(_ main: MainModel) -> SyncOverview? {
-        guard let sync else { return nil }
+    /// Starts reading sync's overview in the background (or, while a read
+    /// runs, reads again once it ends).
+    private func readSync(listed items: [Item]) {
+        guard let sync else { return }
+        guard syncRead == nil else {
+            syncReadAgain = items
+            return
+        }
+        let store = UIThreadStore(self.store, mailbox: mailbox)
+        syncRead = BackgroundJob {
+            Result { () throws -> SyncOverview? in try sync.overview(listed: items, store: store) }
+        }
+    }
+
+    /// Once the overview's read has ended: the overview into `main` and the
+    /// list's marks; a sync newer than the one known (the first read
+    /// included) is told on the status line.
+    func finishSyncRead(_ main: MainModel) {
+        guard let read = syncRead, let result = read.finished else { return }
+        syncRead = nil
+        if let items = syncReadAgain {
+            syncReadAgain = nil
+            readSync(listed: items)
+        }
         let overview: SyncOverview?
-        do { overview = try sync.overview() } catch {
+        do { overview = try result.get() } catch {
             main.sync = nil
             main.form.message = .warning("Sync state unreadable: \(error)")
-            return nil
+            main.list.setVersions([:])
+            return
         }
         if let overview, overview.lastSync != main.sync?.lastSync, let summary = overview.summary {
             main.form.message = overview.conflicts > 0 ? .warning(summary) : .info(summary)
         }
         main.sync = overview
-        return overview
+        main.list.setVersions(overview?.versions ?? [:])
     }
 
     /// The expiry of a token or OAuth item, decrypted only when the item

@@ -75,6 +75,12 @@ public final class ItemListModel {
     /// look for a change of its item only after one.
     public private(set) var generation = 0
 
+    /// Sets every row's ``ItemRow/versions`` (0 for a key not in
+    /// `versions`), keeping order, filter and selection.
+    func setVersions(_ versions: [ItemKey: Int]) {
+        for i in allRows.indices { allRows[i].versions = versions[allRows[i].key] ?? 0 }
+    }
+
     /// Replaces the items, keeping the selection (by key) and the filter.
     func replace(with newRows: [ItemRow]) {
         generation &+= 1

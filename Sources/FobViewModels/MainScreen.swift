@@ -58,7 +58,7 @@ final class MainScreen {
         self.clipboard = clipboard
         self.clock = clock
         self.sync = sync
-        refresh = ItemRefresh(store: store, sync: sync)
+        refresh = ItemRefresh(store: store, sync: sync, mailbox: mailbox)
         model.form.messageObserver = { [weak model] line in model?.messages.append(line, at: clock.now) }
         refresh.reload(model, now: clock.now)
         syncPreview()

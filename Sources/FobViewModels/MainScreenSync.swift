@@ -33,6 +33,8 @@ extension MainScreen {
             model.form.message = .error("Resolve failed: \(error)")
             return .stay
         }
+        // Settled: its mark goes now, not when the overview is read again.
+        model.sync?.versions[key] = nil
         reloadItems()
         syncPreview()
         let which = keepRemote ? "the other device's version" : "this vault's version"

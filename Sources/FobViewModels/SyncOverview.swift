@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FoundationEssentials
 
@@ -33,10 +34,16 @@ public struct SyncOverview: Sendable, Equatable {
 
 /// Where the terminal UI reads sync's conflicts and settles them; the CLI
 /// gives one over the sync engine (FobSync), tests a fake.
-public protocol SyncConflictSource: AnyObject {
-    /// The overview, or `nil` when the vault does not sync.
+public protocol SyncConflictSource: AnyObject, Sendable {
+    /// The overview, or `nil` when the vault does not sync. Called off the
+    /// UI thread, so a keystroke never waits for it.
+    /// - Parameters:
+    ///   - listed: the vault's items as the list read them (no secrets):
+    ///     they name the items with conflicts.
+    ///   - store: the UI's store, for what the overview reads of the vault
+    ///     (each call runs on the UI thread, at its next tick).
     /// - Throws: what reading the sync state or the local tree throws.
-    func overview() throws -> SyncOverview?
+    func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview?
     /// Keeps the vault's version of `key` (`keepRemote` false) or the other
     /// one, dropping the rest, as `fob resolve SERVICE ACCOUNT --keep local|remote`.
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict; sync's errors.

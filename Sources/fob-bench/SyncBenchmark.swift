@@ -2,15 +2,29 @@ import FobStore
 import FobSync
 import FobSystem
 import FoundationEssentials
+import Glibc
 
 /// Sync figures through git to a local bare repository (no network): the
 /// first sync of N items (`fob sync init`: every item sealed into the tree,
 /// committed, pushed), a sync after one change, a sync with nothing to do,
-/// and a second device joining.
+/// a second device joining and a sync that receives one change from it;
+/// each with the part of it spent waiting for git, and the sizes per item
+/// of the tree, the remote repository and the vault file.
 enum SyncBenchmark {
     static func run(scratch: URL, counts: [Int]) throws {
         section("Sync (git to a local bare repository, one device, then a second joins)")
         for count in counts { try run(scratch: scratch.appendingPathComponent("sync-\(count)"), count: count) }
+    }
+
+    /// Times `body` on `engine`: the whole and git's part.
+    private static func timed(_ what: String, _ engine: SyncEngine, per: Int? = nil, _ body: () throws -> Void) throws {
+        let git = engine.gitTime
+        let total = try time(body)
+        let gitPart = engine.gitTime - git
+        let gitSeconds = Double(gitPart.components.seconds) + Double(gitPart.components.attoseconds) / 1e18
+        report(what, seconds: total, per: per)
+        report("  of which git", seconds: gitSeconds)
+        report("  of which fob (beside git)", seconds: total - gitSeconds)
     }
 
     private static func run(scratch: URL, count: Int) throws {
@@ -36,20 +50,44 @@ enum SyncBenchmark {
                     service: "svc-\(i % 500)", account: "user\(i)", label: "Label \(i)",
                     secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
             })
+        let vaultBytes = fileBytes(root + "/a.db")
         let a = try SyncEngine(
             store: vault, treeDirectory: root + "/a-tree", environment: environment, messages: { _ in })
-        let tInit = try time { _ = try a.initialize(remote: remote, password: password, kdf: minimal) }
-        report("first sync of \(count) items (sync init: seal, commit, push)", seconds: tInit, per: count)
+        try timed("first sync of \(count) items (sync init: seal, commit, push)", a, per: count) {
+            _ = try a.initialize(remote: remote, password: password, kdf: minimal)
+        }
         try vault.update(
             matching: .key(service: "svc-1", account: "user1"), with: ItemChanges(secret: SecretBytes(utf8: "new")))
-        let tOne = try time { _ = try a.sync() }
-        report("sync after one change (\(count) items)", seconds: tOne)
-        let tNone = try time { _ = try a.sync() }
-        report("sync with nothing to do (\(count) items)", seconds: tNone)
+        try timed("sync after one change (\(count) items)", a) { _ = try a.sync() }
+        try timed("sync with nothing to do (\(count) items)", a) { _ = try a.sync() }
         let other = try Vault.create(at: scratch.appendingPathComponent("b.db"), password: password, kdf: minimal)
         let b = try SyncEngine(
             store: other, treeDirectory: root + "/b-tree", environment: environment, messages: { _ in })
-        let tJoin = try time { _ = try b.join(remote: remote, password: password) }
-        report("a second device joins (\(count) items merged in)", seconds: tJoin, per: count)
+        try timed("a second device joins (\(count) items merged in)", b, per: count) {
+            _ = try b.join(remote: remote, password: password)
+        }
+        try other.update(
+            matching: .key(service: "svc-2", account: "user2"), with: ItemChanges(secret: SecretBytes(utf8: "other")))
+        _ = try b.sync()
+        try timed("sync that receives one change (\(count) items)", a) { _ = try a.sync() }
+        print(
+            "  sizes per item: tree files \(perItem(treeBytes(root + "/a-tree/items"), count)), "
+                + "remote repository \(perItem(treeBytes(remote), count)), vault file \(perItem(vaultBytes, count))")
+    }
+
+    /// `N bytes` per item, rounded.
+    private static func perItem(_ bytes: Int, _ count: Int) -> String { "\((bytes + count / 2) / max(count, 1)) bytes" }
+
+    /// The size of a regular file, 0 for anything else.
+    private static func fileBytes(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
+        return Int(info.st_size)
+    }
+
+    /// The bytes of every regular file under `directory`.
+    private static func treeBytes(_ directory: String) -> Int {
+        let paths = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
+        return paths.reduce(0) { $0 + fileBytes(directory + "/" + $1) }
     }
 }

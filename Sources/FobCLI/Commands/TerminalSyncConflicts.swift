@@ -3,20 +3,22 @@ import FobStore
 import FobSync
 import FobViewModels
 import FoundationEssentials
+import Synchronization
 
 /// The terminal UI's view of sync (``SyncConflictSource``): the sync
-/// engine over the UI's own store, reading the state and the local work
-/// tree only (no network); a vault that never synced here reads as `nil`
-/// without opening anything. The overview is read again only when the
-/// sync state item changed (every sync and resolve writes it): reading it
-/// decrypts the tree, which the list's reloads must not pay for each time.
+/// engine reading the state and its index (no network; the local tree only
+/// for a state written before the index); a vault that never synced here
+/// reads as `nil` without opening anything. The overview is read off the
+/// UI thread, its vault reads through the store the UI hands it, and again
+/// only when the sync state item changed (every sync and resolve writes it).
 /// Sync's messages are dropped: the screen is the UI's.
-final class TerminalSyncConflicts: SyncConflictSource {
+final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
+    /// The UI's store: only ``resolve(_:keepRemote:)`` uses it, on the UI thread.
     private let store: ItemAccess
     private let tree: String
     private let environment: [String: String]
     /// The last overview and the state item's revision it was read at.
-    private var cached: (revision: UInt64, overview: SyncOverview)?
+    private let cached = Mutex<(revision: UInt64, overview: SyncOverview)?>(nil)
 
     /// - Parameters:
     ///   - store: the UI's store.
@@ -28,37 +30,61 @@ final class TerminalSyncConflicts: SyncConflictSource {
         tree = SyncPaths.tree(vaultPath: vaultPath, environment: environment)
     }
 
-    private func engine() throws -> SyncEngine {
+    private func engine(_ store: SyncItemStore) throws -> SyncEngine {
         try SyncEngine(store: store, treeDirectory: tree, environment: environment, now: { Date() }, messages: { _ in })
     }
 
-    func overview() throws -> SyncOverview? {
+    func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview? {
         guard FileManager.default.fileExists(atPath: tree + "/.git") else { return nil }
-        let key = SyncState.key
-        let state: Item
-        do {
-            state = try store.items(
-                matching: .key(service: key.service, account: key.account, accessGroup: key.accessGroup), limit: .one,
-                detail: .listing)[0]
-        } catch .itemNotFound {
-            return nil
-        }
-        if let cached, cached.revision == state.revision { return cached.overview }
-        let engine = try engine()
-        let status = try engine.status()
-        var versions: [ItemKey: Int] = [:]
-        for conflict in try engine.conflicts() { versions[ItemKey(conflict.current)] = conflict.others.count + 1 }
+        let reader = KeychainSyncReader(store: store)
+        guard let state = try reader.syncStateItems(accounts: [SyncState.key.account]).first else { return nil }
+        if let cached = cached.withLock({ $0 }), cached.revision == state.revision { return cached.overview }
+        guard let read = try engine(reader).conflictOverview(listed: listed) else { return nil }
         let overview = SyncOverview(
-            lastSync: status.lastSync == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(status.lastSync)),
-            merged: Int(status.lastMerged), conflicts: Int(status.lastConflicts), versions: versions)
-        cached = (state.revision, overview)
+            lastSync: read.lastSync == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(read.lastSync)),
+            merged: Int(read.merged), conflicts: Int(read.conflicts), versions: read.versions)
+        cached.withLock { $0 = (state.revision, overview) }
         return overview
     }
 
     func resolve(_ key: ItemKey, keepRemote: Bool) throws {
-        let engine = try engine()
+        let engine = try engine(store)
         try store.withExclusiveLock {
             try engine.resolve(service: key.service, account: key.account, keepRemote: keepRemote)
         }
+    }
+}
+
+/// Sync's reads of the vault over a ``KeychainStore`` (the UI's, its calls
+/// run on the UI thread): the state's items by key, and every item with
+/// its secret for a state written before the index. Writes nothing.
+private final class KeychainSyncReader: SyncItemStore {
+    let store: any KeychainStore
+
+    init(store: any KeychainStore) { self.store = store }
+
+    func syncItems() throws(KeychainError) -> [Item] {
+        var all: [Item]
+        do { all = try store.items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound {
+            all = []
+        }
+        return all + (try syncStateItems(accounts: [SyncState.key.account]))
+    }
+
+    func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
+        throw .io("the terminal UI reads sync's overview only")
+    }
+
+    func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item] {
+        var found: [Item] = []
+        for account in accounts {
+            do {
+                found += try store.items(
+                    matching: .key(
+                        service: SyncState.key.service, account: account, accessGroup: SyncState.key.accessGroup),
+                    withSecrets: true)
+            } catch .itemNotFound {}
+        }
+        return found
     }
 }
