@@ -881,7 +881,8 @@ public final class SyncEngine {
             guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
-                var remoteTree = try adoptingSnapshot(remote, loaded: &loaded)
+                // Nothing new fetched (a sync with nothing to do): the local tree is the remote's.
+                var remoteTree = remote == head ? current : try adoptingSnapshot(remote, loaded: &loaded)
                 try checkHeads(remoteTree.heads, revoked: remoteTree.revoked, state: loaded.state, where: "the remote")
                 try checkLiveHashes(&remoteTree, keys: loaded.keys, where: "the remote")
                 head = try git.resolve("HEAD")
