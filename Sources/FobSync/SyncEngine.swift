@@ -270,7 +270,10 @@ public final class SyncEngine {
                 }
             }
         }
-        let unverified = snap.files.filter { index[$0.key]?.files != $0.value }.map(\.key)
+        let unverified = snap.files.filter { name, files in
+            guard let entry = index[name] else { return true }
+            return entry.stale || entry.files != files
+        }.map(\.key)
         try open(Set(unverified), in: &snap, keys: keys)
         return snap
     }
@@ -698,11 +701,18 @@ public final class SyncEngine {
         // What was verified under the older keys is opened again (so every
         // file under an older key is found and written again), also by a
         // later run should this one stop before its end.
-        loaded.index = [:]
+        markIndexStale(&loaded)
         try store(&loaded, index: true)
         let taken = loaded.state.currentEpoch
         guard taken.number != before.number || taken.device != before.device else { return }
         messages("fob: took the sync tree's new key (epoch \(taken.number), from device \(taken.device))\n")
+    }
+
+    /// Marks every item of the index as holding files under an older key:
+    /// the index still lists the tree's files (a snapshot never takes it for
+    /// the whole tree while one is marked), and each is opened again.
+    func markIndexStale(_ loaded: inout Loaded) {
+        for name in loaded.index.keys { loaded.index[name]?.stale = true }
     }
 
     /// Starts a new key epoch: a random key, its epoch file (sealing every
@@ -721,7 +731,7 @@ public final class SyncEngine {
         loaded.state.learn(epoch)
         loaded.keys = SyncKeys(epochs: loaded.state.epochs)
         // Every file is opened at the next export, to be written again under the new key.
-        loaded.index = [:]
+        markIndexStale(&loaded)
         try store(&loaded, index: true)
         try writeFile(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
         try writeFile(headerPath, header.bytes)
@@ -761,15 +771,16 @@ public final class SyncEngine {
     func mergeIntoVault(_ loaded: inout Loaded, snapshot: inout Snapshot, commit: String?) throws -> Outcome {
         var changed = touched
         for (name, files) in snapshot.files where loaded.index[name]?.files != files { changed.insert(name) }
+        for (name, entry) in loaded.index where entry.stale { changed.insert(name) }
         for name in loaded.index.keys where snapshot.files[name] == nil { changed.insert(name) }
         try open(changed, in: &snapshot, keys: loaded.keys)
         var index: [String: IndexEntry] = [:]
         for (name, files) in snapshot.files {
-            // Files under an older key are not taken as verified: the next
-            // export opens them again and writes the item under the current key.
+            // Files under an older key are marked: the next export opens
+            // them again and writes the item under the current key.
             index[name] =
                 changed.contains(name)
-                ? IndexEntry(files: snapshot.stale.contains(name) ? [] : files, versions: 0) : loaded.index[name]
+                ? IndexEntry(files: files, versions: 0, stale: snapshot.stale.contains(name)) : loaded.index[name]
         }
         var changes: [ImportChange] = []
         var revisions = loaded.state.revisions

@@ -20,6 +20,9 @@ struct IndexEntry: Equatable, Sendable {
     /// Sorted by dot.
     var files: [IndexedFile]
     var versions: Int
+    /// Some file is sealed under an older key epoch: opened again (and
+    /// the item written again under the current key) at the next export.
+    var stale = false
 }
 
 /// The state's table (item name → vault revision at the last merge and
@@ -29,7 +32,8 @@ struct IndexEntry: Equatable, Sendable {
 ///
 /// A shard is the note `fob.sync` / `fob-sync` / `index.PREFIX` whose
 /// secret is: version 1, the prefix, the entry count, then per entry (by
-/// name) the name, a flag (1: a vault revision follows), the revision, the
+/// name) the name, flags (1: a vault revision follows; 2: a file is under
+/// an older key), the revision, the
 /// version count and the files (device, counter, blob id).
 enum SyncIndexShards {
     /// The most hex digits a prefix has: 16^4 shards of the limit each is
@@ -55,9 +59,9 @@ enum SyncIndexShards {
         for name in names {
             w.string(name)
             let revision = revisions[name]
-            w.u8(revision == nil ? 0 : 1)
-            w.u64(revision ?? 0)
             let entry = index[name] ?? IndexEntry(files: [], versions: 0)
+            w.u8((revision == nil ? 0 : 1) | (entry.stale ? 2 : 0))
+            w.u64(revision ?? 0)
             w.u32(UInt32(entry.versions))
             w.u32(UInt32(entry.files.count))
             for file in entry.files {
@@ -93,8 +97,8 @@ enum SyncIndexShards {
                 previous = name
                 let flag = try r.u8()
                 let revision = try r.u64()
-                guard flag <= 1 else { throw .malformed("an index flag") }
-                if flag == 1 { revisions[name] = revision }
+                guard flag <= 3 else { throw .malformed("an index flag") }
+                if flag & 1 != 0 { revisions[name] = revision }
                 let versions = try r.u32()
                 let fileCount = try r.u32()
                 guard versions <= 65, fileCount <= 4096 else { throw .tooLarge }
@@ -107,7 +111,10 @@ enum SyncIndexShards {
                     else { throw .malformed("a file in the index") }
                     files.append(IndexedFile(dot: dot, blob: blob))
                 }
-                if !files.isEmpty || versions != 0 { index[name] = IndexEntry(files: files, versions: Int(versions)) }
+                let stale = flag & 2 != 0
+                if !files.isEmpty || versions != 0 || stale {
+                    index[name] = IndexEntry(files: files, versions: Int(versions), stale: stale)
+                }
             }
             guard r.atEnd else { throw .malformed("bytes after the index shard") }
             return (revisions, index)
@@ -217,6 +224,8 @@ extension SyncEngine {
     /// only its heads are read. `nil` where the listing must tell (a
     /// revoked device: its later files are in the tree, not in the index).
     func indexedSnapshot(_ commit: String, keys: SyncKeys, index: [String: IndexEntry]) throws -> Snapshot? {
+        // Files under an older key are opened again: the listing tells.
+        guard !index.values.contains(where: \.stale) else { return nil }
         var snap = Snapshot()
         (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
         guard snap.revoked.isEmpty else { return nil }

@@ -174,11 +174,12 @@ enum SyncCommand: FobCommand {
     static func finish(_ invocation: Invocation, _ outcome: SyncEngine.Outcome) -> Int32 {
         SyncPaths.writeSummary(
             outcome, vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment)
-        // What went out, on standard error beside git's messages: standard
-        // output stays the one line scripts read.
-        let sent =
-            outcome.written == 0 ? "nothing new" : "\(outcome.written) new revision\(outcome.written == 1 ? "" : "s")"
-        invocation.standardError.write("fob: sent \(sent)\n")
+        // What went out, on standard error beside git's messages (nothing
+        // when nothing did): standard output stays the one line scripts read.
+        if outcome.written > 0 {
+            invocation.standardError.write(
+                "fob: sent \(outcome.written) new revision\(outcome.written == 1 ? "" : "s")\n")
+        }
         invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
         return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
     }
