@@ -159,10 +159,11 @@ extension SyncEngine {
     /// index only: no tree file is opened and the vault's items are not
     /// read (a state written before the index reads the local tree instead).
     public struct ConflictOverview: Sendable, Equatable {
-        /// When the last sync ended (seconds since 1970; 0 = never), what
-        /// it merged and how many conflicts it left.
+        /// When the last sync ended (seconds since 1970; 0 = never).
         public var lastSync: UInt64
+        /// How many items the last sync changed in this vault.
         public var merged: UInt64
+        /// How many items had conflicting versions after the last sync.
         public var conflicts: UInt64
         /// The items with conflicting versions: how many versions each has
         /// (the vault's and the ones kept beside it).
