@@ -28,6 +28,8 @@ public final class SyncEngine {
     var written: [String: Revision] = [:]
     /// Items this run's export looked at (changed here since the last merge).
     var touched: Set<String> = []
+    /// The files this run's export wrote (in ``written``) and the ones each superseded.
+    var exports: [(name: String, dot: Dot, superseded: [Dot])] = []
     /// Directories of the work tree known to exist (made in this run).
     var madeDirectories: Set<String> = []
     /// The largest index shard, in bytes (``SyncIndexShards``).
@@ -426,6 +428,7 @@ public final class SyncEngine {
                     }, currentView.live
                 ))
         }
+        exports = []
         guard !planned.isEmpty || forceHead else { return 0 }
         // Reserve the counter in the vault before any file carries it.
         loaded.state.counter += 1
@@ -439,6 +442,7 @@ public final class SyncEngine {
             try writeFile(path, sealed)
             // Kept as read back, so it is the same value another device opens.
             written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: loaded.keys)
+            exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
             live.insert(path)
             for old in plan.superseded where old != dot {
                 let oldPath = TreePath.record(name: plan.name, dot: old)
@@ -624,9 +628,11 @@ public final class SyncEngine {
         let wrote = try export(&loaded, base: &base, current: &current, forceHead: forceHead)
         mayBeKilled("after-commit")
         let exported = try git.resolve("HEAD")
-        if exported != head {
+        if let exported, exported != head {
             head = exported
-            current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+            current =
+                try exportedSnapshot(current, commit: exported, keys: loaded.keys)
+                ?? snapshot(head, keys: loaded.keys, trusting: loaded.index)
         }
         self.written = [:]
         guard network else {

@@ -229,3 +229,34 @@ extension SyncEngine {
         return snap
     }
 }
+
+extension SyncEngine {
+    /// The snapshot of this run's export commit, made from `before` (the
+    /// snapshot it was committed on) and the files the export wrote and
+    /// removed: only their blob ids and the heads are read. `nil` for a big
+    /// export (the whole listing is read then).
+    func exportedSnapshot(_ before: Snapshot, commit: String, keys: SyncKeys) throws -> Snapshot? {
+        guard exports.count <= 256 else { return nil }
+        var snap = before
+        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
+        guard snap.revoked == before.revoked else { return nil }
+        let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
+        var blobs: [String: String] = [:]
+        for (path, blob) in try git.listing(of: commit, paths: paths) { blobs[path] = blob }
+        for (export, path) in zip(exports, paths) {
+            guard let blob = blobs[path], let revision = written[path],
+                before.files[export.name] == nil || before.openedNames.contains(export.name)
+            else { return nil }
+            var files = (snap.files[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
+            files.append(IndexedFile(dot: export.dot, blob: blob))
+            snap.files[export.name] = files.sorted { $0.dot < $1.dot }
+            let kept = (snap.revisions[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
+            snap.revisions[export.name] = kept + [revision]
+            snap.openedNames.insert(export.name)
+            opened["\(blob) \(path)"] = revision
+            for old in export.superseded { snap.paths.remove(TreePath.record(name: export.name, dot: old)) }
+            snap.paths.insert(path)
+        }
+        return snap
+    }
+}
