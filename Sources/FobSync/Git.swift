@@ -107,8 +107,14 @@ public struct Git: Sendable {
     /// Every file of `commit` under `prefix` (all when empty): path → blob id,
     /// with one `ls-tree`.
     func listing(of commit: String, under prefix: String = "") throws(SyncError) -> [(path: String, blob: String)] {
+        try listing(of: commit, paths: prefix.isEmpty ? [] : [prefix])
+    }
+
+    /// The files of `commit` that `paths` name (whole paths or their
+    /// directories; every file when empty): path → blob id, with one `ls-tree`.
+    func listing(of commit: String, paths names: [String]) throws(SyncError) -> [(path: String, blob: String)] {
         var arguments = ["ls-tree", "-r", "-z", "--full-tree", commit]
-        if !prefix.isEmpty { arguments += ["--", prefix] }
+        if !names.isEmpty { arguments += ["--"] + names }
         let listing = try check(arguments).output
         var paths: [(String, String)] = []
         for entry in listing.split(separator: 0) {

@@ -28,6 +28,11 @@ public final class SyncEngine {
     var written: [String: Revision] = [:]
     /// Items this run's export looked at (changed here since the last merge).
     var touched: Set<String> = []
+    /// The files this run's export wrote (in ``written``) and the ones each superseded.
+    var exports: [(name: String, dot: Dot, superseded: [Dot])] = []
+    /// Whether this run's export also removed files that no export
+    /// supersedes (tombstones collected).
+    var exportsRemovedOthers = false
     /// Directories of the work tree known to exist (made in this run).
     var madeDirectories: Set<String> = []
     /// The largest index shard, in bytes (``SyncIndexShards``).
@@ -446,6 +451,9 @@ public final class SyncEngine {
         try open(Set(current.files.keys.filter { loaded.items[$0] == nil }), in: &current, keys: loaded.keys)
         let (resealed, collected, acknowledge) = housekeeping(current, planned: Set(planned.map(\.name)), me: me)
         planned += resealed
+        exports = []
+        // Files removed beside the exports: the snapshot after the commit is read whole.
+        exportsRemovedOthers = !collected.isEmpty
         guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead else { return 0 }
         // Reserve the counter in the vault before any file carries it.
         loaded.state.counter += 1
@@ -463,6 +471,7 @@ public final class SyncEngine {
             try writeFile(path, sealed)
             // Kept as read back, so it is the same value another device opens.
             written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: loaded.keys)
+            exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
             live.insert(path)
             for old in plan.superseded where old != dot {
                 let oldPath = TreePath.record(name: plan.name, dot: old)
@@ -877,9 +886,11 @@ public final class SyncEngine {
         if loaded.state.syncedCommit == nil { base = Snapshot() }
         let wrote = try export(&loaded, base: &base, current: &current, forceHead: forceHead)
         let exported = try git.resolve("HEAD")
-        if exported != head {
+        if let exported, exported != head {
             head = exported
-            current = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+            current =
+                try exportedSnapshot(current, commit: exported, keys: loaded.keys)
+                ?? snapshot(head, keys: loaded.keys, trusting: loaded.index)
         }
         self.written = [:]
         guard network else {

@@ -166,10 +166,11 @@ extension SyncEngine {
     /// index only: no tree file is opened and the vault's items are not
     /// read (a state written before the index reads the local tree instead).
     public struct ConflictOverview: Sendable, Equatable {
-        /// When the last sync ended (seconds since 1970; 0 = never), what
-        /// it merged and how many conflicts it left.
+        /// When the last sync ended (seconds since 1970; 0 = never).
         public var lastSync: UInt64
+        /// How many items the last sync changed in this vault.
         public var merged: UInt64
+        /// How many items had conflicting versions after the last sync.
         public var conflicts: UInt64
         /// The items with conflicting versions: how many versions each has
         /// (the vault's and the ones kept beside it).
@@ -233,6 +234,41 @@ extension SyncEngine {
         for (name, entry) in index where !entry.files.isEmpty {
             snap.files[name] = entry.files
             for file in entry.files { snap.paths.insert(TreePath.record(name: name, dot: file.dot)) }
+        }
+        return snap
+    }
+}
+
+extension SyncEngine {
+    /// The snapshot of this run's export commit, made from `before` (the
+    /// snapshot it was committed on) and the files the export wrote and
+    /// removed: only their blob ids and the heads are read. `nil` for a big
+    /// export (the whole listing is read then).
+    func exportedSnapshot(_ before: Snapshot, commit: String, keys: SyncKeys) throws -> Snapshot? {
+        guard exports.count <= 256, !exportsRemovedOthers else { return nil }
+        var snap = before
+        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
+        guard snap.revoked == before.revoked else { return nil }
+        let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
+        var blobs: [String: String] = [:]
+        for (path, blob) in try git.listing(of: commit, paths: paths) { blobs[path] = blob }
+        for (export, path) in zip(exports, paths) {
+            guard let blob = blobs[path], let revision = written[path],
+                before.files[export.name] == nil || before.openedNames.contains(export.name)
+            else { return nil }
+            var files = (snap.files[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
+            files.append(IndexedFile(dot: export.dot, blob: blob))
+            snap.files[export.name] = files.sorted { $0.dot < $1.dot }
+            let kept = (snap.revisions[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
+            snap.revisions[export.name] = kept + [revision]
+            snap.openedNames.insert(export.name)
+            if !(kept + [revision]).contains(where: { $0.sealedUnder != keys.sealingID }) {
+                snap.stale.remove(export.name)
+            }
+            if revision.item == nil { snap.tombstones.insert(export.name) }
+            opened["\(blob) \(path)"] = revision
+            for old in export.superseded { snap.paths.remove(TreePath.record(name: export.name, dot: old)) }
+            snap.paths.insert(path)
         }
         return snap
     }

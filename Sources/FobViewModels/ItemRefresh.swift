@@ -32,8 +32,7 @@ final class ItemRefresh {
     private var syncRead: BackgroundJob<Result<SyncOverview?, any Error>>?
     private var syncReadAgain: [Item]?
 
-    init(store: any KeychainStore, sync: (any SyncConflictSource)? = nil, mailbox: UIThreadMailbox = UIThreadMailbox())
-    {
+    init(store: any KeychainStore, sync: (any SyncConflictSource)?, mailbox: UIThreadMailbox) {
         self.store = store
         self.sync = sync
         self.mailbox = mailbox

@@ -16,15 +16,30 @@ enum SyncBenchmark {
         for count in counts { try run(scratch: scratch.appendingPathComponent("sync-\(count)"), count: count) }
     }
 
-    /// Times `body` on `engine`: the whole and git's part.
+    /// Times `body` on `engine`: the whole and git's part (wall clock), and
+    /// the CPU time (user and system) of this process and of git's, which a
+    /// busy machine changes far less.
     private static func timed(_ what: String, _ engine: SyncEngine, per: Int? = nil, _ body: () throws -> Void) throws {
         let git = engine.gitTime
+        let cpu = (cpuSeconds(RUSAGE_SELF.rawValue), cpuSeconds(RUSAGE_CHILDREN.rawValue))
         let total = try time(body)
         let gitPart = engine.gitTime - git
         let gitSeconds = Double(gitPart.components.seconds) + Double(gitPart.components.attoseconds) / 1e18
         report(what, seconds: total, per: per)
         report("  of which git", seconds: gitSeconds)
         report("  of which fob (beside git)", seconds: total - gitSeconds)
+        report("  CPU time of fob", seconds: cpuSeconds(RUSAGE_SELF.rawValue) - cpu.0)
+        report("  CPU time of git", seconds: cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpu.1)
+        // What the step left in the page cache goes to disk now, so the next step does not pay for it.
+        report("  then the disk catching up (sync(2))", seconds: try time { Glibc.sync() })
+    }
+
+    /// User and system CPU seconds of `who` (`RUSAGE_SELF` or `RUSAGE_CHILDREN`, the waited-for ones).
+    private static func cpuSeconds(_ who: Int32) -> Double {
+        var usage = rusage()
+        getrusage(who, &usage)
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        return user + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     private static func run(scratch: URL, count: Int) throws {
@@ -51,6 +66,7 @@ enum SyncBenchmark {
                     secret: SecretBytes(utf8: "secret-\(i)-\(String(repeating: "x", count: 24))"))
             })
         let vaultBytes = fileBytes(root + "/a.db")
+        Glibc.sync()
         let a = try SyncEngine(
             store: vault, treeDirectory: root + "/a-tree", environment: environment, messages: { _ in })
         try timed("first sync of \(count) items (sync init: seal, commit, push)", a, per: count) {
