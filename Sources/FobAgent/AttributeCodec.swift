@@ -95,7 +95,7 @@ struct AttributeBag {
 
     func text(_ tag: UInt8) throws(AgentProtocolError) -> String? {
         guard let e = entry(tag) else { return nil }
-        guard e.mode == 2, e.value.count <= Item.maxTextBytes, let text = String(validating: e.value, as: UTF8.self)
+        guard e.mode == 2, e.value.count <= Item.maxTextBytes, let text = String(checkingUTF8: e.value)
         else {
             throw .badField("attribute \(tag) is not text")
         }
