@@ -162,7 +162,7 @@ struct MessageReader {
     func raw(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[fields[index]]) }
 
     func text(_ index: Int, _ name: String) throws(AgentProtocolError) -> String {
-        guard let text = String(validating: raw(index), as: UTF8.self) else { throw .badField("\(name) is not UTF-8") }
+        guard let text = String(checkingUTF8: raw(index)) else { throw .badField("\(name) is not UTF-8") }
         guard raw(index).count <= Item.maxTextBytes else { throw .badField("\(name) is too long") }
         return text
     }
@@ -201,7 +201,7 @@ struct MessageReader {
         case 1 where field.count == 1: return .some(nil)
         case 2:
             let rest = UnsafeRawBufferPointer(rebasing: field[1...])
-            guard rest.count <= Item.maxTextBytes, let text = String(validating: rest, as: UTF8.self) else {
+            guard rest.count <= Item.maxTextBytes, let text = String(checkingUTF8: rest) else {
                 throw .badField("\(name) is not UTF-8 or too long")
             }
             return .some(text)
@@ -214,7 +214,7 @@ struct MessageReader {
         guard let mode = field.first else { throw .badField("\(name) is empty") }
         if mode == 0 && field.count == 1 { return nil }
         guard mode == 1, field.count - 1 <= Item.maxTextBytes,
-            let text = String(validating: UnsafeRawBufferPointer(rebasing: field[1...]), as: UTF8.self)
+            let text = String(checkingUTF8: UnsafeRawBufferPointer(rebasing: field[1...]))
         else {
             throw .badField("\(name) is malformed")
         }
@@ -460,7 +460,7 @@ extension AgentResponse {
         let tagged = r.raw(1)
         if tagged.first == 1 {
             guard r.fields.count >= 5,
-                let name = String(validating: UnsafeRawBufferPointer(rebasing: tagged[1...]), as: UTF8.self),
+                let name = String(checkingUTF8: UnsafeRawBufferPointer(rebasing: tagged[1...])),
                 let itemClass = ItemClass(rawValue: name)
             else { throw .badField("an event's item") }
             key = ItemKey(

@@ -67,7 +67,7 @@ public enum AgentHello {
                 try r.expect(3)
                 guard r.raw(1).count == 8, r.raw(2).count == 8 else { throw .badField("device or inode") }
                 let number = { (i: Int) in r.raw(i).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-                guard let path = String(validating: r.raw(0), as: UTF8.self) else { throw .badField("vault path") }
+                guard let path = String(checkingUTF8: r.raw(0)) else { throw .badField("vault path") }
                 return (path, number(1), number(2))
             }
         }

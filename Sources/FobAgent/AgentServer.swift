@@ -24,6 +24,9 @@ public final class AgentServer: @unchecked Sendable {
     private var socketIdentity: (dev_t, ino_t)?
     private let counter = Lock()
     private var active = 0
+    /// The served vault's path, which every hello is checked against (taken
+    /// from the URL once: `URL.path` costs thousands of instructions a call).
+    private let servedPath: String
 
     nonisolated(unsafe) private static var stopRequested: sig_atomic_t = 0
 
@@ -33,6 +36,7 @@ public final class AgentServer: @unchecked Sendable {
     public init(endpoint: AgentEndpoint, core: AgentCore) {
         self.endpoint = endpoint
         self.core = core
+        servedPath = core.vaultURL.path
     }
 
     /// Binds the socket: prepares the directory (0700, this user's), and
@@ -145,7 +149,7 @@ public final class AgentServer: @unchecked Sendable {
     private func acceptsHello(_ fd: Int32, until deadline: Double) -> Bool {
         guard var hello = try? SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes) else { return false }
         defer { hello.wipe() }
-        switch AgentHello.verdict(hello, served: core.vaultURL.path) {
+        switch AgentHello.verdict(hello, served: servedPath) {
         case .accepted:
             return (try? SocketIO.writeFrame(fd, AgentResponse.ok.encoded(), until: deadline)) != nil
         case .refused(let reason):

@@ -264,16 +264,18 @@ enum SocketIO {
         }.get()
     }
 
-    /// Writes one frame.
+    /// Writes one frame: the length and then `payload`, gathered by
+    /// `sendmsg(2)` from where they are, so the payload (a listing can be
+    /// megabytes) is neither copied nor wiped again here.
     static func writeFrame(_ fd: Int32, _ payload: [UInt8], until deadline: Double) throws(Failure) {
         let n = UInt32(payload.count)
-        var frame = [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + payload
-        defer { frame.wipe() }
+        var header = [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        let total = header.count + payload.count
         var done = 0
-        while done < frame.count {
+        while done < total {
             try wait(fd, Int16(POLLOUT), until: deadline)
-            let rc = frame.withUnsafeBytes {
-                send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            let rc = header.withUnsafeMutableBytes { head in
+                payload.withUnsafeBytes { body in sendRest(fd, head: head, body: body, from: done) }
             }
             if rc > 0 {
                 done += rc
@@ -281,6 +283,29 @@ enum SocketIO {
             }
             if rc < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             throw .system(rc < 0 ? errno : EPIPE)
+        }
+    }
+
+    /// One `sendmsg(2)` of what is left of `head` followed by `body` after
+    /// the first `done` bytes of the two.
+    /// - Returns: what `sendmsg` returned (bytes sent, or -1 with `errno`).
+    private static func sendRest(
+        _ fd: Int32, head: UnsafeMutableRawBufferPointer, body: UnsafeRawBufferPointer, from done: Int
+    ) -> Int {
+        var parts: [iovec] = []
+        if done < head.count, let base = head.baseAddress {
+            parts.append(iovec(iov_base: base + done, iov_len: head.count - done))
+        }
+        let bodyDone = max(0, done - head.count)
+        if bodyDone < body.count, let base = body.baseAddress {
+            parts.append(
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: base + bodyDone), iov_len: body.count - bodyDone))
+        }
+        return parts.withUnsafeMutableBufferPointer { vectors in
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = vectors.count
+            return sendmsg(fd, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
         }
     }
 }

@@ -6,7 +6,9 @@ import FoundationEssentials
 /// 1 = remove, 2 = value) and length-prefixed bytes.
 struct AttributeBag {
     private(set) var bytes: [UInt8] = []
-    private var entries: [UInt8: (mode: UInt8, value: Range<Int>)] = [:]
+    /// Tag, mode and where the value lies in ``bytes``; a bag holds a few,
+    /// and at most one a tag (256), so a scan finds one.
+    private var entries: [(tag: UInt8, mode: UInt8, value: Range<Int>)] = []
 
     init() {}
 
@@ -83,19 +85,19 @@ struct AttributeBag {
             guard mode == 1 || mode == 2, mode == 2 || n == 0 else {
                 throw .badField("attribute \(tag) has mode \(mode)")
             }
-            guard entries[tag] == nil else { throw .badField("attribute \(tag) twice") }
-            entries[tag] = (mode, i..<(i + n))
+            guard !entries.contains(where: { $0.tag == tag }) else { throw .badField("attribute \(tag) twice") }
+            entries.append((tag, mode, i..<(i + n)))
             i += n
         }
     }
 
     private func entry(_ tag: UInt8) -> (mode: UInt8, value: ArraySlice<UInt8>)? {
-        entries[tag].map { ($0.mode, bytes[$0.value]) }
+        entries.first(where: { $0.tag == tag }).map { ($0.mode, bytes[$0.value]) }
     }
 
     func text(_ tag: UInt8) throws(AgentProtocolError) -> String? {
         guard let e = entry(tag) else { return nil }
-        guard e.mode == 2, e.value.count <= Item.maxTextBytes, let text = String(validating: e.value, as: UTF8.self)
+        guard e.mode == 2, e.value.count <= Item.maxTextBytes, let text = String(checkingUTF8: e.value)
         else {
             throw .badField("attribute \(tag) is not text")
         }
@@ -143,7 +145,9 @@ struct AttributeBag {
 
 /// The attributes of one type that a query or a change carries as they
 /// are, each with its tag: both directions read the same table.
-private struct AttributeTable<Root> {
+/// Kept in a `static let` (built once, not at every request): its key
+/// paths are immutable objects, hence `@unchecked Sendable`.
+private struct AttributeTable<Root>: @unchecked Sendable {
     var texts: [(UInt8, WritableKeyPath<Root, String?>)] = []
     var changes: [(UInt8, WritableKeyPath<Root, String??>)] = []
     var flags: [(UInt8, WritableKeyPath<Root, Bool?>)] = []
@@ -165,14 +169,13 @@ private struct AttributeTable<Root> {
 }
 
 extension ItemQuery {
-    private static var table: AttributeTable<ItemQuery> {
+    private static let table: AttributeTable<ItemQuery> =
         AttributeTable(
             texts: [
                 (2, \.service), (3, \.account), (4, \.accessGroup), (5, \.label), (8, \.url),
                 (10, \.internetProtocol), (11, \.authenticationType), (13, \.path), (14, \.securityDomain),
             ],
             flags: [(9, \.synchronizable)])
-    }
 
     var bag: AttributeBag {
         var b = AttributeBag()
@@ -203,7 +206,7 @@ extension ItemQuery {
 }
 
 extension ItemChanges {
-    private static var table: AttributeTable<ItemChanges> {
+    private static let table: AttributeTable<ItemChanges> =
         AttributeTable(
             texts: [
                 (1, \.service), (2, \.account), (3, \.accessGroup), (14, \.internetProtocol),
@@ -212,7 +215,6 @@ extension ItemChanges {
             changes: [(4, \.label), (5, \.comment), (10, \.url), (19, \.itemDescription)],
             flags: [(13, \.synchronizable), (22, \.isInvisible), (23, \.isNegative)],
             numbers: [(20, \.itemType), (21, \.creator)])
-    }
 
     var bag: AttributeBag {
         var b = AttributeBag()

@@ -17,12 +17,35 @@ enum ItemJSON {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Written as bytes: `ls` writes one a row.
+        var out: [UInt8] = []
+        out.reserveCapacity(20)
+        appendPadded(parts.tm_year + 1900, width: 4, then: "-", to: &out)
+        appendPadded(parts.tm_mon + 1, width: 2, then: "-", to: &out)
+        appendPadded(parts.tm_mday, width: 2, then: "T", to: &out)
+        appendPadded(parts.tm_hour, width: 2, then: ":", to: &out)
+        appendPadded(parts.tm_min, width: 2, then: ":", to: &out)
+        appendPadded(parts.tm_sec, width: 2, then: "Z", to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `value` in decimal (a minus sign first when negative) with
+    /// zeros before it up to `width` characters, then `separator`.
+    static func appendPadded(_ value: Int32, width: Int, then separator: Unicode.Scalar, to out: inout [UInt8]) {
+        let magnitude = value.magnitude
+        var count = value < 0 ? 2 : 1
+        var scale: UInt32 = 1
+        while magnitude / scale >= 10 {
+            scale *= 10
+            count += 1
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - count)))
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        while scale > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude / scale % 10))
+            scale /= 10
+        }
+        out.append(UInt8(separator.value))
     }
 
     /// The object for `item`, with its secret when `includeSecret`.

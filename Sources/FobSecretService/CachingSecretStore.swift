@@ -35,9 +35,9 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
     static let secretMaximum: Double = 30
     private var secrets: (byID: [UUID: Item], fetched: Double, used: Double, stamp: [Int64])?
     private var unlocked: (value: Bool, at: Double)?
-    /// The primary key of every item seen, by persistent ID (kept across
-    /// refreshes: only used to look items up, which checks it).
-    private var keys: [UUID: Item] = [:]
+    /// The query for the primary key of every item seen, by persistent ID
+    /// (kept across refreshes: only used to look items up, which checks it).
+    private var keys: [UUID: ItemQuery] = [:]
     /// See ``takeOwnWrites()``.
     private var ownWrites: [UUID: UInt64?] = [:]
 
@@ -126,18 +126,7 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
         }
         let byID = Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
         // Only the primary key is kept beyond the listing's half second.
-        keys = byID.mapValues { item in
-            var key = Item(
-                itemClass: item.itemClass, service: item.service, account: item.account,
-                accessGroup: item.accessGroup, persistentID: item.persistentID, secret: nil)
-            key.synchronizable = item.synchronizable
-            key.internetProtocol = item.internetProtocol
-            key.authenticationType = item.authenticationType
-            key.port = item.port
-            key.path = item.path
-            key.securityDomain = item.securityDomain
-            return key
-        }
+        keys = byID.mapValues(ItemQuery.identifying)
         listing = (items, byID, Provider.now(), stampBefore)
         generation += 1
         unlocked = (true, Provider.now())
@@ -186,8 +175,8 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
         return try store.get(persistentID: persistentID, withSecret: withSecret)
     }
 
-    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
-        try store.get(exact: item, withSecret: withSecret)
+    func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item {
+        try store.get(exact: query, withSecret: withSecret)
     }
 
     func exists(service: String, account: String) throws(KeychainError) -> Bool {

@@ -18,10 +18,12 @@ public protocol SecretStore: AnyObject, Sendable {
     /// The generic password with this persistent ID, with its secret when asked.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
-    /// The item with `item`'s primary key and persistent ID (an indexed lookup,
-    /// unlike ``get(persistentID:withSecret:)``, which scans), with its secret when asked.
+    /// The item that `query` names by primary key and persistent ID
+    /// (``ItemQuery/identifying(_:)`` of an item listed before: an
+    /// indexed lookup, unlike ``get(persistentID:withSecret:)``, which scans),
+    /// with its secret when asked.
     /// - Throws: `.itemNotFound` when it is gone or was renamed, `.interactionNotAllowed`, `.io`.
-    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item
+    func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item
     /// Whether an item has this primary key (generic password, access group "").
     func exists(service: String, account: String) throws(KeychainError) -> Bool
     /// Adds an item (its persistent ID is the one given).
@@ -84,11 +86,9 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         return item
     }
 
-    public func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
-        var query = ItemQuery.exact(for: item)
-        query.persistentID = item.persistentID
+    public func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item {
         guard let found = try store.items(matching: query, limit: .one, withSecrets: withSecret).first else {
-            throw .itemNotFound("no item \(item.persistentID)")
+            throw .itemNotFound("no item \(query.persistentID.map { "\($0)" } ?? "")")
         }
         return found
     }
@@ -107,14 +107,11 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
     public func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {
         var changes = changes
         changes.expectedRevision = item.revision
-        var query = ItemQuery.exact(for: item)
-        query.persistentID = item.persistentID
-        try store.update(matching: query, with: changes)
+        try store.update(matching: .identifying(item), with: changes)
     }
 
     public func delete(_ item: Item) throws(KeychainError) {
-        var query = ItemQuery.exact(for: item)
-        query.persistentID = item.persistentID
+        var query = ItemQuery.identifying(item)
         query.expectedRevision = item.revision
         try store.delete(matching: query)
     }
@@ -145,5 +142,15 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         } catch {
             throw .io("\(error)")
         }
+    }
+}
+
+extension ItemQuery {
+    /// ``exact(for:)`` narrowed to `item`'s ``Item/persistentID`` too: that
+    /// one item while its primary key is unchanged, by an indexed lookup.
+    static func identifying(_ item: Item) -> ItemQuery {
+        var query = exact(for: item)
+        query.persistentID = item.persistentID
+        return query
     }
 }

@@ -218,7 +218,7 @@ enum RecordCodec {
     private static func readText(_ tag: Tag, _ field: UnsafeRawBufferPointer, into item: inout Item)
         throws(KeychainError)
     {
-        let text = String(validating: field, as: UTF8.self)
+        let text = String(checkingUTF8: field)
         // A field added after the first release is bounded like every text.
         let bounded = field.count <= Item.maxTextBytes ? text : nil
         switch tag {
@@ -318,7 +318,7 @@ enum RecordCodec {
         guard nameCount >= 1, nameCount <= Item.maxFieldNameBytes, nameCount <= field.count - 5 else { return nil }
         let valueCount = field.count - 5 - nameCount
         guard valueCount <= Item.maxFieldValueBytes,
-            let name = String(validating: UnsafeRawBufferPointer(rebasing: field[5..<(5 + nameCount)]), as: UTF8.self)
+            let name = String(checkingUTF8: UnsafeRawBufferPointer(rebasing: field[5..<(5 + nameCount)]))
         else { return nil }
         return CustomField(
             name: name, value: SecretBytes(UnsafeRawBufferPointer(rebasing: field[(5 + nameCount)...])),
@@ -384,5 +384,22 @@ enum RecordCodec {
             }
         }
         return out
+    }
+}
+
+extension String {
+    /// `bytes` as text when they are valid UTF-8, else `nil`: the answer of
+    /// `String(validating: bytes, as: UTF8.self)`, but ASCII (most names and
+    /// attributes) is taken as it is, without that general check whose
+    /// unspecialized code costs about a thousand instructions a call (a
+    /// listing reads several fields an item).
+    @inlinable
+    public init?<Bytes: Collection<UInt8>>(checkingUTF8 bytes: Bytes) {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            self = String(decoding: bytes, as: UTF8.self)
+            return
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        self = text
     }
 }

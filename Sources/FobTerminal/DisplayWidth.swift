@@ -30,11 +30,10 @@ public enum DisplayWidth {
     }
 
     /// The cells `text` takes after ``Glyphs/displayable(_:)`` replaced what
-    /// cannot be shown.
-    /// - Parameters:
-    ///   - text: any text.
-    ///   - glyphs: the glyph set in use (its replacement is one cell).
-    public static func cells(of text: String, glyphs: Glyphs = .current) -> Int {
+    /// cannot be shown: the same in either glyph set, since a replacement
+    /// takes one cell as every cluster without a width is counted.
+    /// - Parameter text: any text.
+    public static func cells(of text: String) -> Int {
         // Printable ASCII is one cell a byte: no grapheme breaking needed.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var total = 0

@@ -45,11 +45,8 @@ enum AgentBenchmark {
         }
         let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
         let runtime = scratch.appendingPathComponent("run")
-        try FileManager.default.createDirectory(
-            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let password = SecretBytes(utf8: "benchmark master password")
-        let passwordFile = scratch.appendingPathComponent("password").path
-        try Data("benchmark master password\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        try BenchFiles.privateDirectory(runtime)
+        let (password, passwordFile) = try BenchFiles.password(in: scratch)
 
         try startUp(fob: fob, exe: exe, path: path, scratch: scratch)
         for count in [1_000, 10_000] {
@@ -255,8 +252,7 @@ enum AgentBenchmark {
             return
         }
         let home = scratch.appendingPathComponent("gnupg")
-        try? FileManager.default.createDirectory(
-            at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? BenchFiles.privateDirectory(home)
         let store = scratch.appendingPathComponent("pass-store")
         let env = ["PATH": path, "GNUPGHOME": home.path, "PASSWORD_STORE_DIR": store.path, "HOME": scratch.path]
         _ = run(

@@ -159,11 +159,8 @@ enum SecretServiceBenchmark {
     static func measureFob(fob: String, count: Int, root: URL) throws -> [String: Double] {
         let vaultURL = root.appendingPathComponent("fob/vault.db")
         let runtime = root.appendingPathComponent("fob-run")
-        try FileManager.default.createDirectory(
-            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let password = SecretBytes(utf8: "benchmark master password")
-        let passwordFile = root.appendingPathComponent("password").path
-        try Data("benchmark master password\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        try BenchFiles.privateDirectory(runtime)
+        let (password, passwordFile) = try BenchFiles.password(in: root)
         let vault = try Vault.create(at: vaultURL, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
         try vault.add(
             contentsOf: (0..<count).map { i in
@@ -199,8 +196,7 @@ enum SecretServiceBenchmark {
     static func measureGnomeKeyring(count: Int, root: URL) throws -> [String: Double] {
         let home = root.appendingPathComponent("gnome-keyring")
         let runtime = home.appendingPathComponent("run")
-        try FileManager.default.createDirectory(
-            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try BenchFiles.privateDirectory(runtime)
         let store = """
             import secretstorage
             conn = secretstorage.dbus_init()

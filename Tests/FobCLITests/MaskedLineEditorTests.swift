@@ -132,4 +132,10 @@ private let erase = MaskedLineEditor.erase
         let formatter = ISO8601DateFormatter()
         #expect(ItemJSON.date(now) == formatter.string(from: now))
     }
+
+    /// Years outside four digits keep every digit, and are padded to four.
+    @Test func yearsOutsideFourDigits() {
+        #expect(ItemJSON.date(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+        #expect(ItemJSON.date(Date(timeIntervalSince1970: -59_011_459_200)) == "0100-01-01T00:00:00Z")
+    }
 }

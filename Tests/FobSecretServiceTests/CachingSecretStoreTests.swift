@@ -54,8 +54,9 @@ final class CountingStore: SecretStore, @unchecked Sendable {
         return item
     }
 
-    func get(exact item: Item, withSecret: Bool) throws(KeychainError) -> Item {
-        try get(persistentID: item.persistentID, withSecret: withSecret)
+    func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item {
+        guard let persistentID = query.persistentID else { throw .itemNotFound("") }
+        return try get(persistentID: persistentID, withSecret: withSecret)
     }
 
     func exists(service: String, account: String) throws(KeychainError) -> Bool { false }

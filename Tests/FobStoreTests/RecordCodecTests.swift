@@ -441,3 +441,19 @@ extension RecordCodecTests {
         }
     }
 }
+
+/// ``Swift/String/init(checkingUTF8:)`` answers as `String(validating:as:)`.
+@Suite struct CheckingUTF8Tests {
+    @Test func agreesWithTheGeneralCheck() {
+        let samples: [[UInt8]] = [
+            [], Array("svc7".utf8), [0x00, 0x41, 0x7F], Array("café 密码 🔑".utf8), [0xFF], [0x41, 0x80],
+            [0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98], [0xF4, 0x90, 0x80, 0x80],
+        ]
+        for bytes in samples {
+            #expect(String(checkingUTF8: bytes) == String(validating: bytes, as: UTF8.self), "\(bytes)")
+            #expect(String(checkingUTF8: bytes[...]) == String(validating: bytes, as: UTF8.self), "\(bytes)")
+        }
+        #expect(String(checkingUTF8: Array("café".utf8)) == "café")
+        #expect(String(checkingUTF8: [0x41, 0x80] as [UInt8]) == nil)
+    }
+}

@@ -51,7 +51,8 @@ enum ListCommand: FobCommand {
     /// take two each), so wide characters do not shift the columns after them.
     /// A cell wider than ``maximumColumnCells`` is cut first, so one long
     /// value cannot widen every line.
-    static func table(_ rows: [[String]]) -> String {
+    /// - Returns: the table's UTF-8 bytes, a line a row.
+    static func table(_ rows: [[String]]) -> [UInt8] {
         // wcwidth follows LC_CTYPE: the user's locale, as the UI uses.
         setlocale(LC_CTYPE, "")
         let ellipsis = Glyphs.current.ellipsis
@@ -64,19 +65,20 @@ enum ListCommand: FobCommand {
                 return (kept, DisplayWidth.cells(of: kept))
             }
         }
-        let rows = measuredRows.map { $0.map(\.text) }
-        let cells = measuredRows.map { $0.map(\.cells) }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
-        for row in cells { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
-        var text = ""
-        for (row, measured) in zip(rows, cells) {
+        for row in measuredRows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.cells) }
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(measuredRows.count * (widths.reduce(0, +) + 2 * widths.count))
+        for row in measuredRows {
             for (column, cell) in row.enumerated() {
-                text += cell
+                text.append(contentsOf: cell.text.utf8)
                 if column < row.count - 1 {
-                    text += String(repeating: " ", count: widths[column] - measured[column] + 2)
+                    text.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - cell.cells + 2))
                 }
             }
-            text += "\n"
+            text.append(UInt8(ascii: "\n"))
         }
         return text
     }
