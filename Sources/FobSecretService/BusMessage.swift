@@ -174,6 +174,18 @@ struct BusWriter {
         try close()
     }
 
+    /// String pairs as a dictionary (`a{ss}`), in the order given.
+    func pairs(_ pairs: [(key: String, value: String)]) throws(BusFailure) {
+        try open("a", "{ss}")
+        for (key, value) in pairs {
+            try open("e", "ss")
+            try string(key)
+            try string(value)
+            try close()
+        }
+        try close()
+    }
+
     /// A secret struct `(oayays)`.
     func secret(session: String, parameters: [UInt8], value: [UInt8], contentType: String) throws(BusFailure) {
         try open("r", "oayays")

@@ -41,6 +41,7 @@ enum SecretServiceBenchmark {
                 ("lookup", "secret-tool lookup (one item)"),
                 ("search", "secret-tool search --all (every item, with secrets)"),
                 ("searchcpu", "  the provider's CPU time in it"),
+                ("floor", "  the same of in-memory items (client's floor)"),
                 ("searchitems", "SearchItems {} (one call)"),
                 ("getsecrets", "GetSecrets of every item (one call)"),
             ] {
@@ -107,6 +108,8 @@ enum SecretServiceBenchmark {
         echo "searchcpu=$(( ($(cpu) - before) * 1000000000 / $(getconf CLK_TCK) / 3 ))"
         echo "found=$(secret-tool search --all bench all 2>/dev/null | grep -c '^secret = secret-')"
         /usr/bin/python3 "$ROOT/calls.py"
+        [ -n "$FLOOR" ] && /usr/bin/python3 "$ROOT/floor.py" && echo "floor=$(median $(t secret-tool search --all floor all) \\
+          $(t secret-tool search --all floor all) $(t secret-tool search --all floor all))"
         echo "hwm=$(sed -n 's/^VmHWM:[[:space:]]*\\([0-9]*\\) kB/\\1/p' /proc/$PROVIDER/status)"
         """
 
@@ -134,9 +137,22 @@ enum SecretServiceBenchmark {
         print("items=%d" % len(reply[0]))
         """
 
+    /// The client's floor: `secret-tool search --all` of as many items kept
+    /// in the provider's memory (the `session` collection: no agent, no
+    /// vault, no decryption), stored here first; matched by `floor` = `all`.
+    static let floor = """
+        import os, secretstorage
+        conn = secretstorage.dbus_init()
+        col = secretstorage.Collection(conn, "/org/freedesktop/secrets/collection/session")
+        for i in range(int(os.environ["FLOOR"])):
+            col.create_item("Floor %d" % i, {"floor": "all", "service": "floor%d" % i, "username": "user%d" % i},
+                            b"floor-%d-xxxxxxxxxxxxxxxxxxxxxxxx" % i)
+        """
+
     /// Runs `script` on a private bus; returns its `key=value` lines (values in ns or KiB).
     static func onBus(_ script: String, root: URL, environment: [String: String]) throws -> [String: Double] {
         try Data(calls.utf8).write(to: root.appendingPathComponent("calls.py"))
+        try Data(floor.utf8).write(to: root.appendingPathComponent("floor.py"))
         let result = try ChildProcessRunner.run(
             "/usr/bin/dbus-run-session",
             arguments: ["--config-file=\(try busConfig(root))", "--", "/bin/sh", "-c", script],
@@ -178,6 +194,8 @@ enum SecretServiceBenchmark {
         let environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": root.path, "XDG_RUNTIME_DIR": runtime.path,
             "FOB_VAULT": vaultURL.path, "FOB_AGENT": "1", "FOB": fob,
+            // The floor's search of 10,000 items would take minutes more: 1,000 at most.
+            "FLOOR": count <= 1_000 ? "\(count)" : "",
         ]
         let unlocked = try ChildProcessRunner.run(
             fob, arguments: ["unlock", "--password-file", passwordFile], environment: environment, timeout: 120)
