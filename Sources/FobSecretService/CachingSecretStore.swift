@@ -1,3 +1,4 @@
+import CSecretService
 import FobAccess
 import FobStore
 import FobSystem
@@ -164,6 +165,8 @@ final class CachingSecretStore: @unchecked Sendable {
             byID[item.persistentID] = index
         }
         catalog = (items, byID, Provider.now(), stampBefore)
+        // The whole items of the agent's answer are freed: give their pages back.
+        _ = fob_ss_trim_heap()
         generation += 1
         unlocked = (true, Provider.now())
         return (items, byID)

@@ -107,7 +107,7 @@ enum SecretServiceBenchmark {
           $(t secret-tool search --all bench all))"
         echo "searchcpu=$(( ($(cpu) - before) * 1000000000 / $(getconf CLK_TCK) / 3 ))"
         echo "found=$(secret-tool search --all bench all 2>/dev/null | grep -c '^secret = secret-')"
-        /usr/bin/python3 "$ROOT/calls.py"
+        /usr/bin/python3 "$ROOT/calls.py" 2>"$ROOT/calls.err" || echo "failed: calls.py: $(tail -n 1 "$ROOT/calls.err")"
         [ -n "$FLOOR" ] && /usr/bin/python3 "$ROOT/floor.py" && echo "floor=$(median $(t secret-tool search --all floor all) \\
           $(t secret-tool search --all floor all) $(t secret-tool search --all floor all))"
         echo "hwm=$(sed -n 's/^VmHWM:[[:space:]]*\\([0-9]*\\) kB/\\1/p' /proc/$PROVIDER/status)"
@@ -118,7 +118,16 @@ enum SecretServiceBenchmark {
         import time, secretstorage
         from jeepney import DBusAddress, new_method_call
         from secretstorage.util import open_session
-        conn = secretstorage.dbus_init()
+        # After a search of 10,000 items the bus daemon is still dropping that
+        # client's match rules: a connection may miss jeepney's 1 s to authenticate.
+        for attempt in range(60):
+            try:
+                conn = secretstorage.dbus_init()
+                break
+            except Exception:
+                if attempt == 59:
+                    raise
+                time.sleep(1)
         session = open_session(conn)
         svc = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
                           interface="org.freedesktop.Secret.Service")
@@ -159,6 +168,8 @@ enum SecretServiceBenchmark {
             environment: environment.merging(["ROOT": root.path]) { $1 }, maxOutput: 1 << 20, timeout: 3600)
         var figures: [String: Double] = [:]
         for line in String(decoding: result.output, as: UTF8.self).split(separator: "\n") {
+            // A step that failed says why (an exception's last line: names and error messages, never a value).
+            if line.hasPrefix("failed: ") { print("  " + line) }
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let value = Double(parts[1]) else { continue }
             let key = String(parts[0])
