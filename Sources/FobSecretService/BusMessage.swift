@@ -164,14 +164,7 @@ struct BusWriter {
 
     /// A string dictionary (`a{ss}`), keys sorted.
     func stringDictionary(_ dictionary: [String: String]) throws(BusFailure) {
-        try open("a", "{ss}")
-        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
-            try open("e", "ss")
-            try string(key)
-            try string(value)
-            try close()
-        }
-        try close()
+        try pairs(dictionary.sorted(by: { $0.key < $1.key }))
     }
 
     /// String pairs as a dictionary (`a{ss}`), in the order given.
