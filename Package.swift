@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "FobSecretServiceTests",
             dependencies: [
-                "FobSecretService", "FobStore", "FobSystem",
+                "FobAccess", "FobSecretService", "FobStore", "FobSystem",
                 "FobTestSupport",
             ]),
         .testTarget(

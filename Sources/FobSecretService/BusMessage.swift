@@ -164,8 +164,13 @@ struct BusWriter {
 
     /// A string dictionary (`a{ss}`), keys sorted.
     func stringDictionary(_ dictionary: [String: String]) throws(BusFailure) {
+        try pairs(dictionary.sorted(by: { $0.key < $1.key }))
+    }
+
+    /// String pairs as a dictionary (`a{ss}`), in the order given.
+    func pairs(_ pairs: [(key: String, value: String)]) throws(BusFailure) {
         try open("a", "{ss}")
-        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in pairs {
             try open("e", "ss")
             try string(key)
             try string(value)

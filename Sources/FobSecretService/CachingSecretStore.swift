@@ -1,45 +1,57 @@
+import CSecretService
+import FobAccess
 import FobStore
+import FobSystem
 import FoundationEssentials
 import Glibc
+import Synchronization
 
-/// A ``SecretStore`` that reuses the last listing (names and attributes,
-/// never secrets) while the vault file is unchanged and the vault still
-/// unlocked, so a client reading the properties of a thousand items costs
-/// one listing, not several requests per item. The locked state is asked
-/// again after ``lifetime`` seconds; the vault file and its WAL are looked
-/// at (`stat`, no request) before each reuse, so a write by any process
-/// makes the next read list again. Every write through it, and
-/// ``refresh()``, drops both.
+/// The items the provider answers from: a compact catalog of the last
+/// listing (an ``ItemSummary`` per item: key, label, attributes, dates —
+/// never secrets), reused while the vault file is unchanged and the vault
+/// still unlocked, so a client reading the properties of a thousand items
+/// costs one listing, not several requests per item. The locked state is
+/// asked again after ``lifetime`` seconds; the vault file and its WAL are
+/// looked at (`stat`, no request) before each reuse, at most once per D-Bus
+/// message (``beginMessage()``), so a write by any process makes the next
+/// read list again. Every write through it, and ``refresh()``, drops both.
 ///
-/// Secrets are read from the store behind it, except that those of the
-/// last ``listWithSecrets()`` (a `GetSecrets` of many items) answer
-/// single-item reads while the vault file is unchanged and the agent says
-/// unlocked: clients such as `secret-tool search` follow one `GetSecrets`
-/// with a `GetSecret` per item, which would otherwise cost a decrypting
-/// request each. They stay in wiped-on-free memory and go at the first
-/// write or lock, ``secretLifetime`` seconds after the last read of one of
-/// them, and at the latest ``secretMaximum`` seconds after they were fetched.
+/// Secrets are fetched when asked, never kept with the catalog, except
+/// that those of the last ``secrets()`` (a `GetSecrets` of many items)
+/// answer single-item reads while the vault file is unchanged and the
+/// vault unlocked: clients such as `secret-tool search` follow one
+/// `GetSecrets` with a `GetSecret` per item, which would otherwise cost a
+/// decrypting request each. Whether the vault is still unlocked is known
+/// from the agent's events (``SecretStore/watch(_:)``: a lock, or any
+/// write, ends their use at once) or, without them, by asking the agent
+/// before each read. They stay in wiped-on-free memory (the secrets alone,
+/// by persistent ID) and go at the first write or lock, ``secretLifetime``
+/// seconds after the last read of one of them, and at the latest
+/// ``secretMaximum`` seconds after they were fetched.
 /// Used on the bus loop's thread only (hence `@unchecked Sendable`).
-final class CachingSecretStore: SecretStore, @unchecked Sendable {
+final class CachingSecretStore: @unchecked Sendable {
     /// How long the locked state is reused: 0.5 s.
     static let lifetime: Double = 0.5
 
     private let store: any SecretStore
     /// The vault file (whose WAL is `PATH-wal`), or `nil` to reuse a listing for ``lifetime`` only.
     private let vaultPath: String?
-    private var listing: (items: [Item], byID: [UUID: Item], at: Double, stamp: [Int64])?
+    private var catalog: (items: [ItemSummary], byID: [UUID: Int], at: Double, stamp: [Int64])?
     private var generation = 0
-    /// How long the secrets of one ``listWithSecrets()`` are kept after the last read of one: 2 s.
+    /// How long the secrets of one ``secrets()`` are kept after the last read of one: 2 s.
     static let secretLifetime: Double = 2
     /// How long they are kept at most: 30 s.
     static let secretMaximum: Double = 30
-    private var secrets: (byID: [UUID: Item], fetched: Double, used: Double, stamp: [Int64])?
+    private var held: (byID: [UUID: SecretBytes], fetched: Double, used: Double, stamp: [Int64], events: Int?)?
     private var unlocked: (value: Bool, at: Double)?
-    /// The query for the primary key of every item seen, by persistent ID
-    /// (kept across refreshes: only used to look items up, which checks it).
-    private var keys: [UUID: ItemQuery] = [:]
     /// See ``takeOwnWrites()``.
     private var ownWrites: [UUID: UInt64?] = [:]
+    /// The vault file's stamp as of the current D-Bus message (see ``beginMessage()``).
+    private var messageStamp: [Int64]?
+    private var perMessage = false
+    /// The agent's events, counted by the thread that reads them.
+    private let events = EventCounter()
+    private var watch: (any StoreWatch)?
 
     /// - Parameters:
     ///   - store: the store behind the cache.
@@ -51,7 +63,7 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
 
     /// A number that changes with every listing fetched from the store
     /// behind (not when one is reused), or `nil` while none is held.
-    var listingGeneration: Int? { listing == nil ? nil : generation }
+    var listingGeneration: Int? { catalog == nil ? nil : generation }
 
     /// The modification time (ns) plus size of the vault file and of its
     /// WAL, `0` for a missing one: any write by any process changes it.
@@ -63,49 +75,63 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
         }
     }
 
-    private var stamp: [Int64] { vaultPath.map(CachingSecretStore.stamp(of:)) ?? [] }
+    /// Starts a D-Bus message: the vault file is looked at once for all the
+    /// reads it makes (a `GetAll` reads five properties), not once per read.
+    func beginMessage() {
+        perMessage = true
+        messageStamp = nil
+    }
 
-    /// The cached listing, when it may still be used: within ``lifetime``,
-    /// or later while the vault file is unchanged and the vault unlocked.
-    private func reusable() -> (items: [Item], byID: [UUID: Item])? {
-        guard let listing else { return nil }
-        if fresh(listing.at) { return (listing.items, listing.byID) }
-        guard vaultPath != nil, listing.stamp == stamp, isUnlocked, self.listing != nil else { return nil }
-        return (listing.items, listing.byID)
+    private var stamp: [Int64] {
+        guard let vaultPath else { return [] }
+        if perMessage, let messageStamp { return messageStamp }
+        let now = CachingSecretStore.stamp(of: vaultPath)
+        if perMessage { messageStamp = now }
+        return now
+    }
+
+    /// The catalog, when it may still be used: while the vault file is
+    /// unchanged and the vault unlocked (without a vault file: within ``lifetime``).
+    private func reusable() -> (items: [ItemSummary], byID: [UUID: Int])? {
+        guard let catalog else { return nil }
+        guard vaultPath != nil else { return fresh(catalog.at) ? (catalog.items, catalog.byID) : nil }
+        guard catalog.stamp == stamp, isUnlocked, self.catalog != nil else { return nil }
+        return (catalog.items, catalog.byID)
     }
 
     /// Forgets every name and attribute held: once the vault is seen locked,
     /// the provider keeps only the keyed hashes of the locked-search index.
     private func forgetNames() {
-        listing = nil
-        keys = [:]
-        secrets = nil
+        catalog = nil
+        held = nil
     }
 
-    /// Forgets the cached listing, secrets and state.
+    /// Forgets the catalog, secrets and state.
     func refresh() {
-        listing = nil
+        catalog = nil
         unlocked = nil
-        secrets = nil
+        held = nil
+        messageStamp = nil
     }
 
-    /// Whether secrets of a ``listWithSecrets()`` are held (the bus loop then
+    /// Whether secrets of a ``secrets()`` are held (the bus loop then
     /// wakes within ``secretLifetime`` to drop them).
-    var holdsSecrets: Bool { secrets != nil }
+    var holdsSecrets: Bool { held != nil }
 
-    /// Drops the secrets of the last ``listWithSecrets()`` once past ``secretLifetime``.
+    /// Drops the secrets of the last ``secrets()`` once past ``secretLifetime``.
     func dropExpiredSecrets() {
-        guard let secrets else { return }
+        guard let held else { return }
         let now = Provider.now()
-        if now - secrets.used >= CachingSecretStore.secretLifetime
-            || now - secrets.fetched >= CachingSecretStore.secretMaximum
+        if now - held.used >= CachingSecretStore.secretLifetime
+            || now - held.fetched >= CachingSecretStore.secretMaximum
         {
-            self.secrets = nil
+            self.held = nil
         }
     }
 
     private func fresh(_ at: Double) -> Bool { Provider.now() - at < CachingSecretStore.lifetime }
 
+    /// Whether the vault is unlocked (asked again after ``lifetime``).
     var isUnlocked: Bool {
         if let unlocked, fresh(unlocked.at) { return unlocked.value }
         let value = store.isUnlocked
@@ -114,69 +140,103 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
         return value
     }
 
-    func list() throws(KeychainError) -> [Item] {
+    /// Every item's summary, from the catalog or one listing.
+    /// - Throws: `.interactionNotAllowed` while locked, `.io`.
+    func summaries() throws(KeychainError) -> [ItemSummary] {
         if let reused = reusable() { return reused.items }
-        let stampBefore = stamp
-        let items: [Item]
+        return try fetchCatalog().items
+    }
+
+    private func fetchCatalog() throws(KeychainError) -> (items: [ItemSummary], byID: [UUID: Int]) {
+        let stampBefore = vaultPath.map(CachingSecretStore.stamp(of:)) ?? []
+        var items: [ItemSummary] = []
         do {
-            items = try store.list()
+            // The full items live only while summarised.
+            let full = try store.list()
+            items.reserveCapacity(full.count)
+            for item in full { items.append(ItemSummary(item)) }
         } catch {
             if case .interactionNotAllowed = error { forgetNames() }
             throw error
         }
-        let byID = Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
-        // Only the primary key is kept beyond the listing's half second.
-        keys = byID.mapValues(ItemQuery.identifying)
-        listing = (items, byID, Provider.now(), stampBefore)
+        var byID: [UUID: Int] = [:]
+        byID.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() where byID[item.persistentID] == nil {
+            byID[item.persistentID] = index
+        }
+        catalog = (items, byID, Provider.now(), stampBefore)
+        // The whole items of the agent's answer are freed: give their pages back.
+        _ = fob_ss_trim_heap()
         generation += 1
         unlocked = (true, Provider.now())
-        return items
+        return (items, byID)
     }
 
-    func listWithSecrets() throws(KeychainError) -> [Item] {
-        secrets = nil
-        let stampBefore = stamp
-        let items = try store.listWithSecrets()
+    /// The summary of the item with this persistent ID.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
+    func summary(_ persistentID: UUID) throws(KeychainError) -> ItemSummary {
+        var current = reusable()
+        if current == nil { current = try fetchCatalog() }
+        guard let current, let index = current.byID[persistentID] else {
+            throw .itemNotFound("no item \(persistentID)")
+        }
+        return current.items[index]
+    }
+
+    /// The whole item, read again from the store (for a write, which needs its other fields).
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
+    func item(_ persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
+        let key = try summary(persistentID).key
+        do {
+            return try store.get(exact: ItemQuery.identifying(key), withSecret: withSecret)
+        } catch .itemNotFound {
+            // Renamed by another process since the listing.
+            return try store.get(persistentID: persistentID, withSecret: withSecret)
+        }
+    }
+
+    /// Every item's secret, in one request; they then answer ``secret(_:)``
+    /// for a while (see the type's description).
+    /// - Throws: `.interactionNotAllowed`, `.io`.
+    func secrets() throws(KeychainError) -> [UUID: SecretBytes] {
+        held = nil
+        let stampBefore = vaultPath.map(CachingSecretStore.stamp(of:)) ?? []
+        let watched = watchEvents()
+        var byID: [UUID: SecretBytes] = [:]
+        for item in try store.listWithSecrets() where byID[item.persistentID] == nil {
+            byID[item.persistentID] = item.secret ?? SecretBytes([])
+        }
         if vaultPath != nil {
-            let byID = Dictionary(items.map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
-            secrets = (byID, Provider.now(), Provider.now(), stampBefore)
+            held = (byID, Provider.now(), Provider.now(), stampBefore, watched)
         }
-        return items
+        return byID
     }
 
-    func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
-        if !withSecret {
-            // One listing answers every item's properties (a lookup by
-            // persistent ID alone scans every record anyway).
-            if reusable() == nil { _ = try list() }
-            guard let item = listing?.byID[persistentID] else { throw .itemNotFound("no item \(persistentID)") }
-            return item
+    /// The agent's event count, subscribing first when not subscribed; `nil` without events.
+    private func watchEvents() -> Int? {
+        if watch?.isActive != true {
+            let counter = events
+            watch = store.watch { counter.count() }
         }
+        return watch?.isActive == true ? events.value : nil
+    }
+
+    /// The secret of one item.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
+    func secret(_ persistentID: UUID) throws(KeychainError) -> SecretBytes {
         dropExpiredSecrets()
-        // The agent's state is asked each time (a small request): no secret
-        // is handed out from here after `fob lock` or a timeout.
-        if let secrets, let item = secrets.byID[persistentID], secrets.stamp == stamp {
-            guard store.isUnlocked else {
+        if let held, let secret = held.byID[persistentID], held.stamp == stamp {
+            // Nothing is handed out from here after `fob lock` or a timeout:
+            // the agent's event says so at once, or the agent is asked.
+            let watched = held.events != nil && watch?.isActive == true && events.value == held.events
+            guard watched || store.isUnlocked else {
                 forgetNames()
                 throw .interactionNotAllowed("the vault is locked")
             }
-            self.secrets?.used = Provider.now()
-            return item
+            self.held?.used = Provider.now()
+            return secret
         }
-        // The key from any earlier listing makes it an indexed lookup; a
-        // persistent ID alone scans every record.
-        if let known = keys[persistentID] {
-            do {
-                return try get(exact: known, withSecret: withSecret)
-            } catch .itemNotFound {
-                keys[persistentID] = nil
-            }
-        }
-        return try store.get(persistentID: persistentID, withSecret: withSecret)
-    }
-
-    func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item {
-        try store.get(exact: query, withSecret: withSecret)
+        return try item(persistentID, withSecret: true).secret ?? SecretBytes([])
     }
 
     func exists(service: String, account: String) throws(KeychainError) -> Bool {
@@ -218,4 +278,14 @@ final class CachingSecretStore: SecretStore, @unchecked Sendable {
         defer { refresh() }
         try store.lock()
     }
+}
+
+/// A count of the agent's events, bumped by the thread that reads them and
+/// read by the bus loop.
+final class EventCounter: Sendable {
+    private let counter = Atomic<Int>(0)
+    /// Counts one event.
+    func count() { counter.add(1, ordering: .sequentiallyConsistent) }
+    /// The events counted so far.
+    var value: Int { counter.load(ordering: .sequentiallyConsistent) }
 }

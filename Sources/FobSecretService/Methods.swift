@@ -1,3 +1,4 @@
+import CSecretService
 import CSystemd
 import FobStore
 import FobSystem
@@ -126,14 +127,11 @@ extension Provider {
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
         // Many items: one request for every secret rather than one per item.
-        var all: [UUID: Item]? = nil
+        var all: [UUID: SecretBytes]? = nil
         if paths.count > 8 {
-            do {
-                all = Dictionary(
-                    try store.listWithSecrets().map { ($0.persistentID, $0) }, uniquingKeysWith: { first, _ in first })
-            } catch {
-                throw ProviderError.from(error)
-            }
+            do { all = try store.secrets() } catch { throw ProviderError.from(error) }
+            // The agent's answer (every item whole) is freed by now: give its pages back.
+            _ = fob_ss_trim_heap()
         }
         try writer.open("a", "{o(oayays)}")
         for path in paths {
@@ -145,21 +143,28 @@ extension Provider {
                 continue
             }
             // Paths that name no item are left out, as the spec's GetSecrets allows.
-            let found = try all.map { all in Provider.itemID(path).flatMap { all[$0] } } ?? existingItem(at: path)
-            guard let item = found else { continue }
+            guard let id = Provider.itemID(path), let summary = try existingItem(id, path: path) else { continue }
+            let secret: SecretBytes
+            if let all {
+                guard let found = all[id] else { continue }
+                secret = found
+            } else {
+                do { secret = try store.secret(id) } catch .itemNotFound { continue } catch {
+                    throw ProviderError.from(error, path: path)
+                }
+            }
             try writer.open("e", "o(oayays)")
             try writer.string(path, "o")
-            try write(secretOf: item, session: session, cipher: cipher, to: writer)
+            try write(secret: secret, contentType: summary.contentType, session: session, cipher: cipher, to: writer)
             try writer.close()
         }
         try writer.close()
     }
 
-    /// The item at `path` with its secret, or `nil` when there is none.
-    private func existingItem(at path: String) throws(ProviderError) -> Item? {
-        guard let id = Provider.itemID(path) else { return nil }
+    /// The summary of the item with this persistent ID, or `nil` when there is none.
+    private func existingItem(_ id: UUID, path: String) throws(ProviderError) -> ItemSummary? {
         do {
-            return try store.get(persistentID: id, withSecret: true)
+            return try store.summary(id)
         } catch .itemNotFound {
             return nil
         } catch {
@@ -222,13 +227,18 @@ extension Provider {
         case "GetSecret":
             let session = try reader.string("o")
             let cipher = try cipher(session: session, sender: call.sender)
-            try write(secretOf: try item(at: call.path, withSecret: true), session: session, cipher: cipher, to: writer)
+            let summary = try item(at: call.path)
+            let secret: SecretBytes
+            do { secret = try store.secret(summary.persistentID) } catch {
+                throw ProviderError.from(error, path: call.path)
+            }
+            try write(secret: secret, contentType: summary.contentType, session: session, cipher: cipher, to: writer)
         case "SetSecret":
             let secret = try reader.secret()
             var sent = secret.value
             defer { sent.wipe() }
             let bytes = try open(secret, sender: call.sender)
-            let item = try item(at: call.path)
+            let item = try fullItem(at: call.path)
             var changes = ItemChanges(secret: bytes)
             if item.customFields.contains(where: { $0.name.hasPrefix(ItemMapping.fieldPrefix) }) {
                 changes.customFields = ItemMapping.fields(
@@ -238,7 +248,7 @@ extension Provider {
             do { try store.update(item, with: changes) } catch { throw ProviderError.from(error, path: call.path) }
             emit("ItemChanged", call.path)
         case "Delete":
-            let item = try item(at: call.path)
+            let item = try item(at: call.path).key
             do { try store.delete(item) } catch { throw ProviderError.from(error, path: call.path) }
             emit("ItemDeleted", call.path)
             try writer.string(Provider.noPrompt, "o")

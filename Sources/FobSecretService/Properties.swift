@@ -26,10 +26,10 @@ extension Provider {
     private func itemProperty(_ path: String, _ property: String, _ writer: BusWriter) throws {
         let item = try item(at: path)
         switch property {
-        case "Attributes": try writer.stringDictionary(ItemMapping.attributes(of: item))
-        case "Label": try writer.string(item.label ?? item.displayName)
-        case "Created": try writer.uint64(UInt64(max(0, item.created.timeIntervalSince1970)))
-        case "Modified": try writer.uint64(UInt64(max(0, item.modified.timeIntervalSince1970)))
+        case "Attributes": try writer.pairs(item.attributes)
+        case "Label": try writer.string(item.label)
+        case "Created": try writer.uint64(item.created)
+        case "Modified": try writer.uint64(item.modified)
         default: throw ProviderError.notSupported("no property \(Interface.item).\(property)")
         }
     }
@@ -40,7 +40,7 @@ extension Provider {
         guard interface == Interface.item else {
             throw ProviderError.notSupported("the collection's \(property) cannot be changed over D-Bus")
         }
-        let item = try item(at: path)
+        let item = try fullItem(at: path)
         var changes = ItemChanges()
         switch property {
         case "Label":
@@ -65,7 +65,7 @@ extension Provider {
             guard let id = Provider.itemID(path) else { return false }
             // While locked an item cannot be looked up: it is shown, locked.
             guard store.isUnlocked else { return true }
-            return (try? store.get(persistentID: id, withSecret: false)) != nil
+            return (try? store.summary(id)) != nil
         default: return false
         }
     }

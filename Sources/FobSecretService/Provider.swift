@@ -78,7 +78,10 @@ final class Provider {
     static func isCollection(_ path: String) -> Bool { path == collectionPath || aliasPaths.contains(path) }
 
     /// The item path of `item`.
-    static func path(of item: Item) -> String { itemPrefix + ItemMapping.pathElement(of: item.persistentID) }
+    static func path(of item: Item) -> String { path(of: item.persistentID) }
+
+    /// The item path of the item with this persistent ID.
+    static func path(of id: UUID) -> String { itemPrefix + ItemMapping.pathElement(of: id) }
 
     /// The persistent ID of an item path, or `nil` when `path` names no item.
     static func itemID(_ path: String) -> UUID? {
@@ -113,15 +116,15 @@ final class Provider {
 
     // MARK: Items
 
-    /// Every item, or `IsLocked`; refreshes the locked-search index.
-    func allItems() throws(ProviderError) -> [Item] {
-        let items: [Item]
-        do { items = try store.list() } catch { throw .from(error) }
+    /// Every item's summary, or `IsLocked`; refreshes the locked-search index.
+    func allItems() throws(ProviderError) -> [ItemSummary] {
+        let items: [ItemSummary]
+        do { items = try store.summaries() } catch { throw .from(error) }
         guard store.listingGeneration != indexGeneration else { return items }
         indexGeneration = store.listingGeneration
         reportChanges(items)
         lockedIndex = Dictionary(
-            items.map { item in (item.persistentID, Set(ItemMapping.attributes(of: item).map(pairHash))) },
+            items.map { item in (item.persistentID, Set(item.attributes.map(pairHash))) },
             uniquingKeysWith: { first, _ in first })
         isIndexed = true
         if let persistentIndex, persistentIndex.storeKey(indexKey) {
@@ -133,7 +136,7 @@ final class Provider {
     /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
     /// processes (`fob`, the terminal UI) changed since the last listing,
     /// told apart by each item's revision; writes made here were signalled already.
-    private func reportChanges(_ items: [Item]) {
+    private func reportChanges(_ items: [ItemSummary]) {
         let current = Dictionary(
             items.map { ($0.persistentID, $0.revision) }, uniquingKeysWith: { first, _ in first })
         defer { knownRevisions = current }
@@ -164,11 +167,18 @@ final class Provider {
         Sodium.genericHash(Array(pair.key.utf8) + [0] + Array(pair.value.utf8), key: indexKey, length: 16)
     }
 
-    /// The item at `path` (with its secret when asked).
+    /// The summary of the item at `path`.
     /// - Throws: `NoSuchObject` for a path that names no item, `IsLocked`.
-    func item(at path: String, withSecret: Bool = false) throws(ProviderError) -> Item {
+    func item(at path: String) throws(ProviderError) -> ItemSummary {
         guard let id = Provider.itemID(path) else { throw .noSuchObject(path) }
-        do { return try store.get(persistentID: id, withSecret: withSecret) } catch { throw .from(error, path: path) }
+        do { return try store.summary(id) } catch { throw .from(error, path: path) }
+    }
+
+    /// The whole item at `path`, read again (for a write).
+    /// - Throws: as ``item(at:)``.
+    func fullItem(at path: String) throws(ProviderError) -> Item {
+        guard let id = Provider.itemID(path) else { throw .noSuchObject(path) }
+        do { return try store.item(id, withSecret: false) } catch { throw .from(error, path: path) }
     }
 
     /// The paths of the items matching `query`: all unlocked while the vault
@@ -176,7 +186,7 @@ final class Provider {
     /// - Throws: `IsLocked` when the vault is locked and was never seen unlocked.
     func search(_ query: [String: String]) throws(ProviderError) -> (unlocked: [String], locked: [String]) {
         do {
-            return (try allItems().filter { ItemMapping.matches($0, query) }.map(Provider.path(of:)), [])
+            return (try allItems().filter { $0.matches(query) }.map { Provider.path(of: $0.persistentID) }, [])
         } catch let error where error == .isLocked && isIndexed {
             let wanted = query.map(pairHash)
             let matches = lockedIndex.filter { entry in wanted.allSatisfy { entry.value.contains($0) } }.keys
@@ -192,15 +202,13 @@ final class Provider {
 
     /// A secret sealed for the session at `session`, as the spec's `(oayays)`.
     func write(
-        secretOf item: Item, session: String, cipher: SessionCipher, to writer: BusWriter
+        secret: SecretBytes, contentType: String?, session: String, cipher: SessionCipher, to writer: BusWriter
     ) throws(BusFailure) {
-        let secret = item.secret ?? SecretBytes([])
         let sealed = cipher.seal(secret)
         var value = sealed.value
         defer { value.wipe() }
         try writer.secret(
-            session: session, parameters: sealed.parameters, value: value,
-            contentType: ItemMapping.contentType(of: item))
+            session: session, parameters: sealed.parameters, value: value, contentType: contentType ?? "text/plain")
     }
 
     /// Opens a secret a client sent under `session`.
@@ -220,7 +228,8 @@ final class Provider {
     func createItem(
         label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
     ) throws(ProviderError) -> String {
-        if replace, let existing = try allItems().first(where: { ItemMapping.attributes(of: $0) == attributes }) {
+        if replace, let found = try allItems().first(where: { $0.attributeDictionary == attributes }) {
+            let existing = try fullItem(at: Provider.path(of: found.persistentID))
             var changes = ItemChanges(label: .some(label), secret: secret)
             changes.customFields = ItemMapping.fields(
                 keeping: existing.customFields, attributes: attributes, contentType: contentType)

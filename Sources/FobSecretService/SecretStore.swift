@@ -40,6 +40,15 @@ public protocol SecretStore: AnyObject, Sendable {
     /// Unlocks the vault with its master password (for every process).
     /// - Throws: `.authFailed` for a wrong password, `.interactionNotAllowed` when no agent runs, `.io`.
     func unlock(password: SecretBytes) throws(KeychainError)
+    /// Calls `onEvent` (on another thread) at each of the agent's events:
+    /// a lock (also by a timeout) or a write by any process.
+    /// - Returns: the subscription, or `nil` when the store sends no events.
+    func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)?
+}
+
+extension SecretStore {
+    /// No events: the provider asks the store's state instead.
+    public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? { nil }
 }
 
 /// ``SecretStore`` over the vault's agent, the only holder of its keys,
@@ -120,6 +129,10 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         try answer(
             .unlock(
                 password: password, idleSeconds: AgentCore.defaultIdleSeconds, maxSeconds: AgentCore.defaultMaxSeconds))
+    }
+
+    public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? {
+        store.watch { _ in onEvent() }
     }
 
     public func lock() throws(KeychainError) {

@@ -118,6 +118,7 @@ public enum SecretServiceServer {
 
     private static func loop(_ bus: OpaquePointer) -> Int32 {
         while true {
+            activeProvider?.store.beginMessage()
             let processed = sd_bus_process(bus, nil)
             if processed < 0 {
                 if processed == -ECONNRESET || processed == -ENOTCONN { return 0 }

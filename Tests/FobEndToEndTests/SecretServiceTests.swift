@@ -542,6 +542,47 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(out.contains("deleted ItemDeleted True"))
     }
 
+    @Test(.enabled(if: toolsPresent)) func aWriteByFobIsReadFreshByTheNextGetSecretsAndGetAll() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, subprocess, secretstorage
+            from jeepney import DBusAddress, new_method_call
+            conn = secretstorage.dbus_init()
+            col = secretstorage.get_default_collection(conn)
+            # More than 8: GetSecrets reads every secret in one request and holds them.
+            items = [col.create_item("L%d" % i, {"service": "s%d" % i, "username": "u%d" % i}, b"old-%d" % i)
+                     for i in range(10)]
+            svc = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
+                              interface="org.freedesktop.Secret.Service")
+            def call(method, signature, *args):
+                return conn.send_and_get_reply(new_method_call(svc, method, signature, args), timeout=10).body
+            plain = call("OpenSession", "sv", "plain", ("s", ""))[1]
+            paths = [item.item_path for item in items]
+            def secrets():
+                return {path: bytes(value[2]).decode() for path, value in call("GetSecrets", "aoo", paths, plain)[0].items()}
+            def fob(*args, stdin=b""):
+                subprocess.run([os.environ["FOB"], *args], input=stdin, check=True, capture_output=True)
+            print("before", secrets()[paths[3]], items[3].get_label())
+            fob("update", "s3", "u3", "--label", "New", stdin=b"fresh")
+            print("after", secrets()[paths[3]], items[3].get_label(), items[3].get_secret().decode())
+            fob("rm", "s5", "u5")
+            found = secrets()
+            print("deleted", paths[5] in found, len(found))
+            try:
+                items[5].get_label()
+                print("still there")
+            except Exception as error:
+                print("gone", type(error).__name__)
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("before old-3 L3"), "\(out) \(result.stderrText)")
+        #expect(out.contains("after fresh New fresh"), "\(out)")
+        #expect(out.contains("deleted False 9"), "\(out)")
+        #expect(out.contains("gone "), "\(out)")
+    }
+
     @Test(.enabled(if: toolsPresent)) func collectionChangedFollowsWritesOfClientsAndOfFobAndLocks() throws {
         let bus = try SecretServiceBus()
         try bus.install()

@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FobSystem
 import FobTestSupport
@@ -15,6 +16,9 @@ final class CountingStore: SecretStore, @unchecked Sendable {
     var secretListings = 0
     var lookups = 0
     var stateChecks = 0
+    /// The agent's events, when the store sends them (see ``FakeWatch``).
+    var onEvent: (@Sendable () -> Void)?
+    var sendsEvents = false
 
     init(count: Int) {
         items = (0..<count).map { i in
@@ -65,6 +69,17 @@ final class CountingStore: SecretStore, @unchecked Sendable {
     func delete(_ item: Item) throws(KeychainError) {}
     func lock() throws(KeychainError) { unlocked = false }
     func unlock(password: SecretBytes) throws(KeychainError) { unlocked = true }
+    func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? {
+        guard sendsEvents else { return nil }
+        self.onEvent = onEvent
+        return FakeWatch()
+    }
+}
+
+/// A subscription that stays active.
+final class FakeWatch: StoreWatch {
+    var isActive: Bool { true }
+    func cancel() {}
 }
 
 @Suite struct CachingSecretStoreTests {
@@ -80,11 +95,11 @@ final class CountingStore: SecretStore, @unchecked Sendable {
         let vault = try Self.vaultFile(directory)
         let store = CountingStore(count: 50)
         let cache = CachingSecretStore(store, vaultPath: vault)
-        _ = try cache.list()
+        _ = try cache.summaries()
         // Past the locked state's lifetime, as when a client reads a thousand items.
         usleep(useconds_t(CachingSecretStore.lifetime * 1_000_000) + 100_000)
         for item in store.items {
-            #expect(try cache.get(persistentID: item.persistentID, withSecret: false).account == item.account)
+            #expect(try cache.summary(item.persistentID).account == item.account)
         }
         #expect(store.listings == 1)
         #expect(store.lookups == 0, "no request per item")
@@ -92,7 +107,7 @@ final class CountingStore: SecretStore, @unchecked Sendable {
         // A write by another process (the file changes) makes the next read list again.
         try Data("v2, longer".utf8).write(to: URL(fileURLWithPath: vault))
         usleep(useconds_t(CachingSecretStore.lifetime * 1_000_000) + 100_000)
-        _ = try cache.get(persistentID: store.items[0].persistentID, withSecret: false)
+        _ = try cache.summary(store.items[0].persistentID)
         #expect(store.listings == 2)
     }
 
@@ -100,18 +115,17 @@ final class CountingStore: SecretStore, @unchecked Sendable {
         let directory = TemporaryDirectory(prefix: "fob-ss-cache")
         let store = CountingStore(count: 20)
         let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
-        #expect(try cache.listWithSecrets().count == 20)
+        #expect(try cache.secrets().count == 20)
         #expect(cache.holdsSecrets)
         for (i, item) in store.items.enumerated() {
-            let read = try cache.get(persistentID: item.persistentID, withSecret: true)
-            #expect(read.secret?.unsafeString == "secret-\(i)")
+            #expect(try cache.secret(item.persistentID).unsafeString == "secret-\(i)")
         }
         #expect(store.lookups == 0, "no decrypting request per item")
         #expect(store.stateChecks == 20, "the agent's state is asked before each")
         // Locked elsewhere (`fob lock`): nothing more comes from the held secrets, and they go.
         store.unlocked = false
         #expect(throws: KeychainError.self) {
-            try cache.get(persistentID: store.items[0].persistentID, withSecret: true)
+            try cache.secret(store.items[0].persistentID)
         }
         #expect(!cache.holdsSecrets)
     }
@@ -120,16 +134,60 @@ final class CountingStore: SecretStore, @unchecked Sendable {
         let directory = TemporaryDirectory(prefix: "fob-ss-cache")
         let store = CountingStore(count: 3)
         let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
-        _ = try cache.listWithSecrets()
+        _ = try cache.secrets()
         try cache.add(Item(service: "new", account: "a", secret: SecretBytes(utf8: "n")))
         #expect(!cache.holdsSecrets, "a write drops them")
-        _ = try cache.listWithSecrets()
+        _ = try cache.secrets()
         cache.dropExpiredSecrets()
         #expect(cache.holdsSecrets)
         usleep(useconds_t(CachingSecretStore.secretLifetime * 1_000_000) + 100_000)
         cache.dropExpiredSecrets()
         #expect(!cache.holdsSecrets)
-        _ = try cache.get(persistentID: store.items[0].persistentID, withSecret: true)
+        _ = try cache.secret(store.items[0].persistentID)
         #expect(store.lookups == 1)
+    }
+
+    @Test func withTheAgentsEventsHeldSecretsAnswerWithoutAskingUntilAnEvent() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let store = CountingStore(count: 10)
+        store.sendsEvents = true
+        let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
+        _ = try cache.secrets()
+        for (i, item) in store.items.enumerated() {
+            #expect(try cache.secret(item.persistentID).unsafeString == "secret-\(i)")
+        }
+        #expect(store.stateChecks == 0, "no request per item while the agent is heard")
+        #expect(store.lookups == 0)
+        // `fob lock`: the agent's event comes, so the next read asks, and finds it locked.
+        store.unlocked = false
+        store.onEvent?()
+        #expect(throws: KeychainError.self) { try cache.secret(store.items[0].persistentID) }
+        #expect(store.stateChecks == 1)
+        #expect(!cache.holdsSecrets)
+    }
+
+    @Test func anItemChangedOrDeletedElsewhereIsReadFreshAtTheNextMessage() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let vault = try Self.vaultFile(directory)
+        let store = CountingStore(count: 5)
+        store.items[1].customFields = [CustomField(name: "attr:service", value: SecretBytes(utf8: "old"))]
+        let cache = CachingSecretStore(store, vaultPath: vault)
+        cache.beginMessage()
+        _ = try cache.secrets()
+        #expect(try cache.summary(store.items[1].persistentID).attributes.map(\.value) == ["old"])
+        // Another process (`fob update` through the agent) writes: the file changes.
+        store.items[1].customFields = [CustomField(name: "attr:service", value: SecretBytes(utf8: "new"))]
+        store.items[1].label = "Renamed"
+        store.items[1].secret = SecretBytes(utf8: "changed")
+        let deleted = store.items.remove(at: 3)
+        try Data("v2, written elsewhere".utf8).write(to: URL(fileURLWithPath: vault))
+        // Within the same message the file is not looked at again; the next message sees it.
+        cache.beginMessage()
+        let changed = try cache.summary(store.items[1].persistentID)
+        #expect(changed.attributes.map(\.value) == ["new"])
+        #expect(changed.label == "Renamed")
+        #expect(try cache.secret(store.items[1].persistentID).unsafeString == "changed", "not the held secret")
+        #expect(throws: KeychainError.self) { try cache.summary(deleted.persistentID) }
+        #expect(throws: KeychainError.self) { try cache.secret(deleted.persistentID) }
     }
 }

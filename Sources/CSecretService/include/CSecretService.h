@@ -28,6 +28,10 @@ const sd_bus_vtable *fob_ss_item_vtable(void);
 const sd_bus_vtable *fob_ss_session_vtable(void);
 const sd_bus_vtable *fob_ss_prompt_vtable(void);
 
+/// Gives the heap's free pages back to the system (glibc's `malloc_trim(0)`),
+/// after a large answer was freed; returns 1 when memory was released.
+int fob_ss_trim_heap(void);
+
 /// The 128-byte big-endian modulus of RFC 2409's second Oakley group.
 extern const uint8_t fob_ss_oakley2_prime[128];
 
