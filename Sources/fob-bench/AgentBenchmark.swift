@@ -23,6 +23,34 @@ enum AgentBenchmark {
         return Run(status: result.status, output: String(decoding: result.output, as: UTF8.self))
     }
 
+    /// Medians in ms of `count` runs of each body, one of each in turn, so
+    /// that a busy machine slows both alike: wall time, and the CPU time
+    /// (user + system) of the child each run waited for (RUSAGE_CHILDREN).
+    static func interleaved(_ count: Int, fob: () -> Void, other: () -> Void)
+        -> (fob: (wall: Double, cpu: Double), other: (wall: Double, cpu: Double))
+    {
+        func childCPU() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
+        }
+        func measure(_ body: () -> Void) -> (wall: Double, cpu: Double) {
+            let before = childCPU()
+            let wall = ((try? time(body)) ?? 0) * 1000
+            return (wall, childCPU() - before)
+        }
+        var runs: [[(wall: Double, cpu: Double)]] = [[], []]
+        for _ in 0..<count {
+            runs[0].append(measure(fob))
+            runs[1].append(measure(other))
+        }
+        func medians(_ all: [(wall: Double, cpu: Double)]) -> (wall: Double, cpu: Double) {
+            (all.map(\.wall).sorted()[all.count / 2], all.map(\.cpu).sorted()[all.count / 2])
+        }
+        return (medians(runs[0]), medians(runs[1]))
+    }
+
     /// Median wall time in ms of `count` runs.
     static func median(_ count: Int, _ body: () -> Void) -> Double {
         var times: [Double] = []
@@ -107,6 +135,19 @@ enum AgentBenchmark {
             print(
                 "  " + pad("minimal FoundationEssentials program (\(isStatic ? "static" : "dynamic"))")
                     + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
+            let pair = interleaved(
+                200, fob: { _ = run(fob, ["--version"], environment: ["PATH": path]) },
+                other: { _ = run(hello.path, [], environment: ["PATH": path]) })
+            print(
+                "  " + pad("interleaved, 200 each: wall, fob / minimal")
+                    + String(
+                        format: "%10.2f / %.2f ms   ratio %.2f", pair.fob.wall, pair.other.wall,
+                        pair.fob.wall / pair.other.wall))
+            print(
+                "  " + pad("interleaved, 200 each: CPU (user + system)")
+                    + String(
+                        format: "%10.2f / %.2f ms   ratio %.2f", pair.fob.cpu, pair.other.cpu,
+                        pair.fob.cpu / pair.other.cpu))
             print(
                 "  " + pad("peak memory of the minimal program")
                     + peakMemory(hello.path, [], environment: ["PATH": path], scratch: scratch))

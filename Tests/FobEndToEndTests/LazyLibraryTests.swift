@@ -42,3 +42,15 @@ import Testing
         #expect(loaded(direct) == ["libsqlite3.so"])
     }
 }
+
+/// `fob --version` alone answers before the command line is parsed, as the
+/// parser would.
+@Suite struct VersionShortcutTests {
+    @Test func versionAloneAnswersAsTheParserDoes() throws {
+        let alone = try FobProcess.run(["--version"])
+        let parsed = try FobProcess.run(["--no-agent", "--version"])
+        #expect(alone.status == 0 && parsed.status == 0)
+        #expect(alone.stdoutText == parsed.stdoutText)
+        #expect(alone.stdoutText.hasPrefix("fob ") && alone.stderrText.isEmpty)
+    }
+}
