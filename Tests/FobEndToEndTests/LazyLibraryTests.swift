@@ -41,6 +41,23 @@ import Testing
         #expect(direct.stdoutText == "pw1\n")
         #expect(loaded(direct) == ["libsqlite3.so"])
     }
+
+    /// A library that cannot be loaded ends the command with one line naming it.
+    @Test func aLibraryThatCannotLoadIsNamed() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        let broken = TemporaryDirectory(prefix: "fob-libraries")
+        #expect(
+            FileManager.default.createFile(
+                atPath: broken.url.appendingPathComponent("libsqlite3.so.0").path, contents: Data()))
+        f.extraEnvironment = ["LD_LIBRARY_PATH": broken.url.path]
+        let result = try f.run(["--no-agent", "get", "mail", "ana"], password: true)
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrText.hasPrefix("fob: cannot load libsqlite3.so.0: "), "\(result.stderrText)")
+        #expect(result.stderrText.split(separator: "\n").count == 1)
+    }
 }
 
 /// `fob --version` alone answers before the command line is parsed, as the
