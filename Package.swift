@@ -28,17 +28,15 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
-        // HMAC-SHA-1 for one-time codes (libsodium has no SHA-1).
-        .systemLibrary(
-            name: "CNettle", pkgConfig: "nettle",
-            providers: [.apt(["nettle-dev"])]),
-        .systemLibrary(
-            name: "CSQLite", pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]),
-        // No pkgConfig: ncursesw's .pc adds -D flags SwiftPM refuses; the module map links it.
-        .systemLibrary(
-            name: "CNcurses",
-            providers: [.apt(["libncurses-dev"])]),
+        // Loads a C library at its first use: SQLite, Nettle and ncurses are
+        // not loaded by commands that do not use them (CLoader.h).
+        .target(name: "CLoader"),
+        // HMAC-SHA-1 for one-time codes (libsodium has no SHA-1), loaded at first use (apt: nettle-dev).
+        .target(name: "CNettle", dependencies: ["CLoader"]),
+        // Loaded at first use (apt: libsqlite3-dev).
+        .target(name: "CSQLite", dependencies: ["CLoader"]),
+        // Loaded at first use (apt: libncurses-dev).
+        .target(name: "CNcurses", dependencies: ["CLoader"]),
 
         // sd-bus, the D-Bus library of fob-secret-service (no running systemd needed).
         .systemLibrary(

@@ -55,11 +55,19 @@ extension FobCLI {
     }
 
     /// The command a link to `fob` runs by its name (`git-credential-fob`
-    /// runs `fob git-credential`), as git and docker find their helpers.
-    public static let programAliases: [String: String] = [
-        "git-credential-fob": GitCredentialCommand.name,
-        "docker-credential-fob": DockerCredentialCommand.name,
-    ]
+    /// runs `fob git-credential`), as git and docker find their helpers, or
+    /// `nil` for any other name. A switch, not a dictionary: building a
+    /// `[String: String]` at start made the runtime search every protocol
+    /// conformance in `fob` (for `String: Hashable`), 0.2 million
+    /// instructions and pages all over the binary for every command.
+    /// - Parameter name: the program's file name, without its directory.
+    public static func programAlias(_ name: Substring) -> String? {
+        switch name {
+        case "git-credential-fob": return GitCredentialCommand.name
+        case "docker-credential-fob": return DockerCredentialCommand.name
+        default: return nil
+        }
+    }
 
     /// The arguments `fob` runs for a program name and its arguments: the
     /// alias's command first when the program is a link such as `git-credential-fob`.
@@ -67,8 +75,8 @@ extension FobCLI {
     ///   - program: `argv[0]`, a path or a name.
     ///   - arguments: the arguments after it.
     public static func arguments(program: String, arguments: [String]) -> [String] {
-        let base = program.split(separator: "/").last.map(String.init) ?? program
-        guard let command = programAliases[base] else { return arguments }
+        let base = program.lastIndex(of: "/").map { program[program.index(after: $0)...] } ?? program[...]
+        guard let command = programAlias(base) else { return arguments }
         return [command] + arguments
     }
 

@@ -135,7 +135,7 @@ final class TerminalScreen {
     /// Forgets what is on screen so the next ``present(_:)`` draws everything.
     func invalidate() {
         shown = nil
-        _ = clearok(curscr, true)
+        _ = clearok(fob_curscr(), true)
     }
 
     /// Draws the rows of `canvas` that differ from what is on screen.

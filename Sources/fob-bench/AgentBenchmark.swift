@@ -23,6 +23,34 @@ enum AgentBenchmark {
         return Run(status: result.status, output: String(decoding: result.output, as: UTF8.self))
     }
 
+    /// Medians in ms of `count` runs of each body, one of each in turn, so
+    /// that a busy machine slows both alike: wall time, and the CPU time
+    /// (user + system) of the child each run waited for (RUSAGE_CHILDREN).
+    static func interleaved(_ count: Int, fob: () -> Void, other: () -> Void)
+        -> (fob: (wall: Double, cpu: Double), other: (wall: Double, cpu: Double))
+    {
+        func childCPU() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
+        }
+        func measure(_ body: () -> Void) -> (wall: Double, cpu: Double) {
+            let before = childCPU()
+            let wall = ((try? time(body)) ?? 0) * 1000
+            return (wall, childCPU() - before)
+        }
+        var runs: [[(wall: Double, cpu: Double)]] = [[], []]
+        for _ in 0..<count {
+            runs[0].append(measure(fob))
+            runs[1].append(measure(other))
+        }
+        func medians(_ all: [(wall: Double, cpu: Double)]) -> (wall: Double, cpu: Double) {
+            (all.map(\.wall).sorted()[all.count / 2], all.map(\.cpu).sorted()[all.count / 2])
+        }
+        return (medians(runs[0]), medians(runs[1]))
+    }
+
     /// Median wall time in ms of `count` runs.
     static func median(_ count: Int, _ body: () -> Void) -> Double {
         var times: [Double] = []
@@ -81,8 +109,19 @@ enum AgentBenchmark {
             ? ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
             : []
         let flags = (optimised ? ["-O"] : ["-Onone"]) + (isStatic ? ["-static-stdlib"] : []) + linked
-        let built = run(
+        var built = run(
             swiftc, flags + [source.path, "-o", hello.path], environment: ProcessInfo.processInfo.environment)
+        // scripts/build-release lays out the functions fob's commands run
+        // first (Assets/fob.order); the minimal program gets the same, from
+        // its own run.
+        if packed, built.status == 0, let order = functionOrder(hello.path, scratch: scratch) {
+            built = run(
+                swiftc,
+                flags + [
+                    "-Xlinker", "--symbol-ordering-file=" + order, "-Xlinker", "--no-warn-symbol-ordering",
+                    source.path, "-o", hello.path,
+                ], environment: ProcessInfo.processInfo.environment)
+        }
         let tFob = median(30) { _ = run(fob, ["--version"], environment: ["PATH": path]) }
         print("  " + pad("fob --version") + String(format: "%10.1f ms", tFob))
         print(
@@ -93,6 +132,22 @@ enum AgentBenchmark {
             print(
                 "  " + pad("minimal FoundationEssentials program (\(isStatic ? "static" : "dynamic"))")
                     + String(format: "%10.1f ms   ratio %.2f", tHello, tFob / tHello))
+            let pair = interleaved(
+                200, fob: { _ = run(fob, ["--version"], environment: ["PATH": path]) },
+                other: { _ = run(hello.path, [], environment: ["PATH": path]) })
+            print(
+                "  " + pad("interleaved, 200 each: wall, fob / minimal")
+                    + String(
+                        format: "%10.2f / %.2f ms   ratio %.2f", pair.fob.wall, pair.other.wall,
+                        pair.fob.wall / pair.other.wall))
+            print(
+                "  " + pad("interleaved, 200 each: CPU (user + system)")
+                    + String(
+                        format: "%10.2f / %.2f ms   ratio %.2f", pair.fob.cpu, pair.other.cpu,
+                        pair.fob.cpu / pair.other.cpu))
+            print(
+                "  " + pad("peak memory of the minimal program")
+                    + peakMemory(hello.path, [], environment: ["PATH": path], scratch: scratch))
             let fobInstructions = instructions(fob, ["--version"], scratch: scratch)
             let helloInstructions = instructions(hello.path, [], scratch: scratch)
             if let fobInstructions, let helloInstructions {
@@ -115,18 +170,64 @@ enum AgentBenchmark {
     /// (steady on a busy machine, where times are not), or `nil` without valgrind.
     static func instructions(_ executable: String, _ arguments: [String], scratch: URL) -> Int? {
         let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]) else { return nil }
+        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]),
+            let copy = withoutDebugInformation(executable, scratch: scratch)
+        else { return nil }
         let log = scratch.appendingPathComponent("callgrind.log").path
         _ = run(
             valgrind,
             [
-                "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=" + log, executable,
+                "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=" + log, copy,
             ] + arguments, environment: ["PATH": path])
         guard let text = try? String(contentsOfFile: log, encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.contains("Collected :") }),
             let count = Int(line.split(separator: " ").last.map(String.init) ?? "")
         else { return nil }
         return count
+    }
+
+    /// A copy of `executable` in `scratch` without its debugging information
+    /// (`strip --strip-debug`, the symbol table kept): valgrind 3.19 gives up
+    /// on clang's DWARF 5, which fob's C targets carry. `nil` when strip fails.
+    static func withoutDebugInformation(_ executable: String, scratch: URL) -> String? {
+        let copy = scratch.appendingPathComponent("nodebug-" + URL(fileURLWithPath: executable).lastPathComponent).path
+        try? FileManager.default.removeItem(atPath: copy)
+        return run("/usr/bin/strip", ["--strip-debug", "-o", copy, executable], environment: [:]).status == 0
+            ? copy : nil
+    }
+
+    /// An ordering file for lld (`--symbol-ordering-file`) naming the
+    /// functions of `executable` that one run without arguments enters, as
+    /// callgrind saw them (scripts/generate-order does the same for fob), or
+    /// `nil` without valgrind.
+    static func functionOrder(_ executable: String, scratch: URL) -> String? {
+        let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]),
+            let copy = withoutDebugInformation(executable, scratch: scratch)
+        else { return nil }
+        let profile = scratch.appendingPathComponent("order.callgrind").path
+        _ = run(
+            valgrind,
+            ["--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile, "--log-file=/dev/null", copy],
+            environment: ["PATH": path])
+        let defined = Set(
+            run("/usr/bin/nm", ["--defined-only", copy], environment: ["PATH": path]).output.split(separator: "\n")
+                .compactMap { line -> Substring? in
+                    let fields = line.split(separator: " ")
+                    return fields.count == 3 && "tTwW".contains(fields[1]) ? fields[2] : nil
+                })
+        guard let text = try? String(contentsOfFile: profile, encoding: .utf8) else { return nil }
+        var seen = Set<Substring>()
+        var names: [Substring] = []
+        for line in text.split(separator: "\n") where line.hasPrefix("fn=(") || line.hasPrefix("cfn=(") {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let name = line[line.index(after: space)...]
+            if defined.contains(name), seen.insert(name).inserted { names.append(name) }
+        }
+        guard !names.isEmpty else { return nil }
+        let order = scratch.appendingPathComponent("minimal.order")
+        guard (try? Data(names.joined(separator: "\n").utf8).write(to: order)) != nil else { return nil }
+        return order.path
     }
 
     /// The size of `fob` and each helper beside it, stripped (`strip`),

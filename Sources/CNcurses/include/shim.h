@@ -8,11 +8,13 @@
 #include <ncursesw/curses.h>
 #include <sys/ioctl.h>
 
-// Swift 6 rejects C globals such as stdscr: read them through functions.
-static inline WINDOW *fob_stdscr(void) { return stdscr; }
+// Swift 6 rejects C globals such as stdscr: read them through functions,
+// which also load ncurses at first use (ncurses.c).
+WINDOW *fob_stdscr(void);
+WINDOW *fob_curscr(void);
 // getmaxyx is a macro.
-static inline int fob_lines(void) { return LINES; }
-static inline int fob_cols(void) { return COLS; }
+int fob_lines(void);
+int fob_cols(void);
 // Attribute macros do not import.
 static inline attr_t fob_a_bold(void) { return A_BOLD; }
 static inline attr_t fob_a_reverse(void) { return A_REVERSE; }
