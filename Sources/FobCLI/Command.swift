@@ -165,6 +165,9 @@ public final class Invocation {
     /// can only throw a ``KeychainError``: ``FobCLI/run(_:)`` reports this
     /// instead (Ctrl-C at the prompt is 130, not 36).
     var passwordFailure: (any Error)?
+    /// The master password of `--password-file -`, read once: the first
+    /// line of standard input.
+    private var passwordFromStandardInput: SecretBytes?
 
     /// - Parameters:
     ///   - command: the command's name.
@@ -218,6 +221,7 @@ public final class Invocation {
     ///   file nor a terminal; `.io` when the file cannot be read; ``CLIFailure``
     ///   on Ctrl-C; `.param` past ``Vault/maxPasswordBytes``.
     public func masterPassword(prompt: String) throws -> SecretBytes {
+        if globals.passwordFile == "-" { return try takePasswordFromStandardInput() }
         if let path = globals.passwordFile {
             return try readPasswordFile(path)
         }
@@ -308,6 +312,18 @@ public final class Invocation {
         } catch .tooLong(let limit) {
             throw KeychainError.param("\(what) is longer than \(limit) bytes")
         }
+    }
+
+    /// With `--password-file -`, the first line of standard input, read
+    /// once, whether the vault is opened here or the agent serves it: what
+    /// follows is the command's own input, never the password too.
+    /// - Throws: as ``masterPassword(prompt:)``.
+    @discardableResult
+    func takePasswordFromStandardInput() throws -> SecretBytes {
+        if let passwordFromStandardInput { return passwordFromStandardInput }
+        let password = try readPasswordFile("-")
+        passwordFromStandardInput = password
+        return password
     }
 
     private func readPasswordFile(_ path: String) throws -> SecretBytes {

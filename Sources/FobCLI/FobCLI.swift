@@ -99,6 +99,9 @@ public enum FobCLI {
         let globals = try GlobalOptions(given: split.globals, environment: context.environment)
         let invocation = Invocation(command: name, arguments: arguments, globals: globals, context: context)
         do {
+            // The first line is the password even when the agent serves the
+            // vault and it is never asked: the rest is the command's input.
+            if globals.passwordFile == "-" { try invocation.takePasswordFromStandardInput() }
             return try command.run(invocation)
         } catch let error as KeychainError {
             throw invocation.passwordFailure ?? error

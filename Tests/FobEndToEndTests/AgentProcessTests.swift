@@ -137,6 +137,28 @@ final class AgentFixture: @unchecked Sendable {
         #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "pw1\n")
     }
 
+    /// `--password-file -`: the first line of standard input is the master
+    /// password also when the agent serves the vault and never asks it. It
+    /// was left in the input, so `add` and `update` stored the master
+    /// password and a newline in front of the secret (and sync spread it).
+    @Test func thePasswordLineOfStandardInputIsNeverPartOfASecret() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "pw1\n", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let masterPassword = try String(contentsOfFile: f.vault.passwordFile, encoding: .utf8)
+        let added = try f.run(["--password-file", "-", "add", "web", "bo"], input: masterPassword + "new secret")
+        #expect(added.status == 0, "\(added.stderrText)")
+        #expect(try f.run(["get", "web", "bo"]).stdoutText == "new secret\n")
+        let updated = try f.run(["--password-file", "-", "update", "mail", "ana"], input: masterPassword + "pw2\n")
+        #expect(updated.status == 0, "\(updated.stderrText)")
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "pw2\n")
+        // The same without the agent.
+        let direct = try f.run(["--no-agent", "--password-file", "-", "add", "x", "y"], input: masterPassword + "z")
+        #expect(direct.status == 0, "\(direct.stderrText)")
+        #expect(try f.run(["get", "x", "y"]).stdoutText == "z\n")
+    }
+
     /// A second `fob unlock` finds the agent unlocked and asks nothing.
     @Test func unlockingAnUnlockedVaultAsksNothing() throws {
         let f = try AgentFixture()
