@@ -82,8 +82,13 @@ public struct Git: Sendable {
         return outcome
     }
 
+    /// The line of git's standard error that says what failed: its first
+    /// `fatal:` or `error:` line (git's advice follows it), else its last line.
     static func firstLine(_ text: String) -> String {
         let lines = text.split(separator: "\n").filter { !$0.isEmpty }
+        if let cause = lines.first(where: { $0.hasPrefix("fatal: ") || $0.hasPrefix("error: ") }) {
+            return String(cause)
+        }
         return lines.last.map(String.init) ?? "exit status not 0"
     }
 

@@ -177,8 +177,8 @@ extension SyncEngine {
         }
     }
 
-    /// `fob devices --revoke DEVICE`: the device's writes after its last
-    /// head in the local tree are ignored by every device from the next sync
+    /// `fob devices --revoke DEVICE`: after a sync that takes in what DEVICE
+    /// pushed so far, its later writes are ignored by every device from the next sync
     /// on, and it can no longer sync. A new key epoch starts (sealed under
     /// `password` in this device's header), which DEVICE is never given:
     /// it cannot read what is written after. It keeps the keys it had:
@@ -186,12 +186,14 @@ extension SyncEngine {
     /// - Returns: the sync that carries the revocation.
     /// - Throws: ``SyncError/usage(_:)`` for this device or an unknown one.
     public func revoke(device: String, password: SecretBytes) throws -> Outcome {
-        var loaded = try load()
-        try ensureWorkTree(remote: loaded.state.remote)
-        try cleanWorkTree()
-        guard device != loaded.state.device else {
+        guard device != (try load()).state.device else {
             throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
         }
+        // What DEVICE pushed until now is taken first: only its later writes
+        // are ignored (a revocation from a stale tree dropped them for good).
+        _ = try sync()
+        var loaded = try load()
+        try cleanWorkTree()
         guard let head = try git.resolve("HEAD"),
             let counter = try snapshotDevices(head, keys: loaded.keys).heads[device]?.counter
         else { throw SyncError.usage("no device \(device) in the sync tree; see `fob devices`") }

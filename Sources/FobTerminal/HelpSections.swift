@@ -27,6 +27,7 @@ public enum HelpSections {
                 ("n", "new item in the editor"),
                 ("d", "delete the highlighted item at once; z undoes (10 s)"),
                 ("z", "undo the last delete, or a Save that replaced a password (10 s)"),
+                ("V", "settle a sync conflict (! before the name): keep this vault's version or the other"),
                 ("l", "lock the vault for every process, as fob lock"),
                 ("W", "logout: review the tokens it deletes, then delete and lock"),
                 ("m", "the last 20 messages"),
@@ -59,7 +60,11 @@ public enum HelpSections {
                 ("o", "copy the current one-time code"),
                 ("r", "refresh an OAuth item's access token"),
                 ("Ctrl-R", "reveal or hide the secret and hidden fields"),
-                ("marks", "2fa: has a one-time code; !: expired; *: expires within 5 minutes"),
+                (
+                    "marks",
+                    "2fa: has a one-time code; !: expired (by the kind) or a sync conflict (before the name); "
+                        + "*: expires within 5 minutes"
+                ),
             ]),
         Section(
             title: "Editor", contexts: [.field, .button, .choice, .generatorRow],

@@ -57,6 +57,38 @@ import Testing
         #expect(idle.stderrText == "", "\(idle.stderrText)")
     }
 
+    /// A device revoked by a vault that had not synced since the device's
+    /// last push: what it pushed before is kept, only later writes are not.
+    @Test func aRevocationKeepsWhatTheDevicePushedBefore() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try b.ok(["update", "web", "bob"], input: "pushed before\n")
+        try b.ok(["add", "shop", "b"], input: "new on b\n")
+        _ = try b.sync()
+        let status = try b.ok(["sync", "status"])
+        let id = try #require(
+            status.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        let revoked = try a.run(["devices", "--revoke", id])
+        #expect(revoked.status == 0, "\(revoked.stderrText)")
+        #expect(try a.secret("web", "bob") == "pushed before")
+        #expect(try a.secret("shop", "b") == "new on b")
+        // b's later writes are ignored.
+        try b.ok(["update", "mail", "ana"], input: "after the revocation\n")
+        _ = try b.run(["sync"])
+        _ = try a.sync()
+        #expect(try a.secret("mail", "ana") == "one")
+    }
+
+    /// An unreachable remote is named by git's own cause, not by the tail of its advice.
+    @Test func anUnreachableRemoteSaysWhy() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        try FileManager.default.moveItem(atPath: lab.remote, toPath: lab.remote + ".moved")
+        let result = try a.run(["sync"])
+        #expect(result.status == 61)
+        let last = result.stderrText.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("fob: cannot reach the sync remote: fatal: "), "\(result.stderrText)")
+        #expect(last.contains("does not appear to be a git repository"), "\(result.stderrText)")
+    }
+
     @Test func syncInitRefusesAnUnknownKDFPreset() throws {
         let lab = try SyncLab()
         let a = try lab.device("a")
