@@ -190,12 +190,13 @@ enum DevicesCommand: FobCommand {
     static let name = "devices"
     static let summary = "the devices syncing this vault, as of the last sync; --revoke shuts one out"
     static let options: [OptionSpec] = [
-        .value("--revoke", "DEVICE", help: "ignore DEVICE's writes from now on, everywhere (then syncs)")
+        .value("--revoke", "DEVICE", help: "sync, then ignore DEVICE's later writes, everywhere (and sync)")
     ]
     static let discussion = """
         One line per device: its id, the highest counter it wrote, which one
         is this vault, and which are revoked. Reads the local tree only.
-        --revoke DEVICE writes a revocation into the tree and syncs: every
+        --revoke DEVICE syncs first (what DEVICE pushed so far is kept), then
+        writes a revocation into the tree and syncs: every
         device ignores DEVICE's later writes, and DEVICE can no longer sync.
         It also starts a new sync key, sealed under this vault's master
         password (asked, or --password-file), which DEVICE is never given:
