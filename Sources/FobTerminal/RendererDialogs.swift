@@ -59,7 +59,8 @@ extension Renderer {
             focused: focused)
     }
 
-    /// A confirmation dialog: its question wrapped, then the Yes and No buttons.
+    /// A confirmation dialog: its question wrapped, then its buttons (Yes
+    /// and No, or the answers its question names).
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
@@ -73,6 +74,9 @@ extension Renderer {
         if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }
         if case .saveOverChanges = dialog.purpose {
             buttons = ["[ y Write over ]", "[ r Reload ]", "[ n Keep editing ]"]
+        }
+        if case .resolveConflict = dialog.purpose {
+            buttons = ["[ y This vault's ]", "[ r Other device's ]", "[ n Neither ]"]
         }
         for (text, role) in buttons.map({ ($0, Role.button) }) {
             bx +=

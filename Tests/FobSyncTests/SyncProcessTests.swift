@@ -70,7 +70,9 @@ import Testing
         #expect(screen.contains("Last sync "), "\(screen)")
         #expect(!screen.contains("!web"), "\(screen)")
         try tmux.press("V")
-        try tmux.waitForAll("Sync conflict", "r keep other")
+        // Every answer has its button: r had none.
+        try tmux.waitForAll(
+            "Sync conflict", "r keep other", "[ y This vault's ]", "[ r Other device's ]", "[ n Neither ]")
         try tmux.press("r")
         let after = try tmux.waitFor("Kept the other device's version")
         #expect(!after.contains("!mail"), "\(after)")
