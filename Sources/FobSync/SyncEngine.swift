@@ -767,6 +767,13 @@ public final class SyncEngine {
     func adoptingSnapshot(_ commit: String, loaded: inout Loaded, synced: String? = nil) throws -> Snapshot {
         do { return try snapshot(commit, keys: loaded.keys, trusting: loaded.index, synced: synced) } catch is NewEpoch
         {
+            // A revoked device is told so before it is asked for a password.
+            let own = TreePath.revoked(device: loaded.state.device)
+            if try git.listing(of: commit, under: "devices").contains(where: { $0.path == own }) {
+                throw SyncError.revoked(
+                    "this device (\(loaded.state.device)) was revoked from the sync tree; "
+                        + "run `fob sync join \(loaded.state.remote)` to join again")
+            }
             try adoptEpochs(commit, loaded: &loaded)
             return try snapshot(commit, keys: loaded.keys, trusting: loaded.index)
         }
@@ -808,7 +815,8 @@ public final class SyncEngine {
                 continue
             }
             // Said once, where the delete is undone.
-            if view.editBeatDelete, stored == nil {
+            // Not on a first merge: a device joining the tree deleted nothing.
+            if view.editBeatDelete, stored == nil, loaded.state.syncedCommit != nil {
                 messages(
                     "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
             }

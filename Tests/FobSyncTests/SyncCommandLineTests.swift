@@ -89,6 +89,39 @@ import Testing
         #expect(last.contains("does not appear to be a git repository"), "\(result.stderrText)")
     }
 
+    /// Fresh-eyes findings: a conflict points to its commands; a device
+    /// joining does not repeat an old "edit kept" notice; `sync status`
+    /// marks a revoked device; a revoked device is told so before it is
+    /// asked for the new key's password.
+    @Test func syncTellsWhatToDoNextAndNothingStale() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        try a.ok(["rm", "mail", "ana"])
+        try b.ok(["update", "mail", "ana"], input: "edited\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        #expect(try a.run(["sync"]).stderrText.contains("the edit is kept"))
+        let c = try lab.device("c")
+        let joined = try c.run(["sync", "join", lab.remote])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(!joined.stderrText.contains("the edit is kept"), "\(joined.stderrText)")
+        try a.ok(["update", "web", "bob"], input: "from a\n")
+        try b.ok(["update", "web", "bob"], input: "from b\n")
+        _ = try a.sync()
+        let conflicted = try b.run(["sync"])
+        #expect(conflicted.stdoutText.hasSuffix(", conflicts 1\n"))
+        #expect(
+            conflicted.stderrText.contains("see `fob conflicts --show`, then `fob resolve"), "\(conflicted.stderrText)")
+        let id = try #require(
+            try c.ok(["sync", "status"]).split(separator: "\n").first { $0.hasPrefix("device: ") }
+                .map { String($0.dropFirst(8)) })
+        try a.ok(["devices", "--revoke", id])
+        #expect(try a.ok(["sync", "status"]).contains("device \(id): counter "))
+        #expect(try a.ok(["sync", "status"]).contains(", revoked\n"))
+        let refused = try c.run(["sync"])
+        #expect(refused.status == 1, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("was revoked"), "\(refused.stderrText)")
+    }
+
     @Test func syncInitRefusesAnUnknownKDFPreset() throws {
         let lab = try SyncLab()
         let a = try lab.device("a")

@@ -77,20 +77,21 @@ enum SyncCommand: FobCommand {
         ),
     ]
     static let discussion = """
-        'fob sync init REMOTE' makes the tree of this vault's items and pushes it
-        to an empty git remote; 'fob sync join REMOTE' joins a tree from another
-        device, asking the master password of a device in the tree (or reading it
-        from --tree-password-file), and merges the items of both. 'fob sync' fetches, merges item by item, commits and
-        pushes, and prints 'merged N, conflicts M'. When another device started
-        a new sync key ('fob passwd --rotate-key', 'fob devices --revoke'), the
-        sync asks that device's master password (or reads --tree-password-file),
-        and keeps this vault's unsynced edits; without a terminal or the file it
-        stops with exit 63. 'fob sync status' shows the
-        remote, the last sync, pending local changes and the devices. git runs
-        as a program: its messages reach standard error. Exit 60 without git,
-        61 when the remote cannot be reached, 62 when it refuses the push, 63
-        when a new sync key needs a password no one can give, 93 when the tree
-        went back or was tampered with, or this vault is a copy.
+        'fob sync init REMOTE' makes the tree of this vault's items and pushes
+        it to an empty git remote. 'fob sync join REMOTE' joins a tree from
+        another device: it asks the master password of a device in the tree
+        (or reads --tree-password-file) and merges the items of both. 'fob
+        sync' fetches, merges item by item, commits and pushes, and prints
+        'merged N, conflicts M'. When another device started a new sync key
+        ('fob passwd --rotate-key', 'fob devices --revoke'), it asks that
+        device's master password (or reads --tree-password-file) and keeps
+        this vault's unsynced edits; without a terminal or the file it stops
+        with exit 63. 'fob sync status' shows the remote, the last sync, the
+        pending local changes and the devices. git runs as a program: its
+        messages reach standard error. Exit 60 without git, 61 when the
+        remote cannot be reached, 62 when it refuses the push, 63 when a new
+        sync key needs a password no one can give, 93 when the tree went back
+        or was tampered with, or this vault is a copy.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -160,7 +161,8 @@ enum SyncCommand: FobCommand {
             }
             text += "pending local changes: \(status.pending)\n"
             for device in status.devices {
-                text += "device \(device.device): counter \(device.counter)\(device.isThis ? " (this vault)" : "")\n"
+                text += "device \(device.device): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
+                text += device.isRevoked ? ", revoked\n" : "\n"
             }
             invocation.standardOutput.write(text)
             return 0
@@ -179,6 +181,11 @@ enum SyncCommand: FobCommand {
         if outcome.written > 0 {
             invocation.standardError.write(
                 "fob: sent \(outcome.written) new revision\(outcome.written == 1 ? "" : "s")\n")
+        }
+        if outcome.conflicts > 0 {
+            invocation.standardError.write(
+                "fob: \(outcome.conflicts) item\(outcome.conflicts == 1 ? " has" : "s have") versions to settle: "
+                    + "see `fob conflicts --show`, then `fob resolve SERVICE ACCOUNT --keep local|remote`\n")
         }
         invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
         return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
