@@ -169,21 +169,30 @@ enum AgentBenchmark {
     /// The instructions one run executes, counted by valgrind's callgrind
     /// (steady on a busy machine, where times are not), or `nil` without valgrind.
     static func instructions(_ executable: String, _ arguments: [String], scratch: URL) -> Int? {
-        let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]),
-            let copy = withoutDebugInformation(executable, scratch: scratch)
-        else { return nil }
         let log = scratch.appendingPathComponent("callgrind.log").path
-        _ = run(
-            valgrind,
-            [
-                "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=" + log, copy,
-            ] + arguments, environment: ["PATH": path])
-        guard let text = try? String(contentsOfFile: log, encoding: .utf8),
+        guard
+            callgrind(
+                executable, options: ["--callgrind-out-file=/dev/null", "--log-file=" + log], arguments: arguments,
+                scratch: scratch) != nil,
+            let text = try? String(contentsOfFile: log, encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.contains("Collected :") }),
             let count = Int(line.split(separator: " ").last.map(String.init) ?? "")
         else { return nil }
         return count
+    }
+
+    /// Runs a copy of `executable` (``withoutDebugInformation(_:scratch:)``)
+    /// with `arguments` under valgrind's callgrind with `options`; the
+    /// copy's path, or `nil` without valgrind or strip.
+    static func callgrind(_ executable: String, options: [String], arguments: [String] = [], scratch: URL)
+        -> String?
+    {
+        let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]),
+            let copy = withoutDebugInformation(executable, scratch: scratch)
+        else { return nil }
+        _ = run(valgrind, ["--tool=callgrind"] + options + [copy] + arguments, environment: ["PATH": path])
+        return copy
     }
 
     /// A copy of `executable` in `scratch` without its debugging information
@@ -202,14 +211,12 @@ enum AgentBenchmark {
     /// `nil` without valgrind.
     static func functionOrder(_ executable: String, scratch: URL) -> String? {
         let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-        guard let valgrind = ExecutableLookup.find("valgrind", environment: ["PATH": path]),
-            let copy = withoutDebugInformation(executable, scratch: scratch)
-        else { return nil }
         let profile = scratch.appendingPathComponent("order.callgrind").path
-        _ = run(
-            valgrind,
-            ["--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile, "--log-file=/dev/null", copy],
-            environment: ["PATH": path])
+        guard
+            let copy = callgrind(
+                executable, options: ["--demangle=no", "--callgrind-out-file=" + profile, "--log-file=/dev/null"],
+                scratch: scratch)
+        else { return nil }
         let defined = Set(
             run("/usr/bin/nm", ["--defined-only", copy], environment: ["PATH": path]).output.split(separator: "\n")
                 .compactMap { line -> Substring? in
