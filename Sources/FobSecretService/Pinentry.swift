@@ -15,10 +15,11 @@ final class PinentryUnlock: @unchecked Sendable {
     private let input: Int32
     private let output: Int32
 
-    private init(pid: pid_t, input: Int32, output: Int32) {
+    /// Takes the write end of the pipe to pinentry and the read end of the pipe from it.
+    private init(pid: pid_t, toChild: (read: Int32, write: Int32), fromChild: (read: Int32, write: Int32)) {
         self.pid = pid
-        self.input = input
-        self.output = output
+        input = toChild.write
+        output = fromChild.read
     }
 
     /// The pinentry program: `FOB_PINENTRY`, else `pinentry` on `PATH`; `nil` when none.
@@ -55,7 +56,7 @@ final class PinentryUnlock: @unchecked Sendable {
             close(fromChild.read)
             return nil
         }
-        let conversation = PinentryUnlock(pid: pid, input: toChild.write, output: fromChild.read)
+        let conversation = PinentryUnlock(pid: pid, toChild: toChild, fromChild: fromChild)
         DetachedThread.start { conversation.converse(unlock) }
         return conversation
     }

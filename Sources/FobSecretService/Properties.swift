@@ -25,11 +25,20 @@ extension Provider {
 
     private func itemProperty(_ path: String, _ property: String, _ writer: BusWriter) throws {
         let item = try item(at: path)
+        if property == "Attributes" { return try writer.pairs(item.attributes) }
+        try Provider.labelOrDate(property, label: item.label, created: item.created, modified: item.modified, writer)
+    }
+
+    /// Writes an item's `Label`, `Created` or `Modified` (seconds since
+    /// 1970), the same for vault and memory items.
+    /// - Throws: `ProviderError.notSupported` for any other property.
+    static func labelOrDate(
+        _ property: String, label: String, created: UInt64, modified: UInt64, _ writer: BusWriter
+    ) throws {
         switch property {
-        case "Attributes": try writer.pairs(item.attributes)
-        case "Label": try writer.string(item.label)
-        case "Created": try writer.uint64(item.created)
-        case "Modified": try writer.uint64(item.modified)
+        case "Label": try writer.string(label)
+        case "Created": try writer.uint64(created)
+        case "Modified": try writer.uint64(modified)
         default: throw ProviderError.notSupported("no property \(Interface.item).\(property)")
         }
     }

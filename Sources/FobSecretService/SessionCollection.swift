@@ -122,10 +122,9 @@ extension Provider {
         switch property {
         case "Locked": try writer.bool(false)
         case "Attributes": try writer.stringDictionary(item.attributes)
-        case "Label": try writer.string(item.label)
-        case "Created": try writer.uint64(item.created)
-        case "Modified": try writer.uint64(item.modified)
-        default: throw ProviderError.notSupported("no property \(interface).\(property)")
+        default:
+            try Provider.labelOrDate(
+                property, label: item.label, created: item.created, modified: item.modified, writer)
         }
     }
 

@@ -14,13 +14,6 @@ public struct KeyEpoch: Sendable, Equatable {
     /// The epoch's key (32 bytes).
     public var key: SecretBytes
 
-    /// An epoch; see the properties.
-    public init(number: UInt64, device: String, key: SecretBytes) {
-        self.number = number
-        self.device = device
-        self.key = key
-    }
-
     /// Names the key in the files sealed under it without telling it: a
     /// keyed BLAKE2b of a fixed input, its first 8 bytes, big-endian.
     public var id: UInt64 {
@@ -546,12 +539,6 @@ public struct Revocation: Sendable, Equatable {
     public var device: String
     /// Its last counter still taken.
     public var counter: UInt64
-
-    /// A revocation of `device` after `counter`.
-    public init(device: String, counter: UInt64) {
-        self.device = device
-        self.counter = counter
-    }
 
     static func associatedData(_ device: String) -> [UInt8] { Array("fob-sync revoked 1/\(device)".utf8) }
 

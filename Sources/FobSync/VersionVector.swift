@@ -10,12 +10,6 @@ public struct Dot: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The device's write counter, from 1.
     public var counter: UInt64
 
-    /// A dot of `device` at `counter`.
-    public init(device: String, counter: UInt64) {
-        self.device = device
-        self.counter = counter
-    }
-
     public static func < (a: Dot, b: Dot) -> Bool {
         a.counter != b.counter ? a.counter < b.counter : a.device < b.device
     }

@@ -16,13 +16,6 @@ public enum PrivateFile {
         public let code: Int32
         /// The file's path.
         public let path: String
-        /// - Parameters:
-        ///   - code: the `errno` value.
-        ///   - path: the file's path.
-        public init(code: Int32, path: String) {
-            self.code = code
-            self.path = path
-        }
         /// `cannot open PATH: reason` (a symbolic link or other non-regular file is named as such).
         public var description: String {
             switch code {

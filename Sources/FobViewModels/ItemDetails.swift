@@ -10,13 +10,6 @@ public struct DetailRow: Sendable, Equatable {
     public var text: String
     /// Whether ``text`` is masks standing for a hidden value.
     public var masked: Bool
-
-    /// A row: `label`, then `text` (masks when `masked`).
-    public init(label: String, text: String, masked: Bool) {
-        self.label = label
-        self.text = text
-        self.masked = masked
-    }
 }
 
 extension HomeFormModel {

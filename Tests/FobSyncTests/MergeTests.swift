@@ -1,8 +1,9 @@
 import FobStore
-import FobSync
 import FobTestSupport
 import Foundation
 import Testing
+
+@testable import FobSync
 
 /// The merge and the tree's formats, without git.
 @Suite struct MergeTests {

@@ -1,8 +1,9 @@
-import FobSystem
 import FobTestSupport
 import Foundation
 @preconcurrency import Glibc
 import Testing
+
+@testable import FobSystem
 
 /// Fob's own files (the vault's lock file, the clipboard clearer's state
 /// file) never follow a symbolic link, never open a FIFO or device, and are 0600.
