@@ -70,22 +70,7 @@ enum ImportCommand: FobCommand {
             throw CLIFailure("nothing could be imported from \(path) (\(format.rawValue)); nothing was changed")
         }
         // An entry over a limit names itself before anything is written.
-        for entry in read.entries {
-            do { try entry.item.checkLimits() } catch {
-                throw CLIFailure(
-                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
-            }
-            if ItemQuery.reservedAccessGroups.contains(entry.item.accessGroup) {
-                throw CLIFailure(
-                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the access group \"\(entry.item.accessGroup)\" is reserved for Fob's own records (sync's state); nothing was changed",
-                    status: 2)
-            }
-            if let secret = entry.item.secret, secret.count > Item.maxSecretBytes {
-                throw CLIFailure(
-                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed"
-                )
-            }
-        }
+        try checkEntries(read.entries, path: path, format: format)
         // Through the agent when it holds the vault unlocked: no password.
         let backend = invocation.items()
         defer { backend.close() }
@@ -111,6 +96,29 @@ enum ImportCommand: FobCommand {
             out.write("Imported \(entries) from \(path) (\(format.rawValue)): \(plan.summary)\n")
         }
         return 0
+    }
+
+    /// Refuses the whole import, before anything is written, when one entry
+    /// is over a limit (``Item/checkLimits()``, a secret over 1 MiB) or names a
+    /// reserved access group; the message names the entry's place in the source.
+    /// - Throws: `CLIFailure` (status 1; 2 for a reserved access group).
+    static func checkEntries(_ entries: [ImportEntry], path: String, format: ImportFormat) throws {
+        for entry in entries {
+            do { try entry.item.checkLimits() } catch {
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): \(error); nothing was changed")
+            }
+            if ItemQuery.reservedAccessGroups.contains(entry.item.accessGroup) {
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the access group \"\(entry.item.accessGroup)\" is reserved for Fob's own records (sync's state); nothing was changed",
+                    status: 2)
+            }
+            if let secret = entry.item.secret, secret.count > Item.maxSecretBytes {
+                throw CLIFailure(
+                    "cannot import \(path) (\(format.rawValue)): \(entry.origin): the secret is larger than 1 MiB; nothing was changed"
+                )
+            }
+        }
     }
 
     static func readSource(
