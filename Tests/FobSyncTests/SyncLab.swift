@@ -49,14 +49,14 @@ final class SyncLab {
     /// A directory holding a `git` that runs the real one but kills its
     /// caller with SIGKILL at `point`: `after-commit` (as the first fetch
     /// starts, after the local commit), `after-git-merge` (once a merge is
-    /// done), `before-push` or `after-push`.
+    /// done: the branch moved to the merge), `before-push` or `after-push`.
     func gitThatKillsItsCaller(at point: String) throws -> String {
         let bin = directory.url.path + "/bin-\(point)"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let (verb, when) =
             switch point {
             case "after-commit": ("fetch", "before")
-            case "after-git-merge": ("merge", "after")
+            case "after-git-merge": ("update-ref", "after")
             case "before-push": ("push", "before")
             default: ("push", "after")
             }
