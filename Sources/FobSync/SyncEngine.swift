@@ -911,7 +911,10 @@ public final class SyncEngine {
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
                 // Nothing new fetched (a sync with nothing to do): the local tree is the remote's.
-                var remoteTree = remote == head ? current : try adoptingSnapshot(remote, loaded: &loaded)
+                // The remote still at the synced commit (only this device wrote): the index stands for it.
+                let indexed = loaded.state.shardDigits == nil ? nil : loaded.state.syncedCommit
+                var remoteTree =
+                    remote == head ? current : try adoptingSnapshot(remote, loaded: &loaded, synced: indexed)
                 try checkHeads(remoteTree.heads, revoked: remoteTree.revoked, state: loaded.state, where: "the remote")
                 try checkLiveHashes(&remoteTree, keys: loaded.keys, where: "the remote")
                 head = try git.resolve("HEAD")
