@@ -325,7 +325,7 @@ import Testing
     }
 
     // 8.
-    @Test(arguments: ["after-commit", "after-git-merge", "before-push", "after-push"])
+    @Test(arguments: ["before-commit", "after-commit", "after-git-merge", "before-push", "after-push"])
     func aSyncKilledAnywhereIsFinishedByTheNextRun(point: String) throws {
         let (lab, a, b) = try Self.pair()
         try a.ok(["update", "mail", "ana"], input: "from a\n")
