@@ -1,13 +1,14 @@
 import FobStore
 import FoundationEssentials
+@preconcurrency import Glibc
 import Synchronization
 
-/// git run as a program (``ChildProcessRunner``) in one work tree: the
+/// git run as a program (``ChildProcessRunner``) in one repository: the
 /// user's remotes, SSH keys and credential helpers work as for any git.
 public struct Git: Sendable {
     /// The `git` executable.
     let executable: String
-    /// The work tree.
+    /// The repository's directory (the parent of its `.git`; nothing is checked out).
     public let directory: String
     /// git's environment: this process's, without Fob's own variables.
     let environment: [String: String]
@@ -19,7 +20,7 @@ public struct Git: Sendable {
     /// The branch every device pushes to.
     public static let branch = "main"
 
-    /// git for the work tree at `directory`.
+    /// git for the repository at `directory`.
     /// - Throws: ``SyncError/gitMissing`` when `git` is not on `PATH`.
     public init(directory: String, environment: [String: String], messages: @escaping @Sendable (String) -> Void)
         throws(SyncError)
@@ -30,6 +31,13 @@ public struct Git: Sendable {
         var env = environment.filter { !$0.key.hasPrefix("FOB_") }
         env["GIT_TERMINAL_PROMPT"] = env["GIT_TERMINAL_PROMPT"] ?? "0"
         env["LC_ALL"] = "C"
+        // git's zlib allocates and frees a buffer for every object it
+        // writes; glibc's default trim hands that memory back to the
+        // kernel each time (a brk call per object, most of a big commit's
+        // time). Kept up to 64 MiB instead, unless the user chose otherwise.
+        if env["MALLOC_TRIM_THRESHOLD_"] == nil && env["GLIBC_TUNABLES"] == nil {
+            env["MALLOC_TRIM_THRESHOLD_"] = "67108864"
+        }
         self.environment = env
         self.messages = messages
     }
@@ -46,9 +54,10 @@ public struct Git: Sendable {
     /// - Parameters:
     ///   - network: a fetch or push: 10 minutes, else 2.
     ///   - show: pass git's standard error on to the user.
+    ///   - indexFile: the index git reads and writes (`GIT_INDEX_FILE`), else the repository's.
     func run(
         _ arguments: [String], input: [UInt8] = [], network: Bool = false, show: Bool = false,
-        inDirectory: Bool = true
+        inDirectory: Bool = true, indexFile: String? = nil
     ) throws(SyncError) -> Outcome {
         let base =
             (inDirectory ? ["-C", directory] : []) + [
@@ -56,15 +65,17 @@ public struct Git: Sendable {
                 "-c", "core.autocrlf=false", "-c", "core.quotepath=false",
             ]
         var result: ChildProcessResult
+        var environment = self.environment
+        if let indexFile { environment["GIT_INDEX_FILE"] = indexFile }
         let started = ContinuousClock.now
-        defer { time.add(ContinuousClock.now - started) }
+        defer { time.add(ContinuousClock.now - started, command: Git.verb(arguments)) }
         do {
             result = try ChildProcessRunner.run(
                 executable, arguments: base + arguments, environment: environment, input: input,
                 captureOutput: true, captureError: true, maxOutput: 1 << 30, maxError: 1 << 16,
                 timeout: network ? 600 : 120)
         } catch {
-            throw .git("git \(arguments.first ?? ""): \(error.description)")
+            throw .git("git \(Git.verb(arguments)): \(error.description)")
         }
         defer { result.wipe() }
         let error = String(decoding: result.errorOutput, as: UTF8.self)
@@ -74,12 +85,20 @@ public struct Git: Sendable {
 
     /// Runs git and fails with its message unless it exits 0.
     @discardableResult
-    func check(_ arguments: [String], input: [UInt8] = []) throws(SyncError) -> Outcome {
-        let outcome = try run(arguments, input: input)
+    func check(_ arguments: [String], input: [UInt8] = [], indexFile: String? = nil) throws(SyncError) -> Outcome {
+        let outcome = try run(arguments, input: input, indexFile: indexFile)
         guard outcome.status == 0 else {
-            throw .git("git \(arguments.first ?? ""): \(Git.firstLine(outcome.error))")
+            throw .git("git \(Git.verb(arguments)): \(Git.firstLine(outcome.error))")
         }
         return outcome
+    }
+
+    /// The git command `arguments` run (`fetch`, `push`, …): the first
+    /// argument that is not a `-c NAME=VALUE` before it.
+    static func verb(_ arguments: [String]) -> String {
+        var rest = arguments[...]
+        while rest.first == "-c" { rest = rest.dropFirst(2) }
+        return rest.first ?? ""
     }
 
     /// The line of git's standard error that says what failed: its first
@@ -167,14 +186,119 @@ public struct Git: Sendable {
     }
 }
 
-/// The wall-clock time a ``Git`` spent running git, so a sync's own time
-/// can be told apart from git's (fob-bench prints both).
-public final class GitTime: Sendable {
-    private let total = Mutex(Duration.zero)
+extension Git {
+    /// The branch's full ref name.
+    static var branchRef: String { "refs/heads/" + branch }
 
-    /// Adds one run's time.
-    func add(_ duration: Duration) { total.withLock { $0 += duration } }
+    /// The bytes of `path` in `commit`, or `nil` when it holds no such file.
+    func file(_ path: String, of commit: String = "HEAD") throws(SyncError) -> [UInt8]? {
+        let outcome = try run(["cat-file", "blob", commit + ":" + path])
+        return outcome.status == 0 ? outcome.output : nil
+    }
+
+    /// Commits `writes` (path → bytes) and `removals` on top of `parent`
+    /// (a first commit without it) to the branch, with one `git
+    /// fast-import`: the objects go straight into the repository (one pack
+    /// for a big commit, loose objects for a small one, as
+    /// `fastimport.unpackLimit` says), no file is written in a work tree,
+    /// and the branch moves only once the whole commit is stored (a run
+    /// killed before leaves it where it was).
+    /// - Returns: the new commit.
+    /// - Throws: ``SyncError/git(_:)``, also for a path git's stream cannot carry.
+    func commit(
+        writes: [String: [UInt8]], removals: Set<String>, parent: String?, message: String
+    ) throws(SyncError) -> String {
+        var stream: [UInt8] = []
+        stream.reserveCapacity(writes.values.reduce(4096) { $0 + $1.count + 96 })
+        func line(_ text: String) { stream += Array(text.utf8) + [10] }
+        func data(_ bytes: [UInt8]) {
+            line("data \(bytes.count)")
+            stream += bytes
+            stream.append(10)
+        }
+        line("commit " + Git.branchRef)
+        line("committer fob <fob@localhost> now")
+        data(Array(message.utf8))
+        if let parent { line("from " + parent) }
+        for path in removals.sorted() {
+            guard Git.streamable(path) else { throw .git("git fast-import: cannot carry the path \(path)") }
+            line("D " + path)
+        }
+        for (path, bytes) in writes.sorted(by: { $0.key < $1.key }) {
+            guard Git.streamable(path) else { throw .git("git fast-import: cannot carry the path \(path)") }
+            line("M 100644 inline " + path)
+            data(bytes)
+        }
+        line("")
+        line("done")
+        // Sealed files are ciphertext: zlib cannot make them smaller, only slower to store.
+        try check(["-c", "pack.compression=0", "fast-import", "--quiet", "--done", "--date-format=now"], input: stream)
+        guard let commit = try resolve(Git.branchRef) else { throw .git("git fast-import: the branch did not move") }
+        return commit
+    }
+
+    /// Whether `path` can stand unquoted in a fast-import stream: relative,
+    /// one line, not starting with a quote.
+    static func streamable(_ path: String) -> Bool {
+        !path.isEmpty && !path.hasPrefix("/") && !path.hasPrefix("\"") && !path.contains("\n")
+    }
+
+    /// Merges `other` into the branch at `head`, path by path against their
+    /// merge base: git's three-way merge of trees (`read-tree -m
+    /// --aggressive`, in a private index file), never a checkout; a
+    /// fast-forward when `head` is an ancestor of `other`. A path both sides
+    /// changed differently fails, as `git merge` would (a sync tree never
+    /// holds one: no path is written by two devices).
+    /// - Returns: the branch's new commit.
+    /// - Throws: ``SyncError/git(_:)``.
+    func merge(_ other: String, into head: String) throws(SyncError) -> String {
+        let base = try run(["merge-base", head, other])
+        guard base.status == 0 else {
+            throw .git(
+                "git merge: \(base.status == 1 ? "refusing to merge unrelated histories" : Git.firstLine(base.error))")
+        }
+        let baseCommit = base.text.filter { !$0.isWhitespace }
+        if baseCommit == other { return head }
+        var merged = other
+        if baseCommit != head {
+            let index = directory + "/.git/fob-merge-index"
+            unlink(index)
+            defer { unlink(index) }
+            let read = try run(["read-tree", "-i", "-m", "--aggressive", baseCommit, head, other], indexFile: index)
+            guard read.status == 0 else { throw .git("git merge: \(Git.firstLine(read.error))") }
+            let tree = try run(["write-tree"], indexFile: index)
+            guard tree.status == 0 else { throw .git("git merge: the trees conflict: \(Git.firstLine(tree.error))") }
+            let message = "Merge remote-tracking branch 'origin/\(Git.branch)'"
+            merged = try check(
+                ["commit-tree", tree.text.filter { !$0.isWhitespace }, "-p", head, "-p", other, "-m", message]
+            ).text.filter { !$0.isWhitespace }
+        }
+        try check(["update-ref", "-m", "fob sync: merge", Git.branchRef, merged, head])
+        return merged
+    }
+
+    /// Moves the branch back to `commit` (a merged tree refused).
+    func moveBranch(to commit: String) throws(SyncError) {
+        try check(["update-ref", "-m", "fob sync: back", Git.branchRef, commit])
+    }
+}
+
+/// The wall-clock time a ``Git`` spent running git, so a sync's own time
+/// can be told apart from git's (fob-bench prints both, and git's by command).
+public final class GitTime: Sendable {
+    private let total = Mutex((all: Duration.zero, commands: [String: Duration]()))
+
+    /// Adds one run's time, of the git command `command` (`fetch`, `push`, …).
+    func add(_ duration: Duration, command: String) {
+        total.withLock {
+            $0.all += duration
+            $0.commands[command, default: .zero] += duration
+        }
+    }
 
     /// The time so far.
-    public var elapsed: Duration { total.withLock { $0 } }
+    public var elapsed: Duration { total.withLock { $0.all } }
+
+    /// The time so far of each git command.
+    public var byCommand: [String: Duration] { total.withLock { $0.commands } }
 }

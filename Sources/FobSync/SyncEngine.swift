@@ -33,8 +33,10 @@ public final class SyncEngine {
     /// Whether this run's export also removed files that no export
     /// supersedes (tombstones collected).
     var exportsRemovedOthers = false
-    /// Directories of the work tree known to exist (made in this run).
-    var madeDirectories: Set<String> = []
+    /// The files staged for the next commit, by path (``writeFile(_:_:)``).
+    var pendingWrites: [String: [UInt8]] = [:]
+    /// The paths staged for removal in the next commit (``removeFile(_:)``).
+    var pendingRemovals: Set<String> = []
     /// The largest index shard, in bytes (``SyncIndexShards``).
     var indexShardLimit = SyncIndexShards.defaultLimit
 
@@ -65,6 +67,9 @@ public final class SyncEngine {
 
     /// The time this engine spent waiting for git so far.
     public var gitTime: Duration { git.time.elapsed }
+
+    /// The time this engine spent waiting for each git command so far (`push` → its runs' sum).
+    public var gitTimeByCommand: [String: Duration] { git.time.byCommand }
 
     // MARK: Loading
 
@@ -326,39 +331,29 @@ public final class SyncEngine {
         }
     }
 
-    // MARK: The work tree
+    // MARK: The tree's next commit
 
+    /// Stages `bytes` as the file at `path` for the next ``commit(_:)``.
     func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        let full = git.directory + "/" + path
-        let parent = NSStringPath(path: full).parent
-        if !madeDirectories.contains(parent) {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            madeDirectories.insert(parent)
-        }
-        // Plain writes: git reads them back at once, and a run cut short
-        // is cleaned away by the next (Data's write syncs every file).
-        let fd = Glibc.open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw KeychainError.io("cannot write \(full): \(String(cString: strerror(errno)))") }
-            offset += n
-        }
+        pendingRemovals.remove(path)
+        pendingWrites[path] = bytes
     }
 
+    /// Stages the removal of the file at `path` for the next ``commit(_:)``.
     func removeFile(_ path: String) {
-        unlink(git.directory + "/" + path)
+        pendingWrites[path] = nil
+        pendingRemovals.insert(path)
     }
 
-    /// Commits everything in the work tree; `false` when nothing changed.
+    /// Commits what was staged onto the branch (``Git/commit(writes:removals:parent:message:)``:
+    /// no file is written in a work tree); `false` when nothing was.
     @discardableResult
     func commit(_ message: String) throws -> Bool {
-        try git.check(["add", "-A"])
-        guard try git.run(["diff", "--cached", "--quiet"]).status != 0 else { return false }
-        try git.check(["commit", "-q", "--no-verify", "-m", message])
+        guard !pendingWrites.isEmpty || !pendingRemovals.isEmpty else { return false }
+        let parent = try git.resolve("HEAD")
+        _ = try git.commit(writes: pendingWrites, removals: pendingRemovals, parent: parent, message: message)
+        pendingWrites = [:]
+        pendingRemovals = []
         return true
     }
 
@@ -370,12 +365,18 @@ public final class SyncEngine {
         chmod(parent, 0o700)
     }
 
-    /// Puts the work tree back at its last commit (a run killed before its commit).
+    /// Starts from the branch's last commit: drops what a run cut short
+    /// staged, and the files and index an older Fob kept checked out (the
+    /// tree is read and written through git's objects alone, so nothing
+    /// beside `.git` is ever looked at).
     func cleanWorkTree() throws {
-        madeDirectories = []
-        guard try git.resolve("HEAD") != nil else { return }
-        try git.check(["reset", "-q", "--hard", "HEAD"])
-        try git.check(["clean", "-q", "-f", "-d"])
+        pendingWrites = [:]
+        pendingRemovals = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: git.directory)) ?? []
+        for name in names where name != ".git" {
+            try FileManager.default.removeItem(atPath: git.directory + "/" + name)
+        }
+        if !names.filter({ $0 != ".git" }).isEmpty { unlink(git.directory + "/.git/index") }
     }
 
     // MARK: Export: the vault's changes become revisions
@@ -730,9 +731,7 @@ public final class SyncEngine {
     /// sync, which also writes every item again under the new key.
     func startEpoch(_ loaded: inout Loaded, password: SecretBytes) throws -> KeyEpoch {
         let headerPath = TreePath.header(device: loaded.state.device)
-        let old = FileManager.default.contents(atPath: git.directory + "/" + headerPath).flatMap {
-            try? TreeHeader.parse(Array($0))
-        }
+        let old = try git.file(headerPath).flatMap { try? TreeHeader.parse($0) }
         let older = loaded.state.epochs
         let number = (older.map(\.number).max() ?? 1) + 1
         let epoch = KeyEpoch(number: number, device: loaded.state.device, key: SecretBytes.random(count: 32))
@@ -753,8 +752,7 @@ public final class SyncEngine {
     /// device could open one.
     func undoUnfinishedEpoch(_ loaded: inout Loaded) throws {
         let epoch = loaded.state.currentEpoch
-        guard epoch.number > 1, epoch.device == loaded.state.device,
-            !FileManager.default.fileExists(atPath: git.directory + "/" + TreePath.epoch(epoch))
+        guard epoch.number > 1, epoch.device == loaded.state.device, try git.file(TreePath.epoch(epoch)) == nil
         else { return }
         loaded.state.laterEpochs.removeLast()
         loaded.keys = SyncKeys(epochs: loaded.state.epochs)
@@ -866,7 +864,8 @@ public final class SyncEngine {
         try? FileManager.default.removeItem(atPath: git.directory)
         try makePrivateParent()
         let clone = try git.run(
-            ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
+            ["clone", "-q", "--no-checkout", "-b", Git.branch, remote, git.directory], network: true, show: true,
+            inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
     }
 
@@ -912,7 +911,10 @@ public final class SyncEngine {
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
                 // Nothing new fetched (a sync with nothing to do): the local tree is the remote's.
-                var remoteTree = remote == head ? current : try adoptingSnapshot(remote, loaded: &loaded)
+                // The remote still at the synced commit (only this device wrote): the index stands for it.
+                let indexed = loaded.state.shardDigits == nil ? nil : loaded.state.syncedCommit
+                var remoteTree =
+                    remote == head ? current : try adoptingSnapshot(remote, loaded: &loaded, synced: indexed)
                 try checkHeads(remoteTree.heads, revoked: remoteTree.revoked, state: loaded.state, where: "the remote")
                 try checkLiveHashes(&remoteTree, keys: loaded.keys, where: "the remote")
                 head = try git.resolve("HEAD")
@@ -920,10 +922,10 @@ public final class SyncEngine {
                 // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
                 if try !git.contains(remote, head: head) {
                     do {
-                        current = try mergeRemote(remoteRef, loaded: loaded, before: current)
+                        current = try mergeRemote(remote, head: head, loaded: loaded, before: current)
                     } catch {
                         // Nothing of a refused tree stays in the local one.
-                        if let before { _ = try? git.run(["reset", "-q", "--hard", before]) }
+                        if let before { try? git.moveBranch(to: before) }
                         throw error
                     }
                     head = try git.resolve("HEAD")
@@ -948,9 +950,15 @@ public final class SyncEngine {
     }
 
     /// Merges the fetched tree into the local one and checks the result.
-    func mergeRemote(_ remoteRef: String, loaded: Loaded, before: Snapshot) throws -> Snapshot {
-        let merge = try git.run(["merge", "-q", "--no-edit", "--no-verify", remoteRef], show: true)
-        guard merge.status == 0 else { throw SyncError.git("git merge: \(Git.firstLine(merge.error))") }
+    /// - Parameters:
+    ///   - remote: the fetched commit.
+    ///   - head: the local branch's commit (`nil` before its first).
+    func mergeRemote(_ remote: String, head: String?, loaded: Loaded, before: Snapshot) throws -> Snapshot {
+        if let head {
+            _ = try git.merge(remote, into: head)
+        } else {
+            try git.check(["update-ref", Git.branchRef, remote])
+        }
         var merged = try snapshot(try git.resolve("HEAD"), keys: loaded.keys, trusting: loaded.index)
         let replayed = try checkMerged(&merged, before: before, state: loaded.state, keys: loaded.keys)
         guard !replayed.isEmpty else { return merged }

@@ -4,7 +4,8 @@ import FoundationEssentials
 
 /// Where a vault's sync lives on this machine:
 /// `$XDG_DATA_HOME/fob/sync/ID/` (else `~/.local/share/fob/sync/ID/`),
-/// `ID` naming the vault file's path; `tree/` is the git work tree and
+/// `ID` naming the vault file's path; `tree/` is the git repository (only
+/// its `.git`: the files are never checked out) and
 /// `last` a summary of the last sync (counts only, for `fob status`).
 public enum SyncPaths {
     /// The directory of the vault at `vaultPath`.
@@ -19,7 +20,7 @@ public enum SyncPaths {
         return "\(data)/fob/sync/\(id)"
     }
 
-    /// The work tree of the vault at `vaultPath`.
+    /// The git repository of the vault at `vaultPath` (nothing checked out).
     public static func tree(vaultPath: String, environment: [String: String]) -> String {
         directory(vaultPath: vaultPath, environment: environment) + "/tree"
     }

@@ -29,7 +29,9 @@ extension SyncEngine {
         let header = try TreeHeader.make(
             epoch: KeyEpoch(number: 1, device: "", key: syncKey), password: password, kdf: kdf)
         let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        // The tree's first commit holds the header alone; the state follows it.
         try writeFile(TreePath.header(device: state.device), header.bytes)
+        try commit("fob sync: device \(state.device) starts the tree")
         try store.syncApply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
     }
@@ -43,9 +45,7 @@ extension SyncEngine {
         try ensureWorkTree(remote: loaded.state.remote)
         try cleanWorkTree()
         let path = TreePath.header(device: loaded.state.device)
-        let old = FileManager.default.contents(atPath: git.directory + "/" + path).flatMap {
-            try? TreeHeader.parse(Array($0))
-        }
+        let old = try git.file(path).flatMap { try? TreeHeader.parse($0) }
         let header = try TreeHeader.make(
             epoch: loaded.state.currentEpoch, password: password, kdf: old?.kdf ?? .default)
         try writeFile(path, header.bytes)
@@ -78,23 +78,22 @@ extension SyncEngine {
         let old = SyncEngine.stateItem(in: items)
         try? FileManager.default.removeItem(atPath: git.directory)
         try makePrivateParent()
+        // Nothing is checked out: the tree is read through git's objects.
         let clone = try git.run(
-            ["clone", "-q", "-b", Git.branch, remote, git.directory], network: true, show: true, inDirectory: false)
+            ["clone", "-q", "--no-checkout", "-b", Git.branch, remote, git.directory], network: true, show: true,
+            inDirectory: false)
         guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: git.directory + "/headers")) ?? []
-        let headers = names.sorted().compactMap { TreePath.parseHeader("headers/" + $0) }
+        let files = try git.resolve("HEAD").map { try git.files(of: $0, under: "headers") } ?? [:]
+        let headers = files.keys.sorted().compactMap { path in TreePath.parseHeader(path).map { (path, $0) } }
         guard !headers.isEmpty else {
             throw SyncError.usage("the remote holds no Fob sync tree; run `fob sync init \(remote)` to make one")
         }
         // Any device's header opens with that device's master password:
         // the newest epoch's first, then the older epochs its file holds.
         var parsed: [TreeHeader] = []
-        for device in headers {
-            let path = TreePath.header(device: device)
+        for (path, _) in headers {
             do {
-                parsed.append(
-                    try TreeHeader.parse(
-                        Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data())))
+                parsed.append(try TreeHeader.parse(files[path] ?? []))
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         parsed.sort { ($0.epochNumber, $0.epochDevice) > ($1.epochNumber, $1.epochDevice) }
@@ -105,8 +104,7 @@ extension SyncEngine {
         if newest.number > 1 {
             let path = TreePath.epoch(newest)
             do {
-                epochs += try EpochFile.open(
-                    Array(FileManager.default.contents(atPath: git.directory + "/" + path) ?? Data()), epoch: newest)
+                epochs += try EpochFile.open(try git.file(path) ?? [], epoch: newest)
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         guard let first = epochs.first(where: { $0.number == 1 }) else {

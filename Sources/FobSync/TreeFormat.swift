@@ -158,16 +158,26 @@ public enum TreePath {
 
     /// The item name and dot of a revision path, or `nil` for any other path
     /// (strict: lowercase hex, no leading zeros, the prefix matching).
+    /// Read byte by byte: a fetched tree's listing has one path per item.
     public static func parseRecord(_ path: String) -> (name: String, dot: Dot)? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "items", parts[2].utf8.count == 32,
-            parts[2].utf8.allSatisfy(isHexDigit), parts[1] == parts[2].prefix(2)
-        else { return nil }
-        let file = parts[3]
-        guard file.hasSuffix(".rec") else { return nil }
-        let stem = file.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
-        guard stem.count == 2, DeviceID.isValid(stem[0]), let counter = parseCounter(stem[1]) else { return nil }
-        return (String(parts[2]), Dot(device: String(stem[0]), counter: counter))
+        var path = path
+        return path.withUTF8 { b -> (name: String, dot: Dot)? in
+            // items/AA/NAME/DEVICE.COUNTER.rec: NAME 32 hex digits beginning
+            // with AA, DEVICE 16, COUNTER 1 to 19 decimal digits.
+            let n = b.count
+            guard n >= 64, n <= 82, b[5] == 47, b[8] == 47, b[41] == 47, b[58] == 46, b[n - 4] == 46,
+                b[n - 3] == 114, b[n - 2] == 101, b[n - 1] == 99, b[6] == b[9], b[7] == b[10],
+                b[0] == 105, b[1] == 116, b[2] == 101, b[3] == 109, b[4] == 115,
+                b[9..<41].allSatisfy(isHexDigit), b[42..<58].allSatisfy(isHexDigit),
+                b[59] != 48, b[59..<(n - 4)].allSatisfy({ $0 >= 48 && $0 <= 57 })
+            else { return nil }
+            // At most 19 digits: below 10^19, so no overflow.
+            var counter: UInt64 = 0
+            for digit in b[59..<(n - 4)] { counter = counter * 10 + UInt64(digit - 48) }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: b[9..<41]), as: UTF8.self)
+            let device = String(decoding: UnsafeBufferPointer(rebasing: b[42..<58]), as: UTF8.self)
+            return (name, Dot(device: device, counter: counter))
+        }
     }
 
     /// The path of the revocation of `device`.

@@ -21,6 +21,7 @@ enum SyncBenchmark {
     /// busy machine changes far less.
     private static func timed(_ what: String, _ engine: SyncEngine, per: Int? = nil, _ body: () throws -> Void) throws {
         let git = engine.gitTime
+        let commands = engine.gitTimeByCommand
         let cpu = (cpuSeconds(RUSAGE_SELF.rawValue), cpuSeconds(RUSAGE_CHILDREN.rawValue))
         let total = try time(body)
         let gitPart = engine.gitTime - git
@@ -28,6 +29,16 @@ enum SyncBenchmark {
         report(what, seconds: total, per: per)
         report("  of which git", seconds: gitSeconds)
         report("  of which fob (beside git)", seconds: total - gitSeconds)
+        var parts: [(String, Double)] = []
+        for (command, duration) in engine.gitTimeByCommand {
+            let spent = duration - (commands[command] ?? .zero)
+            let seconds = Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18
+            if seconds > 0 { parts.append((command, seconds)) }
+        }
+        print(
+            "    git by command: "
+                + parts.sorted { $0.1 > $1.1 }.prefix(6).map { "\($0.0) \(Int(($0.1 * 1000).rounded())) ms" }
+                .joined(separator: ", "))
         report("  CPU time of fob", seconds: cpuSeconds(RUSAGE_SELF.rawValue) - cpu.0)
         report("  CPU time of git", seconds: cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpu.1)
         // What the step left in the page cache goes to disk now, so the next step does not pay for it.
@@ -87,7 +98,7 @@ enum SyncBenchmark {
         _ = try b.sync()
         try timed("sync that receives one change (\(count) items)", a) { _ = try a.sync() }
         print(
-            "  sizes per item: tree files \(perItem(treeBytes(root + "/a-tree/items"), count)), "
+            "  sizes per item: tree files \(perItem(try treeBytes(root + "/a-tree", environment), count)), "
                 + "remote repository \(perItem(treeBytes(remote), count)), vault file \(perItem(vaultBytes, count))")
     }
 
@@ -99,6 +110,19 @@ enum SyncBenchmark {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
         return Int(info.st_size)
+    }
+
+    /// The bytes of the item files (`items/`) of the tree's last commit,
+    /// as `git ls-tree -l` lists them (the files are never checked out).
+    private static func treeBytes(_ tree: String, _ environment: [String: String]) throws -> Int {
+        var result = try ChildProcessRunner.run(
+            "/usr/bin/git", arguments: ["-C", tree, "ls-tree", "-r", "-l", "HEAD", "items"],
+            environment: environment, captureOutput: true, maxOutput: 1 << 28, timeout: 60)
+        defer { result.wipe() }
+        return String(decoding: result.output, as: UTF8.self).split(separator: "\n").reduce(0) { sum, line in
+            let fields = line.split(separator: "\t").first?.split(separator: " ") ?? []
+            return sum + (fields.count == 4 ? Int(fields[3]) ?? 0 : 0)
+        }
     }
 
     /// The bytes of every regular file under `directory`.

@@ -197,10 +197,18 @@ import Testing
         let path = TreePath.record(name: name, dot: Dot(device: Self.a, counter: 12))
         #expect(path == "items/ab/\(name)/\(Self.a).12.rec")
         #expect(TreePath.parseRecord(path)?.dot == Dot(device: Self.a, counter: 12))
+        #expect(TreePath.parseRecord(path)?.name == name)
+        let largest = "items/ab/\(name)/\(Self.a).9999999999999999999.rec"
+        #expect(TreePath.parseRecord(largest)?.dot == Dot(device: Self.a, counter: 9_999_999_999_999_999_999))
         for bad in [
             "items/ac/\(name)/\(Self.a).12.rec", "items/ab/\(name)/\(Self.a).012.rec",
             "items/ab/\(name)/\(Self.a).0x1.rec", "items/ab/\(name)/AAAAAAAAAAAAAAAA.1.rec",
             "items/ab/\(name)/\(Self.a).1.rec/x", "items/ab/\(name.uppercased())/\(Self.a).1.rec",
+            "items/ab/\(name)/\(Self.a).1.1.rec", "items/ab/\(name)/\(Self.a)..rec", "items/ab/\(name)/\(Self.a).1.re",
+            "items/ab/\(name)/\(Self.a).18446744073709551616.rec", "itemz/ab/\(name)/\(Self.a).1.rec",
+            "items/ab/\(name)/\(Self.a).1.rec\u{301}", "items/ab/\(name)/\(Self.a)\u{338}1.rec",
+            "items/ab/\(name)x/\(Self.a).1.rec", "/items/ab/\(name)/\(Self.a).1.rec",
+            "items/ab/\(name)/\(Self.a).1.recx",
         ] {
             #expect(TreePath.parseRecord(bad) == nil, "\(bad)")
         }

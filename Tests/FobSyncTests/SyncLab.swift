@@ -47,16 +47,19 @@ final class SyncLab {
     }
 
     /// A directory holding a `git` that runs the real one but kills its
-    /// caller with SIGKILL at `point`: `after-commit` (as the first fetch
-    /// starts, after the local commit), `after-git-merge` (once a merge is
-    /// done), `before-push` or `after-push`.
+    /// caller with SIGKILL at `point`: `before-commit` (the export's files
+    /// staged, its counter reserved, nothing committed), `after-commit` (as
+    /// the first fetch starts, after the local commit), `after-git-merge`
+    /// (once a merge is done: the branch moved to the merge), `before-push`
+    /// or `after-push`.
     func gitThatKillsItsCaller(at point: String) throws -> String {
         let bin = directory.url.path + "/bin-\(point)"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let (verb, when) =
             switch point {
+            case "before-commit": ("fast-import", "before")
             case "after-commit": ("fetch", "before")
-            case "after-git-merge": ("merge", "after")
+            case "after-git-merge": ("update-ref", "after")
             case "before-push": ("push", "before")
             default: ("push", "after")
             }
