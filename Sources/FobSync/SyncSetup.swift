@@ -208,8 +208,14 @@ extension SyncEngine {
     public struct Conflict: Sendable {
         /// The version the vault holds (every device picked the same).
         public var current: Item
-        /// The other versions.
-        public var others: [Item]
+        /// The other versions, each with the parts it lost.
+        public var others: [Sibling]
+
+        /// A conflict; see the properties.
+        public init(current: Item, others: [Sibling]) {
+            self.current = current
+            self.others = others
+        }
     }
 
     /// The items with conflicts in the local tree (as of the last sync); no network.
@@ -231,8 +237,10 @@ extension SyncEngine {
     }
 
     /// `fob resolve SERVICE ACCOUNT --keep local|remote`: keeps the vault's
-    /// version (`local`) or the other one (`remote`), drops the rest, and
-    /// commits the resolution locally; the next `fob sync` carries it.
+    /// version (`local`) or the other one's conflicting parts (`remote`:
+    /// the parts it lost in the merge; the parts merged from other edits
+    /// stay), drops the other versions, and commits the resolution
+    /// locally; the next `fob sync` carries it.
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict.
     public func resolve(service: String, account: String, keepRemote: Bool) throws {
         var loaded = try load()
@@ -249,8 +257,7 @@ extension SyncEngine {
         loaded.state.resolved.insert(name)
         var changes: [ImportChange] = []
         if keepRemote {
-            var kept = other
-            kept.persistentID = stored.persistentID
+            var kept = other.kept(over: stored)
             kept.modified = now()
             changes.append(.replace(existing: stored, with: kept))
         }

@@ -45,6 +45,33 @@ import Testing
         #expect(help.contains("Usage: fob resolve SERVICE ACCOUNT --keep local|remote\n"), "\(help)")
     }
 
+    /// `--keep remote` takes the other version's conflicting parts only:
+    /// the winner's edit of another part, merged already, stays.
+    @Test func keepRemoteTakesOnlyTheConflictingParts() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        // a's edit gets the higher counter, so a's password wins the merge.
+        try a.ok(["add", "other", "item"], input: "x\n")
+        _ = try a.sync()
+        try a.ok(["update", "mail", "ana", "--comment", "a's notes"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try a.sync()
+        #expect(try b.sync().hasSuffix(", conflicts 1\n"))
+        #expect(try a.sync().hasSuffix(", conflicts 1\n"))
+        #expect(try a.secret("mail", "ana") == "from a")
+        // What --keep remote would take: the password, not the notes.
+        let shown = try a.ok(["conflicts", "--show"])
+        #expect(shown.contains(", differs in secret\n"), "\(shown)")
+        try a.ok(["resolve", "mail", "ana", "--keep", "remote"])
+        #expect(try a.secret("mail", "ana") == "from b")
+        #expect(try a.ok(["get", "mail", "ana", "--field", "notes"]) == "a's notes\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        #expect(try b.contents() == a.contents())
+        #expect(try b.contents().contains("mail ana from b a's notes"))
+        #expect(try a.ok(["conflicts"]) == "")
+        #expect(try b.ok(["conflicts"]) == "")
+    }
+
     @Test func syncSaysWhatItSentOnStandardError() throws {
         let (_, a, _) = try SyncProcessTests.pair()
         try a.ok(["update", "mail", "ana"], input: "new\n")

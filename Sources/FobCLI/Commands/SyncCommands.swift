@@ -269,7 +269,7 @@ enum ConflictsCommand: FobCommand {
                 let name = index == conflict.others.count - 1 ? "remote " : "older  "
                 let parts = conflict.differingParts(of: other).map(\.name)
                 let differs = parts.isEmpty ? "same parts" : "differs in " + parts.joined(separator: ", ")
-                text += "  \(name) written \(ItemJSON.date(other.modified)), \(differs)\n"
+                text += "  \(name) written \(ItemJSON.date(other.item.modified)), \(differs)\n"
             }
         }
         invocation.standardOutput.write(text)
