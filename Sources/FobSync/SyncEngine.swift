@@ -536,7 +536,8 @@ public final class SyncEngine {
         vector.add(Dot(device: loaded.state.device, counter: loaded.state.counter))
         let hash = SyncEngine.liveHash(live, keys: loaded.keys)
         let head = DeviceHead(
-            device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash)
+            device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash,
+            name: loaded.state.name)
         try writeFile(TreePath.head(device: loaded.state.device), head.sealed(keys: loaded.keys))
     }
 
@@ -549,12 +550,12 @@ public final class SyncEngine {
     ) throws {
         if let counter = revoked[state.device] {
             throw SyncError.revoked(
-                "this device (\(state.device)) was revoked from the sync tree after its counter \(counter); "
+                "this device, \(DeviceName.label(state.device, name: state.name)), was revoked from the sync tree after its counter \(counter); "
                     + "run `fob sync join \(state.remote)` to join again")
         }
         if let own = heads[state.device], own.counter > state.counter {
             throw SyncError.copied(
-                "\(place) holds counter \(own.counter) of device \(state.device), and this vault wrote at most \(state.counter)"
+                "\(place) holds counter \(own.counter) of device \(DeviceName.label(state.device, name: state.name)), and this vault wrote at most \(state.counter)"
             )
         }
         for (device, counter) in state.seen.sorted(by: { $0.key < $1.key })
@@ -564,7 +565,7 @@ public final class SyncEngine {
             }
             if head.counter < counter {
                 throw SyncError.tampered(
-                    "\(place) went back: device \(device) is at counter \(head.counter), and counter \(counter) was seen"
+                    "\(place) went back: device \(SyncEngine.label(device, heads: heads)) is at counter \(head.counter), and counter \(counter) was seen"
                 )
             }
         }
@@ -640,7 +641,7 @@ public final class SyncEngine {
             }
             guard hash == head.liveHash else {
                 throw SyncError.tampered(
-                    "\(place) holds other revision files than device \(head.device)'s head (counter \(head.counter)) says it saw"
+                    "\(place) holds other revision files than device \(SyncEngine.label(head.device, heads: snap.heads))'s head (counter \(head.counter)) says it saw"
                 )
             }
         }
@@ -771,7 +772,7 @@ public final class SyncEngine {
             let own = TreePath.revoked(device: loaded.state.device)
             if try git.listing(of: commit, under: "devices").contains(where: { $0.path == own }) {
                 throw SyncError.revoked(
-                    "this device (\(loaded.state.device)) was revoked from the sync tree; "
+                    "this device, \(DeviceName.label(loaded.state.device, name: loaded.state.name)), was revoked from the sync tree; "
                         + "run `fob sync join \(loaded.state.remote)` to join again")
             }
             try adoptEpochs(commit, loaded: &loaded)

@@ -407,25 +407,32 @@ public struct DeviceHead: Sendable, Equatable {
     public var vector: VersionVector
     /// A keyed hash of the revision paths live in the tree it committed.
     public var liveHash: [UInt8]
+    /// The device's name (``DeviceName``), or `nil` for one without.
+    public var name: String?
 
     /// A head; see the properties.
-    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8]) {
+    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8], name: String? = nil) {
         self.device = device
         self.counter = counter
         self.vector = vector
         self.liveHash = liveHash
+        self.name = name
     }
 
     static let magic = Array("FSH2".utf8)
 
     /// The file's bytes: "FSH2", the current key's id, then the plaintext
     /// sealed under the current epoch with the device id as associated data.
+    /// The plaintext: version (1; 2 with a name, so a head without one
+    /// stays readable by a Fob that knows version 1 only), counter, vector,
+    /// live hash, then in version 2 the name.
     public func sealed(keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
-        w.u8(1)
+        w.u8(name == nil ? 1 : 2)
         w.u64(counter)
         w.vector(vector)
         w.data(liveHash)
+        if let name { w.string(name) }
         return keys.seal(magic: DeviceHead.magic, w.bytes, ad: Array("fob-sync head 1/\(device)".utf8))
     }
 
@@ -444,12 +451,19 @@ public struct DeviceHead: Sendable, Equatable {
         -> DeviceHead
     {
         var r = ByteReader(raw)
-        guard try r.u8() == 1 else { throw .malformed("an unknown head version") }
+        let version = try r.u8()
+        guard version == 1 || version == 2 else { throw .malformed("an unknown head version") }
         let counter = try r.u64()
         let vector = try r.vector()
         let hash = Array(try r.data(max: 64))
+        var name: String?
+        if version == 2 {
+            let given = try r.string(max: DeviceName.maxBytes)
+            guard DeviceName.isValid(given) else { throw .malformed("a device name") }
+            name = given
+        }
         guard r.atEnd, hash.count == 32 else { throw .malformed("a head") }
-        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash)
+        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash, name: name)
     }
 }
 

@@ -109,6 +109,46 @@ import Testing
         for flag in ["--help", "-h", "--version"] { #expect(text.contains(flag)) }
     }
 
+    /// The synopsis lines of `command` in the COMMANDS section: every
+    /// `.B` tag after a `.TP` whose first word is the command, fonts and
+    /// escapes removed, as `fob COMMAND …`.
+    static func synopsis(of command: String) -> [String] {
+        var lines: [String] = []
+        var inCommands = false
+        var afterTP = false
+        for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".SH ") { inCommands = line == ".SH COMMANDS" }
+            guard inCommands else { continue }
+            if line == ".TP" {
+                afterTP = true
+                continue
+            }
+            if afterTP, line.hasPrefix(".B ") {
+                var plain = String(line.dropFirst(3))
+                for (escape, text) in [("\\-", "-"), ("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\fP", "")] {
+                    plain = plain.replacingOccurrences(of: escape, with: text)
+                }
+                if plain.split(separator: " ").first.map(String.init) == command { lines.append("fob " + plain) }
+            }
+            afterTP = false
+        }
+        return lines
+    }
+
+    /// `fob COMMAND --help` gives the usage lines the man page's synopsis
+    /// gives, word for word, for the sync commands.
+    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
+    func syncUsageLinesMatchTheManPage(command: String) throws {
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        #expect(Self.synopsis(of: command) == info.usageLines)
+        let out = BufferSink()
+        _ = FobCLI.run(CLIContext(arguments: [command, "--help"], standardOutput: out))
+        let usage = out.text.split(separator: "\n\n").first.map(String.init) ?? ""
+        let lines = usage.split(separator: "\n").map { $0.drop { $0 != "f" } }.map(String.init)
+        #expect(usage.hasPrefix("Usage: fob \(command)"), "\(usage)")
+        #expect(lines == Self.synopsis(of: command), "\(usage)")
+    }
+
     @Test func everyExitStatusIsInTheManPage() {
         for status in [0, 1, 2, 36, 44, 45, 50, 51, 60, 61, 62, 63, 93] {
             #expect(Self.manPage.contains(".B \(status)\n"), "\(status)")

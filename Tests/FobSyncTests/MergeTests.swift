@@ -185,6 +185,18 @@ import Testing
         #expect(throws: TreeFormatError.unauthentic) {
             try DeviceHead.open(head.sealed(keys: keys), device: Self.a, keys: keys)
         }
+        // A named head (format 2) carries its name, sealed; one without stays format 1.
+        var named = head
+        named.name = "desk ünï"
+        #expect(try DeviceHead.open(named.sealed(keys: keys), device: Self.b, keys: keys).name == "desk ünï")
+        #expect(named.sealed(keys: keys).count > head.sealed(keys: keys).count)
+        #expect(try DeviceHead.open(head.sealed(keys: keys), device: Self.b, keys: keys).name == nil)
+        #expect(DeviceName.isValid("laptop") && DeviceName.isValid("a b"))
+        for bad in ["", " lead", "trail ", "tab\there", "esc\u{1B}[2J", "c1\u{9B}", String(repeating: "x", count: 65)] {
+            #expect(!DeviceName.isValid(bad), "\(bad)")
+        }
+        #expect(DeviceName.label(Self.a, name: "desk") == "desk (\(Self.a))")
+        #expect(DeviceName.label(Self.a, name: nil) == Self.a)
         let epoch = KeyEpoch(number: 3, device: Self.a, key: key)
         let header = try TreeHeader.make(epoch: epoch, password: .text("pw"), kdf: .testing)
         let parsed = try TreeHeader.parse(header.bytes)

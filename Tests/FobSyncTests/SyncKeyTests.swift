@@ -32,9 +32,7 @@ import Testing
 
     /// The device id `fob sync status` names.
     static func deviceID(_ device: Device) throws -> String {
-        let status = try device.ok(["sync", "status"])
-        return try #require(
-            status.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        try device.deviceID()
     }
 
     // 9.
@@ -246,7 +244,9 @@ import Testing
         let refused = try c.run(["sync", "join", lab.remote])
         #expect(refused.status == 93, "\(refused.stderrText)")
         #expect(
-            refused.stderrText.contains("other revision files than device \(aID)'s head"), "\(refused.stderrText)")
+            refused.stderrText.contains(
+                "other revision files than device \(DeviceName.hostName() ?? "") (\(aID))'s head"),
+            "\(refused.stderrText)")
         let again = try b.run(["sync"])
         #expect(again.status == 93, "\(again.stderrText)")
         #expect(try b.secret("web", "bob") == "two")

@@ -1,3 +1,4 @@
+import FobSync
 import FobTestSupport
 import Foundation
 import Testing
@@ -163,7 +164,10 @@ import Testing
         try lab.git(["update-ref", "refs/heads/main", old], in: lab.remote)
         let refused = try b.run(["sync"])
         #expect(refused.status == 93, "\(refused.stderrText)")
-        #expect(refused.stderrText.contains("went back: device "), "\(refused.stderrText)")
+        // Named by its name and id.
+        let aID = try a.deviceID()
+        let named = "went back: device \(DeviceName.hostName() ?? "") (\(aID)) is at counter"
+        #expect(refused.stderrText.contains(named), "\(refused.stderrText)")
         #expect(refused.stderrText.contains("and counter 2 was seen"), "\(refused.stderrText)")
         #expect(try b.secret("mail", "ana") == "newer")
     }
@@ -410,13 +414,11 @@ import Testing
 
     @Test func aRevokedDeviceCanNoLongerSync() throws {
         let (_, a, b) = try Self.pair()
-        let bStatus = try b.ok(["sync", "status"])
-        let bID = try #require(
-            bStatus.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        let bID = try b.deviceID()
         #expect(try a.run(["devices", "--revoke", "0123456789abcdef"]).status == 2)
         let revoked = try a.run(["devices", "--revoke", bID])
         #expect(revoked.status == 0, "\(revoked.stderrText)")
-        #expect(try a.ok(["devices"]).contains("\(bID)  counter 1  revoked"))
+        #expect(try a.ok(["devices"]).contains("(\(bID))  counter 1  revoked"))
         try b.ok(["update", "web", "bob"], input: "after the revocation\n")
         // The tree's new key is not b's: it is told why before any password is asked.
         let first = try b.run(["sync"])

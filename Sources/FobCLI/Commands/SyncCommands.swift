@@ -75,12 +75,24 @@ enum SyncCommand: FobCommand {
             help:
                 "join, or a sync that meets a new key: the tree's password (a device's master password) is the first line of PATH"
         ),
+        .value(
+            "--name", "NAME",
+            help: "init, join: this device's name (default the host name); a sync: renames this device"),
+    ]
+    static let usageLines = [
+        "fob sync [--strict] [--name NAME] [--tree-password-file PATH]",
+        "fob sync init REMOTE [--kdf K] [--name NAME] [--tree-password-file PATH]",
+        "fob sync join REMOTE [--name NAME] [--tree-password-file PATH]",
+        "fob sync status",
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes
         it to an empty git remote. 'fob sync join REMOTE' joins a tree from
         another device: it asks the master password of a device in the tree
-        (or reads --tree-password-file) and merges the items of both. 'fob
+        (or reads --tree-password-file) and merges the items of both. Each
+        device has a name, shown beside its id: the host name, or --name
+        NAME (1 to 64 bytes, no control characters); 'fob sync --name NAME'
+        renames this device. 'fob
         sync' fetches, merges item by item, commits and pushes, and prints
         'merged N, conflicts M'. When another device started a new sync key
         ('fob passwd --rotate-key', 'fob devices --revoke'), it asks that
@@ -99,10 +111,16 @@ enum SyncCommand: FobCommand {
         let verb = positionals.first
         switch (verb, positionals.count) {
         case (nil, _):
+            let name = invocation.arguments.value("--name")
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) { try engine.sync() }
+            let outcome = try invocation.syncing(locking: items) {
+                guard let name else { return try engine.sync() }
+                try engine.rename(to: name)
+                // The head carries the new name, also when nothing else changed.
+                return try engine.sync(forceHead: true)
+            }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
@@ -129,15 +147,21 @@ enum SyncCommand: FobCommand {
             } else {
                 password = try invocation.masterPassword(prompt: "Master password: ")
             }
+            let name = invocation.arguments.value("--name") ?? DeviceName.hostName()
+            if let name, !DeviceName.isValid(name) {
+                throw UsageError(
+                    "--name wants 1 to \(DeviceName.maxBytes) bytes without control characters or a space at either end",
+                    command: SyncCommand.name)
+            }
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
             let outcome = try invocation.syncing(locking: items) {
                 if verb == "init" {
-                    return try engine.initialize(remote: remote, password: password, kdf: kdf)
+                    return try engine.initialize(remote: remote, password: password, kdf: kdf, name: name)
                 }
                 do {
-                    return try engine.join(remote: remote, password: password)
+                    return try engine.join(remote: remote, password: password, name: name)
                 } catch SyncError.wrongPassword where fromVaultPasswordFile {
                     // The vault's own password file was tried: say so, the tree may have another.
                     throw CLIFailure(
@@ -152,7 +176,7 @@ enum SyncCommand: FobCommand {
             let items = invocation.items()
             defer { items.close() }
             let status = try invocation.syncing { try invocation.syncEngine(items).status() }
-            var text = "remote: \(status.remote)\ndevice: \(status.device)\n"
+            var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
             if status.lastSync == 0 {
                 text += "last sync: never\n"
             } else {
@@ -161,7 +185,7 @@ enum SyncCommand: FobCommand {
             }
             text += "pending local changes: \(status.pending)\n"
             for device in status.devices {
-                text += "device \(device.device): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
+                text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
                 text += device.isRevoked ? ", revoked\n" : "\n"
             }
             invocation.standardOutput.write(text)
@@ -197,11 +221,16 @@ enum DevicesCommand: FobCommand {
     static let name = "devices"
     static let summary = "the devices syncing this vault, as of the last sync; --revoke shuts one out"
     static let options: [OptionSpec] = [
-        .value("--revoke", "DEVICE", help: "sync, then ignore DEVICE's later writes, everywhere (and sync)")
+        .value(
+            "--revoke", "DEVICE", help: "sync, then ignore DEVICE's later writes, everywhere (and sync); its id or name"
+        )
     ]
     static let discussion = """
-        One line per device: its id, the highest counter it wrote, which one
-        is this vault, and which are revoked. Reads the local tree only.
+        One line per device: its name and id ('laptop (0123456789abcdef)';
+        the id alone for a device without a name), the highest counter it
+        wrote, which one is this vault, and which are revoked. Reads the
+        local tree only. DEVICE is an id or the name of one device (a name
+        several devices have is refused: give the id).
         --revoke DEVICE syncs first (what DEVICE pushed so far is kept), then
         writes a revocation into the tree and syncs: every
         device ignores DEVICE's later writes, and DEVICE can no longer sync.
@@ -221,16 +250,16 @@ enum DevicesCommand: FobCommand {
             try vault.unlock(password: password)
             vault.lock()
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) {
+            let (revoked, outcome) = try invocation.syncing(locking: items) {
                 try engine.revoke(device: device, password: password)
             }
-            invocation.standardOutput.write("revoked \(device)\n")
+            invocation.standardOutput.write("revoked \(revoked)\n")
             return SyncCommand.finish(invocation, outcome)
         }
         let status = try invocation.syncing { try invocation.syncEngine(items).status() }
         var text = ""
         for device in status.devices {
-            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
+            text += "\(device.label)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
             text += device.isRevoked ? "  revoked\n" : "\n"
         }
         invocation.standardOutput.write(text)
