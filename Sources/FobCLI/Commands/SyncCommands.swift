@@ -278,7 +278,8 @@ enum ConflictsCommand: FobCommand {
         One line per item: service, account and the number of versions. The
         vault holds the version every device picked ('local' to 'fob resolve');
         the other is 'remote'. --show adds a line per version with the time it
-        was written and the parts in which it differs from the vault's
+        was written and the parts 'fob resolve --keep remote' would take from
+        it: those it lost in the merge whose values differ from the vault's
         (secret, notes, url, label, ...), never their values. Never prints a
         secret.
         """
@@ -314,13 +315,15 @@ enum ResolveCommand: FobCommand {
     static let options: [OptionSpec] = [
         .required(
             "--keep", "local|remote", choices: ["local", "remote"],
-            help: "local: the version in the vault now; remote: the other one")
+            help: "local: the version in the vault now; remote: the other one's conflicting parts")
     ]
     static let discussion = """
         After a conflict every device holds the same version in its vault (the
         one the merge picked, whichever device wrote it): that is 'local'. The
-        other version is 'remote'. 'fob conflicts --show' tells them apart
-        (when each was written and which parts differ). The resolution is
+        other version is 'remote': keeping it takes only the parts in which it
+        conflicted (both devices changed them); the parts the merge took from
+        other edits stay. 'fob conflicts --show' tells them apart (when each
+        was written and which parts --keep remote would take). The resolution is
         committed to the local tree and travels with the next 'fob sync'; the
         other devices drop the versions too. Exit 44 when the item has no
         conflict.
