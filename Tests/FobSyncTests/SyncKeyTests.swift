@@ -38,6 +38,7 @@ import Testing
     // 9.
     @Test func rotateKeyOnOneDeviceTheOtherAsksTheNewPasswordAndKeepsItsEdits() throws {
         let (lab, a, b) = try SyncProcessTests.pair()
+        let aID = try Self.deviceID(a)
         try b.ok(["update", "web", "bob"], input: "unsynced on b\n")
         try b.ok(["add", "new", "on-b"], input: "b only\n")
         let before = try Self.keyIDs(lab)
@@ -69,10 +70,14 @@ import Testing
             environment: lab.gitEnvironment.merging([
                 "XDG_DATA_HOME": b.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
             ]) { $1 })
-        #expect(session.waitFor("The sync tree has a new key. Master password of device "))
+        // The device that started the key is named by its name and id.
+        let host = DeviceName.hostName() ?? ""
+        #expect(session.waitFor("The sync tree has a new key. Master password of device \(host) (\(aID)): "))
         session.send(Array("pw2\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
-        #expect(session.outputText.contains("took the sync tree's new key (epoch 2"), "\(session.outputText)")
+        #expect(
+            session.outputText.contains("took the sync tree's new key (epoch 2, from device \(host) (\(aID)))"),
+            "\(session.outputText)")
         #expect(try b.secret("web", "bob") == "unsynced on b")
         // Later syncs need no password; both end with both devices' edits.
         #expect(try aSync().status == 0)
