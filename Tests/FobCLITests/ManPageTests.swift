@@ -18,10 +18,10 @@ import Testing
             .replacingOccurrences(of: "\\fR", with: "").replacingOccurrences(of: "\\fP", with: "")
     }
 
-    /// The command names of the man page's COMMANDS section: the first word of
-    /// each `.B` line that follows a `.TP`.
-    static var manPageCommands: Set<String> {
-        var names: Set<String> = []
+    /// The `.B` lines that follow a `.TP` in the man page's COMMANDS
+    /// section (each command's synopsis lines), without the `.B `.
+    static var commandTags: [String] {
+        var tags: [String] = []
         var inCommands = false
         var afterTP = false
         for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -31,13 +31,19 @@ import Testing
                 afterTP = true
                 continue
             }
-            if afterTP, line.hasPrefix(".B ") {
-                let words = line.dropFirst(3).split(separator: " ")
-                if let first = words.first { names.insert(String(first).replacingOccurrences(of: "\\-", with: "-")) }
-            }
+            if afterTP, line.hasPrefix(".B ") { tags.append(String(line.dropFirst(3))) }
             afterTP = false
         }
-        return names
+        return tags
+    }
+
+    /// The command names of the man page's COMMANDS section: the first word of
+    /// each `.B` line that follows a `.TP`.
+    static var manPageCommands: Set<String> {
+        Set(
+            commandTags.compactMap { tag in
+                tag.split(separator: " ").first.map { String($0).replacingOccurrences(of: "\\-", with: "-") }
+            })
     }
 
     /// The command names `fob --help` lists: the first word of each indented
@@ -113,26 +119,13 @@ import Testing
     /// `.B` tag after a `.TP` whose first word is the command, fonts and
     /// escapes removed, as `fob COMMAND …`.
     static func synopsis(of command: String) -> [String] {
-        var lines: [String] = []
-        var inCommands = false
-        var afterTP = false
-        for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(".SH ") { inCommands = line == ".SH COMMANDS" }
-            guard inCommands else { continue }
-            if line == ".TP" {
-                afterTP = true
-                continue
+        commandTags.map { tag in
+            var plain = tag
+            for (escape, text) in [("\\-", "-"), ("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\fP", "")] {
+                plain = plain.replacingOccurrences(of: escape, with: text)
             }
-            if afterTP, line.hasPrefix(".B ") {
-                var plain = String(line.dropFirst(3))
-                for (escape, text) in [("\\-", "-"), ("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\fP", "")] {
-                    plain = plain.replacingOccurrences(of: escape, with: text)
-                }
-                if plain.split(separator: " ").first.map(String.init) == command { lines.append("fob " + plain) }
-            }
-            afterTP = false
-        }
-        return lines
+            return plain
+        }.filter { $0.split(separator: " ").first.map(String.init) == command }.map { "fob " + $0 }
     }
 
     /// `fob COMMAND --help` gives the usage lines the man page's synopsis

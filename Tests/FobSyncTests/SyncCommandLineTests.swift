@@ -49,16 +49,7 @@ import Testing
     /// `--keep remote` takes the other version's conflicting parts only:
     /// the winner's edit of another part, merged already, stays.
     @Test func keepRemoteTakesOnlyTheConflictingParts() throws {
-        let (_, a, b) = try SyncProcessTests.pair()
-        // a's edit gets the higher counter, so a's password wins the merge.
-        try a.ok(["add", "other", "item"], input: "x\n")
-        _ = try a.sync()
-        try a.ok(["update", "mail", "ana", "--comment", "a's notes"], input: "from a\n")
-        try b.ok(["update", "mail", "ana"], input: "from b\n")
-        _ = try a.sync()
-        #expect(try b.sync().hasSuffix(", conflicts 1\n"))
-        #expect(try a.sync().hasSuffix(", conflicts 1\n"))
-        #expect(try a.secret("mail", "ana") == "from a")
+        let (_, a, b) = try SyncProcessTests.passwordConflictWonByA()
         // What --keep remote would take: the password, not the notes.
         let shown = try a.ok(["conflicts", "--show"])
         #expect(shown.contains(", differs in secret\n"), "\(shown)")

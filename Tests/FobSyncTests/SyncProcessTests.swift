@@ -18,6 +18,25 @@ import Testing
         return (lab, a, b)
     }
 
+    /// A ``pair()`` after a conflict on `mail ana`: a changed the notes
+    /// ("a's notes") and the password ("from a"), b the password ("from
+    /// b"); a's edit has the higher counter, so a's password won. Both synced.
+    static func passwordConflictWonByA(sourceLocation: SourceLocation = #_sourceLocation) throws -> (
+        SyncLab, Device, Device
+    ) {
+        let (lab, a, b) = try pair()
+        try a.ok(["add", "other", "item"], input: "x\n", sourceLocation: sourceLocation)
+        _ = try a.sync(sourceLocation: sourceLocation)
+        try a.ok(
+            ["update", "mail", "ana", "--comment", "a's notes"], input: "from a\n", sourceLocation: sourceLocation)
+        try b.ok(["update", "mail", "ana"], input: "from b\n", sourceLocation: sourceLocation)
+        _ = try a.sync(sourceLocation: sourceLocation)
+        #expect(try b.sync().hasSuffix(", conflicts 1\n"), sourceLocation: sourceLocation)
+        #expect(try a.sync().hasSuffix(", conflicts 1\n"), sourceLocation: sourceLocation)
+        #expect(try a.secret("mail", "ana") == "from a", sourceLocation: sourceLocation)
+        return (lab, a, b)
+    }
+
     // 1.
     @Test func twoDevicesAddDifferentItemsAndBothHaveBoth() throws {
         let (_, a, b) = try Self.pair()
@@ -53,16 +72,7 @@ import Testing
     /// `r`: only its conflicting part (the password), off the UI thread;
     /// this vault's notes, merged from its own edit, stay.
     @Test func theTerminalUIMarksAConflictAndKeepsTheOtherVersion() throws {
-        let (lab, a, b) = try Self.pair()
-        // a's edit gets the higher counter, so a's password wins the merge.
-        try a.ok(["add", "other", "item"], input: "x\n")
-        _ = try a.sync()
-        try a.ok(["update", "mail", "ana", "--comment", "a's notes"], input: "from a\n")
-        try b.ok(["update", "mail", "ana"], input: "from b\n")
-        _ = try a.sync()
-        _ = try b.sync()
-        #expect(try a.sync().hasSuffix(", conflicts 1\n"))
-        #expect(try a.secret("mail", "ana") == "from a")
+        let (lab, a, _) = try Self.passwordConflictWonByA()
         let tmux = try TmuxSession(
             width: 80, height: 24,
             command: [
