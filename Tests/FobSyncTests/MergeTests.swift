@@ -82,6 +82,9 @@ import Testing
             #expect(view.siblings.map(\.parts) == [[.secret]])
             let conflict = SyncEngine.Conflict(current: try #require(view.item), others: view.siblings)
             #expect(conflict.differingParts(of: view.siblings[0]) == [.secret])
+            // Kept before the parts were recorded: every part that differs, as before.
+            let unknown = Sibling(item: view.siblings[0].item, parts: nil)
+            #expect(conflict.differingParts(of: unknown) == [.secret, .notes])
         }
     }
 
