@@ -71,12 +71,12 @@ import Testing
                 "XDG_DATA_HOME": b.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
             ]) { $1 })
         // The device that started the key is named by its name and id.
-        let host = DeviceName.hostName() ?? ""
-        #expect(session.waitFor("The sync tree has a new key. Master password of device \(host) (\(aID)): "))
+        let starter = DeviceName.label(aID, name: DeviceName.hostName())
+        #expect(session.waitFor("The sync tree has a new key. Master password of device \(starter): "))
         session.send(Array("pw2\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
         #expect(
-            session.outputText.contains("took the sync tree's new key (epoch 2, from device \(host) (\(aID)))"),
+            session.outputText.contains("took the sync tree's new key (epoch 2, from device \(starter))"),
             "\(session.outputText)")
         #expect(try b.secret("web", "bob") == "unsynced on b")
         // Later syncs need no password; both end with both devices' edits.
@@ -250,7 +250,7 @@ import Testing
         #expect(refused.status == 93, "\(refused.stderrText)")
         #expect(
             refused.stderrText.contains(
-                "other revision files than device \(DeviceName.hostName() ?? "") (\(aID))'s head"),
+                "other revision files than device \(DeviceName.label(aID, name: DeviceName.hostName()))'s head"),
             "\(refused.stderrText)")
         let again = try b.run(["sync"])
         #expect(again.status == 93, "\(again.stderrText)")

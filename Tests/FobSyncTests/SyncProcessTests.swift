@@ -176,7 +176,7 @@ import Testing
         #expect(refused.status == 93, "\(refused.stderrText)")
         // Named by its name and id.
         let aID = try a.deviceID()
-        let named = "went back: device \(DeviceName.hostName() ?? "") (\(aID)) is at counter"
+        let named = "went back: device \(DeviceName.label(aID, name: DeviceName.hostName())) is at counter"
         #expect(refused.stderrText.contains(named), "\(refused.stderrText)")
         #expect(refused.stderrText.contains("and counter 2 was seen"), "\(refused.stderrText)")
         #expect(try b.secret("mail", "ana") == "newer")
