@@ -166,6 +166,8 @@ import Testing
         #expect(bad.status == 2, "\(bad.stderrText)")
         #expect(bad.stderrText.contains("--name wants 1 to 64 bytes"), "\(bad.stderrText)")
         #expect(try d.run(["sync", "status"]).status != 0)
+        #expect(try b.run(["sync", "--name", " desk"]).status == 2)
+        #expect(try b.run(["sync", "status", "--name", "desk"]).status == 2)
         // Renamed by a sync, seen by the others at theirs.
         try b.ok(["sync", "--name", "desktop"])
         _ = try a.sync()

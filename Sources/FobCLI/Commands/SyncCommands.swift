@@ -111,7 +111,7 @@ enum SyncCommand: FobCommand {
         let verb = positionals.first
         switch (verb, positionals.count) {
         case (nil, _):
-            let name = invocation.arguments.value("--name")
+            let name = try deviceName(invocation)
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
@@ -124,6 +124,8 @@ enum SyncCommand: FobCommand {
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
+            // A bad name is refused before any password is asked.
+            let name = try deviceName(invocation) ?? DeviceName.hostName()
             var kdf = KDFParameters.default
             if let text = invocation.arguments.value("--kdf") {
                 guard verb == "init", let preset = KDFParameters.Preset(rawValue: text) else {
@@ -147,12 +149,6 @@ enum SyncCommand: FobCommand {
             } else {
                 password = try invocation.masterPassword(prompt: "Master password: ")
             }
-            let name = invocation.arguments.value("--name") ?? DeviceName.hostName()
-            if let name, !DeviceName.isValid(name) {
-                throw UsageError(
-                    "--name wants 1 to \(DeviceName.maxBytes) bytes without control characters or a space at either end",
-                    command: SyncCommand.name)
-            }
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
@@ -173,6 +169,9 @@ enum SyncCommand: FobCommand {
             }
             return finish(invocation, outcome)
         case ("status", 1):
+            guard invocation.arguments.value("--name") == nil else {
+                throw UsageError("--name applies to 'fob sync', 'init' and 'join', not 'status'", command: name)
+            }
             let items = invocation.items()
             defer { items.close() }
             let status = try invocation.syncing { try invocation.syncEngine(items).status() }
@@ -195,6 +194,18 @@ enum SyncCommand: FobCommand {
                 "'fob sync' takes nothing, 'init REMOTE', 'join REMOTE' or 'status', not '\(positionals.joined(separator: " "))'",
                 command: name)
         }
+    }
+
+    /// The `--name` given, or `nil`.
+    /// - Throws: ``UsageError`` for a name ``DeviceName/isValid(_:)`` refuses.
+    static func deviceName(_ invocation: Invocation) throws -> String? {
+        guard let name = invocation.arguments.value("--name") else { return nil }
+        guard DeviceName.isValid(name) else {
+            throw UsageError(
+                "--name wants 1 to \(DeviceName.maxBytes) bytes without control characters or a space at either end",
+                command: self.name)
+        }
+        return name
     }
 
     static func finish(_ invocation: Invocation, _ outcome: SyncEngine.Outcome) -> Int32 {
