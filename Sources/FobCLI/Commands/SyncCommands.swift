@@ -90,20 +90,20 @@ enum SyncCommand: FobCommand {
         it to an empty git remote. 'fob sync join REMOTE' joins a tree from
         another device: it asks the master password of a device in the tree
         (or reads --tree-password-file) and merges the items of both. Each
-        device has a name, shown beside its id: the host name, or --name
-        NAME (1 to 64 bytes, no control characters); 'fob sync --name NAME'
-        renames this device. 'fob
-        sync' fetches, merges item by item, commits and pushes, and prints
-        'merged N, conflicts M'. When another device started a new sync key
-        ('fob passwd --rotate-key', 'fob devices --revoke'), it asks that
-        device's master password (or reads --tree-password-file) and keeps
-        this vault's unsynced edits; without a terminal or the file it stops
-        with exit 63. 'fob sync status' shows the remote, the last sync, the
-        pending local changes and the devices. git runs as a program: its
-        messages reach standard error. Exit 60 without git, 61 when the
-        remote cannot be reached, 62 when it refuses the push, 63 when a new
-        sync key needs a password no one can give, 93 when the tree went back
-        or was tampered with, or this vault is a copy.
+        device has a name, shown beside its id: the host name, or --name NAME
+        (1 to 64 bytes, no control characters); 'fob sync --name NAME' renames
+        this device. 'fob sync' fetches, merges item by item, commits and
+        pushes, and prints 'merged N, conflicts M'. When another device
+        started a new sync key ('fob passwd --rotate-key', 'fob devices
+        --revoke'), it asks that device's master password (or reads
+        --tree-password-file) and keeps this vault's unsynced edits; without a
+        terminal or the file it stops with exit 63. 'fob sync status' shows
+        the remote, this device's name and id, the last sync, the pending
+        local changes and the devices. git runs as a program: its messages
+        reach standard error. Exit 60 without git, 61 when the remote cannot
+        be reached, 62 when it refuses the push, 63 when a new sync key needs
+        a password no one can give, 93 when the tree went back or was tampered
+        with, or this vault is a copy.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -237,18 +237,18 @@ enum DevicesCommand: FobCommand {
         )
     ]
     static let discussion = """
-        One line per device: its name and id ('laptop (0123456789abcdef)';
-        the id alone for a device without a name), the highest counter it
-        wrote, which one is this vault, and which are revoked. Reads the
-        local tree only. DEVICE is an id or the name of one device (a name
-        several devices have is refused: give the id).
-        --revoke DEVICE syncs first (what DEVICE pushed so far is kept), then
-        writes a revocation into the tree and syncs: every
-        device ignores DEVICE's later writes, and DEVICE can no longer sync.
-        It also starts a new sync key, sealed under this vault's master
-        password (asked, or --password-file), which DEVICE is never given:
-        it keeps what it read before and cannot read what is written after.
-        The other devices ask for that password at their next sync.
+        One line per device: its name and id ('laptop (0123456789abcdef)'; the
+        id alone for a device without a name), the highest counter it wrote,
+        which one is this vault, and which are revoked. Reads the local tree
+        only. DEVICE is an id or the name of one device (a name several
+        devices have is refused: give the id). --revoke DEVICE syncs first
+        (what DEVICE pushed so far is kept), then writes a revocation into the
+        tree and syncs: every device ignores DEVICE's later writes, and DEVICE
+        can no longer sync. It also starts a new sync key, sealed under this
+        vault's master password (asked, or --password-file), which DEVICE is
+        never given: it keeps what it read before and cannot read what is
+        written after. The other devices ask for that password at their next
+        sync.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
