@@ -142,6 +142,20 @@ import Testing
         #expect(lines == Self.synopsis(of: command), "\(usage)")
     }
 
+    /// The README's command table (its contract) gives the same forms of
+    /// the sync commands, each in backticks (`|` escaped for the table).
+    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
+    func syncUsageLinesAreInTheReadmesCommandTable(command: String) throws {
+        let readme = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Command line\n") })
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        for line in info.usageLines {
+            let form = "`" + line.dropFirst(4).replacingOccurrences(of: "|", with: "\\|") + "`"
+            #expect(section.contains(form), "README.md's command table lacks \(form)")
+        }
+    }
+
     @Test func everyExitStatusIsInTheManPage() {
         for status in [0, 1, 2, 36, 44, 45, 50, 51, 60, 61, 62, 63, 93] {
             #expect(Self.manPage.contains(".B \(status)\n"), "\(status)")
