@@ -42,6 +42,8 @@ public protocol FobCommand {
     static var discussion: String { get }
     /// Whether arguments past the last positional are kept (`fob run -- COMMAND ARGS…`).
     static var variadic: Bool { get }
+    /// The usage lines of `fob NAME --help` (default: the one ``usage`` builds).
+    static var usageLines: [String] { get }
     /// Runs the command.
     /// - Parameter invocation: the parsed arguments, global options and process state.
     /// - Returns: the exit status.
@@ -67,9 +69,13 @@ extension FobCommand {
         return parts.joined(separator: " ")
     }
 
+    /// The usage lines `fob NAME --help` shows: ``usage``, unless the
+    /// command has forms of its own (each as the man page's synopsis gives it).
+    public static var usageLines: [String] { [usage] }
+
     /// The text of `fob NAME --help`.
     public static var helpText: String {
-        var text = "Usage: \(usage)\n\n\(summary)\n"
+        var text = "Usage: " + usageLines.joined(separator: "\n       ") + "\n\n\(summary)\n"
         if !options.isEmpty {
             text += "\nOptions:\n"
             text += HelpFormatter.table(options.map { ($0.synopsis, $0.help) })

@@ -20,10 +20,29 @@ extension FieldGroup {
 }
 
 extension SyncEngine.Conflict {
-    /// The parts in which `other` (one of ``others``) differs from
-    /// ``current``, in the tree's order; never their values.
+    /// The parts `fob resolve --keep remote` takes from `other` (one of
+    /// ``others``): those it lost in the merge whose values differ from
+    /// ``current``'s (for a version recorded without its parts, every part
+    /// that differs), in the tree's order; never their values.
     /// - Parameter other: a version kept beside the vault's.
-    public func differingParts(of other: Item) -> [FieldGroup] {
-        FieldGroup.allCases.filter { !$0.same(current, other) }
+    public func differingParts(of other: Sibling) -> [FieldGroup] {
+        other.takenParts(over: current)
+    }
+}
+
+extension Sibling {
+    /// The parts of this version that replace `current`'s when it is kept:
+    /// the ones it lost in the merge (or, not known, every one), where the
+    /// values differ.
+    func takenParts(over current: Item) -> [FieldGroup] {
+        FieldGroup.allCases.filter { (parts?.contains($0) ?? true) && !$0.same(current, item) }
+    }
+
+    /// `current` with this version's ``takenParts(over:)``: its other parts,
+    /// merged from other edits, stay as they are.
+    func kept(over current: Item) -> Item {
+        var kept = current
+        for group in takenParts(over: current) { group.copy(from: item, into: &kept) }
+        return kept
     }
 }

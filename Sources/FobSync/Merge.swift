@@ -1,6 +1,23 @@
 import FobStore
 import FoundationEssentials
 
+/// A version of an item kept beside the merged one after a conflict.
+public struct Sibling: Sendable {
+    /// The version, whole.
+    public var item: Item
+    /// The parts it lost in the merge (both sides changed them): what
+    /// `fob resolve --keep remote` takes from it, leaving the merged item's
+    /// other parts as they are. `nil` for a version recorded before the
+    /// parts were (its file holds none): then every part that differs.
+    public var parts: Set<FieldGroup>?
+
+    /// A sibling; see the properties.
+    public init(item: Item, parts: Set<FieldGroup>?) {
+        self.item = item
+        self.parts = parts
+    }
+}
+
 /// What the tree says of one item: its live revisions merged.
 public struct ItemView: Sendable {
     /// Everything the live revisions have seen.
@@ -10,7 +27,7 @@ public struct ItemView: Sendable {
     /// The merged item, or `nil` when deleted.
     public var item: Item?
     /// Conflicting versions kept beside ``item`` (never dropped until resolved).
-    public var siblings: [Item]
+    public var siblings: [Sibling]
     /// Set when an edit won over a concurrent delete.
     public var editBeatDelete: Bool
     /// The live revisions it was merged from, oldest dot first.
@@ -37,7 +54,7 @@ public enum SyncMerge {
     /// merge part by part: a part set by a write the other side has seen is
     /// taken from the newer side, and a part both sides changed goes to the
     /// higher dot (counter, then device id), the other version kept whole
-    /// as a sibling.
+    /// as a sibling with the parts it lost.
     public static func view(of revisions: [Revision]) -> ItemView? {
         let live = liveSet(revisions)
         guard var result = live.first.map(view(single:)) else { return nil }
@@ -71,7 +88,9 @@ public enum SyncMerge {
         case (.some(let x), .some(let y)):
             var merged = x
             var dots = a.fieldDots
-            var loser: Item?
+            // The parts each side lost (usually one side loses them all).
+            var lostX: Set<FieldGroup> = []
+            var lostY: Set<FieldGroup> = []
             for group in FieldGroup.allCases {
                 let da = a.fieldDots[group]
                 let db = b.fieldDots[group]
@@ -87,7 +106,7 @@ public enum SyncMerge {
                 } else {
                     // Both changed it: the higher dot wins on every device.
                     takeB = (db ?? Dot(device: "", counter: 0)) > (da ?? Dot(device: "", counter: 0))
-                    loser = takeB ? x : y
+                    if takeB { lostX.insert(group) } else { lostY.insert(group) }
                 }
                 if takeB {
                     group.copy(from: y, into: &merged)
@@ -98,17 +117,22 @@ public enum SyncMerge {
             merged.modified = max(x.modified, y.modified)
             out.item = merged
             out.fieldDots = dots
-            if let loser { out.siblings.append(loser) }
+            if !lostX.isEmpty { out.siblings.append(Sibling(item: x, parts: lostX)) }
+            if !lostY.isEmpty { out.siblings.append(Sibling(item: y, parts: lostY)) }
             return out
         }
     }
 
-    /// Siblings without repeats and without a copy of the item itself.
-    static func unique(_ siblings: [Item], except item: Item?) -> [Item] {
-        var out: [Item] = []
-        for s in siblings
-        where !out.contains(where: { sameContent($0, s) }) && !(item.map { sameContent($0, s) } ?? false) {
-            out.append(s)
+    /// Siblings without repeats (a repeat's parts joined to the first's;
+    /// unknown parts stay unknown) and without a copy of the item itself.
+    static func unique(_ siblings: [Sibling], except item: Item?) -> [Sibling] {
+        var out: [Sibling] = []
+        for s in siblings where !(item.map { sameContent($0, s.item) } ?? false) {
+            if let i = out.firstIndex(where: { sameContent($0.item, s.item) }) {
+                out[i].parts = out[i].parts.flatMap { known in s.parts.map { known.union($0) } }
+            } else {
+                out.append(s)
+            }
         }
         return out
     }

@@ -20,7 +20,8 @@ public final class SyncEngine {
     /// Revisions opened in this run, by blob id and path.
     var opened: [String: Revision] = [:]
     /// Asks the master password that opens a header of a key epoch this
-    /// device does not know yet (the argument names it, for a prompt).
+    /// device does not know yet (the argument names the device that
+    /// started it, as `NAME (ID)` when its name is known, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
     /// Revisions this run wrote, by path, until the snapshot of its commit
@@ -537,7 +538,8 @@ public final class SyncEngine {
         vector.add(Dot(device: loaded.state.device, counter: loaded.state.counter))
         let hash = SyncEngine.liveHash(live, keys: loaded.keys)
         let head = DeviceHead(
-            device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash)
+            device: loaded.state.device, counter: loaded.state.counter, vector: vector, liveHash: hash,
+            name: loaded.state.name)
         try writeFile(TreePath.head(device: loaded.state.device), head.sealed(keys: loaded.keys))
     }
 
@@ -550,12 +552,12 @@ public final class SyncEngine {
     ) throws {
         if let counter = revoked[state.device] {
             throw SyncError.revoked(
-                "this device (\(state.device)) was revoked from the sync tree after its counter \(counter); "
+                "this device, \(DeviceName.label(state.device, name: state.name)), was revoked from the sync tree after its counter \(counter); "
                     + "run `fob sync join \(state.remote)` to join again")
         }
         if let own = heads[state.device], own.counter > state.counter {
             throw SyncError.copied(
-                "\(place) holds counter \(own.counter) of device \(state.device), and this vault wrote at most \(state.counter)"
+                "\(place) holds counter \(own.counter) of device \(DeviceName.label(state.device, name: state.name)), and this vault wrote at most \(state.counter)"
             )
         }
         for (device, counter) in state.seen.sorted(by: { $0.key < $1.key })
@@ -565,7 +567,7 @@ public final class SyncEngine {
             }
             if head.counter < counter {
                 throw SyncError.tampered(
-                    "\(place) went back: device \(device) is at counter \(head.counter), and counter \(counter) was seen"
+                    "\(place) went back: device \(SyncEngine.label(device, heads: heads)) is at counter \(head.counter), and counter \(counter) was seen"
                 )
             }
         }
@@ -641,7 +643,7 @@ public final class SyncEngine {
             }
             guard hash == head.liveHash else {
                 throw SyncError.tampered(
-                    "\(place) holds other revision files than device \(head.device)'s head (counter \(head.counter)) says it saw"
+                    "\(place) holds other revision files than device \(SyncEngine.label(head.device, heads: snap.heads))'s head (counter \(head.counter)) says it saw"
                 )
             }
         }
@@ -667,6 +669,8 @@ public final class SyncEngine {
             do { headers.append(try TreeHeader.parse(bytes)) } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         let before = loaded.state.currentEpoch
+        // The devices' names as of the last sync (the new tree's heads need the new key).
+        let named = loaded.state.syncedCommit.flatMap { try? snapshotDevices($0, keys: loaded.keys).heads } ?? [:]
         var password: SecretBytes?
         while true {
             let known = SyncKeys(epochs: loaded.state.epochs)
@@ -674,7 +678,8 @@ public final class SyncEngine {
                 !known.knows(number: $0.number, device: $0.device) && !unopenable.contains("\($0.number).\($0.device)")
             }
             guard let target = unknown.max(by: { ($0.number, $0.device) < ($1.number, $1.device) }) else { break }
-            let name = "(epoch \(target.number) from device \(target.device))"
+            let starter = SyncEngine.label(target.device, heads: named)
+            let name = "(epoch \(target.number) from device \(starter))"
             // Its device's header, or another device's that re-sealed it (`fob passwd`).
             let sealing = headers.filter { $0.epochNumber == target.number && $0.epochDevice == target.device }
             func open(_ given: SecretBytes) throws -> KeyEpoch? {
@@ -695,7 +700,7 @@ public final class SyncEngine {
             var epoch = try password.flatMap(open)
             if epoch == nil {
                 guard let ask = treePassword else { throw SyncError.newKey(name) }
-                let given = try ask(target.device)
+                let given = try ask(starter)
                 guard let opened = try open(given) else { throw SyncError.wrongPassword }
                 password = given
                 epoch = opened
@@ -715,7 +720,9 @@ public final class SyncEngine {
         try store(&loaded, index: true)
         let taken = loaded.state.currentEpoch
         guard taken.number != before.number || taken.device != before.device else { return }
-        messages("fob: took the sync tree's new key (epoch \(taken.number), from device \(taken.device))\n")
+        messages(
+            "fob: took the sync tree's new key (epoch \(taken.number), from device \(SyncEngine.label(taken.device, heads: named)))\n"
+        )
     }
 
     /// Marks every item of the index as holding files under an older key:
@@ -769,7 +776,7 @@ public final class SyncEngine {
             let own = TreePath.revoked(device: loaded.state.device)
             if try git.listing(of: commit, under: "devices").contains(where: { $0.path == own }) {
                 throw SyncError.revoked(
-                    "this device (\(loaded.state.device)) was revoked from the sync tree; "
+                    "this device, \(DeviceName.label(loaded.state.device, name: loaded.state.name)), was revoked from the sync tree; "
                         + "run `fob sync join \(loaded.state.remote)` to join again")
             }
             try adoptEpochs(commit, loaded: &loaded)

@@ -7,9 +7,13 @@ extension SyncEngine {
     /// - Parameters:
     ///   - password: seals the sync key in the tree's header.
     ///   - kdf: the header's Argon2id costs.
-    /// - Throws: ``SyncError/usage(_:)`` when sync is set up already or the
-    ///   remote is not empty; as ``sync(network:forceHead:)``.
-    public func initialize(remote: String, password: SecretBytes, kdf: KDFParameters) throws -> Outcome {
+    ///   - name: this device's name (``DeviceName``; `nil`: none).
+    /// - Throws: ``SyncError/usage(_:)`` when sync is set up already, the
+    ///   remote is not empty or the name is refused; as ``sync(network:forceHead:)``.
+    public func initialize(remote: String, password: SecretBytes, kdf: KDFParameters, name: String? = nil) throws
+        -> Outcome
+    {
+        try DeviceName.check(name)
         let items = try store.syncItems()
         if let existing = SyncEngine.stateItem(in: items) {
             let remote = (existing.secret.flatMap { try? SyncState.decode($0) })?.remote ?? "?"
@@ -28,7 +32,8 @@ extension SyncEngine {
         let syncKey = SecretBytes.random(count: 32)
         let header = try TreeHeader.make(
             epoch: KeyEpoch(number: 1, device: "", key: syncKey), password: password, kdf: kdf)
-        let state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        var state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
+        state.name = name
         // The tree's first commit holds the header alone; the state follows it.
         try writeFile(TreePath.header(device: state.device), header.bytes)
         try commit("fob sync: device \(state.device) starts the tree")
@@ -70,10 +75,14 @@ extension SyncEngine {
 
     /// `fob sync join REMOTE`: this vault joins the tree there; its items
     /// and the tree's are merged (an item on both sides is concurrent).
-    /// - Parameter password: the master password the header was sealed with.
+    /// - Parameters:
+    ///   - password: the master password the header was sealed with.
+    ///   - name: this device's name (``DeviceName``; `nil`: none).
     /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
-    ///   set up already or the remote holds no tree; as ``sync(network:forceHead:)``.
-    public func join(remote: String, password: SecretBytes) throws -> Outcome {
+    ///   set up already, the remote holds no tree or the name is refused;
+    ///   as ``sync(network:forceHead:)``.
+    public func join(remote: String, password: SecretBytes, name: String? = nil) throws -> Outcome {
+        try DeviceName.check(name)
         let items = try store.syncItems()
         let old = SyncEngine.stateItem(in: items)
         try? FileManager.default.removeItem(atPath: git.directory)
@@ -111,6 +120,7 @@ extension SyncEngine {
             throw SyncError.tampered("the tree's first key epoch is missing")
         }
         var state = SyncState(device: DeviceID.make(), syncKey: first.key, remote: remote)
+        state.name = name
         for epoch in epochs { state.learn(epoch) }
         var fresh = state.item(now: now())
         if let old {
@@ -128,12 +138,17 @@ extension SyncEngine {
     public struct DeviceInfo: Sendable, Equatable {
         /// Its id.
         public var device: String
+        /// Its name (from its head), or `nil` for one without.
+        public var name: String?
         /// The highest counter it wrote.
         public var counter: UInt64
         /// Whether it is this vault.
         public var isThis: Bool
         /// Whether it was revoked (its writes after ``counter`` are ignored).
         public var isRevoked: Bool
+
+        /// `NAME (ID)`, or the id alone.
+        public var label: String { DeviceName.label(device, name: name) }
     }
 
     /// What `fob sync status` prints.
@@ -142,6 +157,8 @@ extension SyncEngine {
         public var remote: String
         /// This device's id.
         public var device: String
+        /// This device's name, or `nil` for one without.
+        public var name: String?
         /// The last sync's end (seconds since 1970; 0 = never) and what it did.
         public var lastSync: UInt64
         public var lastMerged: UInt64
@@ -159,7 +176,8 @@ extension SyncEngine {
         for (name, item) in loaded.items where loaded.state.revisions[name] != item.revision { pending += 1 }
         for name in loaded.state.revisions.keys where loaded.items[name] == nil { pending += 1 }
         return Status(
-            remote: loaded.state.remote, device: loaded.state.device, lastSync: loaded.state.lastSync,
+            remote: loaded.state.remote, device: loaded.state.device, name: loaded.state.name,
+            lastSync: loaded.state.lastSync,
             lastMerged: loaded.state.lastMerged, lastConflicts: loaded.state.lastConflicts, pending: pending,
             devices: try devices(loaded))
     }
@@ -169,9 +187,10 @@ extension SyncEngine {
         else { return [] }
         let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
         return heads.values.sorted { $0.device < $1.device }.map {
-            DeviceInfo(
-                device: $0.device, counter: revoked[$0.device] ?? $0.counter, isThis: $0.device == loaded.state.device,
-                isRevoked: revoked[$0.device] != nil)
+            let isThis = $0.device == loaded.state.device
+            return DeviceInfo(
+                device: $0.device, name: isThis ? loaded.state.name ?? $0.name : $0.name,
+                counter: revoked[$0.device] ?? $0.counter, isThis: isThis, isRevoked: revoked[$0.device] != nil)
         }
     }
 
@@ -181,10 +200,18 @@ extension SyncEngine {
     /// `password` in this device's header), which DEVICE is never given:
     /// it cannot read what is written after. It keeps the keys it had:
     /// what it read before stays read.
-    /// - Returns: the sync that carries the revocation.
-    /// - Throws: ``SyncError/usage(_:)`` for this device or an unknown one.
-    public func revoke(device: String, password: SecretBytes) throws -> Outcome {
-        guard device != (try load()).state.device else {
+    /// DEVICE is a device's id or its name (the one device that has it).
+    /// - Returns: the device revoked, as `NAME (ID)` (or its id), and the sync that carries the revocation.
+    /// - Throws: ``SyncError/usage(_:)`` for this device, an unknown one, or
+    ///   a name several devices have.
+    public func revoke(device given: String, password: SecretBytes) throws -> (device: String, outcome: Outcome) {
+        let before = try load()
+        // This device, by id or by a name no other device has: refused before any sync.
+        let known = (try? git.resolve("HEAD")).flatMap { $0 }.flatMap {
+            try? snapshotDevices($0, keys: before.keys).heads
+        }
+        let othersNamed = (known ?? [:]).values.contains { $0.device != before.state.device && $0.name == given }
+        guard given != before.state.device, before.state.name != given || othersNamed else {
             throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
         }
         // What DEVICE pushed until now is taken first: only its later writes
@@ -192,22 +219,36 @@ extension SyncEngine {
         _ = try sync()
         var loaded = try load()
         try cleanWorkTree()
-        guard let head = try git.resolve("HEAD"),
-            let counter = try snapshotDevices(head, keys: loaded.keys).heads[device]?.counter
-        else { throw SyncError.usage("no device \(device) in the sync tree; see `fob devices`") }
+        guard let head = try git.resolve("HEAD") else {
+            throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
+        }
+        let heads = try snapshotDevices(head, keys: loaded.keys).heads
+        let device = try SyncEngine.device(named: given, in: heads)
+        guard device != loaded.state.device else {
+            throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
+        }
+        guard let counter = heads[device]?.counter else {
+            throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
+        }
         _ = try startEpoch(&loaded, password: password)
         try writeFile(
             TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: loaded.keys))
         try commit("fob sync: device \(loaded.state.device) revokes \(device) after counter \(counter)")
-        return try sync()
+        return (SyncEngine.label(device, heads: heads), try sync())
     }
 
     /// An item with versions kept after a conflict.
     public struct Conflict: Sendable {
         /// The version the vault holds (every device picked the same).
         public var current: Item
-        /// The other versions.
-        public var others: [Item]
+        /// The other versions, each with the parts it lost.
+        public var others: [Sibling]
+
+        /// A conflict; see the properties.
+        public init(current: Item, others: [Sibling]) {
+            self.current = current
+            self.others = others
+        }
     }
 
     /// The items with conflicts in the local tree (as of the last sync); no network.
@@ -229,8 +270,10 @@ extension SyncEngine {
     }
 
     /// `fob resolve SERVICE ACCOUNT --keep local|remote`: keeps the vault's
-    /// version (`local`) or the other one (`remote`), drops the rest, and
-    /// commits the resolution locally; the next `fob sync` carries it.
+    /// version (`local`) or the other one's conflicting parts (`remote`:
+    /// the parts it lost in the merge; the parts merged from other edits
+    /// stay), drops the other versions, and commits the resolution
+    /// locally; the next `fob sync` carries it.
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict.
     public func resolve(service: String, account: String, keepRemote: Bool) throws {
         var loaded = try load()
@@ -247,8 +290,7 @@ extension SyncEngine {
         loaded.state.resolved.insert(name)
         var changes: [ImportChange] = []
         if keepRemote {
-            var kept = other
-            kept.persistentID = stored.persistentID
+            var kept = other.kept(over: stored)
             kept.modified = now()
             changes.append(.replace(existing: stored, with: kept))
         }

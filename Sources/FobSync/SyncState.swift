@@ -39,6 +39,9 @@ public struct SyncState: Sendable {
     var shardDigits: Int?
     /// The prefixes that have a shard.
     var shardPrefixes: [String] = []
+    /// This device's name (``DeviceName``), or `nil` for one set up
+    /// without (before names were kept).
+    public var name: String?
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -110,7 +113,8 @@ public struct SyncState: Sendable {
         w.u64(lastConflicts)
         // Optional sections follow, each once, tagged, in tag order: 1 the
         // later key epochs (a state of one epoch has none), 2 the index's
-        // shard layout (a state that keeps its table itself has none).
+        // shard layout (a state that keeps its table itself has none), 3
+        // this device's name.
         if !laterEpochs.isEmpty {
             w.u8(1)
             w.epochs(laterEpochs)
@@ -120,6 +124,10 @@ public struct SyncState: Sendable {
             w.u8(UInt8(shardDigits))
             w.u32(UInt32(shardPrefixes.count))
             for prefix in shardPrefixes { w.string(prefix) }
+        }
+        if let name {
+            w.u8(3)
+            w.string(name)
         }
         return SecretBytes(w.bytes)
     }
@@ -159,6 +167,10 @@ public struct SyncState: Sendable {
                         guard epoch.number > 1, state.learn(epoch) else { throw .malformed("a key epoch") }
                     }
                 case 2: try state.decodeShardLayout(&r)
+                case 3:
+                    let name = try r.string(max: DeviceName.maxBytes)
+                    guard DeviceName.isValid(name) else { throw .malformed("the device name") }
+                    state.name = name
                 default: throw .malformed("an unknown sync state section")
                 }
             }

@@ -269,12 +269,12 @@ public struct Revision: Sendable {
     /// The item (revision 0), or `nil` for a tombstone: deleted.
     public var item: Item?
     /// Versions kept beside it after a conflict, until `fob resolve`.
-    public var siblings: [Item]
+    public var siblings: [Sibling]
     /// The ``KeyEpoch/id`` of the key its file is sealed under (0 for one not read from a file).
     public var sealedUnder: UInt64 = 0
 
     /// A revision; see the properties.
-    public init(dot: Dot, vector: VersionVector, fieldDots: [FieldGroup: Dot], item: Item?, siblings: [Item]) {
+    public init(dot: Dot, vector: VersionVector, fieldDots: [FieldGroup: Dot], item: Item?, siblings: [Sibling]) {
         self.dot = dot
         self.vector = vector
         self.fieldDots = fieldDots
@@ -283,7 +283,11 @@ public struct Revision: Sendable {
     }
 
     static let magic = Array("FSR2".utf8)
+    /// Version 1: no sibling's parts; version 2 adds them (written only
+    /// when a sibling has them, so a revision without one stays readable
+    /// by a Fob that knows version 1 only).
     static let version: UInt8 = 1
+    static let versionWithParts: UInt8 = 2
 
     static func associatedData(name: String, dot: Dot) -> [UInt8] {
         Array("fob-sync record 1/\(name)/\(dot.device).\(dot.counter)".utf8)
@@ -292,10 +296,14 @@ public struct Revision: Sendable {
     /// The file's bytes: "FSR2", the current key's id, then the plaintext
     /// sealed with XChaCha20-Poly1305 under the current epoch's sealing
     /// key, with the item name, device and counter as associated data.
+    /// The plaintext: version, flags, vector, field dots, the item and its
+    /// siblings; in version 2 then one 32-bit mask per sibling of the parts
+    /// it lost (bit n for ``FieldGroup`` raw value n; 0: not known).
     public func sealed(name: String, keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         defer { w.wipe() }
-        w.u8(Revision.version)
+        let withParts = siblings.contains { $0.parts != nil }
+        w.u8(withParts ? Revision.versionWithParts : Revision.version)
         w.u8(item == nil ? 1 : 0)
         w.vector(vector)
         let dots = fieldDots.sorted { $0.key < $1.key }
@@ -305,13 +313,16 @@ public struct Revision: Sendable {
             w.string(dot.device)
             w.u64(dot.counter)
         }
-        let items = (item.map { [$0] } ?? []) + siblings
+        let items = (item.map { [$0] } ?? []) + siblings.map(\.item)
         w.u32(UInt32(siblings.count))
         for item in items {
             var copy = item
             copy.revision = 0
             let encoded = ItemWire.encode(copy)
             encoded.withUnsafeBytes { w.raw($0) }
+        }
+        if withParts {
+            for sibling in siblings { w.u32(Revision.mask(sibling.parts)) }
         }
         return keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
     }
@@ -336,7 +347,10 @@ public struct Revision: Sendable {
     /// Decodes a revision's plaintext (the fuzz target `sync-tree` calls it).
     public static func decodePlaintext(_ raw: UnsafeRawBufferPointer, dot: Dot) throws(TreeFormatError) -> Revision {
         var r = ByteReader(raw)
-        guard try r.u8() == version else { throw .malformed("an unknown revision version") }
+        let fileVersion = try r.u8()
+        guard fileVersion == version || fileVersion == versionWithParts else {
+            throw .malformed("an unknown revision version")
+        }
         let flags = try r.u8()
         guard flags <= 1 else { throw .malformed("flags") }
         let vector = try r.vector()
@@ -361,9 +375,27 @@ public struct Revision: Sendable {
             let encoded = try r.data(max: Vault.maxRecordBytes)
             do { items.append(try ItemWire.decode(encoded)) } catch { throw .malformed("an item: \(error)") }
         }
-        guard r.atEnd else { throw .malformed("bytes after the end") }
         let item = flags == 1 ? nil : items.removeFirst()
-        return Revision(dot: dot, vector: vector, fieldDots: dots, item: item, siblings: items)
+        var siblings = items.map { Sibling(item: $0, parts: nil) }
+        if fileVersion == versionWithParts {
+            for i in siblings.indices { siblings[i].parts = try parts(try r.u32()) }
+        }
+        guard r.atEnd else { throw .malformed("bytes after the end") }
+        return Revision(dot: dot, vector: vector, fieldDots: dots, item: item, siblings: siblings)
+    }
+
+    /// The mask of `parts` (bit n for raw value n; 0 for `nil`).
+    static func mask(_ parts: Set<FieldGroup>?) -> UInt32 {
+        (parts ?? []).reduce(0) { $0 | 1 << UInt32($1.rawValue) }
+    }
+
+    /// The parts of a mask: `nil` for 0.
+    /// - Throws: ``TreeFormatError/malformed(_:)`` for a bit no part has.
+    static func parts(_ bits: UInt32) throws(TreeFormatError) -> Set<FieldGroup>? {
+        guard bits != 0 else { return nil }
+        let known = FieldGroup.allCases.filter { bits & 1 << UInt32($0.rawValue) != 0 }
+        guard mask(Set(known)) == bits else { throw .malformed("a sibling's parts") }
+        return Set(known)
     }
 }
 
@@ -378,25 +410,32 @@ public struct DeviceHead: Sendable, Equatable {
     public var vector: VersionVector
     /// A keyed hash of the revision paths live in the tree it committed.
     public var liveHash: [UInt8]
+    /// The device's name (``DeviceName``), or `nil` for one without.
+    public var name: String?
 
     /// A head; see the properties.
-    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8]) {
+    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8], name: String? = nil) {
         self.device = device
         self.counter = counter
         self.vector = vector
         self.liveHash = liveHash
+        self.name = name
     }
 
     static let magic = Array("FSH2".utf8)
 
     /// The file's bytes: "FSH2", the current key's id, then the plaintext
     /// sealed under the current epoch with the device id as associated data.
+    /// The plaintext: version (1; 2 with a name, so a head without one
+    /// stays readable by a Fob that knows version 1 only), counter, vector,
+    /// live hash, then in version 2 the name.
     public func sealed(keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
-        w.u8(1)
+        w.u8(name == nil ? 1 : 2)
         w.u64(counter)
         w.vector(vector)
         w.data(liveHash)
+        if let name { w.string(name) }
         return keys.seal(magic: DeviceHead.magic, w.bytes, ad: Array("fob-sync head 1/\(device)".utf8))
     }
 
@@ -415,12 +454,19 @@ public struct DeviceHead: Sendable, Equatable {
         -> DeviceHead
     {
         var r = ByteReader(raw)
-        guard try r.u8() == 1 else { throw .malformed("an unknown head version") }
+        let version = try r.u8()
+        guard version == 1 || version == 2 else { throw .malformed("an unknown head version") }
         let counter = try r.u64()
         let vector = try r.vector()
         let hash = Array(try r.data(max: 64))
+        var name: String?
+        if version == 2 {
+            let given = try r.string(max: DeviceName.maxBytes)
+            guard DeviceName.isValid(given) else { throw .malformed("a device name") }
+            name = given
+        }
         guard r.atEnd, hash.count == 32 else { throw .malformed("a head") }
-        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash)
+        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash, name: name)
     }
 }
 

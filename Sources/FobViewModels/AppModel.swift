@@ -58,10 +58,11 @@ public final class AppModel {
     public private(set) var helpPage = 0
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
-    /// A refresh that was waiting for its provider when the screen locked:
-    /// the store stays open for it until it ends (at most the transport's
-    /// timeout), so that the tokens it gets, a rotated refresh token among
-    /// them, are saved rather than lost; the screen is locked meanwhile.
+    /// A refresh that was waiting for its provider when the screen locked
+    /// (or a `V` resolve still writing): the store stays open for it until
+    /// it ends (at most the transport's timeout), so that the tokens it
+    /// gets, a rotated refresh token among them, are saved rather than
+    /// lost; the screen is locked meanwhile.
     private var refreshBeforeStoreLock: BackgroundJob<StatusLine>?
 
     /// - Parameters:
@@ -202,6 +203,7 @@ public final class AppModel {
         }
         if case .main(let main) = current {
             main.finishRefresh()
+            main.finishResolve()
             main.expireUndo()
             main.refresh.poll(main.model, now: now)
             main.syncPreview()
@@ -216,8 +218,8 @@ public final class AppModel {
     /// A refresh still waiting for its provider gets up to `timeout` seconds
     /// more to save what it receives; past that its answer is lost.
     public func shutdown(timeout: TimeInterval = 3) {
-        if case .main(let main) = current, let pending = main.pendingRefresh, refreshBeforeStoreLock == nil {
-            refreshBeforeStoreLock = pending.job
+        if case .main(let main) = current, let job = main.unfinishedStoreWork, refreshBeforeStoreLock == nil {
+            refreshBeforeStoreLock = job
         }
         if let job = refreshBeforeStoreLock {
             let deadline = Date().addingTimeInterval(timeout)
@@ -379,8 +381,8 @@ public final class AppModel {
         }
         overlay = nil
         clipboard.clearNow()
-        if case .main(let main) = current, let pending = main.pendingRefresh, pending.job.finished == nil {
-            refreshBeforeStoreLock = pending.job
+        if case .main(let main) = current, let job = main.unfinishedStoreWork {
+            refreshBeforeStoreLock = job
         } else {
             store.lock()
         }

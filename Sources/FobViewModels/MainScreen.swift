@@ -33,6 +33,9 @@ final class MainScreen {
     /// The `r` refresh running in the background and the item it refreshes;
     /// its message is shown at the tick after it ends.
     var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
+    /// The `V` resolve running in the background and the item it settles;
+    /// its message is shown at the tick after it ends.
+    var pendingResolve: (key: ItemKey, job: BackgroundJob<StatusLine>)?
     /// The last delete or secret replacement, undoable with `z` for 10 s.
     let undo = UndoBuffer()
     /// The list generation the editor last compared its item with.

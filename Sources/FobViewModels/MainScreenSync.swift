@@ -22,23 +22,53 @@ extension MainScreen {
                     purpose: .resolveConflict(row.key))))
     }
 
-    /// Keeps this vault's version of `key` or the other one; the next sync
-    /// carries the choice to the other devices.
+    /// Keeps this vault's version of `key` or the other one's conflicting
+    /// parts, in the background (``BackgroundJob``; its store calls through
+    /// a ``UIThreadStore``): the vault write and the local commit never hold
+    /// up the UI. Its outcome is shown at the tick after it ends
+    /// (``finishResolve()``); the next sync carries the choice to the other devices.
     @discardableResult
     func resolve(_ key: ItemKey, keepRemote: Bool) -> Transition {
         guard let sync else { return .stay }
-        do {
-            try sync.resolve(key, keepRemote: keepRemote)
-        } catch {
-            model.form.message = .error("Resolve failed: \(error)")
+        if let pending = pendingResolve {
+            model.form.message = .info("Still settling \(pending.key.described)…")
             return .stay
         }
-        // Settled: its mark goes now, not when the overview is read again.
-        model.sync?.versions[key] = nil
-        reloadItems()
-        syncPreview()
+        let store = UIThreadStore(self.store, mailbox: mailbox)
         let which = keepRemote ? "the other device's version" : "this vault's version"
-        model.form.message = .success("Kept \(which) of \(key.described); the next sync carries it")
+        let job = BackgroundJob<StatusLine> {
+            do {
+                try sync.resolve(key, keepRemote: keepRemote, store: store)
+                return .success("Kept \(which) of \(key.described); the next sync carries it")
+            } catch {
+                return .error("Resolve failed: \(error)")
+            }
+        }
+        pendingResolve = (key, job)
+        model.form.message = .info("Keeping \(which) of \(key.described)…")
         return .stay
+    }
+
+    /// The timer step of a background resolve: once it has ended, its
+    /// outcome on the Message line; settled, the item's mark goes at once
+    /// (not when the overview is read again) and the list is reloaded.
+    func finishResolve() {
+        guard let pending = pendingResolve, let message = pending.job.finished else { return }
+        pendingResolve = nil
+        if message.tone != .error {
+            model.sync?.versions[pending.key] = nil
+            reloadItems()
+            syncPreview()
+        }
+        model.form.message = message
+    }
+
+    /// Background work that writes the store and has not ended: an `r`
+    /// refresh, else a `V` resolve. A screen lock keeps the store open for
+    /// it until it ends.
+    var unfinishedStoreWork: BackgroundJob<StatusLine>? {
+        if let job = pendingRefresh?.job, job.finished == nil { return job }
+        if let job = pendingResolve?.job, job.finished == nil { return job }
+        return nil
     }
 }

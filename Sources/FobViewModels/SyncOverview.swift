@@ -45,7 +45,13 @@ public protocol SyncConflictSource: AnyObject, Sendable {
     /// - Throws: what reading the sync state or the local tree throws.
     func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview?
     /// Keeps the vault's version of `key` (`keepRemote` false) or the other
-    /// one, dropping the rest, as `fob resolve SERVICE ACCOUNT --keep local|remote`.
+    /// one's conflicting parts, dropping the rest, as `fob resolve SERVICE
+    /// ACCOUNT --keep local|remote`. Called off the UI thread, so a
+    /// keystroke never waits for its vault write and its local commit.
+    /// - Parameters:
+    ///   - store: the UI's store, for the resolve's reads and its one write
+    ///     transaction (each call runs on the UI thread, at its next tick;
+    ///     its exclusive lock is taken on the calling thread).
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict; sync's errors.
-    func resolve(_ key: ItemKey, keepRemote: Bool) throws
+    func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws
 }

@@ -102,8 +102,11 @@ struct CommandInfo {
     var name: String
     var summary: String
     var options: [OptionSpec]
+    var usageLines: [String]
 
     static var all: [CommandInfo] {
-        FobCLI.commands.map { CommandInfo(name: $0.name, summary: $0.summary, options: $0.options) }
+        FobCLI.commands.map {
+            CommandInfo(name: $0.name, summary: $0.summary, options: $0.options, usageLines: $0.usageLines)
+        }
     }
 }

@@ -18,10 +18,10 @@ import Testing
             .replacingOccurrences(of: "\\fR", with: "").replacingOccurrences(of: "\\fP", with: "")
     }
 
-    /// The command names of the man page's COMMANDS section: the first word of
-    /// each `.B` line that follows a `.TP`.
-    static var manPageCommands: Set<String> {
-        var names: Set<String> = []
+    /// The `.B` lines that follow a `.TP` in the man page's COMMANDS
+    /// section (each command's synopsis lines), without the `.B `.
+    static var commandTags: [String] {
+        var tags: [String] = []
         var inCommands = false
         var afterTP = false
         for line in manPage.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -31,13 +31,19 @@ import Testing
                 afterTP = true
                 continue
             }
-            if afterTP, line.hasPrefix(".B ") {
-                let words = line.dropFirst(3).split(separator: " ")
-                if let first = words.first { names.insert(String(first).replacingOccurrences(of: "\\-", with: "-")) }
-            }
+            if afterTP, line.hasPrefix(".B ") { tags.append(String(line.dropFirst(3))) }
             afterTP = false
         }
-        return names
+        return tags
+    }
+
+    /// The command names of the man page's COMMANDS section: the first word of
+    /// each `.B` line that follows a `.TP`.
+    static var manPageCommands: Set<String> {
+        Set(
+            commandTags.compactMap { tag in
+                tag.split(separator: " ").first.map { String($0).replacingOccurrences(of: "\\-", with: "-") }
+            })
     }
 
     /// The command names `fob --help` lists: the first word of each indented
@@ -107,6 +113,47 @@ import Testing
             #expect(text.contains(variable))
         }
         for flag in ["--help", "-h", "--version"] { #expect(text.contains(flag)) }
+    }
+
+    /// The synopsis lines of `command` in the COMMANDS section: every
+    /// `.B` tag after a `.TP` whose first word is the command, fonts and
+    /// escapes removed, as `fob COMMAND …`.
+    static func synopsis(of command: String) -> [String] {
+        commandTags.map { tag in
+            var plain = tag
+            for (escape, text) in [("\\-", "-"), ("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\fP", "")] {
+                plain = plain.replacingOccurrences(of: escape, with: text)
+            }
+            return plain
+        }.filter { $0.split(separator: " ").first.map(String.init) == command }.map { "fob " + $0 }
+    }
+
+    /// `fob COMMAND --help` gives the usage lines the man page's synopsis
+    /// gives, word for word, for the sync commands.
+    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
+    func syncUsageLinesMatchTheManPage(command: String) throws {
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        #expect(Self.synopsis(of: command) == info.usageLines)
+        let out = BufferSink()
+        _ = FobCLI.run(CLIContext(arguments: [command, "--help"], standardOutput: out))
+        let usage = out.text.split(separator: "\n\n").first.map(String.init) ?? ""
+        let lines = usage.split(separator: "\n").map { $0.drop { $0 != "f" } }.map(String.init)
+        #expect(usage.hasPrefix("Usage: fob \(command)"), "\(usage)")
+        #expect(lines == Self.synopsis(of: command), "\(usage)")
+    }
+
+    /// The README's command table (its contract) gives the same forms of
+    /// the sync commands, each in backticks (`|` escaped for the table).
+    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
+    func syncUsageLinesAreInTheReadmesCommandTable(command: String) throws {
+        let readme = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Command line\n") })
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        for line in info.usageLines {
+            let form = "`" + line.dropFirst(4).replacingOccurrences(of: "|", with: "\\|") + "`"
+            #expect(section.contains(form), "README.md's command table lacks \(form)")
+        }
     }
 
     @Test func everyExitStatusIsInTheManPage() {

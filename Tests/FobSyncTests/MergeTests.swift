@@ -62,8 +62,49 @@ import Testing
         // Counter 2 on both: the higher device id wins, everywhere.
         #expect(one.item?.secret == .text("from b"))
         #expect(other.item?.secret == .text("from b"))
-        #expect(one.siblings.map(\.secret) == [.text("from a")])
-        #expect(other.siblings.map(\.secret) == [.text("from a")])
+        #expect(one.siblings.map(\.item.secret) == [.text("from a")])
+        #expect(other.siblings.map(\.item.secret) == [.text("from a")])
+        #expect(one.siblings.map(\.parts) == [[.secret]])
+    }
+
+    /// The sibling records the parts it lost, not the ones the merge took
+    /// from it or the other side's own edits: `--keep remote` takes only those.
+    @Test func aSiblingKeepsOnlyThePartsItLost() throws {
+        let base = Self.revision(Self.a, 1, item: Self.item("one", notes: "base"))
+        // a changed the notes and the secret, b the secret only; a's dot is higher.
+        let fromA = Self.revision(
+            Self.a, 3, from: base, item: Self.item("from a", notes: "a's notes"), changed: [.secret, .notes])
+        let fromB = Self.revision(Self.b, 2, from: base, item: Self.item("from b", notes: "base"), changed: [.secret])
+        for order in [[fromA, fromB], [fromB, fromA]] {
+            let view = try #require(SyncMerge.view(of: order))
+            #expect(view.item?.secret == .text("from a"))
+            #expect(view.item?.comment == "a's notes")
+            #expect(view.siblings.map(\.item.secret) == [.text("from b")])
+            #expect(view.siblings.map(\.parts) == [[.secret]])
+            let conflict = SyncEngine.Conflict(current: try #require(view.item), others: view.siblings)
+            #expect(conflict.differingParts(of: view.siblings[0]) == [.secret])
+            // Kept before the parts were recorded: every part that differs, as before.
+            let unknown = Sibling(item: view.siblings[0].item, parts: nil)
+            #expect(conflict.differingParts(of: unknown) == [.secret, .notes])
+        }
+    }
+
+    /// Each side loses the parts the other's higher dot took: two siblings,
+    /// each with its own parts.
+    @Test func eachSideLosingSomePartsKeepsBothVersions() throws {
+        let base = Self.revision(Self.a, 1, item: Self.item("one", notes: "base"))
+        // a set the notes at counter 5 and the secret at 2; b both at 3.
+        let aSecret = Self.revision(Self.a, 2, from: base, item: Self.item("from a", notes: "base"), changed: [.secret])
+        let aNotes = Self.revision(
+            Self.a, 5, from: aSecret, item: Self.item("from a", notes: "a's notes"), changed: [.notes])
+        let fromB = Self.revision(
+            Self.b, 3, from: base, item: Self.item("from b", notes: "b's notes"), changed: [.secret, .notes])
+        let view = try #require(SyncMerge.view(of: [aNotes, fromB]))
+        #expect(view.item?.secret == .text("from b"))
+        #expect(view.item?.comment == "a's notes")
+        // Folded in dot order (b's 3 before a's 5): b's version first.
+        #expect(view.siblings.map(\.item.secret) == [.text("from b"), .text("from a")])
+        #expect(view.siblings.map(\.parts) == [[.notes], [.secret]])
     }
 
     @Test func anEditBeatsADeleteAndTwoDeletesMakeOne() throws {
@@ -97,7 +138,7 @@ import Testing
             #expect(first.siblings.count == second.siblings.count)
             // Every written secret is current or kept as a sibling.
             for written in revisions.compactMap(\.item) where first.item != nil {
-                let kept = [first.item!] + first.siblings
+                let kept = [first.item!] + first.siblings.map(\.item)
                 #expect(kept.contains { $0.secret == written.secret } || written.secret == .text("one"))
             }
         }
@@ -108,11 +149,18 @@ import Testing
         let name = keys.name(of: Self.item("x"))
         #expect(name.count == 32)
         var revision = Self.revision(Self.a, 3, item: Self.item("secret", notes: "n"))
-        revision.siblings = [Self.item("other")]
+        revision.siblings = [Sibling(item: Self.item("other"), parts: [.secret, .url])]
         let sealed = revision.sealed(name: name, keys: keys)
         let opened = try Revision.open(sealed, name: name, dot: revision.dot, keys: keys)
         #expect(opened.item?.secret == .text("secret"))
-        #expect(opened.siblings.map(\.secret) == [.text("other")])
+        #expect(opened.siblings.map(\.item.secret) == [.text("other")])
+        #expect(opened.siblings.map(\.parts) == [[.secret, .url]])
+        // A sibling without its parts (as files before them hold): still read, parts unknown.
+        revision.siblings[0].parts = nil
+        let older = try Revision.open(
+            revision.sealed(name: name, keys: keys), name: name, dot: revision.dot, keys: keys)
+        #expect(older.siblings.map(\.item.secret) == [.text("other")])
+        #expect(older.siblings.map(\.parts) == [nil])
         #expect(opened.vector == revision.vector)
         #expect(opened.fieldDots == revision.fieldDots)
         let otherName = String(repeating: "0", count: 32)
@@ -141,6 +189,18 @@ import Testing
         #expect(throws: TreeFormatError.unauthentic) {
             try DeviceHead.open(head.sealed(keys: keys), device: Self.a, keys: keys)
         }
+        // A named head (format 2) carries its name, sealed; one without stays format 1.
+        var named = head
+        named.name = "desk ünï"
+        #expect(try DeviceHead.open(named.sealed(keys: keys), device: Self.b, keys: keys).name == "desk ünï")
+        #expect(named.sealed(keys: keys).count > head.sealed(keys: keys).count)
+        #expect(try DeviceHead.open(head.sealed(keys: keys), device: Self.b, keys: keys).name == nil)
+        #expect(DeviceName.isValid("laptop") && DeviceName.isValid("a b"))
+        for bad in ["", " lead", "trail ", "tab\there", "esc\u{1B}[2J", "c1\u{9B}", String(repeating: "x", count: 65)] {
+            #expect(!DeviceName.isValid(bad), "\(bad)")
+        }
+        #expect(DeviceName.label(Self.a, name: "desk") == "desk (\(Self.a))")
+        #expect(DeviceName.label(Self.a, name: nil) == Self.a)
         let epoch = KeyEpoch(number: 3, device: Self.a, key: key)
         let header = try TreeHeader.make(epoch: epoch, password: .text("pw"), kdf: .testing)
         let parsed = try TreeHeader.parse(header.bytes)

@@ -1,4 +1,5 @@
 import FobStore
+import FobSync
 import FobTestSupport
 import Foundation
 import Testing
@@ -45,6 +46,24 @@ import Testing
         #expect(help.contains("Usage: fob resolve SERVICE ACCOUNT --keep local|remote\n"), "\(help)")
     }
 
+    /// `--keep remote` takes the other version's conflicting parts only:
+    /// the winner's edit of another part, merged already, stays.
+    @Test func keepRemoteTakesOnlyTheConflictingParts() throws {
+        let (_, a, b) = try SyncProcessTests.passwordConflictWonByA()
+        // What --keep remote would take: the password, not the notes.
+        let shown = try a.ok(["conflicts", "--show"])
+        #expect(shown.contains(", differs in secret\n"), "\(shown)")
+        try a.ok(["resolve", "mail", "ana", "--keep", "remote"])
+        #expect(try a.secret("mail", "ana") == "from b")
+        #expect(try a.ok(["get", "mail", "ana", "--field", "notes"]) == "a's notes\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        #expect(try b.contents() == a.contents())
+        #expect(try b.contents().contains("mail ana from b a's notes"))
+        #expect(try a.ok(["conflicts"]) == "")
+        #expect(try b.ok(["conflicts"]) == "")
+    }
+
     @Test func syncSaysWhatItSentOnStandardError() throws {
         let (_, a, _) = try SyncProcessTests.pair()
         try a.ok(["update", "mail", "ana"], input: "new\n")
@@ -64,9 +83,7 @@ import Testing
         try b.ok(["update", "web", "bob"], input: "pushed before\n")
         try b.ok(["add", "shop", "b"], input: "new on b\n")
         _ = try b.sync()
-        let status = try b.ok(["sync", "status"])
-        let id = try #require(
-            status.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        let id = try b.deviceID()
         let revoked = try a.run(["devices", "--revoke", id])
         #expect(revoked.status == 0, "\(revoked.stderrText)")
         #expect(try a.secret("web", "bob") == "pushed before")
@@ -111,15 +128,60 @@ import Testing
         #expect(conflicted.stdoutText.hasSuffix(", conflicts 1\n"))
         #expect(
             conflicted.stderrText.contains("see `fob conflicts --show`, then `fob resolve"), "\(conflicted.stderrText)")
-        let id = try #require(
-            try c.ok(["sync", "status"]).split(separator: "\n").first { $0.hasPrefix("device: ") }
-                .map { String($0.dropFirst(8)) })
+        let id = try c.deviceID()
         try a.ok(["devices", "--revoke", id])
-        #expect(try a.ok(["sync", "status"]).contains("device \(id): counter "))
+        #expect(try a.ok(["sync", "status"]).contains(" (\(id)): counter "))
         #expect(try a.ok(["sync", "status"]).contains(", revoked\n"))
         let refused = try c.run(["sync"])
         #expect(refused.status == 1, "\(refused.stderrText)")
         #expect(refused.stderrText.contains("was revoked"), "\(refused.stderrText)")
+    }
+
+    /// Every device has a name beside its id: given with --name, else the
+    /// host name; changed by `sync --name`; seen by the other devices; and
+    /// `devices --revoke` takes it for the id.
+    @Test func devicesHaveNamesShownBesideTheirIds() throws {
+        let lab = try SyncLab()
+        let a = try lab.device("a")
+        let b = try lab.device("b")
+        let c = try lab.device("c")
+        try a.ok(["add", "mail", "ana"], input: "one\n")
+        _ = try a.ok(["sync", "init", lab.remote, "--kdf", "interactive", "--name", "laptop"])
+        _ = try b.ok(["sync", "join", lab.remote, "--name", "desk"])
+        _ = try c.ok(["sync", "join", lab.remote])
+        _ = try a.sync()
+        let (aID, bID, cID) = (try a.deviceID(), try b.deviceID(), try c.deviceID())
+        // c: the host name (the id alone on a machine whose host name cannot name a device).
+        let cLabel = DeviceName.label(cID, name: DeviceName.hostName())
+        #expect(try a.ok(["sync", "status"]).contains("device: laptop (\(aID))\n"))
+        #expect(try c.ok(["sync", "status"]).contains("device: \(cLabel)\n"))
+        let devices = try a.ok(["devices"])
+        #expect(devices.contains("laptop (\(aID))  counter 1  (this vault)\n"), "\(devices)")
+        #expect(devices.contains("desk (\(bID))  counter 1\n"), "\(devices)")
+        #expect(devices.contains("\(cLabel)  counter 1\n"), "\(devices)")
+        #expect(try a.ok(["sync", "status"]).contains("device desk (\(bID)): counter 1\n"))
+        // A name that would not print as it is: refused before anything is done.
+        let d = try lab.device("d")
+        let bad = try d.run(["sync", "join", lab.remote, "--name", "esc\u{1B}[2J"])
+        #expect(bad.status == 2, "\(bad.stderrText)")
+        #expect(bad.stderrText.contains("--name wants 1 to 64 bytes"), "\(bad.stderrText)")
+        #expect(try d.run(["sync", "status"]).status != 0)
+        #expect(try b.run(["sync", "--name", " desk"]).status == 2)
+        #expect(try b.run(["sync", "status", "--name", "desk"]).status == 2)
+        // Renamed by a sync, seen by the others at theirs.
+        try b.ok(["sync", "--name", "desktop"])
+        _ = try a.sync()
+        #expect(try a.ok(["devices"]).contains("desktop (\(bID))  counter 2\n"))
+        // --revoke takes a name: not this vault's own, not an unknown one.
+        #expect(try a.run(["devices", "--revoke", "laptop"]).status == 2)
+        #expect(try a.run(["devices", "--revoke", "nobody"]).status == 2)
+        let revoked = try a.run(["devices", "--revoke", "desktop"])
+        #expect(revoked.status == 0, "\(revoked.stderrText)")
+        #expect(revoked.stdoutText.hasPrefix("revoked desktop (\(bID))\n"), "\(revoked.stdoutText)")
+        #expect(try a.ok(["devices"]).contains("desktop (\(bID))  counter 2  revoked\n"))
+        // The revoked device hears of it by its own name.
+        let refused = try b.run(["sync"])
+        #expect(refused.stderrText.contains("this device, desktop (\(bID)), was revoked"), "\(refused.stderrText)")
     }
 
     @Test func syncInitRefusesAnUnknownKDFPreset() throws {

@@ -32,14 +32,13 @@ import Testing
 
     /// The device id `fob sync status` names.
     static func deviceID(_ device: Device) throws -> String {
-        let status = try device.ok(["sync", "status"])
-        return try #require(
-            status.split(separator: "\n").first { $0.hasPrefix("device: ") }.map { String($0.dropFirst(8)) })
+        try device.deviceID()
     }
 
     // 9.
     @Test func rotateKeyOnOneDeviceTheOtherAsksTheNewPasswordAndKeepsItsEdits() throws {
         let (lab, a, b) = try SyncProcessTests.pair()
+        let aID = try Self.deviceID(a)
         try b.ok(["update", "web", "bob"], input: "unsynced on b\n")
         try b.ok(["add", "new", "on-b"], input: "b only\n")
         let before = try Self.keyIDs(lab)
@@ -71,10 +70,14 @@ import Testing
             environment: lab.gitEnvironment.merging([
                 "XDG_DATA_HOME": b.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
             ]) { $1 })
-        #expect(session.waitFor("The sync tree has a new key. Master password of device "))
+        // The device that started the key is named by its name and id.
+        let starter = DeviceName.label(aID, name: DeviceName.hostName())
+        #expect(session.waitFor("The sync tree has a new key. Master password of device \(starter): "))
         session.send(Array("pw2\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
-        #expect(session.outputText.contains("took the sync tree's new key (epoch 2"), "\(session.outputText)")
+        #expect(
+            session.outputText.contains("took the sync tree's new key (epoch 2, from device \(starter))"),
+            "\(session.outputText)")
         #expect(try b.secret("web", "bob") == "unsynced on b")
         // Later syncs need no password; both end with both devices' edits.
         #expect(try aSync().status == 0)
@@ -246,7 +249,9 @@ import Testing
         let refused = try c.run(["sync", "join", lab.remote])
         #expect(refused.status == 93, "\(refused.stderrText)")
         #expect(
-            refused.stderrText.contains("other revision files than device \(aID)'s head"), "\(refused.stderrText)")
+            refused.stderrText.contains(
+                "other revision files than device \(DeviceName.label(aID, name: DeviceName.hostName()))'s head"),
+            "\(refused.stderrText)")
         let again = try b.run(["sync"])
         #expect(again.status == 93, "\(again.stderrText)")
         #expect(try b.secret("web", "bob") == "two")

@@ -142,6 +142,14 @@ struct Device {
         }.sorted()
     }
 
+    /// This device's id, from `fob sync status` (`device: NAME (ID)`, or the id alone).
+    func deviceID(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let status = try ok(["sync", "status"], sourceLocation: sourceLocation)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("device: ") }?.dropFirst(8))
+        guard line.hasSuffix(")"), let open = line.lastIndex(of: "(") else { return String(line) }
+        return String(line[line.index(after: open)..<line.index(before: line.endIndex)])
+    }
+
     /// The work tree's directory.
     var tree: String {
         let root = data + "/fob/sync"

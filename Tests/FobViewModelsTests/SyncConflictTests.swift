@@ -3,19 +3,22 @@ import FobClipboard
 import FobStore
 import FobSystem
 import FobTestSupport
-import FobViewModels
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FobViewModels
 
 /// Sync's conflicts on the main screen: the list's mark, the preview's
 /// line, `V` to keep one version, and the last sync on the status line.
 @Suite struct SyncConflictTests {
     /// A sync source whose overview the test sets, recording each resolve.
     /// Its overview is read off the UI thread, through the store it is handed
-    /// (whose calls run on the UI thread), and waits while ``held``.
+    /// (whose calls run on the UI thread), and waits while ``held``; a
+    /// resolve likewise, waiting while ``resolveHeld``.
     final class FakeSync: SyncConflictSource, @unchecked Sendable {
         private let shared = Mutex<(current: SyncOverview?, held: Bool, reads: Int)>((nil, false, 0))
+        private let resolving = Mutex<(held: Bool, done: [(ItemKey, Bool)], failure: KeychainError?)>((false, [], nil))
         var current: SyncOverview? {
             get { shared.withLock { $0.current } }
             set { shared.withLock { $0.current = newValue } }
@@ -26,8 +29,18 @@ import Testing
         }
         /// Reads that ended.
         var reads: Int { shared.withLock { $0.reads } }
-        var resolved: [(ItemKey, Bool)] = []
-        var failure: KeychainError?
+        /// The resolves that ended, in order.
+        var resolved: [(ItemKey, Bool)] { resolving.withLock { $0.done } }
+        var failure: KeychainError? {
+            get { resolving.withLock { $0.failure } }
+            set { resolving.withLock { $0.failure = newValue } }
+        }
+        var resolveHeld: Bool {
+            get { resolving.withLock { $0.held } }
+            set { resolving.withLock { $0.held = newValue } }
+        }
+        /// The threads resolves ran on: the UI thread (the test's) must not be one.
+        let resolveThreads = Mutex<[pthread_t]>([])
 
         func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview? {
             _ = try store.allItems()
@@ -38,10 +51,13 @@ import Testing
             }
         }
 
-        func resolve(_ key: ItemKey, keepRemote: Bool) throws {
+        func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
+            resolveThreads.withLock { $0.append(pthread_self()) }
+            _ = try store.allItems()
+            while resolveHeld { usleep(1000) }
             if let failure { throw failure }
-            resolved.append((key, keepRemote))
-            current?.versions[key] = nil
+            resolving.withLock { $0.done.append((key, keepRemote)) }
+            shared.withLock { $0.current?.versions[key] = nil }
         }
     }
 
@@ -102,6 +118,7 @@ import Testing
         app.send(.resolveSelected)
         app.send(.keepOtherVersion)
         #expect(app.overlay == nil)
+        #expect(Self.tick(app) { main.form.message.tone == .success })
         #expect(sync.resolved.map(\.0) == [Self.mail])
         #expect(sync.resolved.map(\.1) == [true])
         #expect(main.list.rows.map(\.versions) == [0, 0])
@@ -122,11 +139,12 @@ import Testing
         sync.failure = .itemNotFound("no conflict")
         app.send(.resolveSelected)
         app.send(.confirm)
-        #expect(main.form.message.tone == .error)
+        #expect(Self.tick(app) { main.form.message.tone == .error })
         #expect(main.list.rows.map(\.versions) == [3, 0])
         sync.failure = nil
         app.send(.resolveSelected)
         app.send(.confirm)
+        #expect(Self.tick(app) { main.form.message.tone == .success })
         #expect(sync.resolved.map(\.1) == [false])
         #expect(main.list.rows.map(\.versions) == [0, 0])
     }
@@ -171,5 +189,78 @@ import Testing
         sync.held = false
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
         #expect(main.conflictNote == "2 versions; V keeps one")
+    }
+
+    /// `V` settles a conflict off the UI thread: while its vault write
+    /// waits, ticks (the injected clock moving on) and keys go on, a second
+    /// `V` is told to wait, and an idle lock keeps the store open for the
+    /// write; the settled state lands at the tick after it ends.
+    @Test func aSlowResolveNeverBlocksTheUI() throws {
+        let sync = FakeSync()
+        sync.current = SyncOverview(
+            lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 2])
+        let (app, _, clock) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        sync.resolveHeld = true
+        defer { sync.resolveHeld = false }
+        let started = Date()
+        let uiThread = pthread_self()
+        app.send(.resolveSelected)
+        app.send(.keepOtherVersion)
+        #expect(
+            main.form.message
+                == .info(#"Keeping the other device's version of service "mail", user ID "ana"…"#))
+        for _ in 0..<20 {
+            clock.advance(by: 0.2)
+            app.tick()
+        }
+        app.send(.moveSelection(1))
+        #expect(main.list.selectedRow?.service == "web")
+        app.send(.moveSelection(-1))
+        app.send(.resolveSelected)
+        app.send(.keepOtherVersion)
+        #expect(main.form.message == .info(#"Still settling service "mail", user ID "ana"…"#))
+        #expect(Date().timeIntervalSince(started) < 1)
+        #expect(sync.resolved.isEmpty)
+        #expect(main.list.rows.map(\.versions) == [2, 0])
+        #expect(Self.tick(app) { sync.resolveThreads.withLock { $0.count } == 1 })
+        #expect(sync.resolveThreads.withLock { $0.allSatisfy { pthread_equal($0, uiThread) == 0 } })
+        // The idle lock (300 s on the injected clock) waits for the write to end before it locks the store.
+        clock.advance(by: 301)
+        app.tick()
+        #expect(app.mainModel == nil)
+        #expect(app.storeLockDeferred)
+        sync.resolveHeld = false
+        #expect(Self.tick(app) { !app.storeLockDeferred })
+        #expect(sync.resolved.map(\.0) == [Self.mail])
+        #expect(sync.resolved.map(\.1) == [true])
+    }
+
+    /// The settled state lands at the tick after the resolve ends.
+    @Test func aResolveLandsAtTheTickAfterItEnds() throws {
+        let sync = FakeSync()
+        sync.current = SyncOverview(
+            lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 2])
+        let (app, _, clock) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        app.send(.resolveSelected)
+        app.send(.keepOtherVersion)
+        #expect(main.conflictNote == "2 versions; V keeps one")
+        let deadline = Date().addingTimeInterval(10)
+        var landed = false
+        while !landed && Date() < deadline {
+            clock.advance(by: 0.2)
+            app.tick()
+            landed = main.form.message.tone == .success
+            usleep(2000)
+        }
+        #expect(landed)
+        #expect(sync.resolved.map(\.0) == [Self.mail])
+        #expect(main.list.rows.map(\.versions) == [0, 0])
+        #expect(main.conflictNote == nil)
+        // Told at the tick it landed, by the injected clock.
+        #expect(main.messages.entries.last?.time == clock.now)
     }
 }

@@ -75,23 +75,35 @@ enum SyncCommand: FobCommand {
             help:
                 "join, or a sync that meets a new key: the tree's password (a device's master password) is the first line of PATH"
         ),
+        .value(
+            "--name", "NAME",
+            help: "init, join: this device's name (default the host name); a sync: renames this device"),
+    ]
+    static let usageLines = [
+        "fob sync [--strict] [--name NAME] [--tree-password-file PATH]",
+        "fob sync init REMOTE [--kdf K] [--name NAME] [--tree-password-file PATH]",
+        "fob sync join REMOTE [--name NAME] [--tree-password-file PATH]",
+        "fob sync status",
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes
         it to an empty git remote. 'fob sync join REMOTE' joins a tree from
         another device: it asks the master password of a device in the tree
-        (or reads --tree-password-file) and merges the items of both. 'fob
-        sync' fetches, merges item by item, commits and pushes, and prints
-        'merged N, conflicts M'. When another device started a new sync key
-        ('fob passwd --rotate-key', 'fob devices --revoke'), it asks that
-        device's master password (or reads --tree-password-file) and keeps
-        this vault's unsynced edits; without a terminal or the file it stops
-        with exit 63. 'fob sync status' shows the remote, the last sync, the
-        pending local changes and the devices. git runs as a program: its
-        messages reach standard error. Exit 60 without git, 61 when the
-        remote cannot be reached, 62 when it refuses the push, 63 when a new
-        sync key needs a password no one can give, 93 when the tree went back
-        or was tampered with, or this vault is a copy.
+        (or reads --tree-password-file) and merges the items of both. Each
+        device has a name, shown beside its id: the host name, or --name NAME
+        (1 to 64 bytes, no control characters); 'fob sync --name NAME' renames
+        this device. 'fob sync' fetches, merges item by item, commits and
+        pushes, and prints 'merged N, conflicts M'. When another device
+        started a new sync key ('fob passwd --rotate-key', 'fob devices
+        --revoke'), it asks that device's master password (or reads
+        --tree-password-file) and keeps this vault's unsynced edits; without a
+        terminal or the file it stops with exit 63. 'fob sync status' shows
+        the remote, this device's name and id, the last sync, the pending
+        local changes and the devices. git runs as a program: its messages
+        reach standard error. Exit 60 without git, 61 when the remote cannot
+        be reached, 62 when it refuses the push, 63 when a new sync key needs
+        a password no one can give, 93 when the tree went back or was tampered
+        with, or this vault is a copy.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -99,13 +111,21 @@ enum SyncCommand: FobCommand {
         let verb = positionals.first
         switch (verb, positionals.count) {
         case (nil, _):
+            let name = try deviceName(invocation)
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) { try engine.sync() }
+            let outcome = try invocation.syncing(locking: items) {
+                guard let name else { return try engine.sync() }
+                try engine.rename(to: name)
+                // The head carries the new name, also when nothing else changed.
+                return try engine.sync(forceHead: true)
+            }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
             let remote = positionals[1]
+            // A bad name is refused before any password is asked.
+            let name = try deviceName(invocation) ?? DeviceName.hostName()
             var kdf = KDFParameters.default
             if let text = invocation.arguments.value("--kdf") {
                 guard verb == "init", let preset = KDFParameters.Preset(rawValue: text) else {
@@ -134,10 +154,10 @@ enum SyncCommand: FobCommand {
             let engine = try invocation.syncEngine(items)
             let outcome = try invocation.syncing(locking: items) {
                 if verb == "init" {
-                    return try engine.initialize(remote: remote, password: password, kdf: kdf)
+                    return try engine.initialize(remote: remote, password: password, kdf: kdf, name: name)
                 }
                 do {
-                    return try engine.join(remote: remote, password: password)
+                    return try engine.join(remote: remote, password: password, name: name)
                 } catch SyncError.wrongPassword where fromVaultPasswordFile {
                     // The vault's own password file was tried: say so, the tree may have another.
                     throw CLIFailure(
@@ -149,10 +169,13 @@ enum SyncCommand: FobCommand {
             }
             return finish(invocation, outcome)
         case ("status", 1):
+            guard invocation.arguments.value("--name") == nil else {
+                throw UsageError("--name applies to 'fob sync', 'init' and 'join', not 'status'", command: name)
+            }
             let items = invocation.items()
             defer { items.close() }
             let status = try invocation.syncing { try invocation.syncEngine(items).status() }
-            var text = "remote: \(status.remote)\ndevice: \(status.device)\n"
+            var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
             if status.lastSync == 0 {
                 text += "last sync: never\n"
             } else {
@@ -161,7 +184,7 @@ enum SyncCommand: FobCommand {
             }
             text += "pending local changes: \(status.pending)\n"
             for device in status.devices {
-                text += "device \(device.device): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
+                text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
                 text += device.isRevoked ? ", revoked\n" : "\n"
             }
             invocation.standardOutput.write(text)
@@ -171,6 +194,18 @@ enum SyncCommand: FobCommand {
                 "'fob sync' takes nothing, 'init REMOTE', 'join REMOTE' or 'status', not '\(positionals.joined(separator: " "))'",
                 command: name)
         }
+    }
+
+    /// The `--name` given, or `nil`.
+    /// - Throws: ``UsageError`` for a name ``DeviceName/isValid(_:)`` refuses.
+    static func deviceName(_ invocation: Invocation) throws -> String? {
+        guard let name = invocation.arguments.value("--name") else { return nil }
+        guard DeviceName.isValid(name) else {
+            throw UsageError(
+                "--name wants 1 to \(DeviceName.maxBytes) bytes without control characters or a space at either end",
+                command: self.name)
+        }
+        return name
     }
 
     static func finish(_ invocation: Invocation, _ outcome: SyncEngine.Outcome) -> Int32 {
@@ -197,18 +232,23 @@ enum DevicesCommand: FobCommand {
     static let name = "devices"
     static let summary = "the devices syncing this vault, as of the last sync; --revoke shuts one out"
     static let options: [OptionSpec] = [
-        .value("--revoke", "DEVICE", help: "sync, then ignore DEVICE's later writes, everywhere (and sync)")
+        .value(
+            "--revoke", "DEVICE", help: "sync, then ignore DEVICE's later writes, everywhere (and sync); its id or name"
+        )
     ]
     static let discussion = """
-        One line per device: its id, the highest counter it wrote, which one
-        is this vault, and which are revoked. Reads the local tree only.
-        --revoke DEVICE syncs first (what DEVICE pushed so far is kept), then
-        writes a revocation into the tree and syncs: every
-        device ignores DEVICE's later writes, and DEVICE can no longer sync.
-        It also starts a new sync key, sealed under this vault's master
-        password (asked, or --password-file), which DEVICE is never given:
-        it keeps what it read before and cannot read what is written after.
-        The other devices ask for that password at their next sync.
+        One line per device: its name and id ('laptop (0123456789abcdef)'; the
+        id alone for a device without a name), the highest counter it wrote,
+        which one is this vault, and which are revoked. Reads the local tree
+        only. DEVICE is an id or the name of one device (a name several
+        devices have is refused: give the id). --revoke DEVICE syncs first
+        (what DEVICE pushed so far is kept), then writes a revocation into the
+        tree and syncs: every device ignores DEVICE's later writes, and DEVICE
+        can no longer sync. It also starts a new sync key, sealed under this
+        vault's master password (asked, or --password-file), which DEVICE is
+        never given: it keeps what it read before and cannot read what is
+        written after. The other devices ask for that password at their next
+        sync.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -221,16 +261,16 @@ enum DevicesCommand: FobCommand {
             try vault.unlock(password: password)
             vault.lock()
             let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) {
+            let (revoked, outcome) = try invocation.syncing(locking: items) {
                 try engine.revoke(device: device, password: password)
             }
-            invocation.standardOutput.write("revoked \(device)\n")
+            invocation.standardOutput.write("revoked \(revoked)\n")
             return SyncCommand.finish(invocation, outcome)
         }
         let status = try invocation.syncing { try invocation.syncEngine(items).status() }
         var text = ""
         for device in status.devices {
-            text += "\(device.device)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
+            text += "\(device.label)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
             text += device.isRevoked ? "  revoked\n" : "\n"
         }
         invocation.standardOutput.write(text)
@@ -249,7 +289,8 @@ enum ConflictsCommand: FobCommand {
         One line per item: service, account and the number of versions. The
         vault holds the version every device picked ('local' to 'fob resolve');
         the other is 'remote'. --show adds a line per version with the time it
-        was written and the parts in which it differs from the vault's
+        was written and the parts 'fob resolve --keep remote' would take from
+        it: those it lost in the merge whose values differ from the vault's
         (secret, notes, url, label, ...), never their values. Never prints a
         secret.
         """
@@ -269,7 +310,7 @@ enum ConflictsCommand: FobCommand {
                 let name = index == conflict.others.count - 1 ? "remote " : "older  "
                 let parts = conflict.differingParts(of: other).map(\.name)
                 let differs = parts.isEmpty ? "same parts" : "differs in " + parts.joined(separator: ", ")
-                text += "  \(name) written \(ItemJSON.date(other.modified)), \(differs)\n"
+                text += "  \(name) written \(ItemJSON.date(other.item.modified)), \(differs)\n"
             }
         }
         invocation.standardOutput.write(text)
@@ -285,13 +326,15 @@ enum ResolveCommand: FobCommand {
     static let options: [OptionSpec] = [
         .required(
             "--keep", "local|remote", choices: ["local", "remote"],
-            help: "local: the version in the vault now; remote: the other one")
+            help: "local: the version in the vault now; remote: the other one's conflicting parts")
     ]
     static let discussion = """
         After a conflict every device holds the same version in its vault (the
         one the merge picked, whichever device wrote it): that is 'local'. The
-        other version is 'remote'. 'fob conflicts --show' tells them apart
-        (when each was written and which parts differ). The resolution is
+        other version is 'remote': keeping it takes only the parts in which it
+        conflicted (both devices changed them); the parts the merge took from
+        other edits stay. 'fob conflicts --show' tells them apart (when each
+        was written and which parts --keep remote would take). The resolution is
         committed to the local tree and travels with the next 'fob sync'; the
         other devices drop the versions too. Exit 44 when the item has no
         conflict.

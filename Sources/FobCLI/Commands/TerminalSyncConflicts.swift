@@ -11,21 +11,19 @@ import Synchronization
 /// reads as `nil` without opening anything. The overview is read off the
 /// UI thread, its vault reads through the store the UI hands it, and again
 /// only when the sync state item changed (every sync and resolve writes it).
+/// A resolve runs off the UI thread too, its vault reads and its one write
+/// transaction through the store the UI hands it.
 /// Sync's messages are dropped: the screen is the UI's.
 final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
-    /// The UI's store: only ``resolve(_:keepRemote:)`` uses it, on the UI thread.
-    private let store: ItemAccess
     private let tree: String
     private let environment: [String: String]
     /// The last overview and the state item's revision it was read at.
     private let cached = Mutex<(revision: UInt64, overview: SyncOverview)?>(nil)
 
     /// - Parameters:
-    ///   - store: the UI's store.
     ///   - vaultPath: the vault file's path (which names its work tree).
     ///   - environment: the process environment (`XDG_DATA_HOME`, git's variables).
-    init(store: ItemAccess, vaultPath: String, environment: [String: String]) {
-        self.store = store
+    init(vaultPath: String, environment: [String: String]) {
         self.environment = environment
         tree = SyncPaths.tree(vaultPath: vaultPath, environment: environment)
     }
@@ -36,7 +34,7 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
 
     func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview? {
         guard FileManager.default.fileExists(atPath: tree + "/.git") else { return nil }
-        let reader = KeychainSyncReader(store: store)
+        let reader = KeychainSyncStore(store: store, writes: false)
         guard let state = try reader.syncStateItems(accounts: [SyncState.key.account]).first else { return nil }
         if let cached = cached.withLock({ $0 }), cached.revision == state.revision { return cached.overview }
         guard let read = try engine(reader).conflictOverview(listed: listed) else { return nil }
@@ -47,21 +45,26 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
         return overview
     }
 
-    func resolve(_ key: ItemKey, keepRemote: Bool) throws {
-        let engine = try engine(store)
+    func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
+        let engine = try engine(KeychainSyncStore(store: store, writes: true))
         try store.withExclusiveLock {
             try engine.resolve(service: key.service, account: key.account, keepRemote: keepRemote)
         }
     }
 }
 
-/// Sync's reads of the vault over a ``KeychainStore`` (the UI's, its calls
-/// run on the UI thread): the state's items by key, and every item with
-/// its secret for a state written before the index. Writes nothing.
-private final class KeychainSyncReader: SyncItemStore {
+/// Sync's view of the vault over a ``KeychainStore`` (the UI's, its calls
+/// run on the UI thread): the state's items by key, every item with its
+/// secret, and (for a resolve only) one write transaction.
+private final class KeychainSyncStore: SyncItemStore {
     let store: any KeychainStore
+    /// Whether ``syncApply(_:)`` writes (a resolve) or refuses (the overview reads only).
+    let writes: Bool
 
-    init(store: any KeychainStore) { self.store = store }
+    init(store: any KeychainStore, writes: Bool) {
+        self.store = store
+        self.writes = writes
+    }
 
     func syncItems() throws(KeychainError) -> [Item] {
         var all: [Item]
@@ -72,7 +75,10 @@ private final class KeychainSyncReader: SyncItemStore {
     }
 
     func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
-        throw .io("the terminal UI reads sync's overview only")
+        guard writes else { throw .io("the terminal UI reads sync's overview only") }
+        guard !changes.isEmpty else { return }
+        // `restore` is the store's one transaction of changes given whole.
+        try store.restore(changes)
     }
 
     func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item] {

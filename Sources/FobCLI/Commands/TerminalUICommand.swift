@@ -40,7 +40,7 @@ enum TerminalUICommand: FobCommand {
         let app = AppModel(
             store: store, clipboard: clipboard, clock: clock,
             lockAfter: TimeInterval(globals.lockAfter),
-            sync: TerminalSyncConflicts(store: store, vaultPath: globals.vaultURL.path, environment: environment))
+            sync: TerminalSyncConflicts(vaultPath: globals.vaultURL.path, environment: environment))
         return TerminalApp.run(
             app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
             environment: environment)
