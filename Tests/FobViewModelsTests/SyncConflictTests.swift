@@ -15,32 +15,38 @@ import Testing
     /// A sync source whose overview the test sets, recording each resolve.
     /// Its overview is read off the UI thread, through the store it is handed
     /// (whose calls run on the UI thread), and waits while ``held``; a
-    /// resolve likewise, waiting while ``resolveHeld``.
+    /// resolve likewise, waiting while its state's `resolveHeld`.
     final class FakeSync: SyncConflictSource, @unchecked Sendable {
-        private let shared = Mutex<(current: SyncOverview?, held: Bool, reads: Int)>((nil, false, 0))
-        private let resolving = Mutex<(held: Bool, done: [(ItemKey, Bool)], failure: KeychainError?)>((false, [], nil))
+        /// Everything the UI's threads and the test share.
+        struct State {
+            var current: SyncOverview?
+            var held = false
+            /// Reads that ended.
+            var reads = 0
+            var resolveHeld = false
+            /// The resolves that ended, in order.
+            var resolved: [(ItemKey, Bool)] = []
+            var failure: KeychainError?
+            /// The threads resolves ran on: the UI thread (the test's) must not be one.
+            var resolveThreads: [pthread_t] = []
+        }
+        private let shared = Mutex(State())
+
+        /// One field of the shared state, read or set under its lock.
+        subscript<T: Sendable>(_ field: WritableKeyPath<State, T>) -> T {
+            get { shared.withLock { $0[keyPath: field] } }
+            set { shared.withLock { $0[keyPath: field] = newValue } }
+        }
         var current: SyncOverview? {
-            get { shared.withLock { $0.current } }
-            set { shared.withLock { $0.current = newValue } }
+            get { self[\.current] }
+            set { self[\.current] = newValue }
         }
         var held: Bool {
-            get { shared.withLock { $0.held } }
-            set { shared.withLock { $0.held = newValue } }
+            get { self[\.held] }
+            set { self[\.held] = newValue }
         }
-        /// Reads that ended.
-        var reads: Int { shared.withLock { $0.reads } }
-        /// The resolves that ended, in order.
-        var resolved: [(ItemKey, Bool)] { resolving.withLock { $0.done } }
-        var failure: KeychainError? {
-            get { resolving.withLock { $0.failure } }
-            set { resolving.withLock { $0.failure = newValue } }
-        }
-        var resolveHeld: Bool {
-            get { resolving.withLock { $0.held } }
-            set { resolving.withLock { $0.held = newValue } }
-        }
-        /// The threads resolves ran on: the UI thread (the test's) must not be one.
-        let resolveThreads = Mutex<[pthread_t]>([])
+        var reads: Int { self[\.reads] }
+        var resolved: [(ItemKey, Bool)] { self[\.resolved] }
 
         func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview? {
             _ = try store.allItems()
@@ -52,12 +58,14 @@ import Testing
         }
 
         func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
-            resolveThreads.withLock { $0.append(pthread_self()) }
+            shared.withLock { $0.resolveThreads.append(pthread_self()) }
             _ = try store.allItems()
-            while resolveHeld { usleep(1000) }
-            if let failure { throw failure }
-            resolving.withLock { $0.done.append((key, keepRemote)) }
-            shared.withLock { $0.current?.versions[key] = nil }
+            while self[\.resolveHeld] { usleep(1000) }
+            if let failure = self[\.failure] { throw failure }
+            shared.withLock {
+                $0.resolved.append((key, keepRemote))
+                $0.current?.versions[key] = nil
+            }
         }
     }
 
@@ -136,12 +144,12 @@ import Testing
         let (app, _, _) = Self.start(sync)
         let main = try #require(app.mainModel)
         #expect(Self.tick(app) { main.conflictNote == "3 versions; V keeps one" })
-        sync.failure = .itemNotFound("no conflict")
+        sync[\.failure] = .itemNotFound("no conflict")
         app.send(.resolveSelected)
         app.send(.confirm)
         #expect(Self.tick(app) { main.form.message.tone == .error })
         #expect(main.list.rows.map(\.versions) == [3, 0])
-        sync.failure = nil
+        sync[\.failure] = nil
         app.send(.resolveSelected)
         app.send(.confirm)
         #expect(Self.tick(app) { main.form.message.tone == .success })
@@ -191,19 +199,25 @@ import Testing
         #expect(main.conflictNote == "2 versions; V keeps one")
     }
 
-    /// `V` settles a conflict off the UI thread: while its vault write
-    /// waits, ticks (the injected clock moving on) and keys go on, a second
-    /// `V` is told to wait, and an idle lock keeps the store open for the
-    /// write; the settled state lands at the tick after it ends.
-    @Test func aSlowResolveNeverBlocksTheUI() throws {
+    /// A started app whose list marks `mail ana` with 2 versions.
+    static func startWithAConflict() throws -> (FakeSync, AppModel, TestClock, MainModel) {
         let sync = FakeSync()
         sync.current = SyncOverview(
             lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 2])
         let (app, _, clock) = Self.start(sync)
         let main = try #require(app.mainModel)
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
-        sync.resolveHeld = true
-        defer { sync.resolveHeld = false }
+        return (sync, app, clock, main)
+    }
+
+    /// `V` settles a conflict off the UI thread: while its vault write
+    /// waits, ticks (the injected clock moving on) and keys go on, a second
+    /// `V` is told to wait, and an idle lock keeps the store open for the
+    /// write; the settled state lands at the tick after it ends.
+    @Test func aSlowResolveNeverBlocksTheUI() throws {
+        let (sync, app, clock, main) = try Self.startWithAConflict()
+        sync[\.resolveHeld] = true
+        defer { sync[\.resolveHeld] = false }
         let started = Date()
         let uiThread = pthread_self()
         app.send(.resolveSelected)
@@ -224,14 +238,14 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(sync.resolved.isEmpty)
         #expect(main.list.rows.map(\.versions) == [2, 0])
-        #expect(Self.tick(app) { sync.resolveThreads.withLock { $0.count } == 1 })
-        #expect(sync.resolveThreads.withLock { $0.allSatisfy { pthread_equal($0, uiThread) == 0 } })
+        #expect(Self.tick(app) { sync[\.resolveThreads].count == 1 })
+        #expect(sync[\.resolveThreads].allSatisfy { pthread_equal($0, uiThread) == 0 })
         // The idle lock (300 s on the injected clock) waits for the write to end before it locks the store.
         clock.advance(by: 301)
         app.tick()
         #expect(app.mainModel == nil)
         #expect(app.storeLockDeferred)
-        sync.resolveHeld = false
+        sync[\.resolveHeld] = false
         #expect(Self.tick(app) { !app.storeLockDeferred })
         #expect(sync.resolved.map(\.0) == [Self.mail])
         #expect(sync.resolved.map(\.1) == [true])
@@ -239,12 +253,7 @@ import Testing
 
     /// The settled state lands at the tick after the resolve ends.
     @Test func aResolveLandsAtTheTickAfterItEnds() throws {
-        let sync = FakeSync()
-        sync.current = SyncOverview(
-            lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 2])
-        let (app, _, clock) = Self.start(sync)
-        let main = try #require(app.mainModel)
-        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        let (sync, app, clock, main) = try Self.startWithAConflict()
         app.send(.resolveSelected)
         app.send(.keepOtherVersion)
         #expect(main.conflictNote == "2 versions; V keeps one")
