@@ -382,73 +382,15 @@ public final class SyncEngine {
 
     // MARK: Export: the vault's changes become revisions
 
+    /// One revision an export will write: the item's keyed name, the
+    /// revision made once the export's dot is known, and the files it supersedes.
+    typealias PlannedRevision = (name: String, make: (Dot) -> Revision, superseded: [Dot])
+
     /// Writes this vault's changes since the last merge as revisions and commits them.
     /// - Returns: how many revisions were written.
     func export(_ loaded: inout Loaded, base: inout Snapshot, current: inout Snapshot, forceHead: Bool) throws -> Int {
-        var planned: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
         let me = loaded.state.device
-        // Only items changed here since the last merge: their revisions are opened.
-        var candidates: [String] = []
-        for (name, item) in loaded.items
-        where loaded.state.revisions[name] != item.revision || loaded.state.resolved.contains(name) {
-            candidates.append(name)
-        }
-        let deleted = loaded.state.revisions.keys.filter { loaded.items[$0] == nil }
-        touched = Set(candidates).union(deleted)
-        try open(touched, in: &base, keys: loaded.keys)
-        try open(touched, in: &current, keys: loaded.keys)
-        for name in candidates.sorted() {
-            guard let item = loaded.items[name] else { continue }
-            let resolving = loaded.state.resolved.contains(name)
-            let baseView = base.view(name)
-            let currentView = current.view(name)
-            var changed: [FieldGroup] = []
-            for group in FieldGroup.allCases {
-                if let b = baseView?.item, group.same(b, item) { continue }
-                changed.append(group)
-            }
-            if baseView?.item != nil, changed.isEmpty, !resolving {
-                continue
-            }
-            // Never synced before: concurrent with whatever the tree holds,
-            // but for this device's own export of it by a run that was cut short.
-            let concurrent = baseView == nil
-            let prior = concurrent ? nil : currentView
-            let ownEarlier = concurrent ? (currentView?.live ?? []).filter { $0.device == me } : []
-            planned.append(
-                (
-                    name,
-                    { dot in
-                        var vector = prior?.vector ?? VersionVector()
-                        for earlier in ownEarlier { vector.add(earlier) }
-                        vector.add(dot)
-                        var next = prior?.item ?? item
-                        var dots = prior?.item == nil ? [:] : prior!.fieldDots
-                        for group in prior?.item == nil ? FieldGroup.allCases : changed {
-                            group.copy(from: item, into: &next)
-                            dots[group] = dot
-                        }
-                        next.modified = max(next.modified, item.modified)
-                        next.revision = 0
-                        next.persistentID = item.persistentID
-                        return Revision(
-                            dot: dot, vector: vector, fieldDots: dots, item: next,
-                            siblings: resolving ? [] : (prior?.siblings ?? []))
-                    }, prior?.live ?? ownEarlier
-                ))
-        }
-        for name in deleted.sorted() {
-            guard let currentView = current.view(name), currentView.item != nil else { continue }
-            planned.append(
-                (
-                    name,
-                    { dot in
-                        var vector = currentView.vector
-                        vector.add(dot)
-                        return Revision(dot: dot, vector: vector, fieldDots: [:], item: nil, siblings: [])
-                    }, currentView.live
-                ))
-        }
+        var planned = try planChanges(loaded, base: &base, current: &current)
         // Tombstones are the items the tree holds and this vault does not: opened to tell (few).
         try open(Set(current.files.keys.filter { loaded.items[$0] == nil }), in: &current, keys: loaded.keys)
         let (resealed, collected, acknowledge) = housekeeping(current, planned: Set(planned.map(\.name)), me: me)
@@ -466,21 +408,7 @@ public final class SyncEngine {
             removeFile(path)
             live.remove(path)
         }
-        for plan in planned {
-            let revision = plan.make(dot)
-            let path = TreePath.record(name: plan.name, dot: dot)
-            let sealed = revision.sealed(name: plan.name, keys: loaded.keys)
-            try writeFile(path, sealed)
-            // Kept as read back, so it is the same value another device opens.
-            written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: loaded.keys)
-            exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
-            live.insert(path)
-            for old in plan.superseded where old != dot {
-                let oldPath = TreePath.record(name: plan.name, dot: old)
-                removeFile(oldPath)
-                live.remove(oldPath)
-            }
-        }
+        for plan in planned { try stage(plan, dot: dot, keys: loaded.keys, live: &live) }
         try writeHead(loaded, current: current, live: live)
         var message = "fob sync: device \(me), \(planned.count) revision\(planned.count == 1 ? "" : "s")"
         if !collected.isEmpty {
@@ -488,6 +416,101 @@ public final class SyncEngine {
         }
         try commit(message)
         return planned.count
+    }
+
+    /// The revisions of the items changed or deleted here since the last
+    /// merge (only their files are opened, in `base` and `current`).
+    func planChanges(_ loaded: Loaded, base: inout Snapshot, current: inout Snapshot) throws -> [PlannedRevision] {
+        var candidates: [String] = []
+        for (name, item) in loaded.items
+        where loaded.state.revisions[name] != item.revision || loaded.state.resolved.contains(name) {
+            candidates.append(name)
+        }
+        let deleted = loaded.state.revisions.keys.filter { loaded.items[$0] == nil }
+        touched = Set(candidates).union(deleted)
+        try open(touched, in: &base, keys: loaded.keys)
+        try open(touched, in: &current, keys: loaded.keys)
+        var planned: [PlannedRevision] = []
+        for name in candidates.sorted() {
+            guard let item = loaded.items[name] else { continue }
+            let resolving = loaded.state.resolved.contains(name)
+            if let plan = planEdit(
+                name, item, base: base.view(name), current: current.view(name), me: loaded.state.device,
+                resolving: resolving)
+            {
+                planned.append(plan)
+            }
+        }
+        for name in deleted.sorted() {
+            guard let currentView = current.view(name), currentView.item != nil else { continue }
+            planned.append(
+                (
+                    name,
+                    { dot in
+                        var vector = currentView.vector
+                        vector.add(dot)
+                        return Revision(dot: dot, vector: vector, fieldDots: [:], item: nil, siblings: [])
+                    }, currentView.live
+                ))
+        }
+        return planned
+    }
+
+    /// The revision of an item edited here, or `nil` when none of its
+    /// field groups differs from the last synced copy (and it is not being resolved).
+    func planEdit(
+        _ name: String, _ item: Item, base baseView: ItemView?, current currentView: ItemView?, me: String,
+        resolving: Bool
+    ) -> PlannedRevision? {
+        var changed: [FieldGroup] = []
+        for group in FieldGroup.allCases {
+            if let b = baseView?.item, group.same(b, item) { continue }
+            changed.append(group)
+        }
+        if baseView?.item != nil, changed.isEmpty, !resolving { return nil }
+        // Never synced before: concurrent with whatever the tree holds,
+        // but for this device's own export of it by a run that was cut short.
+        let concurrent = baseView == nil
+        let prior = concurrent ? nil : currentView
+        let ownEarlier = concurrent ? (currentView?.live ?? []).filter { $0.device == me } : []
+        return (
+            name,
+            { dot in
+                var vector = prior?.vector ?? VersionVector()
+                for earlier in ownEarlier { vector.add(earlier) }
+                vector.add(dot)
+                var next = prior?.item ?? item
+                var dots = prior?.item == nil ? [:] : prior!.fieldDots
+                for group in prior?.item == nil ? FieldGroup.allCases : changed {
+                    group.copy(from: item, into: &next)
+                    dots[group] = dot
+                }
+                next.modified = max(next.modified, item.modified)
+                next.revision = 0
+                next.persistentID = item.persistentID
+                return Revision(
+                    dot: dot, vector: vector, fieldDots: dots, item: next,
+                    siblings: resolving ? [] : (prior?.siblings ?? []))
+            }, prior?.live ?? ownEarlier
+        )
+    }
+
+    /// Seals one planned revision at `dot` into the commit being staged and
+    /// removes the files it supersedes; `live` follows.
+    func stage(_ plan: PlannedRevision, dot: Dot, keys: SyncKeys, live: inout Set<String>) throws {
+        let revision = plan.make(dot)
+        let path = TreePath.record(name: plan.name, dot: dot)
+        let sealed = revision.sealed(name: plan.name, keys: keys)
+        try writeFile(path, sealed)
+        // Kept as read back, so it is the same value another device opens.
+        written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: keys)
+        exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
+        live.insert(path)
+        for old in plan.superseded where old != dot {
+            let oldPath = TreePath.record(name: plan.name, dot: old)
+            removeFile(oldPath)
+            live.remove(oldPath)
+        }
     }
 
     /// What an export does beside this device's own changes:
@@ -500,10 +523,10 @@ public final class SyncEngine {
     ///   device's has not either, makes it write its head, so that the
     ///   last device to see it can collect it.
     func housekeeping(_ current: Snapshot, planned: Set<String>, me: String) -> (
-        resealed: [(name: String, make: (Dot) -> Revision, superseded: [Dot])], collected: [String],
+        resealed: [PlannedRevision], collected: [String],
         acknowledge: Bool
     ) {
-        var resealed: [(name: String, make: (Dot) -> Revision, superseded: [Dot])] = []
+        var resealed: [PlannedRevision] = []
         for name in current.stale.sorted() where !planned.contains(name) {
             guard let view = current.view(name) else { continue }
             resealed.append(

@@ -190,6 +190,8 @@ import Testing
         let result = try a.run(["sync", "init", lab.remote, "--kdf", "fast"])
         #expect(result.status == 2)
         #expect(result.stderrText.contains("--kdf wants interactive, moderate or sensitive, not 'fast'"))
+        // The hint names the command, not the device (the default name is the host name).
+        #expect(result.stderrText.contains("Run 'fob sync --help' for its usage."), "\(result.stderrText)")
         // Nothing was pushed.
         #expect(try lab.git(["ls-remote", lab.remote]) == "")
     }

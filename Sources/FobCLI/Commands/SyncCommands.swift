@@ -111,89 +111,98 @@ enum SyncCommand: FobCommand {
         let verb = positionals.first
         switch (verb, positionals.count) {
         case (nil, _):
-            let name = try deviceName(invocation)
+            let newName = try deviceName(invocation)
             let items = invocation.items()
             defer { items.close() }
             let engine = try invocation.syncEngine(items)
             let outcome = try invocation.syncing(locking: items) {
-                guard let name else { return try engine.sync() }
-                try engine.rename(to: name)
+                guard let newName else { return try engine.sync() }
+                try engine.rename(to: newName)
                 // The head carries the new name, also when nothing else changed.
                 return try engine.sync(forceHead: true)
             }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
-            let remote = positionals[1]
-            // A bad name is refused before any password is asked.
-            let name = try deviceName(invocation) ?? DeviceName.hostName()
-            var kdf = KDFParameters.default
-            if let text = invocation.arguments.value("--kdf") {
-                guard verb == "init", let preset = KDFParameters.Preset(rawValue: text) else {
-                    throw UsageError(
-                        verb == "init"
-                            ? "--kdf wants interactive, moderate or sensitive, not '\(text)'"
-                            : "--kdf applies to 'fob sync init' only", command: name)
-                }
-                kdf = KDFParameters(preset)
-            }
-            var fromVaultPasswordFile = false
-            // The header is sealed under (or opened with) a master password:
-            // this vault's for init; for join the one the tree was sealed with.
-            let password: SecretBytes
-            if verb == "join" {
-                fromVaultPasswordFile =
-                    invocation.arguments.value("--tree-password-file") == nil && invocation.globals.passwordFile != nil
-                password = try invocation.treePassword(device: nil)
-            } else if let file = invocation.arguments.value("--tree-password-file") {
-                password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
-            } else {
-                password = try invocation.masterPassword(prompt: "Master password: ")
-            }
-            let items = invocation.items()
-            defer { items.close() }
-            let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) {
-                if verb == "init" {
-                    return try engine.initialize(remote: remote, password: password, kdf: kdf, name: name)
-                }
-                do {
-                    return try engine.join(remote: remote, password: password, name: name)
-                } catch SyncError.wrongPassword where fromVaultPasswordFile {
-                    // The vault's own password file was tried: say so, the tree may have another.
-                    throw CLIFailure(
-                        SyncError.wrongPassword.description
-                            + "; it was tried with this vault's password file (FOB_PASSWORD_FILE or --password-file): "
-                            + "give the password of a device in the tree with --tree-password-file PATH",
-                        status: SyncError.wrongPassword.exitStatus)
-                }
-            }
-            return finish(invocation, outcome)
+            return try setUp(invocation, join: verb == "join", remote: positionals[1])
         case ("status", 1):
-            guard invocation.arguments.value("--name") == nil else {
-                throw UsageError("--name applies to 'fob sync', 'init' and 'join', not 'status'", command: name)
-            }
-            let items = invocation.items()
-            defer { items.close() }
-            let status = try invocation.syncing { try invocation.syncEngine(items).status() }
-            var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
-            if status.lastSync == 0 {
-                text += "last sync: never\n"
-            } else {
-                let when = ItemJSON.date(Date(timeIntervalSince1970: Double(status.lastSync)))
-                text += "last sync: \(when), merged \(status.lastMerged), conflicts \(status.lastConflicts)\n"
-            }
-            text += "pending local changes: \(status.pending)\n"
-            for device in status.devices {
-                text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
-                text += device.isRevoked ? ", revoked\n" : "\n"
-            }
-            invocation.standardOutput.write(text)
-            return 0
+            return try showStatus(invocation)
         default:
             throw UsageError(
                 "'fob sync' takes nothing, 'init REMOTE', 'join REMOTE' or 'status', not '\(positionals.joined(separator: " "))'",
                 command: name)
         }
+    }
+
+    /// `fob sync init REMOTE` (`join` false) or `fob sync join REMOTE`.
+    static func setUp(_ invocation: Invocation, join: Bool, remote: String) throws -> Int32 {
+        // A bad name is refused before any password is asked.
+        let device = try deviceName(invocation) ?? DeviceName.hostName()
+        var kdf = KDFParameters.default
+        if let text = invocation.arguments.value("--kdf") {
+            guard !join, let preset = KDFParameters.Preset(rawValue: text) else {
+                throw UsageError(
+                    join
+                        ? "--kdf applies to 'fob sync init' only"
+                        : "--kdf wants interactive, moderate or sensitive, not '\(text)'", command: name)
+            }
+            kdf = KDFParameters(preset)
+        }
+        var fromVaultPasswordFile = false
+        // The header is sealed under (or opened with) a master password:
+        // this vault's for init; for join the one the tree was sealed with.
+        let password: SecretBytes
+        if join {
+            fromVaultPasswordFile =
+                invocation.arguments.value("--tree-password-file") == nil && invocation.globals.passwordFile != nil
+            password = try invocation.treePassword(device: nil)
+        } else if let file = invocation.arguments.value("--tree-password-file") {
+            password = try PasswordFile.readFirstLine(path: file, maxBytes: Vault.maxPasswordBytes + 1)
+        } else {
+            password = try invocation.masterPassword(prompt: "Master password: ")
+        }
+        let items = invocation.items()
+        defer { items.close() }
+        let engine = try invocation.syncEngine(items)
+        let outcome = try invocation.syncing(locking: items) {
+            if !join {
+                return try engine.initialize(remote: remote, password: password, kdf: kdf, name: device)
+            }
+            do {
+                return try engine.join(remote: remote, password: password, name: device)
+            } catch SyncError.wrongPassword where fromVaultPasswordFile {
+                // The vault's own password file was tried: say so, the tree may have another.
+                throw CLIFailure(
+                    SyncError.wrongPassword.description
+                        + "; it was tried with this vault's password file (FOB_PASSWORD_FILE or --password-file): "
+                        + "give the password of a device in the tree with --tree-password-file PATH",
+                    status: SyncError.wrongPassword.exitStatus)
+            }
+        }
+        return finish(invocation, outcome)
+    }
+
+    /// `fob sync status`: the remote, this device, the last sync, pending changes, the devices.
+    static func showStatus(_ invocation: Invocation) throws -> Int32 {
+        guard invocation.arguments.value("--name") == nil else {
+            throw UsageError("--name applies to 'fob sync', 'init' and 'join', not 'status'", command: name)
+        }
+        let items = invocation.items()
+        defer { items.close() }
+        let status = try invocation.syncing { try invocation.syncEngine(items).status() }
+        var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
+        if status.lastSync == 0 {
+            text += "last sync: never\n"
+        } else {
+            let when = ItemJSON.date(Date(timeIntervalSince1970: Double(status.lastSync)))
+            text += "last sync: \(when), merged \(status.lastMerged), conflicts \(status.lastConflicts)\n"
+        }
+        text += "pending local changes: \(status.pending)\n"
+        for device in status.devices {
+            text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
+            text += device.isRevoked ? ", revoked\n" : "\n"
+        }
+        invocation.standardOutput.write(text)
+        return 0
     }
 
     /// The `--name` given, or `nil`.
