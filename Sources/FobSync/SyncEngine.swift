@@ -891,6 +891,13 @@ public final class SyncEngine {
     /// to a new machine): a clone of the remote.
     func ensureWorkTree(remote: String) throws {
         if FileManager.default.fileExists(atPath: git.directory + "/.git") { return }
+        try cloneTree(remote)
+    }
+
+    /// Replaces the tree's directory with a clone of `remote`'s sync branch
+    /// that checks nothing out (the tree is read through git's objects).
+    /// - Throws: ``SyncError/remoteUnreachable(_:)`` with git's `fatal:` line.
+    func cloneTree(_ remote: String) throws {
         try? FileManager.default.removeItem(atPath: git.directory)
         try makePrivateParent()
         let clone = try git.run(

@@ -85,13 +85,7 @@ extension SyncEngine {
         try DeviceName.check(name)
         let items = try store.syncItems()
         let old = SyncEngine.stateItem(in: items)
-        try? FileManager.default.removeItem(atPath: git.directory)
-        try makePrivateParent()
-        // Nothing is checked out: the tree is read through git's objects.
-        let clone = try git.run(
-            ["clone", "-q", "--no-checkout", "-b", Git.branch, remote, git.directory], network: true, show: true,
-            inDirectory: false)
-        guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
+        try cloneTree(remote)
         let files = try git.resolve("HEAD").map { try git.files(of: $0, under: "headers") } ?? [:]
         let headers = files.keys.sorted().compactMap { path in TreePath.parseHeader(path).map { (path, $0) } }
         guard !headers.isEmpty else {

@@ -273,15 +273,6 @@ public struct Revision: Sendable {
     /// The ``KeyEpoch/id`` of the key its file is sealed under (0 for one not read from a file).
     public var sealedUnder: UInt64 = 0
 
-    /// A revision; see the properties.
-    public init(dot: Dot, vector: VersionVector, fieldDots: [FieldGroup: Dot], item: Item?, siblings: [Sibling]) {
-        self.dot = dot
-        self.vector = vector
-        self.fieldDots = fieldDots
-        self.item = item
-        self.siblings = siblings
-    }
-
     static let magic = Array("FSR2".utf8)
     /// Version 1: no sibling's parts; version 2 adds them (written only
     /// when a sibling has them, so a revision without one stays readable
@@ -412,15 +403,6 @@ public struct DeviceHead: Sendable, Equatable {
     public var liveHash: [UInt8]
     /// The device's name (``DeviceName``), or `nil` for one without.
     public var name: String?
-
-    /// A head; see the properties.
-    public init(device: String, counter: UInt64, vector: VersionVector, liveHash: [UInt8], name: String? = nil) {
-        self.device = device
-        self.counter = counter
-        self.vector = vector
-        self.liveHash = liveHash
-        self.name = name
-    }
 
     static let magic = Array("FSH2".utf8)
 
