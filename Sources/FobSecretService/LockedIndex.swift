@@ -77,8 +77,9 @@ struct LockedIndex {
     /// Appends one item's entry to an index body (the layout of
     /// ``parse(_:)``): its persistent ID, the count of its hashes (at most
     /// 65,535 are kept) and the 16-byte hashes, sorted. The provider keeps
-    /// its index in this form: about 66 bytes for an item of three
-    /// attributes, where a dictionary of sets of arrays took some 350.
+    /// its index in this form: 66 bytes for an item of three attributes,
+    /// where a dictionary of sets of arrays took an allocation for each set
+    /// and each hash.
     static func append(_ id: UUID, hashes: [[UInt8]], to body: inout [UInt8]) {
         withUnsafeBytes(of: id.uuid) { body.append(contentsOf: $0) }
         let kept = hashes.filter { $0.count == 16 }.sorted { $0.lexicographicallyPrecedes($1) }.prefix(Int(UInt16.max))
