@@ -126,9 +126,11 @@ extension Provider {
         let paths = try reader.objectPaths()
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
-        // Many items: one request for every secret rather than one per item.
+        // Many of the vault's items: one request for every secret rather
+        // than one per item. The session collection's items need no vault
+        // (they are answered while it is locked, too).
         var all: [UUID: SecretBytes]? = nil
-        if paths.count > 8 {
+        if paths.lazy.filter({ Provider.itemID($0) != nil }).count > 8 {
             do { all = try store.secrets() } catch { throw ProviderError.from(error) }
             // The agent's answer (every item whole) is freed by now: give its pages back.
             _ = fob_ss_trim_heap()
