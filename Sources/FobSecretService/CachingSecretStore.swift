@@ -172,24 +172,26 @@ final class CachingSecretStore: @unchecked Sendable {
     /// The summary of the item with this persistent ID.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func summary(_ persistentID: UUID) throws(KeychainError) -> ItemSummary {
-        var current = reusable()
-        if current == nil { current = try fetchCatalog() }
-        guard let current, let index = current.index(of: persistentID) else {
-            throw .itemNotFound("no item \(persistentID)")
-        }
-        return current[index]
+        let (catalog, index) = try find(persistentID)
+        return catalog[index]
     }
 
     /// The content type of the item with this persistent ID (`nil` for
     /// `text/plain`), without rebuilding its whole summary.
     /// - Throws: as ``summary(_:)``.
     func contentType(_ persistentID: UUID) throws(KeychainError) -> String? {
+        let (catalog, index) = try find(persistentID)
+        return catalog.contentType(index)
+    }
+
+    /// The catalog (reused or listed now) and the place in it of the item with this persistent ID.
+    private func find(_ persistentID: UUID) throws(KeychainError) -> (ItemCatalog, Int) {
         var current = reusable()
         if current == nil { current = try fetchCatalog() }
         guard let current, let index = current.index(of: persistentID) else {
             throw .itemNotFound("no item \(persistentID)")
         }
-        return current.contentType(index)
+        return (current, index)
     }
 
     /// The whole item, read again from the store (for a write, which needs its other fields).
