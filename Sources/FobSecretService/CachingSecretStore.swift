@@ -220,6 +220,8 @@ final class CachingSecretStore: @unchecked Sendable {
         if vaultPath != nil {
             held = (byID, Provider.now(), Provider.now(), stampBefore, watched)
         }
+        // The agent just answered with secrets: it is unlocked, as after a listing.
+        unlocked = (true, Provider.now())
         return byID
     }
 
