@@ -34,8 +34,14 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
 
     /// The agent's answer to `request`, failures included, or why the agent
     /// could not be asked.
-    public func exchange(_ request: AgentRequest) -> Result<AgentResponse, AgentClientError> {
+    /// - Parameter eachItem: when given, each item of an `.items` answer is
+    ///   handed to it as it is decoded (``AgentClient/send(_:withSecrets:eachItem:)``),
+    ///   and the answer is `.items([])`.
+    public func exchange(_ request: AgentRequest, eachItem: ((Item) -> Void)? = nil) -> Result<
+        AgentResponse, AgentClientError
+    > {
         do {
+            if let eachItem { return .success(try client.send(request, withSecrets: true, eachItem: eachItem)) }
             return .success(try client.send(request, withSecrets: true))
         } catch {
             return .failure(error)
@@ -47,6 +53,25 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         case .success(.failure(let error)): throw error
         case .success(let answer): return answer
         case .failure(let error): throw error.keychainError
+        }
+    }
+
+    /// Decodes the agent's answer one item at a time
+    /// (``AgentClient/send(_:withSecrets:eachItem:)``): each item lives
+    /// decoded only while `body` runs.
+    public func forEachItem(matching query: ItemQuery, detail: ItemDetail, _ body: (Item) -> Void)
+        throws(KeychainError)
+    {
+        let answer: AgentResponse
+        do {
+            answer = try client.send(.get(query, limitOne: false, detail: detail), eachItem: body)
+        } catch {
+            throw error.keychainError
+        }
+        switch answer {
+        case .items(let rest): rest.forEach(body)
+        case .failure(let error): throw error
+        default: throw .io("unexpected answer to get")
         }
     }
 

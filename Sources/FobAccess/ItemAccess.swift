@@ -89,13 +89,44 @@ public final class ItemAccess: RequestStore {
         return try unlockedLocal(refusal: agentRefusal).perform(request)
     }
 
+    /// Through the agent, its answer is decoded one item at a time
+    /// (``AgentStore/forEachItem(matching:detail:_:)``); here, as
+    /// ``items(matching:limit:detail:)`` returns them.
+    public func forEachItem(matching query: ItemQuery, detail: ItemDetail, _ body: (Item) -> Void)
+        throws(KeychainError)
+    {
+        let request = AgentRequest.get(query, limitOne: false, detail: detail)
+        var handed = 0
+        let answered = try withoutActuallyEscaping(body) { handOver throws(KeychainError) in
+            try agentAnswer(
+                request,
+                eachItem: { item in
+                    handed += 1
+                    handOver(item)
+                })
+        }
+        let answer: AgentResponse
+        if let answered {
+            answer = answered
+        } else {
+            // An answer that broke off midway is not run again here: its first items were handed over.
+            guard handed == 0 else { throw .io("agent: the answer broke off after \(handed) items") }
+            answer = try unlockedLocal(refusal: agentRefusal).perform(request)
+        }
+        guard case .items(let items) = answer else { throw .io("unexpected answer to get") }
+        items.forEach(body)
+    }
+
     /// Why the agent last refused a request (used when the vault cannot be unlocked here either).
     private var agentRefusal: KeychainError?
 
     /// The agent's answer, or `nil` when the request must run here.
-    private func agentAnswer(_ request: AgentRequest) throws(KeychainError) -> AgentResponse? {
+    /// - Parameter eachItem: see ``AgentStore/exchange(_:eachItem:)``.
+    private func agentAnswer(_ request: AgentRequest, eachItem: ((Item) -> Void)? = nil) throws(KeychainError)
+        -> AgentResponse?
+    {
         guard route != .local, let agent else { return nil }
-        switch agent.exchange(request) {
+        switch agent.exchange(request, eachItem: eachItem) {
         case .success(.failure(.interactionNotAllowed(let why))):
             agentRefusal = .interactionNotAllowed(why)
         case .success(.failure(let error)):

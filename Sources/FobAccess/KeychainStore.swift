@@ -131,10 +131,25 @@ public protocol RequestStore: KeychainStore {
     /// - Returns: the answer (never `.failure`: that is thrown).
     /// - Throws: the ``KeychainError`` of the operation.
     func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse
+
+    /// Hands each item matching `query` to `body`, with as much of each as
+    /// `detail` says, in the order ``items(matching:limit:detail:)`` returns
+    /// them; a store may decode them one at a time, so that thousands never
+    /// live decoded at once (the agent's store does).
+    /// - Throws: `.itemNotFound` when none matches (`body` is not called);
+    ///   `.interactionNotAllowed`, `.decode`, `.io`.
+    func forEachItem(matching query: ItemQuery, detail: ItemDetail, _ body: (Item) -> Void) throws(KeychainError)
 }
 
 extension RequestStore {
     public func add(_ item: Item) throws(KeychainError) { _ = try perform(.add(item)) }
+
+    /// The items of ``items(matching:limit:detail:)``, one after another.
+    public func forEachItem(matching query: ItemQuery, detail: ItemDetail, _ body: (Item) -> Void)
+        throws(KeychainError)
+    {
+        for item in try items(matching: query, limit: .all, detail: detail) { body(item) }
+    }
 
     /// The items matching `query` with as much of each as `detail` says.
     /// - Throws: `.itemNotFound` when none; `.interactionNotAllowed`, `.decode`.

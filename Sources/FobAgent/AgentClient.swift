@@ -107,6 +107,36 @@ public struct AgentClient: Sendable {
     ///   was sent but no answer was read (the agent may have acted on it);
     ///   `.io` when it was not wholly sent; `.stopped`, `.unsafe`, `.protocolError`.
     public func send(_ request: AgentRequest, withSecrets: Bool = true) throws(AgentClientError) -> AgentResponse {
+        try exchange(request) { raw throws(AgentProtocolError) in
+            try AgentResponse.decode(raw, withSecrets: withSecrets)
+        }
+    }
+
+    /// Sends `request` and hands each item of an `.items` answer to
+    /// `eachItem` as it is decoded, in the answer's order, instead of
+    /// collecting them: a listing of thousands of items never lives decoded
+    /// all at once, and the answer's bytes are wiped and freed on return.
+    /// - Parameters:
+    ///   - request: as ``send(_:withSecrets:)``.
+    ///   - withSecrets: keep the secret of each item.
+    ///   - eachItem: called once per item, on this thread.
+    /// - Returns: the answer; `.items([])` for items handed to `eachItem`.
+    /// - Throws: as ``send(_:withSecrets:)``; `.protocolError` for an item
+    ///   that does not decode (those before it were handed over).
+    public func send(_ request: AgentRequest, withSecrets: Bool = true, eachItem: (Item) -> Void)
+        throws(AgentClientError) -> AgentResponse
+    {
+        try withoutActuallyEscaping(eachItem) { handOver throws(AgentClientError) in
+            try exchange(request) { raw throws(AgentProtocolError) in
+                try AgentResponse.decode(raw, withSecrets: withSecrets, eachItem: handOver)
+            }
+        }
+    }
+
+    /// Sends `request` and decodes the answer's frame with `decode`.
+    private func exchange(
+        _ request: AgentRequest, decode: (UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentResponse
+    ) throws(AgentClientError) -> AgentResponse {
         // Encoded before connecting: the agent gives a connection only a few
         // seconds to send its request, and a large import takes a while to encode.
         var message = request.encoded()
@@ -121,10 +151,11 @@ public struct AgentClient: Sendable {
             try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
             try SocketIO.writeFrame(fd, message, until: deadline)
             sent = true
-            var answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxResponseBytes)
+            var answer = try SocketIO.readFrame(
+                fd, until: deadline, limit: AgentProtocol.maxResponseBytes, wholeAtOnce: true)
             defer { answer.wipe() }
             return try answer.withUnsafeBytes { raw in
-                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw, withSecrets: withSecrets) }
+                Result { () throws(AgentProtocolError) in try decode(raw) }
             }.get()
         } catch let error as AgentClientError {
             throw error

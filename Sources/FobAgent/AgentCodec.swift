@@ -490,10 +490,12 @@ extension AgentResponse {
     /// - Parameters:
     ///   - bytes: one frame's payload.
     ///   - withSecrets: keep secrets of `.item`.
+    ///   - eachItem: when given, each item of an `.items` answer is handed to
+    ///     it as soon as it is decoded, and the answer is `.items([])`.
     /// - Throws: ``AgentProtocolError``; `.versionMismatch` names the agent's version.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true) throws(AgentProtocolError)
-        -> AgentResponse
-    {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, withSecrets: Bool = true, eachItem: ((Item) -> Void)? = nil
+    ) throws(AgentProtocolError) -> AgentResponse {
         let r = try MessageReader(bytes, limit: AgentProtocol.maxResponseBytes)
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         func item(_ index: Int) throws(AgentProtocolError) -> Item {
@@ -508,6 +510,10 @@ extension AgentResponse {
         case 5:
             return .event(try event(r))
         case 2:
+            if let eachItem {
+                for index in r.fields.indices { eachItem(try item(index)) }
+                return .items([])
+            }
             var items: [Item] = []
             for index in r.fields.indices { items.append(try item(index)) }
             return .items(items)

@@ -11,14 +11,17 @@ import FoundationEssentials
 /// The version is checked in this first (and only) exchange: an agent of
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
 /// Version 3 has one verb per operation (get, list, add, save, update,
-/// delete), an ``ItemDetail`` on `get`, and ``AgentRequest/subscribe``.
+/// delete), an ``ItemDetail`` on `get`, and ``AgentRequest/subscribe``;
+/// version 4 adds ``ItemDetail/secretOnly``.
 public enum AgentProtocol {
     /// The version this build speaks. Version 3 names the vault in the
     /// hello and carries item revisions (record tag 29 in items), expected
     /// revisions (query attribute 17, change attribute 25) and the
     /// `.revisionMismatch` failure (code 0x18): an agent of version 2 would
-    /// ignore an expected revision and write.
-    public static let version: UInt8 = 3
+    /// ignore an expected revision and write. Version 4 adds the detail
+    /// ``ItemDetail/secretOnly`` (3), which an agent of version 3 would refuse
+    /// as a malformed request rather than as another version.
+    public static let version: UInt8 = 4
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)
     /// The largest message accepted, in bytes: a whole record (secret,
@@ -74,7 +77,9 @@ public enum AgentProtocolError: Error, Equatable, Sendable, CustomStringConverti
 /// A listing never carries one-time seeds or custom field values unless the
 /// caller asks for them with ``attributes`` or ``secret``: an item listed
 /// keeps an empty seed (so that it says it has one) and its custom fields'
-/// names and hidden flags, with empty values.
+/// names and hidden flags, with empty values. ``secretOnly`` carries the
+/// secret and what names the item, nothing else. Ordered by raw value
+/// (``secretOnly`` carries less than ``secret``, but is the newest).
 public enum ItemDetail: UInt8, Sendable, Comparable {
     /// No secret, no one-time seed, no custom field value.
     case listing = 0
@@ -82,6 +87,12 @@ public enum ItemDetail: UInt8, Sendable, Comparable {
     case attributes = 1
     /// Everything, the secret too.
     case secret = 2
+    /// The secret and what names the item — its class, primary key,
+    /// persistent ID and revision — with no label, comment, URL, generic
+    /// bytes, one-time seed or custom field (``ItemOperations/secretOnly(_:)``):
+    /// for a client that holds the rest already, such as the Secret
+    /// Service provider answering `GetSecrets` of thousands of items.
+    case secretOnly = 3
 
     public static func < (a: ItemDetail, b: ItemDetail) -> Bool { a.rawValue < b.rawValue }
 }

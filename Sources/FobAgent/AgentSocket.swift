@@ -200,10 +200,13 @@ enum SocketIO {
     ///     ``AgentProtocol/maxImportMessageBytes``) may be read when its first
     ///     six bytes are an import request's header (the agent reading requests);
     ///     such a frame has one more second per MiB past `deadline`.
+    ///   - wholeAtOnce: take the whole payload's memory at once (a client
+    ///     reading the answer of an agent already checked to be the user's
+    ///     own): no buffer is copied, so a large answer never lives twice.
     /// - Throws: `.tooLarge` before reading a payload over the limit; `.closed`, `.timedOut`, `.system`.
     static func readFrame(
         _ fd: Int32, until deadline: Double, limit: Int = AgentProtocol.maxMessageBytes,
-        largeImport: Bool = false
+        largeImport: Bool = false, wholeAtOnce: Bool = false
     ) throws(Failure) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 4)
         try header.withUnsafeMutableBytes { raw in
@@ -216,6 +219,7 @@ enum SocketIO {
         // not move megabytes within the usual deadline.
         let deadline = n > limit ? deadline + Double(n) / Double(1 << 20) : deadline
         var payload: [UInt8] = []
+        if wholeAtOnce && n <= limit { payload.reserveCapacity(n) }
         do throws(Failure) {
             if n > limit {
                 // Past the usual limit only an import request may go on: its header first.

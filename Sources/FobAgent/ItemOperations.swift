@@ -14,6 +14,24 @@ public enum ItemOperations {
         return copy
     }
 
+    /// `item` at ``ItemDetail/secretOnly``: its class, primary key (with
+    /// the internet password's parts), persistent ID, revision, dates,
+    /// kind and class of protection, and its secret; nothing else.
+    public static func secretOnly(_ item: Item) -> Item {
+        var copy = Item(
+            itemClass: item.itemClass, service: item.service, account: item.account, accessGroup: item.accessGroup,
+            kind: item.kind, accessible: item.accessible, created: item.created, modified: item.modified,
+            persistentID: item.persistentID, secret: item.secret)
+        copy.synchronizable = item.synchronizable
+        copy.internetProtocol = item.internetProtocol
+        copy.authenticationType = item.authenticationType
+        copy.port = item.port
+        copy.path = item.path
+        copy.securityDomain = item.securityDomain
+        copy.revision = item.revision
+        return copy
+    }
+
     /// Runs an item request on `vault`.
     /// - Parameters:
     ///   - request: `.get`, `.list`, `.add`, `.save`, `.update`, `.delete` or
@@ -26,8 +44,13 @@ public enum ItemOperations {
     public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
         switch request {
         case .get(let query, let one, let detail):
-            let found = try vault.items(matching: query, limit: one ? .one : .all, withSecrets: detail == .secret)
-            return .items(detail == .listing ? found.map(ItemOperations.listed) : found)
+            let found = try vault.items(
+                matching: query, limit: one ? .one : .all, withSecrets: detail == .secret || detail == .secretOnly)
+            switch detail {
+            case .listing: return .items(found.map(ItemOperations.listed))
+            case .secretOnly: return .items(found.map(ItemOperations.secretOnly))
+            case .attributes, .secret: return .items(found)
+            }
         case .list(let service):
             // In the order people read (the terminal UI's): the agent keeps
             // this answer, so a repeated listing is not sorted again.

@@ -7,7 +7,7 @@ import Glibc
 import Synchronization
 
 /// The items the provider answers from: a compact catalog of the last
-/// listing (an ``ItemSummary`` per item: key, label, attributes, dates —
+/// listing (an ``ItemCatalog``: per item its key, label, attributes, dates —
 /// never secrets), reused while the vault file is unchanged and the vault
 /// still unlocked, so a client reading the properties of a thousand items
 /// costs one listing, not several requests per item. The locked state is
@@ -36,7 +36,7 @@ final class CachingSecretStore: @unchecked Sendable {
     private let store: any SecretStore
     /// The vault file (whose WAL is `PATH-wal`), or `nil` to reuse a listing for ``lifetime`` only.
     private let vaultPath: String?
-    private var catalog: (items: [ItemSummary], byID: [UUID: Int], at: Double, stamp: [Int64])?
+    private var catalog: (items: ItemCatalog, at: Double, stamp: [Int64])?
     private var generation = 0
     /// How long the secrets of one ``secrets()`` are kept after the last read of one: 2 s.
     static let secretLifetime: Double = 2
@@ -92,11 +92,11 @@ final class CachingSecretStore: @unchecked Sendable {
 
     /// The catalog, when it may still be used: while the vault file is
     /// unchanged and the vault unlocked (without a vault file: within ``lifetime``).
-    private func reusable() -> (items: [ItemSummary], byID: [UUID: Int])? {
+    private func reusable() -> ItemCatalog? {
         guard let catalog else { return nil }
-        guard vaultPath != nil else { return fresh(catalog.at) ? (catalog.items, catalog.byID) : nil }
+        guard vaultPath != nil else { return fresh(catalog.at) ? catalog.items : nil }
         guard catalog.stamp == stamp, isUnlocked, self.catalog != nil else { return nil }
-        return (catalog.items, catalog.byID)
+        return catalog.items
     }
 
     /// Forgets every name and attribute held: once the vault is seen locked,
@@ -142,45 +142,56 @@ final class CachingSecretStore: @unchecked Sendable {
 
     /// Every item's summary, from the catalog or one listing.
     /// - Throws: `.interactionNotAllowed` while locked, `.io`.
-    func summaries() throws(KeychainError) -> [ItemSummary] {
-        if let reused = reusable() { return reused.items }
-        return try fetchCatalog().items
+    func summaries() throws(KeychainError) -> ItemCatalog {
+        if let reused = reusable() { return reused }
+        return try fetchCatalog()
     }
 
-    private func fetchCatalog() throws(KeychainError) -> (items: [ItemSummary], byID: [UUID: Int]) {
+    private func fetchCatalog() throws(KeychainError) -> ItemCatalog {
         let stampBefore = vaultPath.map(CachingSecretStore.stamp(of:)) ?? []
-        var items: [ItemSummary] = []
+        // The last catalog goes first: the two never live at once.
+        let sizeBefore = catalog?.items.count ?? 0
+        catalog = nil
+        var items = ItemCatalog(capacity: sizeBefore)
         do {
-            // The full items live only while summarised.
-            let full = try store.list()
-            items.reserveCapacity(full.count)
-            for item in full { items.append(ItemSummary(item)) }
+            // Each whole item lives only while it is summarised.
+            try store.forEachItem(withSecrets: false) { items.append($0) }
         } catch {
             if case .interactionNotAllowed = error { forgetNames() }
             throw error
         }
-        var byID: [UUID: Int] = [:]
-        byID.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() where byID[item.persistentID] == nil {
-            byID[item.persistentID] = index
-        }
-        catalog = (items, byID, Provider.now(), stampBefore)
-        // The whole items of the agent's answer are freed: give their pages back.
+        items.shrink()
+        catalog = (items, Provider.now(), stampBefore)
+        // The agent's answer is freed: give its pages back.
         _ = fob_ss_trim_heap()
         generation += 1
         unlocked = (true, Provider.now())
-        return (items, byID)
+        return items
     }
 
     /// The summary of the item with this persistent ID.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func summary(_ persistentID: UUID) throws(KeychainError) -> ItemSummary {
+        let (catalog, index) = try find(persistentID)
+        return catalog[index]
+    }
+
+    /// The content type of the item with this persistent ID (`nil` for
+    /// `text/plain`), without rebuilding its whole summary.
+    /// - Throws: as ``summary(_:)``.
+    func contentType(_ persistentID: UUID) throws(KeychainError) -> String? {
+        let (catalog, index) = try find(persistentID)
+        return catalog.contentType(index)
+    }
+
+    /// The catalog (reused or listed now) and the place in it of the item with this persistent ID.
+    private func find(_ persistentID: UUID) throws(KeychainError) -> (ItemCatalog, Int) {
         var current = reusable()
         if current == nil { current = try fetchCatalog() }
-        guard let current, let index = current.byID[persistentID] else {
+        guard let current, let index = current.index(of: persistentID) else {
             throw .itemNotFound("no item \(persistentID)")
         }
-        return current.items[index]
+        return (current, index)
     }
 
     /// The whole item, read again from the store (for a write, which needs its other fields).
@@ -203,12 +214,14 @@ final class CachingSecretStore: @unchecked Sendable {
         let stampBefore = vaultPath.map(CachingSecretStore.stamp(of:)) ?? []
         let watched = watchEvents()
         var byID: [UUID: SecretBytes] = [:]
-        for item in try store.listWithSecrets() where byID[item.persistentID] == nil {
-            byID[item.persistentID] = item.secret ?? SecretBytes([])
+        try store.forEachItem(withSecrets: true) { item in
+            if byID[item.persistentID] == nil { byID[item.persistentID] = item.secret ?? SecretBytes([]) }
         }
         if vaultPath != nil {
             held = (byID, Provider.now(), Provider.now(), stampBefore, watched)
         }
+        // The agent just answered with secrets: it is unlocked, as after a listing.
+        unlocked = (true, Provider.now())
         return byID
     }
 

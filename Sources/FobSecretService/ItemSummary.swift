@@ -1,10 +1,10 @@
 import FobStore
 import FoundationEssentials
 
-/// What the provider keeps of one vault item between requests: its primary
+/// What the provider knows of one vault item between requests: its primary
 /// key, revision, label, attributes (sorted by name), dates and content
-/// type — never its secret or other fields. Properties are answered from it
-/// without building anything per read.
+/// type — never its secret or other fields. Kept packed in an
+/// ``ItemCatalog``, and rebuilt from it when a property is read.
 struct ItemSummary {
     let persistentID: UUID
     let service: String
@@ -23,6 +23,26 @@ struct ItemSummary {
     /// `nil` for `text/plain`.
     let contentType: String?
 
+    /// - Parameters: as the properties.
+    init(
+        persistentID: UUID, service: String, account: String, accessGroup: String, synchronizable: Bool,
+        revision: UInt64, label: String, attributes: [(key: String, value: String)], created: UInt64,
+        modified: UInt64, contentType: String?
+    ) {
+        self.persistentID = persistentID
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+        self.synchronizable = synchronizable
+        self.revision = revision
+        self.label = label
+        self.attributes = attributes
+        self.created = created
+        self.modified = modified
+        self.contentType = contentType
+    }
+
+    /// The summary of `item`.
     init(_ item: Item) {
         persistentID = item.persistentID
         service = item.service
@@ -51,10 +71,5 @@ struct ItemSummary {
     /// The attributes as a dictionary.
     var attributeDictionary: [String: String] {
         Dictionary(attributes.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
-    }
-
-    /// Whether this item has every pair of `query` (exact, case-sensitive; `[:]` matches all).
-    func matches(_ query: [String: String]) -> Bool {
-        query.allSatisfy { pair in attributes.contains { $0.key == pair.key && $0.value == pair.value } }
     }
 }

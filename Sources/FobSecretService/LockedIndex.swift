@@ -67,26 +67,72 @@ struct LockedIndex {
 
     /// The index file's bytes for `index`, tagged under `key`.
     static func encode(_ index: [UUID: Set<[UInt8]>], key: SecretBytes) -> [UInt8] {
-        var bytes: [UInt8] = []
+        var body: [UInt8] = []
         for (id, hashes) in index.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
-            let count = UInt16(min(hashes.count, Int(UInt16.max)))
-            bytes += [UInt8(count >> 8), UInt8(count & 0xFF)]
-            for hash in hashes.sorted(by: { $0.lexicographicallyPrecedes($1) }).prefix(Int(count)) { bytes += hash }
+            append(id, hashes: Array(hashes), to: &body)
         }
-        return bytes + tag(bytes, key: key)
+        return body + tag(body, key: key)
+    }
+
+    /// Appends one item's entry to an index body (the layout of
+    /// ``parse(_:)``): its persistent ID, the count of its hashes (at most
+    /// 65,535 are kept) and the 16-byte hashes, sorted. The provider keeps
+    /// its index in this form: 66 bytes for an item of three attributes,
+    /// where a dictionary of sets of arrays took an allocation for each set
+    /// and each hash.
+    static func append(_ id: UUID, hashes: [[UInt8]], to body: inout [UInt8]) {
+        withUnsafeBytes(of: id.uuid) { body.append(contentsOf: $0) }
+        let kept = hashes.filter { $0.count == 16 }.sorted { $0.lexicographicallyPrecedes($1) }.prefix(Int(UInt16.max))
+        body += [UInt8(kept.count >> 8), UInt8(kept.count & 0xFF)]
+        for hash in kept { body += hash }
+    }
+
+    /// The persistent IDs of the entries of `body` (one that ``parse(_:)``
+    /// accepts) holding every hash of `wanted`, in the body's order.
+    static func matches(_ body: [UInt8], _ wanted: [[UInt8]]) -> [UUID] {
+        var found: [UUID] = []
+        body.withUnsafeBytes { raw in
+            var at = 0
+            while raw.count - at >= 18 {
+                let count = Int(raw[at + 16]) << 8 | Int(raw[at + 17])
+                let hashes = at + 18
+                let end = hashes + count * 16
+                guard end <= raw.count else { return }
+                let holdsAll = wanted.allSatisfy { hash in
+                    (0..<count).contains { i in
+                        hash.elementsEqual(
+                            UnsafeRawBufferPointer(rebasing: raw[(hashes + i * 16)..<(hashes + i * 16 + 16)]))
+                    }
+                }
+                if holdsAll {
+                    var id = UUID().uuid
+                    withUnsafeMutableBytes(of: &id) {
+                        $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[at..<(at + 16)]))
+                    }
+                    found.append(UUID(uuid: id))
+                }
+                at = end
+            }
+        }
+        return found
     }
 
     /// The index in `bytes`, or `nil` when its tag does not verify under
     /// `key` (another key, a changed file) or its layout is wrong.
     static func decode(_ bytes: [UInt8], key: SecretBytes) -> [UUID: Set<[UInt8]>]? {
+        verifiedBody(bytes, key: key).flatMap(parse)
+    }
+
+    /// The body of an index file (what ``append(_:hashes:to:)`` builds), or
+    /// `nil` when its tag does not verify under `key` or its layout is wrong.
+    static func verifiedBody(_ bytes: [UInt8], key: SecretBytes) -> [UInt8]? {
         guard bytes.count >= 32 else { return nil }
         let body = Array(bytes.dropLast(32))
         let expected = tag(body, key: key)
         let given = Array(bytes.suffix(32))
         // Compared in constant time (SecretBytes' equality is sodium_memcmp).
-        guard SecretBytes(expected) == SecretBytes(given) else { return nil }
-        return parse(body)
+        guard SecretBytes(expected) == SecretBytes(given), parse(body) != nil else { return nil }
+        return body
     }
 
     /// The entries of an index file's body (no tag): 16-byte ID, 2-byte
@@ -118,20 +164,33 @@ struct LockedIndex {
 
     /// Writes the index (0600, by a rename, so a reader sees the old or the new one whole).
     func save(_ index: [UUID: Set<[UInt8]>], key: SecretBytes) {
+        write(LockedIndex.encode(index, key: key))
+    }
+
+    /// Writes an index body (``append(_:hashes:to:)``) with its tag under `key`, as ``save(_:key:)``.
+    func save(body: [UInt8], key: SecretBytes) {
+        write(body + LockedIndex.tag(body, key: key))
+    }
+
+    private func write(_ bytes: [UInt8]) {
         let directory = String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)])
         mkdir(directory, 0o700)
         let temporary = file + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
-        let bytes = LockedIndex.encode(index, key: key)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         close(fd)
         if written == bytes.count { rename(temporary, file) } else { unlink(temporary) }
     }
 
     /// The saved index, when it verifies under `key`.
     func load(key: SecretBytes) -> [UUID: Set<[UInt8]>]? {
+        loadBody(key: key).flatMap(LockedIndex.parse)
+    }
+
+    /// The saved index's body, when it verifies under `key`.
+    func loadBody(key: SecretBytes) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: file) else { return nil }
-        return LockedIndex.decode(Array(data), key: key)
+        return LockedIndex.verifiedBody(Array(data), key: key)
     }
 }

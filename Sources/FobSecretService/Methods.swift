@@ -126,12 +126,23 @@ extension Provider {
         let paths = try reader.objectPaths()
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
-        // Many items: one request for every secret rather than one per item.
+        // Many of the vault's items: one request for every secret rather
+        // than one per item. The session collection's items need no vault
+        // (they are answered while it is locked, too).
         var all: [UUID: SecretBytes]? = nil
-        if paths.count > 8 {
+        if paths.lazy.filter({ Provider.itemID($0) != nil }).count > 8 {
             do { all = try store.secrets() } catch { throw ProviderError.from(error) }
             // The agent's answer (every item whole) is freed by now: give its pages back.
             _ = fob_ss_trim_heap()
+        }
+        // One draw from the random source for every IV, not a system call per secret.
+        var ivs = cipher.isPlain || paths.count < 2 ? [] : Sodium.randomBytes(16 * paths.count)
+        defer { ivs.wipe() }
+        var next = 0
+        func iv() -> [UInt8]? {
+            guard next + 16 <= ivs.count else { return nil }
+            defer { next += 16 }
+            return Array(ivs[next..<(next + 16)])
         }
         try writer.open("a", "{o(oayays)}")
         for path in paths {
@@ -143,7 +154,7 @@ extension Provider {
                 continue
             }
             // Paths that name no item are left out, as the spec's GetSecrets allows.
-            guard let id = Provider.itemID(path), let summary = try existingItem(id, path: path) else { continue }
+            guard let id = Provider.itemID(path), let contentType = try existingItem(id, path: path) else { continue }
             let secret: SecretBytes
             if let all {
                 guard let found = all[id] else { continue }
@@ -155,16 +166,18 @@ extension Provider {
             }
             try writer.open("e", "o(oayays)")
             try writer.string(path, "o")
-            try write(secret: secret, contentType: summary.contentType, session: session, cipher: cipher, to: writer)
+            try write(
+                secret: secret, contentType: contentType, session: session, cipher: cipher, to: writer, iv: iv())
             try writer.close()
         }
         try writer.close()
     }
 
-    /// The summary of the item with this persistent ID, or `nil` when there is none.
-    private func existingItem(_ id: UUID, path: String) throws(ProviderError) -> ItemSummary? {
+    /// The content type of the item with this persistent ID (`.some(nil)`
+    /// for `text/plain`), or `nil` when there is no such item.
+    private func existingItem(_ id: UUID, path: String) throws(ProviderError) -> String?? {
         do {
-            return try store.summary(id)
+            return .some(try store.contentType(id))
         } catch .itemNotFound {
             return nil
         } catch {

@@ -30,9 +30,10 @@ final class Provider {
     private let indexKey: SecretBytes
     /// Where the index and its key are kept beyond this process (`nil` without `XDG_RUNTIME_DIR`).
     private let persistentIndex: LockedIndex?
-    /// The keyed hashes of every attribute pair of each item, by persistent ID,
-    /// as of the last listing while unlocked (see ``pairHash(_:)``).
-    private var lockedIndex: [UUID: Set<[UInt8]>] = [:]
+    /// The keyed hashes of every attribute pair of each item with its
+    /// persistent ID, as of the last listing while unlocked (see
+    /// ``pairHash(_:)``), packed as the index file's body (``LockedIndex/append(_:hashes:to:)``).
+    private var lockedIndex: [UInt8] = []
     /// Whether ``lockedIndex`` was built at least once.
     private var isIndexed = false
     /// The ``CachingSecretStore/listingGeneration`` the index was built from.
@@ -65,7 +66,7 @@ final class Provider {
         if let saved = persistentIndex?.loadKey() {
             indexKey = saved
             // A provider started while the vault is locked answers searches from the saved index.
-            if let index = persistentIndex?.load(key: saved) {
+            if let index = persistentIndex?.loadBody(key: saved) {
                 lockedIndex = index
                 isIndexed = true
             }
@@ -117,18 +118,23 @@ final class Provider {
     // MARK: Items
 
     /// Every item's summary, or `IsLocked`; refreshes the locked-search index.
-    func allItems() throws(ProviderError) -> [ItemSummary] {
-        let items: [ItemSummary]
+    func allItems() throws(ProviderError) -> ItemCatalog {
+        let items: ItemCatalog
         do { items = try store.summaries() } catch { throw .from(error) }
         guard store.listingGeneration != indexGeneration else { return items }
         indexGeneration = store.listingGeneration
         reportChanges(items)
-        lockedIndex = Dictionary(
-            items.map { item in (item.persistentID, Set(item.attributes.map(pairHash))) },
-            uniquingKeysWith: { first, _ in first })
+        lockedIndex = []
+        var index: [UInt8] = []
+        index.reserveCapacity(items.count * (18 + 3 * 16))
+        for i in 0..<items.count where items.index(of: items.identity(i).id) == i {
+            let item = items[i]
+            LockedIndex.append(item.persistentID, hashes: item.attributes.map(pairHash), to: &index)
+        }
+        lockedIndex = Array(index)
         isIndexed = true
         if let persistentIndex, persistentIndex.storeKey(indexKey) {
-            persistentIndex.save(lockedIndex, key: indexKey)
+            persistentIndex.save(body: lockedIndex, key: indexKey)
         }
         return items
     }
@@ -136,9 +142,12 @@ final class Provider {
     /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
     /// processes (`fob`, the terminal UI) changed since the last listing,
     /// told apart by each item's revision; writes made here were signalled already.
-    private func reportChanges(_ items: [ItemSummary]) {
-        let current = Dictionary(
-            items.map { ($0.persistentID, $0.revision) }, uniquingKeysWith: { first, _ in first })
+    private func reportChanges(_ items: ItemCatalog) {
+        var current: [UUID: UInt64] = [:]
+        current.reserveCapacity(items.count)
+        for i in 0..<items.count where current[items.identity(i).id] == nil {
+            current[items.identity(i).id] = items.identity(i).revision
+        }
         defer { knownRevisions = current }
         guard var known = knownRevisions else { return }
         for (id, revision) in store.takeOwnWrites() { known[id] = revision }
@@ -186,10 +195,15 @@ final class Provider {
     /// - Throws: `IsLocked` when the vault is locked and was never seen unlocked.
     func search(_ query: [String: String]) throws(ProviderError) -> (unlocked: [String], locked: [String]) {
         do {
-            return (try allItems().filter { $0.matches(query) }.map { Provider.path(of: $0.persistentID) }, [])
+            let items = try allItems()
+            let pairs = query.map { (key: Array($0.key.utf8), value: Array($0.value.utf8)) }
+            return (
+                (0..<items.count).filter { items.matches($0, pairs) }.map { Provider.path(of: items.identity($0).id) },
+                []
+            )
         } catch let error where error == .isLocked && isIndexed {
             let wanted = query.map(pairHash)
-            let matches = lockedIndex.filter { entry in wanted.allSatisfy { entry.value.contains($0) } }.keys
+            let matches = LockedIndex.matches(lockedIndex, wanted)
             return ([], matches.map { Provider.itemPrefix + ItemMapping.pathElement(of: $0) }.sorted())
         }
     }
@@ -201,10 +215,12 @@ final class Provider {
     }
 
     /// A secret sealed for the session at `session`, as the spec's `(oayays)`.
+    /// - Parameter iv: 16 fresh random bytes for a DH session, else one is drawn here.
     func write(
-        secret: SecretBytes, contentType: String?, session: String, cipher: SessionCipher, to writer: BusWriter
+        secret: SecretBytes, contentType: String?, session: String, cipher: SessionCipher, to writer: BusWriter,
+        iv: [UInt8]? = nil
     ) throws(BusFailure) {
-        let sealed = cipher.seal(secret)
+        let sealed = iv.map { cipher.seal(secret, iv: $0) } ?? cipher.seal(secret)
         var value = sealed.value
         defer { value.wipe() }
         try writer.secret(
@@ -228,7 +244,9 @@ final class Provider {
     func createItem(
         label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
     ) throws(ProviderError) -> String {
-        if replace, let found = try allItems().first(where: { $0.attributeDictionary == attributes }) {
+        let items = replace ? try allItems() : ItemCatalog()
+        if let found = (0..<items.count).lazy.map({ items[$0] }).first(where: { $0.attributeDictionary == attributes })
+        {
             let existing = try fullItem(at: Provider.path(of: found.persistentID))
             var changes = ItemChanges(label: .some(label), secret: secret)
             changes.customFields = ItemMapping.fields(

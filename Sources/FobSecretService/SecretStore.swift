@@ -15,6 +15,12 @@ public protocol SecretStore: AnyObject, Sendable {
     /// Every generic password with its secret (one request, for `GetSecrets` of many items).
     /// - Throws: as ``list()``.
     func listWithSecrets() throws(KeychainError) -> [Item]
+    /// Hands every generic password to `body`, one at a time as they are
+    /// decoded, so that thousands never live decoded at once: without
+    /// secrets (as ``list()``), or with them, where only the persistent ID
+    /// and the secret are needed (at least those of ``listWithSecrets()``).
+    /// - Throws: as ``list()``.
+    func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError)
     /// The generic password with this persistent ID, with its secret when asked.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
@@ -47,6 +53,11 @@ public protocol SecretStore: AnyObject, Sendable {
 }
 
 extension SecretStore {
+    /// The items of ``list()`` or ``listWithSecrets()``, one after another.
+    public func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError) {
+        for item in try withSecrets ? listWithSecrets() : list() { body(item) }
+    }
+
     /// No events: the provider asks the store's state instead.
     public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? { nil }
 }
@@ -83,6 +94,17 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
             return try store.items(matching: ItemQuery(itemClass: .genericPassword), withSecrets: true)
         } catch .itemNotFound {
             return []
+        }
+    }
+
+    public func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError) {
+        do {
+            // Every attribute (a client's attributes are custom field
+            // values), or the secrets alone: the listing has the rest.
+            try store.forEachItem(
+                matching: ItemQuery(itemClass: .genericPassword), detail: withSecrets ? .secretOnly : .attributes, body)
+        } catch .itemNotFound {
+            return
         }
     }
 

@@ -20,6 +20,8 @@ public enum SecretServiceServer {
     /// - Returns: the exit status: 0 when replaced or the bus closed, 1 when
     ///   the name is taken or the bus cannot be reached (said on standard error).
     public static func run(vaultPath: String, store: any SecretStore, replace: Bool) -> Int32 {
+        // Large answers (a listing, GetSecrets of every item) are given back once freed.
+        _ = fob_ss_tune_heap()
         var opened: OpaquePointer? = nil
         let rc = sd_bus_open_user(&opened)
         guard rc >= 0, let bus = opened else {

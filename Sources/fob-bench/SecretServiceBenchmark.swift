@@ -56,6 +56,9 @@ enum SecretServiceBenchmark {
                 if let theirs = gnomeFigures["hwm"] { line += "   gnome-keyring \(Int(theirs / 102.4) / 10) MiB" }
                 print(line)
             }
+            if let kib = fobFigures["agenthwm"] {
+                print("  " + pad("peak memory of Fob's agent (VmHWM)") + "\(Int(kib / 102.4) / 10) MiB")
+            }
             let found = [fobFigures, gnomeFigures].compactMap { $0["found"].map { "\(Int($0))" } }
             let sent = [fobFigures, gnomeFigures].compactMap { $0["items"].map { "\(Int($0))" } }
             print(
@@ -211,7 +214,8 @@ enum SecretServiceBenchmark {
             print("  fob unlock failed (\(unlocked.status)); skipped")
             return [:]
         }
-        defer { AgentBenchmark.agentPID(fob, environment: environment).map { _ = kill(pid_t($0), SIGTERM) } }
+        let agent = AgentBenchmark.agentPID(fob, environment: environment)
+        defer { agent.map { _ = kill(pid_t($0), SIGTERM) } }
         let script = """
             "$FOB" secret-service 2>/dev/null &
             i=0; until gdbus call --session -d org.freedesktop.secrets -o /org/freedesktop/secrets \\
@@ -219,7 +223,16 @@ enum SecretServiceBenchmark {
             \(timings)
             kill $PROVIDER
             """
-        return try onBus(script, root: root, environment: environment)
+        var figures = try onBus(script, root: root, environment: environment)
+        // The agent's peak over the same steps (the vault's KDF is the benchmark's small one).
+        if let agent, let status = FileManager.default.contents(atPath: "/proc/\(agent)/status"),
+            let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.hasPrefix("VmHWM:")
+            }), let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        {
+            figures["agenthwm"] = kib
+        }
+        return figures
     }
 
     static func measureGnomeKeyring(count: Int, root: URL) throws -> [String: Double] {

@@ -82,10 +82,24 @@ final class InProcessAgent: @unchecked Sendable {
                 "\(try store.save(service: "mail", account: "bob", secret: .text("b2")))"
             },
             outcome { () throws(KeychainError) in names(try store.list()) },
+            eachItem(store, "mail", .secretOnly), eachItem(store, "mail", .attributes),
+            eachItem(store, "nobody", .secretOnly),
         ] + conditionalRows(store) + [
             outcome { () throws(KeychainError) in "deleted \(try store.delete(matching: ana.query))" },
             outcome { () throws(KeychainError) in names(try store.list()) },
         ]
+    }
+
+    /// The items of `service` handed one at a time (``RequestStore/forEachItem(matching:detail:_:)``),
+    /// with their custom fields' value lengths.
+    private static func eachItem(_ store: ItemAccess, _ service: String, _ detail: ItemDetail) -> String {
+        outcome { () throws(KeychainError) in
+            var seen: [Item] = []
+            try store.forEachItem(matching: ItemQuery(itemClass: nil, service: service), detail: detail) {
+                seen.append($0)
+            }
+            return names(seen) + " fields \(seen.map { $0.customFields.map(\.value.count) })"
+        }
     }
 
     /// Update, save and delete at a stale revision (each changes nothing and
@@ -138,6 +152,9 @@ final class InProcessAgent: @unchecked Sendable {
         "added",
         "updated",
         "mail/ana Mail  r2, mail/bob -  r2",
+        "mail/ana - s1 r2, mail/bob - b2 r2 fields [[], []]",
+        "mail/ana Mail  r2, mail/bob -  r2 fields [[4], []]",
+        "errSecItemNotFound (exit 44)",
         "errSecInvalidItemRef (exit 40)",
         "mail/ana Mail s1 r2",
         "updated 1",

@@ -409,6 +409,33 @@ final class SecretServiceBus: @unchecked Sendable {
         #expect(!list.stdoutText.contains("Temporary") && !list.stdoutText.contains("Kept"), "\(list.stdoutText)")
     }
 
+    /// `GetSecrets` of many items of the session collection answers them
+    /// while the vault is locked: they need no vault (it used to ask the
+    /// agent for every secret of the vault first, and answered `IsLocked`).
+    @Test(.enabled(if: toolsPresent)) func getSecretsOfManyMemoryItemsAnswersWhileTheVaultIsLocked() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import secretstorage
+            from jeepney import DBusAddress, new_method_call
+            from secretstorage.util import open_session
+            conn = secretstorage.dbus_init()
+            svc = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
+                              interface="org.freedesktop.Secret.Service")
+            col = secretstorage.Collection(conn, "/org/freedesktop/secrets/collection/session")
+            paths = [col.create_item("Many %d" % i, {"scope": "many"}, b"m%d" % i).item_path for i in range(10)]
+            conn.send_and_get_reply(new_method_call(svc, "Lock", "ao", (["/org/freedesktop/secrets/collection/login"],)))
+            print("locked", secretstorage.Collection(conn, "/org/freedesktop/secrets/collection/login").is_locked())
+            session = open_session(conn)
+            reply = conn.send_and_get_reply(new_method_call(svc, "GetSecrets", "aoo", (paths, session.object_path)))
+            print("answered", sorted(reply.body[0]) == sorted(paths) if isinstance(reply.body[0], dict) else reply.body)
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("locked True"), "\(out) \(result.stderrText)")
+        #expect(out.contains("answered True"), "\(out) \(result.stderrText)")
+    }
+
     @Test(.enabled(if: toolsPresent)) func twoClientsAtOnce() throws {
         let bus = try SecretServiceBus()
         try bus.install()

@@ -32,6 +32,14 @@ const sd_bus_vtable *fob_ss_prompt_vtable(void);
 /// after a large answer was freed; returns 1 when memory was released.
 int fob_ss_trim_heap(void);
 
+/// Keeps glibc's heap small for a process that now and then handles one
+/// very large answer: buffers of 128 KiB or more always get their own
+/// mapping, given back when freed (glibc would otherwise raise that
+/// threshold after the first such free, up to 32 MiB, and keep later large
+/// buffers in the heap), and free memory at the heap's top past 512 KiB
+/// goes back at once (`mallopt(3)`). Returns 1 when both were accepted.
+int fob_ss_tune_heap(void);
+
 /// The 128-byte big-endian modulus of RFC 2409's second Oakley group.
 extern const uint8_t fob_ss_oakley2_prime[128];
 
