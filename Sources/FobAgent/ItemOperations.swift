@@ -23,11 +23,7 @@ public enum ItemOperations {
             kind: item.kind, accessible: item.accessible, created: item.created, modified: item.modified,
             persistentID: item.persistentID, secret: item.secret)
         copy.synchronizable = item.synchronizable
-        copy.internetProtocol = item.internetProtocol
-        copy.authenticationType = item.authenticationType
-        copy.port = item.port
-        copy.path = item.path
-        copy.securityDomain = item.securityDomain
+        copy.internetKeyParts = item.internetKeyParts
         copy.revision = item.revision
         return copy
     }

@@ -11,13 +11,9 @@ import FoundationEssentials
 /// bytes when read (a few short strings), never kept.
 struct ItemCatalog {
     private struct Entry {
-        let id: UUID
-        let revision: UInt64
-        let created: UInt64
-        let modified: UInt64
+        let stamp: ItemStamp
         /// Where the item's texts start in ``ItemCatalog/text``.
         let start: UInt32
-        let synchronizable: Bool
     }
 
     private var entries: [Entry] = []
@@ -50,9 +46,7 @@ struct ItemCatalog {
         }
         if byID[summary.persistentID] == nil { byID[summary.persistentID] = Int32(entries.count) }
         entries.append(
-            Entry(
-                id: summary.persistentID, revision: summary.revision, created: summary.created,
-                modified: summary.modified, start: start, synchronizable: summary.synchronizable))
+            Entry(stamp: summary.stamp, start: start))
     }
 
     /// Gives back the room reserved beyond what the items take.
@@ -65,7 +59,9 @@ struct ItemCatalog {
     func index(of id: UUID) -> Int? { byID[id].map(Int.init) }
 
     /// The persistent ID and revision of the item at `index` (no texts decoded).
-    func identity(_ index: Int) -> (id: UUID, revision: UInt64) { (entries[index].id, entries[index].revision) }
+    func identity(_ index: Int) -> (id: UUID, revision: UInt64) {
+        (entries[index].stamp.persistentID, entries[index].stamp.revision)
+    }
 
     /// The summary of the item at `index`.
     subscript(index: Int) -> ItemSummary {
@@ -84,9 +80,8 @@ struct ItemCatalog {
             attributes.append((key, string(&at)))
         }
         return ItemSummary(
-            persistentID: entry.id, service: service, account: account, accessGroup: accessGroup,
-            synchronizable: entry.synchronizable, revision: entry.revision, label: label, attributes: attributes,
-            created: entry.created, modified: entry.modified, contentType: contentType.isEmpty ? nil : contentType)
+            stamp: entry.stamp, service: service, account: account, accessGroup: accessGroup, label: label,
+            attributes: attributes, contentType: contentType.isEmpty ? nil : contentType)
     }
 
     /// The content type of the item at `index` (`nil` for `text/plain`), read without its other texts.

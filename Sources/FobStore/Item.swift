@@ -304,11 +304,9 @@ public struct ItemQuery: Sendable, Equatable {
             guard let internetProtocol, let authenticationType, let port, let path, let securityDomain,
                 (0...Item.maxPort).contains(port)
             else { return nil }
-            item.internetProtocol = internetProtocol
-            item.authenticationType = authenticationType
-            item.port = port
-            item.path = path
-            item.securityDomain = securityDomain
+            item.internetKeyParts = InternetKeyParts(
+                internetProtocol: internetProtocol, authenticationType: authenticationType, port: port, path: path,
+                securityDomain: securityDomain)
         }
         let values = synchronizable.map { [$0] } ?? [false, true]
         return values.map { flag in
@@ -358,11 +356,7 @@ extension ItemQuery {
             itemClass: item.itemClass, service: item.service, account: item.account,
             accessGroup: item.accessGroup, synchronizable: item.synchronizable)
         if item.itemClass == .internetPassword {
-            query.internetProtocol = item.internetProtocol
-            query.authenticationType = item.authenticationType
-            query.port = item.port
-            query.path = item.path
-            query.securityDomain = item.securityDomain
+            query.match(item.internetKeyParts)
         }
         return query
     }

@@ -23,13 +23,13 @@ public enum ListSearch {
     /// How one term matched a field, best first.
     public enum Tier: Int, Sendable, Comparable {
         /// The field starts with the term.
-        case prefix = 0
+        case prefix
         /// The term is a run of the field starting at a word's first character.
-        case wordStart = 1
+        case wordStart
         /// The term is a run of the field elsewhere.
-        case substring = 2
+        case substring
         /// The term's characters appear in the field in order, with gaps.
-        case subsequence = 3
+        case subsequence
 
         public static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
     }
