@@ -91,6 +91,9 @@ public enum TerminalApp {
                 last = nil
                 return
             }
+            // Already unlocked: a master password typed blind just after
+            // the first frame must not become commands or text either.
+            if app.dropsKeyAtStartup() { return }
             let size = screen.size
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
             // The help's pages are laid out only while it shows, not at every key.

@@ -93,10 +93,29 @@ public final class AppModel {
             let main = MainScreen(
                 store: store, clipboard: clipboard, clock: clock, transport: oauthTransport, mailbox: mailbox,
                 sync: sync)
-            main.model.form.message = .info(AppModel.alreadyUnlockedNote)
+            main.model.form.message = .warning(AppModel.alreadyUnlockedNote)
             current = .main(main)
             startedUnlocked = true
+            startupKeysUntil = clock.now.addingTimeInterval(AppModel.startupKeyWindow)
         }
+    }
+
+    /// How long keys are dropped after the UI opened on a vault unlocked
+    /// already: 1 second. A master password typed blind, expecting a
+    /// prompt that never came, is mostly typed in it.
+    public static let startupKeyWindow: TimeInterval = 1
+    /// Until when keys are dropped (``startupKeyWindow``); `nil` when the UI
+    /// opened on another screen.
+    private var startupKeysUntil: Date?
+
+    /// Whether a key read now is to be dropped unread: only within
+    /// ``startupKeyWindow`` of opening on a vault unlocked already. The
+    /// front end asks before it maps the key to an action.
+    public func dropsKeyAtStartup() -> Bool {
+        guard let until = startupKeysUntil else { return false }
+        if clock.now < until { return true }
+        startupKeysUntil = nil
+        return false
     }
 
     /// Whether the first screen is the main screen because the vault was
@@ -107,7 +126,7 @@ public final class AppModel {
 
     /// The first message when the vault was unlocked already.
     public static let alreadyUnlockedNote =
-        "The vault is already unlocked (fob agent): no password needed; keys typed before this screen were ignored"
+        "The vault is already unlocked (fob agent): no password needed; keys typed in the first second were ignored"
 
     /// The password generator's settings while no main screen shows, so
     /// that they outlast a lock (they hold no secret).

@@ -86,7 +86,7 @@ final class ItemRefresh {
     /// saying so when the item shown in the form went away; then brings the
     /// expiry texts up to `now`.
     func poll(_ main: MainModel, now: Date) {
-        finishSyncRead(main)
+        finishSyncRead(main, now: now)
         if changed.hasEnded {
             watch?.cancel()
             watch = nil
@@ -123,7 +123,7 @@ final class ItemRefresh {
     /// Once the overview's read has ended: the overview into `main` and the
     /// list's marks; a sync newer than the one known (the first read
     /// included) is told on the status line.
-    func finishSyncRead(_ main: MainModel) {
+    func finishSyncRead(_ main: MainModel, now: Date) {
         guard let read = syncRead, let result = read.finished else { return }
         syncRead = nil
         if let items = syncReadAgain {
@@ -138,7 +138,15 @@ final class ItemRefresh {
             return
         }
         if let overview, overview.lastSync != main.sync?.lastSync, let summary = overview.summary {
-            main.form.message = overview.conflicts > 0 ? .warning(summary) : .info(summary)
+            let line: StatusLine = overview.conflicts > 0 ? .warning(summary) : .info(summary)
+            // News that came by itself never hides a message the user has
+            // yet to read (a warning, an error, a delete's "z undoes"):
+            // then it goes to the message history (m) alone.
+            if main.form.message.isEmpty || main.form.message.tone == .info {
+                main.form.message = line
+            } else {
+                main.messages.append(line, at: now)
+            }
         }
         main.sync = overview
         main.list.setVersions(overview?.versions ?? [:])

@@ -31,7 +31,8 @@ import Testing
         #expect(screen.contains("Items 1/1"))
         #expect(!screen.contains("Editing"), "\(screen)")
         #expect(!screen.contains("Cop"), "\(screen)")
-        // Still answering keys typed after the first frame.
+        // Answering keys once the first second (AppModel.startupKeyWindow) is over.
+        usleep(500_000)
         try tmux.type("n")
         try tmux.waitFor("New item")
     }

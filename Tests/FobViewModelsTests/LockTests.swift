@@ -185,9 +185,16 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
             clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner())
         let app = AppModel(store: store, clipboard: controller, clock: clock)
         #expect(app.startedUnlocked)
-        #expect(app.mainModel?.form.message.text == AppModel.alreadyUnlockedNote)
-        // Unlocking through the screen is not starting unlocked.
+        #expect(app.mainModel?.form.message == .warning(AppModel.alreadyUnlockedNote))
+        // Keys are dropped for the first second only (a password typed blind).
+        #expect(app.dropsKeyAtStartup())
+        clock.advance(by: 0.9)
+        #expect(app.dropsKeyAtStartup())
+        clock.advance(by: 0.1)
+        #expect(!app.dropsKeyAtStartup())
+        // Unlocking through the screen is not starting unlocked, and drops no key.
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         #expect(!h.app.startedUnlocked)
+        #expect(!h.app.dropsKeyAtStartup())
     }
 }

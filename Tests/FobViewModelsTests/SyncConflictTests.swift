@@ -157,6 +157,26 @@ import Testing
         #expect(main.list.rows.map(\.versions) == [0, 0])
     }
 
+    /// A sync's summary comes by itself: it never hides a message the user
+    /// has yet to read (here the undo of a delete), only goes to the history.
+    @Test func aSyncSummaryNeverHidesAnUnreadWarningOrUndo() throws {
+        let sync = FakeSync()
+        let (app, store, clock) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { sync.reads == 1 })
+        app.send(.deleteSelected)
+        let deleted = main.form.message
+        #expect(deleted.tone == .success && deleted.text.contains("z undoes"), "\(deleted)")
+        let synced = clock.now.addingTimeInterval(2)
+        sync.current = SyncOverview(lastSync: synced, merged: 1, conflicts: 0, versions: [:])
+        store.externalPut(item("new", "eve"))
+        clock.advance(by: 2)
+        #expect(Self.tick(app) { main.sync?.merged == 1 })
+        #expect(main.form.message == deleted)
+        let time = DateText.local(synced, "%H:%M")
+        #expect(main.messages.entries.last?.line == .info("Last sync \(time): merged 1, conflicts 0"))
+    }
+
     @Test func aSyncByAnotherProcessIsToldOnTheStatusLine() throws {
         let sync = FakeSync()
         let (app, store, clock) = Self.start(sync)
