@@ -38,10 +38,15 @@ extension Renderer {
         }
     }
 
-    /// The list's title: `Items 12/43`, `Items 3/5 of 43` while filtered.
-    static func listTitle(_ list: ItemListModel) -> String {
+    /// The list's title: `Items 12/43`, `Items 3/5 of 43` while filtered;
+    /// while a delete can be undone, `· z undoes 8 s` after it (the seconds
+    /// left), so the offer stays in view whatever the status line says.
+    static func listTitle(_ main: MainModel) -> String {
+        let list = main.list
         let position = list.selectedIndex.map { "\($0 + 1)/\(list.rows.count)" } ?? "\(list.rows.count)"
-        return list.filter.isEmpty ? "Items \(position)" : "Items \(position) of \(list.allRows.count)"
+        let title = list.filter.isEmpty ? "Items \(position)" : "Items \(position) of \(list.allRows.count)"
+        guard let seconds = main.undoSecondsLeft else { return title }
+        return title + " · z undoes \(seconds) s"
     }
 
     /// The item list: the filter line when in use, then rows scrolled to
@@ -55,7 +60,7 @@ extension Renderer {
         let list = main.list
         let listFocused = main.focus == .list || main.focus == .filter
         canvas.box(
-            row: row, column: column, height: height, width: width, title: Self.listTitle(list),
+            row: row, column: column, height: height, width: width, title: Self.listTitle(main),
             role: listFocused ? .title : .dim, titleRole: listFocused ? .focus : .title)
         let x = column + 1
         let inner = width - 2

@@ -38,6 +38,7 @@ extension MainScreen {
             return
         }
         undo.record(.deleted(item), at: clock.now)
+        model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
         if form.openedKey == key || form.retrievedKey == key || (form.openedKey == nil && formKey == key) {
             form.wipe()
             if model.focus != .list && model.focus != .filter { model.focus = .list }
@@ -49,7 +50,9 @@ extension MainScreen {
     /// The timer step of undo: once its time is up, the message that offered
     /// `z` loses that offer.
     func expireUndo() {
-        guard undo.expire(at: clock.now) else { return }
+        let ended = undo.expire(at: clock.now)
+        model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+        guard ended else { return }
         let message = model.form.message
         guard message.text.hasSuffix(UndoBuffer.hint) else { return }
         model.form.message = StatusLine(message.tone, String(message.text.dropLast(UndoBuffer.hint.count)))
@@ -58,7 +61,9 @@ extension MainScreen {
     /// `z`: undoes the last delete or secret replacement, if its time is not up.
     func undoLast() {
         let form = model.form
-        guard let entry = undo.take(at: clock.now) else {
+        let taken = undo.take(at: clock.now)
+        model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+        guard let entry = taken else {
             form.message = .info("Nothing to undo")
             return
         }

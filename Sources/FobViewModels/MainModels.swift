@@ -358,6 +358,10 @@ public final class MainModel {
     public internal(set) var preview: ItemPreview?
     /// The last messages shown (`m` on the list).
     public internal(set) var messages = MessageLog()
+    /// Whole seconds left to undo the newest delete or replaced secret
+    /// with `z`, or `nil` when there is nothing to undo: kept in view
+    /// (the list's title) however many messages follow the delete's.
+    public internal(set) var undoSecondsLeft: Int?
     /// The logout review while it shows (``Overlay/logoutReview``), else `nil`.
     public internal(set) var logoutReview: LogoutReviewModel?
     /// What the last sync did and which items have conflicts, or `nil`

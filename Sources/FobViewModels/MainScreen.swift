@@ -238,6 +238,7 @@ final class MainScreen {
     /// Wipes everything the screen holds.
     func wipe() {
         undo.wipe()
+        model.undoSecondsLeft = nil
         model.wipe()
     }
 }

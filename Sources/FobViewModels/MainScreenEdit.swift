@@ -168,7 +168,10 @@ extension MainScreen {
             return writeFailed(error, key, newKey)
         }
         let replaced = changes.secret != nil
-        if replaced, let before { undo.record(.replaced(before: before, now: newKey), at: clock.now) }
+        if replaced, let before {
+            undo.record(.replaced(before: before, now: newKey), at: clock.now)
+            model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+        }
         reloadItems()
         reopen(newKey)
         if renamed {

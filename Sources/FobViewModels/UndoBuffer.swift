@@ -38,6 +38,14 @@ final class UndoBuffer {
         return !entries.isEmpty
     }
 
+    /// Whole seconds (rounded up) until the newest kept change can no
+    /// longer be undone, or `nil` when none is kept.
+    func secondsLeft(at now: Date) -> Int? {
+        expire(at: now)
+        guard let newest = entries.last else { return nil }
+        return Int(newest.deadline.timeIntervalSince(now).rounded(.up))
+    }
+
     /// The newest kept change, removed from the buffer; `nil` when none is
     /// left or their time is up.
     func take(at now: Date) -> Entry? {

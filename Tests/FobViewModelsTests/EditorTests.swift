@@ -229,6 +229,28 @@ import Testing
         #expect(h.message == "Nothing to undo")
     }
 
+    /// Typing a word without `/` ("dropbox": d deletes, then o and r only
+    /// say they do not apply) pushed the delete's "z undoes" off the status
+    /// line: the seconds left to undo stay in the list's title meanwhile.
+    @Test func theUndoOfferStaysInViewWhateverFollows() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
+        #expect(h.app.mainModel?.undoSecondsLeft == nil)
+        h.send(.deleteSelected)
+        #expect(h.app.mainModel?.undoSecondsLeft == 10)
+        h.send(.copyOneTimeCode)
+        #expect(!h.message.contains("z undoes"), "\(h.message)")
+        h.clock.advance(by: 3.5)
+        h.app.tick()
+        #expect(h.app.mainModel?.undoSecondsLeft == 7)
+        h.send(.undo)
+        #expect(h.message == "Restored mail / ana")
+        #expect(h.app.mainModel?.undoSecondsLeft == nil)
+        h.send(.deleteSelected)
+        h.clock.advance(by: 10)
+        h.app.tick()
+        #expect(h.app.mainModel?.undoSecondsLeft == nil)
+    }
+
     /// Each change keeps its own 10 s: an older delete is no longer undone
     /// once its own time is up, even while a newer one still is.
     @Test func eachDeleteKeepsItsOwnTenSeconds() throws {
