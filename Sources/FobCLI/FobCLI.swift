@@ -86,7 +86,8 @@ public enum FobCLI {
             return try interactiveCommand.run(invocation)
         }
         guard let command = command(named: name) else {
-            throw UsageError("unknown command '\(name)'")
+            let hint = commonNames[name].map { "; Fob's is '\($0)'" } ?? ""
+            throw UsageError("unknown command '\(name)'\(hint)")
         }
         if split.help {
             context.standardOutput.write(HelpFormatter.fit(command.helpText))
@@ -107,6 +108,13 @@ public enum FobCLI {
             throw invocation.passwordFailure ?? error
         }
     }
+
+    /// Words other tools use for a Fob command (pass's `show` and `insert`,
+    /// the common `delete`, `remove` and `list`): an unknown command that
+    /// is one of them is answered with Fob's word.
+    static let commonNames = [
+        "delete": "rm", "remove": "rm", "del": "rm", "list": "ls", "show": "get", "insert": "add",
+    ]
 
     /// The registered command with this name.
     public static func command(named name: String) -> (any FobCommand.Type)? {

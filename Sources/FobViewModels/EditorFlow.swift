@@ -41,7 +41,7 @@ extension MainScreen {
 
     /// The question asked before unsaved edits would be dropped.
     func askLeaveEditor(then exit: EditorExit) -> Transition {
-        let name = model.form.baseline.map { MainScreen.shortName($0.key) } ?? "the new item"
+        let name = model.form.baseline.map { MainScreen.shortName($0.key) } ?? "The new item"
         return .show(
             .confirm(
                 ConfirmDialog(

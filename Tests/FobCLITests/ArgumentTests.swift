@@ -133,6 +133,11 @@ import Testing
         #expect(result.stderr == "fob: 'get' needs ACCOUNT\nRun 'fob get --help' for its usage.\n")
         let unknown = h.run(["frobnicate"])
         #expect(unknown.stderr == "fob: unknown command 'frobnicate'\nRun 'fob --help' for usage.\n")
+        // Another tool's word for a command is answered with Fob's.
+        let delete = h.run(["delete", "mail", "ana"])
+        #expect(delete.status == 2)
+        #expect(delete.stderr == "fob: unknown command 'delete'; Fob's is 'rm'\nRun 'fob --help' for usage.\n")
+        #expect(h.run(["show", "mail", "ana"]).stderr.hasPrefix("fob: unknown command 'show'; Fob's is 'get'\n"))
     }
 
     @Test func doubleDashAllowsNamesStartingWithADash() throws {
