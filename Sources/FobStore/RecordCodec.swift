@@ -365,22 +365,46 @@ enum RecordCodec {
     /// synchronizable for internet passwords. Every field is length-prefixed,
     /// so a longer key can never equal a shorter one.
     static func primaryKey(of item: Item) -> [UInt8] {
+        // Written in place (no array per field): every lookup and every
+        // record read computes it.
         var out: [UInt8] = []
-        func field(_ bytes: [UInt8]) { out += le(UInt64(bytes.count), bytes: 4) + bytes }
-        for s in [item.itemClass.rawValue, item.accessGroup, item.service, item.account] { field(Array(s.utf8)) }
+        out.reserveCapacity(
+            48 + item.itemClass.rawValue.utf8.count + item.accessGroup.utf8.count + item.service.utf8.count
+                + item.account.utf8.count)
+        func length(_ count: Int) {
+            let n = UInt32(truncatingIfNeeded: count)
+            out.append(UInt8(truncatingIfNeeded: n))
+            out.append(UInt8(truncatingIfNeeded: n >> 8))
+            out.append(UInt8(truncatingIfNeeded: n >> 16))
+            out.append(UInt8(truncatingIfNeeded: n >> 24))
+        }
+        func field(_ text: String) {
+            length(text.utf8.count)
+            out.append(contentsOf: text.utf8)
+        }
+        func field(byte: UInt8) {
+            length(1)
+            out.append(byte)
+        }
+        field(item.itemClass.rawValue)
+        field(item.accessGroup)
+        field(item.service)
+        field(item.account)
         switch item.itemClass {
         case .genericPassword:
-            if item.synchronizable { field([1]) }
+            if item.synchronizable { field(byte: 1) }
         case .internetPassword:
             if item.synchronizable || !item.internetProtocol.isEmpty || !item.authenticationType.isEmpty
                 || item.port != 0 || !item.path.isEmpty || !item.securityDomain.isEmpty
             {
-                field(Array(item.internetProtocol.utf8))
-                field(Array(item.authenticationType.utf8))
-                field(le(UInt64(truncatingIfNeeded: item.port), bytes: 4))
-                field(Array(item.path.utf8))
-                field(Array(item.securityDomain.utf8))
-                field([item.synchronizable ? 1 : 0])
+                field(item.internetProtocol)
+                field(item.authenticationType)
+                length(4)
+                let port = UInt32(truncatingIfNeeded: item.port)
+                for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: port >> shift)) }
+                field(item.path)
+                field(item.securityDomain)
+                field(byte: item.synchronizable ? 1 : 0)
             }
         }
         return out

@@ -148,10 +148,19 @@ extension Vault {
         let stmt: SQLiteStatement
         do {
             if let candidates = query.primaryKeyCandidates {
-                let lookups = candidates.map { Crypto.keyedHash($0, key: keys.lookup) }
-                stmt = try cached("SELECT id, lookup, record FROM items WHERE lookup IN (?, ?)")
-                try stmt.bind(1, lookups[0])
-                try stmt.bind(2, lookups[lookups.count - 1])
+                // One indexed read per distinct lookup, in byte order (as the
+                // unique index would return them): `lookup IN (?, ?)` made
+                // SQLite build a temporary table for the list at every call,
+                // a tenth of the agent's work for one `fob get`.
+                var lookups = candidates.map { Crypto.keyedHash($0, key: keys.lookup) }
+                if lookups.count == 2 {
+                    if lookups[0] == lookups[1] {
+                        lookups.removeLast()
+                    } else if lookups[1].lexicographicallyPrecedes(lookups[0]) {
+                        lookups.swapAt(0, 1)
+                    }
+                }
+                stmt = try cached("SELECT id, lookup, record FROM items WHERE lookup = ?")
                 exact = lookups
             } else {
                 stmt = try cached("SELECT id, lookup, record FROM items")
@@ -165,27 +174,33 @@ extension Vault {
         var out: [Row] = []
         var seen = 0
         var seenLookups = Set<Digest>()
-        while try guarded({ () throws(SQLiteError) in try stmt.step() }) {
-            seen += 1
-            let lookup = stmt.rawBlob(1)
-            let record = stmt.rawBlob(2)
-            guard lookup.count == 32, record.count <= Vault.maxRecordBytes else { return .stale }
-            let digest = Digest(lookup)
-            seenLookups.insert(digest)
-            guard state.elements[digest] == Vault.element(lookup: lookup, record: record, key: keys.element) else {
-                return .stale
+        for pass in 0..<(exact?.count ?? 1) {
+            if let exact {
+                stmt.reset()
+                do { try stmt.bind(1, exact[pass]) } catch { throw error.keychainError }
             }
-            guard let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: withSecrets) else {
-                if exact != nil {
-                    throw .interactionNotAllowed(
-                        "the vault is locked: \(query.displayName) is accessible only when unlocked")
+            while try guarded({ () throws(SQLiteError) in try stmt.step() }) {
+                seen += 1
+                let lookup = stmt.rawBlob(1)
+                let record = stmt.rawBlob(2)
+                guard lookup.count == 32, record.count <= Vault.maxRecordBytes else { return .stale }
+                let digest = Digest(lookup)
+                seenLookups.insert(digest)
+                guard state.elements[digest] == Vault.element(lookup: lookup, record: record, key: keys.element) else {
+                    return .stale
                 }
-                continue
-            }
-            if query.matches(item) {
-                var kept = item
-                if !withSecrets { kept.secret = nil }
-                out.append(Row(id: stmt.int(0), lookup: digest, item: kept))
+                guard let item = try openRecord(record, lookup: lookup, keys: keys, withSecret: withSecrets) else {
+                    if exact != nil {
+                        throw .interactionNotAllowed(
+                            "the vault is locked: \(query.displayName) is accessible only when unlocked")
+                    }
+                    continue
+                }
+                if query.matches(item) {
+                    var kept = item
+                    if !withSecrets { kept.secret = nil }
+                    out.append(Row(id: stmt.int(0), lookup: digest, item: kept))
+                }
             }
         }
         if let exact {

@@ -165,6 +165,28 @@ import Testing
         #expect(RecordCodec.primaryKey(of: internet) == lengthPrefixed(["inet", "", "example.com", "ana"]))
     }
 
+    @Test func primaryKeyOfLaterAttributesIsSpelledAsDocumented() {
+        func field(_ bytes: [UInt8]) -> [UInt8] {
+            let n = UInt32(bytes.count)
+            return [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] + bytes
+        }
+        func text(_ s: String) -> [UInt8] { field(Array(s.utf8)) }
+        var generic = Item(service: "mail", account: "ana", accessGroup: "g", secret: nil)
+        generic.synchronizable = true
+        #expect(
+            RecordCodec.primaryKey(of: generic) == text("genp") + text("g") + text("mail") + text("ana") + field([1]))
+        var internet = Item(itemClass: .internetPassword, service: "example.com", account: "ana", secret: nil)
+        internet.internetProtocol = "htps"
+        internet.authenticationType = "dflt"
+        internet.port = 0x0102_0304
+        internet.path = "/ü"
+        internet.securityDomain = "d"
+        let expected =
+            text("inet") + text("") + text("example.com") + text("ana") + text("htps") + text("dflt")
+            + field([0x04, 0x03, 0x02, 0x01]) + text("/ü") + text("d") + field([0])
+        #expect(RecordCodec.primaryKey(of: internet) == expected)
+    }
+
     @Test func newKeyAttributesMakeDistinctKeys() {
         var base = Item(itemClass: .internetPassword, service: "example.com", account: "ana", secret: nil)
         var keys: Set<[UInt8]> = [RecordCodec.primaryKey(of: base)]
