@@ -58,15 +58,18 @@ extension FobCommand {
     public static var discussion: String { "" }
     public static var variadic: Bool { false }
 
-    /// `fob NAME SERVICE ACCOUNT [--label T] …`
+    /// `fob NAME SERVICE ACCOUNT [--label T] …`; for a ``variadic`` command
+    /// the options come first, then `--` and the positionals
+    /// (`fob run [--env-file FILE] -- COMMAND [ARG...]`).
     public static var usage: String {
-        var parts = ["fob", name]
+        var words: [String] = []
         let required = positionals.count - optionalPositionals
         for (index, positional) in positionals.enumerated() {
-            parts.append(index < required ? positional : "[\(positional)]")
+            words.append(index < required ? positional : "[\(positional)]")
         }
-        parts += options.map { $0.isRequired ? $0.synopsis : "[\($0.synopsis)]" }
-        return parts.joined(separator: " ")
+        let optionWords = options.map(\.usageSynopsis)
+        let parts = variadic ? optionWords + ["--"] + words : words + optionWords
+        return (["fob", name] + parts).joined(separator: " ")
     }
 
     /// The usage lines `fob NAME --help` shows: ``usage``, unless the
