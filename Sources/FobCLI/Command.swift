@@ -100,7 +100,9 @@ enum HelpFormatter {
     /// `text` with every line longer than ``width`` wrapped at spaces. A
     /// continuation lines up with the line's description column (after the
     /// first gap of two spaces in a table row), after `Usage: fob NAME `, or
-    /// with the line's own indentation.
+    /// with the line's own indentation. A usage line (`Usage: fob …`, or a
+    /// further form, `       fob …`) breaks only outside brackets, so
+    /// `[--hidden-field NAME]...` stays whole.
     static func fit(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard line.count > width else { return String(line) }
@@ -117,11 +119,12 @@ enum HelpFormatter {
                 indent = gap + (chars[gap...].prefix { $0 == " " }.count)
             }
             if indent > width / 2 { indent = leading + 4 }
-            return wrap(chars, firstWidth: width, indent: indent)
+            let isUsage = line.hasPrefix("Usage: fob ") || line.hasPrefix("       fob ")
+            return wrap(chars, indent: indent, keepingBrackets: isUsage)
         }.joined(separator: "\n")
     }
 
-    private static func wrap(_ chars: [Character], firstWidth: Int, indent: Int) -> String {
+    private static func wrap(_ chars: [Character], indent: Int, keepingBrackets: Bool) -> String {
         var lines: [String] = []
         var current = String(chars.prefix(indent))
         var word = ""
@@ -137,8 +140,11 @@ enum HelpFormatter {
             }
             word = ""
         }
+        var depth = 0
         for c in chars.dropFirst(indent) {
-            if c == " " {
+            if keepingBrackets, c == "[" { depth += 1 }
+            if keepingBrackets, c == "]" { depth = max(0, depth - 1) }
+            if c == " " && depth == 0 {
                 flushWord()
                 current += " "
             } else {
