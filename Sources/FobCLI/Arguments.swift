@@ -63,6 +63,10 @@ public struct OptionSpec: Sendable, Equatable {
     /// shown without brackets in the usage line, and a missing one is a
     /// ``UsageError`` from ``ParsedArguments/parse(_:options:positionals:optionalCount:command:variadic:)``.
     public var isRequired = false
+    /// Whether the command reads every value given, not only the last
+    /// (`--field NAME=VALUE`, one field each): shown as `[--field NAME=VALUE]...`
+    /// in the usage line. Parsing is the same either way.
+    public var isRepeatable = false
 
     /// A flag such as `--raw`.
     public static func flag(_ name: String, help: String) -> OptionSpec {
@@ -70,9 +74,13 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// An option that takes a value, such as `--label T`.
-    /// - Parameter choices: the accepted values, offered by shell completion.
-    public static func value(_ name: String, _ valueName: String, choices: [String] = [], help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help, choices: choices)
+    /// - Parameters:
+    ///   - choices: the accepted values, offered by shell completion.
+    ///   - repeatable: whether every value given counts (``isRepeatable``).
+    public static func value(
+        _ name: String, _ valueName: String, choices: [String] = [], repeatable: Bool = false, help: String
+    ) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, choices: choices, isRepeatable: repeatable)
     }
 
     /// An option the command cannot run without, such as `--keep local|remote`.
@@ -85,6 +93,13 @@ public struct OptionSpec: Sendable, Equatable {
 
     /// `--label T` or `--raw`, as shown in usage lines.
     public var synopsis: String { valueName.map { "\(name) \($0)" } ?? name }
+
+    /// How the usage line shows the option: `--keep local|remote` when
+    /// required, else in brackets, `[--label T]`, and `[--field NAME=VALUE]...`
+    /// when repeatable.
+    public var usageSynopsis: String {
+        (isRequired ? synopsis : "[\(synopsis)]") + (isRepeatable ? "..." : "")
+    }
 }
 
 /// A command's arguments after parsing: positionals, option values and flags.

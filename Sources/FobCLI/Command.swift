@@ -58,15 +58,18 @@ extension FobCommand {
     public static var discussion: String { "" }
     public static var variadic: Bool { false }
 
-    /// `fob NAME SERVICE ACCOUNT [--label T] …`
+    /// `fob NAME SERVICE ACCOUNT [--label T] …`; for a ``variadic`` command
+    /// the options come first, then `--` and the positionals
+    /// (`fob run [--env-file FILE] -- COMMAND [ARG...]`).
     public static var usage: String {
-        var parts = ["fob", name]
+        var words: [String] = []
         let required = positionals.count - optionalPositionals
         for (index, positional) in positionals.enumerated() {
-            parts.append(index < required ? positional : "[\(positional)]")
+            words.append(index < required ? positional : "[\(positional)]")
         }
-        parts += options.map { $0.isRequired ? $0.synopsis : "[\($0.synopsis)]" }
-        return parts.joined(separator: " ")
+        let optionWords = options.map(\.usageSynopsis)
+        let parts = variadic ? optionWords + ["--"] + words : words + optionWords
+        return (["fob", name] + parts).joined(separator: " ")
     }
 
     /// The usage lines `fob NAME --help` shows: ``usage``, unless the
@@ -97,7 +100,9 @@ enum HelpFormatter {
     /// `text` with every line longer than ``width`` wrapped at spaces. A
     /// continuation lines up with the line's description column (after the
     /// first gap of two spaces in a table row), after `Usage: fob NAME `, or
-    /// with the line's own indentation.
+    /// with the line's own indentation. A usage line (`Usage: fob …`, or a
+    /// further form, `       fob …`) breaks only outside brackets, so
+    /// `[--hidden-field NAME]...` stays whole.
     static func fit(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard line.count > width else { return String(line) }
@@ -114,11 +119,12 @@ enum HelpFormatter {
                 indent = gap + (chars[gap...].prefix { $0 == " " }.count)
             }
             if indent > width / 2 { indent = leading + 4 }
-            return wrap(chars, firstWidth: width, indent: indent)
+            let isUsage = line.hasPrefix("Usage: fob ") || line.hasPrefix("       fob ")
+            return wrap(chars, indent: indent, keepingBrackets: isUsage)
         }.joined(separator: "\n")
     }
 
-    private static func wrap(_ chars: [Character], firstWidth: Int, indent: Int) -> String {
+    private static func wrap(_ chars: [Character], indent: Int, keepingBrackets: Bool) -> String {
         var lines: [String] = []
         var current = String(chars.prefix(indent))
         var word = ""
@@ -134,8 +140,11 @@ enum HelpFormatter {
             }
             word = ""
         }
+        var depth = 0
         for c in chars.dropFirst(indent) {
-            if c == " " {
+            if keepingBrackets, c == "[" { depth += 1 }
+            if keepingBrackets, c == "]" { depth = max(0, depth - 1) }
+            if c == " " && depth == 0 {
                 flushWord()
                 current += " "
             } else {

@@ -128,24 +128,62 @@ import Testing
         }.filter { $0.split(separator: " ").first.map(String.init) == command }.map { "fob " + $0 }
     }
 
-    /// `fob COMMAND --help` gives the usage lines the man page's synopsis
-    /// gives, word for word, for the sync commands.
-    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
-    func syncUsageLinesMatchTheManPage(command: String) throws {
-        let info = try #require(CommandInfo.all.first { $0.name == command })
-        #expect(Self.synopsis(of: command) == info.usageLines)
+    /// The usage lines `fob COMMAND --help` prints, each as `fob COMMAND …`
+    /// on one line again: the help wraps a line wider than 80 columns, and a
+    /// wrapped line goes on indented, while the next form starts with `fob`.
+    static func helpUsageLines(of command: String) -> [String] {
         let out = BufferSink()
         _ = FobCLI.run(CLIContext(arguments: [command, "--help"], standardOutput: out))
-        let usage = out.text.split(separator: "\n\n").first.map(String.init) ?? ""
-        let lines = usage.split(separator: "\n").map { $0.drop { $0 != "f" } }.map(String.init)
-        #expect(usage.hasPrefix("Usage: fob \(command)"), "\(usage)")
-        #expect(lines == Self.synopsis(of: command), "\(usage)")
+        let block = out.text.split(separator: "\n\n").first.map(String.init) ?? ""
+        var lines: [String] = []
+        for line in block.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if line.hasPrefix("Usage: ") {
+                lines.append(words.dropFirst().joined(separator: " "))
+            } else if words.first == "fob" {
+                lines.append(words.joined(separator: " "))
+            } else if !lines.isEmpty {
+                lines[lines.count - 1] += " " + words.joined(separator: " ")
+            }
+        }
+        return lines
+    }
+
+    /// `fob COMMAND --help` gives the usage lines the man page's synopsis
+    /// gives, word for word, for every command, so a new one cannot drift.
+    @Test(arguments: CommandInfo.all.map(\.name))
+    func usageLinesMatchTheManPage(command: String) throws {
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        #expect(!Self.synopsis(of: command).isEmpty, "Assets/fob.1 has no synopsis for \(command)")
+        #expect(Self.synopsis(of: command) == info.usageLines)
+        #expect(Self.helpUsageLines(of: command) == Self.synopsis(of: command))
+    }
+
+    /// A long usage line comes back whole from the wrapped help: `add`'s is
+    /// wider than 80 columns.
+    @Test func aWrappedUsageLineIsReadWhole() {
+        let lines = Self.helpUsageLines(of: "add")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("fob add SERVICE ACCOUNT [--label T]") == true)
+        #expect(lines.first?.hasSuffix("[--accessible WHEN] [--raw]") == true)
+    }
+
+    /// Every option of a command is in one of its usage lines, also where the
+    /// command writes its forms by hand (`oauth`, `totp`, `jwt`, `sync`).
+    @Test(arguments: CommandInfo.all.map(\.name))
+    func everyOptionIsInAUsageLine(command: String) throws {
+        let info = try #require(CommandInfo.all.first { $0.name == command })
+        let words = Set(
+            info.usageLines.flatMap { $0.split(separator: " ") }.map { String($0.filter { !"[]().".contains($0) }) })
+        for option in info.options {
+            #expect(words.contains(option.name), "fob \(command) --help: \(option.name) is in no usage line")
+        }
     }
 
     /// The README's command table (its contract) gives the same forms of
-    /// the sync commands, each in backticks (`|` escaped for the table).
-    @Test(arguments: ["sync", "devices", "conflicts", "resolve"])
-    func syncUsageLinesAreInTheReadmesCommandTable(command: String) throws {
+    /// every command, each in backticks (`|` escaped for the table).
+    @Test(arguments: CommandInfo.all.map(\.name))
+    func usageLinesAreInTheReadmesCommandTable(command: String) throws {
         let readme = try String(
             contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Command line\n") })

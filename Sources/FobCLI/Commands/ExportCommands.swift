@@ -9,7 +9,7 @@ enum ExportCommand: FobCommand {
     static let name = "export"
     static let summary = "write every item with its secrets, in plaintext (fob-json or csv)"
     static let options: [OptionSpec] = [
-        .value("--format", "FORMAT", help: "fob-json (default; every attribute) or csv"),
+        .value("--format", "fob-json|csv", help: "fob-json (default; every attribute) or csv"),
         .value("--output", "PATH", help: "write to PATH (created 0600) instead of standard output"),
         .flag("--force", help: "write to a terminal, or over an existing PATH"),
     ]

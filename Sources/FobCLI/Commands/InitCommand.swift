@@ -6,7 +6,7 @@ enum InitCommand: FobCommand {
     static let summary = "create a vault (the master password from --password-file, else asked twice); never overwrites"
     static let options: [OptionSpec] = [
         .value(
-            "--kdf", "PRESET", choices: KDFParameters.Preset.allCases.map(\.rawValue),
+            "--kdf", "interactive|moderate|sensitive", choices: KDFParameters.Preset.allCases.map(\.rawValue),
             help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, default) or sensitive (1 GiB)")
     ]
     static let discussion = """

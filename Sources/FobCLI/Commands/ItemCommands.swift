@@ -12,9 +12,10 @@ private let itemAttributeOptions: [OptionSpec] = [
     .value("--comment", "C", help: "one-line notes (kSecAttrComment; empty removes them)"),
     .value("--url", "URL", help: "the web address (empty removes it)"),
     .value("--notes-file", "PATH", help: "notes from a UTF-8 file (an empty file removes them)"),
-    .value("--field", "NAME=VALUE", help: "set a visible custom field (repeatable)"),
-    .value("--hidden-field", "NAME", help: "set a hidden field, its value read as below (repeatable)"),
-    .value("--rm-field", "NAME", help: "remove the custom fields called NAME (repeatable)"),
+    .value("--field", "NAME=VALUE", repeatable: true, help: "set a visible custom field (repeatable)"),
+    .value(
+        "--hidden-field", "NAME", repeatable: true, help: "set a hidden field, its value read as below (repeatable)"),
+    .value("--rm-field", "NAME", repeatable: true, help: "remove the custom fields called NAME (repeatable)"),
     .value(
         "--accessible", "WHEN", choices: ["when-unlocked", "after-first-unlock"],
         help: "when-unlocked (default) or after-first-unlock"),

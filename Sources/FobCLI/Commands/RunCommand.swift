@@ -3,7 +3,7 @@ import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
 
-/// `fob run [--env NAME=SERVICE/ACCOUNT]… [--env-file FILE] -- COMMAND [ARGS…]`:
+/// `fob run [--env NAME=SERVICE/ACCOUNT]... [--env-file FILE]... -- COMMAND [ARG...]`:
 /// runs COMMAND with the named secrets in its environment.
 ///
 /// The one deliberate exception to "no secrets in a child's environment",
@@ -19,8 +19,8 @@ enum RunCommand: FobCommand {
     static let optionalPositionals = 1
     static let variadic = true
     static let options: [OptionSpec] = [
-        .value("--env", "NAME=SERVICE/ACCOUNT", help: "set NAME to that item's secret (repeatable)"),
-        .value("--env-file", "FILE", help: "one NAME=SERVICE/ACCOUNT a line; # comments"),
+        .value("--env", "NAME=SERVICE/ACCOUNT", repeatable: true, help: "set NAME to that item's secret (repeatable)"),
+        .value("--env-file", "FILE", repeatable: true, help: "one NAME=SERVICE/ACCOUNT a line; # comments"),
     ]
     static let discussion = """
         Put -- before COMMAND. fob replaces itself with COMMAND (same process

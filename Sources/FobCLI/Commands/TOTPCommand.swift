@@ -13,6 +13,12 @@ enum TOTPCommand: FobCommand {
     static let options: [OptionSpec] = [
         .flag("--json", help: "print code, secondsLeft, period, digits, algorithm, issuer, account")
     ]
+    /// Each form on its own: `--json` goes only with the code.
+    static let usageLines = [
+        "fob totp SERVICE ACCOUNT [--json]",
+        "fob totp set SERVICE ACCOUNT",
+        "fob totp rm SERVICE ACCOUNT",
+    ]
     static let discussion = """
         fob totp SERVICE ACCOUNT prints the current code. 'fob totp set SERVICE
         ACCOUNT' reads an otpauth://totp/ URI or a bare base32 secret from

@@ -17,6 +17,8 @@ enum JWTCommand: FobCommand {
         .flag("--json", help: "print one JSON object: header, claims, issuedAt, expiresAt, notBefore, expired"),
         .flag("--id-token", help: "for an oauth item, decode its ID token instead of its access token"),
     ]
+    /// Both positionals or neither: one alone is a usage error.
+    static let usageLines = ["fob jwt [SERVICE ACCOUNT] [--json] [--id-token]"]
     static let discussion = """
         The signature is not verified: the output says what the token claims,
         not that anyone vouches for it. For an oauth item the access token is
@@ -183,6 +185,13 @@ enum OAuthCommand: FobCommand {
         .flag("--no-browser", help: "login: only print the URL, do not run xdg-open"),
     ]
     static let options = loginOptions
+    /// Each action's own form: the options are login's only.
+    static let usageLines = [
+        "fob oauth login SERVICE ACCOUNT (--issuer URL | --authorization-endpoint URL --token-endpoint URL)"
+            + " --client-id ID [--client-secret-file F] [--scope S] [--timeout SECONDS] [--no-browser]",
+        "fob oauth token SERVICE ACCOUNT",
+        "fob oauth refresh SERVICE ACCOUNT",
+    ]
     static let discussion = """
         login prints the authorization URL on standard error, opens it with
         xdg-open when DISPLAY or WAYLAND_DISPLAY is set, waits for the redirect
