@@ -2,6 +2,7 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
+import Synchronization
 
 /// Asks the master password with `pinentry`, the program of the Assuan
 /// protocol that gpg and rbw use (its commands as in pinentry's manual:
@@ -64,12 +65,21 @@ final class PinentryUnlock: @unchecked Sendable {
     /// Ends pinentry (a dismissed or expired prompt).
     func cancel() { kill(pid, SIGTERM) }
 
+    /// Set once the conversation ended without a password that unlocked
+    /// the vault: the user cancelled, three tries failed, or pinentry
+    /// could not run (no display, no terminal). Its prompt is then dismissed.
+    private let gaveUpFlag = Mutex(false)
+    /// Whether the conversation ended without unlocking (see above).
+    var gaveUp: Bool { gaveUpFlag.withLock { $0 } }
+
     private func converse(_ unlock: @Sendable (SecretBytes) -> Bool) {
+        var unlocked = false
         defer {
             close(input)
             close(output)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            if !unlocked { gaveUpFlag.withLock { $0 = true } }
         }
         var reader = LineReader(fd: output)
         guard reader.next()?.hasPrefix("OK") == true else { return }
@@ -82,7 +92,10 @@ final class PinentryUnlock: @unchecked Sendable {
         for attempt in 0..<3 {
             if attempt > 0, !(send("SETERROR Wrong password") && reader.next()?.hasPrefix("OK") == true) { return }
             guard send("GETPIN"), let password = reader.pin() else { return }
-            if unlock(password) { break }
+            if unlock(password) {
+                unlocked = true
+                break
+            }
         }
         _ = send("BYE")
     }

@@ -2,8 +2,9 @@ import CSystemd
 import FoundationEssentials
 
 /// An Unlock waiting for the vault: it completes when the agent holds the
-/// vault unlocked (`fob unlock` in a terminal), and is dismissed by
-/// `Dismiss`, by its timeout, or when its client leaves the bus.
+/// vault unlocked (the password given to pinentry, or `fob unlock` in a
+/// terminal), and is dismissed by `Dismiss`, by its timeout, when its
+/// client leaves the bus, or when its pinentry ends without unlocking.
 struct PendingPrompt {
     /// The unique name of the connection that got it.
     let owner: String
@@ -60,7 +61,12 @@ extension Provider {
         for (path, prompt) in prompts where prompt.deadline <= now { complete(path, dismissed: true) }
         guard hasStartedPrompts else { return }
         store.refresh()
-        guard store.isUnlocked else { return }
+        guard store.isUnlocked else {
+            // Cancelled in pinentry, or pinentry could not run: dismissed, as
+            // a client expects, rather than waiting out the timeout.
+            for (path, pinentry) in pinentries where pinentry.gaveUp { complete(path, dismissed: true) }
+            return
+        }
         emitLockedChanged()
         for (path, prompt) in prompts where prompt.started { complete(path, dismissed: false) }
     }
