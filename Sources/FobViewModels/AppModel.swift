@@ -109,13 +109,22 @@ public final class AppModel {
     private var startupKeysUntil: Date?
 
     /// Whether a key read now is to be dropped unread: only within
-    /// ``startupKeyWindow`` of opening on a vault unlocked already. The
-    /// front end asks before it maps the key to an action.
+    /// ``startupKeyWindow`` of opening on a vault unlocked already, while
+    /// that main screen shows. The front end asks before it maps the key
+    /// to an action.
     public func dropsKeyAtStartup() -> Bool {
         guard let until = startupKeysUntil else { return false }
-        if clock.now < until { return true }
-        startupKeysUntil = nil
+        if case .main = current, clock.now < until { return true }
+        endStartupWindow()
         return false
+    }
+
+    /// Ends the window of ``dropsKeyAtStartup()``; the status line, unless
+    /// something else was said since, says keys are taken again.
+    private func endStartupWindow() {
+        startupKeysUntil = nil
+        guard let main = mainModel, main.form.message == .warning(AppModel.alreadyUnlockedNote) else { return }
+        main.form.message = .info(AppModel.alreadyUnlockedReadyNote)
     }
 
     /// Whether the first screen is the main screen because the vault was
@@ -124,9 +133,13 @@ public final class AppModel {
     /// taken as commands or text.
     public private(set) var startedUnlocked = false
 
-    /// The first message when the vault was unlocked already.
+    /// The first message when the vault was unlocked already, while keys
+    /// are dropped (``startupKeyWindow``).
     public static let alreadyUnlockedNote =
-        "The vault is already unlocked (fob agent): no password needed; keys typed in the first second were ignored"
+        "Vault already unlocked (fob agent): no password needed; keys ignored for 1 s"
+    /// The message once keys are taken again.
+    public static let alreadyUnlockedReadyNote =
+        "Vault already unlocked (fob agent): no password needed; early keys ignored"
 
     /// The password generator's settings while no main screen shows, so
     /// that they outlast a lock (they hold no secret).
@@ -220,6 +233,7 @@ public final class AppModel {
                     ? .warning("The agent stopped (without a lock); unlock to go on") : .info("Locked elsewhere"),
                 everywhere: false)
         }
+        if let until = startupKeysUntil, clock.now >= until { endStartupWindow() }
         if case .main(let main) = current {
             main.finishRefresh()
             main.finishResolve()

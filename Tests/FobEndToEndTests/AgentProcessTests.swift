@@ -695,6 +695,8 @@ final class AgentFixture: @unchecked Sendable {
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: f.environment)
         try waitForMainScreen(tmux, listing: "api")
+        // Keys are taken once the first second on a vault unlocked already is over.
+        try tmux.waitFor("early keys ignored")
         try tmux.type("W")
         _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.type("y")

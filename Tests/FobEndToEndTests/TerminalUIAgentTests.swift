@@ -31,8 +31,8 @@ import Testing
         #expect(screen.contains("Items 1/1"))
         #expect(!screen.contains("Editing"), "\(screen)")
         #expect(!screen.contains("Cop"), "\(screen)")
-        // Answering keys once the first second (AppModel.startupKeyWindow) is over.
-        usleep(500_000)
+        // Answering keys once the first second (AppModel.startupKeyWindow) is over, as the status line says.
+        try tmux.waitFor("early keys ignored")
         try tmux.type("n")
         try tmux.waitFor("New item")
     }

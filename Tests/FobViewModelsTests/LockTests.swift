@@ -191,6 +191,8 @@ private func expectLockedAndWiped(_ h: Harness, main: MainModel, sourceLocation:
         clock.advance(by: 0.9)
         #expect(app.dropsKeyAtStartup())
         clock.advance(by: 0.1)
+        app.tick()
+        #expect(app.mainModel?.form.message == .info(AppModel.alreadyUnlockedReadyNote))
         #expect(!app.dropsKeyAtStartup())
         // Unlocking through the screen is not starting unlocked, and drops no key.
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
