@@ -159,6 +159,10 @@ extension SyncEngine {
         public var lastConflicts: UInt64
         /// Items added, changed or deleted here since the last sync.
         public var pending: Int
+        /// Revisions committed to the local tree (by a sync whose push
+        /// failed, or by `fob resolve`) that the remote, as last fetched
+        /// or pushed, lacks: the next `fob sync` sends them.
+        public var unsent: Int
         /// Devices in the local tree.
         public var devices: [DeviceInfo]
     }
@@ -173,11 +177,14 @@ extension SyncEngine {
             remote: loaded.state.remote, device: loaded.state.device, name: loaded.state.name,
             lastSync: loaded.state.lastSync,
             lastMerged: loaded.state.lastMerged, lastConflicts: loaded.state.lastConflicts, pending: pending,
-            devices: try devices(loaded))
+            unsent: try hasWorkTree ? unsent(device: loaded.state.device) : 0, devices: try devices(loaded))
     }
 
+    /// Whether the local work tree exists (a vault moved to a new machine has none until its next sync).
+    var hasWorkTree: Bool { FileManager.default.fileExists(atPath: git.directory + "/.git") }
+
     func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
-        guard FileManager.default.fileExists(atPath: git.directory + "/.git"), let head = try git.resolve("HEAD")
+        guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
         let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
         return heads.values.sorted { $0.device < $1.device }.map {

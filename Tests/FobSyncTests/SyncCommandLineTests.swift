@@ -76,6 +76,34 @@ import Testing
         #expect(idle.stderrText == "", "\(idle.stderrText)")
     }
 
+    /// A resolution is committed locally: `resolve` says so, `sync status`
+    /// counts it as not yet sent, and the sync that pushes it says it sent it.
+    @Test func aResolutionIsCountedUntilTheSyncThatSendsIt() throws {
+        let (_, a, b) = try SyncProcessTests.passwordConflictWonByA()
+        #expect(try a.ok(["sync", "status"]).contains("pending local changes: 0, not yet sent: 0 revisions\n"))
+        #expect(
+            try a.ok(["resolve", "mail", "ana", "--keep", "remote"])
+                == "kept the other version's conflicting parts of mail ana; `fob sync` sends the resolution\n")
+        let waiting = try a.ok(["sync", "status"])
+        #expect(waiting.contains("pending local changes: 0, not yet sent: 1 revision\n"), "\(waiting)")
+        let sent = try a.run(["sync"])
+        #expect(sent.stdoutText == "merged 0, conflicts 0\n")
+        #expect(sent.stderrText.contains("fob: sent 1 new revision\n"), "\(sent.stderrText)")
+        #expect(try a.ok(["sync", "status"]).contains("pending local changes: 0, not yet sent: 0 revisions\n"))
+        // The other device takes the resolution in.
+        #expect(try b.sync() == "merged 1, conflicts 0\n")
+        #expect(try b.ok(["conflicts"]) == "")
+    }
+
+    @Test func resolveLocalSaysWhatItKept() throws {
+        let (_, a, _) = try SyncProcessTests.passwordConflictWonByA()
+        #expect(
+            try a.ok(["resolve", "mail", "ana", "--keep", "local"])
+                == "kept this vault's version of mail ana; `fob sync` sends the resolution\n")
+        #expect(try a.ok(["sync", "status"]).contains("not yet sent: 1 revision\n"))
+        #expect(try a.run(["sync"]).stderrText.contains("fob: sent 1 new revision\n"))
+    }
+
     /// A device revoked by a vault that had not synced since the device's
     /// last push: what it pushed before is kept, only later writes are not.
     @Test func aRevocationKeepsWhatTheDevicePushedBefore() throws {
