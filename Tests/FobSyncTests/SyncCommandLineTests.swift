@@ -25,6 +25,32 @@ import Testing
         #expect(try b.ok(["conflicts"]) == "mail\tana\t2 versions\n")
     }
 
+    /// Which device wrote each version, by name and id, on both devices:
+    /// the vault's version may be the other device's edit.
+    @Test func conflictsShowNamesTheDeviceThatWroteEachVersion() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["sync", "--name", "desk"])
+        try b.ok(["sync", "--name", "laptop"])
+        _ = try a.sync()
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        // a's edit has the higher counter: it wins on both.
+        try a.ok(["add", "other", "item"], input: "x\n")
+        _ = try a.sync()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        #expect(try b.secret("mail", "ana") == "from a")
+        for device in [a, b] {
+            let shown = try device.ok(["conflicts", "--show"])
+            let lines = shown.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(shown)")
+            #expect(lines.dropFirst().first?.hasSuffix(" by desk (\(aID)), in the vault") == true, "\(shown)")
+            #expect(lines.last?.hasSuffix(" by laptop (\(bID)), differs in secret") == true, "\(shown)")
+        }
+    }
+
     @Test func resolveNeedsKeepAndRefusesAnyOtherValue() throws {
         let (_, a, b) = try SyncProcessTests.pair()
         try a.ok(["update", "mail", "ana"], input: "from a\n")

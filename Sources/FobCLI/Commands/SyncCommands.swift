@@ -296,16 +296,18 @@ enum ConflictsCommand: FobCommand {
     static let name = "conflicts"
     static let summary = "items whose versions conflicted in a sync, with the versions kept"
     static let options: [OptionSpec] = [
-        .flag("--show", help: "under each item, its versions: when each was written and which parts differ")
+        .flag(
+            "--show",
+            help: "under each item, its versions: when and by which device each was written, which parts differ")
     ]
     static let discussion = """
         One line per item: service, account and the number of versions. The
-        vault holds the version every device picked ('local' to 'fob resolve');
-        the other is 'remote'. --show adds a line per version with the time it
-        was written and the parts 'fob resolve --keep remote' would take from
-        it: those it lost in the merge whose values differ from the vault's
-        (secret, notes, url, label, ...), never their values. Never prints a
-        secret.
+        vault holds the version every device picked ('local' to 'fob
+        resolve'); the other is 'remote'. --show adds a line per version with
+        the time it was written, the device that wrote it ('by NAME (ID)') and
+        the parts 'fob resolve --keep remote' would take from it: those it
+        lost in the merge whose values differ from the vault's (secret, notes,
+        url, label, ...), never their values. Never prints a secret.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -317,13 +319,16 @@ enum ConflictsCommand: FobCommand {
         for conflict in conflicts {
             text += "\(conflict.current.service)\t\(conflict.current.account)\t\(conflict.others.count + 1) versions\n"
             guard show else { continue }
-            text += "  local   written \(ItemJSON.date(conflict.current.modified)), in the vault\n"
+            // ` by NAME (ID)` for a version whose writer is known.
+            func by(_ device: String?) -> String { conflict.label(device).map { " by " + $0 } ?? "" }
+            text +=
+                "  local   written \(ItemJSON.date(conflict.current.modified))\(by(conflict.device)), in the vault\n"
             for (index, other) in conflict.others.enumerated() {
                 // `fob resolve --keep remote` keeps the last one.
                 let name = index == conflict.others.count - 1 ? "remote " : "older  "
                 let parts = conflict.differingParts(of: other).map(\.name)
                 let differs = parts.isEmpty ? "same parts" : "differs in " + parts.joined(separator: ", ")
-                text += "  \(name) written \(ItemJSON.date(other.item.modified)), \(differs)\n"
+                text += "  \(name) written \(ItemJSON.date(other.item.modified))\(by(other.device)), \(differs)\n"
             }
         }
         invocation.standardOutput.write(text)
