@@ -179,6 +179,16 @@ public struct Git: Sendable {
         return files
     }
 
+    /// The paths under `prefix` that `head` holds and `base` does not (every
+    /// one of `head`'s without `base`), with one `diff-tree`.
+    func added(from base: String?, to head: String, under prefix: String) throws(SyncError) -> [String] {
+        guard let base else { return Array(try paths(of: head, under: prefix)) }
+        let listing = try check(
+            ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, head, "--", prefix]
+        ).output
+        return listing.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// The paths of `commit` under `prefix`.
     func paths(of commit: String, under prefix: String) throws(SyncError) -> Set<String> {
         let listing = try check(["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, "--", prefix]).output

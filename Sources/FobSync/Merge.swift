@@ -10,11 +10,16 @@ public struct Sibling: Sendable {
     /// other parts as they are. `nil` for a version recorded before the
     /// parts were (its file holds none): then every part that differs.
     public var parts: Set<FieldGroup>?
+    /// The id of the device that wrote the values it lost (its lost parts'
+    /// write), for `fob conflicts --show` and the terminal UI to name it;
+    /// `nil` for a version recorded before writers were (its file holds none).
+    public var device: String?
 
     /// A sibling; see the properties.
-    public init(item: Item, parts: Set<FieldGroup>?) {
+    public init(item: Item, parts: Set<FieldGroup>?, device: String? = nil) {
         self.item = item
         self.parts = parts
+        self.device = device
     }
 }
 
@@ -117,10 +122,19 @@ public enum SyncMerge {
             merged.modified = max(x.modified, y.modified)
             out.item = merged
             out.fieldDots = dots
-            if !lostX.isEmpty { out.siblings.append(Sibling(item: x, parts: lostX)) }
-            if !lostY.isEmpty { out.siblings.append(Sibling(item: y, parts: lostY)) }
+            if !lostX.isEmpty {
+                out.siblings.append(Sibling(item: x, parts: lostX, device: writer(of: lostX, dots: a.fieldDots)))
+            }
+            if !lostY.isEmpty {
+                out.siblings.append(Sibling(item: y, parts: lostY, device: writer(of: lostY, dots: b.fieldDots)))
+            }
             return out
         }
+    }
+
+    /// The device whose write set the first of `parts` (in the tree's order) in `dots`.
+    static func writer(of parts: Set<FieldGroup>, dots: [FieldGroup: Dot]) -> String? {
+        parts.sorted().lazy.compactMap { dots[$0]?.device }.first
     }
 
     /// Siblings without repeats (a repeat's parts joined to the first's;
@@ -130,6 +144,7 @@ public enum SyncMerge {
         for s in siblings where !(item.map { sameContent($0, s.item) } ?? false) {
             if let i = out.firstIndex(where: { sameContent($0.item, s.item) }) {
                 out[i].parts = out[i].parts.flatMap { known in s.parts.map { known.union($0) } }
+                out[i].device = out[i].device ?? s.device
             } else {
                 out.append(s)
             }

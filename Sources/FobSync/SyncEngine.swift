@@ -971,6 +971,8 @@ public final class SyncEngine {
             var outcome = try mergeIntoVault(&loaded, snapshot: &current, commit: head)
             outcome.written = wrote
             guard let local = head, local != (try git.resolve(remoteRef)) else { return outcome }
+            // Everything the push carries of this device's, committed by this run or earlier.
+            outcome.written = try unsent(device: loaded.state.device)
             let push = try git.run(
                 ["push", "-q", "origin", "HEAD:refs/heads/\(Git.branch)"], network: true, show: true)
             if push.status == 0 {
@@ -984,6 +986,18 @@ public final class SyncEngine {
             if attempt == 4 { throw SyncError.pushRejected(Git.firstLine(push.error)) }
         }
         throw SyncError.pushRejected("the remote kept moving")
+    }
+
+    /// The revisions this device committed to the local tree that the
+    /// remote, as last fetched or pushed, lacks: what the next push sends
+    /// (an export's, and a `fob resolve`'s committed before it). Revisions
+    /// superseded before they were sent are not counted.
+    func unsent(device: String) throws -> Int {
+        guard let head = try git.resolve("HEAD") else { return 0 }
+        let remote = try git.resolve("refs/remotes/origin/\(Git.branch)")
+        return try git.added(from: remote, to: head, under: "items").reduce(0) {
+            $0 + (TreePath.parseRecord($1)?.dot.device == device ? 1 : 0)
+        }
     }
 
     /// Merges the fetched tree into the local one and checks the result.

@@ -159,6 +159,10 @@ extension SyncEngine {
         public var lastConflicts: UInt64
         /// Items added, changed or deleted here since the last sync.
         public var pending: Int
+        /// Revisions committed to the local tree (by a sync whose push
+        /// failed, or by `fob resolve`) that the remote, as last fetched
+        /// or pushed, lacks: the next `fob sync` sends them.
+        public var unsent: Int
         /// Devices in the local tree.
         public var devices: [DeviceInfo]
     }
@@ -173,11 +177,14 @@ extension SyncEngine {
             remote: loaded.state.remote, device: loaded.state.device, name: loaded.state.name,
             lastSync: loaded.state.lastSync,
             lastMerged: loaded.state.lastMerged, lastConflicts: loaded.state.lastConflicts, pending: pending,
-            devices: try devices(loaded))
+            unsent: try hasWorkTree ? unsent(device: loaded.state.device) : 0, devices: try devices(loaded))
     }
 
+    /// Whether the local work tree exists (a vault moved to a new machine has none until its next sync).
+    var hasWorkTree: Bool { FileManager.default.fileExists(atPath: git.directory + "/.git") }
+
     func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
-        guard FileManager.default.fileExists(atPath: git.directory + "/.git"), let head = try git.resolve("HEAD")
+        guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
         let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
         return heads.values.sorted { $0.device < $1.device }.map {
@@ -235,13 +242,26 @@ extension SyncEngine {
     public struct Conflict: Sendable {
         /// The version the vault holds (every device picked the same).
         public var current: Item
-        /// The other versions, each with the parts it lost.
+        /// The other versions, each with the parts it lost and its writer.
         public var others: [Sibling]
+        /// The id of the device whose write the vault's version kept in the
+        /// parts the last of ``others`` lost, or `nil` when not known.
+        public var device: String?
+        /// The devices' names by id, as their heads in the local tree give them.
+        public var names: [String: String]
 
         /// A conflict; see the properties.
-        public init(current: Item, others: [Sibling]) {
+        public init(current: Item, others: [Sibling], device: String? = nil, names: [String: String] = [:]) {
             self.current = current
             self.others = others
+            self.device = device
+            self.names = names
+        }
+
+        /// `device` as `fob devices` shows it (`NAME (ID)`, or the id alone
+        /// for a device without a known name); `nil` for `nil`.
+        public func label(_ device: String?) -> String? {
+            device.map { DeviceName.label($0, name: names[$0]) }
         }
     }
 
@@ -253,12 +273,18 @@ extension SyncEngine {
         // The index knows which items had conflicts; those it does not vouch for were opened.
         let names = snap.openedNames.union(loaded.index.filter { $0.value.versions > 0 }.keys)
         try open(names, in: &snap, keys: loaded.keys)
+        var devices: [String: String] = [:]
+        for head in snap.heads.values { devices[head.device] = head.name }
+        devices[loaded.state.device] = loaded.state.name ?? devices[loaded.state.device]
         var out: [Conflict] = []
         for name in names.sorted() {
-            guard let view = snap.view(name), view.hasConflict, let item = loaded.items[name] ?? view.item else {
-                continue
-            }
-            out.append(Conflict(current: item, others: view.siblings))
+            guard let view = snap.view(name), view.hasConflict, let item = loaded.items[name] ?? view.item,
+                let last = view.siblings.last
+            else { continue }
+            var conflict = Conflict(current: item, others: view.siblings, names: devices)
+            let lost = last.parts ?? Set(last.takenParts(over: item))
+            conflict.device = SyncMerge.writer(of: lost, dots: view.fieldDots)
+            out.append(conflict)
         }
         return out.sorted { ($0.current.service, $0.current.account) < ($1.current.service, $1.current.account) }
     }

@@ -279,6 +279,9 @@ public struct Revision: Sendable {
     /// by a Fob that knows version 1 only).
     static let version: UInt8 = 1
     static let versionWithParts: UInt8 = 2
+    /// Version 3 adds, after the parts, each sibling's writer (a flag byte,
+    /// then the device id when 1); written only when a sibling has one.
+    static let versionWithWriters: UInt8 = 3
 
     static func associatedData(name: String, dot: Dot) -> [UInt8] {
         Array("fob-sync record 1/\(name)/\(dot.device).\(dot.counter)".utf8)
@@ -288,13 +291,15 @@ public struct Revision: Sendable {
     /// sealed with XChaCha20-Poly1305 under the current epoch's sealing
     /// key, with the item name, device and counter as associated data.
     /// The plaintext: version, flags, vector, field dots, the item and its
-    /// siblings; in version 2 then one 32-bit mask per sibling of the parts
-    /// it lost (bit n for ``FieldGroup`` raw value n; 0: not known).
+    /// siblings; in versions 2 and 3 then one 32-bit mask per sibling of the
+    /// parts it lost (bit n for ``FieldGroup`` raw value n; 0: not known);
+    /// in version 3 then per sibling a byte, 1 when its writer's device id follows.
     public func sealed(name: String, keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         defer { w.wipe() }
-        let withParts = siblings.contains { $0.parts != nil }
-        w.u8(withParts ? Revision.versionWithParts : Revision.version)
+        let withWriters = siblings.contains { $0.device != nil }
+        let withParts = withWriters || siblings.contains { $0.parts != nil }
+        w.u8(withWriters ? Revision.versionWithWriters : withParts ? Revision.versionWithParts : Revision.version)
         w.u8(item == nil ? 1 : 0)
         w.vector(vector)
         let dots = fieldDots.sorted { $0.key < $1.key }
@@ -314,6 +319,12 @@ public struct Revision: Sendable {
         }
         if withParts {
             for sibling in siblings { w.u32(Revision.mask(sibling.parts)) }
+        }
+        if withWriters {
+            for sibling in siblings {
+                w.u8(sibling.device == nil ? 0 : 1)
+                if let device = sibling.device { w.string(device) }
+            }
         }
         return keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
     }
@@ -339,7 +350,7 @@ public struct Revision: Sendable {
     public static func decodePlaintext(_ raw: UnsafeRawBufferPointer, dot: Dot) throws(TreeFormatError) -> Revision {
         var r = ByteReader(raw)
         let fileVersion = try r.u8()
-        guard fileVersion == version || fileVersion == versionWithParts else {
+        guard (version...versionWithWriters).contains(fileVersion) else {
             throw .malformed("an unknown revision version")
         }
         let flags = try r.u8()
@@ -368,8 +379,17 @@ public struct Revision: Sendable {
         }
         let item = flags == 1 ? nil : items.removeFirst()
         var siblings = items.map { Sibling(item: $0, parts: nil) }
-        if fileVersion == versionWithParts {
+        if fileVersion >= versionWithParts {
             for i in siblings.indices { siblings[i].parts = try parts(try r.u32()) }
+        }
+        if fileVersion == versionWithWriters {
+            for i in siblings.indices {
+                switch try r.u8() {
+                case 0: break
+                case 1: siblings[i].device = try r.device()
+                default: throw .malformed("a sibling's writer")
+                }
+            }
         }
         guard r.atEnd else { throw .malformed("bytes after the end") }
         return Revision(dot: dot, vector: vector, fieldDots: dots, item: item, siblings: siblings)

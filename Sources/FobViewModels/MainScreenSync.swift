@@ -13,12 +13,19 @@ extension MainScreen {
             model.form.message = .info("No sync conflict on \(row.key.described)")
             return .stay
         }
+        // Who wrote each version and when: the vault's may be the other device's edit.
+        var local = ""
+        var other = ""
+        if let sources = model.sync?.sources[row.key] {
+            local = " " + sources.local.described
+            other = " " + sources.other.described
+        }
         return .show(
             .confirm(
                 ConfirmDialog(
                     title: "Sync conflict",
                     message: "\(row.key.described) has \(row.versions) versions. "
-                        + "Keep this vault's (y), the other device's (r), or neither (n)?",
+                        + "Keep this vault's\(local) (y), the other device's\(other) (r), or neither (n)?",
                     purpose: .resolveConflict(row.key))))
     }
 

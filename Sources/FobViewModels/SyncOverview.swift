@@ -15,13 +15,20 @@ public struct SyncOverview: Sendable, Equatable {
     /// The items with conflicting versions: how many versions each has
     /// (the vault's and the ones kept beside it, so at least 2).
     public var versions: [ItemKey: Int]
+    /// Who wrote the two versions `V` chooses between, and when, by item
+    /// (an item missing here is asked about without them).
+    public var sources: [ItemKey: ConflictSources]
 
     /// An overview.
-    public init(lastSync: Date?, merged: Int, conflicts: Int, versions: [ItemKey: Int]) {
+    public init(
+        lastSync: Date?, merged: Int, conflicts: Int, versions: [ItemKey: Int],
+        sources: [ItemKey: ConflictSources] = [:]
+    ) {
         self.lastSync = lastSync
         self.merged = merged
         self.conflicts = conflicts
         self.versions = versions
+        self.sources = sources
     }
 
     /// The status line's summary: `Last sync 14:02: merged 3, conflicts 1`
@@ -29,6 +36,39 @@ public struct SyncOverview: Sendable, Equatable {
     public var summary: String? {
         guard let lastSync else { return nil }
         return "Last sync \(DateText.local(lastSync, "%H:%M")): merged \(merged), conflicts \(conflicts)"
+    }
+}
+
+/// The two versions of an item with a conflict as `V` names them: this
+/// vault's (`fob resolve --keep local`) and the other one (`--keep remote`).
+public struct ConflictSources: Sendable, Equatable {
+    /// One version: the device that wrote it, as `fob devices` shows it
+    /// (`NAME (ID)`, or the id; `nil` when not known), and when it was written.
+    public struct Version: Sendable, Equatable {
+        public var device: String?
+        public var written: Date
+
+        /// A version; see the properties.
+        public init(device: String?, written: Date) {
+            self.device = device
+            self.written = written
+        }
+
+        /// `(desk (0123456789abcdef), 14:02)` (local time), or `(14:02)` without a device.
+        public var described: String {
+            "(" + (device.map { $0 + ", " } ?? "") + DateText.local(written, "%H:%M") + ")"
+        }
+    }
+
+    /// The vault's version.
+    public var local: Version
+    /// The other one.
+    public var other: Version
+
+    /// The two versions; see the properties.
+    public init(local: Version, other: Version) {
+        self.local = local
+        self.other = other
     }
 }
 

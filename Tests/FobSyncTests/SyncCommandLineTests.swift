@@ -25,6 +25,32 @@ import Testing
         #expect(try b.ok(["conflicts"]) == "mail\tana\t2 versions\n")
     }
 
+    /// Which device wrote each version, by name and id, on both devices:
+    /// the vault's version may be the other device's edit.
+    @Test func conflictsShowNamesTheDeviceThatWroteEachVersion() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["sync", "--name", "desk"])
+        try b.ok(["sync", "--name", "laptop"])
+        _ = try a.sync()
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        // a's edit has the higher counter: it wins on both.
+        try a.ok(["add", "other", "item"], input: "x\n")
+        _ = try a.sync()
+        try a.ok(["update", "mail", "ana"], input: "from a\n")
+        try b.ok(["update", "mail", "ana"], input: "from b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        #expect(try b.secret("mail", "ana") == "from a")
+        for device in [a, b] {
+            let shown = try device.ok(["conflicts", "--show"])
+            let lines = shown.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(shown)")
+            #expect(lines.dropFirst().first?.hasSuffix(" by desk (\(aID)), in the vault") == true, "\(shown)")
+            #expect(lines.last?.hasSuffix(" by laptop (\(bID)), differs in secret") == true, "\(shown)")
+        }
+    }
+
     @Test func resolveNeedsKeepAndRefusesAnyOtherValue() throws {
         let (_, a, b) = try SyncProcessTests.pair()
         try a.ok(["update", "mail", "ana"], input: "from a\n")
@@ -74,6 +100,34 @@ import Testing
         #expect(sent.stderrText.contains("fob: sent 2 new revisions\n"), "\(sent.stderrText)")
         let idle = try a.run(["sync"])
         #expect(idle.stderrText == "", "\(idle.stderrText)")
+    }
+
+    /// A resolution is committed locally: `resolve` says so, `sync status`
+    /// counts it as not yet sent, and the sync that pushes it says it sent it.
+    @Test func aResolutionIsCountedUntilTheSyncThatSendsIt() throws {
+        let (_, a, b) = try SyncProcessTests.passwordConflictWonByA()
+        #expect(try a.ok(["sync", "status"]).contains("pending local changes: 0, not yet sent: 0 revisions\n"))
+        #expect(
+            try a.ok(["resolve", "mail", "ana", "--keep", "remote"])
+                == "kept the other version's conflicting parts of mail ana; `fob sync` sends the resolution\n")
+        let waiting = try a.ok(["sync", "status"])
+        #expect(waiting.contains("pending local changes: 0, not yet sent: 1 revision\n"), "\(waiting)")
+        let sent = try a.run(["sync"])
+        #expect(sent.stdoutText == "merged 0, conflicts 0\n")
+        #expect(sent.stderrText.contains("fob: sent 1 new revision\n"), "\(sent.stderrText)")
+        #expect(try a.ok(["sync", "status"]).contains("pending local changes: 0, not yet sent: 0 revisions\n"))
+        // The other device takes the resolution in.
+        #expect(try b.sync() == "merged 1, conflicts 0\n")
+        #expect(try b.ok(["conflicts"]) == "")
+    }
+
+    @Test func resolveLocalSaysWhatItKept() throws {
+        let (_, a, _) = try SyncProcessTests.passwordConflictWonByA()
+        #expect(
+            try a.ok(["resolve", "mail", "ana", "--keep", "local"])
+                == "kept this vault's version of mail ana; `fob sync` sends the resolution\n")
+        #expect(try a.ok(["sync", "status"]).contains("not yet sent: 1 revision\n"))
+        #expect(try a.run(["sync"]).stderrText.contains("fob: sent 1 new revision\n"))
     }
 
     /// A device revoked by a vault that had not synced since the device's

@@ -72,7 +72,7 @@ import Testing
     /// `r`: only its conflicting part (the password), off the UI thread;
     /// this vault's notes, merged from its own edit, stay.
     @Test func theTerminalUIMarksAConflictAndKeepsTheOtherVersion() throws {
-        let (lab, a, _) = try Self.passwordConflictWonByA()
+        let (lab, a, b) = try Self.passwordConflictWonByA()
         let tmux = try TmuxSession(
             width: 80, height: 24,
             command: [
@@ -88,8 +88,13 @@ import Testing
         #expect(!screen.contains("!web"), "\(screen)")
         try tmux.press("V")
         // Every answer has its button: r had none.
-        try tmux.waitForAll(
+        let asked = try tmux.waitForAll(
             "Sync conflict", "r keep other", "[ y This vault's ]", "[ r Other device's ]", "[ n Neither ]")
+        // Who wrote each version: the vault's is a's edit, the other b's.
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        let mine = try #require(asked.range(of: aID), "\(asked)")
+        let theirs = try #require(asked.range(of: bID), "\(asked)")
+        #expect(mine.lowerBound < theirs.lowerBound, "\(asked)")
         try tmux.press("r")
         let after = try tmux.waitFor("Kept the other device's version")
         #expect(!after.contains("!mail"), "\(after)")

@@ -96,6 +96,32 @@ import Testing
         return false
     }
 
+    /// `V` names the device that wrote each version and when: the vault's
+    /// version may be the other device's edit.
+    @Test func vNamesTheDeviceAndTimeOfEachVersion() throws {
+        let sync = FakeSync()
+        let written = Date(timeIntervalSince1970: 1_767_000_000)
+        let sources = ConflictSources(
+            local: .init(device: "laptop (3f6c0a9e51d27b84)", written: written),
+            other: .init(device: nil, written: written.addingTimeInterval(-120)))
+        sync.current = SyncOverview(
+            lastSync: written, merged: 1, conflicts: 1, versions: [Self.mail: 2], sources: [Self.mail: sources])
+        let (app, _, _) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        app.send(.resolveSelected)
+        guard case .confirm(let dialog) = app.overlay else {
+            Issue.record("no dialog: \(String(describing: app.overlay))")
+            return
+        }
+        let (mine, theirs) = (DateText.local(written, "%H:%M"), DateText.local(written - 120, "%H:%M"))
+        #expect(
+            dialog.message
+                == #"service "mail", user ID "ana" has 2 versions. "#
+                + "Keep this vault's (laptop (3f6c0a9e51d27b84), \(mine)) (y), "
+                + "the other device's (\(theirs)) (r), or neither (n)?")
+    }
+
     @Test func aConflictIsMarkedPreviewedAndKeptByV() throws {
         let sync = FakeSync()
         let synced = Date(timeIntervalSince1970: 1_767_000_000)

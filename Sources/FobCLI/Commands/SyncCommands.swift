@@ -99,11 +99,13 @@ enum SyncCommand: FobCommand {
         --tree-password-file) and keeps this vault's unsynced edits; without a
         terminal or the file it stops with exit 63. 'fob sync status' shows
         the remote, this device's name and id, the last sync, the pending
-        local changes and the devices. git runs as a program: its messages
-        reach standard error. Exit 60 without git, 61 when the remote cannot
-        be reached, 62 when it refuses the push, 63 when a new sync key needs
-        a password no one can give, 93 when the tree went back or was tampered
-        with, or this vault is a copy.
+        local changes (items changed since the last sync), the revisions not
+        yet sent (committed here by 'fob resolve' or a sync whose push failed:
+        the next 'fob sync' sends them) and the devices. git runs as a
+        program: its messages reach standard error. Exit 60 without git, 61
+        when the remote cannot be reached, 62 when it refuses the push, 63
+        when a new sync key needs a password no one can give, 93 when the tree
+        went back or was tampered with, or this vault is a copy.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -196,7 +198,9 @@ enum SyncCommand: FobCommand {
             let when = ItemJSON.date(Date(timeIntervalSince1970: Double(status.lastSync)))
             text += "last sync: \(when), merged \(status.lastMerged), conflicts \(status.lastConflicts)\n"
         }
-        text += "pending local changes: \(status.pending)\n"
+        // Committed here by `fob resolve` or a sync whose push failed: the next sync sends them.
+        text += "pending local changes: \(status.pending), "
+        text += "not yet sent: \(status.unsent) revision\(status.unsent == 1 ? "" : "s")\n"
         for device in status.devices {
             text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
             text += device.isRevoked ? ", revoked\n" : "\n"
@@ -292,16 +296,18 @@ enum ConflictsCommand: FobCommand {
     static let name = "conflicts"
     static let summary = "items whose versions conflicted in a sync, with the versions kept"
     static let options: [OptionSpec] = [
-        .flag("--show", help: "under each item, its versions: when each was written and which parts differ")
+        .flag(
+            "--show",
+            help: "under each item, its versions: when and by which device each was written, which parts differ")
     ]
     static let discussion = """
         One line per item: service, account and the number of versions. The
-        vault holds the version every device picked ('local' to 'fob resolve');
-        the other is 'remote'. --show adds a line per version with the time it
-        was written and the parts 'fob resolve --keep remote' would take from
-        it: those it lost in the merge whose values differ from the vault's
-        (secret, notes, url, label, ...), never their values. Never prints a
-        secret.
+        vault holds the version every device picked ('local' to 'fob
+        resolve'); the other is 'remote'. --show adds a line per version with
+        the time it was written, the device that wrote it ('by NAME (ID)') and
+        the parts 'fob resolve --keep remote' would take from it: those it
+        lost in the merge whose values differ from the vault's (secret, notes,
+        url, label, ...), never their values. Never prints a secret.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -313,13 +319,16 @@ enum ConflictsCommand: FobCommand {
         for conflict in conflicts {
             text += "\(conflict.current.service)\t\(conflict.current.account)\t\(conflict.others.count + 1) versions\n"
             guard show else { continue }
-            text += "  local   written \(ItemJSON.date(conflict.current.modified)), in the vault\n"
+            // ` by NAME (ID)` for a version whose writer is known.
+            func by(_ device: String?) -> String { conflict.label(device).map { " by " + $0 } ?? "" }
+            text +=
+                "  local   written \(ItemJSON.date(conflict.current.modified))\(by(conflict.device)), in the vault\n"
             for (index, other) in conflict.others.enumerated() {
                 // `fob resolve --keep remote` keeps the last one.
                 let name = index == conflict.others.count - 1 ? "remote " : "older  "
                 let parts = conflict.differingParts(of: other).map(\.name)
                 let differs = parts.isEmpty ? "same parts" : "differs in " + parts.joined(separator: ", ")
-                text += "  \(name) written \(ItemJSON.date(other.item.modified)), \(differs)\n"
+                text += "  \(name) written \(ItemJSON.date(other.item.modified))\(by(other.device)), \(differs)\n"
             }
         }
         invocation.standardOutput.write(text)
@@ -343,10 +352,11 @@ enum ResolveCommand: FobCommand {
         other version is 'remote': keeping it takes only the parts in which it
         conflicted (both devices changed them); the parts the merge took from
         other edits stay. 'fob conflicts --show' tells them apart (when each
-        was written and which parts --keep remote would take). The resolution is
-        committed to the local tree and travels with the next 'fob sync'; the
-        other devices drop the versions too. Exit 44 when the item has no
-        conflict.
+        was written and which parts --keep remote would take). The resolution
+        is committed to the local tree and travels with the next 'fob sync'
+        (one line says what was kept; 'fob sync status' counts it as not yet
+        sent); the other devices drop the versions too. Exit 44 when the item
+        has no conflict.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -361,6 +371,9 @@ enum ResolveCommand: FobCommand {
         try invocation.syncing(locking: items) {
             try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
         }
+        let kept = keep == "remote" ? "the other version's conflicting parts" : "this vault's version"
+        invocation.standardOutput.write(
+            "kept \(kept) of \(positionals[0]) \(positionals[1]); `fob sync` sends the resolution\n")
         return 0
     }
 }

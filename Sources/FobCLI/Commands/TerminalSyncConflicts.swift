@@ -37,10 +37,20 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
         let reader = KeychainSyncStore(store: store, writes: false)
         guard let state = try reader.syncStateItems(accounts: [SyncState.key.account]).first else { return nil }
         if let cached = cached.withLock({ $0 }), cached.revision == state.revision { return cached.overview }
-        guard let read = try engine(reader).conflictOverview(listed: listed) else { return nil }
-        let overview = SyncOverview(
+        let reading = try engine(reader)
+        guard let read = try reading.conflictOverview(listed: listed) else { return nil }
+        var overview = SyncOverview(
             lastSync: read.lastSync == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(read.lastSync)),
             merged: Int(read.merged), conflicts: Int(read.conflicts), versions: read.versions)
+        // Who wrote each version, for V's question: the conflicting items' files only are opened.
+        if !read.versions.isEmpty {
+            for conflict in try reading.conflicts() {
+                guard let other = conflict.others.last else { continue }
+                overview.sources[ItemKey(conflict.current)] = ConflictSources(
+                    local: .init(device: conflict.label(conflict.device), written: conflict.current.modified),
+                    other: .init(device: conflict.label(other.device), written: other.item.modified))
+            }
+        }
         cached.withLock { $0 = (state.revision, overview) }
         return overview
     }
