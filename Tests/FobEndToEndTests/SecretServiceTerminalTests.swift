@@ -18,6 +18,8 @@ import Testing
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: bus.agent.environment)
         _ = try tmux.waitUntil("the main screen") { $0.contains("/ filter") && !$0.contains("Master password") }
+        // Keys are taken once the first second on a vault unlocked already is over.
+        try tmux.waitFor("early keys ignored")
         // A client stores an item while the UI runs: it appears in the list.
         let stored = try bus.run("printf 'tok' | secret-tool store --label 'Build token' service build username bot")
         #expect(stored.status == 0, "\(stored.stderrText)")
