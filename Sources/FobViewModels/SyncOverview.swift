@@ -45,7 +45,10 @@ public struct ConflictSources: Sendable, Equatable {
     /// One version: the device that wrote it, as `fob devices` shows it
     /// (`NAME (ID)`, or the id; `nil` when not known), and when it was written.
     public struct Version: Sendable, Equatable {
+        /// The writing device as `fob devices` shows it (`NAME (ID)`, or
+        /// the id), or `nil` when the version does not record it.
         public var device: String?
+        /// When the version was written (its item's modification date).
         public var written: Date
 
         /// A version; see the properties.
