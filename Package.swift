@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
         .library(name: "FobAgent", targets: ["FobAgent"]),
-        // For the fuzz targets in Fuzz/ (a separate package, see the README's "Fuzzing").
+        // For the fuzz targets in Fuzz/ (a separate package, see docs/fuzzing.md).
         .library(name: "FobTerminal", targets: ["FobTerminal"]),
         .library(name: "FobImport", targets: ["FobImport"]),
         .library(name: "FobXML", targets: ["FobXML"]),
@@ -58,7 +58,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // Each module imports only modules below it; scripts/check-layers enforces
-        // the README's layer diagram against these declarations.
+        // the layer map in docs/design.md against these declarations.
         .target(name: "FobSystem", dependencies: ["CLinux", "CSodium"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `scripts/check-layers` passes on the tree and fails, naming the file and
-/// the import, on a copy with an import the README's layer map forbids, or
-/// one Package.swift does not declare.
+/// the import, on a copy with an import the layer map (docs/design.md)
+/// forbids, or one Package.swift does not declare.
 @Suite struct LayerCheckTests {
     /// Runs the checker on `root`; its stdout and stderr together.
     private func check(_ root: URL) throws -> (status: Int32, output: String) {
@@ -12,10 +12,10 @@ import Testing
         return try runTool("/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, root.path])
     }
 
-    /// A copy of the package's manifest, README and sources.
+    /// A copy of the package's manifest, docs and sources.
     private func copyOfPackage() throws -> TemporaryDirectory {
         let dir = TemporaryDirectory(prefix: "fob-layers")
-        for name in ["Package.swift", "README.md", "Sources", "Tests"] {
+        for name in ["Package.swift", "docs", "Sources", "Tests"] {
             try FileManager.default.copyItem(
                 at: FobProcess.packageRoot.appendingPathComponent(name),
                 to: dir.file(name))
@@ -73,6 +73,6 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.output.contains(
-                "Package.swift: FobSecurity depends on FobClipboard, which the README's map does not allow"))
+                "Package.swift: FobSecurity depends on FobClipboard, which the layer map does not allow"))
     }
 }

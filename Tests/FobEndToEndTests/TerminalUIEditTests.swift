@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// The main editing jobs of the terminal UI at 80×24 and 120×40, driven through the
-/// built `fob` in tmux, each waiting for the state it checks. The README's
-/// key section lists the same keystrokes.
+/// built `fob` in tmux, each waiting for the state it checks. The key table
+/// of docs/tui.md lists the same keystrokes.
 @Suite(.serialized) struct TerminalUIEditTests {
     let vault = TerminalUIVault(prefix: "fob-tui-edit")
 
