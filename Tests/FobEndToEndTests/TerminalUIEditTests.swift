@@ -63,7 +63,9 @@ import Testing
         try tmux.type("d")
         try tmux.waitFor("Deleted zoom.us")
         try tmux.waitFor("Items 0")
-        #expect(throws: KeychainError.self) { try open().item(service: "zoom.us", account: "") }
+        #expect(throws: KeychainError.itemNotFound(#"service "zoom.us", account """#)) {
+            try open().item(service: "zoom.us", account: "")
+        }
         try tmux.type("z")
         try tmux.waitFor("Restored zoom.us")
         try tmux.waitFor("Items 1")
