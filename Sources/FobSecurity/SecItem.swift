@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent
 import FobStore
 import Foundation
 
