@@ -5,7 +5,7 @@ import FoundationEssentials
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
 ///
-/// File format 3 (see README "Vault format"): `PRAGMA application_id` =
+/// File format 3 (see docs/vault-format.md): `PRAGMA application_id` =
 /// ``applicationID``, `user_version` = ``formatVersion``; table `meta`
 /// (Argon2id parameters, 16-byte salt, the sealed 32-byte vault key, the
 /// whole-vault commitment) and table `items(id, lookup UNIQUE, record)`, where
