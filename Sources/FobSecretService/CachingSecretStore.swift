@@ -114,6 +114,16 @@ final class CachingSecretStore: @unchecked Sendable {
         messageStamp = nil
     }
 
+    /// Whether names (a catalog) or secrets are held: the bus loop then
+    /// wakes every second to forget them once the vault is locked.
+    var holdsNames: Bool { catalog != nil || held != nil }
+
+    /// Forgets the names and secrets held once the vault is seen locked (by
+    /// any process or a timeout; the agent is asked at most every ``lifetime``).
+    func forgetIfLocked() {
+        if holdsNames { _ = isUnlocked }
+    }
+
     /// Whether secrets of a ``secrets()`` are held (the bus loop then
     /// wakes within ``secretLifetime`` to drop them).
     var holdsSecrets: Bool { held != nil }
@@ -256,10 +266,29 @@ final class CachingSecretStore: @unchecked Sendable {
         try store.exists(service: service, account: account)
     }
 
+    /// Adds `item`; the catalog, when nothing else changed the vault since
+    /// it was listed, gains the item's summary instead of being listed again
+    /// (a thousand creates in a row then cost one listing, not a thousand).
     func add(_ item: Item) throws(KeychainError) {
-        defer { refresh() }
-        try store.add(item)
+        let before = vaultPath.map(CachingSecretStore.stamp(of:))
+        let patchable = catalog != nil && before != nil && catalog?.stamp == before
+        do {
+            try store.add(item)
+        } catch {
+            refresh()
+            throw error
+        }
         ownWrites[item.persistentID] = .some(1)
+        guard patchable, let vaultPath, var current = catalog else { return refresh() }
+        catalog = nil
+        var added = item
+        added.revision = 1
+        current.items.append(added)
+        current.stamp = CachingSecretStore.stamp(of: vaultPath)
+        catalog = current
+        generation += 1
+        held = nil
+        messageStamp = nil
     }
 
     func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {

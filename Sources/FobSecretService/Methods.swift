@@ -31,8 +31,7 @@ extension Provider {
         case Interface.item: try handleItem(call, writer)
         case Interface.session:
             // Only the connection that opened a session closes it.
-            _ = try cipher(session: call.path, sender: call.sender)
-            sessions[call.path] = nil
+            try sessions.close(call.path, sender: call.sender)
         case Interface.prompt:
             try handlePrompt(call)
         default:
@@ -79,7 +78,7 @@ extension Provider {
             } else {
                 // Completes when `fob unlock` runs (see Prompts.swift).
                 try writer.objectPaths([])
-                try writer.string(makePrompt(owner: call.sender, objects: objects), "o")
+                try writer.string(try makePrompt(owner: call.sender, objects: objects), "o")
             }
         case "Lock":
             let objects = try reader.objectPaths()
@@ -98,7 +97,7 @@ extension Provider {
         switch algorithm {
         case SessionCipher.plainName:
             try reader.skip("v")
-            let path = openSession(owner: call.sender, cipher: .plain)
+            let path = try openSession(owner: call.sender, cipher: .plain)
             try writer.open("v", "s")
             try writer.string("")
             try writer.close()
@@ -108,10 +107,18 @@ extension Provider {
             _ = try reader.enter("v", "ay")
             let clientPublic = try reader.bytes()
             try reader.exit()
-            guard let (cipher, serverPublic) = try? SessionCipher.negotiate(clientPublic: clientPublic) else {
+            // Refused before the key exchange's work: a connection at its limit costs nothing more.
+            try sessions.admit(call.sender)
+            let cipher: SessionCipher
+            let serverPublic: [UInt8]
+            do {
+                (cipher, serverPublic) = try SessionCipher.negotiate(clientPublic: clientPublic)
+            } catch .noMemory {
+                throw ProviderError.noMemory("no memory for another session's key; close sessions and try again")
+            } catch {
                 throw ProviderError.invalidArgs("the DH public key is not in 2 ... p-2 or longer than 128 bytes")
             }
-            let path = openSession(owner: call.sender, cipher: cipher)
+            let path = try openSession(owner: call.sender, cipher: cipher)
             try writer.open("v", "ay")
             try writer.bytes(serverPublic)
             try writer.close()
@@ -193,9 +200,9 @@ extension Provider {
             try writer.objectPaths(found.unlocked + found.locked)
         case "CreateItem":
             let (label, attributes) = try Provider.itemProperties(reader)
-            let secret = try reader.secret()
-            var sent = secret.value
-            defer { sent.wipe() }
+            var secret = try reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { secret.value.wipe() }
             let replace = try reader.bool()
             let bytes = try open(secret, sender: call.sender)
             let path = try createItem(
@@ -247,9 +254,9 @@ extension Provider {
             }
             try write(secret: secret, contentType: summary.contentType, session: session, cipher: cipher, to: writer)
         case "SetSecret":
-            let secret = try reader.secret()
-            var sent = secret.value
-            defer { sent.wipe() }
+            var secret = try reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { secret.value.wipe() }
             let bytes = try open(secret, sender: call.sender)
             let item = try fullItem(at: call.path)
             var changes = ItemChanges(secret: bytes)

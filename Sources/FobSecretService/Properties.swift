@@ -24,7 +24,16 @@ extension Provider {
     }
 
     private func itemProperty(_ path: String, _ property: String, _ writer: BusWriter) throws {
-        let item = try item(at: path)
+        let item: ItemSummary
+        do {
+            item = try self.item(at: path)
+        } catch let error where error == .isLocked {
+            // As gnome-keyring and the spec: a locked item shows its label, attributes and dates.
+            let shown = try lockedItem(at: path)
+            if property == "Attributes" { return try writer.stringDictionary(shown.attributes) }
+            return try Provider.labelOrDate(
+                property, label: shown.label, created: shown.created, modified: shown.modified, writer)
+        }
         if property == "Attributes" { return try writer.pairs(item.attributes) }
         try Provider.labelOrDate(property, label: item.label, created: item.created, modified: item.modified, writer)
     }
@@ -66,7 +75,7 @@ extension Provider {
     /// Whether an object of `interface` is at `path` (items and sessions, which come and go).
     func exists(_ path: String, _ interface: String) -> Bool {
         switch interface {
-        case Interface.session: return sessions[path] != nil
+        case Interface.session: return sessions.contains(path)
         case Interface.collection: return path == Provider.collectionPath || path == Provider.sessionCollectionPath
         case Interface.prompt: return prompts[path] != nil
         case Interface.item where path.hasPrefix(Provider.memoryItemPrefix): return memoryItems[path] != nil

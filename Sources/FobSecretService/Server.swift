@@ -129,6 +129,8 @@ public enum SecretServiceServer {
             }
             if processed > 0 { continue }
             activeProvider?.store.dropExpiredSecrets()
+            activeProvider?.saveIndex()
+            activeProvider?.store.forgetIfLocked()
             activeProvider?.checkPrompts()
             activeProvider?.watchLockState()
             let waited = sd_bus_wait(bus, activeProvider?.wakeInterval ?? UInt64.max)
