@@ -99,6 +99,13 @@ final class CachingSecretStore: @unchecked Sendable {
         return catalog.items
     }
 
+    /// Whether the catalog held reflects the vault file as it is now (the
+    /// last change to it was a write made here, or none since the listing).
+    var isCurrent: Bool {
+        guard let catalog, let vaultPath else { return false }
+        return catalog.stamp == CachingSecretStore.stamp(of: vaultPath)
+    }
+
     /// Forgets every name and attribute held: once the vault is seen locked,
     /// the provider keeps only the keyed hashes of the locked-search index.
     private func forgetNames() {
@@ -196,6 +203,8 @@ final class CachingSecretStore: @unchecked Sendable {
 
     /// The catalog (reused or listed now) and the place in it of the item with this persistent ID.
     private func find(_ persistentID: UUID) throws(KeychainError) -> (ItemCatalog, Int) {
+        // Locked (as last asked): no listing request for each property a client reads.
+        if let unlocked, !unlocked.value, fresh(unlocked.at) { throw .interactionNotAllowed("the vault is locked") }
         var current = reusable()
         if current == nil { current = try fetchCatalog() }
         guard let current, let index = current.index(of: persistentID) else {

@@ -81,9 +81,15 @@ extension Provider {
         case Interface.item where path.hasPrefix(Provider.memoryItemPrefix): return memoryItems[path] != nil
         case Interface.item:
             guard let id = Provider.itemID(path) else { return false }
-            // While locked an item cannot be looked up: it is shown, locked.
-            guard store.isUnlocked else { return true }
-            return (try? store.summary(id)) != nil
+            do {
+                _ = try store.summary(id)
+                return true
+            } catch .itemNotFound {
+                return false
+            } catch {
+                // While locked an item cannot be looked up: it is shown, locked.
+                return true
+            }
         default: return false
         }
     }

@@ -39,6 +39,10 @@ final class Provider {
     private var lockedDetails: LockedDetails
     /// Whether the index or the details changed since they were last saved.
     private var indexDirty = false
+    /// When they were last saved (monotonic seconds).
+    private var indexSavedAt: Double = 0
+    /// The pair hashes of each item at the revision they were made for.
+    private var pairHashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
     /// The ``CachingSecretStore/listingGeneration`` the index was built from.
     private var indexGeneration: Int?
     /// The revision of every item at the last listing; `nil` before the first.
@@ -129,10 +133,17 @@ final class Provider {
         lockedIndex = []
         var index: [UInt8] = []
         index.reserveCapacity(items.count * (18 + 3 * 16))
+        var hashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
+        hashes.reserveCapacity(items.count)
         for i in 0..<items.count where items.index(of: items.identity(i).id) == i {
-            let item = items[i]
-            LockedIndex.append(item.persistentID, hashes: item.attributes.map(pairHash), to: &index)
+            let (id, revision) = items.identity(i)
+            // Hashed again only when new or changed since the last listing.
+            let kept = pairHashes[id].flatMap { $0.revision == revision ? $0 : nil }
+            let entry = kept ?? (revision, items[i].attributes.map(pairHash))
+            hashes[id] = entry
+            LockedIndex.append(id, hashes: entry.hashes, to: &index)
         }
+        pairHashes = hashes
         lockedIndex = Array(index)
         isIndexed = true
         _ = lockedDetails.update(from: items)
@@ -141,11 +152,12 @@ final class Provider {
     }
 
     /// Saves the locked-search index and the locked items' details when
-    /// they changed (from the bus loop when idle: a thousand writes in a
-    /// row save once).
+    /// they changed, at most once a second (from the bus loop when idle: a
+    /// thousand writes in a row save a few times, not a thousand).
     func saveIndex() {
-        guard indexDirty else { return }
+        guard indexDirty, Provider.now() - indexSavedAt >= 1 else { return }
         indexDirty = false
+        indexSavedAt = Provider.now()
         if let persistentIndex, persistentIndex.storeKey(indexKey) {
             persistentIndex.save(body: lockedIndex, key: indexKey)
             lockedDetails.save()
@@ -183,7 +195,7 @@ final class Provider {
     func watchVaultFile() {
         let stamp = CachingSecretStore.stamp(of: vaultPath)
         defer { vaultStamp = stamp }
-        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
+        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil, !store.isCurrent else { return }
         store.refresh()
         _ = try? allItems()
     }
@@ -353,7 +365,7 @@ final class Provider {
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
         if store.holdsSecrets { return 500_000 }
-        return sessions.isEmpty && !store.holdsNames ? UInt64.max : 1_000_000
+        return sessions.isEmpty && !store.holdsNames && !indexDirty ? UInt64.max : 1_000_000
     }
 
     /// Emits `PropertiesChanged` of `Locked` when the vault's state changed
