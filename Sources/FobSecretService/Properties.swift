@@ -13,7 +13,7 @@ extension Provider {
             // While locked: the items of the locked-search index (none when the
             // vault was never seen unlocked), each `Locked`.
             try writer.objectPaths((try? itemPaths()) ?? [])
-        case (Interface.collection, "Label"): try writer.string("Login")
+        case (Interface.collection, "Label"): try writer.string(collectionLabel)
         case (Interface.collection, "Locked"): try writer.bool(!store.isUnlocked)
         case (Interface.collection, "Created"): try writer.uint64(vaultTimes.created)
         case (Interface.collection, "Modified"): try writer.uint64(vaultTimes.modified)
@@ -55,6 +55,11 @@ extension Provider {
     /// Sets `property` of the object at `path` from the value `reader` holds.
     func setProperty(_ path: String, _ interface: String, _ property: String, _ reader: BusReader) throws {
         if Provider.isMemoryPath(path) { return try setMemoryProperty(path, interface, property, reader) }
+        if interface == Interface.collection, property == "Label", Provider.isCollection(path) {
+            // As gnome-keyring renames a keyring; kept while the provider runs (the vault has no place for it).
+            collectionLabel = try reader.string()
+            return
+        }
         guard interface == Interface.item else {
             throw ProviderError.notSupported("the collection's \(property) cannot be changed over D-Bus")
         }

@@ -52,6 +52,9 @@ final class Provider {
     /// The vault's state when ``watchLockState()`` last looked, and when.
     private var lastUnlocked: Bool?
     private var lockStateCheckedAt: Double = 0
+    /// The vault collection's label: `Login` until a client sets another,
+    /// which lasts while the provider runs.
+    var collectionLabel = "Login"
     /// The items of the in-memory `session` collection, by path.
     var memoryItems: [String: MemoryItem] = [:]
     /// When the provider started (seconds since 1970): the session collection's dates.
