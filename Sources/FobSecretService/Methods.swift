@@ -133,14 +133,13 @@ extension Provider {
         let paths = try reader.objectPaths()
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
-        // Many of the vault's items: one request for every secret rather
-        // than one per item. The session collection's items need no vault
-        // (they are answered while it is locked, too).
-        var all: [UUID: SecretBytes]? = nil
-        if paths.lazy.filter({ Provider.itemID($0) != nil }).count > 8 {
-            do { all = try store.secrets() } catch { throw ProviderError.from(error) }
-            // The agent's answer (every item whole) is freed by now: give its pages back.
-            _ = fob_ss_trim_heap()
+        // Only the vault's items named and listed are decrypted (see
+        // ``CachingSecretStore/secrets(of:)``). The session collection's
+        // items need no vault (they are answered while it is locked, too).
+        let ids = paths.compactMap { memoryItems[$0] == nil ? Provider.itemID($0) : nil }
+        var secrets: [UUID: SecretBytes] = [:]
+        if !ids.isEmpty {
+            do { secrets = try store.secrets(of: ids) } catch { throw ProviderError.from(error) }
         }
         // One draw from the random source for every IV, not a system call per secret.
         var ivs = cipher.isPlain || paths.count < 2 ? [] : Sodium.randomBytes(16 * paths.count)
@@ -161,16 +160,9 @@ extension Provider {
                 continue
             }
             // Paths that name no item are left out, as the spec's GetSecrets allows.
-            guard let id = Provider.itemID(path), let contentType = try existingItem(id, path: path) else { continue }
-            let secret: SecretBytes
-            if let all {
-                guard let found = all[id] else { continue }
-                secret = found
-            } else {
-                do { secret = try store.secret(id) } catch .itemNotFound { continue } catch {
-                    throw ProviderError.from(error, path: path)
-                }
-            }
+            guard let id = Provider.itemID(path), let secret = secrets[id],
+                let contentType = try existingItem(id, path: path)
+            else { continue }
             try writer.open("e", "o(oayays)")
             try writer.string(path, "o")
             try write(

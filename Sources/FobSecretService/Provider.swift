@@ -157,8 +157,9 @@ final class Provider {
     /// Saves the locked-search index and the locked items' details when
     /// they changed, at most once a second (from the bus loop when idle: a
     /// thousand writes in a row save a few times, not a thousand).
-    func saveIndex() {
-        guard indexDirty, Provider.now() - indexSavedAt >= 1 else { return }
+    /// - Parameter now: save whatever the time since the last save (when the provider stops).
+    func saveIndex(now: Bool = false) {
+        guard indexDirty, now || Provider.now() - indexSavedAt >= 1 else { return }
         indexDirty = false
         indexSavedAt = Provider.now()
         if let persistentIndex, persistentIndex.storeKey(indexKey) {
