@@ -294,4 +294,62 @@ import Testing
         #expect(out.contains("secret-copies 0"), "\(out)")
         #expect(out.contains("label-copies 0"), "\(out)")
     }
+    @Test(.enabled(if: toolsPresent)) func aLabelHoldingNULIsRefusedClearlyNotCut() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let json = """
+            {"format": "fob-json", "version": 1, "items": [{"class": "genp", "service": "nulsvc", "account": "a",
+            "accessGroup": "", "label": "Nul\\u0000Label", "notes": null, "kind": "password",
+            "accessible": "whenUnlocked", "created": 1796471888, "modified": 1796471888,
+            "persistentID": "3B4D4ECC-B936-41F6-B7C1-92E364832799", "secret": "s0", "oneTimePassword": null,
+            "customFields": [], "generic": null, "url": null, "synchronizable": false, "protocol": "",
+            "authenticationType": "", "port": 0, "path": "", "securityDomain": "", "description": null, "type": null,
+            "creator": null, "invisible": false, "negative": false, "accessControlFlags": null, "deviceBinding": null}]}
+            """
+        try Data(json.utf8).write(to: bus.directory.file("nul.json"))
+        let imported = try bus.agent.run(["import", "fob-json", bus.directory.file("nul.json").path], password: true)
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let result = try bus.python(
+            Self.prelude + """
+                from jeepney import Properties
+                found = call(conn, svc, "SearchItems", "a{ss}", {"service": "nulsvc"})[0]
+                print("found", len(found))
+                item = DBusAddress(found[0], bus_name=name, interface="org.freedesktop.Secret.Item")
+                try:
+                    print("label", unwrap_msg(conn.send_and_get_reply(Properties(item).get("Label"))))
+                except DBusErrorResponse as error:
+                    print("refused", error.name, error.data[0])
+                print("attributes", unwrap_msg(conn.send_and_get_reply(Properties(item).get("Attributes")))[0][1])
+                """)
+        let out = result.stdoutText
+        #expect(out.contains("found 1"), "\(out) \(result.stderrText)")
+        #expect(
+            out.contains("refused org.freedesktop.DBus.Error.Failed a name or attribute holds a NUL byte"), "\(out)")
+        #expect(!out.contains("label "))
+        #expect(out.contains("attributes {'account': 'a', 'service': 'nulsvc', 'username': 'a'}"))
+    }
+
+    @Test(.enabled(if: toolsPresent)) func sessionCollectionItemsAreBoundedPerConnection() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            Self.prelude + """
+                memory = DBusAddress("/org/freedesktop/secrets/collection/session", bus_name=name,
+                                     interface="org.freedesktop.Secret.Collection")
+                _, session = call(conn, svc, "OpenSession", "sv", "plain", ("s", ""))
+                _, other_session = call(other, svc, "OpenSession", "sv", "plain", ("s", ""))
+                def create(c, s, i):
+                    props = {"org.freedesktop.Secret.Item.Label": ("s", "m%d" % i),
+                             "org.freedesktop.Secret.Item.Attributes": ("a{ss}", {"n": str(i)})}
+                    return call(c, memory, "CreateItem", "a{sv}(oayays)b", props, (s, b"", b"x", "text/plain"), False)
+                answers = [create(conn, session, i) for i in range(1001)]
+                print("made", sum(1 for a in answers if not isinstance(a, str)))
+                print("last", answers[-1])
+                print("other", not isinstance(create(other, other_session, 0), str))
+                """)
+        let out = result.stdoutText
+        #expect(out.contains("made 1000"), "\(out) \(result.stderrText)")
+        #expect(out.contains("last error org.freedesktop.DBus.Error.LimitsExceeded"))
+        #expect(out.contains("other True"))
+    }
 }
