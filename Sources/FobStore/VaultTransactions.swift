@@ -103,7 +103,14 @@ extension Vault {
     static func createPrivateFile(at url: URL) throws(KeychainError) {
         let fd = Glibc.open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { throw .io("a file already exists at \(url.path); not overwriting it") }
+            let code = errno
+            var st = stat()
+            if url.path.hasSuffix("/") || (stat(url.path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR) {
+                let directory = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
+                throw .io("\(url.path) is a directory; name the file to write, such as \(directory)/vault-backup.db")
+            }
+            if code == EEXIST { throw .io("a file already exists at \(url.path); not overwriting it") }
+            errno = code
             throw .io("cannot create \(url.path): \(String(cString: strerror(errno)))")
         }
         fchmod(fd, 0o600)
