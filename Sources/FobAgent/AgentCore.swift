@@ -67,6 +67,12 @@ public final class AgentCore: @unchecked Sendable {
     public static let defaultIdleSeconds: UInt32 = 900
     /// Default maximum unlocked time: 28,800 s (8 hours).
     public static let defaultMaxSeconds: UInt32 = 28_800
+    /// Idle and maximum seconds of an unlock that keeps the timeouts of the
+    /// agent's last unlock (the defaults when there was none): the Secret
+    /// Service's desktop prompt, which must not undo `fob unlock --idle --max`.
+    public static let keepTimeouts: UInt32 = .max
+    /// Whether an unlock set the timeouts (``keepTimeouts`` then keeps them).
+    private var timeoutsSet = false
 
     /// - Parameters:
     ///   - vaultURL: the vault this agent serves.
@@ -281,8 +287,12 @@ public final class AgentCore: @unchecked Sendable {
                 vault?.lock()
                 vault = fresh
                 listing = nil
-                idleSeconds = Double(idle)
-                maxSeconds = Double(max)
+                if idle != AgentCore.keepTimeouts || max != AgentCore.keepTimeouts || !timeoutsSet {
+                    let keep = idle == AgentCore.keepTimeouts && max == AgentCore.keepTimeouts
+                    idleSeconds = Double(keep ? AgentCore.defaultIdleSeconds : idle)
+                    maxSeconds = Double(keep ? AgentCore.defaultMaxSeconds : max)
+                    timeoutsSet = true
+                }
                 unlockedAt = clock.seconds
                 lastActivity = unlockedAt
                 timedOut = false

@@ -183,8 +183,17 @@ public final class Vault {
                 "\(url.path) is a directory, not a vault file; name the vault file itself with --vault or FOB_VAULT")
         }
         do {
-            let connection = try SQLiteConnection(
-                path: url.path, create: false, readOnly: !creating && !Vault.canWrite(url))
+            let readOnly = !creating && !Vault.canWrite(url)
+            var connection = try SQLiteConnection(path: url.path, create: false, readOnly: readOnly)
+            // On a full disk the first read cannot make `-wal` and `-shm`:
+            // the vault is opened read-only instead, as on a read-only file
+            // system, so every item can still be read (a write then fails
+            // saying the disk is full or the vault read-only).
+            if !creating, !readOnly {
+                do { try connection.execute("PRAGMA schema_version") } catch  where error.isDiskFull {
+                    connection = try SQLiteConnection(path: url.path, create: false, readOnly: true)
+                }
+            }
             sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)
             // wal_autocheckpoint=1: every commit is copied into the main file
             // (a passive checkpoint), so a copy of vault.db alone, taken while
