@@ -133,7 +133,8 @@ public final class Vault {
                     """)
                 try vault.writeMeta(salt: salt, kdf: kdf, vaultKey: vaultKey, passwordKey: passwordKey)
                 try vault.writeMetaValues([
-                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment))
+                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment)),
+                    ("access_default", accessDefaultValue(newVaultAccessDefault, key: keys.commitment)),
                 ])
                 try vault.db.execute("COMMIT")
             }
