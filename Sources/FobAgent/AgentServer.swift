@@ -27,6 +27,8 @@ public final class AgentServer: @unchecked Sendable {
     /// The served vault's path, which every hello is checked against (taken
     /// from the URL once: `URL.path` costs thousands of instructions a call).
     private let servedPath: String
+    /// Fob's own executables, whose requests are made for the program that ran them.
+    private let fobPrograms = FobPrograms()
 
     nonisolated(unsafe) private static var stopRequested: sig_atomic_t = 0
 
@@ -186,6 +188,25 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
+    /// Names the peer (``ProcessInspector``) and applies the access rules
+    /// (``AgentCore/consent(to:from:)``) to a request that needs them.
+    private func consent(to request: AgentRequest, on fd: Int32) -> Result<AgentRequest, KeychainError> {
+        switch request {
+        case .get(_, _, .listing), .status, .lock, .unlock, .unlockWithKey, .list, .delete, .save, .applyImport,
+            .subscribe:
+            return .success(request)
+        default: break
+        }
+        let requester: Requester
+        do {
+            requester = try ProcessInspector.requester(onSocket: fd, fob: fobPrograms)
+        } catch {
+            return .failure(.interactionNotAllowed("the requester cannot be named: \(error)"))
+        }
+        let channel = requester.via.map { AccessChannel.ofFobPeer(arguments: $0.arguments) } ?? .program
+        return core.consent(to: request, from: AccessContext(requester: requester, channel: channel))
+    }
+
     /// One connection: the hello, then one request, one response, within the deadline.
     private func serve(_ fd: Int32) {
         let deadline = SocketIO.monotonic() + connectionDeadline
@@ -202,7 +223,10 @@ public final class AgentServer: @unchecked Sendable {
                 serveSubscription(fd)
                 return
             }
-            answer = core.respond(to: request)
+            switch consent(to: request, on: fd) {
+            case .success(let allowed): answer = core.respond(to: allowed)
+            case .failure(let refusal): answer = AgentResponse.failure(refusal).encoded()
+            }
         } catch .versionMismatch {
             answer = AgentResponse.versionMismatch()
         } catch {

@@ -97,7 +97,8 @@ public enum ProcessInspector {
         var status = stat()
         guard stat("/proc/\(pid)", &status) == 0 else { throw .gone(pid) }
         var requester = try read(pid: pid, uid: status.st_uid, pidfd: pidfd)
-        requester.via = ProcessSummary(pid: via.pid, executable: via.executable, name: via.programName)
+        requester.via = ProcessSummary(
+            pid: via.pid, executable: via.executable, name: via.programName, arguments: via.arguments)
         return requester
     }
 

@@ -36,12 +36,16 @@ public struct ProcessSummary: Sendable, Equatable {
     public var executable: String
     /// The program's own name for itself (`argv[0]`, else the kernel's `comm`).
     public var name: String
+    /// Its `argv`, kept for Fob's own process in ``Requester/via`` (whose
+    /// subcommand names the channel); empty for parents.
+    public var arguments: [String]
 
     /// - Parameters: as the properties.
-    public init(pid: Int32, executable: String, name: String) {
+    public init(pid: Int32, executable: String, name: String, arguments: [String] = []) {
         self.pid = pid
         self.executable = executable
         self.name = name
+        self.arguments = arguments
     }
 }
 
