@@ -100,6 +100,12 @@ public enum AccessVerdict: Sendable, Equatable {
 /// The decision of an item's rule for a requester, without leases or
 /// asking: a pure function, so every case is testable.
 public enum AccessPolicy {
+    /// How the agent's `.interactionNotAllowed` begins when a request needed
+    /// a person's answer and got none (a client that can open the vault
+    /// itself with the master password may still do so; one that cannot
+    /// reports this refusal rather than its own).
+    public static let consentRefusalPrefix = "consent needed for "
+
     /// Requester × rule × the vault's default → allow, deny or ask.
     ///
     /// In order: the terminal UI is allowed; a program in the rule's deny

@@ -375,7 +375,8 @@ public final class AgentCore: @unchecked Sendable {
             case nil:
                 gate.recorder.record(event: "denied", context: context, item: name, decision: "no answer")
                 return .interactionNotAllowed(
-                    "\(name) needs consent (\(why)) and no one could be asked, or no one answered in time")
+                    AccessPolicy.consentRefusalPrefix
+                        + "\(name): \(why), and no one could be asked, or no one answered in time")
             case .deny?:
                 gate.recorder.record(event: "denied", context: context, item: name, decision: "refused by the user")
                 return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
