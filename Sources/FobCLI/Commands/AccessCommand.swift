@@ -1,3 +1,5 @@
+import FobAccess
+import FobAgent
 import FobStore
 import FobSystem
 import FoundationEssentials
