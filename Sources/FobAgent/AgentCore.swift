@@ -344,13 +344,17 @@ public final class AgentCore: @unchecked Sendable {
     ///   person that refused, `.interactionNotAllowed` naming the rule when
     ///   nobody could be asked or nobody answered in time.
     public func consent(to request: AgentRequest, from context: AccessContext) -> Result<AgentRequest, KeychainError> {
-        let query: ItemQuery
-        let limit: MatchLimit
+        // The items the request would read: by a query, or by persistent IDs.
+        var query: ItemQuery?
+        var limit = MatchLimit.all
+        var ids: [UUID] = []
         switch request {
         case .get(let q, let one, let detail) where detail != .listing:
             (query, limit) = (q, one ? .one : .all)
+        case .getItems(let asked, let detail) where detail != .listing:
+            ids = asked
         case .update(let q, let changes) where changes.accessRule != nil:
-            (query, limit) = (q, .all)
+            query = q
         case .add(var item) where item.accessRule.isDefault && !context.isTerminalUI:
             switch context.channel {
             case .secretService, .git, .docker, .program:
@@ -364,8 +368,7 @@ public final class AgentCore: @unchecked Sendable {
         }
         mutex.lock()
         refreshLocked()
-        guard let vault, vault.lockLevel != .locked, let items = try? vault.items(matching: query, limit: limit)
-        else {
+        guard let vault, vault.lockLevel != .locked, let items = try? matches(query, limit, ids, vault) else {
             mutex.unlock()
             return .success(request) // the request itself fails as locked or not found
         }
@@ -375,6 +378,15 @@ public final class AgentCore: @unchecked Sendable {
             if let refusal = decide(context, item: item, vaultDefault: vaultDefault) { return .failure(refusal) }
         }
         return .success(request)
+    }
+
+    /// The items, with their rules, that `query` (or, without one, `ids`) names.
+    private func matches(_ query: ItemQuery?, _ limit: MatchLimit, _ ids: [UUID], _ vault: Vault)
+        throws(KeychainError) -> [Item]
+    {
+        if let query { return try vault.items(matching: query, limit: limit) }
+        guard case .items(let found) = try itemsLocked(ids, .listing, vault) else { return [] }
+        return found
     }
 
     /// One item's decision: `nil` to allow, else the failure.

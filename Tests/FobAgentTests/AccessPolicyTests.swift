@@ -1,6 +1,7 @@
 import FobAgent
 import FobStore
 import FobSystem
+import FobTestSupport
 import Foundation
 import Testing
 
@@ -158,5 +159,42 @@ private final class CountingAsker: AccessAsker, @unchecked Sendable {
         #expect(gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id) != nil)
         gate.endLeases()
         #expect(!gate.hasLease(context(), item: id))
+    }
+}
+
+@Suite struct AgentConsentTests {
+    /// Every way of reading secrets passes the rules: by query and by persistent IDs.
+    @Test func readsByQueryAndByIDAreHeldAndListingsAreNot() throws {
+        let v = try TestVault()
+        try v.vault.setAccessDefault(.ask)
+        let item = Item(service: "s", account: "a", secret: .text("x"))
+        try v.vault.add(item)
+        let core = AgentCore(
+            vaultURL: v.vault.url, clock: ManualAgentClock(),
+            openVault: { (url) throws(KeychainError) in try Vault(url: url) })
+        guard case .ok = core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)) else {
+            Issue.record("unlock failed")
+            return
+        }
+        let unattended = context(terminal: nil)
+        let refusal = KeychainError.interactionNotAllowed(
+            "consent needed for service \"s\", account \"a\": the vault's default rule is 'ask', "
+                + "and no one could be asked, or no one answered in time")
+        for request in [
+            AgentRequest.get(.key(service: "s", account: "a"), limitOne: true, detail: .secret),
+            .getItems(ids: [item.persistentID], detail: .secretOnly),
+            .get(.key(service: "s", account: "a"), limitOne: true, detail: .attributes),
+        ] {
+            guard case .failure(let error) = core.consent(to: request, from: unattended) else {
+                Issue.record("\(request) was not held")
+                continue
+            }
+            #expect(error == refusal)
+        }
+        let listing = AgentRequest.getItems(ids: [item.persistentID], detail: .listing)
+        guard case .success = core.consent(to: listing, from: unattended) else {
+            Issue.record("a listing was held")
+            return
+        }
     }
 }
