@@ -117,7 +117,8 @@ let package = Package(
             name: "FobTestSupport",
             dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
-        .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(
+            name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(
             name: "FobAccessTests",
             dependencies: [
@@ -125,7 +126,7 @@ let package = Package(
                 "FobTestSupport",
             ]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
         .testTarget(name: "FobSyncTests", dependencies: ["FobSync", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),

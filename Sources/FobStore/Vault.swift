@@ -115,12 +115,13 @@ public final class Vault {
     ///   - password: the master password (normalised to NFC UTF-8); 1 to ``maxPasswordBytes`` bytes.
     ///   - kdf: Argon2id costs; ``KDFParameters/default`` unless given.
     ///   - now: the clock for item dates.
+    ///   - accessDefault: the vault's access default (``newVaultAccessDefault`` unless given).
     /// - Throws: `.param` for an empty or too long password or KDF limits
     ///   outside ``KDFParameters/isValid``; `.io` if a file exists at `url` or
     ///   cannot be written.
     public static func create(
         at url: URL, password: SecretBytes, kdf: KDFParameters = .default,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, accessDefault: AccessRule.Mode = newVaultAccessDefault
     ) throws(KeychainError) -> Vault {
         Sodium.ensureInitialised()
         let normalized = try normalize(password)
@@ -145,7 +146,8 @@ public final class Vault {
                     """)
                 try vault.writeMeta(salt: salt, kdf: kdf, vaultKey: vaultKey, passwordKey: passwordKey)
                 try vault.writeMetaValues([
-                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment))
+                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment)),
+                    ("access_default", accessDefaultValue(accessDefault, key: keys.commitment)),
                 ])
                 try vault.db.execute("COMMIT")
             }
