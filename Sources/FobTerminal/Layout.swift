@@ -134,12 +134,13 @@ enum Layout {
 
     /// The legend for `entries` in `width` cells: two spaces apart; when
     /// they do not fit, movement hints go first, then the others from the
-    /// last, never `? help` nor a quit or close hint.
+    /// last, never the help (`F1 help`) nor a quit or close hint.
     static func fitLegend(_ entries: [String], width: Int) -> String {
         var kept = entries
         func length() -> Int { kept.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * max(0, kept.count - 1) }
         func pinned(_ entry: String) -> Bool {
-            entry.hasPrefix("? ") || entry.contains("quit") || entry.contains("close") || entry == "Ctrl-S save"
+            entry.hasPrefix("? ") || entry.hasPrefix("F1 ") || entry.contains("quit") || entry.contains("close")
+                || entry == "Ctrl-S save"
         }
         while length() > width {
             if let move = kept.lastIndex(where: { $0.hasSuffix(" move") }) {

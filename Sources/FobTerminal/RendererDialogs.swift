@@ -59,8 +59,8 @@ extension Renderer {
             focused: focused)
     }
 
-    /// A confirmation dialog: its question wrapped, then its buttons (Yes
-    /// and No, or the answers its question names).
+    /// A confirmation dialog: its question wrapped, then its buttons
+    /// (``ConfirmDialog/answers``).
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
@@ -70,14 +70,7 @@ extension Renderer {
         }
         canvas.cursor = (box.row + 1, x) // on the question, for screen readers
         var bx = x
-        var buttons = ["[ y Yes ]", "[ n No ]"]
-        if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }
-        if case .saveOverChanges = dialog.purpose {
-            buttons = ["[ y Write over ]", "[ r Reload ]", "[ n Keep editing ]"]
-        }
-        if case .resolveConflict = dialog.purpose {
-            buttons = ["[ y This vault's ]", "[ r Other device's ]", "[ n Neither ]"]
-        }
+        let buttons = dialog.answers.map { "[ \($0) ]" }
         for (text, role) in buttons.map({ ($0, Role.button) }) {
             bx +=
                 canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)

@@ -201,7 +201,7 @@ import Testing
         stored = try #require(h.store.storedItems[ItemKey(stored)])
         h.send(.deleteSelected)
         #expect(h.app.overlay == nil)
-        #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
+        #expect(h.message == "Deleted zoom.us — Ctrl-Y undoes (10 s)")
         #expect(h.store.storedItems.isEmpty)
         h.clock.advance(by: 9)
         h.app.tick()
@@ -291,13 +291,13 @@ import Testing
         let before = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
         h.send(.editSelected, .focus(.password), .insert("new"), .save)
         #expect(h.store.storedItems[ItemKey(before)]?.secret == SecretBytes(utf8: "new"))
-        #expect(h.message.hasSuffix("z undoes (10 s)"))
+        #expect(h.message.hasSuffix("Ctrl-Y undoes (10 s)"))
         h.send(.focus(.list), .undo)
         #expect(h.store.storedItems[ItemKey(before)] == before)
-        // z is a list key: the list keeps focus (it moved into the editor's
+        // Undo is a list key: the list keeps focus (it moved into the editor's
         // Service field, where the next c or d was typed as text).
         #expect(h.main.focus == .list)
-        #expect(h.message == "Restored mail / ana")
+        #expect(h.message == "Undid the Save of mail / ana")
     }
 
     @Test func undoOfADeleteKeepsTheListFocused() throws {

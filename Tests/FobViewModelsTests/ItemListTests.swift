@@ -127,9 +127,9 @@ import Testing
         #expect(h.list.selectedRow?.service == "beta")
     }
 
-    @Test func enterPutsSelectedItemInTheForm() throws {
+    @Test func ctrlEPutsSelectedItemInTheForm() throws {
         let h = try Harness.unlocked(items: [item("a", "1"), item("mail", "ana", "pw")])
-        h.send(.moveSelection(1), .submit)
+        h.send(.moveSelection(1), .editSelected)
         #expect(h.form.service.text == "mail")
         #expect(h.form.userID.text == "ana")
         #expect(h.form.retrievedID == "ana")
@@ -213,7 +213,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "x")])
         h.send(.deleteSelected)
         #expect(h.app.overlay == nil)
-        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
+        #expect(h.message == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
         #expect(h.list.rows.map(\.service) == ["web"])
     }
 
@@ -221,7 +221,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana")])
         h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
         h.send(.deleteSelected)
-        #expect(h.message == #"No item for service "mail", user ID "ana""#)
+        #expect(h.message == #"No item for mail / ana"#)
     }
 
     @Test func deleteFailureInItsOwnWords() throws {

@@ -1,12 +1,35 @@
 import FobAccess
 import FobSessions
 import FobStore
+import FobSystem
 import FobTokens
 import FoundationEssentials
 
-/// Opening an item with every attribute, saving (adding, updating or
-/// renaming) it, and `r`, the refresh of an OAuth item.
-extension MainScreen {
+/// The editor session: which item the editor opened and what it showed
+/// then (``HomeFormModel/baseline``), opening the highlighted item,
+/// Save (through ``Editor``), Retrieve, leaving with unsaved edits (Save /
+/// Discard / Keep editing), and following the opened item when it changes
+/// elsewhere.
+final class EditorSession {
+    /// The state drawn.
+    let model: MainModel
+    let store: any KeychainStore
+    let clock: any WallClock
+    /// Keeps the list in step with the store.
+    let refresh: ItemRefresh
+    /// Where a Save that replaced a secret is kept for undo.
+    let undo: UndoBuffer
+    /// The list generation the editor last compared its item with.
+    private var followedGeneration = 0
+
+    init(model: MainModel, store: any KeychainStore, clock: any WallClock, refresh: ItemRefresh, undo: UndoBuffer) {
+        self.model = model
+        self.store = store
+        self.clock = clock
+        self.refresh = refresh
+        self.undo = undo
+    }
+
     /// Enter (or `e`) on the list: the selected item in the editor with
     /// every attribute, its secret in Retrieved Password, focus on Service;
     /// the Password field stays empty and Save keeps the stored secret
@@ -14,7 +37,7 @@ extension MainScreen {
     func openSelected() {
         let form = model.form
         guard let row = model.list.selectedRow else {
-            form.message = MainScreen.noSelection
+            form.message = StatusLine.noSelection
             return
         }
         open(row.key)
@@ -38,7 +61,7 @@ extension MainScreen {
             form.url.setText(item.url ?? "")
             form.notes.setText(item.notes ?? "")
             form.openedHasSeed = item.oneTimePassword != nil
-            form.oneTimePassword = item.oneTimePassword.flatMap(MainScreen.generator(from:))
+            form.oneTimePassword = item.oneTimePassword.flatMap(EditorSession.generator(from:))
             form.customFields = item.customFields
             form.tokenDetails = item.kind.isSessionToken ? TokenDetails(item: item) : nil
             form.baseline = EditorBaseline(
@@ -87,11 +110,11 @@ extension MainScreen {
         case .confirmEmptySecret(let key):
             let question =
                 current == nil
-                ? "Store \(key.described) with an empty password? (y/n)"
-                : "Replace the password of \(key.described) with an empty one? (y/n)"
+                ? "Store \(key.shortName) with an empty password?"
+                : "Replace the password of \(key.shortName) with an empty one?"
             return .show(.confirm(ConfirmDialog(title: "Empty password", message: question, purpose: .saveEmptySecret)))
         case .changedElsewhere(let names):
-            let name = MainScreen.shortName(lookup)
+            let name = lookup.shortName
             return askAboutChanges(
                 of: lookup,
                 "Another process changed the \(names.joined(separator: ", ")) of \(name) since you opened it.")
@@ -99,9 +122,12 @@ extension MainScreen {
             form.baseline = nil
             form.openedKey = nil
             form.message = .warning(
-                "Deleted elsewhere: \(key.described); your edits are kept, Save adds them as a new item")
+                "Deleted elsewhere: \(key.shortName); your edits are kept, Save adds them as a new item")
         case .unchanged(let key):
-            form.message = .info("No edits to save in \(key.described)")
+            // Nothing differs from the stored item: the form is that item
+            // again, with no edit left to ask about (no ●, Esc just leaves).
+            if form.baseline != nil { reopen(key) }
+            form.message = .info("No edits to save in \(key.shortName)")
         case .add(let key, let secret, let changes):
             return saveNew(key, secret, changes)
         case .update(let key, let changes, let renamed):
@@ -115,13 +141,13 @@ extension MainScreen {
     /// dialog offers to write them over it (`y`), to reload the item as
     /// stored now (`r`), or to keep editing (`n`).
     func askAboutChanges(of key: ItemKey, _ what: String) -> Transition {
-        let name = MainScreen.shortName(key)
+        let name = key.shortName
         model.form.message = .warning("\(name) changed elsewhere: nothing saved; your edits are kept")
         return .show(
             .confirm(
                 ConfirmDialog(
                     title: "Changed elsewhere",
-                    message: what + " Write your edits over it (y), reload it as stored now (r), or keep editing (n)?",
+                    message: what + " Write your edits over it, reload it as stored now, or keep editing?",
                     purpose: .saveOverChanges)))
     }
 
@@ -131,12 +157,12 @@ extension MainScreen {
         let form = model.form
         let key = form.baseline?.key ?? formKey
         guard (try? store.item(key)) != nil else {
-            form.message = .warning("\(MainScreen.shortName(key)) is no longer stored; your edits are kept")
+            form.message = .warning("\(key.shortName) is no longer stored; your edits are kept")
             return .stay
         }
-        reloadItems()
+        refresh.reload(model, now: clock.now)
         reopen(key)
-        form.message = .info("Reloaded \(MainScreen.shortName(key)) as stored now; your edits were dropped")
+        form.message = .info("Reloaded \(key.shortName) as stored now; your edits were dropped")
         return .stay
     }
 
@@ -144,10 +170,10 @@ extension MainScreen {
     private func writeFailed(_ error: KeychainError, _ key: ItemKey, _ newKey: ItemKey) -> Transition {
         switch error {
         case .revisionMismatch:
-            let name = MainScreen.shortName(key)
+            let name = key.shortName
             return askAboutChanges(of: key, "Another process wrote \(name) as you saved; nothing was written.")
         case .duplicateItem:
-            model.form.message = .warning("An item for \(newKey.described) exists already; nothing changed")
+            model.form.message = .warning("An item for \(newKey.shortName) exists already; nothing changed")
         default:
             model.form.message = .error(error.description)
         }
@@ -160,7 +186,7 @@ extension MainScreen {
             itemClass: key.itemClass, accessGroup: key.accessGroup,
             service: changes.service ?? key.service, account: changes.account ?? key.account)
         if renamed, (try? store.items(matching: newKey.query, withSecrets: false)) != nil {
-            return writeFailed(.duplicateItem(newKey.described), key, newKey)
+            return writeFailed(.duplicateItem(newKey.shortName), key, newKey)
         }
         do {
             _ = try store.update(matching: key.query, with: changes)
@@ -168,19 +194,21 @@ extension MainScreen {
             return writeFailed(error, key, newKey)
         }
         let replaced = changes.secret != nil
-        if replaced, let before {
-            undo.record(.replaced(before: before, now: newKey), at: clock.now)
+        refresh.reload(model, now: clock.now)
+        // Any Save can be undone, a rename as a change of one attribute.
+        let hint = before == nil ? "" : UndoBuffer.hint
+        if let before {
+            let revision = model.list.allRows.first { $0.key == newKey }?.revision ?? 0
+            undo.record(.saved(before: before, now: newKey, revision: revision), at: clock.now)
             model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
         }
-        reloadItems()
         reopen(newKey)
         if renamed {
-            form.message = .success("Saved (renamed from \(key.described))")
+            form.message = .success("Saved (renamed \(key.shortName) to \(newKey.shortName))" + hint)
         } else if replaced {
-            form.message = .success(
-                "Saved (replaced the password of \(newKey.described))" + UndoBuffer.hint)
+            form.message = .success("Saved (replaced the password of \(newKey.shortName))" + hint)
         } else {
-            form.message = .success("Saved (\(newKey.described); password kept)")
+            form.message = .success("Saved (\(newKey.shortName); password kept)" + hint)
         }
         return .stay
     }
@@ -191,7 +219,7 @@ extension MainScreen {
         } catch {
             return writeFailed(error, key, key)
         }
-        reloadItems()
+        refresh.reload(model, now: clock.now)
         let cleared = reopen(key)
         model.form.message = .success(cleared ? "Saved (new item; filter cleared to show it)" : "Saved (new item)")
         return .stay
@@ -220,53 +248,139 @@ extension MainScreen {
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
     }
 
-    /// `r`: refreshes the selected OAuth item's access token at its
-    /// provider, in the background: the Message line says "Refreshing…" and
-    /// the UI stays usable; the outcome shows at the tick after it ends
-    /// (``finishRefresh()``). The refresh itself is ``OAuthSession``'s, under
-    /// the vault's lock across processes, its store calls made on the UI
-    /// thread (``UIThreadStore``).
-    func refreshSelected() {
+    /// Enter or `e` on the list: opens the highlighted item in the editor,
+    /// focus on Service; asks first when the editor holds unsaved edits of
+    /// another item.
+    func editSelected() -> Transition {
         let form = model.form
         guard let row = model.list.selectedRow else {
-            form.message = MainScreen.noSelection
-            return
+            form.message = StatusLine.noSelection
+            return .stay
         }
-        guard row.kind == .oauth else {
-            form.message = .warning("r refreshes OAuth items; \(row.key.described) is a \(row.kind.rawValue)")
-            return
-        }
-        if let pending = pendingRefresh {
-            form.message = .info("Still refreshing \(pending.key.described)…")
-            return
-        }
-        let store = UIThreadStore(self.store, mailbox: mailbox)
-        let clock = self.clock
-        let transport = self.transport
-        let key = row.key
-        let job = BackgroundJob<StatusLine> {
-            let session = OAuthSession(
-                store: store, service: key.service, account: key.account, transport: transport,
-                now: { clock.now })
-            do {
-                _ = try session.refresh(force: true)
-                return .success("Refreshed \(key.described)")
-            } catch {
-                return .error("Refresh failed: \(error)")
+        if form.hasUnsavedEdits {
+            if form.baseline?.key == row.key {
+                model.focus = .service
+                return .stay
             }
+            return askLeaveEditor(then: .open(row.key))
         }
-        pendingRefresh = (key, job)
-        form.message = .info("Refreshing \(key.described)…")
+        open(row.key)
+        if form.openedKey != nil {
+            form.message = .info("Editing \(row.key.shortName)" + EditorSession.editingHint)
+        }
+        return .stay
     }
 
-    /// The timer step of a background refresh: once it has ended, its
-    /// outcome on the Message line and the list (and an opened item) reloaded.
-    func finishRefresh() {
-        guard let pending = pendingRefresh, let message = pending.job.finished else { return }
-        pendingRefresh = nil
-        let form = model.form
-        reloadItems()
-        if form.openedKey == pending.key { reopen(pending.key) }
-        form.message = message
+    /// Tab from the list into the editor: the editor shows the item the
+    /// list highlights, never another. Unsaved edits of another item (or
+    /// of a new one) ask first.
+    /// - Returns: the question, or `nil` when the editor now shows the
+    ///   highlighted item (or nothing is highlighted).
+    func followHighlight() -> Transition? {
+        guard let row = model.list.selectedRow, model.form.baseline?.key != row.key else { return nil }
+        if model.form.hasUnsavedEdits { return askLeaveEditor(then: .open(row.key)) }
+        open(row.key)
+        if model.form.openedKey != nil {
+            model.form.message = .info("Editing \(row.key.shortName)" + EditorSession.editingHint)
+        }
+        return nil
     }
+
+    /// What the message of an opened editor ends with.
+    static let editingHint = ": Ctrl-S saves, Esc goes back"
+
+    /// `n`: an empty editor, focus on Service.
+    func startNewItem() {
+        model.form.wipe()
+        model.form.message = .info("New item")
+        model.focus = .service
+    }
+
+    /// The question asked before unsaved edits would be dropped.
+    func askLeaveEditor(then exit: EditorExit) -> Transition {
+        let name = model.form.baseline.map { $0.key.shortName } ?? "The new item"
+        return .show(
+            .confirm(
+                ConfirmDialog(
+                    title: "Unsaved edits",
+                    message: "\(name) has unsaved edits. Save them before going on?",
+                    purpose: .leaveEditor(then: exit))))
+    }
+
+    /// `y` on the unsaved-edits question: saves; once nothing is left
+    /// unsaved, goes on to `exit` (a refusal or another question stops there).
+    func saveAndLeave(then exit: EditorExit) -> Transition {
+        let transition = save()
+        guard case .stay = transition, !model.form.hasUnsavedEdits else { return transition }
+        return leave(to: exit)
+    }
+
+    /// `d` on the unsaved-edits question: drops the edits, then goes on to `exit`.
+    func discardAndLeave(then exit: EditorExit) -> Transition {
+        let form = model.form
+        if let key = form.baseline?.key {
+            open(key)
+        } else {
+            form.wipe()
+        }
+        form.message = .info("Edits discarded")
+        return leave(to: exit)
+    }
+
+    private func leave(to exit: EditorExit) -> Transition {
+        switch exit {
+        case .list:
+            model.focus = .list
+        case .open(let key):
+            model.list.select(key)
+            open(key)
+        case .newItem:
+            startNewItem()
+        case .quit:
+            return .quit
+        }
+        return .stay
+    }
+
+    /// After a reload: when the item the editor opened changed elsewhere,
+    /// shows it as stored now if nothing is typed; with unsaved edits, keeps
+    /// them and says Save will ask.
+    func followOpenedItem() {
+        guard model.list.generation != followedGeneration else { return }
+        followedGeneration = model.list.generation
+        let form = model.form
+        guard let baseline = form.baseline,
+            let row = model.list.allRows.first(where: { $0.key == baseline.key }),
+            Editor.isNewer(revision: row.revision, modified: row.modified, than: baseline.item)
+        else { return }
+        let name = baseline.key.shortName
+        if form.hasUnsavedEdits {
+            form.message = .warning("\(name) changed elsewhere; your edits are kept and Save will ask")
+        } else {
+            reopen(baseline.key)
+            form.message = .info("\(name) changed elsewhere: the editor shows it as stored now")
+        }
+    }
+
+    /// The item the form's Service and User ID name.
+    var formKey: ItemKey { ItemKey(service: model.form.service.text, account: model.form.userID.text) }
+
+    /// Retrieve: fills Retrieved ID and Retrieved Password (masked).
+    func retrieve() {
+        let form = model.form
+        let key = formKey
+        form.clearRetrieved()
+        do {
+            let item = try store.item(key)
+            form.retrievedKey = ItemKey(item)
+            form.retrievedID = item.account
+            form.retrievedPassword = item.secret
+            form.message = .success("Retrieved")
+        } catch .itemNotFound {
+            form.message = .warning("No item for \(key.shortName)")
+        } catch {
+            form.message = .error(error.description)
+        }
+    }
+
 }

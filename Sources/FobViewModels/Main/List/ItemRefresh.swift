@@ -99,7 +99,7 @@ final class ItemRefresh {
                 let shown = main.form.retrievedKey
                 if reload(main, now: now), let shown {
                     main.form.message = .warning(
-                        "Deleted elsewhere: \(shown.described)" + MainScreen.retrievedClearedNote)
+                        "Deleted elsewhere: \(shown.shortName)" + HomeFormModel.retrievedClearedNote)
                 }
             }
         }
@@ -193,9 +193,4 @@ final class ChangeFlag: @unchecked Sendable {
             return raised
         }
     }
-}
-
-extension ItemKey {
-    /// `service "…", user ID "…"`, as messages and dialogs name an item.
-    var described: String { "service \"\(service)\", user ID \"\(account)\"" }
 }

@@ -162,6 +162,44 @@ public final class ItemListModel {
     }
 
     /// Moves the selection by `delta` rows, stopping at the ends.
+    /// Earlier queries, newest last (at most ``queryHistoryLimit``): the
+    /// ones acted on (an item copied or opened) or cleared with Esc.
+    public private(set) var queryHistory: [String] = []
+    /// Which of ``queryHistory`` the query was recalled from, while it is unchanged.
+    private var recalled: Int?
+    /// How many queries ``queryHistory`` keeps.
+    static let queryHistoryLimit = 20
+
+    /// Keeps the query for ``recallQuery()`` (an empty one is not kept).
+    func rememberQuery() {
+        let query = filter.text
+        guard !query.isEmpty else { return }
+        queryHistory.removeAll { $0 == query }
+        queryHistory.append(query)
+        if queryHistory.count > ItemListModel.queryHistoryLimit { queryHistory.removeFirst() }
+        recalled = nil
+    }
+
+    /// Up on the top row: with an empty query, the newest earlier query;
+    /// with a query recalled and unchanged, the one before it.
+    /// - Returns: whether a query was recalled (else Up moves the selection).
+    func recallQuery() -> Bool {
+        guard (selectedIndex ?? 0) == 0 else { return false }
+        let next: Int
+        if filter.isEmpty {
+            next = queryHistory.count - 1
+        } else if let recalled, queryHistory.indices.contains(recalled), filter.text == queryHistory[recalled] {
+            next = recalled - 1
+        } else {
+            return false
+        }
+        guard next >= 0 else { return false }
+        recalled = next
+        filter.setText(queryHistory[next])
+        filterChanged()
+        return true
+    }
+
     func moveSelection(by delta: Int) {
         guard !rows.isEmpty else { return }
         selectedIndex = max(0, min(rows.count - 1, (selectedIndex ?? 0) + delta))
@@ -182,6 +220,8 @@ public final class ItemListModel {
         shownOrder = nil
         recentSearches = []
         selectedIndex = nil
+        queryHistory = []
+        recalled = nil
         filter.clear()
     }
 }
@@ -190,6 +230,9 @@ public final class ItemListModel {
 /// Save / Retrieve / Delete, then `Retrieved ID`, `Retrieved Password`
 /// (masked until revealed) and `Message`.
 public final class HomeFormModel {
+    /// Appended to a message when the form's retrieved values were dropped.
+    static let retrievedClearedNote = "; Retrieved ID and Password cleared"
+
     /// The Service field.
     public let service = TextFieldState()
     /// The User ID field (the item's account).
@@ -386,7 +429,7 @@ public final class MainModel {
     /// The focused text field, if focus is on one.
     public var focusedField: TextFieldState? {
         switch focus {
-        case .filter: return list.filter
+        case .list, .filter: return list.filter
         case .service: return form.service
         case .userID: return form.userID
         case .password: return form.password
@@ -396,7 +439,7 @@ public final class MainModel {
         case .oneTimeSeed: return form.oneTimeSeed
         case .fieldName: return form.fieldName
         case .fieldValue: return form.fieldValue
-        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
+        case .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
         }
     }
 
