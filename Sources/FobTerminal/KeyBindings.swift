@@ -257,7 +257,7 @@ public enum KeyBindings {
             _, situation in
             .setKDFPreset(KeyMap.nextPreset(after: situation.app.createVaultModel?.kdfPreset ?? .moderate))
         },
-        KeyBinding([.escape], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
+        KeyBinding([.escape, .control("q")], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
     ]
 
     /// The farthest a selection moves (Home and End in the list).

@@ -601,12 +601,14 @@ final class AgentFixture: @unchecked Sendable {
         try tmux.press("Enter")
         try waitForMainScreen(tmux, listing: "mail")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "unlocked" })
-        // Issue 20: `l` in the UI locks the vault for every process, as `fob lock` does.
-        try tmux.type("l")
+        // Issue 20: Ctrl-L in the UI (then Enter) locks the vault for every process, as `fob lock` does.
+        try tmux.press("C-l")
+        _ = try tmux.waitFor("Lock the vault for every process")
+        try tmux.press("Enter")
         _ = try tmux.waitFor("Master password")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
         #expect(try f.run(["get", "mail", "ana"]).status == 36, "fob get needs the password again")
-        try tmux.press("q")
+        try tmux.press("C-q")
     }
 
     /// Issue 20: an agent killed without a lock is reported as stopped, not
@@ -624,7 +626,7 @@ final class AgentFixture: @unchecked Sendable {
         let screen = try tmux.waitFor("Master password", timeout: 5)
         #expect(screen.contains("The agent stopped"))
         #expect(!screen.contains("Locked elsewhere"))
-        try tmux.press("q")
+        try tmux.press("C-q")
     }
 
     /// `fob oauth token` reads a valid token through the agent: no password.
@@ -697,13 +699,13 @@ final class AgentFixture: @unchecked Sendable {
         try waitForMainScreen(tmux, listing: "api")
         // Keys are taken once the first second on a vault unlocked already is over.
         try tmux.waitFor("early keys ignored")
-        try tmux.type("W")
-        _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
-        try tmux.type("y")
+        try tmux.press("F8")
+        _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? Enter deletes")
+        try tmux.press("Enter")
         _ = try tmux.waitFor("Master password")
         #expect(f.eventually(timeout: 5) { (try? f.status()["state"] as? String) == "locked" })
         #expect(try f.run(["get", "api", "ci"], password: true).status == 44)
-        try tmux.press("q")
+        try tmux.press("C-q")
     }
 }
 
@@ -711,7 +713,7 @@ final class AgentFixture: @unchecked Sendable {
 /// preview of `service` (the only item, so the one highlighted).
 private func waitForMainScreen(_ tmux: TmuxSession, listing service: String) throws {
     try tmux.waitUntil("the main screen listing \(service)") {
-        $0.contains("/ filter") && !$0.contains("Master password")
+        $0.contains("type to find") && !$0.contains("Master password")
             && $0.range(of: "Service +\(service) ", options: .regularExpression) != nil
     }
 }

@@ -131,7 +131,7 @@ import Testing
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
         let time = DateText.local(synced, "%H:%M")
         #expect(main.form.message == .warning("Last sync \(time): merged 3, conflicts 1"))
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
         // An item without a conflict has nothing to settle.
         app.send(.moveSelection(1))
         #expect(main.conflictNote == nil)
@@ -169,7 +169,7 @@ import Testing
             lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 3])
         let (app, _, _) = Self.start(sync)
         let main = try #require(app.mainModel)
-        #expect(Self.tick(app) { main.conflictNote == "3 versions; V keeps one" })
+        #expect(Self.tick(app) { main.conflictNote == "3 versions; F6 keeps one" })
         sync[\.failure] = .itemNotFound("no conflict")
         app.send(.resolveSelected)
         app.send(.confirm)
@@ -242,7 +242,7 @@ import Testing
         #expect(sync.reads == 0)
         sync.held = false
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
     }
 
     /// A started app whose list marks `mail ana` with 2 versions.
@@ -302,7 +302,7 @@ import Testing
         let (sync, app, clock, main) = try Self.startWithAConflict()
         app.send(.resolveSelected)
         app.send(.keepOtherVersion)
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
         let deadline = Date().addingTimeInterval(10)
         var landed = false
         while !landed && Date() < deadline {

@@ -53,7 +53,7 @@ public struct ConfirmDialog: Sendable, Equatable {
         case .saveEmptySecret: return ["Enter Save", "Esc Cancel"]
         case .saveOverChanges: return ["Enter Write over", "Ctrl-D Reload", "Esc Keep editing"]
         case .leaveEditor: return ["Enter Save", "Ctrl-D Discard", "Esc Keep editing"]
-        case .resolveConflict: return ["Enter This vault's", "Ctrl-O Other device's", "Esc Cancel"]
+        case .resolveConflict: return ["Enter This vault's", "Ctrl-O The other", "Esc Cancel"]
         case .lock: return ["Enter Lock", "Esc Cancel"]
         case .quitLeavingUnlocked: return ["Enter Quit", "Ctrl-Q Lock and quit", "Esc Stay"]
         case .undoOverChanges: return ["Enter Put back", "Esc Keep the change"]

@@ -411,11 +411,11 @@ public final class MainModel {
     /// when the vault does not sync.
     public internal(set) var sync: SyncOverview?
 
-    /// The preview's sync line for the highlighted item: `2 versions; V
+    /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.
     public var conflictNote: String? {
         guard let row = list.selectedRow, row.versions > 1 else { return nil }
-        return "\(row.versions) versions; V keeps one"
+        return "\(row.versions) versions; F6 keeps one"
     }
 
     /// - Parameter generatorSettings: the generator's settings to start with.
