@@ -167,6 +167,12 @@ public final class ItemListModel {
     public private(set) var queryHistory: [String] = []
     /// Which of ``queryHistory`` the query was recalled from, while it is unchanged.
     private var recalled: Int?
+    /// Whether Up recalls a query anywhere in the list: from when the
+    /// query was cleared (or recalled) until the selection moves.
+    private var recallArmed = true
+
+    /// The query was cleared (Esc): the next Up recalls the last one.
+    func armRecall() { recallArmed = true }
     /// How many queries ``queryHistory`` keeps.
     static let queryHistoryLimit = 20
 
@@ -180,11 +186,12 @@ public final class ItemListModel {
         recalled = nil
     }
 
-    /// Up on the top row: with an empty query, the newest earlier query;
-    /// with a query recalled and unchanged, the one before it.
+    /// Up right after the query was cleared, or on the top row: with an
+    /// empty query, the newest earlier query; with a query recalled and
+    /// unchanged, the one before it.
     /// - Returns: whether a query was recalled (else Up moves the selection).
     func recallQuery() -> Bool {
-        guard (selectedIndex ?? 0) == 0 else { return false }
+        guard recallArmed || (selectedIndex ?? 0) == 0 else { return false }
         let next: Int
         if filter.isEmpty {
             next = queryHistory.count - 1
@@ -201,6 +208,7 @@ public final class ItemListModel {
     }
 
     func moveSelection(by delta: Int) {
+        recallArmed = false
         guard !rows.isEmpty else { return }
         selectedIndex = max(0, min(rows.count - 1, (selectedIndex ?? 0) + delta))
     }

@@ -227,6 +227,7 @@ final class MainScreen {
         if editing, model.form.message.text.hasSuffix(EditorSession.editingHint) { model.form.message = .empty }
         if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
             model.list.rememberQuery()
+            model.list.armRecall()
             model.list.filter.clear()
             model.list.applyFilter()
         }
