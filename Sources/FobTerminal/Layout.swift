@@ -160,6 +160,9 @@ enum Layout {
         if case .createVault = app.screen { return "no vault yet" }
         guard case .main = app.screen else { return "locked" }
         guard let deadline = app.idleLockDeadline else { return "unlocked" }
+        // The last minute counts down, so that a lock never comes as a surprise.
+        let left = deadline.timeIntervalSince(app.now)
+        if left <= 60 { return "unlocked · locks in \(max(0, Int(left.rounded(.up)))) s" }
         return "unlocked · locks \(ItemPreview.localTime(deadline, now: app.now))"
     }
 }

@@ -28,13 +28,16 @@ extension Renderer {
 
     /// The unlock box: the masked master password and the message.
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
-        let (box, x, inner) = dialogInterior(&canvas, height: 8, width: 72, title: "Unlock")
+        // The message wraps over up to three rows: what the lock kept or dropped is never cut.
+        let width = min(72, canvas.columns - 2)
+        let message =
+            model.message.isEmpty ? [] : Array(Self.wrap(model.message.text, width: max(1, width - 4)).prefix(3))
+        let (box, x, inner) = dialogInterior(&canvas, height: 7 + max(1, message.count), width: 72, title: "Unlock")
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
         drawLabelled(
             &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
-        if !model.message.isEmpty {
-            canvas.put(
-                model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
+        for (i, line) in message.enumerated() {
+            canvas.put(line, row: box.row + 5 + i, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 

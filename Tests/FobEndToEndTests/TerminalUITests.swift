@@ -266,6 +266,23 @@ extension TerminalUITests {
         #expect(screen.contains("Locked after 2 s"))
     }
 
+    /// Issue 32: a half-typed item outlasts the idle lock; the header
+    /// counted down before it.
+    @Test func aHalfTypedItemOutlastsTheIdleLock() throws {
+        let fx = try Fixture(items: [item("github.com", "ana", "s")])
+        let tmux = try fx.start(["--lock-after", "3"], width: 80, height: 24)
+        try fx.unlock(tmux)
+        try tmux.press("C-o")
+        try tmux.type("half-typed.example")
+        try tmux.waitFor("locks in ")
+        try tmux.waitForAll("your unsaved edits of a new item", "kept for the unlock")
+        try tmux.type(fx.password)
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("are back from before the lock")
+        #expect(screen.contains("half-typed.example"), "\(screen)")
+        #expect(try fx.open().allItems().count == 1)
+    }
+
     @Test func idleLockFromADialog() throws {
         let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
@@ -275,8 +292,10 @@ extension TerminalUITests {
         try tmux.type("x")
         try tmux.press("Escape")
         try tmux.waitFor("Unsaved edits")
+        // The edits are kept for the unlock (the message names the item), the list is gone.
         try tmux.waitUntil("only the unlock screen") {
-            $0.contains("Master password") && !$0.contains("Unsaved edits") && !$0.contains("github.com")
+            $0.contains("Master password") && !$0.contains("Unsaved edits") && !$0.contains("Items ")
+                && $0.contains("your unsaved edits of github.com")
         }
         #expect(try fx.open().allItems().count == 1)
         // The dialog is gone for good: y now types into the password field.

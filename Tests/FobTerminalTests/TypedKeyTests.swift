@@ -243,3 +243,16 @@ private func shownCode(_ app: AppModel, _ clock: TestClock) -> String? {
         #expect(app.mainModel?.form.message.text.hasPrefix("Copied note text (the secret) of wifi") == true)
     }
 }
+
+/// Issue 32: the header counts down the idle lock's last minute.
+@Suite struct IdleCountdownTests {
+    @Test func theHeaderCountsDownTheLastMinute() throws {
+        try #require(unicodeLocale)
+        let clock = TestClock()
+        let (app, _, _) = makeTestApp(items: [("mail", "ana", "pw")], clock: clock, lockAfter: 300)
+        #expect(!draw(app).line(0).contains("locks in"))
+        clock.advance(by: 258)
+        app.tick()
+        #expect(draw(app).line(0).contains("unlocked · locks in 42 s"))
+    }
+}

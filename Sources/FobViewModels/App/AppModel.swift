@@ -227,7 +227,7 @@ public final class AppModel {
             lockNow(
                 message: stopped
                     ? .warning("The agent stopped (without a lock); unlock to go on") : .info("Locked elsewhere"),
-                everywhere: false)
+                everywhere: false, keepEdits: false)
         }
         if let until = startupKeysUntil, clock.now >= until { endStartupWindow() }
         if case .main(let main) = current { main.tick(now: now) }
@@ -280,6 +280,7 @@ public final class AppModel {
             if case .help = overlay { helpPage = 0 }
             self.overlay = overlay
         case .lock(let message): lockNow(message: message, everywhere: true)
+        case .lockWiping(let message): lockNow(message: message, everywhere: true, keepEdits: false)
         case .openVault:
             let main = MainScreen(
                 store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
@@ -288,7 +289,7 @@ public final class AppModel {
             current = .main(main)
         case .quit: shouldQuit = true
         case .lockAndQuit:
-            lockNow(message: .info("Locked"), everywhere: true)
+            lockNow(message: .info("Locked"), everywhere: true, keepEdits: false)
             shouldQuit = true
         }
     }
@@ -374,9 +375,16 @@ public final class AppModel {
     /// locks the store (`everywhere`: for every process of the session, as
     /// `fob lock` does), wipes every field and value, undo data among them,
     /// and shows the unlock screen with `message`.
-    private func lockNow(message: StatusLine, everywhere: Bool) {
+    private func lockNow(message: StatusLine, everywhere: Bool, keepEdits: Bool = true) {
         if everywhere { store.lockSession() }
-        if case .main(let main) = current { carryOver.capture(from: main) }
+        var message = message
+        if case .main(let main) = current {
+            carryOver.capture(from: main, keepEdits: keepEdits)
+            if let name = carryOver.keptEdits {
+                message = StatusLine(
+                    message.tone, message.text + "; your unsaved edits of \(name) are kept for the unlock")
+            }
+        }
         overlay = nil
         clipboard.clearNow()
         if case .main(let main) = current, let job = main.unfinishedStoreWork {

@@ -94,8 +94,11 @@ enum Transition {
     case stay
     /// Draw this overlay over the screen.
     case show(Overlay)
-    /// Lock the vault and show the unlock screen with this message.
+    /// Lock the vault and show the unlock screen with this message; the
+    /// editor's unsaved edits are kept for the unlock.
     case lock(StatusLine)
+    /// Lock as ``lock(_:)`` does, wiping the editor's unsaved edits too (the logout wipe).
+    case lockWiping(StatusLine)
     /// The vault was created or unlocked: show the main screen.
     case openVault
     /// Quit the app.

@@ -111,7 +111,7 @@ final class LogoutFlow {
             return .stay
         }
         pendingWipe = nil
-        if report.succeeded { return .lock(.success(report.summary)) }
+        if report.succeeded { return .lockWiping(.success(report.summary)) }
         clipboard.clearNow()
         let cleared = refresh.reload(model, now: clock.now)
         model.form.message = .error(report.summary + (cleared ? HomeFormModel.retrievedClearedNote : ""))
