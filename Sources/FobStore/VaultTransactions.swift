@@ -39,6 +39,7 @@ extension Vault {
     /// transaction; rolls back, and undoes the in-memory commitment, on any error.
     func write<R>(_ body: (VaultKeys) throws(KeychainError) -> R) throws(KeychainError) -> R {
         _ = try unlockedKeys()
+        lastWrite = []
         try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
         var committing = false
         do throws(KeychainError) {
@@ -58,8 +59,14 @@ extension Vault {
             // After a failed COMMIT the outcome is unknown: verify again on next use.
             if committing { integrity = nil } else if let journal { undo(journal) }
             journal = nil
+            lastWrite = []
             throw error
         }
+    }
+
+    /// Records one item written by the transaction in progress (``lastWrite``), without its secret.
+    func noteWrite(_ write: ItemWrite) {
+        lastWrite.append(write.withoutSecrets)
     }
 
     /// A prepared statement kept for the life of the connection, reset for reuse.

@@ -125,7 +125,7 @@ import Testing
             Issue.record("unlock")
             return
         }
-        guard case .count(2) = core.handle(back) else {
+        guard core.handle(back).writtenCount == 2 else {
             Issue.record("the import did not apply")
             return
         }

@@ -311,7 +311,9 @@ final class AgentFixture: @unchecked Sendable {
         defer { f.stop() }
         #expect(try f.unlock().status == 0)
         let heard = ArrivalLog<AgentEvent>()
-        let subscription = try AgentClient(endpoint: f.endpoint).subscribe { heard.append($0) }
+        let subscription = try AgentClient(endpoint: f.endpoint).subscribe {
+            heard.append(AgentEvent(kind: $0.kind, key: $0.key, revision: $0.revision))
+        }
         defer { subscription.cancel() }
         let added = try f.run(["add", "mail", "ana"], input: "s3cret")
         let ended = Date()
@@ -326,13 +328,16 @@ final class AgentFixture: @unchecked Sendable {
 
     /// Each change a subscriber hears of carries the item's revision after
     /// it, whoever wrote: the agent (add, a conditional update) or another
-    /// process that opened the vault itself; a deletion carries none.
+    /// process that opened the vault itself; a deletion carries the one the
+    /// item had.
     @Test func eventsCarryTheItemsRevisionAfterEachWrite() throws {
         let f = try AgentFixture()
         defer { f.stop() }
         #expect(try f.unlock().status == 0)
         let heard = ArrivalLog<AgentEvent>()
-        let subscription = try AgentClient(endpoint: f.endpoint).subscribe { heard.append($0) }
+        let subscription = try AgentClient(endpoint: f.endpoint).subscribe {
+            heard.append(AgentEvent(kind: $0.kind, key: $0.key, revision: $0.revision))
+        }
         defer { subscription.cancel() }
         let key = ItemKey(service: "mail", account: "ana")
 
@@ -347,7 +352,7 @@ final class AgentFixture: @unchecked Sendable {
         #expect(direct.status == 0, "\(direct.stderrText)")
         #expect(heard.arrival(of: AgentEvent(kind: .changed, key: key, revision: 3)) != nil)
         #expect(try f.run(["rm", "mail", "ana", "--if-revision", "3"]).status == 0)
-        #expect(heard.arrival(of: AgentEvent(kind: .deleted, key: key)) != nil)
+        #expect(heard.arrival(of: AgentEvent(kind: .deleted, key: key, revision: 3)) != nil)
         // No change was heard without its revision, nor at another one.
         for revision in [nil, 1, 4] as [UInt64?] {
             #expect(heard.arrival(of: AgentEvent(kind: .changed, key: key, revision: revision), timeout: 0) == nil)
