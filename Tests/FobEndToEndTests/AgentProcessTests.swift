@@ -582,6 +582,29 @@ final class AgentFixture: @unchecked Sendable {
 
     /// The terminal UI opens on its main screen while the agent holds the
     /// vault unlocked, and shows the unlock screen once `fob lock` runs elsewhere.
+    /// Issue 30: a write through the agent shows in the UI from the change
+    /// feed, patched in (no reload), well within the old 300 ms.
+    @Test func anAgentWriteShowsInTheUIAtOnce() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        #expect(try f.run(["add", "mail", "ana"], input: "x", password: true).status == 0)
+        #expect(try f.unlock().status == 0)
+        let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(command: command, environment: f.environment)
+        try waitForMainScreen(tmux, listing: "mail")
+        var delays: [TimeInterval] = []
+        for i in 0..<5 {
+            #expect(try f.run(["add", "web\(i)", "bo"], input: "y", password: true).status == 0)
+            let written = Date()
+            try tmux.waitUntil("web\(i) listed") { $0.contains("web\(i)") }
+            delays.append(Date().timeIntervalSince(written))
+        }
+        let median = delays.sorted()[2]
+        print("agent write to screen, median of 5: \(Int(median * 1000)) ms; all: \(delays.map { Int($0 * 1000) })")
+        #expect(median < 0.3, "\(delays)")
+        try tmux.press("C-q")
+    }
+
     @Test func theTerminalUIFollowsTheAgent() throws {
         let f = try AgentFixture()
         defer { f.stop() }

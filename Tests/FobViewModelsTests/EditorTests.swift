@@ -495,3 +495,40 @@ import Testing
         #expect(Editor.changedElsewhere(opened: opened, current: sameRevision).isEmpty)
     }
 }
+
+/// Issue 30: a Save asks the store for the item once and writes once; the
+/// list and the editor follow from the write, with no full reload.
+@Suite struct SaveRequestCountTests {
+    @Test func aSaveMakesAtMostTwoRequestsAndNoReload() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "old"), item("web", "bo", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("Work"), .focus(.password), .insert("new"))
+        let before = h.store.calls
+        h.send(.save)
+        let after = h.store.calls
+        func delta(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
+        #expect(h.message.hasPrefix("Saved (replaced the password of mail / ana)"))
+        #expect(delta("allItems") == 0, "no full reload")
+        #expect(delta("item") + delta("update") + delta("save") <= 2, "\(after) after \(before)")
+        // The update's own lookup inside the store is the only other call.
+        #expect(delta("items") <= delta("update"))
+        let stored = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
+        #expect(stored.label == "Work")
+        #expect(h.list.allRows.first { $0.key == ItemKey(stored) }?.revision == stored.revision)
+        #expect(h.list.allRows.first { $0.key == ItemKey(stored) }?.label == "Work")
+        #expect(h.form.baseline?.item.revision == stored.revision)
+        #expect(!h.form.hasUnsavedEdits)
+    }
+
+    @Test func aNewItemIsSavedWithTwoRequestsAndNoReload() throws {
+        let h = try Harness.unlocked(items: [item("web", "bo", "pw")])
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("pw2"))
+        let before = h.store.calls
+        h.send(.save)
+        let after = h.store.calls
+        func delta(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
+        #expect(h.message == "Saved (new item)")
+        #expect(delta("allItems") == 0)
+        #expect(delta("item") + delta("save") <= 2)
+        #expect(h.list.allRows.map(\.service) == ["mail", "web"])
+    }
+}

@@ -97,6 +97,17 @@ public final class ItemListModel {
         applyFilter(keeping: selected)
     }
 
+    /// Replaces the rows of `removing` and those with the keys of
+    /// `upserting` by `upserting`, keeping order, filter and selection:
+    /// a change applied without reading every item again.
+    func patch(upserting: [ItemRow], removing: [ItemKey]) {
+        guard !upserting.isEmpty || !removing.isEmpty else { return }
+        let gone = Set(removing).union(upserting.map(\.key))
+        var rows = allRows.filter { !gone.contains($0.key) }
+        rows += upserting
+        replace(with: rows)
+    }
+
     /// Re-applies the filter, keeping the selected item if it still shows.
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex

@@ -47,8 +47,15 @@ final class EditorSession {
     func open(_ key: ItemKey) {
         let form = model.form
         form.wipe()
+        do { show(try store.item(key)) } catch { form.message = .error(error.description) }
+        model.focus = .service
+    }
+
+    /// Fills the emptied form with `item` (as stored, its secret included).
+    private func show(_ item: Item) {
+        let form = model.form
+        let key = ItemKey(item)
         do {
-            let item = try store.item(key)
             form.service.setText(item.service)
             form.userID.setText(item.account)
             form.retrievedKey = key
@@ -70,10 +77,7 @@ final class EditorSession {
                     service: form.service.text, userID: form.userID.text, label: form.label.text,
                     url: form.url.text, notes: form.notes.text))
             form.message = .success("Retrieved")
-        } catch {
-            form.message = .error(error.description)
         }
-        model.focus = .service
     }
 
     /// The generator of a stored seed, or `nil` when it cannot be read.
@@ -185,24 +189,30 @@ final class EditorSession {
         let newKey = ItemKey(
             itemClass: key.itemClass, accessGroup: key.accessGroup,
             service: changes.service ?? key.service, account: changes.account ?? key.account)
-        if renamed, (try? store.items(matching: newKey.query, withSecrets: false)) != nil {
-            return writeFailed(.duplicateItem(newKey.shortName), key, newKey)
-        }
+        // One write; a rename onto an existing item is refused by the store.
         do {
             _ = try store.update(matching: key.query, with: changes)
         } catch {
             return writeFailed(error, key, newKey)
         }
         let replaced = changes.secret != nil
-        refresh.reload(model, now: clock.now)
         // Any Save can be undone, a rename as a change of one attribute.
         let hint = before == nil ? "" : UndoBuffer.hint
         if let before {
-            let revision = model.list.allRows.first { $0.key == newKey }?.revision ?? 0
-            undo.record(.saved(before: before, now: newKey, revision: revision), at: clock.now)
+            // The item as written, from the item read and the changes (the
+            // write was conditional on its revision): the list and the
+            // editor follow without reading anything back.
+            var written = before
+            changes.apply(to: &written, now: clock.now)
+            if written.revision > 0 { written.revision += 1 }
+            refresh.patch(model, upserting: [written], removing: [key], now: clock.now)
+            undo.record(.saved(before: before, now: newKey, revision: written.revision), at: clock.now)
             model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+            reopen(written)
+        } else {
+            refresh.reload(model, now: clock.now)
+            reopen(newKey)
         }
-        reopen(newKey)
         if renamed {
             form.message = .success("Saved (renamed \(key.shortName) to \(newKey.shortName))" + hint)
         } else if replaced {
@@ -219,8 +229,13 @@ final class EditorSession {
         } catch {
             return writeFailed(error, key, key)
         }
-        refresh.reload(model, now: clock.now)
-        let cleared = reopen(key)
+        // The new item as written (revision 1), patched in without reading it back.
+        var written = Item(service: key.service, account: key.account, secret: secret)
+        written.created = clock.now
+        changes.apply(to: &written, now: clock.now)
+        written.revision = 1
+        refresh.patch(model, upserting: [written], now: clock.now)
+        let cleared = reopen(written)
         model.form.message = .success(cleared ? "Saved (new item; filter cleared to show it)" : "Saved (new item)")
         return .stay
     }
@@ -233,6 +248,17 @@ final class EditorSession {
         let focus = model.focus
         let cleared = model.list.reveal(key)
         open(key)
+        model.focus = focus
+        return cleared
+    }
+
+    /// ``reopen(_:)`` with the item as written, not read again.
+    @discardableResult
+    func reopen(_ item: Item) -> Bool {
+        let focus = model.focus
+        let cleared = model.list.reveal(ItemKey(item))
+        model.form.wipe()
+        show(item)
         model.focus = focus
         return cleared
     }

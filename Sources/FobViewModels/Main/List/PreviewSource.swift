@@ -21,6 +21,8 @@ final class PreviewSource {
     /// the selection moved, the item changed, or its one-time code did.
     /// Moving to another item hides what Ctrl-R revealed.
     func sync() {
+        // The preview shows only while browsing: the editor takes its place.
+        guard model.focus == .list || model.focus == .filter else { return }
         let row = model.list.selectedRow
         let now = clock.now
         // A write moves the revision on even within one tick of the clock.
