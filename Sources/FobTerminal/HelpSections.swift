@@ -49,6 +49,7 @@ public enum HelpSections {
                     "all required, over service, user ID, label, URL, kind; "
                         + "letters in order match (ghub finds github); best match first"
                 ),
+                ("is:", "is:expired, is:soon, is:2fa, is:token, is:conflict, is:shared narrow the words"),
                 ("Backspace, Left/Right", "edit the query"),
                 ("Ctrl-U", "clear the query"),
             ]),

@@ -146,7 +146,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
                 line.keys.split(separator: ", ").flatMap { $0.split(separator: "/") }.map(String.init)
             })
         let app = app(in: .list)
-        let words = ["typing", "words", "marks"]
+        let words = ["typing", "words", "marks", "is:"]
         for name in named where !words.contains(name) {
             guard let key = Self.key(named: name) else {
                 Issue.record("help names \(name), which is no key")

@@ -232,3 +232,30 @@ import Testing
         #expect(h.list.rows.count == 1)
     }
 }
+
+/// Issue 32: filter predicates, combined with words.
+@Suite struct ListPredicateTests {
+    @Test func predicatesCombineWithWords() throws {
+        var seeded = item("github.com", "ana", "pw")
+        seeded.oneTimePassword = SecretBytes(utf8: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP")
+        let h = try Harness.unlocked(items: [
+            seeded, item("gitlab.com", "bo", "pw"),
+            item("api", "ci", jwt(exp: 1), kind: .token),
+            item("api", "live", jwt(exp: 4_000_000_000), kind: .token),
+        ])
+        func shown(_ query: String) -> [String] {
+            h.send(.cancel, .insert(query))
+            return h.list.rows.map { "\($0.service)/\($0.account)" }
+        }
+        #expect(shown("is:2fa") == ["github.com/ana"])
+        #expect(shown("is:token") == ["api/ci", "api/live"])
+        #expect(shown("is:expired") == ["api/ci"])
+        #expect(shown("IS:TOKEN live") == ["api/live"])
+        #expect(shown("git is:2fa") == ["github.com/ana"])
+        #expect(shown("is:soon").isEmpty)
+        #expect(shown("is:conflict").isEmpty)
+        // No item has an access rule until access rules exist.
+        #expect(shown("is:shared").isEmpty)
+        #expect(shown("is:nonsense").isEmpty)
+    }
+}

@@ -133,6 +133,15 @@ public final class ItemListModel {
     /// Sets ``shownOrder`` for the filter's terms, searching only the last
     /// matches when the new terms narrow the last ones.
     private func search() {
+        let (words, predicates) = ListPredicate.split(filter.text)
+        guard predicates.isEmpty else {
+            // Predicates depend on the time (is:expired, is:soon): never cached.
+            let terms = ListSearch.terms(words)
+            let order =
+                terms.isEmpty ? Array(allRows.indices) : ListSearch.ranked(searchKeys, terms: terms, among: nil).ranked
+            shownOrder = order.filter { i in predicates.allSatisfy { $0.holds(for: allRows[i], now: lastNow) } }
+            return
+        }
         // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
         let terms = ListSearch.terms(filter.text)
         guard !terms.isEmpty else {
@@ -224,8 +233,13 @@ public final class ItemListModel {
         selectedIndex = max(0, min(rows.count - 1, (selectedIndex ?? 0) + delta))
     }
 
+    /// The time of the last ``updateExpiryTexts(now:)``: what `is:expired`
+    /// and `is:soon` are judged by.
+    private var lastNow = Date(timeIntervalSince1970: 0)
+
     /// Recomputes the expiry texts for `now`.
     func updateExpiryTexts(now: Date) {
+        lastNow = now
         for i in allRows.indices where allRows[i].expires != nil {
             allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) }
         }
