@@ -141,10 +141,6 @@ public final class AppModel {
     public static let alreadyUnlockedReadyNote =
         "Vault already unlocked (fob agent): no password needed; early keys ignored"
 
-    /// The password generator's settings while no main screen shows, so
-    /// that they outlast a lock (they hold no secret).
-    private var generatorSettings = PasswordPolicy()
-
     /// The create-vault model when that screen shows.
     public var createVaultModel: CreateVaultModel? {
         if case .createVault(let model) = current { return model }
@@ -210,7 +206,7 @@ public final class AppModel {
             }
         }
         showClipboardEvents()
-        if case .main(let main) = current { main.syncPreview() }
+        if case .main(let main) = current { main.preview.sync() }
     }
 
     /// The timer step: background work's store calls and results, idle
@@ -225,7 +221,7 @@ public final class AppModel {
         clipboard.tick()
         if idleLock.isDue(now) { lockForIdleness() }
         if case .main(let main) = current {
-            if let wipe = main.retryPendingWipe() { apply(wipe) }
+            if let wipe = main.logout.retryPendingWipe() { apply(wipe) }
         }
         // A lock done elsewhere (`fob lock`, the agent's timeout) reaches the
         // store; an agent that went away without locking is not such a lock.
@@ -234,17 +230,10 @@ public final class AppModel {
             lockNow(
                 message: stopped
                     ? .warning("The agent stopped (without a lock); unlock to go on") : .info("Locked elsewhere"),
-                everywhere: false)
+                everywhere: false, keepEdits: false)
         }
         if let until = startupKeysUntil, clock.now >= until { endStartupWindow() }
-        if case .main(let main) = current {
-            main.finishRefresh()
-            main.finishResolve()
-            main.expireUndo()
-            main.refresh.poll(main.model, now: now)
-            main.syncPreview()
-            main.followOpenedItem()
-        }
+        if case .main(let main) = current { main.tick(now: now) }
         showClipboardEvents()
     }
 
@@ -294,25 +283,17 @@ public final class AppModel {
             if case .help = overlay { helpPage = 0 }
             self.overlay = overlay
         case .lock(let message): lockNow(message: message, everywhere: true)
+        case .lockWiping(let message): lockNow(message: message, everywhere: true, keepEdits: false)
         case .openVault:
             let main = MainScreen(
                 store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
-                generatorSettings: generatorSettings, mailbox: mailbox, sync: sync)
-            // The lock wiped the message history with everything else: `m` says so.
-            if messagesWipedByLock { main.model.messages.append(.info(AppModel.messagesWipedNote), at: clock.now) }
-            // The lock wiped unsaved edits with everything else; say so once, not silently.
-            if let name = editsDiscardedByLock {
-                main.model.form.message = .warning("Locking discarded the unsaved edits of \(name)")
-            }
-            editsDiscardedByLock = nil
-            // Unlocking goes back to the item highlighted before the lock.
-            if let key = selectionBeforeLock {
-                main.model.list.select(key)
-                main.syncPreview()
-            }
-            selectionBeforeLock = nil
+                generatorSettings: carryOver.generatorSettings, mailbox: mailbox, sync: sync)
+            carryOver.restore(into: main, now: clock.now)
             current = .main(main)
         case .quit: shouldQuit = true
+        case .lockAndQuit:
+            lockNow(message: .info("Locked"), everywhere: true, keepEdits: false)
+            shouldQuit = true
         }
     }
 
@@ -322,7 +303,7 @@ public final class AppModel {
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
         case .generator:
-            guard case .main(let main) = current, main.handleGenerator(action) else {
+            guard case .main(let main) = current, main.generator.handleGenerator(action) else {
                 self.overlay = nil
                 return .stay
             }
@@ -332,7 +313,7 @@ public final class AppModel {
                 self.overlay = nil
                 return .stay
             }
-            let (transition, open) = main.handleLogoutReview(action)
+            let (transition, open) = main.logout.handleLogoutReview(action)
             if !open { self.overlay = nil }
             return transition
         case .help:
@@ -353,29 +334,21 @@ public final class AppModel {
                 self.overlay = nil
                 guard case .main(let main) = current else { return .stay }
                 return main.perform(dialog.purpose)
-            case .discardEdits:
-                guard case .main(let main) = current else { return .stay }
-                switch dialog.purpose {
-                case .leaveEditor(let exit):
-                    self.overlay = nil
-                    return main.discardAndLeave(then: exit)
-                case .saveOverChanges:
-                    self.overlay = nil
-                    return main.reloadDroppingEdits()
-                default:
-                    return .stay
-                }
-            case .keepOtherVersion:
-                guard case .resolveConflict(let key) = dialog.purpose else { return .stay }
+            case .discardEdits, .keepOtherVersion:
+                guard case .main(let main) = current,
+                    let transition = main.performAlternative(dialog.purpose, action)
+                else { return .stay }
                 self.overlay = nil
-                guard case .main(let main) = current else { return .stay }
-                return main.resolve(key, keepRemote: true)
+                return transition
             case .dismiss, .cancel:
                 self.overlay = nil
-                if case .main(let main) = current { main.model.form.message = .info("Cancelled") }
+                if case .main(let main) = current { main.dismissed(dialog.purpose) }
                 return .stay
             case .quit:
                 return .quit
+            case .lockAndQuit:
+                self.overlay = nil
+                return .lockAndQuit
             default:
                 return .stay
             }
@@ -405,14 +378,14 @@ public final class AppModel {
     /// locks the store (`everywhere`: for every process of the session, as
     /// `fob lock` does), wipes every field and value, undo data among them,
     /// and shows the unlock screen with `message`.
-    private func lockNow(message: StatusLine, everywhere: Bool) {
+    private func lockNow(message: StatusLine, everywhere: Bool, keepEdits: Bool = true) {
         if everywhere { store.lockSession() }
+        var message = message
         if case .main(let main) = current {
-            generatorSettings = main.model.generatorSettings
-            selectionBeforeLock = main.model.list.selectedRow?.key
-            let form = main.model.form
-            if form.hasUnsavedEdits {
-                editsDiscardedByLock = form.openedKey.map { MainScreen.shortName($0) } ?? "a new item"
+            carryOver.capture(from: main, keepEdits: keepEdits)
+            if let name = carryOver.keptEdits {
+                message = StatusLine(
+                    message.tone, message.text + "; your unsaved edits of \(name) are kept for the unlock")
             }
         }
         overlay = nil
@@ -423,23 +396,14 @@ public final class AppModel {
             store.lock()
         }
         wipeScreen()
-        if case .main = current { messagesWipedByLock = true }
         current = .unlock(UnlockModel(message: message))
     }
 
-    /// The item highlighted when the main screen locked (a name, no
-    /// secret), highlighted again after the unlock.
-    private var selectionBeforeLock: ItemKey?
-
-    /// The item (a short name, no secret) whose unsaved edits the last
-    /// lock wiped, told after the unlock.
-    private var editsDiscardedByLock: String?
-
-    /// Whether a lock wiped a main screen's message history.
-    private var messagesWipedByLock = false
+    /// What a lock carries over to the next main screen.
+    private var carryOver = LockCarryOver()
 
     /// The message history's first line after a lock wiped the earlier ones.
-    public static let messagesWipedNote = "Locking cleared the earlier messages"
+    public static let messagesWipedNote = LockCarryOver.messagesWipedNote
 
     private func wipeScreen() {
         switch current {
@@ -452,6 +416,6 @@ public final class AppModel {
     /// Shows the clipboard's reports on the main screen's Message line.
     private func showClipboardEvents() {
         let events = clipboard.takeEvents()
-        if case .main(let main) = current { main.show(events) }
+        if case .main(let main) = current { main.actions.show(events) }
     }
 }

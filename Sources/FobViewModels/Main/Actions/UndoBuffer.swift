@@ -1,10 +1,11 @@
 import FobStore
 import FoundationEssentials
 
-/// The changes `z` can undo, each kept for ``lifetime`` seconds from when it
-/// was made: a deleted item, or the item as it was before a Save replaced its
-/// secret. `z` undoes the newest first, so two quick deletes (`d d`) are both
-/// undone by `z z` and neither is lost.
+/// The changes undo (Ctrl-Y) can take back, each kept for ``lifetime``
+/// seconds from when it was made: a deleted item, or the item as it was
+/// before a Save (a rename, a new secret, any attribute). Undo takes the
+/// newest first, so two quick deletes are both undone by two undos and
+/// neither is lost.
 ///
 /// The items are held whole, their secret, one-time seed and custom field
 /// values in ``SecretBytes`` (freed, and so wiped, when dropped); a change is
@@ -14,9 +15,19 @@ final class UndoBuffer {
     enum Entry {
         /// This item was deleted: undo adds it back exactly.
         case deleted(Item)
-        /// A Save replaced the secret of the item now stored under `now`;
-        /// `before` is the item as it was.
-        case replaced(before: Item, now: ItemKey)
+        /// A Save changed the item now stored under `now` (renamed, or not)
+        /// and left it at `revision` (0 when the store keeps none); `before`
+        /// is the item as it was. Undo puts `before` back only over that
+        /// revision: a later change made elsewhere is asked about first.
+        case saved(before: Item, now: ItemKey, revision: UInt64)
+
+        /// The item's name as messages give it (`github.com / ana`).
+        var name: String {
+            switch self {
+            case .deleted(let item): return ItemKey(item).shortName
+            case .saved(_, let now, _): return now.shortName
+            }
+        }
     }
 
     /// How long a change stays undoable, in seconds.
@@ -57,8 +68,8 @@ final class UndoBuffer {
         return now >= newest.deadline
     }
 
-    /// What messages about an undoable change end with: `— z undoes (10 s)`.
-    static let hint = " — z undoes (\(secondsText))"
+    /// What messages about an undoable change end with: `— Ctrl-Y undoes (10 s)`.
+    static let hint = " — Ctrl-Y undoes (\(secondsText))"
 
     /// Drops every change (their secrets are wiped as they are freed).
     func wipe() {

@@ -39,4 +39,7 @@ public struct StatusLine: Sendable, Equatable {
     public static func warning(_ text: String) -> StatusLine { StatusLine(.warning, text) }
     /// An error.
     public static func error(_ text: String) -> StatusLine { StatusLine(.error, text) }
+
+    /// "No item selected", for list commands on an empty list.
+    static let noSelection = StatusLine.warning("No item selected")
 }

@@ -56,7 +56,7 @@ public final class LogoutReviewModel {
     public var question: String {
         let n = selectedCount
         guard n > 0 else { return "Nothing selected: Space ticks an item; n/Esc closes" }
-        return "Delete \(n) item\(n == 1 ? "" : "s"), clear the clipboard and lock? (y/n)"
+        return "Delete \(n) item\(n == 1 ? "" : "s"), clear the clipboard and lock? Enter deletes"
     }
 
     /// Moves the cursor by `delta` rows, stopping at the ends.
@@ -74,49 +74,4 @@ public final class LogoutReviewModel {
 
     /// The keys `y` deletes.
     var selectedKeys: Set<ItemKey> { Set(rows.filter(\.selected).map(\.key)) }
-}
-
-extension MainScreen {
-    /// `W`: the logout review over every token and OAuth item (of `service`).
-    func openLogoutReview(service: String?) -> Transition {
-        let candidates: [LogoutCandidate]
-        do { candidates = try LogoutWipe.candidates(in: store, service: service) } catch {
-            model.form.message = .error(error.description)
-            return .stay
-        }
-        let scope = service.map { " of service \"\($0)\"" } ?? ""
-        guard !candidates.isEmpty else {
-            model.form.message = .warning("No token or OAuth items\(scope) to delete")
-            return .stay
-        }
-        model.logoutReview = LogoutReviewModel(candidates: candidates, service: service)
-        return .show(.logoutReview)
-    }
-
-    /// A key while the logout review shows.
-    /// - Returns: the transition, and whether the review stays open.
-    func handleLogoutReview(_ action: Action, pageRows: Int = 10) -> (Transition, open: Bool) {
-        guard let review = model.logoutReview else { return (.stay, false) }
-        switch action {
-        case .moveSelection(let delta): review.move(by: delta)
-        case .cycleKind, .insert(" "): review.toggle()
-        case .confirm, .submit:
-            guard review.selectedCount > 0 else {
-                model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; n/Esc closes")
-                return (.stay, true)
-            }
-            let keys = review.selectedKeys
-            model.logoutReview = nil
-            return (logoutWipe(keys: keys), false)
-        case .dismiss, .cancel:
-            model.logoutReview = nil
-            model.form.message = .info("Logout cancelled: nothing deleted")
-            return (.stay, false)
-        case .quit:
-            model.logoutReview = nil
-            return (.quit, false)
-        default: break
-        }
-        return (.stay, true)
-    }
 }

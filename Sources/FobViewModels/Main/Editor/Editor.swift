@@ -213,7 +213,7 @@ public enum Editor {
     static func seedChange(_ input: EditorInput, hadSeed: Bool, opened: Bool) -> Result<SecretBytes??, EditorRefusal> {
         guard input.seedEdited || (!opened && input.seed.count > 0) else { return .success(nil) }
         guard input.seed.count > 0 else { return .success(hadSeed ? .some(nil) : nil) }
-        guard MainScreen.generator(from: input.seed)?.period != nil else {
+        guard EditorSession.generator(from: input.seed)?.period != nil else {
             return .failure(
                 EditorRefusal(
                     message: "One-time seed: not an otpauth://totp/ URI or base32 secret; nothing saved",
@@ -255,11 +255,18 @@ public enum Editor {
         return names
     }
 
-    /// Whether `current` was written since `opened` was read: by revision,
-    /// or by modification date when either has none.
+    /// Whether `current` was written since `opened` was read (the one
+    /// "changed elsewhere" rule, for Save and for the list's reloads alike).
     public static func isNewer(_ current: Item, than opened: Item) -> Bool {
-        guard opened.revision > 0 && current.revision > 0 else { return opened.modified != current.modified }
-        return opened.revision != current.revision
+        isNewer(revision: current.revision, modified: current.modified, than: opened)
+    }
+
+    /// Whether an item now at `revision` and `modified` (a list row, an
+    /// item read again) was written since `opened` was read: by revision,
+    /// or by modification date when either has none (0).
+    public static func isNewer(revision: UInt64, modified: Date, than opened: Item) -> Bool {
+        guard opened.revision > 0 && revision > 0 else { return opened.modified != modified }
+        return opened.revision != revision
     }
 }
 
@@ -296,7 +303,7 @@ extension HomeFormModel {
     /// The editor's title: `Editing SERVICE / USER ID` for an opened item,
     /// `New item` otherwise, with a leading `● ` while there are unsaved edits.
     public var editorTitle: String {
-        let name = baseline.map { "Editing " + MainScreen.shortName($0.key) } ?? "New item"
+        let name = baseline.map { "Editing " + $0.key.shortName } ?? "New item"
         return hasUnsavedEdits ? "● " + name : name
     }
 }

@@ -103,7 +103,7 @@ public struct ItemPreview: Sendable, Equatable {
         tail += ItemPreview.claims(details)
         tail.append(Line("Modified", ItemPreview.localTime(item.modified, now: now, alwaysDate: true)))
         self.tail = tail
-        let generator = item.oneTimePassword.flatMap(MainScreen.generator(from:))
+        let generator = item.oneTimePassword.flatMap(EditorSession.generator(from:))
         code = generator.map { otp in
             (otp.code(at: now), otp.secondsLeft(at: now).map { now.addingTimeInterval(TimeInterval($0)) })
         }
@@ -192,46 +192,5 @@ public struct ItemPreview: Sendable, Equatable {
             && a.head == b.head
             && a.tail == b.tail && a.code?.text == b.code?.text && a.code?.until == b.code?.until
             && a.expires == b.expires
-    }
-}
-
-extension MainScreen {
-    /// Brings the preview in step with the highlighted row: read again when
-    /// the selection moved, the item changed, or its one-time code did.
-    /// Moving to another item hides what Ctrl-R revealed.
-    func syncPreview() {
-        let row = model.list.selectedRow
-        let now = clock.now
-        // A write moves the revision on even within one tick of the clock.
-        if let preview = model.preview, let row, preview.key == row.key, preview.modified == row.modified,
-            preview.revision == row.revision, !preview.isStale(at: now)
-        {
-            return
-        }
-        let revealed = model.preview?.key == row?.key && (model.preview?.revealed ?? false)
-        loadPreview(revealed: revealed)
-    }
-
-    /// Ctrl-R on the list: shows or hides the secret and hidden fields of
-    /// the preview, reading them from the store only to show them.
-    func togglePreviewReveal() {
-        guard model.list.selectedRow != nil else {
-            model.form.message = MainScreen.noSelection
-            return
-        }
-        loadPreview(revealed: !(model.preview?.revealed ?? false))
-    }
-
-    /// Reads the highlighted item and builds its preview.
-    private func loadPreview(revealed: Bool) {
-        guard let row = model.list.selectedRow else {
-            model.preview = nil
-            return
-        }
-        do {
-            model.preview = ItemPreview(item: try store.item(row.key), now: clock.now, revealed: revealed)
-        } catch {
-            model.preview = nil
-        }
     }
 }

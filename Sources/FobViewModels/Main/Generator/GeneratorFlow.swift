@@ -6,7 +6,16 @@ import FoundationEssentials
 /// fills it at once with the kept settings; the generator dialog (Alt-G,
 /// or Enter on the Generator row) changes those settings and fills the
 /// field with the password it previews.
-extension MainScreen {
+final class GeneratorFlow {
+    /// The state drawn: the kept settings, the dialog, the Password field.
+    let model: MainModel
+
+    init(model: MainModel) { self.model = model }
+
+    /// The end of the message of a generated password, hidden and shown.
+    static let showsHint = "; Ctrl-R shows it"
+    static let hidesHint = "; Ctrl-R hides it"
+
     /// Ctrl-G in the Password field: fills it with a new password made with
     /// ``MainModel/generatorSettings``. Elsewhere, says where it works.
     func generatePassword() {
@@ -23,7 +32,7 @@ extension MainScreen {
         }
         defer { bytes.wipe() }
         fillPassword(with: bytes)
-        form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy)))" + MainScreen.showsHint)
+        form.message = .success("Generated a password (\(Self.sizeAndEntropy(of: policy)))" + GeneratorFlow.showsHint)
     }
 
     /// Opens the generator dialog on a copy of the kept settings.
@@ -76,7 +85,7 @@ extension MainScreen {
         fillPassword(with: bytes)
         model.generatorSettings = policy
         model.form.message = .success(
-            "Generated a password (\(Self.sizeAndEntropy(of: policy)))" + MainScreen.showsHint)
+            "Generated a password (\(Self.sizeAndEntropy(of: policy)))" + GeneratorFlow.showsHint)
         closeGenerator()
         model.focus = .password
         return true

@@ -41,6 +41,9 @@ public final class TextFieldState {
     public private(set) var isRevealed = false
     /// The cursor position, in characters from the start (0...``count``).
     public private(set) var cursor = 0
+    /// Whether the whole text is selected (Ctrl-F on the query): the next
+    /// typed text or delete replaces it, a cursor move keeps it.
+    public private(set) var isAllSelected = false
 
     /// UTF-8 bytes; spare capacity is always zeroed.
     private var bytes: [UInt8] = []
@@ -142,8 +145,13 @@ public final class TextFieldState {
         }
     }
 
+    /// Selects the whole text (when there is any), so that the next typed
+    /// text replaces it.
+    public func selectAll() { isAllSelected = !isEmpty }
+
     /// Wipes and empties the field and hides it again.
     public func clear() {
+        isAllSelected = false
         wipeStorage()
         bytes.removeAll(keepingCapacity: true)
         lengths.removeAll()
@@ -227,6 +235,17 @@ extension TextFieldState {
     /// clearing, revealing) to this field.
     /// - Returns: whether `action` was an editing action.
     func apply(_ action: Action) -> Bool {
+        if isAllSelected {
+            // Typing replaces the selected text; a delete takes it all.
+            isAllSelected = false
+            switch action {
+            case .insert: clear()
+            case .deleteBackward, .deleteForward:
+                clear()
+                return true
+            default: break
+            }
+        }
         switch action {
         case .insert(let text): insert(text)
         case .deleteBackward: deleteBackward()

@@ -50,7 +50,13 @@ final class ItemRefresh {
             changed.reset()
             watch = store.watch { [changed] event in
                 // Once the agent locks, it tells of nothing more: poll again.
-                if event.kind == .locked { changed.end() } else { changed.raise() }
+                switch event.kind {
+                case .locked: changed.end()
+                case .added, .changed, .renamed:
+                    changed.raise(event.summary.map { ItemChange.stored($0, formerly: event.oldKey) } ?? .unknown)
+                case .deleted: changed.raise(event.key.map(ItemChange.deleted) ?? .unknown)
+                case .unlocked: changed.raise(.unknown)
+                }
             }
         }
         knownVersion = try? store.dataVersion()
@@ -61,12 +67,8 @@ final class ItemRefresh {
         }
         var seen = Set<ItemKey>()
         var rows = items.map { item -> ItemRow in
-            let key = ItemKey(item)
-            seen.insert(key)
-            return ItemRow(
-                key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
-                kind: item.kind, modified: item.modified, revision: item.revision, expires: expiry(of: item, key: key),
-                expiryText: nil)
+            seen.insert(ItemKey(item))
+            return row(for: item)
         }
         expiryCache = expiryCache.filter { seen.contains($0.key) }
         if let versions = main.sync?.versions, !versions.isEmpty {
@@ -94,13 +96,16 @@ final class ItemRefresh {
         }
         let watched = watch?.isActive == true
         let due = !watched && (lastPoll.map { now.timeIntervalSince($0) >= ItemRefresh.pollInterval } ?? true)
-        if watched ? changed.take() : due {
+        // The feed's changes are patched in; one that cannot be reads the list again.
+        var reloadNow = false
+        if watched, let events = changed.takeEvents() { reloadNow = !patch(main, with: events, now: now) }
+        if reloadNow || (watched ? changed.take() : due) {
             lastPoll = now
             if watched || (try? store.dataVersion()).map({ $0 != knownVersion }) == true {
                 let shown = main.form.retrievedKey
                 if reload(main, now: now), let shown {
                     main.form.message = .warning(
-                        "Deleted elsewhere: \(shown.described)" + MainScreen.retrievedClearedNote)
+                        "Deleted elsewhere: \(shown.shortName)" + HomeFormModel.retrievedClearedNote)
                 }
             }
         }
@@ -155,6 +160,57 @@ final class ItemRefresh {
 
     /// The expiry of a token or OAuth item, decrypted only when the item
     /// changed since it was last read.
+    /// The list's row for `item` (a token's expiry read once per modification).
+    private func row(for item: Item) -> ItemRow {
+        let key = ItemKey(item)
+        return ItemRow(
+            key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
+            kind: item.kind, modified: item.modified, revision: item.revision, expires: expiry(of: item, key: key),
+            expiryText: nil)
+    }
+
+    /// Puts `items` (as stored now) in the list in place of the rows of
+    /// `removing` and of their own keys, without reading the store again
+    /// (a Save's own write, the change feed's summaries).
+    func patch(_ main: MainModel, upserting items: [Item], removing: [ItemKey] = [], now: Date) {
+        main.list.patch(upserting: items.map(row(for:)), removing: removing)
+        main.list.updateExpiryTexts(now: now)
+        if let shown = main.form.retrievedKey, removing.contains(shown),
+            !items.contains(where: { ItemKey($0) == shown })
+        {
+            main.form.clearRetrieved()
+            main.form.message = .warning("Deleted elsewhere: \(shown.shortName)" + HomeFormModel.retrievedClearedNote)
+        }
+    }
+
+    /// Applies the change feed's events: each added, changed, renamed or
+    /// deleted item patched from its summary (no secret; a token's expiry
+    /// read for that token alone).
+    /// - Returns: whether every event could be applied; else the caller
+    ///   reloads (a lock, an unlock, an event without its summary, sync's
+    ///   conflict marks to read again).
+    private func patch(_ main: MainModel, with events: [ItemChange], now: Date) -> Bool {
+        guard sync == nil else { return false }
+        var upserts: [Item] = []
+        var removals: [ItemKey] = []
+        for event in events {
+            switch event {
+            case .stored(let summary, let formerly):
+                if let formerly { removals.append(formerly) }
+                upserts.removeAll { ItemKey($0) == ItemKey(summary) }
+                upserts.append(summary)
+            case .deleted(let key):
+                upserts.removeAll { ItemKey($0) == key }
+                removals.append(key)
+            case .unknown:
+                return false
+            }
+        }
+        knownVersion = try? store.dataVersion()
+        patch(main, upserting: upserts, removing: removals, now: now)
+        return true
+    }
+
     private func expiry(of item: Item, key: ItemKey) -> Date? {
         guard item.kind.isSessionToken else { return nil }
         if let cached = expiryCache[key], cached.modified == item.modified { return cached.expires }
@@ -164,14 +220,53 @@ final class ItemRefresh {
     }
 }
 
+/// One change the store's feed told of, as the list applies it.
+enum ItemChange: Sendable {
+    /// The item as stored now (no secret); `formerly` is the key it had
+    /// before a rename.
+    case stored(Item, formerly: ItemKey?)
+    /// The item with this key went away.
+    case deleted(ItemKey)
+    /// A change the list cannot apply from what it was told (an unlock, an
+    /// event without its summary): the list is read again.
+    case unknown
+}
+
 /// Set by a store's watch on its own thread, taken by the UI thread.
 final class ChangeFlag: @unchecked Sendable {
     private let lock = Lock()
     private var raised = false
     private var ended = false
 
-    /// Notes a change.
-    func raise() { lock.withLock { raised = true } }
+    /// The events told since ``takeEvents()``, or `nil` once one came
+    /// that cannot be kept (too many: the list is read again instead).
+    private var events: [ItemChange]? = []
+
+    /// The most events kept between two ticks before a reload is cheaper.
+    static let eventLimit = 512
+
+    /// Notes a change, and the event that told of it.
+    func raise(_ event: ItemChange? = nil) {
+        lock.withLock {
+            raised = true
+            if let event, events != nil, events!.count < ChangeFlag.eventLimit {
+                events!.append(event)
+            } else {
+                events = nil
+            }
+        }
+    }
+
+    /// The events noted since the last call (and the change with them), or
+    /// `nil` when there were none or too many to keep.
+    func takeEvents() -> [ItemChange]? {
+        lock.withLock {
+            defer { events = [] }
+            guard let events, !events.isEmpty else { return nil }
+            raised = false
+            return events
+        }
+    }
 
     /// Notes that the watch tells of nothing more.
     func end() { lock.withLock { ended = true } }
@@ -184,6 +279,7 @@ final class ChangeFlag: @unchecked Sendable {
         lock.withLock {
             raised = false
             ended = false
+            events = []
         }
     }
 
@@ -194,9 +290,4 @@ final class ChangeFlag: @unchecked Sendable {
             return raised
         }
     }
-}
-
-extension ItemKey {
-    /// `service "…", user ID "…"`, as messages and dialogs name an item.
-    var described: String { "service \"\(service)\", user ID \"\(account)\"" }
 }

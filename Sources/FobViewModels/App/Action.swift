@@ -56,17 +56,28 @@ public enum Action: Sendable, Equatable {
     case editSelected
     /// Refresh the selected OAuth item's access token (`r`).
     case refreshSelected
-    /// Delete the selected item at once, undoable for 10 s (`d`).
+    /// Delete the selected item at once, undoable for 10 s (after the question ``askDeleteSelected`` asks).
     case deleteSelected
-    /// Undo the last delete, or the last Save that replaced a secret, within 10 s (`z`).
+    /// Ask whether to delete the selected item (Delete); Enter deletes it.
+    case askDeleteSelected
+    /// Undo the last delete, rename or Save, within 10 s (Ctrl-Y).
     case undo
     /// Ask which version of the selected item to keep after a sync conflict (`V`).
     case resolveSelected
     /// In the resolve dialog: keep the other device's version (`r`, as
     /// `fob resolve --keep remote`); `y` keeps this vault's.
     case keepOtherVersion
-    /// Lock now (`l`).
+    /// Lock now (after the question ``askLock`` asks).
     case lock
+    /// Ask whether to lock (Ctrl-L); Enter or Ctrl-L again locks.
+    case askLock
+    /// Ctrl-Q: quit; when the agent keeps the vault unlocked, say so and
+    /// ask first (Enter quits, Ctrl-Q again locks and quits).
+    case askQuit
+    /// Lock the vault for every process and quit (Ctrl-Q on the quit question).
+    case lockAndQuit
+    /// Ctrl-F: select the kept query, so that typing replaces it.
+    case selectQuery
     /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).
     case logoutWipe(service: String?)
     /// Show the help overlay (`?`).

@@ -1,16 +1,48 @@
+import FobAccess
 import FobStore
+import FobSystem
+import FoundationEssentials
 
 /// Sync conflicts on the main screen: `V` on an item with conflicting
-/// versions asks which to keep, as `fob resolve` does.
-extension MainScreen {
+/// versions asks which to keep, as `fob resolve` does, and the choice is
+/// written in the background (``pendingResolve``).
+final class ConflictDesk {
+    let model: MainModel
+    let store: any KeychainStore
+    let clock: any WallClock
+    /// Where sync's conflicts are read and settled, or `nil` without sync.
+    let sync: (any SyncConflictSource)?
+    /// Where background work reaches the store on the UI thread.
+    let mailbox: UIThreadMailbox
+    /// Keeps the list in step with the store.
+    let refresh: ItemRefresh
+    /// The preview, read again once a conflict is settled.
+    let preview: PreviewSource
+    /// The resolve running in the background and the item it settles;
+    /// its message is shown at the tick after it ends.
+    private(set) var pendingResolve: (key: ItemKey, job: BackgroundJob<StatusLine>)?
+
+    init(
+        model: MainModel, store: any KeychainStore, clock: any WallClock, sync: (any SyncConflictSource)?,
+        mailbox: UIThreadMailbox, refresh: ItemRefresh, preview: PreviewSource
+    ) {
+        self.model = model
+        self.store = store
+        self.clock = clock
+        self.sync = sync
+        self.mailbox = mailbox
+        self.refresh = refresh
+        self.preview = preview
+    }
+
     /// `V`: the resolve dialog for the selected item, when it has a conflict.
     func askResolveSelected() -> Transition {
         guard let row = model.list.selectedRow else {
-            model.form.message = MainScreen.noSelection
+            model.form.message = StatusLine.noSelection
             return .stay
         }
         guard sync != nil, row.versions > 1 else {
-            model.form.message = .info("No sync conflict on \(row.key.described)")
+            model.form.message = .info("No sync conflict on \(row.key.shortName)")
             return .stay
         }
         // Who wrote each version and when: the vault's may be the other device's edit.
@@ -24,8 +56,8 @@ extension MainScreen {
             .confirm(
                 ConfirmDialog(
                     title: "Sync conflict",
-                    message: "\(row.key.described) has \(row.versions) versions. "
-                        + "Keep this vault's\(local) (y), the other device's\(other) (r), or neither (n)?",
+                    message: "\(row.key.shortName) has \(row.versions) versions. "
+                        + "Keep this vault's\(local), or the other device's\(other)?",
                     purpose: .resolveConflict(row.key))))
     }
 
@@ -38,7 +70,7 @@ extension MainScreen {
     func resolve(_ key: ItemKey, keepRemote: Bool) -> Transition {
         guard let sync else { return .stay }
         if let pending = pendingResolve {
-            model.form.message = .info("Still settling \(pending.key.described)…")
+            model.form.message = .info("Still settling \(pending.key.shortName)…")
             return .stay
         }
         let store = UIThreadStore(self.store, mailbox: mailbox)
@@ -46,13 +78,13 @@ extension MainScreen {
         let job = BackgroundJob<StatusLine> {
             do {
                 try sync.resolve(key, keepRemote: keepRemote, store: store)
-                return .success("Kept \(which) of \(key.described); the next sync carries it")
+                return .success("Kept \(which) of \(key.shortName); the next sync carries it")
             } catch {
                 return .error("Resolve failed: \(error)")
             }
         }
         pendingResolve = (key, job)
-        model.form.message = .info("Keeping \(which) of \(key.described)…")
+        model.form.message = .info("Keeping \(which) of \(key.shortName)…")
         return .stay
     }
 
@@ -64,18 +96,9 @@ extension MainScreen {
         pendingResolve = nil
         if message.tone != .error {
             model.sync?.versions[pending.key] = nil
-            reloadItems()
-            syncPreview()
+            refresh.reload(model, now: clock.now)
+            preview.sync()
         }
         model.form.message = message
-    }
-
-    /// Background work that writes the store and has not ended: an `r`
-    /// refresh, else a `V` resolve. A screen lock keeps the store open for
-    /// it until it ends.
-    var unfinishedStoreWork: BackgroundJob<StatusLine>? {
-        if let job = pendingRefresh?.job, job.finished == nil { return job }
-        if let job = pendingResolve?.job, job.finished == nil { return job }
-        return nil
     }
 }

@@ -94,6 +94,17 @@ public final class ItemListModel {
         applyFilter(keeping: selected)
     }
 
+    /// Replaces the rows of `removing` and those with the keys of
+    /// `upserting` by `upserting`, keeping order, filter and selection:
+    /// a change applied without reading every item again.
+    func patch(upserting: [ItemRow], removing: [ItemKey]) {
+        guard !upserting.isEmpty || !removing.isEmpty else { return }
+        let gone = Set(removing).union(upserting.map(\.key))
+        var rows = allRows.filter { !gone.contains($0.key) }
+        rows += upserting
+        replace(with: rows)
+    }
+
     /// Re-applies the filter, keeping the selected item if it still shows.
     func applyFilter(keeping key: ItemKey? = nil) {
         let previousIndex = selectedIndex
@@ -119,6 +130,15 @@ public final class ItemListModel {
     /// Sets ``shownOrder`` for the filter's terms, searching only the last
     /// matches when the new terms narrow the last ones.
     private func search() {
+        let (words, predicates) = ListPredicate.split(filter.text)
+        guard predicates.isEmpty else {
+            // Predicates depend on the time (is:expired, is:soon): never cached.
+            let terms = ListSearch.terms(words)
+            let order =
+                terms.isEmpty ? Array(allRows.indices) : ListSearch.ranked(searchKeys, terms: terms, among: nil).ranked
+            shownOrder = order.filter { i in predicates.allSatisfy { $0.holds(for: allRows[i], now: lastNow) } }
+            return
+        }
         // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
         let terms = ListSearch.terms(filter.text)
         guard !terms.isEmpty else {
@@ -159,13 +179,64 @@ public final class ItemListModel {
     }
 
     /// Moves the selection by `delta` rows, stopping at the ends.
+    /// Earlier queries, newest last (at most ``queryHistoryLimit``): the
+    /// ones acted on (an item copied or opened) or cleared with Esc.
+    public private(set) var queryHistory: [String] = []
+    /// Which of ``queryHistory`` the query was recalled from, while it is unchanged.
+    private var recalled: Int?
+    /// Whether Up recalls a query anywhere in the list: from when the
+    /// query was cleared (or recalled) until the selection moves.
+    private var recallArmed = true
+
+    /// The query was cleared (Esc): the next Up recalls the last one.
+    func armRecall() { recallArmed = true }
+    /// How many queries ``queryHistory`` keeps.
+    static let queryHistoryLimit = 20
+
+    /// Keeps the query for ``recallQuery()`` (an empty one is not kept).
+    func rememberQuery() {
+        let query = filter.text
+        guard !query.isEmpty else { return }
+        queryHistory.removeAll { $0 == query }
+        queryHistory.append(query)
+        if queryHistory.count > ItemListModel.queryHistoryLimit { queryHistory.removeFirst() }
+        recalled = nil
+    }
+
+    /// Up right after the query was cleared, or on the top row: with an
+    /// empty query, the newest earlier query; with a query recalled and
+    /// unchanged, the one before it.
+    /// - Returns: whether a query was recalled (else Up moves the selection).
+    func recallQuery() -> Bool {
+        guard recallArmed || (selectedIndex ?? 0) == 0 else { return false }
+        let next: Int
+        if filter.isEmpty {
+            next = queryHistory.count - 1
+        } else if let recalled, queryHistory.indices.contains(recalled), filter.text == queryHistory[recalled] {
+            next = recalled - 1
+        } else {
+            return false
+        }
+        guard next >= 0 else { return false }
+        recalled = next
+        filter.setText(queryHistory[next])
+        filterChanged()
+        return true
+    }
+
     func moveSelection(by delta: Int) {
+        recallArmed = false
         guard !rows.isEmpty else { return }
         selectedIndex = max(0, min(rows.count - 1, (selectedIndex ?? 0) + delta))
     }
 
+    /// The time of the last ``updateExpiryTexts(now:)``: what `is:expired`
+    /// and `is:soon` are judged by.
+    private var lastNow = Date(timeIntervalSince1970: 0)
+
     /// Recomputes the expiry texts for `now`.
     func updateExpiryTexts(now: Date) {
+        lastNow = now
         for i in allRows.indices where allRows[i].expires != nil {
             allRows[i].expiryText = allRows[i].expires.map { TokenExpiry.describe($0, now: now) }
         }
@@ -179,6 +250,8 @@ public final class ItemListModel {
         shownOrder = nil
         recentSearches = []
         selectedIndex = nil
+        queryHistory = []
+        recalled = nil
         filter.clear()
     }
 }
@@ -187,6 +260,9 @@ public final class ItemListModel {
 /// Save / Retrieve / Delete, then `Retrieved ID`, `Retrieved Password`
 /// (masked until revealed) and `Message`.
 public final class HomeFormModel {
+    /// Appended to a message when the form's retrieved values were dropped.
+    static let retrievedClearedNote = "; Retrieved ID and Password cleared"
+
     /// The Service field.
     public let service = TextFieldState()
     /// The User ID field (the item's account).
@@ -365,11 +441,11 @@ public final class MainModel {
     /// when the vault does not sync.
     public internal(set) var sync: SyncOverview?
 
-    /// The preview's sync line for the highlighted item: `2 versions; V
+    /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.
     public var conflictNote: String? {
         guard let row = list.selectedRow, row.versions > 1 else { return nil }
-        return "\(row.versions) versions; V keeps one"
+        return "\(row.versions) versions; F6 keeps one"
     }
 
     /// - Parameter generatorSettings: the generator's settings to start with.
@@ -383,7 +459,7 @@ public final class MainModel {
     /// The focused text field, if focus is on one.
     public var focusedField: TextFieldState? {
         switch focus {
-        case .filter: return list.filter
+        case .list, .filter: return list.filter
         case .service: return form.service
         case .userID: return form.userID
         case .password: return form.password
@@ -393,7 +469,7 @@ public final class MainModel {
         case .oneTimeSeed: return form.oneTimeSeed
         case .fieldName: return form.fieldName
         case .fieldValue: return form.fieldValue
-        case .list, .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
+        case .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
         }
     }
 

@@ -28,13 +28,37 @@ public struct ConfirmDialog: Sendable, Equatable {
         /// Settle the item's sync conflict: `y` keeps this vault's version,
         /// ``Action/keepOtherVersion`` (`r`) the other one, `n`/Esc neither.
         case resolveConflict(ItemKey)
+        /// Lock the vault for every process (Ctrl-L asks; Enter or Ctrl-L again locks).
+        case lock
+        /// Quit while the agent keeps the vault unlocked: Enter quits,
+        /// ``Action/lockAndQuit`` (Ctrl-Q again) locks and quits.
+        case quitLeavingUnlocked
+        /// Undo found the item changed elsewhere after the Save it undoes:
+        /// Enter puts the item back over that change, Esc keeps it.
+        case undoOverChanges
     }
     /// The dialog's title.
     public var title: String
-    /// The question, ending with "(y/n)".
+    /// The question.
     public var message: String
-    /// What `y` does.
+    /// What Enter does.
     public var purpose: ConfirmDialog.Purpose
+
+    /// The answers, each its key and what it does (`Enter Delete`), as the
+    /// dialog's buttons and the legend name them. No answer is a key a
+    /// typed word can give: Enter, Esc, or a Ctrl- key.
+    public var answers: [String] {
+        switch purpose {
+        case .deleteItem: return ["Enter Delete", "Esc Keep it"]
+        case .saveEmptySecret: return ["Enter Save", "Esc Cancel"]
+        case .saveOverChanges: return ["Enter Write over", "Ctrl-D Reload", "Esc Keep editing"]
+        case .leaveEditor: return ["Enter Save", "Ctrl-D Discard", "Esc Keep editing"]
+        case .resolveConflict: return ["Enter This vault's", "Ctrl-O The other", "Esc Cancel"]
+        case .lock: return ["Enter Lock", "Esc Cancel"]
+        case .quitLeavingUnlocked: return ["Enter Quit", "Ctrl-Q Lock and quit", "Esc Stay"]
+        case .undoOverChanges: return ["Enter Put back", "Esc Keep the change"]
+        }
+    }
 }
 
 /// Where the editor goes once its unsaved edits are saved or discarded.
@@ -70,10 +94,15 @@ enum Transition {
     case stay
     /// Draw this overlay over the screen.
     case show(Overlay)
-    /// Lock the vault and show the unlock screen with this message.
+    /// Lock the vault and show the unlock screen with this message; the
+    /// editor's unsaved edits are kept for the unlock.
     case lock(StatusLine)
+    /// Lock as ``lock(_:)`` does, wiping the editor's unsaved edits too (the logout wipe).
+    case lockWiping(StatusLine)
     /// The vault was created or unlocked: show the main screen.
     case openVault
     /// Quit the app.
     case quit
+    /// Lock the vault for every process, then quit.
+    case lockAndQuit
 }
