@@ -48,6 +48,13 @@ public final class AgentCore: @unchecked Sendable {
     private var seen: [String: UInt64] = [:]
     /// The id of the vault unlocked now.
     private var vaultID: String?
+    /// The access log of the vault unlocked now: every read of a secret
+    /// through the agent is appended (``record(_:for:requester:)``); open
+    /// from the unlock to the full lock (it outlives a partial one, as reads
+    /// of `afterFirstUnlock` items go on).
+    private var accessLog: AccessLog?
+    /// Why the access log of the vault unlocked now could not be opened.
+    private var accessLogFailure: String?
     /// The subscribers, and what the watcher saw last: the vault's
     /// generation and items (`nil` while locked).
     let subscribers = AgentSubscribers()
@@ -137,6 +144,32 @@ public final class AgentCore: @unchecked Sendable {
         vault?.lock()
         vault = nil
         listing = nil
+        closeAccessLogLocked()
+    }
+
+    /// Writes what the access log has queued and drops it with its keys.
+    private func closeAccessLogLocked() {
+        accessLog?.close()
+        accessLog = nil
+        accessLogFailure = nil
+    }
+
+    /// The access log's state (`nil` while locked), for status and tests.
+    public var accessLogStatus: AccessLogStatus? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if let accessLogFailure { return .failing(reason: accessLogFailure, unwritten: 0, dropped: 0) }
+        return accessLog?.status
+    }
+
+    /// Writes every queued access log entry now (a reader is about to read the log).
+    /// - Returns: `false` when some could not be written (see ``accessLogStatus``).
+    @discardableResult
+    public func flushAccessLog() -> Bool {
+        mutex.lock()
+        let log = accessLog
+        mutex.unlock()
+        return log?.flush() ?? true
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -144,20 +177,27 @@ public final class AgentCore: @unchecked Sendable {
     /// before serving. Only item operations restart the idle timer.
     /// - Parameter request: a decoded request.
     /// - Returns: the response; errors travel as `.failure`.
-    public func handle(_ request: AgentRequest) -> AgentResponse {
+    /// - Parameters:
+    ///   - request: a decoded request.
+    ///   - requester: who asked (the peer's pid and uid from `SO_PEERCRED`),
+    ///     recorded in the access log; `nil` when not known.
+    public func handle(_ request: AgentRequest, from requester: AccessLogRequester? = nil) -> AgentResponse {
         mutex.lock()
         defer { mutex.unlock() }
-        return handleLocked(request)
+        return handleLocked(request, from: requester)
     }
 
     /// The encoded answer to one request, as ``handle(_:)`` decides it; a
     /// whole listing (`.list(service: nil)`) is the kept message when the
     /// vault has not changed since it was made.
+    /// - Parameters:
+    ///   - request: a decoded request.
+    ///   - requester: who asked, for the access log (as ``handle(_:from:)``).
     /// - Important: the bytes may hold secrets: wipe them after sending.
-    public func respond(to request: AgentRequest) -> [UInt8] {
+    public func respond(to request: AgentRequest, from requester: AccessLogRequester? = nil) -> [UInt8] {
         mutex.lock()
         defer { mutex.unlock() }
-        guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
+        guard case .list(service: nil) = request else { return handleLocked(request, from: requester).encoded() }
         refreshLocked()
         let vault: Vault
         switch itemVaultLocked(for: request) {
@@ -235,7 +275,7 @@ public final class AgentCore: @unchecked Sendable {
         }
     }
 
-    private func handleLocked(_ request: AgentRequest) -> AgentResponse {
+    private func handleLocked(_ request: AgentRequest, from requester: AccessLogRequester?) -> AgentResponse {
         refreshLocked()
         switch request {
         case .status:
@@ -244,6 +284,7 @@ public final class AgentCore: @unchecked Sendable {
             vault?.lock()
             vault = nil
             listing = nil
+            closeAccessLogLocked()
             subscribers.wake()
             return .ok
         case .unlock, .unlockWithKey:
@@ -262,6 +303,17 @@ public final class AgentCore: @unchecked Sendable {
                     return .failure(.param("not an unlock"))
                 }
                 try checkWatermarkLocked(fresh)
+                closeAccessLogLocked()
+                // A vault whose log cannot be opened still unlocks; the status says why nothing is recorded.
+                do {
+                    accessLog = try AccessLog.open(for: fresh, watermarks: watermarks)
+                } catch {
+                    accessLogFailure = "\(error)"
+                }
+                accessLog?.append(
+                    AccessLogEntry(
+                        time: Date(), event: .unlockWithPassword, requester: AgentCore.described(requester),
+                        decision: .allowedPassword, detail: "the agent was unlocked"))
                 vault?.lock()
                 vault = fresh
                 listing = nil
@@ -283,6 +335,7 @@ public final class AgentCore: @unchecked Sendable {
                     defer { noteCounterLocked(of: vault) }
                     let answer = try ItemOperations.perform(request, on: vault)
                     if request.isWrite { subscribers.wake() }
+                    recordReads(of: request, answer: answer, requester: requester)
                     return answer
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
@@ -292,6 +345,29 @@ public final class AgentCore: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Appends one access log entry per item whose secret (or one-time
+    /// seed and field values) an answer carries.
+    private func recordReads(of request: AgentRequest, answer: AgentResponse, requester: AccessLogRequester?) {
+        guard let accessLog, case .get(_, _, let detail) = request, detail != .listing, case .items(let items) = answer
+        else { return }
+        let who = AgentCore.described(requester)
+        let now = Date()
+        let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
+        for item in items {
+            accessLog.append(
+                AccessLogEntry(
+                    time: now, event: .read, requester: who, item: ItemKey(item), channel: .agent,
+                    decision: .allowedRule, detail: "rule any: \(what)"))
+        }
+    }
+
+    /// The requester with what `/proc` says of its pid.
+    private static func described(_ requester: AccessLogRequester?) -> AccessLogRequester {
+        guard let requester else { return AccessLogRequester() }
+        guard let pid = requester.pid, requester.executable.isEmpty else { return requester }
+        return AccessLogRequester.peer(pid: pid, uid: requester.uid ?? UInt32.max)
     }
 
     /// Adds a subscriber (``AgentRequest/subscribe``): what the vault holds

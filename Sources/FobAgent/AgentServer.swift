@@ -120,7 +120,7 @@ public final class AgentServer: @unchecked Sendable {
             active += 1
             counter.unlock()
             let started = DetachedThread.start { [self] in
-                serve(client)
+                serve(client, requester: AccessLogRequester(pid: peer.pid, uid: peer.uid))
                 close(client)
                 counter.lock()
                 active -= 1
@@ -187,7 +187,8 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     /// One connection: the hello, then one request, one response, within the deadline.
-    private func serve(_ fd: Int32) {
+    /// `requester` is the peer as `SO_PEERCRED` names it.
+    private func serve(_ fd: Int32, requester: AccessLogRequester) {
         let deadline = SocketIO.monotonic() + connectionDeadline
         guard acceptsHello(fd, until: deadline) else { return }
         guard var payload = try? SocketIO.readFrame(fd, until: deadline, largeImport: true) else { return }
@@ -202,7 +203,7 @@ public final class AgentServer: @unchecked Sendable {
                 serveSubscription(fd)
                 return
             }
-            answer = core.respond(to: request)
+            answer = core.respond(to: request, from: requester)
         } catch .versionMismatch {
             answer = AgentResponse.versionMismatch()
         } catch {
