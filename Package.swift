@@ -106,7 +106,7 @@ let package = Package(
             name: "fob-bench",
             dependencies: [
                 "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobSync", "FobAccess",
-                "FobClipboard", "FobSystem",
+                "FobAgent", "FobClipboard", "FobSystem",
             ]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,

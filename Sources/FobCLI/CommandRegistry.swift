@@ -23,6 +23,7 @@ extension FobCLI {
             AgentCommand.self,
             PasswdCommand.self,
             VerifyCommand.self,
+            LogCommand.self,
             ImportCommand.self,
             ExportCommand.self,
             BackupCommand.self,

@@ -230,3 +230,66 @@ public enum AccessLogReader {
         }
     }
 }
+
+/// Which entries `fob log` and the terminal UI's log view show: every
+/// condition given must hold.
+public struct AccessLogFilter: Sendable, Equatable {
+    /// Only entries of this item (service and account, any class or access group).
+    public var item: (service: String, account: String)?
+    /// Only entries whose requester's executable (or `argv[0]`) is this path.
+    public var program: String?
+    /// Only entries at or after this time.
+    public var since: Date?
+    /// Only entries whose item, program, channel, event or decision contains this text (case-insensitive).
+    public var text: String
+
+    /// - Parameters: see the properties; each left out matches everything.
+    public init(
+        item: (service: String, account: String)? = nil, program: String? = nil, since: Date? = nil, text: String = ""
+    ) {
+        self.item = item
+        self.program = program
+        self.since = since
+        self.text = text
+    }
+
+    public static func == (a: AccessLogFilter, b: AccessLogFilter) -> Bool {
+        a.item?.service == b.item?.service && a.item?.account == b.item?.account && a.program == b.program
+            && a.since == b.since && a.text == b.text
+    }
+
+    /// Whether `entry` passes.
+    public func matches(_ entry: AccessLogEntry) -> Bool {
+        if let item, entry.item?.service != item.service || entry.item?.account != item.account { return false }
+        if let program, entry.requester.executable != program && entry.requester.argv0 != program { return false }
+        if let since, entry.time < since { return false }
+        guard !text.isEmpty else { return true }
+        let needle = text.lowercased()
+        let haystack = [
+            entry.item?.service ?? "", entry.item?.account ?? "", entry.requester.executable, entry.requester.argv0,
+            entry.channel?.rawValue ?? "", entry.event.rawValue, entry.decision?.rawValue ?? "",
+        ]
+        return haystack.contains { $0.lowercased().contains(needle) }
+    }
+
+    /// A time as `--since` takes it: a time ago (`30m`, `2h`, `7d`, `90s`),
+    /// a day (`2026-12-05`, midnight UTC), or an ISO 8601 instant
+    /// (`2026-12-05T10:00:00Z`).
+    /// - Parameters:
+    ///   - text: what was given.
+    ///   - now: the time a duration counts back from.
+    /// - Returns: the instant, or `nil` when `text` is none of these.
+    public static func time(_ text: String, now: Date) -> Date? {
+        if let unit = text.last, let seconds = ["s": 1.0, "m": 60, "h": 3600, "d": 86_400][String(unit)],
+            let count = UInt32(text.dropLast())
+        {
+            return now.addingTimeInterval(-Double(count) * seconds)
+        }
+        if let instant = try? Date(text, strategy: .iso8601) { return instant }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (48...57).contains($0) })
+        else { return nil }
+        return try? Date(text + "T00:00:00Z", strategy: .iso8601)
+    }
+}
