@@ -1,5 +1,6 @@
 import FobAgent
 import FobStore
+import FoundationEssentials
 
 /// `fob verify`: checks the vault file, every record and the whole-vault commitment.
 enum VerifyCommand: FobCommand {
