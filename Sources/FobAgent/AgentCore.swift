@@ -353,17 +353,7 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
-                    if case .getItems(let ids, let detail) = request {
-                        let answer = try itemsLocked(ids, detail, vault)
-                        recordReads(of: request, answer: answer, requester: requester)
-                        return answer
-                    }
-                    if case .list(service: nil) = request, let known = knownLocked(vault) {
-                        return .items(known.listing)
-                    }
-                    let before = (vault.contentGeneration, vault.writeCounter)
-                    let answer = try ItemOperations.perform(request, on: vault)
-                    if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
+                    let answer = try itemAnswerLocked(request, vault)
                     recordReads(of: request, answer: answer, requester: requester)
                     return answer
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
@@ -374,6 +364,18 @@ public final class AgentCore: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The answer to an item request on `vault`: by persistent ID and the
+    /// whole listing from what the agent knows, the rest by ``ItemOperations``
+    /// (its own writes published to the change feed).
+    private func itemAnswerLocked(_ request: AgentRequest, _ vault: Vault) throws(KeychainError) -> AgentResponse {
+        if case .getItems(let ids, let detail) = request { return try itemsLocked(ids, detail, vault) }
+        if case .list(service: nil) = request, let known = knownLocked(vault) { return .items(known.listing) }
+        let before = (vault.contentGeneration, vault.writeCounter)
+        let answer = try ItemOperations.perform(request, on: vault)
+        if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
+        return answer
     }
 
     /// Appends one access log entry per item whose secret (or one-time
