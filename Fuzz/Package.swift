@@ -32,6 +32,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("sync-tree", ["FobSync"]),
     ("secret-service-messages", ["FobSecretService"]),
     ("secret-service-index", ["FobSecretService"]),
+    ("access-log", ["FobStore"]),
 ]
 
 let package = Package(
