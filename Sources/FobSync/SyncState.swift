@@ -199,3 +199,12 @@ extension SyncState {
         shardPrefixes = prefixes
     }
 }
+
+extension SyncState {
+    /// The highest counter of `device` this device has taken in (its own
+    /// reserved counter for itself): a revision at or below it that shows
+    /// up again in a tree is a replay.
+    func watermark(of device: String) -> UInt64 {
+        device == self.device ? counter : (seen[device] ?? 0)
+    }
+}

@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FobSync
 
@@ -71,7 +72,7 @@ enum PasswdCommand: FobCommand {
         nonisolated(unsafe) let sink = invocation.standardError
         do {
             let engine = try SyncEngine(
-                store: vault,
+                store: VaultStore(vault: vault),
                 treeDirectory: SyncPaths.tree(
                     vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment),
                 environment: invocation.context.environment, messages: { sink.write($0) })
