@@ -24,6 +24,9 @@ public final class SyncEngine {
     /// started it, as `NAME (ID)` when its name is known, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
+    /// The lowest header costs taken (``TreeHeader/floor``; tests of the
+    /// library lower it to keep their key derivations fast).
+    var kdfFloor = TreeHeader.floor
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
@@ -74,11 +77,19 @@ public final class SyncEngine {
 
     // MARK: The stages
 
-    var reader: TreeReader { TreeReader(git: git) }
+    var reader: TreeReader { TreeReader(git: git, kdfFloor: kdfFloor) }
     var exporter: Exporter { Exporter(git: git, reader: reader, vault: vault) }
     var merger: VaultMerger { VaultMerger(git: git, reader: reader, vault: vault, now: now, messages: messages) }
     var epochs: EpochKeeper {
-        EpochKeeper(git: git, reader: reader, vault: vault, messages: messages, treePassword: treePassword)
+        EpochKeeper(
+            git: git, reader: reader, vault: vault, messages: messages, treePassword: treePassword, kdfFloor: kdfFloor)
+    }
+
+    /// The costs of a new header of this device: those chosen at `sync
+    /// init`, else the vault's own (`vaultKDF`), else the default; never
+    /// below ``kdfFloor``, and never a header's in the tree.
+    func headerCosts(_ state: SyncState, vaultKDF: KDFParameters?) -> KDFParameters {
+        TreeHeader.raised(state.headerKDF ?? vaultKDF ?? .default, to: kdfFloor)
     }
 
     // MARK: The cycle
@@ -151,6 +162,11 @@ public final class SyncEngine {
                 try TreeChecks.checkHeads(
                     remoteTree.heads, revoked: remoteTree.revoked, state: run.state, where: "the remote")
                 try TreeChecks(reader: reader).checkLiveHashes(&remoteTree, run: &run, where: "the remote")
+                for (device, count) in remoteTree.ignored.sorted(by: { $0.key < $1.key }) {
+                    messages(
+                        "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: remoteTree.heads)) wrote after it was revoked\n"
+                    )
+                }
                 head = try git.resolve("HEAD")
                 let before = head
                 // A remote this tree holds already (nothing new, or only this device's export) needs no merge.

@@ -12,6 +12,8 @@ struct EpochKeeper {
     let messages: @Sendable (String) -> Void
     /// Asks the master password of a header (``SyncEngine/treePassword``).
     let treePassword: ((String) throws -> SecretBytes)?
+    /// The lowest header costs taken (``TreeHeader/floor``).
+    let kdfFloor: KDFParameters
 
     /// Takes in the key epochs of the commit `tree` this device does not know: the
     /// newest first, from the header that seals it (its master password,
@@ -28,7 +30,7 @@ struct EpochKeeper {
             guard TreePath.parseHeader(path) != nil else {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
-            do { headers.append(try TreeHeader.parse(bytes)) } catch { throw SyncError.tampered("\(path) \(error)") }
+            headers.append(try TreeReader.header(bytes, path: path, floor: kdfFloor))
         }
         let before = run.state.currentEpoch
         // The devices' names as of the last sync (the new tree's heads need the new key).
@@ -92,13 +94,13 @@ struct EpochKeeper {
     /// older key under it) and this device's header (sealing it under
     /// `password`), the state first; committed locally, pushed by the next
     /// sync, which also writes every item again under the new key.
-    func startEpoch(_ run: inout SyncRun, password: SecretBytes) throws -> KeyEpoch {
+    /// - Parameter kdf: the new header's costs (``SyncEngine/headerCosts(_:vaultKDF:)``).
+    func startEpoch(_ run: inout SyncRun, password: SecretBytes, kdf: KDFParameters) throws -> KeyEpoch {
         let headerPath = TreePath.header(device: run.state.device)
-        let old = try git.file(headerPath).flatMap { try? TreeHeader.parse($0) }
         let older = run.state.epochs
         let number = (older.map(\.number).max() ?? 1) + 1
         let epoch = KeyEpoch(number: number, device: run.state.device, key: SecretBytes.random(count: 32))
-        let header = try TreeHeader.make(epoch: epoch, password: password, kdf: old?.kdf ?? .default)
+        let header = try TreeHeader.make(epoch: epoch, password: password, kdf: kdf)
         run.state.learn(epoch)
         run.refreshKeys()
         // Every file is opened at the next export, to be written again under the new key.

@@ -30,10 +30,14 @@ extension SyncEngine {
         try git.check(["init", "-q", "-b", Git.branch])
         try git.check(["remote", "add", "origin", remote])
         let syncKey = SecretBytes.random(count: 32)
+        guard TreeHeader.meets(kdf, floor: kdfFloor) else {
+            throw SyncError.usage("the header's key derivation costs are below the interactive preset")
+        }
         let header = try TreeHeader.make(
             epoch: KeyEpoch(number: 1, device: "", key: syncKey), password: password, kdf: kdf)
         var state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         state.name = name
+        state.headerKDF = kdf
         // The tree's first commit holds the header alone; the state follows it.
         _ = try git.commit(
             writes: [TreePath.header(device: state.device): header.bytes], removals: [], parent: nil,
@@ -44,16 +48,17 @@ extension SyncEngine {
 
     /// After `fob passwd`: this device's header seals the current epoch's
     /// key under the new password (and no longer under the old one),
-    /// committed locally; the next `fob sync` carries it. Keeps the header's costs.
+    /// committed locally; the next `fob sync` carries it. The costs are
+    /// this device's own (``headerCosts(_:vaultKDF:)``), never the tree's.
+    /// - Parameter vaultKDF: the vault's own costs (authenticated at unlock).
     /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
-    public func rewrap(password: SecretBytes) throws {
+    public func rewrap(password: SecretBytes, vaultKDF: KDFParameters? = nil) throws {
         var run = try vault.load()
         try ensureWorkTree(remote: run.state.remote)
         try cleanWorkTree()
         let path = TreePath.header(device: run.state.device)
-        let old = try git.file(path).flatMap { try? TreeHeader.parse($0) }
         let header = try TreeHeader.make(
-            epoch: run.state.currentEpoch, password: password, kdf: old?.kdf ?? .default)
+            epoch: run.state.currentEpoch, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
         run.writeFile(path, header.bytes)
         try run.commit("fob sync: device \(run.state.device) re-wraps its header", git: git)
     }
@@ -65,11 +70,13 @@ extension SyncEngine {
     /// other device takes it at its next sync, asking for `password`.
     /// - Returns: the new epoch's number.
     /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
-    public func rotateKey(password: SecretBytes) throws -> UInt64 {
+    /// - Parameter vaultKDF: the vault's own costs (as ``rewrap(password:vaultKDF:)``).
+    public func rotateKey(password: SecretBytes, vaultKDF: KDFParameters? = nil) throws -> UInt64 {
         var run = try vault.load()
         try ensureWorkTree(remote: run.state.remote)
         try cleanWorkTree()
-        let epoch = try epochs.startEpoch(&run, password: password)
+        let epoch = try epochs.startEpoch(
+            &run, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
         try run.commit("fob sync: device \(run.state.device) starts key epoch \(epoch.number)", git: git)
         return epoch.number
     }
@@ -96,9 +103,7 @@ extension SyncEngine {
         // the newest epoch's first, then the older epochs its file holds.
         var parsed: [TreeHeader] = []
         for (path, _) in headers {
-            do {
-                parsed.append(try TreeHeader.parse(files[path] ?? []))
-            } catch { throw SyncError.tampered("\(path) \(error)") }
+            parsed.append(try TreeReader.header(files[path] ?? [], path: path, floor: kdfFloor))
         }
         parsed.sort { ($0.epochNumber, $0.epochDevice) > ($1.epochNumber, $1.epochDevice) }
         var opened: KeyEpoch?
@@ -231,7 +236,7 @@ extension SyncEngine {
         guard let counter = heads[device]?.counter else {
             throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
         }
-        _ = try epochs.startEpoch(&run, password: password)
+        _ = try epochs.startEpoch(&run, password: password, kdf: headerCosts(run.state, vaultKDF: nil))
         run.writeFile(
             TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: run.keys))
         try run.commit("fob sync: device \(run.state.device) revokes \(device) after counter \(counter)", git: git)

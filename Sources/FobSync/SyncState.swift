@@ -42,6 +42,14 @@ public struct SyncState: Sendable {
     /// This device's name (``DeviceName``), or `nil` for one set up
     /// without (before names were kept).
     public var name: String?
+    /// The header costs chosen at `fob sync init` (its `--kdf` preset), or
+    /// `nil` for a device that joined: a new header of this device takes
+    /// them, never the costs of a header in the tree.
+    public var headerKDF: KDFParameters?
+    /// Every device this device knows to be revoked, with the last counter
+    /// of its still taken. Only grows: a tree that lacks one of them, or
+    /// names a later cut-off, was tampered with.
+    public var revoked: [String: UInt64] = [:]
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -129,6 +137,16 @@ public struct SyncState: Sendable {
             w.u8(3)
             w.string(name)
         }
+        // 4 the header costs of `sync init`, 5 the revoked devices.
+        if let headerKDF {
+            w.u8(4)
+            w.u64(headerKDF.opslimit)
+            w.u64(UInt64(headerKDF.memlimit))
+        }
+        if !revoked.isEmpty {
+            w.u8(5)
+            w.vector(VersionVector(revoked))
+        }
         return SecretBytes(w.bytes)
     }
 
@@ -171,6 +189,13 @@ public struct SyncState: Sendable {
                     let name = try r.string(max: DeviceName.maxBytes)
                     guard DeviceName.isValid(name) else { throw .malformed("the device name") }
                     state.name = name
+                case 4:
+                    let ops = try r.u64()
+                    let mem = try r.u64()
+                    let kdf = KDFParameters(opslimit: ops, memlimit: Int(min(mem, UInt64(Int.max))))
+                    guard kdf.isValid else { throw .malformed("the header costs") }
+                    state.headerKDF = kdf
+                case 5: state.revoked = try r.vector().counters
                 default: throw .malformed("an unknown sync state section")
                 }
             }

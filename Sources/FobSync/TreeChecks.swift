@@ -23,6 +23,20 @@ struct TreeChecks {
                 "\(place) holds counter \(own.counter) of device \(DeviceName.label(state.device, name: state.name)), and this vault wrote at most \(state.counter)"
             )
         }
+        // Revocations only grow: a tree without one this device took in, or
+        // with another cut-off, was rewritten to let a revoked device back.
+        for (device, counter) in state.revoked.sorted(by: { $0.key < $1.key }) {
+            guard let named = revoked[device] else {
+                throw SyncError.tampered(
+                    "\(place) lacks the revocation of device \(SyncEngine.label(device, heads: heads)) (cut off after counter \(counter))"
+                )
+            }
+            guard named == counter else {
+                throw SyncError.tampered(
+                    "\(place) cuts device \(SyncEngine.label(device, heads: heads)) off after counter \(named), and it was cut off after \(counter)"
+                )
+            }
+        }
         for (device, counter) in state.seen.sorted(by: { $0.key < $1.key })
         where device != state.device && revoked[device] == nil {
             guard let head = heads[device] else {

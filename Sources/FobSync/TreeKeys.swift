@@ -117,7 +117,8 @@ public struct SyncKeys: Sendable {
 
 /// `headers/DEVICE.header`: the key of an epoch sealed under a key derived
 /// from the master password (Argon2id), so a new device needs only the
-/// password. It says which epoch it seals (authenticated).
+/// password. The epoch it seals, its salt and its costs are authenticated
+/// (associated data); costs below ``floor`` are refused.
 public struct TreeHeader: Sendable, Equatable {
     /// The Argon2id salt (16 bytes).
     public var salt: [UInt8]
@@ -129,9 +130,33 @@ public struct TreeHeader: Sendable, Equatable {
     /// The epoch's key, sealed.
     public var sealedKey: [UInt8]
 
-    static let magic = Array("FOBSYNC2".utf8)
+    /// Format 3: the salt and the costs are associated data, so a header
+    /// whose costs were lowered does not open (format 2 left them unauthenticated).
+    static let magic = Array("FOBSYNC3".utf8)
+    static let formatTwo = Array("FOBSYNC2".utf8)
 
-    var associatedData: [UInt8] { TreeHeader.magic + Array("/\(epochNumber).\(epochDevice)".utf8) }
+    /// The lowest costs a header may ask for: libsodium's INTERACTIVE preset
+    /// (2 passes, 64 MiB). A header below it is refused before any key derivation.
+    public static let floor = KDFParameters(.interactive)
+
+    /// Whether `kdf` asks for at least `floor`'s passes and memory.
+    public static func meets(_ kdf: KDFParameters, floor: KDFParameters) -> Bool {
+        kdf.opslimit >= floor.opslimit && kdf.memlimit >= floor.memlimit
+    }
+
+    /// `kdf`, raised to `floor` where it asks for less.
+    public static func raised(_ kdf: KDFParameters, to floor: KDFParameters) -> KDFParameters {
+        KDFParameters(opslimit: max(kdf.opslimit, floor.opslimit), memlimit: max(kdf.memlimit, floor.memlimit))
+    }
+
+    /// The magic, the salt, the costs and the epoch it seals.
+    var associatedData: [UInt8] {
+        var w = ByteWriter()
+        w.data(salt)
+        w.u64(kdf.opslimit)
+        w.u64(UInt64(kdf.memlimit))
+        return TreeHeader.magic + w.bytes + Array("/\(epochNumber).\(epochDevice)".utf8)
+    }
 
     /// A header sealing `epoch`'s key under `password` with a new salt.
     /// - Throws: as ``Sodium/passwordKey(password:salt:kdf:)``.
@@ -171,6 +196,11 @@ public struct TreeHeader: Sendable, Equatable {
     /// Parses a header file (the fuzz target `sync-tree` calls it).
     /// - Throws: ``TreeFormatError``.
     public static func parse(_ bytes: [UInt8]) throws(TreeFormatError) -> TreeHeader {
+        if Array(bytes.prefix(8)) == formatTwo {
+            throw .outdated(
+                "a sync header of format 2 (costs not authenticated); run `fob passwd` with this Fob on the device that wrote it"
+            )
+        }
         guard bytes.count > 8, Array(bytes.prefix(8)) == magic else { throw .malformed("not a sync header") }
         return try reading(Array(bytes.dropFirst(8))) { (raw) throws(TreeFormatError) -> TreeHeader in
             var r = ByteReader(raw)

@@ -14,6 +14,9 @@ struct TreeSnapshot {
     var heads: [String: DeviceHead] = [:]
     /// Revoked devices → the last counter of theirs still taken.
     var revoked: [String: UInt64] = [:]
+    /// Revoked devices → how many of their files written after their
+    /// cut-off this snapshot left out (reported by name).
+    var ignored: [String: Int] = [:]
     /// Items with a revision sealed under an older key epoch: re-sealed at the next export.
     var stale: Set<String> = []
     /// Items with a tombstone among their revisions.
@@ -34,6 +37,23 @@ struct NewEpoch: Error {}
 /// once per run (``SyncRun/opened``).
 struct TreeReader {
     let git: Git
+    /// The lowest header costs taken (``TreeHeader/floor``).
+    let kdfFloor: KDFParameters
+
+    /// The header `bytes` at `path`, refused when malformed, of an older
+    /// format, or asking for costs below `floor` (a remote that lowered
+    /// them, so that the next header sealed under them is cheap to guess).
+    /// - Throws: ``SyncError/tampered(_:)``.
+    static func header(_ bytes: [UInt8], path: String, floor: KDFParameters) throws -> TreeHeader {
+        let header: TreeHeader
+        do { header = try TreeHeader.parse(bytes) } catch { throw SyncError.tampered("\(path) \(error)") }
+        guard TreeHeader.meets(header.kdf, floor: floor) else {
+            throw SyncError.tampered(
+                "\(path) asks for key derivation costs below the interactive preset (\(header.kdf.opslimit) passes, \(header.kdf.memlimit / 1024) KiB)"
+            )
+        }
+        return header
+    }
 
     /// The snapshot of `commit`: its listing, its heads and revocations
     /// opened, and every item whose files are not those `index` lists
@@ -49,6 +69,7 @@ struct TreeReader {
         if commit == synced, let snap = try indexedSnapshot(commit, keys: keys, index: index) { return snap }
         var snap = TreeSnapshot()
         var devicePaths: [(path: String, blob: String)] = []
+        var headerPaths: [(path: String, blob: String)] = []
         for (path, blob) in try git.listing(of: commit) {
             if let (name, dot) = TreePath.parseRecord(path) {
                 snap.files[name, default: []].append(IndexedFile(dot: dot, blob: blob))
@@ -59,11 +80,14 @@ struct TreeReader {
                 if !keys.knows(number: number, device: device) && !run.unopenable.contains("\(number).\(device)") {
                     throw NewEpoch()
                 }
-            } else if TreePath.parseHeader(path) == nil {
+            } else if TreePath.parseHeader(path) != nil {
+                headerPaths.append((path, blob))
+            } else {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
         }
-        let contents = try git.blobs(Array(Set(devicePaths.map(\.blob))))
+        let contents = try git.blobs(Array(Set((devicePaths + headerPaths).map(\.blob))))
+        for (path, blob) in headerPaths { _ = try TreeReader.header(contents[blob] ?? [], path: path, floor: kdfFloor) }
         for (path, blob) in devicePaths {
             do {
                 if let device = TreePath.parseHead(path) {
@@ -73,9 +97,14 @@ struct TreeReader {
                 }
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
+        let cutOff = snap.revoked.merging(run.state.revoked) { min($0, $1) }
         for (name, files) in snap.files {
-            // A revoked device's writes after its revocation count for nothing.
-            let kept = files.filter { f in snap.revoked[f.dot.device].map { f.dot.counter <= $0 } ?? true }
+            // A revoked device's writes after its revocation count for nothing
+            // (also when the tree lost its revocation: the checks refuse that tree).
+            let kept = files.filter { f in cutOff[f.dot.device].map { f.dot.counter <= $0 } ?? true }
+            for f in files where cutOff[f.dot.device].map({ f.dot.counter > $0 }) ?? false {
+                snap.ignored[f.dot.device, default: 0] += 1
+            }
             snap.files[name] = kept.sorted { $0.dot < $1.dot }
             for f in kept {
                 guard let head = snap.heads[f.dot.device], head.counter >= f.dot.counter else {

@@ -78,7 +78,10 @@ struct VaultMerger {
         for (device, head) in snapshot.heads where device != run.state.device {
             run.state.seen[device] = max(run.state.seen[device] ?? 0, head.counter)
         }
-        for device in snapshot.revoked.keys { run.state.seen[device] = nil }
+        for (device, counter) in snapshot.revoked {
+            run.state.revoked[device] = counter
+            run.state.seen[device] = nil
+        }
         let conflicts = index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) }
         run.state.syncedCommit = commit
         run.state.revisions = revisions

@@ -104,6 +104,7 @@ import Testing
             environment: environment,
             messages: { _ in })
         a.indexShardLimit = 4096
+        a.kdfFloor = .testing
         _ = try a.initialize(remote: lab.remote, password: password, kdf: .testing)
         let first = try a.vault.load()
         #expect(first.state.shardDigits == 1)
@@ -128,6 +129,7 @@ import Testing
             environment: environment,
             messages: { _ in })
         b.indexShardLimit = 4096
+        b.kdfFloor = .testing
         _ = try b.join(remote: lab.remote, password: password)
         #expect(try other.allItemsWithSecrets().count == 300)
         #expect(try other.item(service: "svc", account: "user7").secret == .text("changed"))

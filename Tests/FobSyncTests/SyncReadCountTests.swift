@@ -24,6 +24,7 @@ import Testing
         let engine = try SyncEngine(
             store: VaultStore(vault: vault), treeDirectory: lab.directory.url.path + "/\(name)-tree",
             environment: environment, messages: { _ in })
+        engine.kdfFloor = .testing
         return (vault, engine)
     }
 

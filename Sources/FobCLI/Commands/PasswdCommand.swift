@@ -76,8 +76,9 @@ enum PasswdCommand: FobCommand {
                 treeDirectory: SyncPaths.tree(
                     vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment),
                 environment: invocation.context.environment, messages: { sink.write($0) })
-            if rotate { return try engine.rotateKey(password: password) }
-            try engine.rewrap(password: password)
+            let costs = try? vault.kdfParameters()
+            if rotate { return try engine.rotateKey(password: password, vaultKDF: costs) }
+            try engine.rewrap(password: password, vaultKDF: costs)
         } catch let error as SyncError {
             // The password is changed either way; the header follows at the next try.
             invocation.standardError.write(
