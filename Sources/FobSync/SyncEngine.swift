@@ -159,14 +159,7 @@ public final class SyncEngine {
                 let indexed = run.state.shardDigits == nil ? nil : run.state.syncedCommit
                 var remoteTree =
                     remote == head ? current : try epochs.adoptingSnapshot(remote, run: &run, synced: indexed)
-                try TreeChecks.checkHeads(
-                    remoteTree.heads, revoked: remoteTree.revoked, state: run.state, where: "the remote")
-                try TreeChecks(reader: reader).checkLiveHashes(&remoteTree, run: &run, where: "the remote")
-                for (device, count) in remoteTree.ignored.sorted(by: { $0.key < $1.key }) {
-                    messages(
-                        "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: remoteTree.heads)) wrote after it was revoked\n"
-                    )
-                }
+                try checkRemote(&remoteTree, run: &run)
                 head = try git.resolve("HEAD")
                 let before = head
                 // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
@@ -210,6 +203,18 @@ public final class SyncEngine {
         let remote = try git.resolve("refs/remotes/origin/\(Git.branch)")
         return try git.added(from: remote, to: head, under: "items").reduce(0) {
             $0 + (TreePath.parseRecord($1)?.dot.device == device ? 1 : 0)
+        }
+    }
+
+    /// Checks the fetched tree (``TreeChecks``) and names each revoked
+    /// device whose later files it left out.
+    func checkRemote(_ tree: inout TreeSnapshot, run: inout SyncRun) throws {
+        try TreeChecks.checkHeads(tree.heads, revoked: tree.revoked, state: run.state, where: "the remote")
+        try TreeChecks(reader: reader).checkLiveHashes(&tree, run: &run, where: "the remote")
+        for (device, count) in tree.ignored.sorted(by: { $0.key < $1.key }) {
+            messages(
+                "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: tree.heads)) wrote after it was revoked\n"
+            )
         }
     }
 
