@@ -20,6 +20,13 @@ public struct Git: Sendable {
     /// The branch every device pushes to.
     public static let branch = "main"
 
+    /// Every commit's message: it says nothing of what the commit holds
+    /// (a password change, a key rotation, a revocation, how many items).
+    static let commitMessage = "fob sync"
+
+    /// The caller's GIT_* variables git still sees: how to reach a remote over ssh.
+    static let transportVariables: Set<String> = ["GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS"]
+
     /// git for the repository at `directory`.
     /// - Throws: ``SyncError/gitMissing`` when `git` is not on `PATH`.
     public init(directory: String, environment: [String: String], messages: @escaping @Sendable (String) -> Void)
@@ -28,9 +35,16 @@ public struct Git: Sendable {
         guard let git = ExecutableLookup.find("git", environment: environment) else { throw .gitMissing }
         executable = git
         self.directory = directory
-        var env = environment.filter { !$0.key.hasPrefix("FOB_") }
-        env["GIT_TERMINAL_PROMPT"] = env["GIT_TERMINAL_PROMPT"] ?? "0"
+        // Fob's own variables, and every GIT_* variable of the caller but
+        // those that say how to reach a remote (GIT_DIR, GIT_INDEX_FILE,
+        // GIT_CONFIG_* and their kind would point git elsewhere).
+        var env = environment.filter { key, _ in
+            !key.hasPrefix("FOB_") && (!key.hasPrefix("GIT_") || Git.transportVariables.contains(key))
+        }
+        env["GIT_TERMINAL_PROMPT"] = "0"
         env["LC_ALL"] = "C"
+        // Commit dates in UTC: no device's offset from UTC reaches the remote.
+        env["TZ"] = "UTC"
         // git's zlib allocates and frees a buffer for every object it
         // writes; glibc's default trim hands that memory back to the
         // kernel each time (a brk call per object, most of a big commit's
@@ -278,18 +292,18 @@ extension Git {
             guard read.status == 0 else { throw .git("git merge: \(Git.firstLine(read.error))") }
             let tree = try run(["write-tree"], indexFile: index)
             guard tree.status == 0 else { throw .git("git merge: the trees conflict: \(Git.firstLine(tree.error))") }
-            let message = "Merge remote-tracking branch 'origin/\(Git.branch)'"
+            let message = Git.commitMessage
             merged = try check(
                 ["commit-tree", tree.text.filter { !$0.isWhitespace }, "-p", head, "-p", other, "-m", message]
             ).text.filter { !$0.isWhitespace }
         }
-        try check(["update-ref", "-m", "fob sync: merge", Git.branchRef, merged, head])
+        try check(["update-ref", "-m", Git.commitMessage, Git.branchRef, merged, head])
         return merged
     }
 
     /// Moves the branch back to `commit` (a merged tree refused).
     func moveBranch(to commit: String) throws(SyncError) {
-        try check(["update-ref", "-m", "fob sync: back", Git.branchRef, commit])
+        try check(["update-ref", "-m", Git.commitMessage, Git.branchRef, commit])
     }
 }
 

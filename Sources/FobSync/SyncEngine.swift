@@ -119,6 +119,17 @@ public final class SyncEngine {
     ///   - forceHead: write this device's head even without changes (a first sync).
     /// - Throws: ``SyncError``, `KeychainError`, file errors.
     public func sync(network: Bool = true, forceHead: Bool = false) throws -> Outcome {
+        do { return try cycle(network: network, forceHead: forceHead) } catch SyncError.copied(let why) {
+            // Kept, so that `fob sync join` here takes a new device id.
+            var run = try vault.load()
+            run.state.copyFound = true
+            try vault.store(&run)
+            throw SyncError.copied(why)
+        }
+    }
+
+    /// The cycle of ``sync(network:forceHead:)``.
+    func cycle(network: Bool, forceHead: Bool) throws -> Outcome {
         var run = try vault.load()
         try ensureWorkTree(remote: run.state.remote)
         try cleanWorkTree()
@@ -164,6 +175,7 @@ public final class SyncEngine {
                 let before = head
                 // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
                 if try !git.contains(remote, head: head) {
+                    try checkOwnHead(remote: remote, remoteTree: remoteTree, current: current, head: head, run: run)
                     do {
                         current = try merger.mergeRemote(remote, head: head, run: &run, before: current)
                     } catch {
@@ -204,6 +216,23 @@ public final class SyncEngine {
         return try git.added(from: remote, to: head, under: "items").reduce(0) {
             $0 + (TreePath.parseRecord($1)?.dot.device == device ? 1 : 0)
         }
+    }
+
+    /// Refuses a remote whose head of this device is not one this device
+    /// wrote: a copy of this vault wrote it (whichever of the two wrote
+    /// more), which git's merge would otherwise report as trees that conflict.
+    /// - Throws: ``SyncError/copied(_:)``.
+    func checkOwnHead(remote: String, remoteTree: TreeSnapshot, current: TreeSnapshot, head: String?, run: SyncRun)
+        throws
+    {
+        let me = run.state.device
+        guard let theirs = remoteTree.heads[me], theirs != current.heads[me] else { return }
+        let path = TreePath.head(device: me)
+        let wrote = try git.run(["log", "-1", "--format=%H", remote, "--", path]).text.filter { !$0.isWhitespace }
+        if try wrote.isEmpty || git.contains(wrote, head: head) { return }
+        throw SyncError.copied(
+            "the remote holds a head of device \(DeviceName.label(me, name: run.state.name)) at counter \(theirs.counter) that this vault never wrote"
+        )
     }
 
     /// Checks the fetched tree (``TreeChecks``) and names each revoked

@@ -41,11 +41,7 @@ struct Exporter {
         }
         for plan in planned { try stage(plan, dot: dot, run: &run, live: &live) }
         writeHead(&run, current: current, live: live)
-        var message = "fob sync: device \(me), \(planned.count) revision\(planned.count == 1 ? "" : "s")"
-        if !collected.isEmpty {
-            message += ", \(collected.count) tombstone\(collected.count == 1 ? "" : "s") collected"
-        }
-        try run.commit(message, git: git)
+        try run.commit(git: git)
         return planned.count
     }
 

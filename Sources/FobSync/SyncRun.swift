@@ -66,13 +66,13 @@ struct SyncRun {
         return (changed, state.revisions.keys.filter { items[$0] == nil })
     }
 
-    /// Stages `bytes` as the file at `path` for the next ``commit(_:git:)``.
+    /// Stages `bytes` as the file at `path` for the next ``commit(git:)``.
     mutating func writeFile(_ path: String, _ bytes: [UInt8]) {
         pendingRemovals.remove(path)
         pendingWrites[path] = bytes
     }
 
-    /// Stages the removal of the file at `path` for the next ``commit(_:git:)``.
+    /// Stages the removal of the file at `path` for the next ``commit(git:)``.
     mutating func removeFile(_ path: String) {
         pendingWrites[path] = nil
         pendingRemovals.insert(path)
@@ -85,12 +85,13 @@ struct SyncRun {
     }
 
     /// Commits what was staged onto the branch (``Git/commit(writes:removals:parent:message:)``:
-    /// no file is written in a work tree); `false` when nothing was.
+    /// no file is written in a work tree); `false` when nothing was. The
+    /// message is ``Git/commitMessage``, whatever the commit holds.
     @discardableResult
-    mutating func commit(_ message: String, git: Git) throws -> Bool {
+    mutating func commit(git: Git) throws -> Bool {
         guard !pendingWrites.isEmpty || !pendingRemovals.isEmpty else { return false }
         let parent = try git.resolve("HEAD")
-        _ = try git.commit(writes: pendingWrites, removals: pendingRemovals, parent: parent, message: message)
+        _ = try git.commit(writes: pendingWrites, removals: pendingRemovals, parent: parent, message: Git.commitMessage)
         dropStaged()
         return true
     }

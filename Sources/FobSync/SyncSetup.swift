@@ -41,7 +41,7 @@ extension SyncEngine {
         // The tree's first commit holds the header alone; the state follows it.
         _ = try git.commit(
             writes: [TreePath.header(device: state.device): header.bytes], removals: [], parent: nil,
-            message: "fob sync: device \(state.device) starts the tree")
+            message: Git.commitMessage)
         try vault.apply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
     }
@@ -60,7 +60,7 @@ extension SyncEngine {
         let header = try TreeHeader.make(
             epoch: run.state.currentEpoch, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
         run.writeFile(path, header.bytes)
-        try run.commit("fob sync: device \(run.state.device) re-wraps its header", git: git)
+        try run.commit(git: git)
     }
 
     /// `fob passwd --rotate-key`: a new key epoch. A new random key,
@@ -77,7 +77,7 @@ extension SyncEngine {
         try cleanWorkTree()
         let epoch = try epochs.startEpoch(
             &run, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
-        try run.commit("fob sync: device \(run.state.device) starts key epoch \(epoch.number)", git: git)
+        try run.commit(git: git)
         return epoch.number
     }
 
@@ -87,12 +87,17 @@ extension SyncEngine {
     ///   - password: the master password the header was sealed with.
     ///   - name: this device's name (``DeviceName``; `nil`: none).
     /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
-    ///   set up already, the remote holds no tree or the name is refused;
+    ///   set up already (but for a vault a sync found to be a copy), the remote holds no tree or the name is refused;
     ///   as ``sync(network:forceHead:)``.
     public func join(remote: String, password: SecretBytes, name: String? = nil) throws -> Outcome {
         try DeviceName.check(name)
         let items = try vault.listing()
         let old = SyncVault.stateItem(in: items)
+        if let old, let state = old.secret.flatMap({ try? SyncState.decode($0) }), !state.copyFound {
+            throw SyncError.usage(
+                "this vault syncs already with \(state.remote) as device \(DeviceName.label(state.device, name: state.name)); run `fob sync`"
+            )
+        }
         try cloneTree(remote)
         let files = try git.resolve("HEAD").map { try git.files(of: $0, under: "headers") } ?? [:]
         let headers = files.keys.sorted().compactMap { path in TreePath.parseHeader(path).map { (path, $0) } }
@@ -239,7 +244,7 @@ extension SyncEngine {
         _ = try epochs.startEpoch(&run, password: password, kdf: headerCosts(run.state, vaultKDF: nil))
         run.writeFile(
             TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: run.keys))
-        try run.commit("fob sync: device \(run.state.device) revokes \(device) after counter \(counter)", git: git)
+        try run.commit(git: git)
         return (SyncEngine.label(device, heads: heads), try sync())
     }
 

@@ -50,6 +50,10 @@ public struct SyncState: Sendable {
     /// of its still taken. Only grows: a tree that lacks one of them, or
     /// names a later cut-off, was tampered with.
     public var revoked: [String: UInt64] = [:]
+    /// Whether a sync found this vault to be a copy of another device's
+    /// (``SyncError/copied(_:)``): only then does `fob sync join` take a
+    /// new device id for a vault that syncs already.
+    public var copyFound = false
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -147,6 +151,8 @@ public struct SyncState: Sendable {
             w.u8(5)
             w.vector(VersionVector(revoked))
         }
+        // 6 (no content) a copy was found.
+        if copyFound { w.u8(6) }
         return SecretBytes(w.bytes)
     }
 
@@ -196,6 +202,7 @@ public struct SyncState: Sendable {
                     guard kdf.isValid else { throw .malformed("the header costs") }
                     state.headerKDF = kdf
                 case 5: state.revoked = try r.vector().counters
+                case 6: state.copyFound = true
                 default: throw .malformed("an unknown sync state section")
                 }
             }

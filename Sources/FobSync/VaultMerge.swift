@@ -111,7 +111,7 @@ struct VaultMerger {
             messages("fob: ignored an old revision put back into the tree: \(path)\n")
             run.removeFile(path)
         }
-        try run.commit("fob sync: device \(run.state.device) drops \(replayed.count) replayed revisions", git: git)
+        try run.commit(git: git)
         merged = try reader.snapshot(try git.resolve("HEAD"), run: &run)
         return merged
     }

@@ -1,0 +1,80 @@
+import FobStore
+import FobSync
+import FobTestSupport
+import Foundation
+import Testing
+
+/// What git sees of a sync and what the remote learns from its commits.
+@Suite struct SyncRunHygieneTests {
+    /// The caller's GIT_DIR (and the other GIT_* variables that point git
+    /// elsewhere) never reach git; every commit says only "fob sync" and
+    /// carries a UTC date, whatever the caller's time zone.
+    @Test func gitSeesNoneOfTheCallersGitVariablesAndCommitsTellNothing() throws {
+        let lab = try SyncLab()
+        let a = try lab.device("a")
+        try a.ok(["add", "mail", "ana"], input: "one\n")
+        let other = lab.directory.url.path + "/other.git"
+        try lab.git(["init", "-q", "--bare", "-b", "main", other])
+        let environment = lab.gitEnvironment.merging([
+            "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
+            "GIT_DIR": other, "GIT_WORK_TREE": lab.directory.url.path, "TZ": "Asia/Tokyo",
+        ]) { $1 }
+        let started = try FobProcess.run(
+            ["--vault", a.vault, "sync", "init", lab.remote, "--kdf", "interactive"], environment: environment)
+        #expect(started.status == 0, "\(started.stderrText)")
+        try a.ok(["update", "mail", "ana"], input: "two\n")
+        let synced = try FobProcess.run(["--vault", a.vault, "sync"], environment: environment)
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        // Nothing reached the caller's repository.
+        #expect(try lab.git(["--git-dir", other, "for-each-ref"]) == "")
+        let log = try lab.git(["--git-dir", lab.remote, "log", "--format=%s|%ad|%cd", "--date=raw", "main"])
+        let lines = log.split(separator: "\n")
+        #expect(lines.count >= 2)
+        for line in lines {
+            let parts = line.split(separator: "|")
+            #expect(parts.count == 3 && parts[0] == "fob sync", "\(line)")
+            #expect(parts.dropFirst().allSatisfy { $0.hasSuffix(" +0000") }, "\(line)")
+        }
+    }
+
+    /// `sync join` on a device that syncs says so and stops: no second
+    /// device id, no ghost in the tree.
+    @Test func joinOnAJoinedDeviceSaysSoAndStops() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let devices = try a.ok(["devices"])
+        let again = try a.run(["sync", "join", lab.remote])
+        #expect(again.status == 2)
+        #expect(again.stderrText.contains("this vault syncs already with \(lab.remote) as device "))
+        _ = try a.sync()
+        #expect(try a.ok(["devices"]) == devices)
+    }
+
+    /// A copied vault and its original that both wrote (the same counter,
+    /// other heads): exit 93 and the advice, not "the trees conflict"; then
+    /// `sync join` takes a new device id.
+    @Test func aCopyThatWroteTooGetsTheAdvice() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let d = Device(lab: lab, name: "d")
+        try FileManager.default.copyItem(atPath: a.vault, toPath: d.vault)
+        // The work tree is copied too: the copy exports before it fetches.
+        let tree = { (device: Device) in
+            SyncPaths.tree(vaultPath: device.vault, environment: ["XDG_DATA_HOME": device.data])
+        }
+        try FileManager.default.createDirectory(
+            atPath: (tree(d) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: tree(a), toPath: tree(d))
+        try a.ok(["update", "mail", "ana"], input: "from the original\n")
+        _ = try a.sync()
+        try d.ok(["update", "web", "bob"], input: "from the copy\n")
+        let refused = try d.run(["sync"])
+        #expect(refused.status == 93, "\(refused.stderrText)")
+        #expect(
+            refused.stderrText.contains("this vault is a copy of another device's: the remote holds a head of device "))
+        #expect(refused.stderrText.contains("run `fob sync join REMOTE` here to take a new device id"))
+        try d.ok(["sync", "join", lab.remote])
+        #expect(try d.secret("mail", "ana") == "from the original")
+        // The copy's edit, concurrent with the tree's item, is kept: as the item or as its other version.
+        let kept = try d.secret("web", "bob") == "from the copy" || d.ok(["conflicts"]).contains("web\tbob\t2 versions")
+        #expect(kept)
+    }
+}
