@@ -307,6 +307,66 @@ extension Git {
     }
 }
 
+extension Git {
+    /// Removes the lock files (`*.lock` in `.git` and under `.git/refs`)
+    /// that a git killed with its sync left behind, which would stop every
+    /// later git command on the tree. Called under the vault's exclusive
+    /// lock, so no other sync of this vault runs: a lock file is a killed
+    /// run's when it is older than `age` and no running process names this
+    /// tree in its command line (a git that outlived its sync).
+    /// - Returns: the paths removed.
+    @discardableResult
+    func removeStaleLocks(age: Duration = .seconds(2)) -> [String] {
+        let gitDirectory = directory + "/.git"
+        var candidates: [String] = []
+        let files = FileManager.default
+        for name in (try? files.contentsOfDirectory(atPath: gitDirectory)) ?? [] where name.hasSuffix(".lock") {
+            candidates.append(gitDirectory + "/" + name)
+        }
+        // The refs, a few levels deep (refs/remotes/origin/main.lock).
+        var directories = [gitDirectory + "/refs"]
+        while let next = directories.popLast() {
+            for name in (try? files.contentsOfDirectory(atPath: next)) ?? [] {
+                let path = next + "/" + name
+                if name.hasSuffix(".lock") {
+                    candidates.append(path)
+                } else if (try? files.contentsOfDirectory(atPath: path)) != nil {
+                    directories.append(path)
+                }
+            }
+        }
+        let now = Date()
+        let stale = candidates.filter { path in
+            guard let modified = (try? files.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+                return false
+            }
+            return now.timeIntervalSince(modified) >= Double(age.components.seconds)
+        }
+        guard !stale.isEmpty, !Git.processNames(directory) else { return [] }
+        for path in stale {
+            unlink(path)
+            messages("fob: removed \(path), left by a sync that was stopped\n")
+        }
+        return stale
+    }
+
+    /// Whether a running process has `directory` in its command line.
+    static func processNames(_ directory: String) -> Bool {
+        let needle = Array(directory.utf8)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where entry.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let bytes = [UInt8](data)
+            if bytes.count >= needle.count,
+                (0...(bytes.count - needle.count)).contains(where: { bytes[$0..<$0 + needle.count].elementsEqual(needle) })
+            {
+                return true
+            }
+        }
+        return false
+    }
+}
+
 /// The wall-clock time a ``Git`` spent running git, so a sync's own time
 /// can be told apart from git's (fob-bench prints both, and git's by command).
 public final class GitTime: Sendable {

@@ -255,10 +255,12 @@ public final class SyncEngine {
         chmod(parent, 0o700)
     }
 
-    /// Starts from the branch's last commit: drops the files and index an
+    /// Starts from the branch's last commit: removes the lock files of a
+    /// killed run (``Git/removeStaleLocks(age:)``), and drops the files and index an
     /// older Fob kept checked out (the tree is read and written through
     /// git's objects alone, so nothing beside `.git` is ever looked at).
     func cleanWorkTree() throws {
+        git.removeStaleLocks()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: git.directory)) ?? []
         for name in names where name != ".git" {
             try FileManager.default.removeItem(atPath: git.directory + "/" + name)

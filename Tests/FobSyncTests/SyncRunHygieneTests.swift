@@ -77,4 +77,25 @@ import Testing
         let kept = try d.secret("web", "bob") == "from the copy" || d.ok(["conflicts"]).contains("web\tbob\t2 versions")
         #expect(kept)
     }
+
+    /// The lock files a git killed with its sync leaves (its ref's, the
+    /// remote-tracking ref's) are recognised as stale and removed: the next
+    /// sync runs, and says what it removed.
+    @Test func aKilledRunsGitLocksDoNotStopTheNextSync() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        let git = SyncPaths.tree(vaultPath: a.vault, environment: ["XDG_DATA_HOME": a.data]) + "/.git"
+        let locks = [git + "/refs/heads/main.lock", git + "/refs/remotes/origin/main.lock", git + "/shallow.lock"]
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        for path in locks {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+            try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: path)
+        }
+        try a.ok(["update", "mail", "ana"], input: "after the kill\n")
+        let synced = try a.run(["sync"])
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(synced.stderrText.contains("main.lock, left by a sync that was stopped"))
+        #expect(locks.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        _ = try b.sync()
+        #expect(try b.secret("mail", "ana") == "after the kill")
+    }
 }
