@@ -102,13 +102,21 @@ public struct Git: Sendable {
     func check(_ arguments: [String], input: [UInt8] = [], indexFile: String? = nil) throws(SyncError) -> Outcome {
         let outcome = try run(arguments, input: input, indexFile: indexFile)
         guard outcome.status == 0 else {
-            throw .git("git \(Git.verb(arguments)): \(Git.firstLine(outcome.error))")
+            throw Git.failure(
+                outcome.error, otherwise: .git("git \(Git.verb(arguments)): \(Git.firstLine(outcome.error))"))
         }
         return outcome
     }
 
     /// The git command `arguments` run (`fetch`, `push`, …): the first
     /// argument that is not a `-c NAME=VALUE` before it.
+    /// `otherwise`, or for git's report of a full disk (ENOSPC, also in
+    /// the middle of a fetch or a merge) a failure that says so.
+    static func failure(_ error: String, otherwise: SyncError) -> SyncError {
+        guard error.contains("No space left on device") else { return otherwise }
+        return .git("the disk is full (git: \(firstLine(error)))")
+    }
+
     static func verb(_ arguments: [String]) -> String {
         var rest = arguments[...]
         while rest.first == "-c" { rest = rest.dropFirst(2) }
@@ -289,9 +297,14 @@ extension Git {
             unlink(index)
             defer { unlink(index) }
             let read = try run(["read-tree", "-i", "-m", "--aggressive", baseCommit, head, other], indexFile: index)
-            guard read.status == 0 else { throw .git("git merge: \(Git.firstLine(read.error))") }
+            guard read.status == 0 else {
+                throw Git.failure(read.error, otherwise: .git("git merge: \(Git.firstLine(read.error))"))
+            }
             let tree = try run(["write-tree"], indexFile: index)
-            guard tree.status == 0 else { throw .git("git merge: the trees conflict: \(Git.firstLine(tree.error))") }
+            guard tree.status == 0 else {
+                throw Git.failure(
+                    tree.error, otherwise: .git("git merge: the trees conflict: \(Git.firstLine(tree.error))"))
+            }
             let message = Git.commitMessage
             merged = try check(
                 ["commit-tree", tree.text.filter { !$0.isWhitespace }, "-p", head, "-p", other, "-m", message]
@@ -358,7 +371,9 @@ extension Git {
             guard let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
             let bytes = [UInt8](data)
             if bytes.count >= needle.count,
-                (0...(bytes.count - needle.count)).contains(where: { bytes[$0..<$0 + needle.count].elementsEqual(needle) })
+                (0...(bytes.count - needle.count)).contains(where: {
+                    bytes[$0..<$0 + needle.count].elementsEqual(needle)
+                })
             {
                 return true
             }

@@ -110,7 +110,9 @@ public final class SyncEngine {
         let clone = try git.run(
             ["clone", "-q", "--no-checkout", "-b", Git.branch, remote, git.directory], network: true, show: true,
             inDirectory: false)
-        guard clone.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(clone.error)) }
+        guard clone.status == 0 else {
+            throw Git.failure(clone.error, otherwise: .remoteUnreachable(Git.firstLine(clone.error)))
+        }
     }
 
     /// One sync: export, fetch, check, merge, push.
@@ -162,7 +164,9 @@ public final class SyncEngine {
         }
         for attempt in 1...4 {
             let fetch = try git.run(["fetch", "-q", "origin"], network: true, show: true)
-            guard fetch.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(fetch.error)) }
+            guard fetch.status == 0 else {
+                throw Git.failure(fetch.error, otherwise: .remoteUnreachable(Git.firstLine(fetch.error)))
+            }
             let remoteRef = "refs/remotes/origin/\(Git.branch)"
             if let remote = try git.resolve(remoteRef) {
                 // Nothing new fetched (a sync with nothing to do): the local tree is the remote's.
@@ -200,7 +204,9 @@ public final class SyncEngine {
             let rejected =
                 push.error.contains("rejected") || push.error.contains("non-fast-forward")
                 || push.error.contains("fetch first")
-            guard rejected else { throw SyncError.remoteUnreachable(Git.firstLine(push.error)) }
+            guard rejected else {
+                throw Git.failure(push.error, otherwise: .remoteUnreachable(Git.firstLine(push.error)))
+            }
             if attempt == 4 { throw SyncError.pushRejected(Git.firstLine(push.error)) }
         }
         throw SyncError.pushRejected("the remote kept moving")

@@ -20,7 +20,9 @@ extension SyncEngine {
             throw SyncError.usage("sync is set up already for this vault (remote \(remote))")
         }
         let listing = try git.run(["ls-remote", remote], network: true, show: true, inDirectory: false)
-        guard listing.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(listing.error)) }
+        guard listing.status == 0 else {
+            throw Git.failure(listing.error, otherwise: .remoteUnreachable(Git.firstLine(listing.error)))
+        }
         guard listing.output.isEmpty else {
             throw SyncError.usage("the remote holds a tree already; run `fob sync join \(remote)` instead")
         }

@@ -98,4 +98,38 @@ import Testing
         _ = try b.sync()
         #expect(try b.secret("mail", "ana") == "after the kill")
     }
+
+    /// A disk that fills during a sync (git's fetch fails with ENOSPC) is
+    /// reported as a full disk, not as a remote out of reach.
+    @Test func aFullDiskIsReportedAsSuch() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let bin = lab.directory.url.path + "/bin-full"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let script = """
+            #!/bin/sh
+            for argument in "$@"; do
+              if [ "$argument" = fetch ]; then
+                echo "error: file write error: No space left on device" >&2
+                echo "fatal: unpack-objects failed" >&2
+                exit 128
+              fi
+            done
+            exec /usr/bin/git "$@"
+
+            """
+        _ = FileManager.default.createFile(
+            atPath: bin + "/git", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+        try a.ok(["update", "mail", "ana"], input: "while the disk fills\n")
+        let full = try FobProcess.run(
+            ["--vault", a.vault, "sync"],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": a.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
+                "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            ]) { $1 })
+        #expect(full.status == 1, "\(full.stderrText)")
+        #expect(full.stderrText.contains("the disk is full (git: error: file write error: No space left on device)"))
+        #expect(!full.stderrText.contains("cannot reach the sync remote"))
+        // With room again, the sync carries the change.
+        #expect(try a.run(["sync"]).status == 0)
+    }
 }
