@@ -24,9 +24,11 @@ public final class SyncEngine {
     /// started it, as `NAME (ID)` when its name is known, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
-    /// The lowest header costs taken (``TreeHeader/floor``; tests of the
-    /// library lower it to keep their key derivations fast).
-    var kdfFloor = TreeHeader.floor
+    /// The lowest header costs taken (``TreeHeader/floor``). Only a
+    /// caller that makes its own trees lowers it (tests of the library and
+    /// fob-bench, to keep their key derivations out of the figures); the
+    /// command line never does.
+    public var kdfFloor = TreeHeader.floor
 
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
