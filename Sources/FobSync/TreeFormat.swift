@@ -229,6 +229,15 @@ public struct Revision: Sendable {
             try decodePlaintext(raw, dot: dot)
         }
         revision.sealedUnder = keyID
+        // The item must be the one its path names, and never enter a group
+        // Fob keeps for itself (the sync state's): a file sealed under a key
+        // another device holds cannot plant an item under another name.
+        for item in [revision.item].compactMap({ $0 }) + revision.siblings.map(\.item) {
+            guard keys.name(of: item) == name else { throw .malformed("an item whose key is not its file's name") }
+            guard !ItemQuery.reservedAccessGroups.contains(item.accessGroup) else {
+                throw .malformed("an item in Fob's reserved access group \"\(item.accessGroup)\"")
+            }
+        }
         return revision
     }
 
