@@ -1,6 +1,7 @@
 import FobAccess
 import FobStore
 import FobSync
+import FoundationEssentials
 
 /// `fob passwd [--new-password-file PATH]`: changes the master password.
 enum PasswdCommand: FobCommand {
