@@ -501,6 +501,8 @@ public final class AgentCore: @unchecked Sendable {
         _ = try? vault.update(matching: query, with: changes)
         noteCounterLocked(of: vault)
         subscribers.wake()
+    }
+
     /// The answer to an item request on `vault`: by persistent ID and the
     /// whole listing from what the agent knows, the rest by ``ItemOperations``
     /// (its own writes published to the change feed).
