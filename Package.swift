@@ -84,7 +84,7 @@ let package = Package(
             name: "FobCLI",
             dependencies: [
                 "FobTerminal", "FobViewModels", "FobSessions", "FobSync", "FobAccess", "FobClipboard",
-                "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem",
+                "FobImport", "FobAgent", "FobSSH", "FobTokens", "FobStore", "FobSystem",
             ]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
         // The network helper: libcurl lives here and in FobHTTP only, so
