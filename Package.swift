@@ -15,7 +15,7 @@ let package = Package(
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
         .library(name: "FobAgent", targets: ["FobAgent"]),
         .library(name: "FobSSH", targets: ["FobSSH"]),
-        // For the fuzz targets in Fuzz/ (a separate package, see the README's "Fuzzing").
+        // For the fuzz targets in Fuzz/ (a separate package, see docs/fuzzing.md).
         .library(name: "FobTerminal", targets: ["FobTerminal"]),
         .library(name: "FobImport", targets: ["FobImport"]),
         .library(name: "FobXML", targets: ["FobXML"]),
@@ -59,7 +59,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // Each module imports only modules below it; scripts/check-layers enforces
-        // the README's layer diagram against these declarations.
+        // the layer map in docs/design.md against these declarations.
         .target(name: "FobSystem", dependencies: ["CLinux", "CSodium"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
@@ -71,15 +71,17 @@ let package = Package(
         .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
         .target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]),
         // Sync across machines: the tree's format, the merge, git as a program.
-        .target(name: "FobSync", dependencies: ["FobAccess", "FobStore", "FobSystem"]),
+        .target(name: "FobSync", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobSystem"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),
         .target(name: "FobSessions", dependencies: ["FobAccess", "FobStore", "FobTokens"]),
         .target(
             name: "FobViewModels",
-            dependencies: ["FobAccess", "FobSessions", "FobClipboard", "FobStore", "FobTokens", "FobSystem"]),
-        .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobStore", "FobSystem", "CNcurses"]),
+            dependencies: [
+                "FobAccess", "FobSessions", "FobClipboard", "FobAgent", "FobStore", "FobTokens", "FobSystem",
+            ]),
+        .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobTokens", "FobStore", "FobSystem", "CNcurses"]),
         .target(
             name: "FobCLI",
             dependencies: [
@@ -175,3 +177,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A file of a module sees the members of a type only from modules it
+// imports itself (SE-0444), so a type handed on by the layer between cannot
+// be used unseen: scripts/check-layers holds every import to the layer map.
+// (Test targets may import anything.)
+for target in package.targets where target.type != .system && target.type != .test {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,7 +1,7 @@
 // swift-tools-version:5.4
 // Fob's libFuzzer targets: one executable per parser of untrusted input,
 // built only by scripts/fuzz (with -sanitize=fuzzer,address), never by the
-// main package's `swift build`. See the README's "Fuzzing" section.
+// main package's `swift build`. See docs/fuzzing.md.
 //
 // Tools version 5.4 on purpose: from 5.5 SwiftPM renames an executable's
 // entry point to <module>_main for testable executables, but a fuzz target

@@ -1,19 +1,45 @@
 import FobAgent
 import FobStore
+import FobSystem
 import FoundationEssentials
 
-/// The vault as the agent serves it: each operation is one request. An
-/// agent that is stopped, locked, or not safe to talk to is
-/// `.interactionNotAllowed`, as a locked vault is; a connection that fails
-/// midway is `.io`.
+/// The vault as the agent serves it: each operation is one request, on one
+/// connection kept open (``AgentConnection``: one hello for the life of the
+/// store, opened again when the agent restarted). An agent that is stopped,
+/// locked, or not safe to talk to is `.interactionNotAllowed`, as a locked
+/// vault is; a connection that fails midway is `.io`.
+///
+/// Requests from several threads are made one at a time on the one connection.
 public final class AgentStore: RequestStore, @unchecked Sendable {
     /// The agent's client.
     public let client: AgentClient
+    /// The connection kept open, used under ``connectionLock``.
+    private let connection: AgentConnection
+    private let connectionLock = Lock()
     /// Opened (never unlocked) for ``dataVersion()`` only.
     private var versionVault: Vault?
 
     /// - Parameter client: the agent of the vault.
-    public init(client: AgentClient) { self.client = client }
+    public init(client: AgentClient) {
+        self.client = client
+        connection = AgentConnection(endpoint: client.endpoint, timeout: client.timeout)
+    }
+
+    /// How many connections (and so hellos) this store has opened to the agent.
+    public var connectionsOpened: Int {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        return connection.connectionsOpened
+    }
+
+    /// Runs `body` with the connection, one thread at a time.
+    private func withConnection<R>(_ body: (AgentConnection) throws(AgentClientError) -> R) throws(AgentClientError)
+        -> R
+    {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        return try body(connection)
+    }
 
     /// The vault file the agent serves.
     public var vaultURL: URL { URL(fileURLWithPath: client.endpoint.vault) }
@@ -25,7 +51,8 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
     /// The agent's whole status (state, timeouts), or `nil` when no agent
     /// can be asked (one status request; not activity).
     public var status: AgentStatus? {
-        guard case .status(let status)? = try? client.send(.status) else { return nil }
+        guard case .status(let status)? = try? withConnection({ (c) throws(AgentClientError) in try c.send(.status) })
+        else { return nil }
         return status
     }
 
@@ -41,8 +68,11 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         AgentResponse, AgentClientError
     > {
         do {
-            if let eachItem { return .success(try client.send(request, withSecrets: true, eachItem: eachItem)) }
-            return .success(try client.send(request, withSecrets: true))
+            return .success(
+                try withConnection { (c) throws(AgentClientError) in
+                    if let eachItem { return try c.send(request, withSecrets: true, eachItem: eachItem) }
+                    return try c.send(request, withSecrets: true)
+                })
         } catch {
             return .failure(error)
         }
@@ -64,7 +94,9 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
     {
         let answer: AgentResponse
         do {
-            answer = try client.send(.get(query, limitOne: false, detail: detail), eachItem: body)
+            answer = try withConnection { (c) throws(AgentClientError) in
+                try c.send(.get(query, limitOne: false, detail: detail), eachItem: body)
+            }
         } catch {
             throw error.keychainError
         }
@@ -94,7 +126,7 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
     }
 
     /// Locks the agent fully.
-    public func lock() { _ = try? client.send(.lock) }
+    public func lock() { _ = try? withConnection { (c) throws(AgentClientError) in try c.send(.lock) } }
 
     /// Runs `body` holding the vault file's lock (``Vault/withExclusiveLock(vaultURL:_:)``).
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
@@ -128,7 +160,8 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         _ = try perform(.applyImport(changes))
     }
 
-    /// Subscribes to the agent's changes (``AgentClient/subscribe(onEvent:onEnd:)``).
+    /// Subscribes to the agent's change feed on a connection of its own
+    /// (``AgentConnection/subscribe(onEvent:onEnd:)``).
     public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
         try? client.subscribe(onEvent: onChange)
     }

@@ -194,28 +194,47 @@ extension RequestStore {
 
     public func allItems() throws(KeychainError) -> [Item] { try list() }
 
+    /// The items with these persistent IDs (``Item/persistentID``), in the
+    /// order asked, with as much of each as `detail` says; an ID no item has
+    /// is left out (``AgentRequest/getItems(ids:detail:)``). Through the
+    /// agent only the records of the items asked are decrypted.
+    /// - Throws: `.interactionNotAllowed` while locked; `.param` past
+    ///   ``AgentProtocol/maxIDsPerRequest`` IDs; `.decode`, `.io`.
+    public func items(ids: [UUID], detail: ItemDetail) throws(KeychainError) -> [Item] {
+        guard case .items(let found) = try perform(.getItems(ids: ids, detail: detail)) else {
+            throw .io("unexpected answer to get")
+        }
+        return found
+    }
+
+    /// Runs a write (`.add`, `.save`, `.update`, `.delete`, `.applyImport`)
+    /// and returns what it changed: how many items (for `.save`, 1 = added,
+    /// 0 = updated) and, for each item changed, its new revision and
+    /// summary (``AgentEvent``, no secret), so that the writer can patch its
+    /// own state without reading the items back.
+    /// - Throws: the write's ``KeychainError``; `.io` for an answer that is not a write's.
+    public func write(_ request: AgentRequest) throws(KeychainError) -> (count: Int, changes: [AgentEvent]) {
+        guard case .written(let count, let changes) = try perform(request) else {
+            throw .io("unexpected answer to a write")
+        }
+        return (count, changes)
+    }
+
     public func save(service: String, account: String, secret: SecretBytes, attributes: ItemChanges)
         throws(KeychainError) -> Vault.SaveOutcome
     {
-        guard
-            case .count(let added) = try perform(
-                .save(service: service, account: account, secret: secret, changes: attributes))
-        else { throw .io("unexpected answer to save") }
+        let added = try write(.save(service: service, account: account, secret: secret, changes: attributes)).count
         return added == 1 ? .added : .updated
     }
 
     @discardableResult
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
-        guard case .count(let count) = try perform(.update(query, changes)) else {
-            throw .io("unexpected answer to update")
-        }
-        return count
+        try write(.update(query, changes)).count
     }
 
     @discardableResult
     public func delete(matching query: ItemQuery) throws(KeychainError) -> Int {
-        guard case .count(let count) = try perform(.delete(query)) else { throw .io("unexpected answer to delete") }
-        return count
+        try write(.delete(query)).count
     }
 }
 

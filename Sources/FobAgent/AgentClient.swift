@@ -42,7 +42,8 @@ public enum AgentClientError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 /// The agent's client: connects, checks that socket and agent belong to
-/// this user, sends one request and reads the answer.
+/// this user, sends one request on a connection of its own and reads the
+/// answer (``AgentConnection`` keeps one open for many).
 public struct AgentClient: Sendable {
     /// The socket of the vault's agent.
     public let endpoint: AgentEndpoint
@@ -99,131 +100,30 @@ public struct AgentClient: Sendable {
         return fd
     }
 
-    /// Sends `request` and returns the agent's answer.
+    /// Sends `request` on a connection of its own (``AgentConnection``,
+    /// closed on return) and returns the agent's answer: for a one-shot
+    /// command; a long-lived client keeps an ``AgentConnection``.
     /// - Parameters:
     ///   - request: the request (its password or secret is wiped from the sent bytes).
-    ///   - withSecrets: keep the secret of an `.item` answer.
-    /// - Throws: ``AgentClientError``: `.noAnswer` when the whole request
-    ///   was sent but no answer was read (the agent may have acted on it);
-    ///   `.io` when it was not wholly sent; `.stopped`, `.unsafe`, `.protocolError`.
+    ///   - withSecrets: keep the secret of an `.items` answer.
+    /// - Throws: as ``AgentConnection/send(_:withSecrets:)``.
     public func send(_ request: AgentRequest, withSecrets: Bool = true) throws(AgentClientError) -> AgentResponse {
-        try exchange(request) { raw throws(AgentProtocolError) in
-            try AgentResponse.decode(raw, withSecrets: withSecrets)
-        }
+        try AgentConnection(endpoint: endpoint, timeout: timeout).send(request, withSecrets: withSecrets)
     }
 
-    /// Sends `request` and hands each item of an `.items` answer to
-    /// `eachItem` as it is decoded, in the answer's order, instead of
-    /// collecting them: a listing of thousands of items never lives decoded
-    /// all at once, and the answer's bytes are wiped and freed on return.
-    /// - Parameters:
-    ///   - request: as ``send(_:withSecrets:)``.
-    ///   - withSecrets: keep the secret of each item.
-    ///   - eachItem: called once per item, on this thread.
-    /// - Returns: the answer; `.items([])` for items handed to `eachItem`.
-    /// - Throws: as ``send(_:withSecrets:)``; `.protocolError` for an item
-    ///   that does not decode (those before it were handed over).
+    /// As ``AgentConnection/send(_:withSecrets:eachItem:)``, on a connection of its own.
     public func send(_ request: AgentRequest, withSecrets: Bool = true, eachItem: (Item) -> Void)
         throws(AgentClientError) -> AgentResponse
     {
-        try withoutActuallyEscaping(eachItem) { handOver throws(AgentClientError) in
-            try exchange(request) { raw throws(AgentProtocolError) in
-                try AgentResponse.decode(raw, withSecrets: withSecrets, eachItem: handOver)
-            }
-        }
+        try AgentConnection(endpoint: endpoint, timeout: timeout).send(
+            request, withSecrets: withSecrets, eachItem: eachItem)
     }
 
-    /// Sends `request` and decodes the answer's frame with `decode`.
-    private func exchange(
-        _ request: AgentRequest, decode: (UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentResponse
-    ) throws(AgentClientError) -> AgentResponse {
-        // Encoded before connecting: the agent gives a connection only a few
-        // seconds to send its request, and a large import takes a while to encode.
-        var message = request.encoded()
-        defer { message.wipe() }
-        let fd = try connect()
-        defer { close(fd) }
-        let deadline = SocketIO.monotonic() + timeout
-        // An agent reads a frame whole before it acts: one not wholly sent is never carried out.
-        var sent = false
-        do {
-            try SocketIO.writeFrame(fd, AgentHello.encoded(vault: endpoint.vault), until: deadline)
-            try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
-            try SocketIO.writeFrame(fd, message, until: deadline)
-            sent = true
-            var answer = try SocketIO.readFrame(
-                fd, until: deadline, limit: AgentProtocol.maxResponseBytes, wholeAtOnce: true)
-            defer { answer.wipe() }
-            return try answer.withUnsafeBytes { raw in
-                Result { () throws(AgentProtocolError) in try decode(raw) }
-            }.get()
-        } catch let error as AgentClientError {
-            throw error
-        } catch let error as AgentProtocolError {
-            throw .protocolError(error)
-        } catch let error as SocketIO.Failure {
-            let why: String
-            switch error {
-            case .closed: why = "the agent closed the connection"
-            case .timedOut: why = "the agent did not answer within \(Int(timeout)) s"
-            case .tooLarge(let n): throw .protocolError(.tooLarge(n))
-            case .system(let code): why = String(cString: strerror(code))
-            }
-            throw sent ? .noAnswer(why) : .io(why)
-        } catch {
-            throw sent ? .noAnswer("\(error)") : .io("\(error)")
-        }
-    }
-
-    /// Subscribes to the agent's changes (``AgentRequest/subscribe``):
-    /// `onEvent` is called on a thread of its own for each ``AgentEvent``,
-    /// and `onEnd` once when the subscription ends (cancelled, the agent
-    /// stopped or the connection failed).
-    /// - Returns: the subscription; ``AgentSubscription/cancel()`` ends it.
-    /// - Throws: ``AgentClientError``; `.protocolError` when the agent refuses.
+    /// Subscribes to the agent's changes (``AgentConnection/subscribe(onEvent:onEnd:)``).
     public func subscribe(
         onEvent: @escaping @Sendable (AgentEvent) -> Void, onEnd: @escaping @Sendable () -> Void = {}
     ) throws(AgentClientError) -> AgentSubscription {
-        let fd = try connect()
-        let deadline = SocketIO.monotonic() + timeout
-        do {
-            try SocketIO.writeFrame(fd, AgentHello.encoded(vault: endpoint.vault), until: deadline)
-            try AgentHello.check(answer: SocketIO.readFrame(fd, until: deadline, limit: AgentHello.maxBytes))
-            try SocketIO.writeFrame(fd, AgentRequest.subscribe.encoded(), until: deadline)
-            let answer = try SocketIO.readFrame(fd, until: deadline, limit: AgentProtocol.maxMessageBytes)
-            let decoded = try answer.withUnsafeBytes { raw in
-                Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
-            }.get()
-            guard case .ok = decoded else {
-                close(fd)
-                throw AgentClientError.io("the agent refused the subscription")
-            }
-        } catch let error as AgentClientError {
-            throw error
-        } catch let error as AgentProtocolError {
-            close(fd)
-            throw .protocolError(error)
-        } catch {
-            close(fd)
-            throw .io("subscribe: \(error)")
-        }
-        let subscription = AgentSubscription(fd: fd)
-        let started = DetachedThread.start {
-            while let frame = try? SocketIO.readFrame(fd, until: .infinity, limit: AgentProtocol.maxMessageBytes) {
-                let response = frame.withUnsafeBytes { raw in
-                    Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
-                }
-                guard case .success(.event(let event)) = response else { break }
-                onEvent(event)
-            }
-            subscription.finish()
-            onEnd()
-        }
-        guard started else {
-            subscription.finish()
-            throw .io("subscribe: cannot start a thread")
-        }
-        return subscription
+        try AgentConnection(endpoint: endpoint, timeout: timeout).subscribe(onEvent: onEvent, onEnd: onEnd)
     }
 
     /// Starts `fob agent --detach` for this vault, which starts the agent

@@ -283,6 +283,27 @@ extension AgentRequest {
             bag.wipe()
         case .delete(let query):
             w.field(query.bag.bytes)
+        case .getItems(let ids, let detail):
+            var packed: [UInt8] = []
+            packed.reserveCapacity(ids.count * 16)
+            for id in ids { withUnsafeBytes(of: id.uuid) { packed.append(contentsOf: $0) } }
+            w.field(packed)
+            w.field([detail.rawValue])
+        }
+    }
+
+    /// The persistent IDs of a `getItems` request: one field of 16 bytes each.
+    private static func ids(_ r: MessageReader) throws(AgentProtocolError) -> [UUID] {
+        let packed = r.raw(0)
+        guard packed.count % 16 == 0, packed.count / 16 <= AgentProtocol.maxIDsPerRequest else {
+            throw .badField("persistent IDs")
+        }
+        return stride(from: 0, to: packed.count, by: 16).map { start in
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[start..<(start + 16)]))
+            }
+            return UUID(uuid: bytes)
         }
     }
 
@@ -371,6 +392,12 @@ extension AgentRequest {
             return .delete(try ItemQuery(bag: AttributeBag(reading: r.raw(0))))
         case AgentRequest.importCode:
             return .applyImport(try importChanges(r))
+        case 13:
+            try r.expect(2)
+            guard r.raw(1).count == 1, let detail = ItemDetail(rawValue: r.raw(1)[0]) else {
+                throw .badField("get detail")
+            }
+            return .getItems(ids: try ids(r), detail: detail)
         default: throw .unknownCode(r.code)
         }
     }
@@ -393,17 +420,11 @@ extension AgentResponse {
         case .ok:
             return MessageWriter(code: 0).bytes
         case .event(let event):
-            var w = MessageWriter(code: 5)
-            w.field([event.kind.rawValue])
-            if let key = event.key {
-                w.field([1] + Array(key.itemClass.rawValue.utf8))
-                w.field(key.accessGroup)
-                w.field(key.service)
-                w.field(key.account)
-            } else {
-                w.field([0])
-            }
-            if let revision = event.revision { w.field(revision) }
+            return event.encoded()
+        case .written(let count, let changes):
+            var w = MessageWriter(code: 6)
+            w.field(UInt32(clamping: max(0, count)))
+            for change in changes { w.field(change.encoded()) }
             return w.bytes
         case .items(let items):
             var w = MessageWriter(code: 2)
@@ -416,10 +437,6 @@ extension AgentResponse {
             w.field(s.vault)
             w.field(s.idleSecondsLeft.map { $0 } ?? UInt32.max)
             w.field(s.maxSecondsLeft ?? UInt32.max)
-            return w.bytes
-        case .count(let n):
-            var w = MessageWriter(code: 4)
-            w.field(UInt32(clamping: max(0, n)))
             return w.bytes
         case .failure(.revisionMismatch(let name, let expected, let current)):
             // The name, then both revisions as UInt64 big-endian.
@@ -451,34 +468,6 @@ extension AgentResponse {
         }
     }
 
-    private static func event(_ r: MessageReader) throws(AgentProtocolError) -> AgentEvent {
-        guard r.fields.count >= 2, r.raw(0).count == 1, let kind = AgentEvent.Kind(rawValue: r.raw(0)[0]) else {
-            throw .badField("an event's kind")
-        }
-        var key: ItemKey?
-        var next = 2
-        let tagged = r.raw(1)
-        if tagged.first == 1 {
-            guard r.fields.count >= 5,
-                let name = String(checkingUTF8: UnsafeRawBufferPointer(rebasing: tagged[1...])),
-                let itemClass = ItemClass(rawValue: name)
-            else { throw .badField("an event's item") }
-            key = ItemKey(
-                itemClass: itemClass, accessGroup: try r.text(2, "access group"), service: try r.text(3, "service"),
-                account: try r.text(4, "account"))
-            next = 5
-        } else if tagged.count != 1 || tagged[0] != 0 {
-            throw .badField("an event's item")
-        }
-        var revision: UInt64?
-        if r.fields.count == next + 1 {
-            revision = try r.uint64(next, "an event's revision")
-        } else if r.fields.count != next {
-            throw .badField("\(r.fields.count) fields in an event")
-        }
-        return AgentEvent(kind: kind, key: key, revision: revision)
-    }
-
     /// The answer to a request of another version.
     static func versionMismatch() -> [UInt8] {
         var w = MessageWriter(code: AgentProtocol.versionMismatchCode)
@@ -508,7 +497,14 @@ extension AgentResponse {
             try r.expect(0)
             return .ok
         case 5:
-            return .event(try event(r))
+            return .event(try AgentEvent(r))
+        case 6:
+            guard r.fields.count >= 1 else { throw .badField("a write's answer without its count") }
+            var changes: [AgentEvent] = []
+            for index in r.fields.indices.dropFirst() {
+                changes.append(try AgentEvent(MessageReader(r.raw(index))))
+            }
+            return .written(count: Int(try r.uint32(0, "count")), changes: changes)
         case 2:
             if let eachItem {
                 for index in r.fields.indices { eachItem(try item(index)) }
@@ -528,9 +524,6 @@ extension AgentResponse {
                 AgentStatus(
                     state: state, pid: Int32(bitPattern: try r.uint32(1, "pid")), vault: try r.text(2, "vault"),
                     idleSecondsLeft: idle == .max ? nil : idle, maxSecondsLeft: max == .max ? nil : max))
-        case 4:
-            try r.expect(1)
-            return .count(Int(try r.uint32(0, "count")))
         case AgentProtocol.versionMismatchCode:
             throw .versionMismatch(r.version)
         case AgentResponse.revisionMismatchCode:

@@ -1,3 +1,4 @@
+import CLinux
 import FobStore
 import FobSystem
 import FoundationEssentials
@@ -48,10 +49,16 @@ public final class AgentCore: @unchecked Sendable {
     private var seen: [String: UInt64] = [:]
     /// The id of the vault unlocked now.
     private var vaultID: String?
-    /// The subscribers, and what the watcher saw last: the vault's
-    /// generation and items (`nil` while locked).
+    /// The subscribers of the change feed.
     let subscribers = AgentSubscribers()
-    private var watched: (generation: UInt64, snapshot: VaultSnapshot)?
+    /// What the agent knows of the vault's items: each one's summary by
+    /// persistent ID, as of a ``Vault/contentGeneration`` and write counter
+    /// (`nil` while locked, or before the first need). It answers
+    /// ``AgentRequest/getItems(ids:detail:)`` without a scan, and the
+    /// change feed compares the vault with it.
+    private var known: KnownItems?
+    /// Whether the feed last told its subscribers that the vault is unlocked.
+    private var feedSaysUnlocked = false
     private var watcherRunning = false
     /// How often the watcher looks for other processes' writes, in seconds.
     static let watchInterval = 0.2
@@ -126,6 +133,7 @@ public final class AgentCore: @unchecked Sendable {
         if idleOver || maxOver {
             vault.lock(keepingAfterFirstUnlock: true)
             listing = nil
+            forgetKnownLocked()
             timedOut = true
         }
     }
@@ -137,6 +145,7 @@ public final class AgentCore: @unchecked Sendable {
         vault?.lock()
         vault = nil
         listing = nil
+        forgetKnownLocked()
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -166,7 +175,13 @@ public final class AgentCore: @unchecked Sendable {
         }
         if let listing { return listing.message.withUnsafeBytes { Array($0) } }
         do {
-            let message = try ItemOperations.perform(request, on: vault).encoded()
+            // The known items make the listing without another scan.
+            let message: [UInt8]
+            if let known = knownLocked(vault) {
+                message = AgentResponse.items(known.listing).encoded()
+            } else {
+                message = try ItemOperations.perform(request, on: vault).encoded()
+            }
             if message.count > AgentCore.listingBytesKept { return message }
             listing = (vault.contentGeneration, SecretBytes(message))
             return message
@@ -195,6 +210,7 @@ public final class AgentCore: @unchecked Sendable {
             } catch {
                 vault.lock()
                 self.vault = nil
+                forgetKnownLocked()
             }
         }
         if listing?.generation != vault?.contentGeneration { listing = nil }
@@ -228,7 +244,7 @@ public final class AgentCore: @unchecked Sendable {
     /// refuses a `whenUnlocked` item.
     static func needsWholeVault(_ request: AgentRequest) -> Bool {
         switch request {
-        case .list, .applyImport: return true
+        case .list, .applyImport, .getItems: return true
         case .get(_, let one, _): return !one
         case .update(let query, _), .delete(let query): return query.service == nil || query.account == nil
         default: return false
@@ -244,7 +260,7 @@ public final class AgentCore: @unchecked Sendable {
             vault?.lock()
             vault = nil
             listing = nil
-            subscribers.wake()
+            forgetKnownLocked()
             return .ok
         case .unlock, .unlockWithKey:
             do {
@@ -270,6 +286,9 @@ public final class AgentCore: @unchecked Sendable {
                 unlockedAt = clock.seconds
                 lastActivity = unlockedAt
                 timedOut = false
+                forgetKnownLocked()
+                feedSaysUnlocked = true
+                subscribers.publish([AgentEvent(kind: .unlocked, key: nil)])
                 return .ok
             } catch {
                 return .failure(error)
@@ -281,8 +300,15 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
+                    if case .getItems(let ids, let detail) = request {
+                        return try itemsLocked(ids, detail, vault)
+                    }
+                    if case .list(service: nil) = request, let known = knownLocked(vault) {
+                        return .items(known.listing)
+                    }
+                    let before = (vault.contentGeneration, vault.writeCounter)
                     let answer = try ItemOperations.perform(request, on: vault)
-                    if request.isWrite { subscribers.wake() }
+                    if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
                     return answer
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
@@ -302,40 +328,103 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         guard let id = subscribers.add() else { return nil }
-        if watched == nil { watched = snapshotLocked() }
+        if let vault, vault.lockLevel == .unlocked {
+            feedSaysUnlocked = true
+            _ = knownLocked(vault)
+        } else {
+            feedSaysUnlocked = false
+        }
         if !watcherRunning {
             watcherRunning = DetachedThread.start { [self] in
                 while subscribers.waitForWork(timeout: AgentCore.watchInterval) { watch() }
                 mutex.lock()
                 watcherRunning = false
-                watched = nil
                 mutex.unlock()
             }
         }
         return id
     }
 
-    /// One look of the watcher: publishes what changed since the last look
-    /// (the agent's writes and other processes' alike), and a lock.
+    /// One look of the watcher: publishes what other processes changed
+    /// since the last look (and the agent's writes it could not publish
+    /// itself), and a lock or an unlock.
     func watch() {
         mutex.lock()
         defer { mutex.unlock() }
         refreshLocked()
         guard let vault, vault.lockLevel == .unlocked else {
-            if watched != nil { subscribers.publish([AgentEvent(kind: .locked, key: nil)]) }
-            watched = nil
+            forgetKnownLocked()
             return
         }
-        if let watched, watched.generation == vault.contentGeneration { return }
-        guard let now = snapshotLocked() else { return }
-        if let watched { subscribers.publish(watched.snapshot.events(to: now.snapshot)) }
-        watched = now
+        if !feedSaysUnlocked {
+            known = nil
+            feedSaysUnlocked = true
+            subscribers.publish([AgentEvent(kind: .unlocked, key: nil)])
+        }
+        _ = knownLocked(vault)
     }
 
-    /// The vault's items now, or `nil` while it is locked or unreadable.
-    private func snapshotLocked() -> (generation: UInt64, snapshot: VaultSnapshot)? {
-        guard let vault, vault.lockLevel == .unlocked, let items = try? vault.allItems() else { return nil }
-        return (vault.contentGeneration, VaultSnapshot(items))
+    /// The items known now (``known``), read again when the vault changed
+    /// since (another process wrote): then each difference is published,
+    /// once. `nil` while only `afterFirstUnlock` items are open, or when
+    /// the vault cannot be read.
+    private func knownLocked(_ vault: Vault) -> VaultSnapshot? {
+        guard vault.lockLevel == .unlocked else { return nil }
+        if let known, known.generation == vault.contentGeneration { return known.snapshot }
+        guard let items = try? vault.allItems() else { return nil }
+        let now = VaultSnapshot(items)
+        if let known { subscribers.publish(known.snapshot.events(to: now)) }
+        known = KnownItems(generation: vault.contentGeneration, counter: vault.writeCounter, snapshot: now)
+        return now
+    }
+
+    /// Forgets the known items (a lock, a timeout, a replaced file) and
+    /// tells the feed's subscribers, once, that the vault locked.
+    private func forgetKnownLocked() {
+        known = nil
+        if feedSaysUnlocked { subscribers.publish([AgentEvent(kind: .locked, key: nil)]) }
+        feedSaysUnlocked = false
+    }
+
+    /// Publishes the changes of the agent's own write and patches the known
+    /// items with them, when nothing else changed the vault since they were
+    /// read (the write counter grew by this write alone); otherwise the
+    /// watcher compares the vault with them and publishes everything once.
+    private func publishOwnLocked(_ changes: [AgentEvent], before: (UInt64, UInt64?), _ vault: Vault) {
+        listing = nil
+        guard var now = known, now.generation == before.0, let counter = now.counter, before.1 == counter,
+            vault.writeCounter == counter + (changes.isEmpty ? 0 : 1)
+        else {
+            subscribers.wake()
+            return
+        }
+        now.snapshot.apply(changes)
+        now.generation = vault.contentGeneration
+        now.counter = vault.writeCounter
+        known = now
+        subscribers.publish(changes)
+    }
+
+    /// The answer to ``AgentRequest/getItems(ids:detail:)``: each item asked
+    /// that the known items hold, read by its exact key (one record each;
+    /// none at ``ItemDetail/listing``); an ID no item has is left out.
+    private func itemsLocked(_ ids: [UUID], _ detail: ItemDetail, _ vault: Vault) throws(KeychainError)
+        -> AgentResponse
+    {
+        guard let snapshot = knownLocked(vault) else {
+            return try ItemOperations.perform(.getItems(ids: ids, detail: detail), on: vault)
+        }
+        var found: [Item] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            guard let summary = snapshot.items[id] else { continue }
+            do {
+                found.append(try ItemOperations.detailed(summary, detail, vault))
+            } catch .itemNotFound {
+                continue
+            }
+        }
+        return .items(found)
     }
 
     private func statusLocked() -> AgentStatus {

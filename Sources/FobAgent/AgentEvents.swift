@@ -84,30 +84,61 @@ final class AgentSubscribers: @unchecked Sendable {
     }
 }
 
-/// What a subscriber saw of the vault last: each item's key and its
-/// ``Item/revision``, which every write of the item increments. A new
-/// listing is compared with it to tell what was added, changed and deleted,
-/// whoever wrote (the agent or another process).
+/// The items of the vault as the agent knows them (``VaultSnapshot``), and
+/// when it read them: the vault's ``Vault/contentGeneration`` and write counter.
+struct KnownItems {
+    var generation: UInt64
+    var counter: UInt64?
+    var snapshot: VaultSnapshot
+}
+
+/// Every item of the vault at ``ItemDetail/listing`` (its summary), by
+/// persistent ID. A new reading is compared with it to tell what was added,
+/// changed, renamed and deleted, whoever wrote (the agent or another
+/// process); the ``Item/revision``, which every write of an item
+/// increments, tells a change.
 struct VaultSnapshot {
-    var items: [ItemKey: UInt64] = [:]
+    private(set) var items: [UUID: Item] = [:]
 
     init(_ items: [Item]) {
-        for item in items { self.items[ItemKey(item)] = item.revision }
+        self.items.reserveCapacity(items.count)
+        for item in items { self.items[item.persistentID] = ItemOperations.listed(item) }
     }
 
-    /// The events that lead from `self` to `next`, deletions last; an
-    /// addition or a change carries the item's revision after it.
+    /// The events that lead from `self` to `next`, deletions last; each
+    /// carries the item's summary (as it was, for a deletion).
     func events(to next: VaultSnapshot) -> [AgentEvent] {
         var events: [AgentEvent] = []
-        for (key, revision) in next.items {
-            switch items[key] {
-            case nil: events.append(AgentEvent(kind: .added, key: key, revision: revision))
-            case let before? where before != revision:
-                events.append(AgentEvent(kind: .changed, key: key, revision: revision))
-            default: break
+        for (id, item) in next.items {
+            guard let before = items[id] else {
+                events.append(AgentEvent(kind: .added, summary: item))
+                continue
+            }
+            let oldKey = ItemKey(before)
+            if oldKey != ItemKey(item) || before.internetKeyParts != item.internetKeyParts {
+                events.append(AgentEvent(kind: .renamed, summary: item, oldKey: oldKey))
+            } else if before.revision != item.revision {
+                events.append(AgentEvent(kind: .changed, summary: item))
             }
         }
-        for key in items.keys where next.items[key] == nil { events.append(AgentEvent(kind: .deleted, key: key)) }
+        for (id, item) in items where next.items[id] == nil { events.append(AgentEvent(kind: .deleted, summary: item)) }
         return events
+    }
+
+    /// Applies item events (of a write whose changes are known) in order.
+    mutating func apply(_ events: [AgentEvent]) {
+        for event in events {
+            guard let id = event.id else { continue }
+            switch event.kind {
+            case .deleted: items[id] = nil
+            case .added, .changed, .renamed: items[id] = event.summary
+            case .locked, .unlocked: continue
+            }
+        }
+    }
+
+    /// The summaries in the order people read (``ListingOrder``).
+    var listing: [Item] {
+        ListingOrder.sorted(Array(items.values)) { ($0.service, $0.account, $0.accessGroup) }
     }
 }

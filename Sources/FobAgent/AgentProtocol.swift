@@ -1,18 +1,24 @@
 import FobStore
 import FoundationEssentials
 
-/// The agent's wire format: one request and one response per connection
-/// (a subscription: one request, then `.ok` and one `.event` per change),
-/// each a frame of a 4-byte big-endian length and that many bytes.
+/// The agent's wire format. A connection starts with one hello
+/// (``AgentHello``) and then carries any number of exchanges, one at a time:
+/// a request, then its response. ``AgentRequest/subscribe`` ends that: the
+/// agent answers `.ok` and then sends one `.event` per change until the
+/// connection closes. Every message is a frame of a 4-byte big-endian length
+/// and that many bytes.
 ///
 /// A message starts with the magic `FOBA`, the protocol version (one byte)
 /// and a code (one byte: the operation of a request, the outcome of a
 /// response), then fields, each a 4-byte big-endian length and its bytes.
-/// The version is checked in this first (and only) exchange: an agent of
+/// The version is checked in the hello and in every message: an agent of
 /// another version answers with its own version and code ``AgentProtocol/versionMismatchCode``.
 /// Version 3 has one verb per operation (get, list, add, save, update,
 /// delete), an ``ItemDetail`` on `get`, and ``AgentRequest/subscribe``;
-/// version 4 adds ``ItemDetail/secretOnly``.
+/// version 4 adds ``ItemDetail/secretOnly``; version 5 keeps a connection
+/// open for many requests and adds ``AgentRequest/getItems(ids:detail:)``,
+/// ``AgentResponse/written(count:changes:)`` and events that carry the
+/// item's persistent ID and summary.
 public enum AgentProtocol {
     /// The version this build speaks. Version 3 names the vault in the
     /// hello and carries item revisions (record tag 29 in items), expected
@@ -20,8 +26,11 @@ public enum AgentProtocol {
     /// `.revisionMismatch` failure (code 0x18): an agent of version 2 would
     /// ignore an expected revision and write. Version 4 adds the detail
     /// ``ItemDetail/secretOnly`` (3), which an agent of version 3 would refuse
-    /// as a malformed request rather than as another version.
-    public static let version: UInt8 = 4
+    /// as a malformed request rather than as another version. Version 5
+    /// answers every write with ``AgentResponse/written(count:changes:)``
+    /// where version 4 answered `.ok` or `.count`, and its events have
+    /// another layout: a client of version 4 would misread both.
+    public static let version: UInt8 = 5
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)
     /// The largest message accepted, in bytes: a whole record (secret,
@@ -36,6 +45,8 @@ public enum AgentProtocol {
     /// The largest answer a client accepts, in bytes: a listing of every
     /// item (the agent is checked to be the user's own before anything is read).
     public static let maxResponseBytes = 1 << 30
+    /// The most persistent IDs one ``AgentRequest/getItems(ids:detail:)`` may name (65,536).
+    public static let maxIDsPerRequest = 65_536
     /// The response code of a version mismatch (the header carries the agent's version).
     public static let versionMismatchCode: UInt8 = 0xFF
 }
@@ -113,28 +124,38 @@ public enum AgentRequest: Sendable {
     /// most one when `limitOne`, with as much of each as `detail` says;
     /// answers `.items`, `.itemNotFound` when none.
     case get(ItemQuery, limitOne: Bool, detail: ItemDetail)
+    /// The items with these persistent IDs (``Item/persistentID``), in the
+    /// order asked, with as much of each as `detail` says; an ID no item
+    /// has is left out of the answer (not an error). The agent decrypts the
+    /// records of the items asked only (none at ``ItemDetail/listing``).
+    /// Answers `.items`; `.interactionNotAllowed` while locked or after a
+    /// timeout left only `afterFirstUnlock` items open; `.param` past
+    /// ``AgentProtocol/maxIDsPerRequest`` IDs.
+    case getItems(ids: [UUID], detail: ItemDetail)
     /// Every item (or those of one service, of any class) at the
     /// ``ItemDetail/listing`` detail, in ``ListingOrder``; answers `.items`
     /// (empty when there are none).
     case list(service: String?)
-    /// Add an item; `.duplicateItem` when it exists; answers `.ok`.
+    /// Add an item; `.duplicateItem` when it exists; answers
+    /// `.written` (count 1, the added item).
     case add(Item)
     /// Add or update the generic password with this service and account
     /// (empty access group); every attribute of `changes` travels. Answers
-    /// `.count` 1 when added, 0 when updated.
+    /// `.written`: count 1 when added, 0 when updated, and the item.
     case save(service: String, account: String, secret: SecretBytes, changes: ItemChanges)
     /// Change every item matching a query in one transaction (`SecItemUpdate`);
-    /// answers `.count`, `.itemNotFound` when none.
+    /// answers `.written` (how many, and each changed item), `.itemNotFound` when none.
     case update(ItemQuery, ItemChanges)
-    /// Delete every item matching a query (`SecItemDelete`); answers `.count`,
-    /// `.itemNotFound` when none.
+    /// Delete every item matching a query (`SecItemDelete`); answers
+    /// `.written` (how many, and each deleted item), `.itemNotFound` when none.
     case delete(ItemQuery)
     /// Apply an import plan in one transaction (``Vault/applyImport(_:progress:)``);
-    /// answers `.count` (the changes applied).
+    /// answers `.written` (the changes applied, and each item changed).
     case applyImport([ImportChange])
     /// Keep the connection open and send an `.event` for each change of the
-    /// vault's items (the agent's own writes and other processes' alike)
-    /// and for each lock; answers `.ok` first.
+    /// vault's items (the agent's own writes and other processes' alike),
+    /// each once, and for each lock and unlock; answers `.ok` first. The
+    /// connection carries nothing else afterwards.
     case subscribe
 
     /// Whether the request uses items (and so restarts the idle timer).
@@ -171,36 +192,94 @@ public enum AgentRequest: Sendable {
         case .delete: return 10
         case .applyImport: return AgentRequest.importCode
         case .subscribe: return 12
+        case .getItems: return 13
         }
     }
 }
 
-/// One change of the vault that a subscriber hears of (``AgentRequest/subscribe``).
+/// One change of the vault: what a subscriber hears of
+/// (``AgentRequest/subscribe``), and what a write answers for each item it
+/// changed (``AgentResponse/written(count:changes:)``).
+///
+/// An item's change carries its persistent ID, its revision after the
+/// change and its summary: the item at ``ItemDetail/listing`` (no secret,
+/// an empty one-time seed, custom field names without values), so that a
+/// client can patch its list without asking again.
 public struct AgentEvent: Sendable, Equatable {
     /// What happened.
     public enum Kind: UInt8, Sendable {
         /// An item appeared.
         case added = 1
-        /// An item's attributes or secret changed.
+        /// An item's attributes or secret changed (its primary key did not).
         case changed = 2
-        /// An item went away.
+        /// An item went away; the summary is the item as it was.
         case deleted = 3
         /// The agent locked (fully, or after a timeout): no item can be read through it.
         case locked = 4
+        /// An item's primary key changed (`fob mv`, an update of the
+        /// service, account or access group); ``AgentEvent/oldKey`` is the key
+        /// it had. Other attributes may have changed with it.
+        case renamed = 5
+        /// The agent unlocked: items can be read again (a client reloads).
+        case unlocked = 6
     }
     /// What happened.
     public var kind: Kind
-    /// The item (`nil` for ``Kind/locked``).
+    /// The item's primary key (after a rename, the new one); `nil` for
+    /// ``Kind/locked`` and ``Kind/unlocked``.
     public var key: ItemKey?
-    /// The item's ``Item/revision`` after the change (``Kind/added`` and
-    /// ``Kind/changed``); `nil` for ``Kind/deleted`` and ``Kind/locked``.
+    /// The item's ``Item/revision`` after the change (``Kind/added``,
+    /// ``Kind/changed``, ``Kind/renamed``); for ``Kind/deleted`` the revision
+    /// it had; `nil` for ``Kind/locked`` and ``Kind/unlocked``.
     public var revision: UInt64?
+    /// The item's ``Item/persistentID``, which a rename keeps; `nil` for
+    /// ``Kind/locked`` and ``Kind/unlocked``.
+    public var id: UUID?
+    /// The key the item had before a ``Kind/renamed``; `nil` otherwise.
+    public var oldKey: ItemKey?
+    /// The item at ``ItemDetail/listing`` after the change (as it was, for
+    /// ``Kind/deleted``): never a secret; `nil` for ``Kind/locked`` and
+    /// ``Kind/unlocked``.
+    public var summary: Item?
 
     /// - Parameters: as the properties.
-    public init(kind: Kind, key: ItemKey?, revision: UInt64? = nil) {
+    public init(
+        kind: Kind, key: ItemKey?, revision: UInt64? = nil, id: UUID? = nil, oldKey: ItemKey? = nil,
+        summary: Item? = nil
+    ) {
         self.kind = kind
         self.key = key
         self.revision = revision
+        self.id = id
+        self.oldKey = oldKey
+        self.summary = summary.map(ItemOperations.listed)
+    }
+
+    /// The event of an item change: key, revision and persistent ID from
+    /// `summary` (made a listing here, whatever it held).
+    /// - Parameters:
+    ///   - kind: ``Kind/added``, ``Kind/changed``, ``Kind/renamed`` or ``Kind/deleted``.
+    ///   - summary: the item after the change (before it, for a deletion).
+    ///   - oldKey: the key before a rename.
+    public init(kind: Kind, summary: Item, oldKey: ItemKey? = nil) {
+        self.init(
+            kind: kind, key: ItemKey(summary), revision: summary.revision, id: summary.persistentID, oldKey: oldKey,
+            summary: summary)
+    }
+
+    /// The event of one write of the vault's (``Vault/lastWrite``).
+    public init(_ write: ItemWrite) {
+        switch write {
+        case .added(let item): self.init(kind: .added, summary: item)
+        case .deleted(let item): self.init(kind: .deleted, summary: item)
+        case .changed(let old, let new):
+            let (before, after) = (ItemKey(old), ItemKey(new))
+            if before == after && old.internetKeyParts == new.internetKeyParts {
+                self.init(kind: .changed, summary: new)
+            } else {
+                self.init(kind: .renamed, summary: new, oldKey: before)
+            }
+        }
     }
 }
 
@@ -242,8 +321,10 @@ public enum AgentResponse: Sendable {
     case items([Item])
     /// The state.
     case status(AgentStatus)
-    /// How many items changed (or 1 = added, 0 = updated for `.save`).
-    case count(Int)
+    /// The answer to a write: how many items it changed (for `.save`, 1 =
+    /// added, 0 = updated), and one ``AgentEvent`` per item changed, in the
+    /// order written, each with the item's new revision and summary.
+    case written(count: Int, changes: [AgentEvent])
     /// A change, sent to a subscriber.
     case event(AgentEvent)
     /// The error direct use of the vault would have thrown.

@@ -4,29 +4,46 @@ import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
 
-/// The agent process: listens on the vault's socket, answers each
-/// connection on its own thread within a deadline, and applies the timeouts.
+/// The agent process: listens on the vault's socket, serves each
+/// connection on its own thread (a hello, then any number of requests, each
+/// answered before the next is read), and applies the timeouts.
 ///
 /// Every connection is checked with `SO_PEERCRED` and dropped unless it
 /// comes from this user. A client that sends garbage, too much or nothing
-/// only loses its own connection; requests reach ``AgentCore`` one at a time.
+/// only loses its own connection; one that stays silent longer than
+/// ``idleTimeout`` between requests is closed; requests reach ``AgentCore``
+/// one at a time.
 public final class AgentServer: @unchecked Sendable {
     /// Where it listens.
     public let endpoint: AgentEndpoint
     /// The state and answers.
     public let core: AgentCore
-    /// How long one connection may take, in seconds (an import past
-    /// ``AgentProtocol/maxMessageBytes`` one more second per MiB).
+    /// How long the hello, and each request once its first byte arrived,
+    /// may take to arrive, and each answer to be sent, in seconds (an import
+    /// past ``AgentProtocol/maxMessageBytes`` one more second per MiB).
     public var connectionDeadline: Double = 5
+    /// How long a connection may stay silent between requests, in seconds,
+    /// before the agent closes it (a client reconnects).
+    public var idleTimeout: Double = 60
     /// The most connections served at once; later ones wait to be accepted.
     public var maxConnections = 128
     private var listener: Int32 = -1
     private var socketIdentity: (dev_t, ino_t)?
     private let counter = Lock()
     private var active = 0
+    private var hellos = 0
     /// The served vault's path, which every hello is checked against (taken
     /// from the URL once: `URL.path` costs thousands of instructions a call).
     private let servedPath: String
+
+    /// How many hellos this server has accepted: one per connection, so a
+    /// client that keeps its connection open adds one whatever the number of
+    /// its requests (tests and benchmarks read it).
+    public var acceptedHellos: Int {
+        counter.lock()
+        defer { counter.unlock() }
+        return hellos
+    }
 
     nonisolated(unsafe) private static var stopRequested: sig_atomic_t = 0
 
@@ -151,6 +168,9 @@ public final class AgentServer: @unchecked Sendable {
         defer { hello.wipe() }
         switch AgentHello.verdict(hello, served: servedPath) {
         case .accepted:
+            counter.lock()
+            hellos += 1
+            counter.unlock()
             return (try? SocketIO.writeFrame(fd, AgentResponse.ok.encoded(), until: deadline)) != nil
         case .refused(let reason):
             try? SocketIO.writeFrame(fd, AgentHello.refusal(reason), until: deadline)
@@ -186,30 +206,39 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
-    /// One connection: the hello, then one request, one response, within the deadline.
+    /// One connection: the hello, then requests and their answers in turn,
+    /// until the client closes it, stays silent past ``idleTimeout``, sends
+    /// a frame that cannot be read, subscribes, or the agent stops.
     private func serve(_ fd: Int32) {
-        let deadline = SocketIO.monotonic() + connectionDeadline
-        guard acceptsHello(fd, until: deadline) else { return }
-        guard var payload = try? SocketIO.readFrame(fd, until: deadline, largeImport: true) else { return }
-        defer { payload.wipe() }
-        var answer: [UInt8]
-        do throws(AgentProtocolError) {
-            let request = try payload.withUnsafeBytes { raw in
-                Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
-            }.get()
-            if case .subscribe = request {
-                payload.wipe()
-                serveSubscription(fd)
+        guard acceptsHello(fd, until: SocketIO.monotonic() + connectionDeadline) else { return }
+        while AgentServer.stopRequested == 0 {
+            guard SocketIO.awaitReadable(fd, seconds: idleTimeout) else { return }
+            guard
+                var payload = try? SocketIO.readFrame(
+                    fd, until: SocketIO.monotonic() + connectionDeadline, largeImport: true)
+            else { return }
+            defer { payload.wipe() }
+            var answer: [UInt8]
+            do throws(AgentProtocolError) {
+                let request = try payload.withUnsafeBytes { raw in
+                    Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
+                }.get()
+                if case .subscribe = request {
+                    payload.wipe()
+                    serveSubscription(fd)
+                    return
+                }
+                answer = core.respond(to: request)
+            } catch .versionMismatch {
+                answer = AgentResponse.versionMismatch()
+            } catch {
+                answer = AgentResponse.failure(.param("bad request: \(error)")).encoded()
+            }
+            defer { answer.wipe() }
+            // The answer gets its own deadline: an unlock spends its time in the KDF.
+            guard (try? SocketIO.writeFrame(fd, answer, until: SocketIO.monotonic() + connectionDeadline)) != nil else {
                 return
             }
-            answer = core.respond(to: request)
-        } catch .versionMismatch {
-            answer = AgentResponse.versionMismatch()
-        } catch {
-            answer = AgentResponse.failure(.param("bad request: \(error)")).encoded()
         }
-        defer { answer.wipe() }
-        // The answer gets its own deadline: an unlock spends its time in the KDF.
-        try? SocketIO.writeFrame(fd, answer, until: SocketIO.monotonic() + connectionDeadline)
     }
 }

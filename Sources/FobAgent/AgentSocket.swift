@@ -157,6 +157,20 @@ enum SocketIO {
 
     enum Failure: Error { case closed, timedOut, tooLarge(Int), system(Int32) }
 
+    /// Waits at most `seconds` for `fd` to be readable (a frame, or the
+    /// peer's close); `false` when the time passed or `poll` failed.
+    static func awaitReadable(_ fd: Int32, seconds: Double) -> Bool {
+        (try? wait(fd, Int16(POLLIN), until: monotonic() + seconds)) != nil
+    }
+
+    /// Whether the peer has closed `fd` or sent bytes nobody asked for:
+    /// a connection between exchanges has nothing to read, so either way it
+    /// cannot carry another request.
+    static func isStale(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) != 0
+    }
+
     /// Waits until `fd` is ready for `events` or the deadline passes.
     private static func wait(_ fd: Int32, _ events: Int16, until deadline: Double) throws(Failure) {
         while true {

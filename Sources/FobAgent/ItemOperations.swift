@@ -1,9 +1,12 @@
 import FobStore
+import FoundationEssentials
 
 /// The item operations as one function over an unlocked vault, used by the
 /// agent and by a command without an agent alike, so that results, errors
 /// and exit statuses are the same either way.
 public enum ItemOperations {
+    /// `item` at ``ItemDetail/listing``: no secret, an empty one-time seed
+    /// when it has one, custom field names and hidden flags with empty values.
     public static func listed(_ item: Item) -> Item {
         var copy = item
         copy.secret = nil
@@ -33,8 +36,9 @@ public enum ItemOperations {
     ///   - request: `.get`, `.list`, `.add`, `.save`, `.update`, `.delete` or
     ///     `.applyImport` (the others are the agent's own and answer `.param`).
     ///   - vault: an unlocked (or partially locked) vault.
-    /// - Returns: `.items` for get and list (a listing in ``ListingOrder``),
-    ///   `.count` for save (1 added, 0 updated), update, delete and import, `.ok` for add.
+    /// - Returns: `.items` for get, getItems and list (a listing in
+    ///   ``ListingOrder``); `.written` for add, save (count 1 added, 0
+    ///   updated), update, delete and import, with each item changed.
     /// - Throws: what the vault throws: `.itemNotFound`, `.duplicateItem`,
     ///   `.interactionNotAllowed`, `.param`, `.decode`, `.io`.
     public static func perform(_ request: AgentRequest, on vault: Vault) throws(KeychainError) -> AgentResponse {
@@ -61,21 +65,51 @@ public enum ItemOperations {
             } catch .itemNotFound {
                 return .items([])
             }
+        case .getItems(let ids, let detail):
+            // Without the agent's index of persistent IDs: one scan.
+            guard ids.count <= AgentProtocol.maxIDsPerRequest else { throw .param("too many persistent IDs") }
+            let wanted = Set(ids)
+            var byID: [UUID: Item] = [:]
+            for item in try vault.allItems() where wanted.contains(item.persistentID) { byID[item.persistentID] = item }
+            var found: [Item] = []
+            for id in ids {
+                guard let summary = byID[id] else { continue }
+                do { found.append(try detailed(summary, detail, vault)) } catch .itemNotFound { continue }
+            }
+            return .items(found)
         case .add(let item):
             try vault.add(item)
-            return .ok
+            return written(1, vault)
         case .save(let service, let account, let secret, let changes):
             let outcome = try vault.save(service: service, account: account, secret: secret, attributes: changes)
-            return .count(outcome == .added ? 1 : 0)
+            return written(outcome == .added ? 1 : 0, vault)
         case .update(let query, let changes):
-            return .count(try vault.update(matching: query, with: changes))
+            return written(try vault.update(matching: query, with: changes), vault)
         case .delete(let query):
-            return .count(try vault.delete(matching: query))
+            return written(try vault.delete(matching: query), vault)
         case .applyImport(let changes):
             try vault.applyImport(changes)
-            return .count(changes.count)
+            return written(changes.count, vault)
         case .status, .unlock, .unlockWithKey, .lock, .subscribe:
             throw .param("not an item operation")
         }
+    }
+
+    /// The answer to a write: `count` and one event per item that the
+    /// vault's last write transaction changed (``Vault/lastWrite``).
+    static func written(_ count: Int, _ vault: Vault) -> AgentResponse {
+        .written(count: count, changes: vault.lastWrite.map(AgentEvent.init))
+    }
+
+    /// `summary` (an item at least at ``ItemDetail/listing``) with as much
+    /// as `detail` says: a listing as it is; otherwise the item read again
+    /// by its exact key, one record decrypted.
+    /// - Throws: `.itemNotFound` when it is gone; what the vault throws.
+    static func detailed(_ summary: Item, _ detail: ItemDetail, _ vault: Vault) throws(KeychainError) -> Item {
+        if detail == .listing { return listed(summary) }
+        let found = try vault.items(
+            matching: .exact(for: summary), limit: .one, withSecrets: detail == .secret || detail == .secretOnly)[0]
+        guard found.persistentID == summary.persistentID else { throw .itemNotFound(found.displayName) }
+        return detail == .secretOnly ? secretOnly(found) : found
     }
 }

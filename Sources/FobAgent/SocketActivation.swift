@@ -1,3 +1,4 @@
+import CLinux
 import FobStore
 @preconcurrency import Glibc
 

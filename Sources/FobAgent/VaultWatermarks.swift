@@ -1,3 +1,4 @@
+import CLinux
 import FobStore
 import FobSystem
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import FobSystem
 import FoundationEssentials

@@ -2,7 +2,7 @@ import FobStore
 import FoundationEssentials
 @preconcurrency import Glibc
 
-/// The `--json` shapes of the README ("Command line"), written byte by byte so that a secret
+/// The `--json` shapes of docs/cli.md, written byte by byte so that a secret
 /// never passes through a `String`.
 ///
 /// An item is an object with `service`, `account`, `kind`, `label` (`null`

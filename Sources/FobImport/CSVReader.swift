@@ -1,3 +1,5 @@
+import FobSystem
+
 /// A CSV reader for RFC 4180 (<https://www.rfc-editor.org/rfc/rfc4180>):
 /// fields separated by commas, records by CRLF or LF; a field in double
 /// quotes may hold commas, line breaks and quotes written twice (`""`).

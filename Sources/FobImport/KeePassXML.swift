@@ -31,7 +31,7 @@ public enum KeePassXML {
         if text.firstRange(of: Array("<!ENTITY".utf8)) != nil || text.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
             throw .malformed("not a KeePass XML export: it declares a document type or entities")
         }
-        try refuseProcessingInstructions(text)
+        try refuseBrokenDeclaration(text)
         let parsed = try parser(text)
         let handler = Handler()
         for event in parsed.events {
@@ -137,47 +137,24 @@ public enum KeePassXML {
         return Array(text[start...])
     }
 
-    /// Refuses every processing instruction but a full XML declaration
-    /// (`<?xml version=…?>`) at the start, outside comments and CDATA.
-    /// KeePassXC writes none, and FoundationXML crashes (a NULL pointer in
-    /// its processing-instruction callback) on one without data, such as
-    /// `<?xml?>` or `<?x?>`: found by the `import-keepassxc-xml` fuzz target.
-    /// - Throws: `.malformed` naming the line.
-    static func refuseProcessingInstructions(_ text: [UInt8]) throws(ImportError) {
-        func starts(_ literal: String, at index: Int) -> Bool {
-            let bytes = Array(literal.utf8)
-            return index + bytes.count <= text.count && text[index..<(index + bytes.count)].elementsEqual(bytes)
-        }
-        func skip(to literal: String, from index: Int) -> Int {
-            var i = index
-            while i < text.count && !starts(literal, at: i) { i += 1 }
-            return min(text.count, i + literal.utf8.count)
-        }
+    /// Refuses a broken XML declaration at the start (one whose `?>` is not
+    /// where it belongs, such as `<?xml version="1.0"?x><?xml?>`), and one
+    /// without its version (XML 1.0 §2.8; `<?xml?>`), before libxml2 sees
+    /// the document: found by the `import-keepassxc-xml` fuzz target.
+    /// Processing instructions elsewhere are libxml2's to read (KeePassXC
+    /// writes none; the parser hands them to no one).
+    /// - Throws: `.malformed` naming line 1.
+    static func refuseBrokenDeclaration(_ text: [UInt8]) throws(ImportError) {
         var i = 0
         while i < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[i]) { i += 1 }
         switch declaration(in: text, at: i) {
         case .none:
-            break
+            return
         case .broken:
             throw .malformed("line 1: a broken XML declaration")
-        case .found(let attributes, let end):
-            // The declaration must carry its version (XML 1.0 §2.8); `<?xml?>` has no data.
+        case .found(let attributes, _):
             guard text[attributes].firstRange(of: Array("version".utf8)) != nil else {
                 throw .malformed("line 1: an XML declaration without a version")
-            }
-            i = end
-        }
-        var line = 1
-        while i < text.count {
-            if text[i] == 0x0A { line += 1 }
-            if starts("<![CDATA[", at: i) {
-                i = skip(to: "]]>", from: i)
-            } else if starts("<!--", at: i) {
-                i = skip(to: "-->", from: i)
-            } else if starts("<?", at: i) {
-                throw .malformed("line \(line): a processing instruction, which a KeePass XML export never has")
-            } else {
-                i += 1
             }
         }
     }

@@ -1,7 +1,7 @@
 import FobSystem
 
-/// Entry points for the fuzz targets in `Fuzz/` (see the README's
-/// "Fuzzing"). Not part of Fob's API; imported with `@_spi(Fuzz)`.
+/// Entry points for the fuzz targets in `Fuzz/` (see
+/// docs/fuzzing.md). Not part of Fob's API; imported with `@_spi(Fuzz)`.
 @_spi(Fuzz) public enum SecretServiceFuzzEntryPoints {
     /// What a client sends in a DH session, from `bytes`: the first byte is
     /// the length of its public key, which follows; then a 16-byte IV and a

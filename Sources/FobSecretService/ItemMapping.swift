@@ -2,7 +2,7 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 
-/// How Secret Service items are vault items (the README's "The desktop's keychain").
+/// How Secret Service items are vault items (docs/secret-service.md).
 ///
 /// - A D-Bus item is a generic password in access group `""`. Each of its
 ///   attributes is a visible custom field named `attr:NAME` whose value is

@@ -44,7 +44,7 @@ public enum SecretServiceServer {
             if replace {
                 report(
                     "\(busName) is provided by \(owner(bus)), which does not allow replacement;"
-                        + " stop it first (README: \"The desktop's keychain\")")
+                        + " stop it first (docs/secret-service.md: \"Making Fob the desktop's keychain\")")
             } else {
                 report(
                     "\(busName) is already provided by \(owner(bus)); `fob secret-service --replace` takes it"

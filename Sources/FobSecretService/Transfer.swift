@@ -3,8 +3,6 @@ import FobSystem
 
 /// Why a secret could not cross a session.
 public enum TransferError: Error, Equatable, Sendable {
-    /// The algorithm is not one Fob offers (`org.freedesktop.DBus.Error.NotSupported`).
-    case unsupportedAlgorithm(String)
     /// The client's DH public key is empty, longer than 128 bytes, ≤ 1 or ≥ p − 1.
     case badPublicKey
     /// The parameters (IV) or the ciphertext's length or padding are wrong.

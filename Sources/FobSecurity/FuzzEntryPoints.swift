@@ -1,7 +1,7 @@
 import Foundation
 
-/// Entry points for the fuzz targets in `Fuzz/` (see the README's
-/// "Fuzzing" section): pure functions from bytes to a decoded value or a
+/// Entry points for the fuzz targets in `Fuzz/` (see
+/// docs/fuzzing.md): pure functions from bytes to a decoded value or a
 /// typed error. Not part of Fob's API; imported with `@_spi(Fuzz)`.
 @_spi(Fuzz) public enum SecurityFuzzEntryPoints {
     /// Every key and constant value a dictionary can hold (`Constants.swift`).

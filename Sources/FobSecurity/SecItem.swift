@@ -1,9 +1,10 @@
 import FobAccess
+import FobAgent
 import FobStore
 import Foundation
 
 // Apple's SecItem functions over a Fob vault. Each returns a status and never
-// traps on bad input; see README "FobSecurity" for what differs from Apple.
+// traps on bad input; see docs/secitem.md for what differs from Apple.
 
 /// Adds an item (Apple's `SecItemAdd`,
 /// <https://developer.apple.com/documentation/security/1401659-secitemadd>).

@@ -1,8 +1,8 @@
 import FoundationEssentials
 @preconcurrency import Glibc
 
-/// Entry points for the fuzz targets in `Fuzz/` (see the README's
-/// "Fuzzing" section): pure functions from bytes to a decoded value or a
+/// Entry points for the fuzz targets in `Fuzz/` (see
+/// docs/fuzzing.md): pure functions from bytes to a decoded value or a
 /// typed error. Not part of Fob's API; imported with `@_spi(Fuzz)`.
 @_spi(Fuzz) public enum StoreFuzzEntryPoints {
     /// Decodes `bytes` as a record's plaintext (the layout inside the

@@ -200,14 +200,6 @@ final class SQLiteStatement {
         return UnsafeRawBufferPointer(start: n > 0 ? sqlite3_column_blob(handle, column) : nil, count: n)
     }
 
-    /// Calls `body` with the column's bytes in place (valid only during the call).
-    func withBlob<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(KeychainError) -> R) throws(KeychainError)
-        -> R
-    {
-        let n = Int(sqlite3_column_bytes(handle, column))
-        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: n))
-    }
-
     func text(_ column: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: p)

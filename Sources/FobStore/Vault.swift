@@ -5,7 +5,7 @@ import FoundationEssentials
 
 /// An encrypted item store with Keychain semantics in one SQLite file.
 ///
-/// File format 3 (see README "Vault format"): `PRAGMA application_id` =
+/// File format 3 (see docs/vault-format.md): `PRAGMA application_id` =
 /// ``applicationID``, `user_version` = ``formatVersion``; table `meta`
 /// (Argon2id parameters, 16-byte salt, the sealed 32-byte vault key, the
 /// whole-vault commitment) and table `items(id, lookup UNIQUE, record)`, where
@@ -66,6 +66,18 @@ public final class Vault {
     /// unchanged number means that a listing read earlier, under the same
     /// number, is still what a new read would return. Starts at 0.
     public private(set) var contentGeneration: UInt64 = 0
+    /// How many item records this instance has decrypted (each successful
+    /// open of a record, whatever the detail kept): a test or benchmark reads
+    /// it before and after an operation to count the records it opened.
+    public internal(set) var recordsDecrypted = 0
+    /// The items the last successful write transaction of this instance
+    /// added, changed (renamed too) or deleted, in the order it wrote them,
+    /// each without its secret; empty after a failed write. Replaced by each
+    /// write (``add(_:)``, ``save(service:account:accessGroup:itemClass:secret:attributes:)``,
+    /// ``update(matching:with:)``, ``delete(matching:)``, ``applyImport(_:progress:)``,
+    /// ``deleteItems(busyTimeoutMilliseconds:where:)``), so that a caller
+    /// can tell what it changed without reading the items back.
+    public internal(set) var lastWrite: [ItemWrite] = []
     var journal: IntegrityJournal?
     /// The highest write counter this vault has verified or written since its
     /// last full lock: a file whose counter falls below it was put back to an
@@ -216,7 +228,7 @@ public final class Vault {
     public func add(contentsOf items: [Item]) throws(KeychainError) {
         let keys = try unlockedKeys()
         let stamp = now()
-        var sealed: [(lookup: [UInt8], record: [UInt8], name: String)] = []
+        var sealed: [(lookup: [UInt8], record: [UInt8], name: String, item: Item)] = []
         sealed.reserveCapacity(items.count)
         for var item in items {
             try Vault.check(item)
@@ -225,10 +237,13 @@ public final class Vault {
             item.modified = stamp
             item.revision = 1
             let lookup = Vault.lookup(for: item, keys: keys)
-            sealed.append((lookup, try Vault.seal(item, lookup: lookup, keys: keys), item.displayName))
+            sealed.append((lookup, try Vault.seal(item, lookup: lookup, keys: keys), item.displayName, item))
         }
         try write { (keys) throws(KeychainError) in
-            for row in sealed { try insertRow(lookup: row.lookup, record: row.record, name: row.name, keys: keys) }
+            for row in sealed {
+                try insertRow(lookup: row.lookup, record: row.record, name: row.name, keys: keys)
+                noteWrite(.added(row.item))
+            }
         }
     }
 
@@ -302,7 +317,10 @@ public final class Vault {
             let matches = try rows(matching: query, withSecrets: false)
             guard !matches.isEmpty else { throw .itemNotFound(query.displayName) }
             for row in matches { try Vault.checkRevision(of: row.item, expected: query.expectedRevision) }
-            for row in matches { try deleteRow(id: row.id, lookup: row.lookup) }
+            for row in matches {
+                try deleteRow(id: row.id, lookup: row.lookup)
+                noteWrite(.deleted(row.item))
+            }
             return matches.count
         }
     }
@@ -351,6 +369,7 @@ public final class Vault {
             try insertRow(
                 lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys), name: item.displayName, keys: keys
             )
+            noteWrite(.added(item))
             return .added
         }
     }
@@ -367,6 +386,7 @@ public final class Vault {
         try replaceRow(
             id: row.id, old: row.lookup, lookup: lookup, record: Vault.seal(item, lookup: lookup, keys: keys),
             name: item.displayName, keys: keys)
+        noteWrite(.changed(old: row.item, new: item))
     }
 
     /// Refuses a reserved access group (``ItemQuery/reservedAccessGroups``)

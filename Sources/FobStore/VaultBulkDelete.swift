@@ -30,6 +30,7 @@ extension Vault {
             var deleted: [Item] = []
             for row in all where predicate(row.item) {
                 try deleteRow(id: row.id, lookup: row.lookup)
+                noteWrite(.deleted(row.item))
                 deleted.append(row.item)
             }
             return deleted

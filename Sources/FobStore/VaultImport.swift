@@ -61,6 +61,7 @@ extension Vault {
                     }
                     try Vault.checkRevision(of: stored.item, expected: old.revision == 0 ? nil : old.revision)
                     try deleteRow(id: stored.id, lookup: stored.lookup)
+                    noteWrite(.deleted(stored.item))
                 } else if let old = row.old {
                     guard let stored = try rows(matching: ItemQuery.exact(for: old), withSecrets: false).first else {
                         throw .itemNotFound(old.displayName)
@@ -79,8 +80,10 @@ extension Vault {
                     try replaceRow(
                         id: stored.id, old: stored.lookup, lookup: row.lookup, record: record,
                         name: item.displayName, keys: keys)
+                    noteWrite(.changed(old: stored.item, new: item))
                 } else {
                     try insertRow(lookup: row.lookup, record: row.record, name: row.item.displayName, keys: keys)
+                    noteWrite(.added(row.item))
                 }
             }
         }

@@ -94,6 +94,7 @@ extension Vault {
             let opened = try scratch.withBuffer(count: record.count - Crypto.nonceBytes - Crypto.tagBytes) {
                 plain throws(KeychainError) -> Item? in
                 guard Crypto.open(record, ad: ad, key: key, into: plain) else { return nil }
+                recordsDecrypted += 1
                 return try RecordCodec.decode(UnsafeRawBufferPointer(plain), withSecret: withSecret)
             }
             guard let item = opened else { continue }

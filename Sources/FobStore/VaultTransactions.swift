@@ -39,6 +39,7 @@ extension Vault {
     /// transaction; rolls back, and undoes the in-memory commitment, on any error.
     func write<R>(_ body: (VaultKeys) throws(KeychainError) -> R) throws(KeychainError) -> R {
         _ = try unlockedKeys()
+        lastWrite = []
         try guarded { () throws(SQLiteError) in try db.execute("BEGIN IMMEDIATE") }
         var committing = false
         do throws(KeychainError) {
@@ -58,8 +59,14 @@ extension Vault {
             // After a failed COMMIT the outcome is unknown: verify again on next use.
             if committing { integrity = nil } else if let journal { undo(journal) }
             journal = nil
+            lastWrite = []
             throw error
         }
+    }
+
+    /// Records one item written by the transaction in progress (``lastWrite``), without its secret.
+    func noteWrite(_ write: ItemWrite) {
+        lastWrite.append(write.withoutSecrets)
     }
 
     /// A prepared statement kept for the life of the connection, reset for reuse.
@@ -99,10 +106,17 @@ extension Vault {
     }
 
     /// Creates an empty file at `url` with mode 0600, refusing to replace one.
-    /// - Throws: `.io` when a file exists there or it cannot be created.
+    /// - Throws: `.io` when a file or a directory exists there, or it cannot
+    ///   be created.
     static func createPrivateFile(at url: URL) throws(KeychainError) {
         let fd = Glibc.open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
+            var status = stat()
+            if errno == EISDIR
+                || (errno == EEXIST && stat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+            {
+                throw .io("\(url.path) is a directory; name the new file itself (such as \(url.path)/vault-copy.db)")
+            }
             if errno == EEXIST { throw .io("a file already exists at \(url.path); not overwriting it") }
             throw .io("cannot create \(url.path): \(String(cString: strerror(errno)))")
         }

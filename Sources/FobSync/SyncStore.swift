@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent // ItemDetail, which FobAccess's store protocol takes (docs/design.md)
 import FobStore
 import FoundationEssentials
 

@@ -1,5 +1,5 @@
-/// Entry points for the fuzz targets in `Fuzz/` (see the README's
-/// "Fuzzing" section). Not part of Fob's API; imported with `@_spi(Fuzz)`.
+/// Entry points for the fuzz targets in `Fuzz/` (see
+/// docs/fuzzing.md). Not part of Fob's API; imported with `@_spi(Fuzz)`.
 @_spi(Fuzz) public enum TerminalFuzzEntryPoints {
     /// Feeds `bytes` to a ``KeyDecoder`` as `get_wch` would deliver them:
     /// each group of five bytes is a tag (character or function key) and a

@@ -2,7 +2,7 @@ import FobViewModels
 
 /// The help overlay's text (`?`): every key of the terminal UI in sections
 /// (list, find, preview, editor, generator, dialogs, help), the section of
-/// what has focus first. The README's key table says the same.
+/// what has focus first. The key table of docs/tui.md says the same.
 public enum HelpSections {
     /// One section: a title and its keys.
     public struct Section: Sendable {

@@ -168,7 +168,7 @@ public struct KeyBinding: Sendable {
 
 /// The one table of key bindings. The key map (``KeyMap``) and the key
 /// legend on the bottom line (``legend(for:)``) are read from it; the help
-/// overlay's text is ``HelpSections`` (README, "Terminal UI").
+/// overlay's text is ``HelpSections`` (docs/tui.md).
 ///
 /// In a context the first row holding a key decides it; the legend lists
 /// a context's rows in table order.

@@ -2,7 +2,7 @@ import FobStore
 import FobViewModels
 
 /// Which key does what, screen by screen, as ``KeyBindings/table`` says
-/// (README, "Terminal UI").
+/// (docs/tui.md).
 ///
 /// Returns the intent for a key in the app's current state, or `nil` for a
 /// key that means nothing there (the caller still counts it as input for

@@ -88,7 +88,7 @@ public struct Renderer {
         canvas.fill(row: 0, column: 0, height: 1, width: canvas.columns, role: .title)
         // The lock state and when the vault locks by itself, then the clipboard's countdown.
         var status = Layout.lockState(app) + " "
-        if let deadline = app.clipboard.clearDeadline {
+        if let deadline = app.clipboardClearDeadline {
             let seconds = max(0, Int(deadline.timeIntervalSince(app.now).rounded(.up)))
             status += "· clipboard clears in \(seconds) s "
         }

@@ -1,4 +1,5 @@
 import FobStore
+import FobTokens
 import FobViewModels
 import FoundationEssentials
 

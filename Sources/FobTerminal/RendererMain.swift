@@ -148,11 +148,4 @@ extension Renderer {
     {
         drawEditor(&canvas, main, now: now, row: row, column: column, height: height, width: width)
     }
-
-    /// How many lines the form's Message may take before it is cut.
-    static let messageLines = 3
-    /// Cells of the buttons `[ Save ]  [ Retrieve ]  [ Delete ]`.
-    static let buttonsWidth = 34
-    /// Cells of the compact buttons `[Save] [Retrieve] [Delete]`.
-    static let compactButtonsWidth = 26
 }

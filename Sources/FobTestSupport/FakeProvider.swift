@@ -76,8 +76,6 @@ public final class FakeProvider: HTTPTransport, @unchecked Sendable {
     public var refreshCount: Int {
         lock.withLock { requests.filter { form($0)["grant_type"] == "refresh_token" }.count }
     }
-    /// How many requests reached the token endpoint.
-    public var tokenRequestCount: Int { lock.withLock { requests.filter { $0.url == tokenURL }.count } }
     /// Every request so far, in order.
     public var allRequests: [HTTPRequest] { lock.withLock { requests } }
 

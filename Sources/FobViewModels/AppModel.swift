@@ -169,6 +169,9 @@ public final class AppModel {
     /// When the idle lock will fire if no input comes, or `nil` when it is off.
     public var idleLockDeadline: Date? { idleLock.deadline }
 
+    /// When the clipboard will be cleared, or `nil` when nothing Fob copied waits.
+    public var clipboardClearDeadline: Date? { clipboard.clearDeadline }
+
     /// The lock state for the header: whether the vault is unlocked and
     /// when it locks by itself (the earlier of this UI's idle lock and the
     /// agent's own locks), `nil` when never.

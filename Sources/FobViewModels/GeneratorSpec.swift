@@ -33,9 +33,6 @@ public enum GeneratorSpecError: Error, Equatable, Sendable, CustomStringConverti
 /// passphrase. Examples: `20 luds` (the default), `32 lud exclude=O0Il1`,
 /// `6 words`. A pure function from text to a policy (a fuzz target calls it).
 public enum GeneratorSpec {
-    /// The default settings as text: 20 characters of all four classes.
-    public static let defaultText = "20 luds"
-
     /// Parses the settings.
     /// - Throws: ``GeneratorSpecError``.
     public static func parse(_ text: String) throws(GeneratorSpecError) -> PasswordPolicy {

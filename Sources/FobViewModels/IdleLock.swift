@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// The idle-lock policy: the app locks after ``lockAfter`` seconds without
-/// input (README, "Clipboard, idle lock and logout"). Holds no clock: every
+/// input (docs/agent.md, "Clipboard, idle lock and logout"). Holds no clock: every
 /// question takes the current time, so tests drive it with any clock.
 public struct IdleLock: Sendable, Equatable {
     /// Seconds without input before the lock; 0 = never.

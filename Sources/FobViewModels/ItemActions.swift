@@ -1,3 +1,4 @@
+import FobAccess
 import FobSessions
 import FobStore
 import FoundationEssentials

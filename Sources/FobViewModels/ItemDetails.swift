@@ -1,5 +1,6 @@
 import FobSessions
 import FobStore
+import FobTokens
 import FoundationEssentials
 
 /// One read-only line of the form's details: a caption and what to show.

@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent // AgentEvent, which KeychainStore.watch hands on (docs/design.md)
 import FobSessions
 import FobStore
 import FobSystem

@@ -31,9 +31,6 @@ public struct ItemRow: Sendable, Equatable {
     /// How many versions a sync conflict left of the item (the vault's and
     /// the ones kept beside it); 0 without a conflict.
     public internal(set) var versions = 0
-
-    /// The modification date as `yyyy-MM-dd HH:mm` in local time.
-    public var modifiedText: String { DateText.local(modified, "%Y-%m-%d %H:%M") }
 }
 
 /// The item list: every item sorted by service then account, found by

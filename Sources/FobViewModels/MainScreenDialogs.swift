@@ -1,3 +1,5 @@
+import FobAccess
+import FobClipboard
 import FobSessions
 import FobStore
 

@@ -1,5 +1,7 @@
+import FobAccess
 import FobClipboard
 import FobStore
+import FobTokens
 
 /// The Home form's Save and Retrieve buttons, opening the selected item in
 /// the form, copying its secret, user ID or one-time code (`c`, `u`, `o`),

@@ -32,12 +32,6 @@ final class UndoBuffer {
         entries.append((entry, now.addingTimeInterval(UndoBuffer.lifetime)))
     }
 
-    /// Whether a change is kept for undo at `now`.
-    func canUndo(at now: Date) -> Bool {
-        expire(at: now)
-        return !entries.isEmpty
-    }
-
     /// Whole seconds (rounded up) until the newest kept change can no
     /// longer be undone, or `nil` when none is kept.
     func secondsLeft(at now: Date) -> Int? {

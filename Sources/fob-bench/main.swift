@@ -3,7 +3,7 @@ import Foundation
 
 // fob-bench: prints Fob's speed and memory figures. Build and run with
 //   swift run -c release fob-bench
-// Figures depend on the machine; the README lists one run.
+// Figures depend on the machine; docs/speed.md lists one run.
 
 let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fob-bench-\(getpid())")
 defer { try? FileManager.default.removeItem(at: scratch) }

@@ -170,4 +170,6 @@ private func failure(_ response: AgentResponse) -> KeychainError? {
 
 extension AgentResponse {
     var isOK: Bool { if case .ok = self { return true } else { return false } }
+    /// How many items a write answer says it changed; `nil` for another answer.
+    var writtenCount: Int? { if case .written(let count, _) = self { return count } else { return nil } }
 }

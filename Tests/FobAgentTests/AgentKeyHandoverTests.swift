@@ -27,7 +27,7 @@ import Testing
         #expect(!back.isItemOperation)
         let short = AgentRequest.unlockWithKey(vaultKey: SecretBytes(Array(0..<31)), idleSeconds: 9, maxSeconds: 99)
             .encoded()
-        #expect(throws: AgentProtocolError.self) {
+        #expect(throws: AgentProtocolError.badField("a vault key is 32 bytes")) {
             try short.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
             }.get()
         }
@@ -125,7 +125,7 @@ import Testing
             Issue.record("unlock")
             return
         }
-        guard case .count(2) = core.handle(back) else {
+        guard core.handle(back).writtenCount == 2 else {
             Issue.record("the import did not apply")
             return
         }
@@ -135,15 +135,17 @@ import Testing
         }
         #expect(item.secret?.unsafeString == "new pw")
         #expect(item.label == "new")
-        // A broken plan is a typed error, never a crash.
-        var broken = AgentProtocol.magic + [AgentProtocol.version, 15]
+        // A broken plan is a typed error, never a crash: a change of an unknown
+        // kind (7), and an added item without its item.
+        let importCode = AgentRequest.applyImport([]).encoded()[5]
+        var broken = AgentProtocol.magic + [AgentProtocol.version, importCode]
         broken += [0, 0, 0, 1, 7]
-        #expect(throws: AgentProtocolError.self) {
+        #expect(throws: AgentProtocolError.badField("an import change's kind")) {
             try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
             }.get()
         }
-        broken = AgentProtocol.magic + [AgentProtocol.version, 15, 0, 0, 0, 1, 0]
-        #expect(throws: AgentProtocolError.self) {
+        broken = AgentProtocol.magic + [AgentProtocol.version, importCode, 0, 0, 0, 1, 0]
+        #expect(throws: AgentProtocolError.badField("an import change without its item")) {
             try broken.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) }
             }.get()
         }

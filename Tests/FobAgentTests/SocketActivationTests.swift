@@ -74,10 +74,17 @@ import Testing
 
         let elsewhere = listener(at: endpoint.directory + "/agent.sock")
         defer { close(elsewhere) }
-        #expect(throws: KeychainError.self) { try server().adopt(listener: elsewhere) }
+        #expect(
+            throws: KeychainError.param(
+                "the service manager's socket \(endpoint.directory)/agent.sock is not this vault's, \(endpoint.socket):"
+                    + " its unit serves the default vault only")
+        ) { try server().adopt(listener: elsewhere) }
 
         let bound = listener(at: endpoint.socket, listening: false)
-        #expect(throws: KeychainError.self) { try server().adopt(listener: bound) }
+        #expect(
+            throws: KeychainError.param(
+                "descriptor \(bound) from the service manager is not a listening stream socket")
+        ) { try server().adopt(listener: bound) }
         close(bound)
         unlink(endpoint.socket)
 
@@ -88,6 +95,9 @@ import Testing
 
         // A directory others may enter is refused, as for a socket the agent binds.
         chmod(endpoint.directory, 0o755)
-        #expect(throws: KeychainError.self) { try server().adopt(listener: own) }
+        #expect(
+            throws: KeychainError.interactionNotAllowed(
+                "the agent directory \(endpoint.directory) has mode 755, not 700; fix it with chmod 700")
+        ) { try server().adopt(listener: own) }
     }
 }

@@ -127,6 +127,35 @@ import Testing
         #expect(h.run(["add", "mail", ""], input: "pw").status == 0, "an empty account is a value")
     }
 
+    /// Issue 35: `mv` keeps the rules of `add`, so no rename makes an item
+    /// with an empty service; the item stays as it was.
+    @Test func mvOntoAnEmptyServiceIsRefusedAsAddRefusesIt() throws {
+        let h = try CLIHarness()
+        #expect(h.run(["add", "mail", "ana"], input: "pw").status == 0)
+        let result = h.run(["mv", "mail", "ana", "", "ana"])
+        #expect(result.status == 2)
+        #expect(result.stderrLines.first == "fob: \(FieldInputError.emptyService.description)")
+        #expect(h.run(["get", "mail", "ana"]).stdoutText == "pw\n")
+    }
+
+    /// Issue 35: a directory given to `backup` is named as one, not as "a
+    /// file already exists".
+    @Test func backupToADirectorySaysItIsADirectory() throws {
+        let h = try CLIHarness()
+        let directory = h.directory.file("backups").path
+        #expect(mkdir(directory, 0o700) == 0)
+        for path in [directory, directory + "/"] {
+            let result = h.run(["backup", path])
+            #expect(result.status != 0)
+            #expect(
+                result.stderr.contains(
+                    "\(directory) is a directory; name the new file itself (such as \(directory)/vault-copy.db)"),
+                "\(path): \(result.stderr)")
+        }
+        let named = h.run(["backup", directory + "/vault-copy.db"])
+        #expect(named.status == 0, "\(named.stderr)")
+    }
+
     @Test func theHintPointsToTheCommand() throws {
         let h = try CLIHarness()
         let result = h.run(["get", "mail"])

@@ -140,14 +140,14 @@ import Testing
         #expect(h.run(["get", "Bank", "ana", "--field", "HOTP"]).stdoutText == hotp + "\n")
     }
 
-    /// The README's own `--env-file` example parses as the README says:
+    /// The `--env-file` example of docs/cli.md parses as the page says:
     /// the `# comment` after an entry is not part of the account.
-    @Test func theReadmeEnvFileExampleParses() throws {
-        let readme = try String(
-            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "The env file:\n\n```\n"))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
-        let example = String(readme[start.upperBound..<end.lowerBound]) + "\n"
+    @Test func theDocumentedEnvFileExampleParses() throws {
+        let page = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let start = try #require(page.range(of: "The env file:\n\n```\n"))
+        let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
+        let example = String(page[start.upperBound..<end.lowerBound]) + "\n"
         let bindings = try EnvBinding.parseFile(Array(example.utf8))
         #expect(
             bindings == [

@@ -180,17 +180,17 @@ import Testing
         }
     }
 
-    /// The README's command table (its contract) gives the same forms of
-    /// every command, each in backticks (`|` escaped for the table).
+    /// The command table of docs/cli.md (its contract) gives the same forms
+    /// of every command, each in backticks (`|` escaped for the table).
     @Test(arguments: CommandInfo.all.map(\.name))
-    func usageLinesAreInTheReadmesCommandTable(command: String) throws {
-        let readme = try String(
-            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Command line\n") })
+    func usageLinesAreInTheCommandTable(command: String) throws {
+        let page = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let section = try #require(page.split(separator: "\n## ").first { $0.hasPrefix("# Command line\n") })
         let info = try #require(CommandInfo.all.first { $0.name == command })
         for line in info.usageLines {
             let form = "`" + line.dropFirst(4).replacingOccurrences(of: "|", with: "\\|") + "`"
-            #expect(section.contains(form), "README.md's command table lacks \(form)")
+            #expect(section.contains(form), "docs/cli.md's command table lacks \(form)")
         }
     }
 

@@ -93,19 +93,19 @@ import Testing
         #expect(argv0.stdoutText.hasPrefix("sh -c "), "\(argv0.stdoutText)")
     }
 
-    /// The README's `--env-file` example, exactly as printed there, gives
+    /// The `--env-file` example of docs/cli.md, exactly as printed there, gives
     /// the command both secrets (its `# comment` used to end up in the
     /// account: exit 44).
-    @Test func theReadmeEnvFileExampleRuns() throws {
+    @Test func theDocumentedEnvFileExampleRuns() throws {
         let v = try ProcessTestVault(password: "pw")
         #expect(try v.run(["add", "github.com", "ci"], input: "gh-token").status == 0)
         #expect(try v.run(["add", "api/v2", "svc/reader"], input: "api-key").status == 0)
-        let readme = try String(
-            contentsOf: FobProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "The env file:\n\n```\n"))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let page = try String(
+            contentsOf: FobProcess.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let start = try #require(page.range(of: "The env file:\n\n```\n"))
+        let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
         let envFile = v.directory.file("env").path
-        try Data((String(readme[start.upperBound..<end.lowerBound]) + "\n").utf8).write(
+        try Data((String(page[start.upperBound..<end.lowerBound]) + "\n").utf8).write(
             to: URL(fileURLWithPath: envFile))
         let run = try v.run([
             "run", "--env-file", envFile, "--", "sh", "-c", #"printf '%s|%s' "$GITHUB_TOKEN" "$API_KEY""#,

@@ -5,7 +5,7 @@ import Testing
 
 /// Browsing in the terminal UI at 80×24 and 120×40, driven through the
 /// built `fob` in tmux: find and copy a password, copy a user ID, copy a
-/// one-time code, see a token's expiry (README, "Terminal UI").
+/// one-time code, see a token's expiry (docs/tui.md).
 @Suite(.serialized) struct TerminalUIBrowseTests {
     static let sizes = TerminalSize.both.map { (width: $0.width, height: $0.height) }
 

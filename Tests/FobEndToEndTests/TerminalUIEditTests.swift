@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// The main editing jobs of the terminal UI at 80×24 and 120×40, driven through the
-/// built `fob` in tmux, each waiting for the state it checks. The README's
-/// key section lists the same keystrokes.
+/// built `fob` in tmux, each waiting for the state it checks. The key table
+/// of docs/tui.md lists the same keystrokes.
 @Suite(.serialized) struct TerminalUIEditTests {
     let vault = TerminalUIVault(prefix: "fob-tui-edit")
 
@@ -63,7 +63,9 @@ import Testing
         try tmux.type("d")
         try tmux.waitFor("Deleted zoom.us")
         try tmux.waitFor("Items 0")
-        #expect(throws: KeychainError.self) { try open().item(service: "zoom.us", account: "") }
+        #expect(throws: KeychainError.itemNotFound(#"service "zoom.us", account """#)) {
+            try open().item(service: "zoom.us", account: "")
+        }
         try tmux.type("z")
         try tmux.waitFor("Restored zoom.us")
         try tmux.waitFor("Items 1")

@@ -54,7 +54,9 @@ import Testing
         try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
         try tmux.type("y")
         try tmux.waitFor("Master password")
-        #expect(throws: KeychainError.self) { try open().item(service: "api", account: "ci") }
+        #expect(throws: KeychainError.itemNotFound(#"service "api", account "ci""#)) {
+            try open().item(service: "api", account: "ci")
+        }
     }
 
     @Test func oCopiesTheCodeOathtoolComputes() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import FobImport
 
-/// The fixtures directory (files made as each tool makes them; see the README).
+/// The fixtures directory (files made as each tool makes them; see docs/import-export.md).
 func fixture(_ name: String) throws -> [UInt8] {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
     return Array(try Data(contentsOf: url))

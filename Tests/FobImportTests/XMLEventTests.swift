@@ -42,7 +42,7 @@ import Testing
         Array("FXE1".utf8) + [2, 0, 0, 0, 1, 0xC3], Array("FXE1".utf8) + [4, 0, 0, 0, 1, 3, 0, 0, 0, 1, 65],
     ])
     func aDamagedAnswerIsAnIOError(bytes: [UInt8]) {
-        #expect(throws: ImportError.self) { try XMLEventWire.decode(bytes) }
+        #expect(throws: ImportError.io("the XML helper's answer is damaged")) { try XMLEventWire.decode(bytes) }
     }
 
     @Test func theHelperProcessParsesAsTheInProcessParser() throws {
@@ -64,7 +64,9 @@ import Testing
 
     @Test func aMissingOrFailingHelperIsAClearError() throws {
         let missing = HelperXMLParser(environment: ["FOB_XML_HELPER": "/nonexistent/fob-xml", "PATH": "/nonexistent"])
-        #expect(throws: ImportError.self) { try missing.parse(document) }
+        #expect(throws: ImportError.io("fob-xml: no executable file at /nonexistent/fob-xml (FOB_XML_HELPER)")) {
+            try missing.parse(document)
+        }
         let failing = HelperXMLParser(environment: ["FOB_XML_HELPER": "/bin/false", "PATH": "/usr/bin:/bin"])
         do {
             _ = try failing.parse(document)
@@ -73,6 +75,6 @@ import Testing
             #expect(error.description.contains("fob-xml could not read the document"))
         }
         let talking = HelperXMLParser(environment: ["FOB_XML_HELPER": "/bin/cat", "PATH": "/usr/bin:/bin"])
-        #expect(throws: ImportError.self) { try talking.parse(document) }
+        #expect(throws: ImportError.io("the XML helper's answer is damaged")) { try talking.parse(document) }
     }
 }

@@ -124,7 +124,7 @@ final class FakeWatch: StoreWatch {
         #expect(store.stateChecks == 20, "the agent's state is asked before each")
         // Locked elsewhere (`fob lock`): nothing more comes from the held secrets, and they go.
         store.unlocked = false
-        #expect(throws: KeychainError.self) {
+        #expect(throws: KeychainError.interactionNotAllowed("the vault is locked")) {
             try cache.secret(store.items[0].persistentID)
         }
         #expect(!cache.holdsSecrets)
@@ -161,7 +161,9 @@ final class FakeWatch: StoreWatch {
         // `fob lock`: the agent's event comes, so the next read asks, and finds it locked.
         store.unlocked = false
         store.onEvent?()
-        #expect(throws: KeychainError.self) { try cache.secret(store.items[0].persistentID) }
+        #expect(throws: KeychainError.interactionNotAllowed("the vault is locked")) {
+            try cache.secret(store.items[0].persistentID)
+        }
         #expect(store.stateChecks == 1)
         #expect(!cache.holdsSecrets)
     }
@@ -187,7 +189,8 @@ final class FakeWatch: StoreWatch {
         #expect(changed.attributes.map(\.value) == ["new"])
         #expect(changed.label == "Renamed")
         #expect(try cache.secret(store.items[1].persistentID).unsafeString == "changed", "not the held secret")
-        #expect(throws: KeychainError.self) { try cache.summary(deleted.persistentID) }
-        #expect(throws: KeychainError.self) { try cache.secret(deleted.persistentID) }
+        let gone = KeychainError.itemNotFound("no item \(deleted.persistentID)")
+        #expect(throws: gone) { try cache.summary(deleted.persistentID) }
+        #expect(throws: gone) { try cache.secret(deleted.persistentID) }
     }
 }

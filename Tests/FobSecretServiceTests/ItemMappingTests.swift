@@ -4,7 +4,7 @@ import FobSystem
 import Foundation
 import Testing
 
-/// How Secret Service attributes are kept on vault items (the README's "The desktop's keychain").
+/// How Secret Service attributes are kept on vault items (docs/secret-service.md).
 @Suite struct ItemMappingTests {
     @Test func anItemOfFobAddShowsServiceAccountAndUsername() {
         let item = Item(service: "mail", account: "ana", secret: nil)

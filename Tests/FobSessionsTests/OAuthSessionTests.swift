@@ -195,14 +195,17 @@ import Testing
             guard case KeychainError.param(let why) = error else { return false }
             return why.contains("client_secret_file")
         }
-        #expect(throws: KeychainError.self) { try t.vault.add(contentsOf: [item]) }
-        #expect(throws: KeychainError.self) { try t.vault.applyImport([.add(item)]) }
-        #expect(throws: KeychainError.self) {
+        let refused = KeychainError.param(
+            #"service "api", account "me" names a file to read (client_secret_file); an oauth item keeps its"#
+                + " client secret itself: sign in with `fob oauth login … --client-secret-file F`")
+        #expect(throws: refused) { try t.vault.add(contentsOf: [item]) }
+        #expect(throws: refused) { try t.vault.applyImport([.add(item)]) }
+        #expect(throws: refused) {
             try t.vault.save(service: "api", account: "me", secret: .text(json), attributes: ItemChanges(kind: .oauth))
         }
         // Saved as a password, then turned into an oauth item: refused too.
         try t.vault.add(Item(service: "api", account: "me", kind: .password, secret: .text(json)))
-        #expect(throws: KeychainError.self) {
+        #expect(throws: refused) {
             try t.vault.update(matching: .key(service: "api", account: "me"), with: ItemChanges(kind: .oauth))
         }
         // A token set naming a file, read by a session: refused, no request sent.

@@ -20,6 +20,8 @@ import Testing
             if name == "one-item.db" { #expect(try result.get() == 1) }
         }
         let garbage: [UInt8] = Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xFF, count: 600)
-        #expect(throws: KeychainError.self) { try garbage.withUnsafeBytes { StoreFuzzEntryPoints.openVault($0) }.get() }
+        #expect(throws: KeychainError.decode("file is not a database")) {
+            try garbage.withUnsafeBytes { StoreFuzzEntryPoints.openVault($0) }.get()
+        }
     }
 }

@@ -162,7 +162,7 @@ import Testing
         #expect(RawVault.run(t.vault.url, "UPDATE items SET record = ?1 WHERE id = 1", [oldRows[0].record]))
         #expect(RawVault.run(t.vault.url, "UPDATE meta SET value = ?1 WHERE name = 'integrity'", [oldIntegrity]))
         expectDecode { _ = try t.vault.item(service: "s", account: "a") }
-        // A process that opens the file afresh cannot know (see the README's threat model).
+        // A process that opens the file afresh cannot know (see docs/threat-model.md).
         #expect(try reopened(t).item(service: "s", account: "a").secret?.unsafeString == "old")
     }
 

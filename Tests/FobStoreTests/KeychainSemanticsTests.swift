@@ -4,8 +4,7 @@ import Testing
 
 @testable import FobStore
 
-/// The Keychain operations (add, copy matching, update, delete, save; README
-/// "Vault format"), one behaviour per test.
+/// The Keychain operations (add, copy matching, update, delete, save; docs/vault-format.md), one behaviour per test.
 @Suite struct KeychainSemanticsTests {
     @Test func accessibilityIsNotPartOfThePrimaryKey() throws {
         let t = try TestVault()

@@ -36,7 +36,9 @@ import Testing
     @Test func wipesAndBulkDeletesKeepItAndTheVaultStaysWhole() throws {
         let t = try Self.vaultWithState()
         #expect(try t.vault.deleteItems { _ in true }.map(\.service) == ["mail"])
-        #expect(throws: KeychainError.self) { try t.vault.delete(matching: ItemQuery(itemClass: nil)) }
+        #expect(throws: KeychainError.itemNotFound("any item")) {
+            try t.vault.delete(matching: ItemQuery(itemClass: nil))
+        }
         #expect(try t.vault.item(service: "fob-sync", account: "state", accessGroup: "fob.sync").secret != nil)
         let url = t.vault.url
         t.vault.lock()

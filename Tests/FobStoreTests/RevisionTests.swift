@@ -81,7 +81,7 @@ import Testing
         }
         var stale = ItemChanges()
         stale.expectedRevision = 7
-        #expect(throws: KeychainError.self) {
+        #expect(throws: KeychainError.revisionMismatch("service \"s\", account \"a\"", expected: 7, current: 1)) {
             try t.vault.save(service: "s", account: "a", secret: .text("two"), attributes: stale)
         }
         #expect(throws: KeychainError.itemNotFound("service \"s\", account \"b\"")) {

@@ -47,7 +47,7 @@ import Testing
     @Test func aPathTheStreamCannotCarryIsRefused() throws {
         let lab = try SyncLab()
         let git = try Self.repository(lab)
-        #expect(throws: SyncError.self) {
+        #expect(throws: SyncError.git("git fast-import: cannot carry the path a\nM 100644 inline b")) {
             try git.commit(writes: ["a\nM 100644 inline b": [1]], removals: [], parent: nil, message: "bad")
         }
         #expect(try git.resolve("HEAD") == nil)
@@ -91,7 +91,12 @@ import Testing
         try git.moveBranch(to: base)
         let theirs = try git.commit(
             writes: ["devices/a.head": Self.bytes("forged")], removals: [], parent: base, message: "theirs")
-        #expect(throws: SyncError.self) { try git.merge(ours, into: theirs) }
+        let error = #expect(throws: SyncError.self) { try git.merge(ours, into: theirs) }
+        guard case .git(let why)? = error else {
+            Issue.record("not a git failure: \(String(describing: error))")
+            return
+        }
+        #expect(why.hasPrefix("git merge: the trees conflict"), "\(why)")
         #expect(try git.resolve("HEAD") == theirs)
         #expect(!FileManager.default.fileExists(atPath: git.directory + "/.git/fob-merge-index"))
     }

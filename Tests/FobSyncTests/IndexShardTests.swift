@@ -76,7 +76,9 @@ import Testing
         #expect(back.index == index)
         let (prefix, shard) = try #require(shards.first)
         let other = prefix == "00" ? "01" : "00"
-        #expect(throws: TreeFormatError.self) { try SyncIndexShards.decode(shard, prefix: other) }
+        #expect(throws: TreeFormatError.malformed("an index shard of another prefix")) {
+            try SyncIndexShards.decode(shard, prefix: other)
+        }
         // Shards whose entries did not change are kept as stored, not encoded again.
         let dirty = try #require(shards.keys.sorted().first)
         let again = SyncIndexShards.split(

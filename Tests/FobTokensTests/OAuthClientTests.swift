@@ -68,7 +68,14 @@ import Testing
     func plainHTTPToANameOrOtherAddressIsRefused(_ url: String) throws {
         let parsed = try #require(URL(string: url))
         #expect(!LoopbackAddress.isLoopback(try #require(parsed.host)))
-        #expect(throws: OAuthError.self) { try OAuthEndpoints.checkTransport(parsed, name: "token endpoint") }
+        let error = #expect(throws: OAuthError.self) {
+            try OAuthEndpoints.checkTransport(parsed, name: "token endpoint")
+        }
+        guard case .configuration(let why)? = error else {
+            Issue.record("not a configuration error: \(String(describing: error))")
+            return
+        }
+        #expect(why.hasPrefix("the token endpoint must use https (plain http is allowed on loopback only): "))
     }
 
     @Test(arguments: ["127.0.0.1", "127.255.3.4", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"])

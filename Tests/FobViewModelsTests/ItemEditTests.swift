@@ -444,7 +444,9 @@ import Testing
         let renamed = try check.item(service: "post", account: "ana")
         #expect(renamed.created == before)
         #expect(renamed.secret == SecretBytes(utf8: "m"))
-        #expect(throws: KeychainError.self) { _ = try check.item(service: "mail", account: "ana") }
+        #expect(throws: KeychainError.itemNotFound(#"service "mail", account "ana""#)) {
+            _ = try check.item(service: "mail", account: "ana")
+        }
     }
 }
 

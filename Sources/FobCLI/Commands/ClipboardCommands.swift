@@ -1,4 +1,5 @@
 import Dispatch
+import FobAccess
 import FobClipboard
 import FobSessions
 import FobStore

@@ -64,29 +64,6 @@ public protocol CompletionNameSource {
     func accounts(service: String) throws -> [String]
 }
 
-/// The names of an unlocked ``Vault``.
-public struct VaultNameSource: CompletionNameSource {
-    /// An unlocked vault; nothing is read while it is locked.
-    public let vault: Vault
-
-    /// - Parameter vault: the vault whose names complete (unlocked, or nothing is offered).
-    public init(vault: Vault) { self.vault = vault }
-
-    /// Every item's service (repeated per item), or none while locked.
-    /// - Throws: the vault's `.decode` or `.io`.
-    public func services() throws -> [String] {
-        guard !vault.isLocked else { return [] }
-        return try vault.allItems().map(\.service)
-    }
-
-    /// The accounts of `service`'s items, or none while locked.
-    /// - Throws: the vault's `.decode` or `.io`.
-    public func accounts(service: String) throws -> [String] {
-        guard !vault.isLocked else { return [] }
-        return try vault.allItems().filter { $0.service == service }.map(\.account)
-    }
-}
-
 /// Where completion gets names.
 public enum CompletionNames {
     /// The one non-prompting source of names: the agent, when it holds the

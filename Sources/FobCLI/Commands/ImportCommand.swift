@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent
 import FobImport
 import FobStore
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import FobStore
+import FoundationEssentials
 
 /// `fob init [--kdf interactive|moderate|sensitive]`: creates a vault.
 enum InitCommand: FobCommand {

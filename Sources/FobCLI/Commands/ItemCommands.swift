@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobStore
 import FobSystem
@@ -416,7 +417,10 @@ enum MoveCommand: FobCommand {
         let expected = try invocation.expectedRevision()
         let (service, account) = invocation.key
         let positionals = invocation.arguments.positionals
-        let newService = positionals[2]
+        let newService: String
+        do { newService = try ItemFieldInput.service(positionals[2]) } catch {
+            throw UsageError(error.description, command: name)
+        }
         let newAccount = positionals.count > 3 ? positionals[3] : account
         guard newService != service || newAccount != account else {
             throw UsageError("the new name is the item's own", command: name)

@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobStore
 import FobTerminal

@@ -1,3 +1,4 @@
+import FobAccess
 import FobClipboard
 import FobSessions
 import FobStore

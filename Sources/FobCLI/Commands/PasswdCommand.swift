@@ -1,5 +1,6 @@
 import FobStore
 import FobSync
+import FoundationEssentials
 
 /// `fob passwd [--new-password-file PATH]`: changes the master password.
 enum PasswdCommand: FobCommand {

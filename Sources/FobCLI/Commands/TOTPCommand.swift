@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FobSystem
 import FobTokens

@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobSessions
 import FobStore

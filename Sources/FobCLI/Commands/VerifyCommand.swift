@@ -1,4 +1,5 @@
 import FobStore
+import FoundationEssentials
 
 /// `fob verify`: checks the vault file, every record and the whole-vault commitment.
 enum VerifyCommand: FobCommand {
