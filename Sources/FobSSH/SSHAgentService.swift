@@ -50,7 +50,7 @@ public final class SSHAgentService: @unchecked Sendable {
     ///   - source: the vault's keys.
     ///   - approval: the decision on every signature (``SSHDefaultApproval`` until consent rules exist).
     ///   - knownHosts: the user's known_hosts, read when a session is bound.
-    ///   - log: one line per refusal, never a secret.
+    ///   - log: one line per signature made and per refusal (key fingerprint, destination, reason), never a secret.
     ///   - now: a monotonic clock in seconds, for `ssh-add -t` lifetimes.
     public init(
         source: any SSHKeySource, approval: any SSHSignApproval = SSHDefaultApproval(),
@@ -239,7 +239,9 @@ public final class SSHAgentService: @unchecked Sendable {
         if case .deny(let reason) = approval.approve(context) { return refuse(reason) }
         do {
             let privateKey = try stored.name.isEmpty ? memoryKey(key) : source.privateKey(named: stored.name)
-            return SSHAgentResponse.signature(try privateKey.sign(data, flags: flags))
+            let signature = try privateKey.sign(data, flags: flags)
+            log("ssh-agent: signed with \(key.fingerprint) (\(stored.comment)) for \(destination.summary)")
+            return SSHAgentResponse.signature(signature)
         } catch {
             return refuse("\(error)")
         }

@@ -11,7 +11,7 @@ import FoundationEssentials
 enum SSHCommand: FobCommand {
     static let name = "ssh"
     static let summary = "SSH keys in the vault: make, import, list, show, restrict to hosts"
-    static let positionals = ["keygen|import|ls|pub|allow", "NAME|FILE", "HOST-PATTERN"]
+    static let positionals = ["keygen|import|ls|pub|allow", "NAME", "HOST-PATTERN"]
     static let optionalPositionals = 2
     static let options: [OptionSpec] = [
         .value("--type", "TYPE", choices: ["ed25519", "ecdsa", "rsa"], help: "keygen: the key type (default ed25519)"),
