@@ -89,17 +89,67 @@ public enum SSHKeyItem {
 
 /// The vault's `ssh-key` items as the SSH agent's key source, through the
 /// agent's own item operations (so the vault's lock, timeouts and checks apply).
+///
+/// The public halves are kept between requests (REQUEST_IDENTITIES for 100
+/// keys would otherwise open 100 records each time) and dropped at every
+/// event of the agent's change feed: a write by anyone, a lock, an unlock.
 public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     private let core: AgentCore
+    private let cacheLock = Lock()
+    private var cached: [SSHStoredKey]?
+    private var subscription: Int?
+    /// Counts the drops, so that a listing read while a change came in is not kept.
+    private var generation = 0
 
     /// Keys of the vault `core` serves.
     public init(core: AgentCore) { self.core = core }
+
+    private func dropCache() {
+        cacheLock.lock()
+        cached = nil
+        generation += 1
+        cacheLock.unlock()
+    }
+
+    /// Subscribes to the change feed once; each batch of events drops the cache.
+    private func watchChanges() {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        guard subscription == nil, let id = core.subscribe() else { return }
+        subscription = id
+        let started = DetachedThread.start { [self] in
+            while let events = core.subscribers.next(id, timeout: 1) {
+                if !events.isEmpty { dropCache() }
+            }
+            cacheLock.lock()
+            subscription = nil
+            cached = nil
+            cacheLock.unlock()
+        }
+        if !started {
+            core.subscribers.remove(id)
+            subscription = nil
+        }
+    }
 
     /// Whether the vault is locked (after-first-unlock only counts as locked: ssh-key items are when-unlocked).
     public var isLocked: Bool { core.state != .unlocked }
 
     public func storedKeys() throws(SSHKeySourceError) -> [SSHStoredKey] {
-        try items(withSecrets: false).compactMap(SSHKeyItem.stored)
+        if isLocked { throw .locked }
+        cacheLock.lock()
+        let kept = subscription == nil ? nil : cached
+        cacheLock.unlock()
+        if let kept { return kept }
+        watchChanges()
+        cacheLock.lock()
+        let before = generation
+        cacheLock.unlock()
+        let fresh = try items(withSecrets: false).compactMap(SSHKeyItem.stored)
+        cacheLock.lock()
+        if subscription != nil && generation == before { cached = fresh }
+        cacheLock.unlock()
+        return fresh
     }
 
     public func privateKey(named name: String) throws(SSHKeySourceError) -> SSHPrivateKey {
@@ -114,6 +164,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     }
 
     public func store(_ key: SSHPrivateKey, comment: String, constraints: SSHKeyConstraints) throws(SSHKeySourceError) {
+        defer { dropCache() }
         let existing = try items(withSecrets: false)
         if let same = existing.first(where: { SSHKeyItem.stored($0)?.key == key.publicKey }) {
             let item = SSHKeyItem.item(name: same.account, key: key, comment: comment, constraints: constraints)
