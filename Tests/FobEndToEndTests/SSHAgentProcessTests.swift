@@ -222,4 +222,36 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         let all = try FobProcess.run(["export", "--include-ssh-keys"], environment: passwordEnvironment)
         #expect(all.stdoutText.contains("added@test"))
     }
+
+    @Test func anEncryptedFileIsImportedThroughSSHAddAndGitSignsCommitsWithAVaultKey() throws {
+        let f = try SSHAgentFixture()
+        let dir = f.home.url.path
+        try sshTool("ssh-keygen", ["-q", "-t", "ed25519", "-N", "sesame", "-C", "enc@test", "-f", dir + "/enc"])
+        try "#!/bin/sh\necho sesame\n".write(toFile: dir + "/askpass", atomically: true, encoding: .utf8)
+        chmod(dir + "/askpass", 0o755)
+        f.fixture.extraEnvironment["SSH_ASKPASS"] = dir + "/askpass"
+        f.fixture.extraEnvironment["SSH_ASKPASS_REQUIRE"] = "force"
+        f.fixture.extraEnvironment["DISPLAY"] = ":0"
+        let imported = try f.fob(["ssh", "import", dir + "/enc"])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        #expect(try f.fob(["ssh", "ls"]).stdoutText.hasPrefix("enc@test\tenc@test\ted25519 256\tSHA256:"))
+        let publicLine = try f.fob(["ssh", "pub", "enc@test"]).stdoutText
+        #expect(publicLine.hasPrefix("ssh-ed25519 ") && publicLine.hasSuffix(" enc@test\n"))
+        try ("git@test " + publicLine).write(toFile: dir + "/signers", atomically: true, encoding: .utf8)
+        let git = [
+            "HOME": dir, "GIT_CONFIG_NOSYSTEM": "1", "SSH_AUTH_SOCK": f.socket, "GIT_AUTHOR_NAME": "T",
+            "GIT_AUTHOR_EMAIL": "git@test", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "git@test",
+        ]
+        let repo = dir + "/repo"
+        let config = [
+            "-c", "gpg.format=ssh", "-c", "user.signingkey=key::\(publicLine.trimmingCharacters(in: .newlines))",
+            "-c", "gpg.ssh.allowedSignersFile=\(dir)/signers",
+        ]
+        #expect(try sshTool("git", ["init", "-q", repo], environment: git).status == 0)
+        let commit = try sshTool(
+            "git", ["-C", repo] + config + ["commit", "-q", "-S", "--allow-empty", "-m", "signed"], environment: git)
+        #expect(commit.status == 0, "\(commit.stderrText)")
+        let verify = try sshTool("git", ["-C", repo] + config + ["verify-commit", "HEAD"], environment: git)
+        #expect(verify.status == 0 && verify.stderrText.contains("Good \"git\" signature"), "\(verify.stderrText)")
+    }
 }
