@@ -120,7 +120,8 @@ let package = Package(
             name: "FobTestSupport",
             dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
-        .testTarget(name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(
+            name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobSSHTests", dependencies: ["FobSSH", "FobSystem", "FobTestSupport"]),
         .testTarget(
             name: "FobAccessTests",
@@ -129,7 +130,7 @@ let package = Package(
                 "FobTestSupport",
             ]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
-        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "CSQLite", "FobTestSupport"]),
+        .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
         .testTarget(name: "FobSyncTests", dependencies: ["FobSync", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),

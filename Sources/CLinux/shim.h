@@ -41,4 +41,21 @@ static inline int fob_peer_credentials(int fd, unsigned int *uid, int *pid) {
 
 // A Unix stream socket, close-on-exec from the start.
 static inline int fob_unix_socket_cloexec(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0); }
+
+// A pidfd for the process at the other end of a Unix socket (SO_PEERPIDFD,
+// Linux 6.5), which names that process and no later one given its pid; or,
+// on an older kernel, pidfd_open(2) of the pid SO_PEERCRED gave (a syscall
+// glibc 2.36 declares only under _GNU_SOURCE). Returns the descriptor
+// (close-on-exec), or -1 with errno set.
+#include <sys/syscall.h>
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+static inline int fob_peer_pidfd(int fd) {
+    int pidfd = -1;
+    socklen_t length = sizeof pidfd;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &length) == 0 && length == sizeof pidfd) return pidfd;
+    return -1;
+}
+static inline int fob_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 #endif

@@ -152,6 +152,11 @@ public final class ItemAccess: RequestStore {
             return try unlockedLocalPassingErrors()
         } catch let error as KeychainError {
             if case .interactionNotAllowed = error, let refusal, case .none = password { throw refusal }
+            if case .interactionNotAllowed = error, case .interactionNotAllowed(let why)? = refusal,
+                why.hasPrefix(AccessPolicy.consentRefusalPrefix)
+            {
+                throw refusal!
+            }
             throw error
         } catch {
             throw .interactionNotAllowed("no master password: \(error)")

@@ -410,7 +410,7 @@ extension AgentResponse {
     private static let failureCodes: [(UInt8, @Sendable (String) -> KeychainError)] = [
         (0x10, { .duplicateItem($0) }), (0x11, { .itemNotFound($0) }), (0x12, { _ in .authFailed }),
         (0x13, { .interactionNotAllowed($0) }), (0x14, { .decode($0) }), (0x15, { .param($0) }),
-        (0x16, { .noSuchKeychain($0) }), (0x17, { .io($0) }),
+        (0x16, { .noSuchKeychain($0) }), (0x17, { .io($0) }), (0x19, { .accessDenied($0) }),
     ]
 
     /// The message for this response.
@@ -462,7 +462,7 @@ extension AgentResponse {
     private static func message(of error: KeychainError) -> String {
         switch error {
         case .duplicateItem(let m), .itemNotFound(let m), .interactionNotAllowed(let m), .decode(let m), .param(let m),
-            .noSuchKeychain(let m), .io(let m), .revisionMismatch(let m, _, _):
+            .noSuchKeychain(let m), .io(let m), .revisionMismatch(let m, _, _), .accessDenied(let m):
             return m
         case .authFailed: return ""
         }

@@ -49,6 +49,8 @@ public final class AgentCore: @unchecked Sendable {
     private var seen: [String: UInt64] = [:]
     /// The id of the vault unlocked now.
     private var vaultID: String?
+    /// Leases, questions in flight, and the channels to ask on.
+    public let gate: AccessGate
     /// The subscribers of the change feed.
     let subscribers = AgentSubscribers()
     /// What the agent knows of the vault's items: each one's summary by
@@ -67,6 +69,12 @@ public final class AgentCore: @unchecked Sendable {
     public static let defaultIdleSeconds: UInt32 = 900
     /// Default maximum unlocked time: 28,800 s (8 hours).
     public static let defaultMaxSeconds: UInt32 = 28_800
+    /// Idle and maximum seconds of an unlock that keeps the timeouts of the
+    /// agent's last unlock (the defaults when there was none): the Secret
+    /// Service's desktop prompt, which must not undo `fob unlock --idle --max`.
+    public static let keepTimeouts: UInt32 = .max
+    /// Whether an unlock set the timeouts (``keepTimeouts`` then keeps them).
+    private var timeoutsSet = false
 
     /// - Parameters:
     ///   - vaultURL: the vault this agent serves.
@@ -82,6 +90,7 @@ public final class AgentCore: @unchecked Sendable {
         self.clock = clock
         self.openVault = openVault
         self.watermarks = watermarks
+        gate = AccessGate(clock: clock, askers: [TerminalAsker()])
     }
 
     /// Refuses a vault just unlocked whose write counter is below the
@@ -135,6 +144,7 @@ public final class AgentCore: @unchecked Sendable {
             listing = nil
             forgetKnownLocked()
             timedOut = true
+            gate.endLeases()
         }
     }
 
@@ -146,6 +156,7 @@ public final class AgentCore: @unchecked Sendable {
         vault = nil
         listing = nil
         forgetKnownLocked()
+        gate.endLeases()
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -261,6 +272,7 @@ public final class AgentCore: @unchecked Sendable {
             vault = nil
             listing = nil
             forgetKnownLocked()
+            gate.endLeases()
             return .ok
         case .unlock, .unlockWithKey:
             do {
@@ -281,14 +293,19 @@ public final class AgentCore: @unchecked Sendable {
                 vault?.lock()
                 vault = fresh
                 listing = nil
-                idleSeconds = Double(idle)
-                maxSeconds = Double(max)
+                if idle != AgentCore.keepTimeouts || max != AgentCore.keepTimeouts || !timeoutsSet {
+                    let keep = idle == AgentCore.keepTimeouts && max == AgentCore.keepTimeouts
+                    idleSeconds = Double(keep ? AgentCore.defaultIdleSeconds : idle)
+                    maxSeconds = Double(keep ? AgentCore.defaultMaxSeconds : max)
+                    timeoutsSet = true
+                }
                 unlockedAt = clock.seconds
                 lastActivity = unlockedAt
                 timedOut = false
                 forgetKnownLocked()
                 feedSaysUnlocked = true
                 subscribers.publish([AgentEvent(kind: .unlocked, key: nil)])
+                gate.endLeases()
                 return .ok
             } catch {
                 return .failure(error)
@@ -318,6 +335,126 @@ public final class AgentCore: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Applies the access rules to a request before it is answered: a read
+    /// of secrets (a `.get` with more than the listing's detail) or a change
+    /// of an access rule needs every matching item's rule, a lease, or a
+    /// person's answer (``AccessGate``); an item added through a client's
+    /// own channel (Secret Service, git, docker, a `SecItem` program) trusts
+    /// that client, as the Keychain puts the creating application in the
+    /// item's access list.
+    ///
+    /// Waits, without holding the agent's lock, while a person is asked.
+    /// - Parameters:
+    ///   - request: the decoded request.
+    ///   - context: who asks, from ``AgentServer``.
+    /// - Returns: the request to answer (an add may gain a trusted program),
+    ///   or the failure to answer instead: `.accessDenied` for a rule or a
+    ///   person that refused, `.interactionNotAllowed` naming the rule when
+    ///   nobody could be asked or nobody answered in time.
+    public func consent(to request: AgentRequest, from context: AccessContext) -> Result<AgentRequest, KeychainError> {
+        // The items the request would read: by a query, or by persistent IDs.
+        var query: ItemQuery?
+        var limit = MatchLimit.all
+        var ids: [UUID] = []
+        switch request {
+        case .get(let q, let one, let detail) where detail != .listing:
+            (query, limit) = (q, one ? .one : .all)
+        case .getItems(let asked, let detail) where detail != .listing:
+            ids = asked
+        case .update(let q, let changes) where changes.accessRule != nil:
+            query = q
+        case .add(var item) where item.accessRule.isDefault && !context.isTerminalUI:
+            switch context.channel {
+            case .secretService, .git, .docker, .program:
+                guard let identity = context.requester.identity else { return .success(request) }
+                item.accessRule.trusted = [TrustedProgram(path: context.requester.executable, identity: identity)]
+                return .success(.add(item))
+            case .command, .terminalUI: return .success(request)
+            }
+        default:
+            return .success(request)
+        }
+        mutex.lock()
+        refreshLocked()
+        guard let vault, vault.lockLevel != .locked, let items = try? matches(query, limit, ids, vault) else {
+            mutex.unlock()
+            return .success(request) // the request itself fails as locked or not found
+        }
+        let vaultDefault = (try? vault.accessDefault()) ?? .any
+        mutex.unlock()
+        for item in items {
+            if let refusal = decide(context, item: item, vaultDefault: vaultDefault) { return .failure(refusal) }
+        }
+        return .success(request)
+    }
+
+    /// The items, with their rules, that `query` (or, without one, `ids`) names.
+    private func matches(_ query: ItemQuery?, _ limit: MatchLimit, _ ids: [UUID], _ vault: Vault)
+        throws(KeychainError) -> [Item]
+    {
+        if let query { return try vault.items(matching: query, limit: limit) }
+        guard case .items(let found) = try itemsLocked(ids, .listing, vault) else { return [] }
+        return found
+    }
+
+    /// One item's decision: `nil` to allow, else the failure.
+    private func decide(_ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode) -> KeychainError? {
+        let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
+            TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
+        }
+        let name = item.displayName
+        switch verdict {
+        case .allow(let why):
+            gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(why)")
+            return nil
+        case .deny(let why):
+            gate.recorder.record(event: "denied", context: context, item: name, decision: why)
+            return .accessDenied("\(context.requester.programName) may not read \(name): \(why)")
+        case .ask(let why):
+            if gate.hasLease(context, item: item.persistentID) {
+                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: a lease")
+                return nil
+            }
+            let question = AccessQuestion(context: context, item: name, reason: why)
+            gate.recorder.record(event: "prompt", context: context, item: name, decision: why)
+            switch gate.ask(question, item: item.persistentID) {
+            case nil:
+                gate.recorder.record(event: "denied", context: context, item: name, decision: "no answer")
+                return .interactionNotAllowed(
+                    AccessPolicy.consentRefusalPrefix
+                        + "\(name): \(why), and no one could be asked, or no one answered in time")
+            case .deny?:
+                gate.recorder.record(event: "denied", context: context, item: name, decision: "refused by the user")
+                return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
+            case .always?:
+                trustAlways(context, item: item)
+                gate.recorder.record(event: "rule", context: context, item: name, decision: "always allowed")
+                return nil
+            case let answer?:
+                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(answer)")
+                return nil
+            }
+        }
+    }
+
+    /// Writes "always allow this program" into the item's rule.
+    private func trustAlways(_ context: AccessContext, item: Item) {
+        guard let identity = context.requester.identity else { return }
+        var rule = item.accessRule
+        rule.trusted.removeAll { $0.path == context.requester.executable }
+        rule.trusted.append(TrustedProgram(path: context.requester.executable, identity: identity))
+        var changes = ItemChanges()
+        changes.accessRule = rule
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let vault else { return }
+        var query = ItemQuery(itemClass: nil)
+        query.persistentID = item.persistentID
+        _ = try? vault.update(matching: query, with: changes)
+        noteCounterLocked(of: vault)
+        subscribers.wake()
     }
 
     /// Adds a subscriber (``AgentRequest/subscribe``): what the vault holds

@@ -35,6 +35,8 @@ public final class AgentServer: @unchecked Sendable {
     /// The served vault's path, which every hello is checked against (taken
     /// from the URL once: `URL.path` costs thousands of instructions a call).
     private let servedPath: String
+    /// Fob's own executables, whose requests are made for the program that ran them.
+    private let fobPrograms = FobPrograms()
 
     /// How many hellos this server has accepted: one per connection, so a
     /// client that keeps its connection open adds one whatever the number of
@@ -206,11 +208,37 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
+    /// Names the peer (``ProcessInspector``, once per connection: `context`
+    /// keeps it) and applies the access rules (``AgentCore/consent(to:from:)``)
+    /// to a request that needs them.
+    private func consent(to request: AgentRequest, on fd: Int32, requester context: inout AccessContext?)
+        -> Result<AgentRequest, KeychainError>
+    {
+        switch request {
+        case .get(_, _, .listing), .getItems(_, .listing), .status, .lock, .unlock, .unlockWithKey, .list, .delete,
+            .save, .applyImport, .subscribe:
+            return .success(request)
+        default: break
+        }
+        if context == nil {
+            do {
+                let requester = try ProcessInspector.requester(onSocket: fd, fob: fobPrograms)
+                let channel = requester.via.map { AccessChannel.ofFobPeer(arguments: $0.arguments) } ?? .program
+                context = AccessContext(requester: requester, channel: channel)
+            } catch {
+                return .failure(.interactionNotAllowed("the requester cannot be named: \(error)"))
+            }
+        }
+        return core.consent(to: request, from: context!)
+    }
+
     /// One connection: the hello, then requests and their answers in turn,
     /// until the client closes it, stays silent past ``idleTimeout``, sends
     /// a frame that cannot be read, subscribes, or the agent stops.
     private func serve(_ fd: Int32) {
         guard acceptsHello(fd, until: SocketIO.monotonic() + connectionDeadline) else { return }
+        // Named at the first request that needs it, once per connection.
+        var requester: AccessContext?
         while AgentServer.stopRequested == 0 {
             guard SocketIO.awaitReadable(fd, seconds: idleTimeout) else { return }
             guard
@@ -228,7 +256,10 @@ public final class AgentServer: @unchecked Sendable {
                     serveSubscription(fd)
                     return
                 }
-                answer = core.respond(to: request)
+                switch consent(to: request, on: fd, requester: &requester) {
+                case .success(let allowed): answer = core.respond(to: allowed)
+                case .failure(let refusal): answer = AgentResponse.failure(refusal).encoded()
+                }
             } catch .versionMismatch {
                 answer = AgentResponse.versionMismatch()
             } catch {

@@ -334,7 +334,8 @@ extension KeychainError {
     var reason: String {
         switch self {
         case .duplicateItem(let why), .itemNotFound(let why), .interactionNotAllowed(let why), .decode(let why),
-            .param(let why), .noSuchKeychain(let why), .io(let why), .revisionMismatch(let why, _, _):
+            .param(let why), .noSuchKeychain(let why), .io(let why), .revisionMismatch(let why, _, _),
+            .accessDenied(let why):
             return why
         case .authFailed: return description
         }

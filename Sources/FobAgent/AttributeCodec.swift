@@ -233,6 +233,7 @@ extension ItemChanges {
         b.number(24, accessControlFlags)
         b.number(25, expectedRevision.map { Optional($0) })
         b.text(26, deviceBinding.map { $0?.rawValue })
+        b.raw(27, accessRule.map { .some($0.encoded) })
         return b
     }
 
@@ -264,6 +265,13 @@ extension ItemChanges {
                 deviceBinding = .some(value)
             } else {
                 deviceBinding = .some(nil)
+            }
+        }
+        if case .some(.some(let encoded)) = b.raw(27) {
+            do {
+                accessRule = try AccessRule(encoded: encoded)
+            } catch {
+                throw .badField("attribute 27: \(error)")
             }
         }
     }

@@ -13,22 +13,25 @@ import FoundationEssentials
 /// keyed with the vault key (``id(of:)``), so it names the vault without
 /// revealing anything, and only a process that unlocked the vault can
 /// compute it. Writing is best effort: where the directory cannot be made
-/// (or `XDG_STATE_HOME` / `HOME` does not exist), nothing is kept and
-/// nothing is refused.
+/// (or `HOME`, without `XDG_STATE_HOME`, does not exist), nothing is kept
+/// and nothing is refused. A missing `XDG_STATE_HOME` is made.
 public struct VaultWatermarks: Sendable {
     /// `${XDG_STATE_HOME:-$HOME/.local/state}/fob/watermarks`.
     public let directory: String
-    /// `XDG_STATE_HOME` or `HOME`: it must exist, as it is never made here.
-    private let base: String
+    /// `HOME`, which must exist (it is never made here); `nil` with
+    /// `XDG_STATE_HOME`, which is made when missing, as the XDG base
+    /// directory specification asks of a program writing there.
+    private let base: String?
 
     /// - Parameter environment: reads `XDG_STATE_HOME` and `HOME`.
     public init(environment: [String: String]) {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            base = state
+            base = nil
             directory = state + "/fob/watermarks"
         } else {
-            base = environment["HOME"] ?? "/nonexistent"
-            directory = base + "/.local/state/fob/watermarks"
+            let home = environment["HOME"] ?? "/nonexistent"
+            base = home
+            directory = home + "/.local/state/fob/watermarks"
         }
     }
 
@@ -50,7 +53,8 @@ public struct VaultWatermarks: Sendable {
     /// old one. Best effort (see the type's description).
     public func set(_ counter: UInt64, of id: String) {
         var st = stat()
-        guard stat(base, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return }
+        if let base { guard stat(base, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return } }
+        // Every directory made on the way (XDG_STATE_HOME included) is 0700.
         guard
             (try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil

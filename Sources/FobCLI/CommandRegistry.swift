@@ -25,6 +25,7 @@ extension FobCLI {
             SSHAgentCommand.self,
             PasswdCommand.self,
             VerifyCommand.self,
+            AccessCommand.self,
             ImportCommand.self,
             ExportCommand.self,
             BackupCommand.self,

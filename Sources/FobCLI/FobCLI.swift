@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import FobSystem
 @preconcurrency import Glibc
@@ -105,6 +106,10 @@ public enum FobCLI {
             if globals.passwordFile == "-" { try invocation.takePasswordFromStandardInput() }
             return try command.run(invocation)
         } catch let error as KeychainError {
+            // A read the agent held for consent names its rule, not the master password no one could type.
+            if case .interactionNotAllowed(let why) = error, why.hasPrefix(AccessPolicy.consentRefusalPrefix) {
+                throw error
+            }
             throw invocation.passwordFailure ?? error
         }
     }

@@ -174,7 +174,10 @@ public struct GitCredentialMessage: Sendable, Equatable {
         if password?.withUnsafeBytes(unsafe) == true || oauthRefreshToken?.withUnsafeBytes(unsafe) == true {
             return nil
         }
+        // Reserved at its exact size: the buffer never grows, so no copy of a
+        // secret is left behind in freed memory by a reallocation.
         var out: [UInt8] = []
+        out.reserveCapacity(answerLength)
         if let username { out += Array("username=\(username)\n".utf8) }
         if let password {
             out += Array("password=".utf8)
@@ -188,6 +191,16 @@ public struct GitCredentialMessage: Sendable, Equatable {
             out.append(0x0A)
         }
         return out
+    }
+
+    /// The length in bytes of ``answer()``'s lines.
+    var answerLength: Int {
+        var length = 0
+        if let username { length += "username=\(username)\n".utf8.count }
+        if let password { length += "password=".utf8.count + password.count + 1 }
+        if let passwordExpiry { length += "password_expiry_utc=\(passwordExpiry)\n".utf8.count }
+        if let oauthRefreshToken { length += "oauth_refresh_token=".utf8.count + oauthRefreshToken.count + 1 }
+        return length
     }
 }
 

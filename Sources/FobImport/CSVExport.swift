@@ -28,18 +28,39 @@ public enum CSVExport {
     /// with `=`, `+`, `-`, `@`, a tab or a carriage return (or with `'`) gets
     /// a `'` in front and is quoted, so no spreadsheet runs it as a formula;
     /// `import fob-csv` removes that one `'`.
+    ///
+    /// The output is measured first (``byteCount(_:)``) and written into one
+    /// buffer of exactly that size: it never grows, so no copy of the
+    /// secrets is left in freed memory by a reallocation.
     /// - Important: the result holds every secret; the caller wipes it.
     public static func write(_ items: [Item]) -> [UInt8] {
-        var out = Array((columns.joined(separator: ",") + "\r\n").utf8)
+        var sink = ByteSink(writing: byteCount(items))
+        emit(items, &sink)
+        return sink.bytes
+    }
+
+    /// The length in bytes of what ``write(_:)`` writes for `items`.
+    public static func byteCount(_ items: [Item]) -> Int {
+        var sink = ByteSink(writing: nil)
+        emit(items, &sink)
+        return sink.count
+    }
+
+    private static func emit(_ items: [Item], _ out: inout ByteSink) {
+        out.append(contentsOf: Array((columns.joined(separator: ",") + "\r\n").utf8))
         for item in items {
             field(Array(item.service.utf8), &out, first: true)
             field(Array(item.account.utf8), &out)
             if let secret = item.secret {
                 let tagged = secret.withUnsafeBytes { $0.starts(with: base64Prefix.utf8) }
                 if secret.isValidUTF8 && !tagged {
-                    secret.withUnsafeBytes { field(Array($0), &out) }
+                    secret.withUnsafeBytes { field($0, &out) }
                 } else {
-                    secret.base64().withUnsafeBytes { field(Array(base64Prefix.utf8) + Array($0), &out) }
+                    var encoded = Array(base64Prefix.utf8)
+                    encoded.reserveCapacity(encoded.count + (secret.count + 2) / 3 * 4)
+                    secret.base64().withUnsafeBytes { encoded.append(contentsOf: $0) }
+                    field(encoded, &out)
+                    encoded.wipe()
                 }
             } else {
                 field([], &out)
@@ -47,7 +68,7 @@ public enum CSVExport {
             field(Array((item.url ?? "").utf8), &out)
             field(Array((item.notes ?? "").utf8), &out)
             if let seed = item.oneTimePassword {
-                seed.withUnsafeBytes { field(Array($0), &out) }
+                seed.withUnsafeBytes { field($0, &out) }
             } else {
                 field([], &out)
             }
@@ -55,9 +76,8 @@ public enum CSVExport {
             field(Array(item.kind.rawValue.utf8), &out)
             field(Array(DateText.utc(item.created, "%Y-%m-%dT%H:%M:%SZ").utf8), &out)
             field(Array(DateText.utc(item.modified, "%Y-%m-%dT%H:%M:%SZ").utf8), &out)
-            out += [0x0D, 0x0A]
+            out.append(contentsOf: [0x0D, 0x0A])
         }
-        return out
     }
 
     /// What CSV cannot hold of `items`, one line per kind of attribute with
@@ -83,11 +103,11 @@ public enum CSVExport {
     /// Appends one field: a text cell that could start a formula gets a `'`
     /// in front (see ``write(_:)``); quoted when it holds a comma, quote or
     /// line break, or was marked.
-    static func field(_ bytes: [UInt8], _ out: inout [UInt8], first: Bool = false) {
+    static func field<C: Collection>(_ bytes: C, _ out: inout ByteSink, first: Bool = false) where C.Element == UInt8 {
         if !first { out.append(0x2C) }
         let marked = bytes.first.map { formulaStarts.contains($0) } ?? false
         guard marked || bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
-            out += bytes
+            out.append(contentsOf: bytes)
             return
         }
         out.append(0x22)
@@ -97,5 +117,28 @@ public enum CSVExport {
             out.append(byte)
         }
         out.append(0x22)
+    }
+}
+
+/// Bytes written into a buffer reserved once, or only counted (to learn the size to reserve).
+struct ByteSink {
+    private(set) var bytes: [UInt8] = []
+    private(set) var count = 0
+    private let writes: Bool
+
+    /// - Parameter capacity: the exact size to reserve, or `nil` to count only.
+    init(writing capacity: Int?) {
+        writes = capacity != nil
+        if let capacity { bytes.reserveCapacity(capacity) }
+    }
+
+    mutating func append(_ byte: UInt8) {
+        count += 1
+        if writes { bytes.append(byte) }
+    }
+
+    mutating func append<C: Collection>(contentsOf more: C) where C.Element == UInt8 {
+        count += more.count
+        if writes { bytes.append(contentsOf: more) }
     }
 }

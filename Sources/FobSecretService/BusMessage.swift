@@ -6,6 +6,8 @@ import FobSystem
 struct BusFailure: Error {
     /// The negative errno sd-bus returned.
     let code: Int32
+    /// Why, when it is Fob's data rather than the message (answered as `Failed` with this text).
+    var reason: String? = nil
 }
 
 /// Reads the arguments of an sd-bus message in order, with the non-variadic
@@ -123,7 +125,15 @@ struct BusWriter {
     }
 
     /// A string-like value (`s` or `o`).
+    /// - Throws: a ``BusFailure`` with a reason for a value holding a NUL
+    ///   byte, which a D-Bus string cannot carry (it would be cut there).
     func string(_ value: String, _ type: Character = "s") throws(BusFailure) {
+        guard !value.utf8.contains(0) else {
+            throw BusFailure(
+                code: -EINVAL,
+                reason: "a name or attribute holds a NUL byte, which a D-Bus string cannot carry;"
+                    + " rename the item with `fob mv` (or change the attribute)")
+        }
         try check(value.withCString { sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) })
     }
 

@@ -13,6 +13,7 @@ private func fail(_ thrown: any Error, _ error: UnsafeMutablePointer<sd_bus_erro
     switch thrown {
     case let answer as ProviderError: return sd_bus_error_set(error, answer.name, answer.message)
     case let failure as BusFailure:
+        if let reason = failure.reason { return sd_bus_error_set(error, "org.freedesktop.DBus.Error.Failed", reason) }
         return sd_bus_error_set(
             error, "org.freedesktop.DBus.Error.InvalidArgs", "the message cannot be read (error \(-failure.code))")
     default: return sd_bus_error_set(error, "org.freedesktop.DBus.Error.Failed", "\(thrown)")

@@ -84,6 +84,14 @@ struct ItemCatalog {
             attributes: attributes, contentType: contentType.isEmpty ? nil : contentType)
     }
 
+    /// The service, account and access group of the item at `index`, read without its other texts.
+    func primaryKey(_ index: Int) -> (service: String, account: String, accessGroup: String) {
+        var at = Int(entries[index].start)
+        let service = string(&at)
+        let account = string(&at)
+        return (service, account, string(&at))
+    }
+
     /// The content type of the item at `index` (`nil` for `text/plain`), read without its other texts.
     func contentType(_ index: Int) -> String? {
         var at = Int(entries[index].start)

@@ -12,7 +12,8 @@ import FoundationEssentials
 ///   `xdg:schema`, else `secret-service`; its account is the attribute
 ///   `username`, else `account`, else `user`, else empty. When that key is
 ///   taken, ` (2)`, ` (3)`, … is added to the account, so items with the same
-///   attributes, or with none naming a service, are never refused or merged.
+///   attributes, or with none naming a service, are never refused or merged
+///   (unless the client asks to replace: ``replaces(_:service:account:with:label:)``).
 /// - An item with no `attr:` field (one made by `fob add S A`) shows the
 ///   attributes `service` = S, `account` = A and `username` = A.
 public enum ItemMapping {
@@ -66,6 +67,34 @@ public enum ItemMapping {
             attributes["service"] ?? (label.isEmpty ? nil : label) ?? attributes["xdg:schema"] ?? "secret-service"
         let account = attributes["username"] ?? attributes["account"] ?? attributes["user"] ?? ""
         return (service, account)
+    }
+
+    /// Whether the attributes of an item are the ones shown for an item
+    /// with no `attr:` field (``attributes(of:)``: made by `fob add S A`).
+    public static func isSynthesised(_ attributes: [String: String], service: String, account: String) -> Bool {
+        attributes == ["service": service, "account": account, "username": account]
+    }
+
+    /// Whether `CreateItem(replace: true)` with `attributes` and `label`
+    /// replaces an item showing `existing` under the key (`service`,
+    /// `account`), as gnome-keyring replaces the item whose attributes are
+    /// the same: equal attributes, or, for an item made by `fob add S A`
+    /// (attributes synthesised), attributes that name its key
+    /// (``key(attributes:label:)``) and agree with each of its three (a
+    /// client's extra attributes, such as keyring's `application`, do not
+    /// matter), so `keyring.set_password(S, A, …)` and `secret-tool store
+    /// … service S account A` replace it.
+    public static func replaces(
+        _ existing: [String: String], service: String, account: String, with attributes: [String: String],
+        label: String
+    ) -> Bool {
+        if existing == attributes { return true }
+        guard isSynthesised(existing, service: service, account: account), attributes["service"] == service else {
+            return false
+        }
+        let named = key(attributes: attributes, label: label)
+        return named == (service, account)
+            && ["account", "username", "user"].allSatisfy { attributes[$0].map { $0 == account } ?? true }
     }
 
     /// `account`, or `account (n)` for the first n ≥ 2 whose key is free.

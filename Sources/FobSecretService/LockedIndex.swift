@@ -27,6 +27,8 @@ struct LockedIndex {
 
     let keyDescription: String
     let file: String
+    /// The file of the locked items' details (``LockedDetails``) beside the index.
+    let detailsFile: String
 
     /// The index of the vault at `vaultPath`, or `nil` without `XDG_RUNTIME_DIR`.
     init?(vaultPath: String, environment: [String: String]) {
@@ -34,6 +36,7 @@ struct LockedIndex {
         let id = LockedIndex.vaultID(vaultPath)
         keyDescription = "fob:secret-service-index:" + id
         file = runtime + "/fob/secret-service-index-" + id
+        detailsFile = runtime + "/fob/secret-service-details-" + id
     }
 
     /// 16 hex digits of the BLAKE2b of the vault's path: one key and file per vault.
@@ -172,7 +175,11 @@ struct LockedIndex {
         write(body + LockedIndex.tag(body, key: key))
     }
 
-    private func write(_ bytes: [UInt8]) {
+    private func write(_ bytes: [UInt8]) { LockedIndex.writeFile(file, bytes) }
+
+    /// Writes `bytes` to `file` (0600, by a rename, so a reader sees the old or the new one whole),
+    /// making its directory (0700) first.
+    static func writeFile(_ file: String, _ bytes: [UInt8]) {
         let directory = String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)])
         mkdir(directory, 0o700)
         let temporary = file + ".new"

@@ -31,8 +31,7 @@ extension Provider {
         case Interface.item: try handleItem(call, writer)
         case Interface.session:
             // Only the connection that opened a session closes it.
-            _ = try cipher(session: call.path, sender: call.sender)
-            sessions[call.path] = nil
+            try sessions.close(call.path, sender: call.sender)
         case Interface.prompt:
             try handlePrompt(call)
         default:
@@ -79,7 +78,7 @@ extension Provider {
             } else {
                 // Completes when `fob unlock` runs (see Prompts.swift).
                 try writer.objectPaths([])
-                try writer.string(makePrompt(owner: call.sender, objects: objects), "o")
+                try writer.string(try makePrompt(owner: call.sender, objects: objects), "o")
             }
         case "Lock":
             let objects = try reader.objectPaths()
@@ -98,7 +97,7 @@ extension Provider {
         switch algorithm {
         case SessionCipher.plainName:
             try reader.skip("v")
-            let path = openSession(owner: call.sender, cipher: .plain)
+            let path = try openSession(owner: call.sender, cipher: .plain)
             try writer.open("v", "s")
             try writer.string("")
             try writer.close()
@@ -108,10 +107,18 @@ extension Provider {
             _ = try reader.enter("v", "ay")
             let clientPublic = try reader.bytes()
             try reader.exit()
-            guard let (cipher, serverPublic) = try? SessionCipher.negotiate(clientPublic: clientPublic) else {
+            // Refused before the key exchange's work: a connection at its limit costs nothing more.
+            try sessions.admit(call.sender)
+            let cipher: SessionCipher
+            let serverPublic: [UInt8]
+            do {
+                (cipher, serverPublic) = try SessionCipher.negotiate(clientPublic: clientPublic)
+            } catch .noMemory {
+                throw ProviderError.noMemory("no memory for another session's key; close sessions and try again")
+            } catch {
                 throw ProviderError.invalidArgs("the DH public key is not in 2 ... p-2 or longer than 128 bytes")
             }
-            let path = openSession(owner: call.sender, cipher: cipher)
+            let path = try openSession(owner: call.sender, cipher: cipher)
             try writer.open("v", "ay")
             try writer.bytes(serverPublic)
             try writer.close()
@@ -126,14 +133,13 @@ extension Provider {
         let paths = try reader.objectPaths()
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
-        // Many of the vault's items: one request for every secret rather
-        // than one per item. The session collection's items need no vault
-        // (they are answered while it is locked, too).
-        var all: [UUID: SecretBytes]? = nil
-        if paths.lazy.filter({ Provider.itemID($0) != nil }).count > 8 {
-            do { all = try store.secrets() } catch { throw ProviderError.from(error) }
-            // The agent's answer (every item whole) is freed by now: give its pages back.
-            _ = fob_ss_trim_heap()
+        // Only the vault's items named and listed are decrypted (see
+        // ``CachingSecretStore/secrets(of:)``). The session collection's
+        // items need no vault (they are answered while it is locked, too).
+        let ids = paths.compactMap { memoryItems[$0] == nil ? Provider.itemID($0) : nil }
+        var secrets: [UUID: SecretBytes] = [:]
+        if !ids.isEmpty {
+            do { secrets = try store.secrets(of: ids) } catch { throw ProviderError.from(error) }
         }
         // One draw from the random source for every IV, not a system call per secret.
         var ivs = cipher.isPlain || paths.count < 2 ? [] : Sodium.randomBytes(16 * paths.count)
@@ -154,16 +160,9 @@ extension Provider {
                 continue
             }
             // Paths that name no item are left out, as the spec's GetSecrets allows.
-            guard let id = Provider.itemID(path), let contentType = try existingItem(id, path: path) else { continue }
-            let secret: SecretBytes
-            if let all {
-                guard let found = all[id] else { continue }
-                secret = found
-            } else {
-                do { secret = try store.secret(id) } catch .itemNotFound { continue } catch {
-                    throw ProviderError.from(error, path: path)
-                }
-            }
+            guard let id = Provider.itemID(path), let secret = secrets[id],
+                let contentType = try existingItem(id, path: path)
+            else { continue }
             try writer.open("e", "o(oayays)")
             try writer.string(path, "o")
             try write(
@@ -193,9 +192,9 @@ extension Provider {
             try writer.objectPaths(found.unlocked + found.locked)
         case "CreateItem":
             let (label, attributes) = try Provider.itemProperties(reader)
-            let secret = try reader.secret()
-            var sent = secret.value
-            defer { sent.wipe() }
+            var secret = try reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { secret.value.wipe() }
             let replace = try reader.bool()
             let bytes = try open(secret, sender: call.sender)
             let path = try createItem(
@@ -247,9 +246,9 @@ extension Provider {
             }
             try write(secret: secret, contentType: summary.contentType, session: session, cipher: cipher, to: writer)
         case "SetSecret":
-            let secret = try reader.secret()
-            var sent = secret.value
-            defer { sent.wipe() }
+            var secret = try reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { secret.value.wipe() }
             let bytes = try open(secret, sender: call.sender)
             let item = try fullItem(at: call.path)
             var changes = ItemChanges(secret: bytes)

@@ -62,24 +62,45 @@ final class PinentryUnlock: @unchecked Sendable {
         return conversation
     }
 
-    /// Ends pinentry (a dismissed or expired prompt).
-    func cancel() { kill(pid, SIGTERM) }
+    /// Ends pinentry (a dismissed or expired prompt) with SIGTERM, unless
+    /// it has ended and been reaped: its pid may then name another process.
+    /// - Returns: whether the signal was sent.
+    @discardableResult
+    func cancel() -> Bool {
+        state.withLock { state in
+            guard !state.reaped else { return false }
+            return kill(pid, SIGTERM) == 0
+        }
+    }
 
-    /// Set once the conversation ended without a password that unlocked
-    /// the vault: the user cancelled, three tries failed, or pinentry
-    /// could not run (no display, no terminal). Its prompt is then dismissed.
-    private let gaveUpFlag = Mutex(false)
+    /// Whether pinentry was reaped, and whether the conversation ended
+    /// without a password that unlocked the vault (the user cancelled,
+    /// three tries failed, or pinentry could not run: no display, no
+    /// terminal; its prompts are then dismissed). Changed together under
+    /// the lock that ``cancel()`` takes, so no signal follows the reaping.
+    private let state = Mutex((reaped: false, gaveUp: false))
     /// Whether the conversation ended without unlocking (see above).
-    var gaveUp: Bool { gaveUpFlag.withLock { $0 } }
+    var gaveUp: Bool { state.withLock { $0.gaveUp } }
+    /// Whether pinentry has ended and was reaped.
+    var isReaped: Bool { state.withLock { $0.reaped } }
 
     private func converse(_ unlock: @Sendable (SecretBytes) -> Bool) {
         var unlocked = false
         defer {
             close(input)
             close(output)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            if !unlocked { gaveUpFlag.withLock { $0 = true } }
+            // Waits for the end without reaping (the pid stays this child's
+            // zombie), then reaps under the lock: ``cancel()`` either signals
+            // before that or sees `reaped`.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            let ended = unlocked
+            state.withLock { state in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                state.reaped = true
+                if !ended { state.gaveUp = true }
+            }
         }
         var reader = LineReader(fd: output)
         guard reader.next()?.hasPrefix("OK") == true else { return }

@@ -21,9 +21,8 @@ final class Provider {
     let store: CachingSecretStore
     let vaultPath: String
 
-    /// The cipher and the owning connection (unique name) of each open session, by path.
-    var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
-    private var sessionCounter = 0
+    /// The open sessions of the connected clients.
+    let sessions = SessionTable()
     /// The key of the locked-search index, in guarded memory: the one in the
     /// kernel's user keyring when there is one, else made here (and put there
     /// at the first listing); see ``LockedIndex``.
@@ -36,6 +35,14 @@ final class Provider {
     private var lockedIndex: [UInt8] = []
     /// Whether ``lockedIndex`` was built at least once.
     private var isIndexed = false
+    /// What locked items show (label, attributes, dates), sealed.
+    private var lockedDetails: LockedDetails
+    /// Whether the index or the details changed since they were last saved.
+    private var indexDirty = false
+    /// When they were last saved (monotonic seconds).
+    private var indexSavedAt: Double = 0
+    /// The pair hashes of each item at the revision they were made for.
+    private var pairHashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
     /// The ``CachingSecretStore/listingGeneration`` the index was built from.
     private var indexGeneration: Int?
     /// The revision of every item at the last listing; `nil` before the first.
@@ -45,17 +52,19 @@ final class Provider {
     /// The vault's state when ``watchLockState()`` last looked, and when.
     private var lastUnlocked: Bool?
     private var lockStateCheckedAt: Double = 0
+    /// The vault collection's label: `Login` until a client sets another,
+    /// which lasts while the provider runs.
+    var collectionLabel = "Login"
     /// The items of the in-memory `session` collection, by path.
     var memoryItems: [String: MemoryItem] = [:]
     /// When the provider started (seconds since 1970): the session collection's dates.
     let startTime = UInt64(max(0, Date().timeIntervalSince1970))
     /// The store without its cache, which pinentry's thread may use to unlock.
     let unlocker: any SecretStore
-    /// The pinentry asking the master password for each started prompt, by prompt path.
-    var pinentries: [String: PinentryUnlock] = [:]
+    /// The pinentry asking the master password for every started prompt (one at a time).
+    var pinentry: PinentryUnlock?
     /// The prompts handed out by Unlock, by path.
     var prompts: [String: PendingPrompt] = [:]
-    var promptCounter = 0
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
@@ -73,6 +82,8 @@ final class Provider {
         } else {
             indexKey = SecretBytes.random(count: 32)
         }
+        lockedDetails = LockedDetails(indexKey: indexKey, file: persistentIndex?.detailsFile)
+        if isIndexed { lockedDetails.load() }
     }
 
     /// Whether `path` names the vault's collection (its own path or an alias path).
@@ -93,10 +104,9 @@ final class Provider {
     // MARK: Sessions
 
     /// Opens a session for `owner`.
-    func openSession(owner: String, cipher: SessionCipher) -> String {
-        sessionCounter += 1
-        let path = Provider.sessionPrefix + "s\(sessionCounter)"
-        sessions[path] = (owner, cipher)
+    /// - Throws: `LimitsExceeded` when `owner` holds ``SessionTable/perConnection`` sessions.
+    func openSession(owner: String, cipher: SessionCipher) throws(ProviderError) -> String {
+        let path = try sessions.open(owner: owner, cipher: cipher)
         // The revisions to compare later writes by other processes with
         // (see ``reportChanges(_:)``): without them the first is not seen.
         if knownRevisions == nil { _ = try? allItems() }
@@ -105,13 +115,12 @@ final class Provider {
 
     /// The cipher of `path` when `sender` opened it.
     func cipher(session path: String, sender: String) throws(ProviderError) -> SessionCipher {
-        guard let session = sessions[path], session.owner == sender else { throw .noSession }
-        return session.cipher
+        try sessions.cipher(path, sender: sender)
     }
 
     /// Ends every session of a connection that left the bus (their keys are freed and wiped).
     func connectionLeft(_ name: String) {
-        sessions = sessions.filter { $0.value.owner != name }
+        sessions.drop(name)
         dropPrompts(of: name)
     }
 
@@ -127,16 +136,43 @@ final class Provider {
         lockedIndex = []
         var index: [UInt8] = []
         index.reserveCapacity(items.count * (18 + 3 * 16))
+        var hashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
+        hashes.reserveCapacity(items.count)
         for i in 0..<items.count where items.index(of: items.identity(i).id) == i {
-            let item = items[i]
-            LockedIndex.append(item.persistentID, hashes: item.attributes.map(pairHash), to: &index)
+            let (id, revision) = items.identity(i)
+            // Hashed again only when new or changed since the last listing.
+            let kept = pairHashes[id].flatMap { $0.revision == revision ? $0 : nil }
+            let entry = kept ?? (revision, items[i].attributes.map(pairHash))
+            hashes[id] = entry
+            LockedIndex.append(id, hashes: entry.hashes, to: &index)
         }
+        pairHashes = hashes
         lockedIndex = Array(index)
         isIndexed = true
+        _ = lockedDetails.update(from: items)
+        indexDirty = true
+        return items
+    }
+
+    /// Saves the locked-search index and the locked items' details when
+    /// they changed, at most once a second (from the bus loop when idle: a
+    /// thousand writes in a row save a few times, not a thousand).
+    /// - Parameter now: save whatever the time since the last save (when the provider stops).
+    func saveIndex(now: Bool = false) {
+        guard indexDirty, now || Provider.now() - indexSavedAt >= 1 else { return }
+        indexDirty = false
+        indexSavedAt = Provider.now()
         if let persistentIndex, persistentIndex.storeKey(indexKey) {
             persistentIndex.save(body: lockedIndex, key: indexKey)
+            lockedDetails.save()
         }
-        return items
+    }
+
+    /// What the locked item at `path` shows (label, attributes, dates).
+    /// - Throws: `IsLocked` when none is known (the vault was never seen unlocked with it).
+    func lockedItem(at path: String) throws(ProviderError) -> LockedDetails.Shown {
+        guard let id = Provider.itemID(path), let shown = lockedDetails.shown(id) else { throw .isLocked }
+        return shown
     }
 
     /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
@@ -163,7 +199,7 @@ final class Provider {
     func watchVaultFile() {
         let stamp = CachingSecretStore.stamp(of: vaultPath)
         defer { vaultStamp = stamp }
-        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil else { return }
+        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil, !store.isCurrent else { return }
         store.refresh()
         _ = try? allItems()
     }
@@ -220,11 +256,11 @@ final class Provider {
         secret: SecretBytes, contentType: String?, session: String, cipher: SessionCipher, to writer: BusWriter,
         iv: [UInt8]? = nil
     ) throws(BusFailure) {
-        let sealed = iv.map { cipher.seal(secret, iv: $0) } ?? cipher.seal(secret)
-        var value = sealed.value
-        defer { value.wipe() }
+        var sealed = iv.map { cipher.seal(secret, iv: $0) } ?? cipher.seal(secret)
+        defer { sealed.value.wipe() }
         try writer.secret(
-            session: session, parameters: sealed.parameters, value: value, contentType: contentType ?? "text/plain")
+            session: session, parameters: sealed.parameters, value: sealed.value,
+            contentType: contentType ?? "text/plain")
     }
 
     /// Opens a secret a client sent under `session`.
@@ -239,28 +275,41 @@ final class Provider {
         }
     }
 
-    /// Creates an item, or with `replace` updates the one with exactly these attributes.
+    /// Creates an item, or with `replace` updates the one whose attributes
+    /// match (``ItemMapping/replaces(_:service:account:with:label:)``).
+    /// One listing answers both which item that is and the first free
+    /// account suffix (no request per candidate).
     /// - Returns: the item's path.
     func createItem(
         label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
     ) throws(ProviderError) -> String {
-        let items = replace ? try allItems() : ItemCatalog()
-        if let found = (0..<items.count).lazy.map({ items[$0] }).first(where: { $0.attributeDictionary == attributes })
-        {
+        let items = try allItems()
+        if replace, let found = replaced(in: items, attributes: attributes, label: label) {
             let existing = try fullItem(at: Provider.path(of: found.persistentID))
-            var changes = ItemChanges(label: .some(label), secret: secret)
-            changes.customFields = ItemMapping.fields(
-                keeping: existing.customFields, attributes: attributes, contentType: contentType)
+            var changes = ItemChanges(secret: secret)
+            if existing.customFields.contains(where: { $0.name.hasPrefix(ItemMapping.fieldPrefix) }) {
+                changes.label = .some(label)
+                changes.customFields = ItemMapping.fields(
+                    keeping: existing.customFields, attributes: attributes, contentType: contentType)
+            }
+            // An item of `fob add` keeps its name and fields: its attributes stay the ones it shows.
             do { try store.update(existing, with: changes) } catch { throw .from(error) }
             emit("ItemChanged", Provider.path(of: existing))
             return Provider.path(of: existing)
         }
         let key = ItemMapping.key(attributes: attributes, label: label)
+        var taken = Set<String>()
+        for i in 0..<items.count {
+            let other = items.primaryKey(i)
+            if other.service == key.service, other.accessGroup.isEmpty { taken.insert(other.account) }
+        }
         let store = self.store
         do {
             let account = try ItemMapping.freeAccount(service: key.service, account: key.account) {
                 (candidate) throws(KeychainError) -> Bool in
-                try store.exists(service: key.service, account: candidate)
+                // Taken by the listing, or since it by another process.
+                if taken.contains(candidate) { return true }
+                return try store.exists(service: key.service, account: candidate)
             }
             let item = Item(
                 service: key.service, account: account, label: label,
@@ -272,6 +321,21 @@ final class Provider {
         } catch {
             throw .from(error)
         }
+    }
+
+    /// The item a `CreateItem(replace: true)` with these attributes and label updates, if any.
+    private func replaced(in items: ItemCatalog, attributes: [String: String], label: String) -> ItemSummary? {
+        for i in 0..<items.count {
+            let summary = items[i]
+            guard summary.accessGroup.isEmpty else { continue }
+            if ItemMapping.replaces(
+                summary.attributeDictionary, service: summary.service, account: summary.account, with: attributes,
+                label: label)
+            {
+                return summary
+            }
+        }
+        return nil
     }
 
     // MARK: Signals
@@ -300,11 +364,12 @@ final class Provider {
     /// while a prompt waits for the vault, half a second while secrets of a
     /// `GetSecrets` are held (to drop them in time), a second while clients hold
     /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
-    /// timeouts change the vault's state), else until a message comes.
+    /// timeouts change the vault's state) or names are held (to forget them
+    /// at a lock), else until a message comes.
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
         if store.holdsSecrets { return 500_000 }
-        return sessions.isEmpty ? UInt64.max : 1_000_000
+        return sessions.isEmpty && !store.holdsNames && !indexDirty ? UInt64.max : 1_000_000
     }
 
     /// Emits `PropertiesChanged` of `Locked` when the vault's state changed

@@ -29,6 +29,18 @@ public struct ProviderError: Error, Equatable, Sendable {
     static func invalidArgs(_ message: String) -> ProviderError {
         ProviderError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
     }
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`: a connection asked for more than it may hold.
+    static func limitsExceeded(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: message)
+    }
+    /// `org.freedesktop.DBus.Error.NoMemory`.
+    static func noMemory(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.NoMemory", message: message)
+    }
+    /// `org.freedesktop.DBus.Error.AccessDenied`.
+    static func accessDenied(_ message: String) -> ProviderError {
+        ProviderError(name: "org.freedesktop.DBus.Error.AccessDenied", message: message)
+    }
     /// `org.freedesktop.DBus.Error.Failed`.
     static func failed(_ message: String) -> ProviderError {
         ProviderError(name: "org.freedesktop.DBus.Error.Failed", message: message)

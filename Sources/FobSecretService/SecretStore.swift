@@ -43,7 +43,8 @@ public protocol SecretStore: AnyObject, Sendable {
     func delete(_ item: Item) throws(KeychainError)
     /// Locks the vault for every process.
     func lock() throws(KeychainError)
-    /// Unlocks the vault with its master password (for every process).
+    /// Unlocks the vault with its master password (for every process),
+    /// keeping the idle and maximum times the user last set.
     /// - Throws: `.authFailed` for a wrong password, `.interactionNotAllowed` when no agent runs, `.io`.
     func unlock(password: SecretBytes) throws(KeychainError)
     /// Calls `onEvent` (on another thread) at each of the agent's events:
@@ -147,10 +148,10 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         try store.delete(matching: query)
     }
 
+    /// Unlocks with the timeouts of the agent's last unlock (`fob unlock --idle --max`), else the defaults.
     public func unlock(password: SecretBytes) throws(KeychainError) {
         try answer(
-            .unlock(
-                password: password, idleSeconds: AgentCore.defaultIdleSeconds, maxSeconds: AgentCore.defaultMaxSeconds))
+            .unlock(password: password, idleSeconds: AgentCore.keepTimeouts, maxSeconds: AgentCore.keepTimeouts))
     }
 
     public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? {

@@ -4,6 +4,7 @@ import FobAgent
 import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
+import Synchronization
 
 /// The provider's process: connects to the session bus, takes the name
 /// `org.freedesktop.secrets` before anything slow, and answers until the
@@ -118,8 +119,19 @@ public enum SecretServiceServer {
             }, nil)
     }
 
+    /// Set by SIGTERM and SIGINT: the loop saves what it must and returns.
+    private static let stopRequested = Atomic<Bool>(false)
+
     private static func loop(_ bus: OpaquePointer) -> Int32 {
+        // The wait returns EINTR at the signal (ppoll is never restarted).
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber) { _ in SecretServiceServer.stopRequested.store(true, ordering: .relaxed) }
+        }
         while true {
+            if stopRequested.load(ordering: .relaxed) {
+                activeProvider?.saveIndex(now: true)
+                return 0
+            }
             activeProvider?.store.beginMessage()
             let processed = sd_bus_process(bus, nil)
             if processed < 0 {
@@ -129,6 +141,8 @@ public enum SecretServiceServer {
             }
             if processed > 0 { continue }
             activeProvider?.store.dropExpiredSecrets()
+            activeProvider?.saveIndex()
+            activeProvider?.store.forgetIfLocked()
             activeProvider?.checkPrompts()
             activeProvider?.watchLockState()
             let waited = sd_bus_wait(bus, activeProvider?.wakeInterval ?? UInt64.max)

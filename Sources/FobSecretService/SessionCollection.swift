@@ -4,6 +4,8 @@ import FoundationEssentials
 
 /// An item of the in-memory `session` collection: gone when the provider stops.
 struct MemoryItem {
+    /// The unique name of the connection that created it (its limit counts it).
+    let owner: String
     var label: String
     var attributes: [String: String]
     /// Wiped when the item is deleted or replaced, or the provider stops.
@@ -19,6 +21,10 @@ extension Provider {
     static let sessionCollectionPath = root + "/collection/session"
     static let sessionAliasPath = root + "/aliases/session"
     static let memoryItemPrefix = sessionCollectionPath + "/"
+    /// The most items of the session collection one connection may create: 1,000.
+    static let memoryItemsPerConnection = 1000
+    /// The most items the session collection holds: 10,000.
+    static let memoryItemsInAll = 10_000
 
     /// Whether `path` names the session collection (its path or its alias path).
     static func isSessionCollection(_ path: String) -> Bool {
@@ -51,9 +57,9 @@ extension Provider {
             try writer.objectPaths(searchMemory(try reader.stringDictionary()))
         case "CreateItem":
             let (label, attributes) = try Provider.itemProperties(reader)
-            let sent = try reader.secret()
-            var value = sent.value
-            defer { value.wipe() }
+            var sent = try reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { sent.value.wipe() }
             let replace = try reader.bool()
             let secret = try open(sent, sender: call.sender)
             let now = Provider.seconds()
@@ -62,8 +68,10 @@ extension Provider {
                 path = existing.key
             }
             let existed = memoryItems[path] != nil
+            if !existed { try admitMemoryItem(owner: call.sender) }
             memoryItems[path] = MemoryItem(
-                label: label, attributes: attributes, secret: secret, contentType: sent.contentType,
+                owner: memoryItems[path]?.owner ?? call.sender, label: label, attributes: attributes, secret: secret,
+                contentType: sent.contentType,
                 created: memoryItems[path]?.created ?? now, modified: now)
             emitMemory(existed ? "ItemChanged" : "ItemCreated", path)
             try writer.string(path, "o")
@@ -71,6 +79,20 @@ extension Provider {
         case "Delete":
             throw ProviderError.notSupported("the session collection cannot be deleted")
         default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
+        }
+    }
+
+    /// Checks that `owner` may create one more item of the session collection.
+    /// - Throws: `LimitsExceeded` at ``memoryItemsPerConnection`` items of
+    ///   this connection or ``memoryItemsInAll`` in all.
+    private func admitMemoryItem(owner: String) throws(ProviderError) {
+        guard memoryItems.count < Provider.memoryItemsInAll else {
+            throw .limitsExceeded("the session collection holds \(Provider.memoryItemsInAll) items, the most it may")
+        }
+        guard memoryItems.values.lazy.filter({ $0.owner == owner }).count < Provider.memoryItemsPerConnection else {
+            throw .limitsExceeded(
+                "this connection made \(Provider.memoryItemsPerConnection) items of the session collection,"
+                    + " the most it may; delete some first")
         }
     }
 
@@ -83,9 +105,9 @@ extension Provider {
             let cipher = try cipher(session: session, sender: call.sender)
             try writeMemorySecret(item, session: session, cipher: cipher, to: writer)
         case "SetSecret":
-            let sent = try call.reader.secret()
-            var value = sent.value
-            defer { value.wipe() }
+            var sent = try call.reader.secret()
+            // Wiped in place: a copy would leave this one behind.
+            defer { sent.value.wipe() }
             memoryItems[call.path]?.secret = try open(sent, sender: call.sender)
             memoryItems[call.path]?.contentType = sent.contentType
             memoryItems[call.path]?.modified = Provider.seconds()
@@ -100,10 +122,10 @@ extension Provider {
 
     /// A memory item's secret sealed for a session, as `(oayays)`.
     func writeMemorySecret(_ item: MemoryItem, session: String, cipher: SessionCipher, to writer: BusWriter) throws {
-        let sealed = cipher.seal(item.secret)
-        var value = sealed.value
-        defer { value.wipe() }
-        try writer.secret(session: session, parameters: sealed.parameters, value: value, contentType: item.contentType)
+        var sealed = cipher.seal(item.secret)
+        defer { sealed.value.wipe() }
+        try writer.secret(
+            session: session, parameters: sealed.parameters, value: sealed.value, contentType: item.contentType)
     }
 
     /// The properties of the session collection and its items.

@@ -7,6 +7,10 @@ public enum TransferError: Error, Equatable, Sendable {
     case badPublicKey
     /// The parameters (IV) or the ciphertext's length or padding are wrong.
     case badCiphertext
+    /// The session key's guarded memory could not be allocated
+    /// (`org.freedesktop.DBus.Error.NoMemory`): the process is out of
+    /// mappings or locked pages.
+    case noMemory
 }
 
 /// How secrets cross one Secret Service session: in clear (`plain`) or
@@ -35,7 +39,7 @@ public final class SessionCipher: @unchecked Sendable {
     /// Answers a client's DH public key with a fresh private exponent.
     /// - Parameter clientPublic: the client's public key, big-endian (short ones are left-padded).
     /// - Returns: the cipher and the provider's 128-byte public key.
-    /// - Throws: `.badPublicKey`.
+    /// - Throws: `.badPublicKey`, `.noMemory`.
     public static func negotiate(clientPublic: [UInt8]) throws(TransferError) -> (SessionCipher, [UInt8]) {
         var exponent = Sodium.randomBytes(128)
         defer { exponent.wipe() }
@@ -46,7 +50,8 @@ public final class SessionCipher: @unchecked Sendable {
     /// - Parameters:
     ///   - clientPublic: the client's public key, 1 to 128 bytes big-endian.
     ///   - privateExponent: the provider's exponent, big-endian.
-    /// - Throws: `.badPublicKey` when the key is empty, longer than 128 bytes, ≤ 1 or ≥ p − 1.
+    /// - Throws: `.badPublicKey` when the key is empty, longer than 128 bytes, ≤ 1 or ≥ p − 1;
+    ///   `.noMemory` when the key's guarded memory cannot be allocated.
     public static func negotiate(clientPublic: [UInt8], privateExponent: [UInt8]) throws(TransferError)
         -> (SessionCipher, [UInt8])
     {
@@ -61,9 +66,10 @@ public final class SessionCipher: @unchecked Sendable {
         guard
             fob_ss_oakley2_powm(clientPublic, clientPublic.count, privateExponent, privateExponent.count, &shared) == 0
         else { throw .badPublicKey }
-        let key = SecretBytes(count: 16, guarded: true) { out in
+        let derived = SecretBytes(allocating: 16, guarded: true) { out in
             shared.withUnsafeBufferPointer { fob_ss_hkdf_sha256($0.baseAddress, 128, out.baseAddress, 16) }
         }
+        guard let key = derived else { throw .noMemory }
         return (SessionCipher(key: key), serverPublic)
     }
 

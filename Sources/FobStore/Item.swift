@@ -150,6 +150,10 @@ public struct Item: Sendable, Equatable {
     /// sets it: the value given to ``Vault/add(_:)`` is ignored. 0 for an
     /// item not (yet) read from a store.
     public var revision: UInt64 = 0
+    /// Who may read the secret without being asked (``AccessRule``); the
+    /// default rule follows the vault's default. Sealed in the record, so it
+    /// cannot be changed without the vault key.
+    public var accessRule = AccessRule()
 
     /// Fields of the record that this version does not know, written back unchanged on update.
     var unknownFields: [UnknownRecordField] = []

@@ -66,6 +66,8 @@ public struct ItemChanges: Sendable {
     public var expectedRevision: UInt64?
     /// A new `…ThisDeviceOnly` variant; `.some(nil)` makes the accessibility plain.
     public var deviceBinding: DeviceBinding??
+    /// A new access rule (``AccessRule``); `AccessRule()` returns the item to the vault's default.
+    public var accessRule: AccessRule?
 
     /// Changes the notes: another name for ``comment``.
     public var notes: String?? {
@@ -123,6 +125,7 @@ public struct ItemChanges: Sendable {
         if let isNegative { item.isNegative = isNegative }
         if let accessControlFlags { item.accessControlFlags = accessControlFlags }
         if let deviceBinding { item.deviceBinding = deviceBinding }
+        if let accessRule { item.accessRule = accessRule }
         item.modified = now
     }
 }

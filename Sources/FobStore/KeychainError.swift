@@ -32,13 +32,17 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     ///   - expected: the revision the writer read.
     ///   - current: the revision stored now.
     case revisionMismatch(String, expected: UInt64, current: UInt64)
+    /// `errSecAuthFailed` for a reader the item's access rule refuses, or
+    /// that the person asked refused: why, naming the rule (not the wrong
+    /// master password of ``authFailed``, though the status is the same).
+    case accessDenied(String)
 
     /// The Keychain status this error mirrors (`OSStatus` value).
     public var status: Int32 {
         switch self {
         case .duplicateItem: return -25299
         case .itemNotFound: return -25300
-        case .authFailed: return -25293
+        case .authFailed, .accessDenied: return -25293
         case .interactionNotAllowed: return -25308
         case .decode: return -26275
         case .param: return -50
@@ -53,7 +57,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .duplicateItem: return "errSecDuplicateItem"
         case .itemNotFound: return "errSecItemNotFound"
-        case .authFailed: return "errSecAuthFailed"
+        case .authFailed, .accessDenied: return "errSecAuthFailed"
         case .interactionNotAllowed: return "errSecInteractionNotAllowed"
         case .decode: return "errSecDecode"
         case .param: return "errSecParam"
@@ -82,6 +86,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .duplicateItem(let what): return "duplicate item: \(what) (\(statusName))"
         case .itemNotFound(let what): return "item not found: \(what) (\(statusName))"
         case .authFailed: return "wrong master password (\(statusName))"
+        case .accessDenied(let why): return "access denied: \(why) (\(statusName))"
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why) (\(statusName))"
         case .decode(let why): return "vault damaged, tampered with, or not a Fob vault: \(why) (\(statusName))"
         case .param(let why): return "invalid parameter: \(why) (\(statusName))"

@@ -23,6 +23,7 @@ import FoundationEssentials
 /// | 28 | persistent ID | 16 bytes |
 /// | 29 | revision (``Item/revision``, written when not 0: every record of format 3) | UInt64 LE |
 /// | 30 | device binding (`thisDeviceOnly`, `whenPasscodeSetThisDeviceOnly`) | UTF-8 |
+/// | 31 | access rule (``AccessRule/encoded``), written when the item has one of its own | bytes |
 ///
 /// Every length is bounded: tags 13 and later by ``Item/checkLimits()``,
 /// the first release's by 1 MiB (it had no other limit, and its records must
@@ -37,7 +38,7 @@ enum RecordCodec {
             generic, created, modified, secret
         case url = 13, oneTimePassword, customField, internetProtocol, authenticationType, port,
             path, securityDomain, itemDescription, itemType, creator, isInvisible, isNegative,
-            synchronizable, accessControl, persistentID, revision, deviceBinding
+            synchronizable, accessControl, persistentID, revision, deviceBinding, accessRule
 
         /// Whether the field is UTF-8 text. The others are never read as
         /// text: a secret must not be copied into a `String`.
@@ -152,6 +153,9 @@ enum RecordCodec {
         if item.revision != 0 { fields.append((Tag.revision.rawValue, [.plain(le(item.revision, bytes: 8))])) }
         if let binding = item.deviceBinding {
             fields.append((Tag.deviceBinding.rawValue, [.plain(Array(binding.rawValue.utf8))]))
+        }
+        if !item.accessRule.isDefault {
+            fields.append((Tag.accessRule.rawValue, [.plain(item.accessRule.encoded)]))
         }
         for unknown in item.unknownFields { fields.append((unknown.tag, [.secret(unknown.bytes)])) }
         if let secret = item.secret {
@@ -299,6 +303,9 @@ enum RecordCodec {
         case .revision:
             guard n == 8 else { throw .decode("bad revision") }
             item.revision = uint(field)
+        case .accessRule:
+            guard n <= AccessRule.maxEncodedBytes else { throw .decode("access rule over its limit") }
+            item.accessRule = try AccessRule(encoded: Array(field))
         default:
             preconditionFailure("\(tag) is a text field")
         }

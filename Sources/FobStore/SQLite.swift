@@ -11,6 +11,13 @@ struct SQLiteError: Error {
 
     var primary: Int32 { code & 0xff }
 
+    /// Whether the disk (or the user's quota, or the file-size limit) is
+    /// full: `SQLITE_FULL`, or an I/O error whose cause is `ENOSPC`,
+    /// `EDQUOT` or `EFBIG` (growing `-shm` or `-wal`).
+    var isDiskFull: Bool {
+        primary == SQLITE_FULL || (primary == SQLITE_IOERR && [ENOSPC, EDQUOT, EFBIG].contains(systemErrno))
+    }
+
     /// Maps to the store's errors: damaged files to `.decode`, a full disk or
     /// other I/O to `.io`, a lock held too long to `.io`.
     var keychainError: KeychainError {

@@ -115,12 +115,13 @@ public final class Vault {
     ///   - password: the master password (normalised to NFC UTF-8); 1 to ``maxPasswordBytes`` bytes.
     ///   - kdf: Argon2id costs; ``KDFParameters/default`` unless given.
     ///   - now: the clock for item dates.
+    ///   - accessDefault: the vault's access default (``newVaultAccessDefault`` unless given).
     /// - Throws: `.param` for an empty or too long password or KDF limits
     ///   outside ``KDFParameters/isValid``; `.io` if a file exists at `url` or
     ///   cannot be written.
     public static func create(
         at url: URL, password: SecretBytes, kdf: KDFParameters = .default,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, accessDefault: AccessRule.Mode = newVaultAccessDefault
     ) throws(KeychainError) -> Vault {
         Sodium.ensureInitialised()
         let normalized = try normalize(password)
@@ -145,7 +146,8 @@ public final class Vault {
                     """)
                 try vault.writeMeta(salt: salt, kdf: kdf, vaultKey: vaultKey, passwordKey: passwordKey)
                 try vault.writeMetaValues([
-                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment))
+                    ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment)),
+                    ("access_default", accessDefaultValue(accessDefault, key: keys.commitment)),
                 ])
                 try vault.db.execute("COMMIT")
             }
@@ -183,8 +185,17 @@ public final class Vault {
                 "\(url.path) is a directory, not a vault file; name the vault file itself with --vault or FOB_VAULT")
         }
         do {
-            let connection = try SQLiteConnection(
-                path: url.path, create: false, readOnly: !creating && !Vault.canWrite(url))
+            let readOnly = !creating && !Vault.canWrite(url)
+            var connection = try SQLiteConnection(path: url.path, create: false, readOnly: readOnly)
+            // On a full disk the first read cannot make `-wal` and `-shm`:
+            // the vault is opened read-only instead, as on a read-only file
+            // system, so every item can still be read (a write then fails
+            // saying the disk is full or the vault read-only).
+            if !creating, !readOnly {
+                do { try connection.execute("PRAGMA schema_version") } catch  where error.isDiskFull {
+                    connection = try SQLiteConnection(path: url.path, create: false, readOnly: true)
+                }
+            }
             sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)
             // wal_autocheckpoint=1: every commit is copied into the main file
             // (a passive checkpoint), so a copy of vault.db alone, taken while

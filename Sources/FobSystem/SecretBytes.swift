@@ -81,6 +81,25 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// As ``init(count:guarded:fill:)``, but `nil` when the memory cannot be
+    /// had (`sodium_malloc` needs several mappings and locked pages; a
+    /// process may run out of either), where that one stops the process:
+    /// for allocations a peer can ask for by the thousand.
+    public init?(allocating count: Int, guarded: Bool, fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        Sodium.ensureInitialised()
+        self.count = count
+        self.guarded = guarded
+        if count == 0 {
+            pointer = nil
+            locked = false
+            return
+        }
+        guard let p = guarded ? sodium_malloc(count) : malloc(count) else { return nil }
+        pointer = p
+        locked = !guarded && PageLocks.retain(p, count: count)
+        fill(UnsafeMutableBufferPointer(start: p.bindMemory(to: UInt8.self, capacity: count), count: count))
+    }
+
     /// `count` random bytes (`randombytes_buf`) in guarded memory, for keys.
     public static func random(count: Int) -> SecretBytes {
         SecretBytes(count: count, guarded: true) { randombytes_buf($0.baseAddress!, count) }

@@ -44,6 +44,7 @@ public struct TestVault {
     public init(password: String = "correct horse") throws {
         directory = TemporaryDirectory()
         self.password = .text(password)
-        vault = try Vault.create(at: directory.file("vault.db"), password: self.password, kdf: .testing)
+        vault = try Vault.create(
+            at: directory.file("vault.db"), password: self.password, kdf: .testing, accessDefault: .any)
     }
 }

@@ -76,7 +76,8 @@ public struct ProcessTestVault {
         self.password = password
         try Data((password + "\n").utf8).write(to: directory.file("password"))
         if create {
-            _ = try Vault.create(at: directory.file("vault.db"), password: .text(password), kdf: .testing)
+            _ = try Vault.create(
+                at: directory.file("vault.db"), password: .text(password), kdf: .testing, accessDefault: .any)
         }
     }
 

@@ -9,6 +9,19 @@ import FoundationEssentials
 // No core dumps, no ptrace by other users' processes: secrets pass through here.
 ProcessHardening.apply()
 
+// Freed memory is overwritten (M_PERTURB, see fob_ss_tune_heap) only
+// without glibc's per-thread cache, which is set when the process starts:
+// run again with it off.
+let heapTunable = "glibc.malloc.tcache_count=0"
+let givenTunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"]
+if !(givenTunables ?? "").contains(heapTunable) {
+    setenv("GLIBC_TUNABLES", givenTunables.map { $0 + ":" + heapTunable } ?? heapTunable, 1)
+    var argv = CommandLine.arguments.map { strdup($0) } + [nil]
+    execv("/proc/self/exe", &argv)
+    // Without /proc: run on, with the cache, and the environment as given.
+    if let givenTunables { setenv("GLIBC_TUNABLES", givenTunables, 1) } else { unsetenv("GLIBC_TUNABLES") }
+}
+
 var arguments = CommandLine.arguments.dropFirst()
 var vaultPath: String? = nil
 var replace = false

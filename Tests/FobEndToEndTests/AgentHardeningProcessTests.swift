@@ -147,6 +147,32 @@ import Testing
         #expect(stat(state.url.path + "/fob/watermarks/" + kept[0], &st) == 0 && st.st_mode & 0o777 == 0o600)
     }
 
+    /// With an `XDG_STATE_HOME` that does not exist yet, the watermark is
+    /// still kept (the directory is made): an old copy put back is refused,
+    /// and `unlock --accept-rollback` after the agent saw the newer write
+    /// unlocks, rather than saying "accepted" and exiting 93 again and again.
+    @Test func aMissingStateHomeIsMadeAndAcceptRollbackUnlocksTheAgent() throws {
+        let f = try AgentFixture()
+        defer { f.stop() }
+        let state = TemporaryDirectory(prefix: "fob-state")
+        f.extraEnvironment = ["XDG_STATE_HOME": state.url.path + "/not-yet/state"]
+        #expect(try f.unlock().status == 0)
+        #expect(try f.run(["add", "mail", "ana"], input: "old").status == 0)
+        let copy = f.vault.directory.file("copy.db").path
+        #expect(try f.run(["backup", copy], password: true).status == 0)
+        #expect(try f.run(["update", "mail", "ana"], input: "newer").status == 0)
+        #expect(try f.run(["lock"]).status == 0)
+        for suffix in ["-wal", "-shm"] { unlink(f.vault.path + suffix) }
+        #expect(rename(copy, f.vault.path) == 0)
+        #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).status == 93)
+        #expect(try f.unlock().status == 93)
+        let accept = try f.unlock(["--accept-rollback"])
+        #expect(accept.status == 0, "\(accept.stderrText)")
+        #expect(accept.stderrText.contains("fob: unlocked"), "\(accept.stderrText)")
+        #expect(try f.run(["get", "mail", "ana"]).stdoutText == "old\n")
+        #expect(try f.unlock().status == 0)
+    }
+
     /// Without XDG_RUNTIME_DIR, a `fob-UID` directory made first by another
     /// user is passed over for one under the state directory.
     @Test func aForeignTmpDirectoryDoesNotBlockTheAgent() throws {

@@ -13,6 +13,18 @@ import Testing
     /// OWASP "CSV Injection": a cell that begins with `=`, `+`, `-`, `@`, a
     /// tab or a carriage return is written with a `'` in front, so no
     /// spreadsheet reads it as a formula; so is one beginning with `'`.
+    /// The export is measured, then written into one buffer of that size:
+    /// it never grows, so no copy of the secrets stays in freed memory.
+    @Test func csvExportIsWrittenIntoOneBufferOfItsExactSize() throws {
+        var items = (0..<200).map { i in
+            Item(service: "svc,\(i)", account: "=a\"\(i)", secret: .text(String(repeating: "s", count: 300)))
+        }
+        items.append(Item(service: "bin", account: "b", secret: SecretBytes([0xFF, 0xFE, 0x00])))
+        let csv = CSVExport.write(items)
+        #expect(CSVExport.byteCount(items) == csv.count)
+        #expect(try CSVFormats.fob(csv).entries.count == 201)
+    }
+
     @Test func csvExportNeutralisesFormulaCells() throws {
         var item = Item(
             service: #"=HYPERLINK("https://evil.example","x")"#, account: "+1", label: "@SUM(A1)",

@@ -15,6 +15,8 @@ final class CountingStore: SecretStore, @unchecked Sendable {
     var listings = 0
     var secretListings = 0
     var lookups = 0
+    /// Lookups that asked for the secret (each decrypts one record).
+    var secretLookups = 0
     var stateChecks = 0
     /// The agent's events, when the store sends them (see ``FakeWatch``).
     var onEvent: (@Sendable () -> Void)?
@@ -54,6 +56,7 @@ final class CountingStore: SecretStore, @unchecked Sendable {
     func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
         try guardUnlocked()
         lookups += 1
+        if withSecret { secretLookups += 1 }
         guard let item = items.first(where: { $0.persistentID == persistentID }) else { throw .itemNotFound("") }
         return item
     }
@@ -109,6 +112,32 @@ final class FakeWatch: StoreWatch {
         usleep(useconds_t(CachingSecretStore.lifetime * 1_000_000) + 100_000)
         _ = try cache.summary(store.items[0].persistentID)
         #expect(store.listings == 2)
+    }
+
+    @Test func getSecretsOfTenOfTenThousandItemsDecryptsTenAndOfUnknownIDsNone() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let store = CountingStore(count: 10_000)
+        let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
+        let ten = stride(from: 0, to: 10_000, by: 1000).map { store.items[$0].persistentID }
+        let found = try cache.secrets(of: ten)
+        #expect(found.count == 10)
+        #expect(found[store.items[3000].persistentID]?.unsafeString == "secret-3000")
+        #expect(store.secretListings == 0, "no request for every secret")
+        #expect(store.secretLookups == 10)
+        let unknown = (0..<9).map { _ in UUID() }
+        #expect(try cache.secrets(of: unknown).isEmpty)
+        #expect(store.secretListings == 0)
+        #expect(store.secretLookups == 10, "nothing decrypted for paths that name no item")
+    }
+
+    @Test func getSecretsOfMostItemsIsOneRequest() throws {
+        let directory = TemporaryDirectory(prefix: "fob-ss-cache")
+        let store = CountingStore(count: 20)
+        let cache = CachingSecretStore(store, vaultPath: try Self.vaultFile(directory))
+        let found = try cache.secrets(of: store.items.prefix(12).map(\.persistentID))
+        #expect(found.count == 12)
+        #expect(store.secretListings == 1)
+        #expect(store.secretLookups == 0)
     }
 
     @Test func secretsOfOneGetSecretsAnswerTheGetSecretThatFollowsUntilALock() throws {

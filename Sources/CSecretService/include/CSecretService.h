@@ -37,7 +37,12 @@ int fob_ss_trim_heap(void);
 /// mapping, given back when freed (glibc would otherwise raise that
 /// threshold after the first such free, up to 32 MiB, and keep later large
 /// buffers in the heap), and free memory at the heap's top past 512 KiB
-/// goes back at once (`mallopt(3)`). Returns 1 when both were accepted.
+/// goes back at once (`mallopt(3)`); and every freed buffer is overwritten
+/// (`M_PERTURB`), so names and secrets that passed through sd-bus's
+/// messages or Swift's arrays do not stay in freed memory. glibc's
+/// per-thread cache skips that overwrite: the provider runs with it off
+/// (`GLIBC_TUNABLES=glibc.malloc.tcache_count=0`, see fob-secret-service's
+/// main). Returns 1 when all three were accepted.
 int fob_ss_tune_heap(void);
 
 /// The 128-byte big-endian modulus of RFC 2409's second Oakley group.

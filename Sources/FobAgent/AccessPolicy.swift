@@ -1,0 +1,158 @@
+import FobStore
+import FobSystem
+import FoundationEssentials
+
+/// How a request reached the agent, as prompts and the record name it.
+///
+/// For Fob's own command line and helpers it is read by the agent from the
+/// peer's `argv` (the peer is Fob's own executable, so its arguments are
+/// what it runs), never taken from the request.
+public enum AccessChannel: Sendable, Equatable, CustomStringConvertible {
+    /// `fob get`, `fob copy`, `fob run`, … (the subcommand).
+    case command(String)
+    /// git, through `git-credential-fob` or `fob git-credential`.
+    case git
+    /// docker, through `docker-credential-fob` or `fob docker-credential`.
+    case docker
+    /// The Secret Service provider, for a D-Bus client.
+    case secretService
+    /// The terminal UI, driven by the person at its keyboard.
+    case terminalUI
+    /// A program that speaks to the agent itself (a `SecItem` program).
+    case program
+
+    public var description: String {
+        switch self {
+        case .command(let name): return "fob \(name)"
+        case .git: return "git"
+        case .docker: return "docker"
+        case .secretService: return "Secret Service"
+        case .terminalUI: return "the terminal UI"
+        case .program: return "SecItem"
+        }
+    }
+
+    /// The channel of a peer that is Fob's own program, from its `argv`
+    /// (global options such as `--vault PATH` skipped).
+    /// - Parameter arguments: the peer's `argv`.
+    public static func ofFobPeer(arguments: [String]) -> AccessChannel {
+        let name = arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        if name.hasPrefix("git-credential-") { return .git }
+        if name.hasPrefix("docker-credential-") { return .docker }
+        if name == "fob-secret-service" { return .secretService }
+        var rest = arguments.dropFirst()
+        while let next = rest.first, next.hasPrefix("-") {
+            rest = rest.dropFirst(AccessChannel.optionsWithValue.contains(next) ? 2 : 1)
+        }
+        switch rest.first {
+        case nil, "ui"?: return .terminalUI
+        case "git-credential"?: return .git
+        case "docker-credential"?: return .docker
+        case "secret-service"?: return .secretService
+        case let command?: return .command(command)
+        }
+    }
+
+    /// Global options of `fob` that take a value.
+    static let optionsWithValue: Set<String> = ["--vault", "--password-file", "--clipboard"]
+}
+
+/// Who asks, and through which channel: what an access decision is about.
+public struct AccessContext: Sendable {
+    /// The requester (for Fob's own programs, the program that ran them).
+    public var requester: Requester
+    /// How the request came.
+    public var channel: AccessChannel
+
+    /// - Parameters: as the properties.
+    public init(requester: Requester, channel: AccessChannel) {
+        self.requester = requester
+        self.channel = channel
+    }
+
+    /// Whether the person at the terminal UI's keyboard asks: the peer is
+    /// Fob's own executable running the terminal UI (read from `/proc`, not
+    /// claimed), which is never asked.
+    public var isTerminalUI: Bool { channel == .terminalUI && requester.via != nil }
+
+    /// The program a lease or an "always" answer is about.
+    public var program: ProgramKey { ProgramKey(path: requester.executable, identity: requester.identity) }
+}
+
+/// A program as leases and rules know it: its path and file identity.
+public struct ProgramKey: Sendable, Hashable {
+    /// The executable's path.
+    public var path: String
+    /// The file's identity (`nil` when unreadable: such a program is never trusted).
+    public var identity: ExecutableIdentity?
+}
+
+/// What the rules say of one request for one item.
+public enum AccessVerdict: Sendable, Equatable {
+    /// Read it: why (a rule, a lease, the terminal UI).
+    case allow(String)
+    /// Refused without asking: why, naming the rule.
+    case deny(String)
+    /// A person must answer: why, naming the rule.
+    case ask(String)
+}
+
+/// The decision of an item's rule for a requester, without leases or
+/// asking: a pure function, so every case is testable.
+public enum AccessPolicy {
+    /// How the agent's `.interactionNotAllowed` begins when a request needed
+    /// a person's answer and got none (a client that can open the vault
+    /// itself with the master password may still do so; one that cannot
+    /// reports this refusal rather than its own).
+    public static let consentRefusalPrefix = "consent needed for "
+
+    /// Requester × rule × the vault's default → allow, deny or ask.
+    ///
+    /// In order: the terminal UI is allowed; a program in the rule's deny
+    /// list is refused; a forwarded request (no controlling terminal) follows
+    /// ``AccessRule/forwarded`` when that is not `.same`; a trusted program
+    /// (same file identity) is allowed; otherwise the rule's mode (or the
+    /// vault's default) decides.
+    /// - Parameters:
+    ///   - context: who asks and how.
+    ///   - item: the item, with its rule.
+    ///   - vaultDefault: the vault's ``Vault/accessDefault()``.
+    ///   - fileHash: the BLAKE2b-256 of the requester's running executable,
+    ///     asked only when a listed program carries a hash (``TrustedProgram/hash``).
+    /// - Returns: the verdict and its reason.
+    public static func decide(
+        _ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode,
+        fileHash: () -> [UInt8]? = { nil }
+    ) -> AccessVerdict {
+        if context.isTerminalUI { return .allow("the terminal UI at its keyboard") }
+        let rule = item.accessRule
+        let identity = context.requester.identity
+        var hash: [UInt8]??
+        func named(_ program: TrustedProgram) -> Bool {
+            guard program.matches(identity) else { return false }
+            guard let wanted = program.hash else { return true }
+            if hash == nil { hash = .some(fileHash()) }
+            return hash! == wanted
+        }
+        if identity != nil, rule.denied.contains(where: { $0.matches(identity) }) {
+            return .deny("\(context.requester.executable) is on the deny list of \(item.displayName)")
+        }
+        if context.requester.terminal == nil {
+            switch rule.forwarded {
+            case .same: break
+            case .ask: return .ask("\(item.displayName) asks for every request without a terminal")
+            case .deny: return .deny("\(item.displayName) refuses every request without a terminal")
+            }
+        }
+        if identity != nil, rule.trusted.contains(where: named) {
+            return .allow("\(context.requester.executable) is trusted by \(item.displayName)")
+        }
+        let mode = rule.mode ?? vaultDefault
+        let whose = rule.mode == nil ? "the vault's default rule" : "the rule of \(item.displayName)"
+        switch mode {
+        case .any: return .allow("\(whose) is 'any'")
+        case .ask: return .ask("\(whose) is 'ask'")
+        case .deny: return .deny("\(whose) is 'deny'")
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import CLinux
+import FoundationEssentials
+@preconcurrency import Glibc
+
+/// Why a requester could not be named.
+public enum RequesterError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `SO_PEERCRED` or the pidfd failed: the `errno`.
+    case noCredentials(Int32)
+    /// The process ended (or its pid was reused) while it was being read.
+    case gone(Int32)
+
+    public var description: String {
+        switch self {
+        case .noCredentials(let code): return "cannot identify the peer: \(String(cString: strerror(code)))"
+        case .gone(let pid): return "process \(pid) ended while it was being identified"
+        }
+    }
+}
+
+/// The fields of `/proc/PID/stat` a requester needs (proc(5)).
+public struct ProcStat: Sendable, Equatable {
+    /// Field 2 without its parentheses: the kernel's 15-byte name.
+    public var comm: String
+    /// Field 4.
+    public var parent: Int32
+    /// Field 6: the session leader's pid.
+    public var session: Int32
+    /// Field 7: the controlling terminal's device number (0: none).
+    public var terminalDevice: UInt32
+    /// Field 22: the start time in clock ticks after boot.
+    public var startTime: UInt64
+
+    /// Parses the file's text. `comm` may hold spaces and parentheses, so
+    /// the fields after it are counted from the last `)`.
+    /// - Returns: `nil` for anything that is not such a line.
+    public static func parse(_ bytes: [UInt8]) -> ProcStat? {
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")),
+            let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close
+        else { return nil }
+        let comm = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+        let rest = bytes[(close + 1)...].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+        // rest[0] is field 3 (state); field n is rest[n - 3].
+        guard rest.count >= 20 else { return nil }
+        func number<T: FixedWidthInteger>(_ field: Int, _: T.Type) -> T? {
+            T(String(decoding: rest[field - 3], as: UTF8.self))
+        }
+        guard let parent = number(4, Int32.self), let session = number(6, Int32.self),
+            let tty = number(7, Int64.self), let start = number(22, UInt64.self)
+        else { return nil }
+        return ProcStat(
+            comm: comm, parent: parent, session: session, terminalDevice: UInt32(truncatingIfNeeded: tty),
+            startTime: start)
+    }
+}
+
+/// Reads who a process is from `/proc` (proc(5)) and checks, through a
+/// pidfd, that the pid still named the same process afterwards.
+public enum ProcessInspector {
+    /// Names the process at the other end of a connected Unix socket.
+    ///
+    /// The pidfd comes from `SO_PEERPIDFD` (else `pidfd_open` of the
+    /// `SO_PEERCRED` pid); `/proc/PID` is read, then the pidfd is polled: a
+    /// process that ended meanwhile (whose pid may now be another's) is
+    /// `.gone`. When the peer is one of Fob's own programs
+    /// (``FobPrograms/contains(_:identity:)``), the requester is its parent,
+    /// read the same way, and ``Requester/via`` names the peer.
+    /// - Parameters:
+    ///   - socket: a connected `AF_UNIX` socket.
+    ///   - fob: Fob's own executables.
+    /// - Throws: `.noCredentials`, `.gone`.
+    public static func requester(onSocket socket: Int32, fob: FobPrograms) throws(RequesterError) -> Requester {
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard fob_peer_credentials(socket, &uid, &pid) == 0 else { throw .noCredentials(errno) }
+        var pidfd = fob_peer_pidfd(socket)
+        if pidfd < 0 { pidfd = fob_pidfd_open(pid) }
+        guard pidfd >= 0 else { throw errno == ESRCH ? .gone(pid) : .noCredentials(errno) }
+        defer { close(pidfd) }
+        let peer = try read(pid: pid, uid: uid, pidfd: pidfd)
+        guard fob.contains(peer.executable, identity: peer.identity), let parent = peer.parents.first else {
+            return peer
+        }
+        return try requester(pid: parent.pid, forwardedBy: peer)
+    }
+
+    /// Names a process by its pid, as a peer that is Fob's own program
+    /// passes it on (the parent of `fob get`, or the D-Bus sender the
+    /// Secret Service provider saw).
+    /// - Parameters:
+    ///   - pid: the process.
+    ///   - via: Fob's process that passed it on.
+    /// - Throws: `.gone` when it ended; `.noCredentials` when it cannot be read.
+    public static func requester(pid: Int32, forwardedBy via: Requester) throws(RequesterError) -> Requester {
+        let pidfd = fob_pidfd_open(pid)
+        guard pidfd >= 0 else { throw errno == ESRCH ? .gone(pid) : .noCredentials(errno) }
+        defer { close(pidfd) }
+        var status = stat()
+        guard stat("/proc/\(pid)", &status) == 0 else { throw .gone(pid) }
+        var requester = try read(pid: pid, uid: status.st_uid, pidfd: pidfd)
+        requester.via = ProcessSummary(
+            pid: via.pid, executable: via.executable, name: via.programName, arguments: via.arguments)
+        return requester
+    }
+
+    /// Reads one process, then checks that its pidfd says it still runs.
+    private static func read(pid: Int32, uid: UInt32, pidfd: Int32) throws(RequesterError) -> Requester {
+        let base = "/proc/\(pid)"
+        guard let statBytes = FileDescriptorIO.readFile(atPath: base + "/stat", limit: 4096),
+            let stat = ProcStat.parse(statBytes)
+        else { throw .gone(pid) }
+        let executable = link(base + "/exe") ?? ""
+        let arguments = self.arguments(of: pid)
+        let cgroup = Self.cgroup(of: pid)
+        let requester = Requester(
+            pid: pid, uid: uid, executable: executable, identity: identity(ofFile: base + "/exe"),
+            arguments: arguments, workingDirectory: link(base + "/cwd") ?? "",
+            parents: parents(of: stat, pid: pid), terminal: terminalPath(stat.terminalDevice), cgroup: cgroup,
+            systemdUnit: systemdUnit(inCgroup: cgroup), flatpakAppID: flatpakAppID(of: pid))
+        // Still running: so everything read above was this process's.
+        var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 0) == 0 else { throw .gone(pid) }
+        return requester
+    }
+
+    /// The target of a symbolic link in `/proc`.
+    static func link(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, Int(PATH_MAX))
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The identity of the file at `path` (followed: `/proc/PID/exe` gives the running file).
+    public static func identity(ofFile path: String) -> ExecutableIdentity? {
+        var st = Glibc.stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return ExecutableIdentity(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: UInt64(st.st_size),
+            modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+            owner: st.st_uid)
+    }
+
+    /// `argv`, bounded by ``Requester/maxArguments`` and ``Requester/maxArgumentBytes``.
+    static func arguments(of pid: Int32) -> [String] {
+        guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(pid)/cmdline", limit: 16_384) else { return [] }
+        return bytes.split(separator: 0, omittingEmptySubsequences: false).prefix(Requester.maxArguments)
+            .map { String(decoding: $0.prefix(Requester.maxArgumentBytes), as: UTF8.self) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// The parents of a process, nearest first, up to its session leader
+    /// (included), pid 1, or ``Requester/maxParents``.
+    static func parents(of stat: ProcStat, pid: Int32) -> [ProcessSummary] {
+        var chain: [ProcessSummary] = []
+        var current = stat
+        var currentPid = pid
+        while chain.count < Requester.maxParents, currentPid != stat.session, current.parent > 0 {
+            let parent = current.parent
+            guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(parent)/stat", limit: 4096),
+                let next = ProcStat.parse(bytes)
+            else { break }
+            let name = arguments(of: parent).first.map { String($0.split(separator: "/").last ?? "") } ?? next.comm
+            chain.append(
+                ProcessSummary(
+                    pid: parent, executable: link("/proc/\(parent)/exe") ?? "", name: name.isEmpty ? next.comm : name))
+            current = next
+            currentPid = parent
+            if parent == 1 { break }
+        }
+        return chain
+    }
+
+    /// The device file of a terminal's device number: a pseudo-terminal
+    /// (majors 136–143) is `/dev/pts/N`, a virtual console (major 4,
+    /// minors below 64) `/dev/ttyN`; checked against the file's own number.
+    static func terminalPath(_ device: UInt32) -> String? {
+        guard device != 0 else { return nil }
+        let major = (device >> 8) & 0xFFF
+        let minor = (device & 0xFF) | ((device >> 12) & 0xFFF00)
+        let path: String
+        switch major {
+        case 136...143: path = "/dev/pts/\((major - 136) * 256 + minor)"
+        case 4 where minor < 64: path = "/dev/tty\(minor)"
+        default: return "tty(\(major),\(minor))"
+        }
+        var st = stat()
+        guard stat(path, &st) == 0, UInt32(truncatingIfNeeded: st.st_rdev) & 0xFFFFF == device & 0xFFFFF else {
+            return "tty(\(major),\(minor))"
+        }
+        return path
+    }
+
+    /// The unified hierarchy's line of `/proc/PID/cgroup` (`0::/…`).
+    static func cgroup(of pid: Int32) -> String {
+        guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(pid)/cgroup", limit: 4096) else { return "" }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("0::".utf8)) {
+            return String(decoding: line.dropFirst(3), as: UTF8.self)
+        }
+        return ""
+    }
+
+    /// The innermost `.service` or `.scope` of a cgroup path, if any.
+    public static func systemdUnit(inCgroup path: String) -> String? {
+        path.split(separator: "/").reversed().first { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }
+            .map(String.init)
+    }
+
+    /// `name=` of the `[Application]` group of `/proc/PID/root/.flatpak-info`.
+    static func flatpakAppID(of pid: Int32) -> String? {
+        guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(pid)/root/.flatpak-info", limit: 65_536) else {
+            return nil
+        }
+        return flatpakAppID(info: bytes)
+    }
+
+    /// `name=` of the `[Application]` group of a `.flatpak-info` key file.
+    public static func flatpakAppID(info bytes: [UInt8]) -> String? {
+        var inApplication = false
+        for raw in bytes.split(separator: UInt8(ascii: "\n")) {
+            let line = String(decoding: raw, as: UTF8.self)
+            if line.hasPrefix("[") {
+                inApplication = line == "[Application]"
+            } else if inApplication, line.hasPrefix("name=") {
+                let name = String(line.dropFirst(5))
+                return name.isEmpty ? nil : name
+            }
+        }
+        return nil
+    }
+}
+
+/// Fob's own executables: the agent's (the `fob` that runs it) and the
+/// helpers installed beside it (`fob-secret-service`, …). A request from
+/// one of them is made for the program that ran it.
+public struct FobPrograms: Sendable {
+    /// The agent's executable and its identity.
+    public var own: (path: String, identity: ExecutableIdentity?)
+    /// The directory of the agent's executable, where its helpers are.
+    public var directory: String
+
+    /// - Parameter executable: the agent's executable (`/proc/self/exe` when `nil`).
+    public init(executable: String? = nil) {
+        let path = executable ?? ProcessInspector.link("/proc/self/exe") ?? ""
+        own = (path, ProcessInspector.identity(ofFile: executable ?? "/proc/self/exe"))
+        directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
+    /// Whether `path` (with `identity`) is Fob's: the same file as the
+    /// agent's, or a `fob-…` program in its directory.
+    public func contains(_ path: String, identity: ExecutableIdentity?) -> Bool {
+        if let identity, let mine = own.identity, identity.device == mine.device, identity.inode == mine.inode {
+            return true
+        }
+        return isHelper(path)
+    }
+
+    /// Whether `path` is one of Fob's helpers (`fob-…` beside the agent's executable).
+    public func isHelper(_ path: String) -> Bool {
+        guard !directory.isEmpty, path.hasPrefix(directory + "/") else { return false }
+        let name = path.dropFirst(directory.count + 1)
+        return name.hasPrefix("fob-") && !name.contains("/")
+    }
+
+    /// Whether `path` is the Secret Service provider beside the agent, the
+    /// one peer whose forwarded D-Bus sender pid is believed.
+    public func isSecretServiceProvider(_ path: String) -> Bool {
+        path == directory + "/fob-secret-service"
+    }
+}

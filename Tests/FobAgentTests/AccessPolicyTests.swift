@@ -1,0 +1,200 @@
+import FobAgent
+import FobStore
+import FobSystem
+import FobTestSupport
+import Foundation
+import Testing
+
+private let gitIdentity = ExecutableIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4, owner: 1000)
+
+private func context(
+    _ channel: AccessChannel = .command("get"), terminal: String? = "/dev/pts/1",
+    identity: ExecutableIdentity? = gitIdentity,
+    via: Bool = true
+) -> AccessContext {
+    AccessContext(
+        requester: Requester(
+            pid: 77, uid: 1000, executable: "/usr/bin/git", identity: identity, terminal: terminal,
+            via: via ? ProcessSummary(pid: 78, executable: "/usr/bin/fob", name: "fob") : nil),
+        channel: channel)
+}
+
+private func item(_ rule: AccessRule) -> Item {
+    var item = Item(service: "s", account: "a", secret: nil)
+    item.accessRule = rule
+    return item
+}
+
+private let git = TrustedProgram(path: "/usr/bin/git", identity: gitIdentity)
+
+@Suite struct AccessPolicyTests {
+    @Test func theVaultDefaultDecidesAnItemWithoutARule() {
+        #expect(
+            AccessPolicy.decide(context(), item: item(AccessRule()), vaultDefault: .any)
+                == .allow("the vault's default rule is 'any'"))
+        #expect(
+            AccessPolicy.decide(context(), item: item(AccessRule()), vaultDefault: .ask)
+                == .ask("the vault's default rule is 'ask'"))
+    }
+
+    @Test func anItemsModeWinsOverTheDefault() {
+        let verdict = AccessPolicy.decide(context(), item: item(AccessRule(mode: .deny)), vaultDefault: .any)
+        #expect(verdict == .deny("the rule of service \"s\", account \"a\" is 'deny'"))
+    }
+
+    @Test func aTrustedProgramReadsAndAReplacedOneIsAskedAgain() {
+        let rule = AccessRule(mode: .ask, trusted: [git])
+        #expect(
+            AccessPolicy.decide(context(), item: item(rule), vaultDefault: .ask)
+                == .allow("/usr/bin/git is trusted by service \"s\", account \"a\""))
+        var replaced = gitIdentity
+        replaced.modifiedNanoseconds += 1
+        #expect(
+            AccessPolicy.decide(context(identity: replaced), item: item(rule), vaultDefault: .ask)
+                == .ask("the rule of service \"s\", account \"a\" is 'ask'"))
+    }
+
+    @Test func aHashInTheRuleIsChecked() {
+        var hashed = git
+        hashed.hash = Array(repeating: 1, count: 32)
+        let rule = AccessRule(mode: .ask, trusted: [hashed])
+        #expect(
+            AccessPolicy.decide(context(), item: item(rule), vaultDefault: .ask) { Array(repeating: 1, count: 32) }
+                == .allow("/usr/bin/git is trusted by service \"s\", account \"a\""))
+        #expect(
+            AccessPolicy.decide(context(), item: item(rule), vaultDefault: .ask) { Array(repeating: 2, count: 32) }
+                == .ask("the rule of service \"s\", account \"a\" is 'ask'"))
+    }
+
+    @Test func theDenyListAndForwardedChoiceComeFirst() {
+        #expect(
+            AccessPolicy.decide(context(), item: item(AccessRule(mode: .any, denied: [git])), vaultDefault: .any)
+                == .deny("/usr/bin/git is on the deny list of service \"s\", account \"a\""))
+        let rule = AccessRule(mode: .any, forwarded: .deny, trusted: [git])
+        #expect(
+            AccessPolicy.decide(context(terminal: nil), item: item(rule), vaultDefault: .any)
+                == .deny("service \"s\", account \"a\" refuses every request without a terminal"))
+        #expect(
+            AccessPolicy.decide(context(), item: item(rule), vaultDefault: .any)
+                == .allow("/usr/bin/git is trusted by service \"s\", account \"a\""))
+    }
+
+    @Test func theTerminalUIIsNeverAskedButOnlyAsFobsOwnPeer() {
+        let rule = AccessRule(mode: .deny)
+        #expect(
+            AccessPolicy.decide(context(.terminalUI), item: item(rule), vaultDefault: .ask)
+                == .allow("the terminal UI at its keyboard"))
+        #expect(
+            AccessPolicy.decide(context(.terminalUI, via: false), item: item(rule), vaultDefault: .ask)
+                == .deny("the rule of service \"s\", account \"a\" is 'deny'"))
+    }
+
+    @Test func theChannelIsReadFromFobsArguments() {
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get"))
+        #expect(AccessChannel.ofFobPeer(arguments: ["/usr/bin/fob"]) == .terminalUI)
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "--no-agent"]) == .terminalUI)
+        #expect(AccessChannel.ofFobPeer(arguments: ["/usr/bin/git-credential-fob", "get"]) == .git)
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "docker-credential", "get"]) == .docker)
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "run", "--env", "X=s/a", "--", "make"]) == .command("run"))
+    }
+}
+
+/// Answers gathered from many threads.
+private final class AnswerList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [AccessAnswer?] = []
+    var all: [AccessAnswer?] { lock.withLock { answers } }
+    func append(_ answer: AccessAnswer?) { lock.withLock { answers.append(answer) } }
+}
+
+/// An asker that answers after a while and counts its questions.
+private final class CountingAsker: AccessAsker, @unchecked Sendable {
+    let lock = NSLock()
+    var count = 0
+    let answer: AccessAnswer?
+    let delay: UInt32
+    init(_ answer: AccessAnswer?, delay: UInt32 = 0) {
+        self.answer = answer
+        self.delay = delay
+    }
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+        lock.withLock { count += 1 }
+        usleep(delay)
+        return answer
+    }
+}
+
+@Suite struct AccessGateTests {
+    @Test func aFloodOfTheSameQuestionAsksOnce() {
+        let asker = CountingAsker(.once, delay: 500_000)
+        let gate = AccessGate(clock: ManualAgentClock(), askers: [asker])
+        let id = UUID()
+        let question = AccessQuestion(context: context(), item: "s/a", reason: "ask")
+        let answers = AnswerList()
+        let threads = (0..<20).map { _ in Thread { answers.append(gate.ask(question, item: id)) } }
+        threads.forEach { $0.start() }
+        while answers.all.count < 20 { usleep(10_000) }
+        #expect(answers.all.allSatisfy { $0 == .once })
+        #expect(asker.count == 1)
+    }
+
+    @Test func questionsAreRateLimitedPerProgram() {
+        let asker = CountingAsker(.deny)
+        let gate = AccessGate(clock: ManualAgentClock(), askers: [asker])
+        let question = AccessQuestion(context: context(), item: "s/a", reason: "ask")
+        for _ in 0..<3 { #expect(gate.ask(question, item: UUID()) == .deny) }
+        #expect(gate.ask(question, item: UUID()) == nil)
+        #expect(asker.count == 3)
+    }
+
+    @Test func aLeaseLastsItsMinutesAndEndsAtLock() {
+        let clock = ManualAgentClock()
+        let gate = AccessGate(clock: clock, askers: [CountingAsker(.lease(seconds: 300))])
+        let id = UUID()
+        #expect(
+            gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id) == .lease(seconds: 300))
+        #expect(gate.hasLease(context(), item: id))
+        clock.advance(301)
+        #expect(!gate.hasLease(context(), item: id))
+        #expect(gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id) != nil)
+        gate.endLeases()
+        #expect(!gate.hasLease(context(), item: id))
+    }
+}
+
+@Suite struct AgentConsentTests {
+    /// Every way of reading secrets passes the rules: by query and by persistent IDs.
+    @Test func readsByQueryAndByIDAreHeldAndListingsAreNot() throws {
+        let v = try TestVault()
+        try v.vault.setAccessDefault(.ask)
+        let item = Item(service: "s", account: "a", secret: .text("x"))
+        try v.vault.add(item)
+        let core = AgentCore(
+            vaultURL: v.vault.url, clock: ManualAgentClock(),
+            openVault: { (url) throws(KeychainError) in try Vault(url: url) })
+        guard case .ok = core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)) else {
+            Issue.record("unlock failed")
+            return
+        }
+        let unattended = context(terminal: nil)
+        let refusal = KeychainError.interactionNotAllowed(
+            "consent needed for service \"s\", account \"a\": the vault's default rule is 'ask', "
+                + "and no one could be asked, or no one answered in time")
+        for request in [
+            AgentRequest.get(.key(service: "s", account: "a"), limitOne: true, detail: .secret),
+            .getItems(ids: [item.persistentID], detail: .secretOnly),
+            .get(.key(service: "s", account: "a"), limitOne: true, detail: .attributes),
+        ] {
+            guard case .failure(let error) = core.consent(to: request, from: unattended) else {
+                Issue.record("\(request) was not held")
+                continue
+            }
+            #expect(error == refusal)
+        }
+        let listing = AgentRequest.getItems(ids: [item.persistentID], detail: .listing)
+        guard case .success = core.consent(to: listing, from: unattended) else {
+            Issue.record("a listing was held")
+            return
+        }
+    }
+}

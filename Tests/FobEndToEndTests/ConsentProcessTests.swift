@@ -1,0 +1,124 @@
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+/// Access rules through the agent, with real requesters in a tmux pane:
+/// the question on the requester's own terminal, each answer, no channel,
+/// and a program replaced after "always".
+@Suite(.serialized) final class ConsentProcessTests {
+    let fixture: AgentFixture
+    let pane: TmuxSession
+    let fob = FobProcess.binaryURL.path
+
+    init() throws {
+        fixture = try AgentFixture()
+        // The fixture's vault was made with the default 'any', as a vault made before rules.
+        #expect(try fixture.run(["access", "default", "ask"], password: true).status == 0)
+        #expect(try fixture.run(["add", "svc", "acct"], input: "s3cret", password: true).status == 0)
+        #expect(try fixture.unlock().status == 0)
+        pane = try TmuxSession(width: 160, height: 40, environment: fixture.environment)
+        _ = try pane.shell("stty sane")
+    }
+
+    deinit { fixture.stop() }
+
+    /// Runs `command` in the pane after clearing it; waits for the question
+    /// when `asked`, answers `answer`, and returns the screen after the
+    /// command's status line.
+    func run(_ command: String, answer: String? = nil) throws -> (screen: String, status: Int) {
+        // A marker of this run only, so an earlier run's status line (still on
+        // screen until 'clear' runs) is never taken for this one's.
+        let tag = "status-" + UUID().uuidString.prefix(8) + "="
+        try pane.type("clear; \(command); echo \"\(tag.dropLast())\"\"=$?\"")
+        try pane.press("Enter")
+        if let answer {
+            try pane.waitFor("Allow? [t] this program until the vault locks")
+            // Keys sent in the instant the question appears can reach the
+            // pane before the terminal reads again: send again until the
+            // answer is taken.
+            for _ in 0..<5 {
+                try pane.type(answer)
+                try pane.press("Enter")
+                let taken = try? pane.waitUntil(timeout: 3, "the answer taken") {
+                    $0.contains("fob: allowed") || $0.contains("fob: refused")
+                }
+                if taken != nil { break }
+            }
+        }
+        let screen = try pane.waitUntil(timeout: 70, "the status of \(command)") { screen in
+            screen.components(separatedBy: "\n").contains { $0.hasPrefix(tag) }
+        }
+        let line = screen.components(separatedBy: "\n").first { $0.hasPrefix(tag) } ?? ""
+        return (screen, Int(line.dropFirst(tag.count)) ?? -1)
+    }
+
+    @Test func onceAllowsOneReadAndTheNextAsksAgain() throws {
+        let first = try run("\(fob) get svc acct", answer: "o")
+        #expect(first.status == 0)
+        #expect(first.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob get"))
+        #expect(first.screen.contains("s3cret"))
+        let second = try run("\(fob) get svc acct", answer: "d")
+        #expect(second.status == 51)
+        #expect(!second.screen.contains("s3cret"))
+        #expect(second.screen.contains("access denied"))
+    }
+
+    @Test func aLeaseAnswersWithoutAsking() throws {
+        #expect(try run("\(fob) get svc acct", answer: "m").status == 0)
+        let again = try run("\(fob) get svc acct")
+        #expect(again.status == 0)
+        #expect(again.screen.contains("s3cret"))
+        #expect(!again.screen.contains("Allow?"))
+        // A lock ends it.
+        #expect(try fixture.run(["lock"]).status == 0)
+        #expect(try fixture.unlock().status == 0)
+        #expect(try run("\(fob) get svc acct", answer: "d").status == 51)
+    }
+
+    @Test func noChannelIsInteractionNotAllowedWithNothingOnStandardOutput() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-out")
+        let out = dir.file("out").path
+        let err = dir.file("err").path
+        // A requester in a session of its own, with no terminal to ask on.
+        let result = try run("setsid -w sh -c '\(fob) get svc acct; exit $?' </dev/null >\(out) 2>\(err)")
+        #expect(result.status == 36)
+        #expect(!result.screen.contains("Allow?"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)).isEmpty)
+        let message = try String(contentsOfFile: err, encoding: .utf8)
+        #expect(
+            message.contains("consent needed for service \"svc\", account \"acct\": the vault's default rule is 'ask'"))
+    }
+
+    @Test func aProgramReplacedAfterAlwaysIsAskedAgain() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-programs")
+        let shell = dir.file("sh").path
+        #expect(try run("cp /bin/bash \(shell)").status == 0)
+        let first = try run("\(shell) -c '\(fob) get svc acct; exit $?'", answer: "a")
+        #expect(first.status == 0)
+        #expect(first.screen.contains("sh["))
+        let shown = try fixture.run(["access", "show", "svc", "acct"])
+        #expect(shown.stdoutText.contains("  trusted \(shell)\n"))
+        let trusted = try run("\(shell) -c '\(fob) get svc acct; exit $?'")
+        #expect(trusted.status == 0)
+        #expect(!trusted.screen.contains("Allow?"))
+        // The same bytes as a new file: another identity.
+        // (A shell that runs one command may exec it: a second command keeps the copy the parent.)
+        #expect(try run("cp /bin/bash \(shell).new && mv \(shell).new \(shell)").status == 0)
+        #expect(try run("\(shell) -c '\(fob) get svc acct; exit $?'", answer: "d").status == 51)
+    }
+
+    @Test func grantAndSetChangeTheRuleAfterConsent() throws {
+        let granted = try run("\(fob) access grant svc acct --program /bin/sh", answer: "o")
+        #expect(granted.status == 0)
+        let read = try run("\(fob) get svc acct")
+        #expect(read.status == 0)
+        #expect(!read.screen.contains("Allow?"))
+        // The shell is trusted now: changing the rule needs no question either.
+        #expect(try run("\(fob) access set svc acct deny").status == 0)
+        #expect(try run("\(fob) access revoke svc acct --program /bin/sh").status == 0)
+        let denied = try run("\(fob) get svc acct")
+        #expect(denied.status == 51)
+        #expect(!denied.screen.contains("Allow?"))
+    }
+}

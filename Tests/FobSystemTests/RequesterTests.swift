@@ -1,0 +1,78 @@
+import FobSystem
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct RequesterTests {
+    @Test func procStatParsesACommWithParenthesesAndSpaces() throws {
+        let line = "4242 (a) b (c) S 100 4242 90 34817 4242 4194304 1 2 3 4 5 6 7 8 20 0 1 0 123456 0 0\n"
+        let stat = try #require(ProcStat.parse(Array(line.utf8)))
+        #expect(stat.comm == "a) b (c")
+        #expect(stat.parent == 100)
+        #expect(stat.session == 90)
+        #expect(stat.terminalDevice == 34817)
+        #expect(stat.startTime == 123456)
+    }
+
+    @Test func procStatRefusesALineWithoutItsFields() {
+        #expect(ProcStat.parse(Array("12 (x) S 1 2".utf8)) == nil)
+        #expect(ProcStat.parse(Array("garbage".utf8)) == nil)
+        #expect(ProcStat.parse([]) == nil)
+    }
+
+    @Test func aPeerOnASocketIsNamedFromTheKernel() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { fds.forEach { close($0) } }
+        let requester = try ProcessInspector.requester(
+            onSocket: fds[0], fob: FobPrograms(executable: "/nonexistent/fob"))
+        #expect(requester.pid == getpid())
+        #expect(requester.uid == getuid())
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #expect(requester.executable == exe)
+        #expect(requester.identity == ProcessInspector.identity(ofFile: exe))
+        #expect(requester.via == nil)
+        #expect(!requester.arguments.isEmpty)
+        #expect(requester.parents.first?.pid == getppid())
+        #expect(requester.workingDirectory == FileManager.default.currentDirectoryPath)
+    }
+
+    @Test func fobsOwnPeerStandsForTheProgramThatRanIt() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { fds.forEach { close($0) } }
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let requester = try ProcessInspector.requester(onSocket: fds[0], fob: FobPrograms(executable: exe))
+        #expect(requester.pid == getppid())
+        #expect(requester.via?.pid == getpid())
+        #expect(requester.via?.arguments.isEmpty == false)
+    }
+
+    @Test func aReplacedFileHasAnotherIdentity() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fob-req-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("sh").path
+        try Data("one".utf8).write(to: URL(fileURLWithPath: file))
+        let before = try #require(ProcessInspector.identity(ofFile: file))
+        try FileManager.default.removeItem(atPath: file)
+        try Data("two!".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(ProcessInspector.identity(ofFile: file) != before)
+    }
+
+    @Test func flatpakInfoAndSystemdUnitsAreRead() {
+        let info = "[Instance]\nname=no\n[Application]\nname=org.example.App\nruntime=x\n"
+        #expect(ProcessInspector.flatpakAppID(info: Array(info.utf8)) == "org.example.App")
+        #expect(ProcessInspector.flatpakAppID(info: Array("[Application]\n".utf8)) == nil)
+        #expect(
+            ProcessInspector.systemdUnit(inCgroup: "/user.slice/user-0.slice/user@0.service/app.slice/foo.service")
+                == "foo.service")
+        #expect(ProcessInspector.systemdUnit(inCgroup: "/") == nil)
+    }
+
+    @Test func theChainIsShortenedForAPrompt() {
+        let parents = (1...6).map { ProcessSummary(pid: Int32($0), executable: "/bin/p\($0)", name: "p\($0)") }
+        let r = Requester(pid: 9, uid: 0, executable: "/bin/x", identity: nil, parents: parents)
+        #expect(r.chain(limit: 2) == "p1[1] ← p2[2] ← …")
+    }
+}
