@@ -185,6 +185,11 @@ public final class SSHAgentService: @unchecked Sendable {
     }
 
     private func bind(_ bind: SessionBind, state: inout SSHConnectionState) -> [UInt8] {
+        if bind.hostKey.keyType == nil {
+            // A host key type Fob cannot verify (P-384, P-521 …): not a forgery; the destination stays unverified.
+            log("ssh-agent: session-bind not verified: host key type \(bind.hostKey.typeName) is not supported")
+            return SSHAgentResponse.failure
+        }
         guard bind.verifies else {
             state.bindFailed = true
             log(
