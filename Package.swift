@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FobTokens", targets: ["FobTokens"]),
         .library(name: "FobSecurity", targets: ["FobSecurity"]),
         .library(name: "FobAgent", targets: ["FobAgent"]),
+        .library(name: "FobSSH", targets: ["FobSSH"]),
         // For the fuzz targets in Fuzz/ (a separate package, see docs/fuzzing.md).
         .library(name: "FobTerminal", targets: ["FobTerminal"]),
         .library(name: "FobImport", targets: ["FobImport"]),
@@ -62,7 +63,9 @@ let package = Package(
         .target(name: "FobSystem", dependencies: ["CLinux", "CSodium"]),
         .target(name: "FobStore", dependencies: ["FobSystem", "CSodium", "CSQLite"]),
         .target(name: "FobTokens", dependencies: ["FobSystem", "CSodium", "CNettle"]),
-        .target(name: "FobAgent", dependencies: ["FobStore", "FobSystem", "CLinux"]),
+        // The SSH agent protocol, SSH keys and key files, session-bind and known_hosts.
+        .target(name: "FobSSH", dependencies: ["FobSystem", "CSodium", "CNettle"]),
+        .target(name: "FobAgent", dependencies: ["FobSSH", "FobStore", "FobSystem", "CLinux"]),
         // The one way to the items for every front end: the store protocol,
         // the vault here, the agent, and the policy between them.
         .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
@@ -83,7 +86,7 @@ let package = Package(
             name: "FobCLI",
             dependencies: [
                 "FobTerminal", "FobViewModels", "FobSessions", "FobSync", "FobAccess", "FobClipboard",
-                "FobImport", "FobAgent", "FobTokens", "FobStore", "FobSystem",
+                "FobImport", "FobAgent", "FobSSH", "FobTokens", "FobStore", "FobSystem",
             ]),
         .executableTarget(name: "fob", dependencies: ["FobCLI"]),
         // The network helper: libcurl lives here and in FobHTTP only, so
@@ -119,6 +122,7 @@ let package = Package(
 
         .testTarget(
             name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
+        .testTarget(name: "FobSSHTests", dependencies: ["FobSSH", "FobSystem", "FobTestSupport"]),
         .testTarget(
             name: "FobAccessTests",
             dependencies: [

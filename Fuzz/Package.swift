@@ -33,6 +33,8 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("secret-service-messages", ["FobSecretService"]),
     ("secret-service-index", ["FobSecretService"]),
     ("access-log", ["FobStore"]),
+    ("ssh-agent-request", ["FobSSH"]),
+    ("ssh-key-file", ["FobSSH"]),
 ]
 
 let package = Package(

@@ -117,7 +117,7 @@ extension Invocation {
         }
     }
 
-    private func startAgentIfNeeded(_ client: AgentClient) throws(KeychainError) {
+    func startAgentIfNeeded(_ client: AgentClient) throws(KeychainError) {
         guard !AgentClient.isAnswering(client.endpoint) else { return }
         guard let executable = context.agentExecutable else {
             throw .interactionNotAllowed(

@@ -21,6 +21,8 @@ extension FobCLI {
             LockCommand.self,
             StatusCommand.self,
             AgentCommand.self,
+            SSHCommand.self,
+            SSHAgentCommand.self,
             PasswdCommand.self,
             VerifyCommand.self,
             AccessCommand.self,

@@ -10,8 +10,11 @@ public enum ItemClass: String, Sendable, CaseIterable, Codable {
 }
 
 /// What an item's secret is; `token` and `oauth` items are wiped by logout.
+/// An `ssh-key` item's secret is an SSH private key, which the SSH agent
+/// signs with and never hands out (see `fob ssh`).
 public enum ItemKind: String, Sendable, CaseIterable, Codable {
     case password, token, oauth, note
+    case sshKey = "ssh-key"
 
     /// Whether a logout wipe deletes items of this kind.
     public var isSessionToken: Bool { self == .token || self == .oauth }

@@ -1,4 +1,5 @@
 import FobAgent
+import FobSSH
 import FobStore
 import FobSync
 import FoundationEssentials
@@ -163,6 +164,27 @@ enum StatusCommand: FobCommand {
     }
 }
 
+extension AgentCommand {
+    /// The vault's SSH agent socket, served by the same process (one unlock covers it).
+    fileprivate static func sshListener(_ invocation: Invocation, endpoint: AgentEndpoint, core: AgentCore) throws
+        -> SSHAgentListener
+    {
+        let home = invocation.context.environment["HOME"] ?? "/"
+        let clock = BootClock()
+        let service = SSHAgentService(
+            source: VaultSSHKeys(core: core),
+            knownHosts: { KnownHosts(paths: KnownHosts.defaultPaths(home: home)) },
+            log: { line in
+                let text = Array("fob: \(line)\n".utf8)
+                _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }, now: { clock.seconds })
+        let listener = SSHAgentListener(endpoint: endpoint, service: service)
+        try listener.bind()
+        listener.start()
+        return listener
+    }
+}
+
 /// `fob agent`: runs the agent of this vault in the foreground.
 enum AgentCommand: FobCommand {
     static let name = "agent"
@@ -209,8 +231,10 @@ enum AgentCommand: FobCommand {
         case 1: try server.adopt(listener: SocketActivation.firstDescriptor)
         default: throw KeychainError.param("the service manager passed \(passed) sockets; the agent takes one")
         }
+        let ssh = try sshListener(invocation, endpoint: endpoint, core: core)
         chdir("/")
         server.run()
+        ssh.stop()
         return 0
     }
 }

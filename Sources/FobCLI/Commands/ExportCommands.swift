@@ -4,7 +4,7 @@ import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
 
-/// `fob export [--format fob-json|csv] [--output PATH] [--force]`: every item with its secrets, in plaintext.
+/// `fob export [--format fob-json|csv] [--output PATH] [--force] [--include-ssh-keys]`: every item with its secrets, in plaintext.
 enum ExportCommand: FobCommand {
     static let name = "export"
     static let summary = "write every item with its secrets, in plaintext (fob-json or csv)"
@@ -12,6 +12,7 @@ enum ExportCommand: FobCommand {
         .value("--format", "fob-json|csv", help: "fob-json (default; every attribute) or csv"),
         .value("--output", "PATH", help: "write to PATH (created 0600) instead of standard output"),
         .flag("--force", help: "write to a terminal, or over an existing PATH"),
+        .flag("--include-ssh-keys", help: "also write the private keys of ssh-key items (left out by default)"),
     ]
     static let discussion = """
         fob-json keeps every attribute, so 'fob import fob-json' into another vault
@@ -24,7 +25,9 @@ enum ExportCommand: FobCommand {
         error. Refuses to write to a terminal, or over an existing file, without
         --force, which writes a new 0600 file and renames it over the old one.
         Asks the master password every time, even while the agent is unlocked; a
-        file it created is removed again when the export fails.
+        file it created is removed again when the export fails. SSH keys (items
+        of kind ssh-key) are left out, and counted on standard error, unless
+        --include-ssh-keys is given.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -54,7 +57,13 @@ enum ExportCommand: FobCommand {
                     + "run it on a terminal or pass --password-file")
         }
         defer { vault.lock() }
-        let items = try vault.allItemsWithSecrets()
+        let everything = try vault.allItemsWithSecrets()
+        let withKeys = invocation.arguments.flag("--include-ssh-keys")
+        let items = withKeys ? everything : everything.filter { $0.kind != .sshKey }
+        if items.count < everything.count {
+            invocation.standardError.write(
+                "fob: \(everything.count - items.count) SSH keys left out; --include-ssh-keys writes them too\n")
+        }
         var bytes = format == "csv" ? CSVExport.write(items) : FobJSON.write(items)
         defer { bytes.wipe() }
         if let fd = destination.fd {

@@ -8,7 +8,7 @@ import FoundationEssentials
 private let itemAttributeOptions: [OptionSpec] = [
     .value("--label", "T", help: "a label (kSecAttrLabel; empty removes it)"),
     .value(
-        "--kind", "K", choices: ItemKind.allCases.map(\.rawValue),
+        "--kind", "K", choices: ItemKind.allCases.filter { $0 != .sshKey }.map(\.rawValue),
         help: "password (default for a new item), token, oauth or note"),
     .value("--comment", "C", help: "one-line notes (kSecAttrComment; empty removes them)"),
     .value("--url", "URL", help: "the web address (empty removes it)"),
@@ -96,8 +96,9 @@ extension Invocation {
     /// The `--kind` value, if given.
     fileprivate func kind() throws(UsageError) -> ItemKind? {
         guard let text = arguments.value("--kind") else { return nil }
-        guard let kind = ItemKind(rawValue: text) else {
-            let kinds = ItemKind.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let kind = ItemKind(rawValue: text), kind != .sshKey else {
+            // An ssh-key item's secret must be a key: 'fob ssh keygen' or 'fob ssh import' makes one.
+            let kinds = ItemKind.allCases.filter { $0 != .sshKey }.map(\.rawValue).joined(separator: ", ")
             throw UsageError("--kind wants one of \(kinds), not '\(text)'", command: command)
         }
         return kind

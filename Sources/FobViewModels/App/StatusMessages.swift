@@ -61,6 +61,7 @@ extension ItemKind {
         case .password: return "password"
         case .token, .oauth: return "token"
         case .note: return "note"
+        case .sshKey: return "SSH key"
         }
     }
 }

@@ -1,0 +1,136 @@
+import CLinux
+import FobSSH
+import FobStore
+import FobSystem
+import FoundationEssentials
+@preconcurrency import Glibc
+
+/// The SSH agent socket of a vault's agent process: beside the agent's own
+/// socket in the same 0700 directory, it speaks the SSH agent protocol
+/// (``SSHAgentService``) to connections from this user only (`SO_PEERCRED`).
+/// Each connection has its own thread and its own session-bind state, and
+/// stays open as long as the client keeps it (ssh holds it for a session).
+public final class SSHAgentListener: @unchecked Sendable {
+    /// The socket's path.
+    public let socket: String
+    private let service: SSHAgentService
+    private var listener: Int32 = -1
+    private let stopLock = Lock()
+    private var stopped = false
+
+    /// The SSH socket of a vault's agent: its socket's name with `-ssh`
+    /// before `.sock` (`agent-ssh.sock` for the default vault).
+    public static func socketPath(for endpoint: AgentEndpoint) -> String {
+        let base = endpoint.socket.hasSuffix(".sock") ? String(endpoint.socket.dropLast(5)) : endpoint.socket
+        return base + "-ssh.sock"
+    }
+
+    /// - Parameters:
+    ///   - endpoint: the vault's agent endpoint (its directory must be prepared).
+    ///   - service: the answers.
+    public init(endpoint: AgentEndpoint, service: SSHAgentService) {
+        socket = SSHAgentListener.socketPath(for: endpoint)
+        self.service = service
+    }
+
+    /// Binds the socket (mode 0600 in the agent's 0700 directory), replacing a stale one.
+    /// - Throws: `.io` when it cannot listen.
+    public func bind() throws(KeychainError) {
+        unlink(socket)
+        let fd = fob_unix_socket_cloexec()
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socket.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw .param("the SSH agent socket path \(socket) is too long")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+        let old = umask(0o177)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+        }
+        umask(old)
+        guard rc == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .io("cannot listen on \(socket): \(reason)")
+        }
+        listener = fd
+    }
+
+    /// Serves on a thread of its own until ``stop()``.
+    /// - Returns: whether the thread started.
+    @discardableResult
+    public func start() -> Bool {
+        DetachedThread.start { [self] in run() }
+    }
+
+    /// Stops accepting and removes the socket.
+    public func stop() {
+        stopLock.lock()
+        stopped = true
+        stopLock.unlock()
+        unlink(socket)
+    }
+
+    private var isStopped: Bool {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        return stopped
+    }
+
+    private func run() {
+        while !isStopped {
+            service.noteLockState()
+            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 200) > 0 else { continue }
+            let client = fob_accept_cloexec(listener, nil, nil)
+            guard client >= 0 else { continue }
+            guard let peer = SocketIO.peer(client), peer.uid == getuid() else {
+                close(client)
+                continue
+            }
+            if !DetachedThread.start({ [self] in serve(client, pid: peer.pid) }) { close(client) }
+        }
+        close(listener)
+    }
+
+    /// One connection: requests and answers in turn until the client closes
+    /// it, sends a frame over 256 KiB, or is idle for an hour.
+    private func serve(_ fd: Int32, pid: Int32) {
+        defer { close(fd) }
+        var state = SSHConnectionState(peerPID: pid)
+        while !isStopped {
+            guard
+                var message = try? SocketIO.readFrame(
+                    fd, until: SocketIO.monotonic() + 3600, limit: SSHAgentMessage.maxLength)
+            else { return }
+            var answer = service.respond(to: message, state: &state)
+            message.wipe()
+            // The answer is already a frame; write it whole.
+            let written = answer.withUnsafeBytes { raw in SSHAgentListener.writeAll(fd, raw) }
+            answer.wipe()
+            guard written else { return }
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+}
