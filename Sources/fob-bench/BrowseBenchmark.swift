@@ -14,12 +14,18 @@ enum BrowseBenchmark {
     static let count = 100_000
     static let rows = 24, columns = 80
 
-    static func run(scratch: URL) throws {
+    /// A vault of ``count`` items at `scratch`, made and locked again.
+    private static func makeVault(scratch: URL) throws -> (URL, SecretBytes) {
         let password = SecretBytes(utf8: "benchmark master password")
         let url = scratch.appendingPathComponent("tui-100k/vault.db")
         let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive))
         try vault.add(contentsOf: (0..<count).map(item))
         vault.lock()
+        return (url, password)
+    }
+
+    static func run(scratch: URL) throws {
+        let (url, password) = try makeVault(scratch: scratch)
 
         section(
             "Browsing at 100,000 items (\(columns)×\(rows), CPU time; goals: find keystroke < 10 ms, preview < 2 ms)")

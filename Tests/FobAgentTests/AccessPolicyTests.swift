@@ -90,12 +90,16 @@ private let git = TrustedProgram(path: "/usr/bin/git", identity: gitIdentity)
     }
 
     @Test func theChannelIsReadFromFobsArguments() {
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get"))
+        #expect(
+            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get")
+        )
         #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["/usr/bin/fob"]) == .terminalUI)
         #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--no-agent"]) == .terminalUI)
         #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["/usr/bin/git-credential-fob", "get"]) == .git)
         #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "docker-credential", "get"]) == .docker)
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "run", "--env", "X=s/a", "--", "make"]) == .command("run"))
+        #expect(
+            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "run", "--env", "X=s/a", "--", "make"])
+                == .command("run"))
     }
 }
 
