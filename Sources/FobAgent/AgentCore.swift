@@ -167,7 +167,7 @@ public final class AgentCore: @unchecked Sendable {
     public func handle(_ request: AgentRequest) -> AgentResponse {
         mutex.lock()
         defer { mutex.unlock() }
-        return handleLocked(request)
+        return handleLocked(request.unwrapped)
     }
 
     /// The encoded answer to one request, as ``handle(_:)`` decides it; a
@@ -175,6 +175,7 @@ public final class AgentCore: @unchecked Sendable {
     /// vault has not changed since it was made.
     /// - Important: the bytes may hold secrets: wipe them after sending.
     public func respond(to request: AgentRequest) -> [UInt8] {
+        let request = request.unwrapped
         mutex.lock()
         defer { mutex.unlock() }
         guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
