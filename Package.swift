@@ -108,7 +108,7 @@ let package = Package(
             name: "fob-bench",
             dependencies: [
                 "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobSync", "FobAccess",
-                "FobClipboard", "FobSystem",
+                "FobAgent", "FobClipboard", "FobSystem",
             ]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,
@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),
         .testTarget(name: "FobStoreTests", dependencies: ["FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobTokensTests", dependencies: ["FobTokens", "FobHTTP", "FobTestSupport"]),
-        .testTarget(name: "FobSyncTests", dependencies: ["FobSync", "FobStore", "FobTestSupport"]),
+        .testTarget(name: "FobSyncTests", dependencies: ["FobSync", "FobAccess", "FobStore", "FobTestSupport"]),
         .testTarget(name: "FobSecurityTests", dependencies: ["FobSecurity", "FobStore", "FobTestSupport"]),
         // Keychain code written as iOS projects write it, in Swift 5 mode: it must build
         // unchanged but for `import FobSecurity`.

@@ -51,6 +51,13 @@ public final class AgentCore: @unchecked Sendable {
     private var vaultID: String?
     /// Leases, questions in flight, and the channels to ask on.
     public let gate: AccessGate
+    /// The access log of the vault unlocked now: every read of a secret
+    /// through the agent is appended (``recordReads(of:answer:requester:)``); open
+    /// from the unlock to the full lock (it outlives a partial one, as reads
+    /// of `afterFirstUnlock` items go on).
+    private var accessLog: AccessLog?
+    /// Why the access log of the vault unlocked now could not be opened.
+    private var accessLogFailure: String?
     /// The subscribers of the change feed.
     let subscribers = AgentSubscribers()
     /// What the agent knows of the vault's items: each one's summary by
@@ -157,6 +164,32 @@ public final class AgentCore: @unchecked Sendable {
         listing = nil
         forgetKnownLocked()
         gate.endLeases()
+        closeAccessLogLocked()
+    }
+
+    /// Writes what the access log has queued and drops it with its keys.
+    private func closeAccessLogLocked() {
+        accessLog?.close()
+        accessLog = nil
+        accessLogFailure = nil
+    }
+
+    /// The access log's state (`nil` while locked), for status and tests.
+    public var accessLogStatus: AccessLogStatus? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if let accessLogFailure { return .failing(reason: accessLogFailure, unwritten: 0, dropped: 0) }
+        return accessLog?.status
+    }
+
+    /// Writes every queued access log entry now (a reader is about to read the log).
+    /// - Returns: `false` when some could not be written (see ``accessLogStatus``).
+    @discardableResult
+    public func flushAccessLog() -> Bool {
+        mutex.lock()
+        let log = accessLog
+        mutex.unlock()
+        return log?.flush() ?? true
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -164,21 +197,28 @@ public final class AgentCore: @unchecked Sendable {
     /// before serving. Only item operations restart the idle timer.
     /// - Parameter request: a decoded request.
     /// - Returns: the response; errors travel as `.failure`.
-    public func handle(_ request: AgentRequest) -> AgentResponse {
+    /// - Parameters:
+    ///   - request: a decoded request.
+    ///   - requester: who asked (the peer's pid and uid from `SO_PEERCRED`),
+    ///     recorded in the access log; `nil` when not known.
+    public func handle(_ request: AgentRequest, from requester: AccessLogRequester? = nil) -> AgentResponse {
         mutex.lock()
         defer { mutex.unlock() }
-        return handleLocked(request.unwrapped)
+        return handleLocked(request.unwrapped, from: requester)
     }
 
     /// The encoded answer to one request, as ``handle(_:)`` decides it; a
     /// whole listing (`.list(service: nil)`) is the kept message when the
     /// vault has not changed since it was made.
+    /// - Parameters:
+    ///   - request: a decoded request.
+    ///   - requester: who asked, for the access log (as ``handle(_:from:)``).
     /// - Important: the bytes may hold secrets: wipe them after sending.
-    public func respond(to request: AgentRequest) -> [UInt8] {
+    public func respond(to request: AgentRequest, from requester: AccessLogRequester? = nil) -> [UInt8] {
         let request = request.unwrapped
         mutex.lock()
         defer { mutex.unlock() }
-        guard case .list(service: nil) = request else { return handleLocked(request).encoded() }
+        guard case .list(service: nil) = request else { return handleLocked(request, from: requester).encoded() }
         refreshLocked()
         let vault: Vault
         switch itemVaultLocked(for: request) {
@@ -223,6 +263,7 @@ public final class AgentCore: @unchecked Sendable {
                 vault.lock()
                 self.vault = nil
                 forgetKnownLocked()
+                closeAccessLogLocked()
             }
         }
         if listing?.generation != vault?.contentGeneration { listing = nil }
@@ -263,7 +304,7 @@ public final class AgentCore: @unchecked Sendable {
         }
     }
 
-    private func handleLocked(_ request: AgentRequest) -> AgentResponse {
+    private func handleLocked(_ request: AgentRequest, from requester: AccessLogRequester?) -> AgentResponse {
         refreshLocked()
         switch request {
         case .status:
@@ -272,6 +313,7 @@ public final class AgentCore: @unchecked Sendable {
             vault?.lock()
             vault = nil
             listing = nil
+            closeAccessLogLocked()
             forgetKnownLocked()
             gate.endLeases()
             return .ok
@@ -291,6 +333,17 @@ public final class AgentCore: @unchecked Sendable {
                     return .failure(.param("not an unlock"))
                 }
                 try checkWatermarkLocked(fresh)
+                closeAccessLogLocked()
+                // A vault whose log cannot be opened still unlocks; the status says why nothing is recorded.
+                do {
+                    accessLog = try AccessLog.open(for: fresh, watermarks: watermarks)
+                } catch {
+                    accessLogFailure = "\(error)"
+                }
+                accessLog?.append(
+                    AccessLogEntry(
+                        time: Date(), event: .unlockWithPassword, requester: AgentCore.described(requester),
+                        decision: .allowedPassword, detail: "the agent was unlocked"))
                 vault?.lock()
                 vault = fresh
                 listing = nil
@@ -318,15 +371,8 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
-                    if case .getItems(let ids, let detail) = request {
-                        return try itemsLocked(ids, detail, vault)
-                    }
-                    if case .list(service: nil) = request, let known = knownLocked(vault) {
-                        return .items(known.listing)
-                    }
-                    let before = (vault.contentGeneration, vault.writeCounter)
-                    let answer = try ItemOperations.perform(request, on: vault)
-                    if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
+                    let answer = try itemAnswerLocked(request, vault)
+                    recordReads(of: request, answer: answer, requester: requester)
                     return answer
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
@@ -456,6 +502,45 @@ public final class AgentCore: @unchecked Sendable {
         _ = try? vault.update(matching: query, with: changes)
         noteCounterLocked(of: vault)
         subscribers.wake()
+    }
+
+    /// The answer to an item request on `vault`: by persistent ID and the
+    /// whole listing from what the agent knows, the rest by ``ItemOperations``
+    /// (its own writes published to the change feed).
+    private func itemAnswerLocked(_ request: AgentRequest, _ vault: Vault) throws(KeychainError) -> AgentResponse {
+        if case .getItems(let ids, let detail) = request { return try itemsLocked(ids, detail, vault) }
+        if case .list(service: nil) = request, let known = knownLocked(vault) { return .items(known.listing) }
+        let before = (vault.contentGeneration, vault.writeCounter)
+        let answer = try ItemOperations.perform(request, on: vault)
+        if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
+        return answer
+    }
+
+    /// Appends one access log entry per item whose secret (or one-time
+    /// seed and field values) an answer carries.
+    private func recordReads(of request: AgentRequest, answer: AgentResponse, requester: AccessLogRequester?) {
+        let detail: ItemDetail
+        switch request {
+        case .get(_, _, let asked), .getItems(_, let asked): detail = asked
+        default: return
+        }
+        guard let accessLog, detail != .listing, case .items(let items) = answer else { return }
+        let who = AgentCore.described(requester)
+        let now = Date()
+        let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
+        for item in items {
+            accessLog.append(
+                AccessLogEntry(
+                    time: now, event: .read, requester: who, item: ItemKey(item), channel: .agent,
+                    decision: .allowedRule, detail: "rule any: \(what)"))
+        }
+    }
+
+    /// The requester with what `/proc` says of its pid.
+    private static func described(_ requester: AccessLogRequester?) -> AccessLogRequester {
+        guard let requester else { return AccessLogRequester() }
+        guard let pid = requester.pid, requester.executable.isEmpty else { return requester }
+        return AccessLogRequester.peer(pid: pid, uid: requester.uid ?? UInt32.max)
     }
 
     /// Adds a subscriber (``AgentRequest/subscribe``): what the vault holds

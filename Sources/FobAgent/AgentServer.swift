@@ -139,7 +139,7 @@ public final class AgentServer: @unchecked Sendable {
             active += 1
             counter.unlock()
             let started = DetachedThread.start { [self] in
-                serve(client)
+                serve(client, peer: AccessLogRequester(pid: peer.pid, uid: peer.uid))
                 close(client)
                 counter.lock()
                 active -= 1
@@ -247,7 +247,8 @@ public final class AgentServer: @unchecked Sendable {
     /// One connection: the hello, then requests and their answers in turn,
     /// until the client closes it, stays silent past ``idleTimeout``, sends
     /// a frame that cannot be read, subscribes, or the agent stops.
-    private func serve(_ fd: Int32) {
+    /// `peer` is the peer as `SO_PEERCRED` names it, for the access log.
+    private func serve(_ fd: Int32, peer: AccessLogRequester) {
         guard acceptsHello(fd, until: SocketIO.monotonic() + connectionDeadline) else { return }
         // Named at the first request that needs it, once per connection.
         var requester: AccessContext?
@@ -269,7 +270,7 @@ public final class AgentServer: @unchecked Sendable {
                     return
                 }
                 switch consent(to: request, on: fd, requester: &requester) {
-                case .success(let allowed): answer = core.respond(to: allowed)
+                case .success(let allowed): answer = core.respond(to: allowed, from: peer)
                 case .failure(let refusal): answer = AgentResponse.failure(refusal).encoded()
                 }
             } catch .versionMismatch {

@@ -24,6 +24,7 @@ extension FobCLI {
             PasswdCommand.self,
             VerifyCommand.self,
             AccessCommand.self,
+            LogCommand.self,
             ImportCommand.self,
             ExportCommand.self,
             BackupCommand.self,

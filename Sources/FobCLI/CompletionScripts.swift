@@ -54,6 +54,8 @@ struct CompletionModel {
             value = .words(spec.choices)
         } else if let name = spec.valueName, ["PATH", "FILE", "F"].contains(name) {
             value = .files
+        } else if spec.valueName == "SERVICE" {
+            value = .services
         }
         return Option(name: spec.name, takesValue: spec.valueName != nil, value: value, help: spec.help)
     }

@@ -82,8 +82,18 @@ public final class ClipboardController: @unchecked Sendable {
     public var holdsOurValue: Bool { lock.withLock { ours != nil } }
 
     /// Copies `secret` in the background and (re)starts the clear timer.
-    public func copy(_ secret: SecretBytes) {
-        let after = clearAfter
+    /// - Parameters:
+    ///   - secret: the bytes to copy.
+    ///   - validFor: seconds the value stays valid (a one-time code until
+    ///     it rolls over), or `nil`: it is cleared then if that comes before
+    ///     ``clearAfter`` (or when ``clearAfter`` is 0).
+    public func copy(_ secret: SecretBytes, validFor: TimeInterval? = nil) {
+        let after: TimeInterval
+        if let validFor, clearAfter == 0 || validFor < clearAfter {
+            after = max(validFor, 0.001)
+        } else {
+            after = clearAfter
+        }
         lock.withLock {
             ours = secret
             deadline = after > 0 ? clock.now.addingTimeInterval(after) : nil

@@ -96,12 +96,14 @@ enum Crypto {
         return key
     }
 
-    /// A 32-byte subkey of `key` (`crypto_kdf_derive_from_key`, context "fobvault").
-    static func subkey(of key: SecretBytes, id: UInt64) -> SecretBytes {
-        SecretBytes(count: keyBytes, guarded: true) { out in
+    /// A 32-byte subkey of `key` (`crypto_kdf_derive_from_key`; `context`
+    /// is 8 ASCII characters, "fobvault" for the vault key's subkeys).
+    static func subkey(of key: SecretBytes, id: UInt64, context: String = "fobvault") -> SecretBytes {
+        precondition(context.utf8.count == 8, "a crypto_kdf context is 8 bytes")
+        return SecretBytes(count: keyBytes, guarded: true) { out in
             key.withUnsafeBytes { k in
                 _ = crypto_kdf_derive_from_key(
-                    out.baseAddress!, keyBytes, id, "fobvault",
+                    out.baseAddress!, keyBytes, id, context,
                     k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }

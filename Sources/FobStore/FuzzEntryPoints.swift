@@ -46,4 +46,27 @@ import FoundationEssentials
             return .failure(error)
         }
     }
+
+    /// The keys the access log fuzz target opens records with (a fixed key:
+    /// the corpus's seeds are sealed under it).
+    public static let accessLogKeys = AccessLogKeys(logKey: SecretBytes([UInt8](repeating: 7, count: 32)))
+
+    /// Reads `bytes` as an access log file (``AccessLogFileFormat/parse(_:)``),
+    /// opens and decodes every record under ``accessLogKeys``, and decodes
+    /// `bytes` as an entry's plaintext too.
+    /// - Returns: the entries that opened, or the typed error of the file.
+    public static func readAccessLog(_ bytes: UnsafeRawBufferPointer) -> Result<Int, AccessLogFormatError> {
+        _ = try? AccessLogEntryCodec.decode(bytes)
+        do {
+            let contents = try AccessLogFileFormat.parse(bytes)
+            _ = contents.header.mac == contents.header.expectedMAC(keys: accessLogKeys)
+            var opened = 0
+            for record in contents.records where (try? AccessLogFileFormat.open(record, keys: accessLogKeys)) != nil {
+                opened += 1
+            }
+            return .success(opened)
+        } catch {
+            return .failure(error)
+        }
+    }
 }

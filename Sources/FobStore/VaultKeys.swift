@@ -23,6 +23,7 @@ public enum LockLevel: Sendable, Equatable {
 /// | 4 | records of `afterFirstUnlock` items |
 /// | 5 | the per-item element of the whole-vault commitment |
 /// | 6 | the MAC of the whole-vault commitment |
+/// | 7 | seals the access log key (meta row `access_log_key`) |
 ///
 /// A partial lock drops the vault key and subkey 3 and keeps 1, 4, 5 and 6.
 struct VaultKeys {
@@ -33,6 +34,7 @@ struct VaultKeys {
         static let afterFirstUnlock: UInt64 = 4
         static let element: UInt64 = 5
         static let commitment: UInt64 = 6
+        static let accessLog: UInt64 = 7
     }
 
     /// The vault key itself; `nil` after a partial lock.

@@ -187,3 +187,78 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// The meta row of the access log key: nonce ‖ XChaCha20-Poly1305 of 32
+    /// random bytes ‖ tag (72 bytes), sealed under subkey 7 of the vault key
+    /// with associated data "fob access log key". `fob passwd` re-seals it
+    /// under the new vault key in the same transaction, so the log stays readable.
+    static let accessLogKeyRow = "access_log_key"
+    static let accessLogKeyAD = Array("fob access log key".utf8)
+
+    /// The key of this vault's access log (``AccessLogKeys``): 32 bytes.
+    /// - Parameter create: make one (a meta row written in its own
+    ///   transaction) when the vault has none yet.
+    /// - Returns: the key, or `nil` when there is none and `create` is false.
+    /// - Throws: `.interactionNotAllowed` unless fully unlocked; `.decode`
+    ///   when the row does not open (edited, or sealed under another key); `.io`.
+    public func accessLogKey(create: Bool) throws(KeychainError) -> SecretBytes? {
+        guard let vaultKey = keys?.vault else { throw Vault.lockedError }
+        if let sealed = try readMetaValue(Vault.accessLogKeyRow) {
+            return try Vault.openAccessLogKey(sealed, vaultKey: vaultKey)
+        }
+        guard create else { return nil }
+        let key = SecretBytes.random(count: Crypto.keyBytes)
+        try guarded { () throws(SQLiteError) in
+            try db.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                // Another process may have made one meanwhile: keep the first.
+                let stmt = try db.prepare("INSERT OR IGNORE INTO meta(name, value) VALUES (?, ?)")
+                try stmt.bind(1, Vault.accessLogKeyRow)
+                try stmt.bind(2, Vault.sealAccessLogKey(key, vaultKey: vaultKey))
+                try stmt.step()
+                try db.execute("COMMIT")
+            } catch {
+                _ = try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+        guard let sealed = try readMetaValue(Vault.accessLogKeyRow) else {
+            throw .io("the access log key was not kept")
+        }
+        return try Vault.openAccessLogKey(sealed, vaultKey: vaultKey)
+    }
+
+    /// The value of one meta row, or `nil` when there is none.
+    func readMetaValue(_ name: String) throws(KeychainError) -> [UInt8]? {
+        try guarded { () throws(SQLiteError) in
+            let stmt = try db.prepare("SELECT value FROM meta WHERE name = ?")
+            try stmt.bind(1, name)
+            guard try stmt.step(), stmt.byteCount(0) <= VaultMeta.maxValueBytes else { return nil }
+            return stmt.blob(0)
+        }
+    }
+
+    static func sealAccessLogKey(_ key: SecretBytes, vaultKey: SecretBytes) -> [UInt8] {
+        let wrapping = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.accessLog)
+        return key.withUnsafeBytes { Crypto.seal($0, ad: accessLogKeyAD, key: wrapping) }
+    }
+
+    static func openAccessLogKey(_ sealed: [UInt8], vaultKey: SecretBytes) throws(KeychainError) -> SecretBytes {
+        let wrapping = Crypto.subkey(of: vaultKey, id: VaultKeys.ID.accessLog)
+        guard let key = Crypto.open(sealed, ad: accessLogKeyAD, key: wrapping), key.count == Crypto.keyBytes else {
+            throw .decode("the vault's access log key does not open (its meta row was changed)")
+        }
+        return key
+    }
+
+    /// Re-seals the access log key (when there is one) from `oldKey` to
+    /// `newKey`, inside the key rotation's transaction.
+    func resealAccessLogKey(from oldKey: SecretBytes, to newKey: SecretBytes) throws(KeychainError) {
+        guard let sealed = try readMetaValue(Vault.accessLogKeyRow) else { return }
+        let key = try Vault.openAccessLogKey(sealed, vaultKey: oldKey)
+        try guarded { () throws(SQLiteError) in
+            try writeMetaValues([(Vault.accessLogKeyRow, Vault.sealAccessLogKey(key, vaultKey: newKey))])
+        }
+    }
+}

@@ -141,6 +141,7 @@ extension Vault {
             guard items.count == state.elements.count else { throw Vault.commitmentMismatch }
             var next = try rewriteAll(items, keys: newKeys)
             next.counter = state.counter + 1
+            if let oldKey = keys.vault { try resealAccessLogKey(from: oldKey, to: newKey) }
             try guarded { () throws(SQLiteError) in
                 try writeMeta(salt: salt, kdf: kdf, vaultKey: newKey, passwordKey: passwordKey)
                 try writeMetaValues([

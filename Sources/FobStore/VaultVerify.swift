@@ -38,10 +38,17 @@ public struct IntegrityReport: Sendable, Equatable {
     public var damagedItems: [DamagedItem] = []
     /// Whether the whole-vault commitment matches the rows (`nil` in format 1, which has none).
     public var commitmentVerified: Bool?
+    /// What is wrong with the access log beside the vault (``AccessLogReader``).
+    public var accessLogProblems: [AccessLogProblem] = []
+    /// The access log's entries that authenticated, or `nil` when the vault has no log.
+    public var accessLogEntries: Int?
+    /// What the log check noticed that is not wrong (rotation dropped old files; a write cut short).
+    public var accessLogNotes: [String] = []
 
     /// Whether nothing is wrong.
     public var isSound: Bool {
         sqliteProblems.isEmpty && schemaProblems.isEmpty && damagedItems.isEmpty && commitmentVerified != false
+            && accessLogProblems.isEmpty
     }
 
     /// Every problem, one line each, items named as in ``DamagedItem/description``.
@@ -49,6 +56,7 @@ public struct IntegrityReport: Sendable, Equatable {
         sqliteProblems.map { "SQLite integrity: \($0)" } + schemaProblems.map { "schema: \($0)" }
             + damagedItems.map(\.description)
             + (commitmentVerified == false ? ["whole vault: \(Vault.commitmentMismatchText)"] : [])
+            + accessLogProblems.map(\.description)
     }
 }
 
@@ -62,14 +70,20 @@ extension Vault {
     /// (and that its primary key hashes to its lookup and its class matches
     /// its key, and from format 3 that it holds a revision), and from format 2
     /// the whole-vault commitment.
+    /// Then the access log beside it (``AccessLogReader``): every file's
+    /// header, the chain through every entry and across files, and the head
+    /// state kept in `accessLogHeadDirectory`.
     /// - Parameters:
     ///   - url: the vault file.
     ///   - password: the master password.
+    ///   - accessLogHeadDirectory: where the log's head state is kept (``AccessLogHead``), or `nil`.
     /// - Returns: the findings; ``IntegrityReport/isSound`` when there are none.
     /// - Throws: `.noSuchKeychain`; `.authFailed` for a wrong password;
     ///   `.decode` when the file is not a Fob vault or its metadata is
     ///   unreadable (nothing can be checked then); `.io`.
-    public static func verify(at url: URL, password: SecretBytes) throws(KeychainError) -> IntegrityReport {
+    public static func verify(at url: URL, password: SecretBytes, accessLogHeadDirectory: String? = nil)
+        throws(KeychainError) -> IntegrityReport
+    {
         guard exists(at: url) else { throw .noSuchKeychain(url.path) }
         let vault = try Vault(url: url, creating: false, now: Date.init)
         var report = IntegrityReport()
@@ -87,7 +101,32 @@ extension Vault {
         let normalized = try normalize(password, checkLength: false)
         guard let vaultKey = try meta.openVaultKey(password: normalized).vaultKey else { throw .authFailed }
         try vault.inspectRows(vaultKey: vaultKey, meta: meta, into: &report)
+        vault.inspectAccessLog(vaultKey: vaultKey, headDirectory: accessLogHeadDirectory, into: &report)
         return report
+    }
+
+    private func inspectAccessLog(vaultKey: SecretBytes, headDirectory: String?, into report: inout IntegrityReport) {
+        let location = AccessLogLocation(vaultURL: url)
+        let sealed: [UInt8]?
+        do { sealed = try readMetaValue(Vault.accessLogKeyRow) } catch {
+            report.accessLogProblems = [.unreadable(file: "meta", reason: "\(error)")]
+            return
+        }
+        guard let sealed else {
+            if location.exists { report.accessLogProblems = [.keyMissing] }
+            return
+        }
+        let logKey: SecretBytes
+        do { logKey = try Vault.openAccessLogKey(sealed, vaultKey: vaultKey) } catch {
+            report.accessLogProblems = [.keyMissing]
+            return
+        }
+        let keys = AccessLogKeys(logKey: logKey)
+        let head = headDirectory.flatMap { AccessLogHead.read(AccessLogHead.path(directory: $0, keys: keys)) }
+        let log = AccessLogReader.read(location, keys: keys, head: head)
+        report.accessLogProblems = log.problems
+        report.accessLogNotes = log.notes
+        report.accessLogEntries = log.records.count
     }
 
     private func inspectRows(vaultKey: SecretBytes, meta: VaultMeta, into report: inout IntegrityReport)

@@ -119,6 +119,8 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
     /// Sealed under a key epoch this device does not know (a newer one
     /// it has not picked up, or a forged key id).
     case unknownKey
+    /// Written in an older format this Fob no longer reads (says which, and what to do).
+    case outdated(String)
 
     /// A phrase for messages.
     public var description: String {
@@ -128,6 +130,7 @@ public enum TreeFormatError: Error, Equatable, Sendable, CustomStringConvertible
         case .unauthentic: "does not authenticate (changed, moved, or sealed under another key)"
         case .malformed(let what): "malformed: \(what)"
         case .unknownKey: "sealed under a key epoch this device does not know"
+        case .outdated(let what): "written by an older Fob: \(what)"
         }
     }
 }

@@ -60,10 +60,10 @@ extension SyncEngine {
     /// - Throws: ``SyncError/usage(_:)`` for a name ``DeviceName/isValid(_:)`` refuses.
     public func rename(to name: String) throws {
         try DeviceName.check(name)
-        var loaded = try load()
-        guard loaded.state.name != name else { return }
-        loaded.state.name = name
-        try store(&loaded)
+        var run = try vault.load()
+        guard run.state.name != name else { return }
+        run.state.name = name
+        try vault.store(&run)
     }
 }
 

@@ -20,6 +20,13 @@ public struct Git: Sendable {
     /// The branch every device pushes to.
     public static let branch = "main"
 
+    /// Every commit's message: it says nothing of what the commit holds
+    /// (a password change, a key rotation, a revocation, how many items).
+    static let commitMessage = "fob sync"
+
+    /// The caller's GIT_* variables git still sees: how to reach a remote over ssh.
+    static let transportVariables: Set<String> = ["GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS"]
+
     /// git for the repository at `directory`.
     /// - Throws: ``SyncError/gitMissing`` when `git` is not on `PATH`.
     public init(directory: String, environment: [String: String], messages: @escaping @Sendable (String) -> Void)
@@ -28,9 +35,16 @@ public struct Git: Sendable {
         guard let git = ExecutableLookup.find("git", environment: environment) else { throw .gitMissing }
         executable = git
         self.directory = directory
-        var env = environment.filter { !$0.key.hasPrefix("FOB_") }
-        env["GIT_TERMINAL_PROMPT"] = env["GIT_TERMINAL_PROMPT"] ?? "0"
+        // Fob's own variables, and every GIT_* variable of the caller but
+        // those that say how to reach a remote (GIT_DIR, GIT_INDEX_FILE,
+        // GIT_CONFIG_* and their kind would point git elsewhere).
+        var env = environment.filter { key, _ in
+            !key.hasPrefix("FOB_") && (!key.hasPrefix("GIT_") || Git.transportVariables.contains(key))
+        }
+        env["GIT_TERMINAL_PROMPT"] = "0"
         env["LC_ALL"] = "C"
+        // Commit dates in UTC: no device's offset from UTC reaches the remote.
+        env["TZ"] = "UTC"
         // git's zlib allocates and frees a buffer for every object it
         // writes; glibc's default trim hands that memory back to the
         // kernel each time (a brk call per object, most of a big commit's
@@ -88,13 +102,21 @@ public struct Git: Sendable {
     func check(_ arguments: [String], input: [UInt8] = [], indexFile: String? = nil) throws(SyncError) -> Outcome {
         let outcome = try run(arguments, input: input, indexFile: indexFile)
         guard outcome.status == 0 else {
-            throw .git("git \(Git.verb(arguments)): \(Git.firstLine(outcome.error))")
+            throw Git.failure(
+                outcome.error, otherwise: .git("git \(Git.verb(arguments)): \(Git.firstLine(outcome.error))"))
         }
         return outcome
     }
 
     /// The git command `arguments` run (`fetch`, `push`, …): the first
     /// argument that is not a `-c NAME=VALUE` before it.
+    /// `otherwise`, or for git's report of a full disk (ENOSPC, also in
+    /// the middle of a fetch or a merge) a failure that says so.
+    static func failure(_ error: String, otherwise: SyncError) -> SyncError {
+        guard error.contains("No space left on device") else { return otherwise }
+        return .git("the disk is full (git: \(firstLine(error)))")
+    }
+
     static func verb(_ arguments: [String]) -> String {
         var rest = arguments[...]
         while rest.first == "-c" { rest = rest.dropFirst(2) }
@@ -275,21 +297,88 @@ extension Git {
             unlink(index)
             defer { unlink(index) }
             let read = try run(["read-tree", "-i", "-m", "--aggressive", baseCommit, head, other], indexFile: index)
-            guard read.status == 0 else { throw .git("git merge: \(Git.firstLine(read.error))") }
+            guard read.status == 0 else {
+                throw Git.failure(read.error, otherwise: .git("git merge: \(Git.firstLine(read.error))"))
+            }
             let tree = try run(["write-tree"], indexFile: index)
-            guard tree.status == 0 else { throw .git("git merge: the trees conflict: \(Git.firstLine(tree.error))") }
-            let message = "Merge remote-tracking branch 'origin/\(Git.branch)'"
+            guard tree.status == 0 else {
+                throw Git.failure(
+                    tree.error, otherwise: .git("git merge: the trees conflict: \(Git.firstLine(tree.error))"))
+            }
+            let message = Git.commitMessage
             merged = try check(
                 ["commit-tree", tree.text.filter { !$0.isWhitespace }, "-p", head, "-p", other, "-m", message]
             ).text.filter { !$0.isWhitespace }
         }
-        try check(["update-ref", "-m", "fob sync: merge", Git.branchRef, merged, head])
+        try check(["update-ref", "-m", Git.commitMessage, Git.branchRef, merged, head])
         return merged
     }
 
     /// Moves the branch back to `commit` (a merged tree refused).
     func moveBranch(to commit: String) throws(SyncError) {
-        try check(["update-ref", "-m", "fob sync: back", Git.branchRef, commit])
+        try check(["update-ref", "-m", Git.commitMessage, Git.branchRef, commit])
+    }
+}
+
+extension Git {
+    /// Removes the lock files (`*.lock` in `.git` and under `.git/refs`)
+    /// that a git killed with its sync left behind, which would stop every
+    /// later git command on the tree. Called under the vault's exclusive
+    /// lock, so no other sync of this vault runs: a lock file is a killed
+    /// run's when it is older than `age` and no running process names this
+    /// tree in its command line (a git that outlived its sync).
+    /// - Returns: the paths removed.
+    @discardableResult
+    func removeStaleLocks(age: Duration = .seconds(2)) -> [String] {
+        let gitDirectory = directory + "/.git"
+        var candidates: [String] = []
+        let files = FileManager.default
+        for name in (try? files.contentsOfDirectory(atPath: gitDirectory)) ?? [] where name.hasSuffix(".lock") {
+            candidates.append(gitDirectory + "/" + name)
+        }
+        // The refs, a few levels deep (refs/remotes/origin/main.lock).
+        var directories = [gitDirectory + "/refs"]
+        while let next = directories.popLast() {
+            for name in (try? files.contentsOfDirectory(atPath: next)) ?? [] {
+                let path = next + "/" + name
+                if name.hasSuffix(".lock") {
+                    candidates.append(path)
+                } else if (try? files.contentsOfDirectory(atPath: path)) != nil {
+                    directories.append(path)
+                }
+            }
+        }
+        let now = Date()
+        let stale = candidates.filter { path in
+            guard let modified = (try? files.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+                return false
+            }
+            return now.timeIntervalSince(modified) >= Double(age.components.seconds)
+        }
+        guard !stale.isEmpty, !Git.processNames(directory) else { return [] }
+        for path in stale {
+            unlink(path)
+            messages("fob: removed \(path), left by a sync that was stopped\n")
+        }
+        return stale
+    }
+
+    /// Whether a running process has `directory` in its command line.
+    static func processNames(_ directory: String) -> Bool {
+        let needle = Array(directory.utf8)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where entry.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let bytes = [UInt8](data)
+            if bytes.count >= needle.count,
+                (0...(bytes.count - needle.count)).contains(where: {
+                    bytes[$0..<$0 + needle.count].elementsEqual(needle)
+                })
+            {
+                return true
+            }
+        }
+        return false
     }
 }
 

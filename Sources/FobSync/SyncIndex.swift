@@ -177,12 +177,19 @@ extension SyncEngine {
         public var versions: [ItemKey: Int]
     }
 
+    /// The revision of the sync state item (every sync and resolve writes
+    /// it), or `nil` when this vault does not sync: a reader's cache key.
+    /// - Throws: `KeychainError`.
+    public func stateRevision() throws -> UInt64? {
+        try vault.stateItems(accounts: [SyncState.key.account]).first?.revision
+    }
+
     /// The overview, or `nil` when this vault does not sync.
     /// - Parameter listed: the vault's items as listed (no secrets needed):
     ///   they name the items with conflicts.
     /// - Throws: `KeychainError` for a damaged state; as ``conflicts()``.
     public func conflictOverview(listed: [Item]) throws -> ConflictOverview? {
-        guard let stateItem = try store.syncStateItems(accounts: [SyncState.key.account]).first,
+        guard let stateItem = try vault.stateItems(accounts: [SyncState.key.account]).first,
             let secret = stateItem.secret
         else { return nil }
         let state: SyncState
@@ -196,8 +203,8 @@ extension SyncEngine {
             return overview
         }
         let keys = SyncKeys(epochs: state.epochs)
-        var loaded = Loaded(state: state, stateItem: stateItem, items: [:], keys: keys)
-        try loadIndex(&loaded)
+        var loaded = SyncRun(state: state, stateItem: stateItem, items: [:], keys: keys)
+        try vault.loadIndex(&loaded)
         guard loaded.index.values.contains(where: { $0.versions > 0 }) else { return overview }
         for item in listed {
             if let versions = loaded.index[keys.name(of: item)]?.versions, versions > 0 {
@@ -205,71 +212,5 @@ extension SyncEngine {
             }
         }
         return overview
-    }
-}
-
-extension SyncEngine {
-    /// The stored index shards of the state item `state` (a copy taking a
-    /// new device id drops them with its old state).
-    func indexShards(of state: Item) throws -> [Item] {
-        guard let secret = state.secret, let decoded = try? SyncState.decode(secret), decoded.shardDigits != nil else {
-            return []
-        }
-        return try store.syncStateItems(accounts: decoded.shardPrefixes.map(SyncIndexShards.account))
-    }
-}
-
-extension SyncEngine {
-    /// The snapshot of the synced commit from the index, which lists what
-    /// this device verified of its tree (the commit's id binds the tree):
-    /// only its heads are read. `nil` where the listing must tell (a
-    /// revoked device: its later files are in the tree, not in the index).
-    func indexedSnapshot(_ commit: String, keys: SyncKeys, index: [String: IndexEntry]) throws -> Snapshot? {
-        // Files under an older key are opened again: the listing tells.
-        guard !index.values.contains(where: \.stale) else { return nil }
-        var snap = Snapshot()
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
-        guard snap.revoked.isEmpty else { return nil }
-        snap.paths.reserveCapacity(index.count)
-        for (name, entry) in index where !entry.files.isEmpty {
-            snap.files[name] = entry.files
-            for file in entry.files { snap.paths.insert(TreePath.record(name: name, dot: file.dot)) }
-        }
-        return snap
-    }
-}
-
-extension SyncEngine {
-    /// The snapshot of this run's export commit, made from `before` (the
-    /// snapshot it was committed on) and the files the export wrote and
-    /// removed: only their blob ids and the heads are read. `nil` for a big
-    /// export (the whole listing is read then).
-    func exportedSnapshot(_ before: Snapshot, commit: String, keys: SyncKeys) throws -> Snapshot? {
-        guard exports.count <= 256, !exportsRemovedOthers else { return nil }
-        var snap = before
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
-        guard snap.revoked == before.revoked else { return nil }
-        let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
-        var blobs: [String: String] = [:]
-        for (path, blob) in try git.listing(of: commit, paths: paths) { blobs[path] = blob }
-        for (export, path) in zip(exports, paths) {
-            guard let blob = blobs[path], let revision = written[path],
-                before.files[export.name] == nil || before.openedNames.contains(export.name)
-            else { return nil }
-            var files = (snap.files[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
-            files.append(IndexedFile(dot: export.dot, blob: blob))
-            snap.files[export.name] = files.sorted { $0.dot < $1.dot }
-            let kept = (snap.revisions[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
-            snap.revisions[export.name] = kept + [revision]
-            snap.openedNames.insert(export.name)
-            if !(kept + [revision]).contains(where: { $0.sealedUnder != keys.sealingID }) {
-                snap.stale.remove(export.name)
-            }
-            if revision.item == nil { snap.tombstones.insert(export.name) }
-            opened["\(blob) \(path)"] = revision
-            for old in export.superseded { snap.paths.remove(TreePath.record(name: export.name, dot: old)) }
-            snap.paths.insert(path)
-        }
-        return snap
     }
 }

@@ -14,13 +14,15 @@ extension SyncEngine {
         -> Outcome
     {
         try DeviceName.check(name)
-        let items = try store.syncItems()
-        if let existing = SyncEngine.stateItem(in: items) {
+        let items = try vault.listing()
+        if let existing = SyncVault.stateItem(in: items) {
             let remote = (existing.secret.flatMap { try? SyncState.decode($0) })?.remote ?? "?"
             throw SyncError.usage("sync is set up already for this vault (remote \(remote))")
         }
         let listing = try git.run(["ls-remote", remote], network: true, show: true, inDirectory: false)
-        guard listing.status == 0 else { throw SyncError.remoteUnreachable(Git.firstLine(listing.error)) }
+        guard listing.status == 0 else {
+            throw Git.failure(listing.error, otherwise: .remoteUnreachable(Git.firstLine(listing.error)))
+        }
         guard listing.output.isEmpty else {
             throw SyncError.usage("the remote holds a tree already; run `fob sync join \(remote)` instead")
         }
@@ -30,31 +32,37 @@ extension SyncEngine {
         try git.check(["init", "-q", "-b", Git.branch])
         try git.check(["remote", "add", "origin", remote])
         let syncKey = SecretBytes.random(count: 32)
+        guard TreeHeader.meets(kdf, floor: kdfFloor) else {
+            throw SyncError.usage("the header's key derivation costs are below the interactive preset")
+        }
         let header = try TreeHeader.make(
             epoch: KeyEpoch(number: 1, device: "", key: syncKey), password: password, kdf: kdf)
         var state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         state.name = name
+        state.headerKDF = kdf
         // The tree's first commit holds the header alone; the state follows it.
-        try writeFile(TreePath.header(device: state.device), header.bytes)
-        try commit("fob sync: device \(state.device) starts the tree")
-        try store.syncApply([.add(state.item(now: now()))])
+        _ = try git.commit(
+            writes: [TreePath.header(device: state.device): header.bytes], removals: [], parent: nil,
+            message: Git.commitMessage)
+        try vault.apply([.add(state.item(now: now()))])
         return try sync(forceHead: true)
     }
 
     /// After `fob passwd`: this device's header seals the current epoch's
     /// key under the new password (and no longer under the old one),
-    /// committed locally; the next `fob sync` carries it. Keeps the header's costs.
+    /// committed locally; the next `fob sync` carries it. The costs are
+    /// this device's own (``headerCosts(_:vaultKDF:)``), never the tree's.
+    /// - Parameter vaultKDF: the vault's own costs (authenticated at unlock).
     /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
-    public func rewrap(password: SecretBytes) throws {
-        let loaded = try load()
-        try ensureWorkTree(remote: loaded.state.remote)
+    public func rewrap(password: SecretBytes, vaultKDF: KDFParameters? = nil) throws {
+        var run = try vault.load()
+        try ensureWorkTree(remote: run.state.remote)
         try cleanWorkTree()
-        let path = TreePath.header(device: loaded.state.device)
-        let old = try git.file(path).flatMap { try? TreeHeader.parse($0) }
+        let path = TreePath.header(device: run.state.device)
         let header = try TreeHeader.make(
-            epoch: loaded.state.currentEpoch, password: password, kdf: old?.kdf ?? .default)
-        try writeFile(path, header.bytes)
-        try commit("fob sync: device \(loaded.state.device) re-wraps its header")
+            epoch: run.state.currentEpoch, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
+        run.writeFile(path, header.bytes)
+        try run.commit(git: git)
     }
 
     /// `fob passwd --rotate-key`: a new key epoch. A new random key,
@@ -64,12 +72,14 @@ extension SyncEngine {
     /// other device takes it at its next sync, asking for `password`.
     /// - Returns: the new epoch's number.
     /// - Throws: as ``sync(network:forceHead:)``; `KeychainError`.
-    public func rotateKey(password: SecretBytes) throws -> UInt64 {
-        var loaded = try load()
-        try ensureWorkTree(remote: loaded.state.remote)
+    /// - Parameter vaultKDF: the vault's own costs (as ``rewrap(password:vaultKDF:)``).
+    public func rotateKey(password: SecretBytes, vaultKDF: KDFParameters? = nil) throws -> UInt64 {
+        var run = try vault.load()
+        try ensureWorkTree(remote: run.state.remote)
         try cleanWorkTree()
-        let epoch = try startEpoch(&loaded, password: password)
-        try commit("fob sync: device \(loaded.state.device) starts key epoch \(epoch.number)")
+        let epoch = try epochs.startEpoch(
+            &run, password: password, kdf: headerCosts(run.state, vaultKDF: vaultKDF))
+        try run.commit(git: git)
         return epoch.number
     }
 
@@ -79,12 +89,17 @@ extension SyncEngine {
     ///   - password: the master password the header was sealed with.
     ///   - name: this device's name (``DeviceName``; `nil`: none).
     /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
-    ///   set up already, the remote holds no tree or the name is refused;
+    ///   set up already (but for a vault a sync found to be a copy), the remote holds no tree or the name is refused;
     ///   as ``sync(network:forceHead:)``.
     public func join(remote: String, password: SecretBytes, name: String? = nil) throws -> Outcome {
         try DeviceName.check(name)
-        let items = try store.syncItems()
-        let old = SyncEngine.stateItem(in: items)
+        let items = try vault.listing()
+        let old = SyncVault.stateItem(in: items)
+        if let old, let state = old.secret.flatMap({ try? SyncState.decode($0) }), !state.copyFound {
+            throw SyncError.usage(
+                "this vault syncs already with \(state.remote) as device \(DeviceName.label(state.device, name: state.name)); run `fob sync`"
+            )
+        }
         try cloneTree(remote)
         let files = try git.resolve("HEAD").map { try git.files(of: $0, under: "headers") } ?? [:]
         let headers = files.keys.sorted().compactMap { path in TreePath.parseHeader(path).map { (path, $0) } }
@@ -95,9 +110,7 @@ extension SyncEngine {
         // the newest epoch's first, then the older epochs its file holds.
         var parsed: [TreeHeader] = []
         for (path, _) in headers {
-            do {
-                parsed.append(try TreeHeader.parse(files[path] ?? []))
-            } catch { throw SyncError.tampered("\(path) \(error)") }
+            parsed.append(try TreeReader.header(files[path] ?? [], path: path, floor: kdfFloor))
         }
         parsed.sort { ($0.epochNumber, $0.epochDevice) > ($1.epochNumber, $1.epochDevice) }
         var opened: KeyEpoch?
@@ -120,10 +133,10 @@ extension SyncEngine {
         if let old {
             // A copy taking a new device id keeps its items, not its old id.
             fresh.persistentID = old.persistentID
-            try store.syncApply(
-                try indexShards(of: old).map { .delete(existing: $0) } + [.replace(existing: old, with: fresh)])
+            try vault.apply(
+                try vault.indexShards(of: old).map { .delete(existing: $0) } + [.replace(existing: old, with: fresh)])
         } else {
-            try store.syncApply([.add(fresh)])
+            try vault.apply([.add(fresh)])
         }
         return try sync(forceHead: true)
     }
@@ -169,28 +182,27 @@ extension SyncEngine {
 
     /// The state, the local tree's devices and the pending changes; no network.
     public func status() throws -> Status {
-        let loaded = try load()
-        var pending = 0
-        for (name, item) in loaded.items where loaded.state.revisions[name] != item.revision { pending += 1 }
-        for name in loaded.state.revisions.keys where loaded.items[name] == nil { pending += 1 }
+        let run = try vault.load()
+        let changes = run.localChanges
+        let pending = changes.changed.count + changes.deleted.count
         return Status(
-            remote: loaded.state.remote, device: loaded.state.device, name: loaded.state.name,
-            lastSync: loaded.state.lastSync,
-            lastMerged: loaded.state.lastMerged, lastConflicts: loaded.state.lastConflicts, pending: pending,
-            unsent: try hasWorkTree ? unsent(device: loaded.state.device) : 0, devices: try devices(loaded))
+            remote: run.state.remote, device: run.state.device, name: run.state.name,
+            lastSync: run.state.lastSync,
+            lastMerged: run.state.lastMerged, lastConflicts: run.state.lastConflicts, pending: pending,
+            unsent: try hasWorkTree ? unsent(device: run.state.device) : 0, devices: try devices(run))
     }
 
     /// Whether the local work tree exists (a vault moved to a new machine has none until its next sync).
     var hasWorkTree: Bool { FileManager.default.fileExists(atPath: git.directory + "/.git") }
 
-    func devices(_ loaded: Loaded) throws -> [DeviceInfo] {
+    func devices(_ run: SyncRun) throws -> [DeviceInfo] {
         guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
-        let (heads, revoked) = try snapshotDevices(head, keys: loaded.keys)
+        let (heads, revoked) = try reader.snapshotDevices(head, keys: run.keys)
         return heads.values.sorted { $0.device < $1.device }.map {
-            let isThis = $0.device == loaded.state.device
+            let isThis = $0.device == run.state.device
             return DeviceInfo(
-                device: $0.device, name: isThis ? loaded.state.name ?? $0.name : $0.name,
+                device: $0.device, name: isThis ? run.state.name ?? $0.name : $0.name,
                 counter: revoked[$0.device] ?? $0.counter, isThis: isThis, isRevoked: revoked[$0.device] != nil)
         }
     }
@@ -206,10 +218,10 @@ extension SyncEngine {
     /// - Throws: ``SyncError/usage(_:)`` for this device, an unknown one, or
     ///   a name several devices have.
     public func revoke(device given: String, password: SecretBytes) throws -> (device: String, outcome: Outcome) {
-        let before = try load()
+        let before = try vault.load()
         // This device, by id or by a name no other device has: refused before any sync.
         let known = (try? git.resolve("HEAD")).flatMap { $0 }.flatMap {
-            try? snapshotDevices($0, keys: before.keys).heads
+            try? reader.snapshotDevices($0, keys: before.keys).heads
         }
         let othersNamed = (known ?? [:]).values.contains { $0.device != before.state.device && $0.name == given }
         guard given != before.state.device, before.state.name != given || othersNamed else {
@@ -218,23 +230,23 @@ extension SyncEngine {
         // What DEVICE pushed until now is taken first: only its later writes
         // are ignored (a revocation from a stale tree dropped them for good).
         _ = try sync()
-        var loaded = try load()
+        var run = try vault.load()
         try cleanWorkTree()
         guard let head = try git.resolve("HEAD") else {
             throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
         }
-        let heads = try snapshotDevices(head, keys: loaded.keys).heads
+        let heads = try reader.snapshotDevices(head, keys: run.keys).heads
         let device = try SyncEngine.device(named: given, in: heads)
-        guard device != loaded.state.device else {
+        guard device != run.state.device else {
             throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
         }
         guard let counter = heads[device]?.counter else {
             throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
         }
-        _ = try startEpoch(&loaded, password: password)
-        try writeFile(
-            TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: loaded.keys))
-        try commit("fob sync: device \(loaded.state.device) revokes \(device) after counter \(counter)")
+        _ = try epochs.startEpoch(&run, password: password, kdf: headerCosts(run.state, vaultKDF: nil))
+        run.writeFile(
+            TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: run.keys))
+        try run.commit(git: git)
         return (SyncEngine.label(device, heads: heads), try sync())
     }
 
@@ -267,18 +279,20 @@ extension SyncEngine {
 
     /// The items with conflicts in the local tree (as of the last sync); no network.
     public func conflicts() throws -> [Conflict] {
-        let loaded = try load()
+        var run = try vault.load()
         guard let head = try git.resolve("HEAD") else { return [] }
-        var snap = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
+        var snap = try reader.snapshot(head, run: &run)
         // The index knows which items had conflicts; those it does not vouch for were opened.
-        let names = snap.openedNames.union(loaded.index.filter { $0.value.versions > 0 }.keys)
-        try open(names, in: &snap, keys: loaded.keys)
+        let names = snap.openedNames.union(run.index.filter { $0.value.versions > 0 }.keys)
+        try reader.open(names, in: &snap, run: &run)
         var devices: [String: String] = [:]
         for head in snap.heads.values { devices[head.device] = head.name }
-        devices[loaded.state.device] = loaded.state.name ?? devices[loaded.state.device]
+        devices[run.state.device] = run.state.name ?? devices[run.state.device]
+        // The vault's version of each conflicting item is read whole (its parts are compared).
+        try vault.fill(&run, names: names.filter { snap.view($0)?.hasConflict ?? false })
         var out: [Conflict] = []
         for name in names.sorted() {
-            guard let view = snap.view(name), view.hasConflict, let item = loaded.items[name] ?? view.item,
+            guard let view = snap.view(name), view.hasConflict, let item = run.items[name] ?? view.item,
                 let last = view.siblings.last
             else { continue }
             var conflict = Conflict(current: item, others: view.siblings, names: devices)
@@ -296,25 +310,29 @@ extension SyncEngine {
     /// locally; the next `fob sync` carries it.
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict.
     public func resolve(service: String, account: String, keepRemote: Bool) throws {
-        var loaded = try load()
+        var run = try vault.load()
         guard let head = try git.resolve("HEAD") else {
             throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")
         }
-        var snap = try snapshot(head, keys: loaded.keys, trusting: loaded.index)
-        let match = loaded.items.first { $0.value.service == service && $0.value.account == account }
-        if let name = match?.key { try open([name], in: &snap, keys: loaded.keys) }
-        guard let (name, stored) = match, let view = snap.view(name), view.hasConflict, let other = view.siblings.last
+        var snap = try reader.snapshot(head, run: &run)
+        let match = run.items.first { $0.value.service == service && $0.value.account == account }
+        if let name = match?.key {
+            try reader.open([name], in: &snap, run: &run)
+            try vault.fill(&run, names: [name])
+        }
+        let match2 = match.flatMap { m in run.items[m.key].map { (m.key, $0) } }
+        guard let (name, stored) = match2, let view = snap.view(name), view.hasConflict, let other = view.siblings.last
         else {
             throw KeychainError.itemNotFound("no conflict on service \"\(service)\", account \"\(account)\"")
         }
-        loaded.state.resolved.insert(name)
+        run.state.resolved.insert(name)
         var changes: [ImportChange] = []
         if keepRemote {
             var kept = other.kept(over: stored)
             kept.modified = now()
             changes.append(.replace(existing: stored, with: kept))
         }
-        try store(&loaded, with: changes)
+        try vault.store(&run, with: changes)
         _ = try sync(network: false)
     }
 }

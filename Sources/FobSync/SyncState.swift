@@ -42,6 +42,18 @@ public struct SyncState: Sendable {
     /// This device's name (``DeviceName``), or `nil` for one set up
     /// without (before names were kept).
     public var name: String?
+    /// The header costs chosen at `fob sync init` (its `--kdf` preset), or
+    /// `nil` for a device that joined: a new header of this device takes
+    /// them, never the costs of a header in the tree.
+    public var headerKDF: KDFParameters?
+    /// Every device this device knows to be revoked, with the last counter
+    /// of its still taken. Only grows: a tree that lacks one of them, or
+    /// names a later cut-off, was tampered with.
+    public var revoked: [String: UInt64] = [:]
+    /// Whether a sync found this vault to be a copy of another device's
+    /// (``SyncError/copied(_:)``): only then does `fob sync join` take a
+    /// new device id for a vault that syncs already.
+    public var copyFound = false
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -129,6 +141,18 @@ public struct SyncState: Sendable {
             w.u8(3)
             w.string(name)
         }
+        // 4 the header costs of `sync init`, 5 the revoked devices.
+        if let headerKDF {
+            w.u8(4)
+            w.u64(headerKDF.opslimit)
+            w.u64(UInt64(headerKDF.memlimit))
+        }
+        if !revoked.isEmpty {
+            w.u8(5)
+            w.vector(VersionVector(revoked))
+        }
+        // 6 (no content) a copy was found.
+        if copyFound { w.u8(6) }
         return SecretBytes(w.bytes)
     }
 
@@ -171,6 +195,14 @@ public struct SyncState: Sendable {
                     let name = try r.string(max: DeviceName.maxBytes)
                     guard DeviceName.isValid(name) else { throw .malformed("the device name") }
                     state.name = name
+                case 4:
+                    let ops = try r.u64()
+                    let mem = try r.u64()
+                    let kdf = KDFParameters(opslimit: ops, memlimit: Int(min(mem, UInt64(Int.max))))
+                    guard kdf.isValid else { throw .malformed("the header costs") }
+                    state.headerKDF = kdf
+                case 5: state.revoked = try r.vector().counters
+                case 6: state.copyFound = true
                 default: throw .malformed("an unknown sync state section")
                 }
             }
@@ -197,5 +229,14 @@ extension SyncState {
         }
         shardDigits = digits
         shardPrefixes = prefixes
+    }
+}
+
+extension SyncState {
+    /// The highest counter of `device` this device has taken in (its own
+    /// reserved counter for itself): a revision at or below it that shows
+    /// up again in a tree is a replay.
+    func watermark(of device: String) -> UInt64 {
+        device == self.device ? counter : (seen[device] ?? 0)
     }
 }

@@ -1,6 +1,6 @@
 import FobViewModels
 
-/// The help overlay's text (`?`): every key of the terminal UI in sections
+/// The help overlay's text (F1): every key of the terminal UI in sections
 /// (list, find, preview, editor, generator, dialogs, help), the section of
 /// what has focus first. The key table of docs/tui.md says the same.
 public enum HelpSections {
@@ -19,46 +19,43 @@ public enum HelpSections {
         Section(
             title: "List", contexts: [.list],
             lines: [
-                ("Up/Down, j/k", "move the selection; the preview follows"),
-                ("PgUp/PgDn", "move a page"),
-                ("Home/End", "first / last item"),
-                ("/", "find: type words (Enter keeps, Esc clears)"),
-                ("Enter, e", "open the highlighted item in the editor"),
-                ("n", "new item in the editor"),
-                ("d", "delete the highlighted item at once; z undoes (10 s)"),
-                ("z", "undo the last delete, or a Save that replaced a password (10 s)"),
-                ("V", "settle a sync conflict (! before the name): keep this vault's version or the other"),
-                ("l", "lock the vault for every process, as fob lock"),
-                ("W", "logout: review the tokens it deletes, then delete and lock"),
-                ("m", "the last 20 messages"),
-                ("Tab, Shift-Tab", "into the editor's fields"),
+                ("typing", "find: every printable key, space too, goes to the query; no letter is a command"),
+                ("Enter", "copy the highlighted item's password (the clipboard clears itself)"),
+                ("Ctrl-B", "copy the user name (user ID)"),
+                ("Ctrl-T", "copy the one-time code (the next one when fewer than 5 s are left)"),
+                ("Up/Down, Ctrl-P/N", "move the selection; the preview follows"),
+                ("Up", "on an empty query at the top: the earlier queries"),
+                ("PgUp/PgDn, Home/End", "move a page; first / last item"),
+                ("Ctrl-E, Tab", "edit the highlighted item (Shift-Tab: from the last button)"),
+                ("Ctrl-O", "new item in the editor"),
+                ("Delete", "delete the highlighted item (asks; Ctrl-Y undoes for 10 s)"),
+                ("Ctrl-Y", "undo the last delete, rename or Save (10 s; asks if changed since)"),
+                ("Ctrl-F", "select the kept query, so that typing replaces it"),
+                ("Esc", "clear the query"),
+                ("Ctrl-L", "lock the vault for every process, as fob lock (asks)"),
+                ("F5", "refresh an OAuth item's access token"),
+                ("F6", "settle a sync conflict (! before the name)"),
+                ("F8", "logout: review the tokens it deletes, then delete and lock"),
+                ("F2", "the last 20 messages"),
                 ("Alt-G", "password generator settings"),
-                ("?, F1", "this help"),
-                ("q", "quit"),
+                ("F1", "this help"),
+                ("Ctrl-Q, F10", "quit (says when the agent keeps the vault unlocked; Ctrl-Q again locks too)"),
             ]),
         Section(
-            title: "Find", contexts: [.filter],
+            title: "Find", contexts: [.list, .filter],
             lines: [
                 (
-                    "typing",
-                    "words, all required, over service, user ID, label, URL, kind; "
+                    "words",
+                    "all required, over service, user ID, label, URL, kind; "
                         + "letters in order match (ghub finds github); best match first"
                 ),
-                ("Up/Down, PgUp/PgDn", "move in the matches"),
-                ("Left/Right, Ctrl-B/F", "move the cursor"),
-                ("Home/End, Ctrl-A/E", "start / end of the text"),
-                ("Backspace, Delete", "delete a character (Ctrl-D deletes forward)"),
-                ("Ctrl-U", "clear the text"),
-                ("Enter", "keep the matches, back to the list"),
-                ("Esc", "clear the text, back to the list"),
+                ("is:", "is:expired, is:soon, is:2fa, is:token, is:conflict, is:shared narrow the words"),
+                ("Backspace, Left/Right", "edit the query"),
+                ("Ctrl-U", "clear the query"),
             ]),
         Section(
             title: "Preview", contexts: [.list, .filter],
             lines: [
-                ("c", "copy the secret (the clipboard clears itself)"),
-                ("u", "copy the user ID"),
-                ("o", "copy the current one-time code"),
-                ("r", "refresh an OAuth item's access token"),
                 ("Ctrl-R", "reveal or hide the secret and hidden fields"),
                 (
                     "marks",
@@ -98,18 +95,20 @@ public enum HelpSections {
         Section(
             title: "Dialogs", contexts: [.confirm, .logoutReview],
             lines: [
-                ("y", "yes; unsaved edits: save; changed elsewhere: write yours over; logout review: delete and lock"),
-                ("n, Esc", "no; unsaved edits, changed elsewhere: keep editing"),
-                ("d", "unsaved edits: discard them"),
-                ("r", "changed elsewhere: reload the item as stored now, dropping your edits"),
+                ("Enter", "yes: delete, lock, save, write yours over, keep this vault's version, quit"),
+                ("Esc", "no; unsaved edits, changed elsewhere: keep editing"),
+                ("Ctrl-D", "unsaved edits: discard them; changed elsewhere: reload the item, dropping your edits"),
+                ("Ctrl-O", "sync conflict: keep the other device's version"),
+                ("Ctrl-Q", "quit question: lock the vault, then quit"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
+                ("letters", "answer nothing: a typed word never confirms"),
             ]),
         Section(
             title: "Help", contexts: [.help],
             lines: [
                 ("Space, PgDn", "next page (when the help has pages)"),
                 ("PgUp", "previous page"),
-                ("q, Esc, any key", "close the help (q does not quit Fob here)"),
+                ("Esc, any key", "close the help (Ctrl-Q does not quit Fob here)"),
             ]),
     ]
 

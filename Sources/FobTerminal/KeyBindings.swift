@@ -174,11 +174,11 @@ public struct KeyBinding: Sendable {
 /// a context's rows in table order.
 public enum KeyBindings {
     /// Every binding.
-    public static let table: [KeyBinding] = tooSmall + overlays + generator + setup + list + filter + form + editing
+    public static let table: [KeyBinding] = tooSmall + overlays + generator + setup + filter + list + form + editing
 
-    /// With the terminal too small only `q` means something.
+    /// With the terminal too small only Ctrl-Q (and F10) means something.
     private static let tooSmall: [KeyBinding] = [
-        KeyBinding([.character("q")], in: [.tooSmall], .quit)
+        KeyBinding([.control("q"), .function(10)], in: [.tooSmall], .quit)
     ]
 
     /// The help overlay and confirmation dialogs.
@@ -195,39 +195,33 @@ public enum KeyBindings {
             // q and Esc close the help like any other key: they never quit.
             return .dismiss
         },
-        // The unsaved-edits question names its three answers in the legend too.
-        KeyBinding(
-            .these([.character("y"), .character("Y")]), in: [.confirm],
-            legend: .computed {
-                asksToLeaveEditor($0)
-                    ? "y save" : asksAboutChanges($0) ? "y write over" : asksToResolve($0) ? "y keep this" : "y yes"
-            }
-        ) { _, _ in .confirm },
-        KeyBinding(
-            .these([.character("n"), .character("N"), .escape]), in: [.confirm],
-            legend: .computed { asksToLeaveEditor($0) || asksAboutChanges($0) ? "n/Esc keep editing" : "n/Esc no" }
-        ) { _, _ in .dismiss },
-        KeyBinding(
-            .these([.character("d"), .character("D")]), in: [.confirm],
-            legend: .computed { asksToLeaveEditor($0) ? "d discard" : "" }
-        ) { _, _ in .discardEdits },
-        // The changed-elsewhere question: r reloads the item, dropping the
-        // edits; the sync conflict's: r keeps the other device's version.
-        KeyBinding(
-            .these([.character("r"), .character("R")]), in: [.confirm],
-            legend: .computed { asksAboutChanges($0) ? "r reload" : asksToResolve($0) ? "r keep other" : "" }
-        ) { _, situation in asksToResolve(situation.app) ? .keepOtherVersion : .discardEdits },
-        KeyBinding([.down, .character("j")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
-        KeyBinding([.up, .character("k")], in: [.logoutReview], .moveSelection(-1)),
+        // A dialog's answers are keys no typed word gives: Enter, Esc, Ctrl-.
+        KeyBinding(.these([.enter]), in: [.confirm], legend: .computed { answer(0, $0) }) { _, _ in .confirm },
+        KeyBinding(.these([.control("d")]), in: [.confirm], legend: .computed { secondAnswer("Ctrl-D", $0) }) {
+            _, _ in .discardEdits
+        },
+        KeyBinding(.these([.control("o")]), in: [.confirm], legend: .computed { secondAnswer("Ctrl-O", $0) }) {
+            _, _ in .keepOtherVersion
+        },
+        // Ctrl-L on the lock question and Ctrl-Q on the quit question: the
+        // same key again answers yes (lock; lock and quit).
+        KeyBinding(.these([.control("l")]), in: [.confirm]) { _, situation in
+            asks(.lock, situation.app) ? .confirm : .dismiss
+        },
+        KeyBinding(.these([.control("q")]), in: [.confirm], legend: .computed { secondAnswer("Ctrl-Q", $0) }) {
+            _, situation in asks(.quitLeavingUnlocked, situation.app) ? .lockAndQuit : .dismiss
+        },
+        KeyBinding(.these([.escape]), in: [.confirm], legend: .computed { lastAnswer($0) }) { _, _ in .dismiss },
+        KeyBinding([.down, .control("n")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding([.up, .control("p")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
             .moveSelection(max(situation.pageRows, 1))
         },
         KeyBinding(.these([.pageUp]), in: [.logoutReview]) { _, situation in .moveSelection(-max(situation.pageRows, 1))
         },
         KeyBinding([.character(" ")], in: [.logoutReview], .cycleKind(1), legend: "Space tick"),
-        KeyBinding([.character("y"), .character("Y")], in: [.logoutReview], .confirm, legend: "y delete"),
-        KeyBinding(
-            [.character("n"), .character("N"), .escape], in: [.logoutReview], .dismiss, legend: "n/Esc cancel"),
+        KeyBinding([.enter], in: [.logoutReview], .confirm, legend: "Enter delete"),
+        KeyBinding([.escape], in: [.logoutReview], .dismiss, legend: "Esc cancel"),
     ]
 
     /// Where Alt-G opens the generator dialog: the list and the whole form.
@@ -263,17 +257,28 @@ public enum KeyBindings {
             _, situation in
             .setKDFPreset(KeyMap.nextPreset(after: situation.app.createVaultModel?.kdfPreset ?? .moderate))
         },
-        KeyBinding([.escape], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
+        KeyBinding([.escape, .control("q")], in: [.createVault, .unlock], .quit, legend: "Esc quit"),
     ]
 
     /// The farthest a selection moves (Home and End in the list).
     private static let farthest = Int(Int32.max)
 
-    /// The item list; its rows carry the help overlay's lines.
+    /// The item list. Typed text (space included) goes to the query, so
+    /// every command is a key no typed word gives: Enter, Ctrl-, function
+    /// keys, Delete (KeePassXC's Ctrl-B, Ctrl-T, Ctrl-E, Ctrl-L; fzf's
+    /// Ctrl-N, Ctrl-P); what deletes, wipes or locks asks first.
     private static let list: [KeyBinding] = [
-        KeyBinding(
-            [.down, .character("j")], in: [.list], .moveSelection(1), legend: "Up/Down j/k move"),
-        KeyBinding([.up, .character("k")], in: [.list], .moveSelection(-1)),
+        KeyBinding(.text, in: [.list], legend: .text("type to find")) { key, _ in insert(key) },
+        KeyBinding([.enter], in: [.list], .submit, legend: "Enter copy"),
+        // At 80 columns the legend keeps these first four with help and quit.
+        KeyBinding([.control("e")], in: [.list], .editSelected, legend: "Ctrl-E edit"),
+        KeyBinding([.delete], in: [.list], .askDeleteSelected, legend: "Del delete"),
+        KeyBinding([.control("b")], in: [.list], .copyUserID, legend: "Ctrl-B user"),
+        KeyBinding([.control("t")], in: [.list], .copyOneTimeCode, legend: "Ctrl-T code"),
+        KeyBinding([.control("o")], in: [.list], .newItem, legend: "Ctrl-O new"),
+        KeyBinding([.control("l")], in: [.list], .askLock, legend: "Ctrl-L lock"),
+        KeyBinding([.down, .control("n")], in: [.list, .filter], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding([.up, .control("p")], in: [.list, .filter], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.list, .filter]) { _, situation in
             .moveSelection(max(situation.pageRows, 1))
         },
@@ -282,60 +287,30 @@ public enum KeyBindings {
         },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
-        KeyBinding(
-            [.character("/")], in: [.list], .startFilter, legend: "/ filter"),
-        KeyBinding(
-            // No legend entry: `e edit` says the same, and the bottom line
-            // at 80 columns keeps `l lock` and `W logout` instead.
-            [.enter], in: [.list], .openSelected
-        ),
-        KeyBinding(
-            [.character("c")], in: [.list], .copySelected, legend: "c/u/o copy"),
-        KeyBinding(
-            [.character("u")], in: [.list], .copyUserID),
-        KeyBinding(
-            [.character("o")], in: [.list], .copyOneTimeCode),
-        KeyBinding(
-            [.character("e")], in: [.list], .editSelected, legend: "e edit"),
-        KeyBinding(
-            [.character("r")], in: [.list], .refreshSelected),
-        KeyBinding(
-            [.character("n")], in: [.list], .newItem, legend: "n new"),
-        KeyBinding(
-            [.character("d")], in: [.list], .deleteSelected, legend: "d delete"),
-        KeyBinding(
-            [.character("z")], in: [.list], .undo),
-        KeyBinding(
-            [.character("V")], in: [.list], .resolveSelected),
-        KeyBinding(
-            [.character("l")], in: [.list], .lock, legend: "l lock"),
-        KeyBinding(
-            [.character("W")], in: [.list], .logoutWipe(service: nil), legend: "W logout"),
-        KeyBinding(
-            [.tab], in: [.list], .focusNext),
-        KeyBinding([.backTab], in: [.list], .focusPrevious),
-        KeyBinding(
-            [.control("r")], in: [.list], .toggleReveal, legend: "Ctrl-R reveal"),
-        KeyBinding(
-            [.escape], in: [.list], .cancel),
-        KeyBinding(
-            [.character("m")], in: [.list], .showMessages, legend: "m messages"),
-        KeyBinding(
-            [.character("?"), .function(1)], in: [.list], .showHelp, legend: "? help"),
-        KeyBinding(
-            [.character("q")], in: [.list], .quit, legend: "q quit"),
+        KeyBinding([.control("y")], in: [.list], .undo, legend: "Ctrl-Y undo"),
+        KeyBinding([.control("f")], in: [.list], .selectQuery),
+        KeyBinding([.function(5)], in: [.list], .refreshSelected),
+        KeyBinding([.function(6)], in: [.list], .resolveSelected),
+        KeyBinding([.function(8)], in: [.list], .logoutWipe(service: nil), legend: "F8 logout"),
+        KeyBinding([.tab], in: [.list, .filter], .focusNext),
+        KeyBinding([.backTab], in: [.list, .filter], .focusPrevious),
+        KeyBinding([.control("r")], in: [.list, .filter], .toggleReveal, legend: "Ctrl-R reveal"),
+        KeyBinding([.escape], in: [.list], .cancel, legend: "Esc clear"),
+        KeyBinding([.backspace], in: [.list], .deleteBackward),
+        KeyBinding([.left], in: [.list], .moveCursor(.left)),
+        KeyBinding([.right], in: [.list], .moveCursor(.right)),
+        KeyBinding([.control("u")], in: [.list], .clearField),
+        KeyBinding([.function(2)], in: [.list], .showMessages, legend: "F2 messages"),
+        KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
+        KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
     ]
 
-    /// The filter line (its other editing keys are in ``editing``).
+    /// The query with its text selected (Ctrl-F): typing replaces it (its
+    /// other editing keys are in ``editing``).
     private static let filter: [KeyBinding] = [
-        KeyBinding(.text, in: [.filter], legend: .text("type to filter")) { key, _ in insert(key) },
+        KeyBinding(.text, in: [.filter], legend: .text("type to replace")) { key, _ in insert(key) },
         KeyBinding([.enter], in: [.filter], .submit, legend: "Enter keep"),
         KeyBinding([.escape], in: [.filter], .cancel, legend: "Esc clear"),
-        KeyBinding([.control("r")], in: [.filter], .toggleReveal),
-        KeyBinding([.down], in: [.filter], .moveSelection(1), legend: "Up/Down move"),
-        KeyBinding([.up], in: [.filter], .moveSelection(-1)),
-        KeyBinding([.tab], in: [.filter], .focusNext),
-        KeyBinding([.backTab], in: [.filter], .focusPrevious),
     ]
 
     /// The Home form's fields and buttons (the fields' editing keys are in ``editing``).
@@ -352,8 +327,7 @@ public enum KeyBindings {
             .toggleReveal
         },
         KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
-        KeyBinding(
-            [.control("g")], in: [.list], .generatePassword),
+        KeyBinding([.control("g")], in: [.list], .generatePassword),
         KeyBinding(
             [.alt("g")], in: mainContexts, .openGenerator),
         KeyBinding(
@@ -372,7 +346,7 @@ public enum KeyBindings {
         KeyBinding([.backTab, .up], in: [.choice], .focusPrevious),
         KeyBinding([.control("r")], in: [.choice], .toggleReveal),
         KeyBinding([.escape], in: [.choice], .cancel, legend: "Esc list"),
-        KeyBinding([.character("?"), .function(1)], in: [.button], .showHelp, legend: "? help"),
+        KeyBinding([.function(1)], in: [.field, .button, .choice, .generatorRow], .showHelp, legend: "F1 help"),
     ]
 
     /// Keys that edit the focused text field.
@@ -429,24 +403,35 @@ public enum KeyBindings {
             .filter { !$0.isEmpty }
     }
 
-    /// Whether the dialog showing asks what to do with an editor's unsaved
-    /// edits (`y` save, `d` discard, `n`/Esc keep editing).
-    static func asksToLeaveEditor(_ app: AppModel) -> Bool {
-        guard case .confirm(let dialog) = app.overlay, case .leaveEditor = dialog.purpose else { return false }
-        return true
+    /// Whether the dialog showing has `purpose`.
+    static func asks(_ purpose: ConfirmDialog.Purpose, _ app: AppModel) -> Bool {
+        guard case .confirm(let dialog) = app.overlay else { return false }
+        return dialog.purpose == purpose
     }
 
-    /// Whether the dialog showing asks what to do with edits of an item
-    /// that changed elsewhere (`y` write over, `r` reload, `n`/Esc keep editing).
-    static func asksAboutChanges(_ app: AppModel) -> Bool {
-        guard case .confirm(let dialog) = app.overlay, case .saveOverChanges = dialog.purpose else { return false }
-        return true
+    /// The answers of the dialog showing (``ConfirmDialog/answers``).
+    private static func answers(_ app: AppModel) -> [String] {
+        guard case .confirm(let dialog) = app.overlay else { return [] }
+        return dialog.answers
     }
 
-    /// Whether the dialog showing asks which version of a conflicting item
-    /// to keep (`y` this vault's, `r` the other one, `n`/Esc neither).
-    static func asksToResolve(_ app: AppModel) -> Bool {
-        guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return false }
-        return true
+    /// The `index`th answer of the dialog showing, lower case, for the legend.
+    @Sendable private static func answer(_ index: Int, _ app: AppModel) -> String {
+        let all = answers(app)
+        guard all.indices.contains(index) else { return "" }
+        let parts = all[index].split(separator: " ", maxSplits: 1)
+        return parts.count == 2 ? "\(parts[0]) \(parts[1].lowercased())" : all[index]
+    }
+
+    /// The dialog's second answer when it is given by `key` (`Ctrl-D`), else nothing.
+    @Sendable private static func secondAnswer(_ key: String, _ app: AppModel) -> String {
+        let all = answers(app)
+        guard all.count == 3, all[1].hasPrefix(key + " ") else { return "" }
+        return answer(1, app)
+    }
+
+    /// The dialog's Esc answer.
+    @Sendable private static func lastAnswer(_ app: AppModel) -> String {
+        answer(answers(app).count - 1, app)
     }
 }

@@ -134,12 +134,13 @@ enum Layout {
 
     /// The legend for `entries` in `width` cells: two spaces apart; when
     /// they do not fit, movement hints go first, then the others from the
-    /// last, never `? help` nor a quit or close hint.
+    /// last, never the help (`F1 help`) nor a quit or close hint.
     static func fitLegend(_ entries: [String], width: Int) -> String {
         var kept = entries
         func length() -> Int { kept.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * max(0, kept.count - 1) }
         func pinned(_ entry: String) -> Bool {
-            entry.hasPrefix("? ") || entry.contains("quit") || entry.contains("close") || entry == "Ctrl-S save"
+            entry.hasPrefix("? ") || entry.hasPrefix("F1 ") || entry.contains("quit") || entry.contains("close")
+                || entry == "Ctrl-S save"
         }
         while length() > width {
             if let move = kept.lastIndex(where: { $0.hasSuffix(" move") }) {
@@ -159,6 +160,9 @@ enum Layout {
         if case .createVault = app.screen { return "no vault yet" }
         guard case .main = app.screen else { return "locked" }
         guard let deadline = app.idleLockDeadline else { return "unlocked" }
+        // The last minute counts down, so that a lock never comes as a surprise.
+        let left = deadline.timeIntervalSince(app.now)
+        if left <= 60 { return "unlocked · locks in \(max(0, Int(left.rounded(.up)))) s" }
         return "unlocked · locks \(ItemPreview.localTime(deadline, now: app.now))"
     }
 }

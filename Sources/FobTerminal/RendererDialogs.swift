@@ -29,13 +29,16 @@ extension Renderer {
 
     /// The unlock box: the masked master password and the message.
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
-        let (box, x, inner) = dialogInterior(&canvas, height: 8, width: 72, title: "Unlock")
+        // The message wraps over up to three rows: what the lock kept or dropped is never cut.
+        let width = min(72, canvas.columns - 2)
+        let message =
+            model.message.isEmpty ? [] : Array(Self.wrap(model.message.text, width: max(1, width - 4)).prefix(3))
+        let (box, x, inner) = dialogInterior(&canvas, height: 7 + max(1, message.count), width: 72, title: "Unlock")
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
         drawLabelled(
             &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
-        if !model.message.isEmpty {
-            canvas.put(
-                model.message.text, row: box.row + 5, column: x, width: inner, role: Self.role(for: model.message.tone))
+        for (i, line) in message.enumerated() {
+            canvas.put(line, row: box.row + 5 + i, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 
@@ -60,8 +63,8 @@ extension Renderer {
             focused: focused)
     }
 
-    /// A confirmation dialog: its question wrapped, then its buttons (Yes
-    /// and No, or the answers its question names).
+    /// A confirmation dialog: its question wrapped, then its buttons
+    /// (``ConfirmDialog/answers``).
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
         let width = min(64, canvas.columns - 2)
         let lines = Self.wrap(dialog.message, width: width - 4)
@@ -71,14 +74,7 @@ extension Renderer {
         }
         canvas.cursor = (box.row + 1, x) // on the question, for screen readers
         var bx = x
-        var buttons = ["[ y Yes ]", "[ n No ]"]
-        if case .leaveEditor = dialog.purpose { buttons = ["[ y Save ]", "[ d Discard ]", "[ n Keep editing ]"] }
-        if case .saveOverChanges = dialog.purpose {
-            buttons = ["[ y Write over ]", "[ r Reload ]", "[ n Keep editing ]"]
-        }
-        if case .resolveConflict = dialog.purpose {
-            buttons = ["[ y This vault's ]", "[ r Other device's ]", "[ n Neither ]"]
-        }
+        let buttons = dialog.answers.map { "[ \($0) ]" }
         for (text, role) in buttons.map({ ($0, Role.button) }) {
             bx +=
                 canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)

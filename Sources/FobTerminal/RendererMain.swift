@@ -39,14 +39,14 @@ extension Renderer {
     }
 
     /// The list's title: `Items 12/43`, `Items 3/5 of 43` while filtered;
-    /// while a delete can be undone, `· z undoes 8 s` after it (the seconds
+    /// while a delete can be undone, `· Ctrl-Y undoes 8 s` after it (the seconds
     /// left), so the offer stays in view whatever the status line says.
     static func listTitle(_ main: MainModel) -> String {
         let list = main.list
         let position = list.selectedIndex.map { "\($0 + 1)/\(list.rows.count)" } ?? "\(list.rows.count)"
         let title = list.filter.isEmpty ? "Items \(position)" : "Items \(position) of \(list.allRows.count)"
         guard let seconds = main.undoSecondsLeft else { return title }
-        return title + " · z undoes \(seconds) s"
+        return title + " · Ctrl-Y undoes \(seconds) s"
     }
 
     /// The item list: the filter line when in use, then rows scrolled to
@@ -68,8 +68,10 @@ extension Renderer {
         let bottom = row + height - 1
         if main.focus == .filter || !list.filter.isEmpty {
             let used = canvas.put("/ ", row: y, column: x, role: .label)
-            drawField(
-                &canvas, list.filter, row: y, column: x + used, width: inner - used, focused: main.focus == .filter)
+            // Typing on the list goes to the query: it scrolls to show its end
+            // (the cursor), as the focused filter does; the terminal cursor
+            // stays on the selected row, set below.
+            drawField(&canvas, list.filter, row: y, column: x + used, width: inner - used, focused: listFocused)
             y += 1
         }
         let visible = max(bottom - y, 1)

@@ -12,7 +12,8 @@ import FoundationEssentials
 /// picture changed.
 public enum TerminalApp {
     /// How long one poll waits for input, in milliseconds: the tick period.
-    public static let tickMilliseconds: Int32 = 200
+    /// Short enough that a change the agent tells of shows within 100 ms.
+    public static let tickMilliseconds: Int32 = 50
 
     /// Runs the UI over `app` until `q`, a signal or the terminal going
     /// away, then shuts the model down (clipboard cleared if it still holds

@@ -168,6 +168,12 @@ public final class InMemoryStore: KeychainStore {
         beforeWrite?()
         let found = try items(matching: query, withSecrets: true)
         for item in found { try Self.check(item, expected: changes.expectedRevision) }
+        // As the vault: a rename onto another stored item is refused, nothing changes.
+        for var item in found {
+            let old = ItemKey(item)
+            changes.apply(to: &item, now: now())
+            if ItemKey(item) != old, storedItems[ItemKey(item)] != nil { throw .duplicateItem(item.displayName) }
+        }
         for var item in found {
             storedItems[ItemKey(item)] = nil
             changes.apply(to: &item, now: now())

@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import FobSystem
 import Foundation
@@ -5,7 +6,8 @@ import Foundation
 
 /// Agent figures, side by side (not pass/fail): start-up against a minimal
 /// Swift program built the same way, `fob get` and `fob ls` through the
-/// agent against `pass show`, peak memory, and 100 concurrent clients.
+/// agent against `pass show`, peak memory, 100 concurrent clients, and the
+/// kept connection and change feed (``AgentFeedBenchmark``).
 /// Runs the `fob` built next to this program.
 enum AgentBenchmark {
     /// One finished child: exit status (-1 when it could not run) and output.
@@ -281,12 +283,12 @@ enum AgentBenchmark {
         section("Through the agent at \(count) items")
         let url = scratch.appendingPathComponent("agent\(count)/vault.db")
         let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
-        try vault.add(
-            contentsOf: (0..<count).map { i in
-                Item(
-                    service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",
-                    secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
-            })
+        let items = (0..<count).map { i in
+            Item(
+                service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",
+                secret: SecretBytes(utf8: "secret-\(i)-xxxxxxxxxxxxxxxxxxxxxxxx"))
+        }
+        try vault.add(contentsOf: items)
         vault.lock()
         let env = ["PATH": path, "XDG_RUNTIME_DIR": runtime.path, "FOB_VAULT": url.path, "FOB_AGENT": "1"]
         let unlock = run(fob, ["unlock", "--password-file", passwordFile], environment: env)
@@ -305,6 +307,8 @@ enum AgentBenchmark {
                 + peakMemory(fob, ["get", "svc7", "user7"], environment: env, scratch: scratch))
         let tList = median(10) { last = run(fob, ["ls"], environment: env) }
         print("  " + pad("fob ls (median of 10)") + String(format: "%10.1f ms   %.2f× get", tList, tList / tGet))
+        AgentFeedBenchmark.run(
+            endpoint: AgentEndpoint(vaultURL: url, environment: env), ids: items.map(\.persistentID))
         if count == 10_000 {
             if let pid = agentPID(fob, environment: env),
                 let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -46,6 +46,18 @@ enum BrowseBenchmark {
         }
         report("find keystroke: rank 100,000 items (mean of \(model.count))", seconds: mean(model))
         report("find keystroke: rank and draw (slowest)", seconds: zip(model, drawn).map(+).max() ?? 0)
+        // With a predicate (never cached): the words ranked, then every match tested.
+        var predicated: [Double] = []
+        for text in ["is:token s", "is:2fa serv 4", "serv 42 is:expired", "is:token"] {
+            app.send(.clearField)
+            app.send(.insert(String(text.dropLast())))
+            predicated.append(
+                cpuTime {
+                    app.send(.insert(String(text.last!)))
+                    canvas = renderer.render(app, rows: rows, columns: columns, glyphs: .unicodeSet)
+                })
+        }
+        report("find keystroke with a predicate: rank, test and draw (slowest)", seconds: predicated.max() ?? 0)
         // Backspace widens the search: every item is looked at again.
         var widening: [Double] = []
         for _ in 0..<4 {

@@ -17,7 +17,7 @@ import Testing
         #expect(try bus.agent.run(["add", "api", "ci", "--kind", "token"], input: token).status == 0)
         let command = ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", FobProcess.binaryURL.path, "--clipboard", "none"]
         let tmux = try TmuxSession(command: command, environment: bus.agent.environment)
-        _ = try tmux.waitUntil("the main screen") { $0.contains("/ filter") && !$0.contains("Master password") }
+        _ = try tmux.waitUntil("the main screen") { $0.contains("type to find") && !$0.contains("Master password") }
         // Keys are taken once the first second on a vault unlocked already is over.
         try tmux.waitFor("early keys ignored")
         // A client stores an item while the UI runs: it appears in the list.
@@ -59,14 +59,14 @@ import Testing
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: ready) && Date() < deadline { usleep(50_000) }
         #expect(FileManager.default.fileExists(atPath: ready), "the client never got ready")
-        try tmux.type("W")
-        _ = try tmux.waitFor("(y/n)")
-        try tmux.type("y")
+        try tmux.press("F8")
+        _ = try tmux.waitFor("Enter deletes")
+        try tmux.press("Enter")
         _ = try tmux.waitFor("Master password")
         while answer.withLock({ $0 }) == nil && Date() < deadline { usleep(50_000) }
         let out = answer.withLock { $0 } ?? "(no answer)"
         #expect(out.contains("changed ('b', True) True True"), "\(out)")
         #expect(out.contains("search [] True"), "\(out)")
-        try tmux.press("q")
+        try tmux.press("C-q")
     }
 }

@@ -33,7 +33,7 @@ import Testing
         #expect(!screen.contains("Cop"), "\(screen)")
         // Answering keys once the first second (AppModel.startupKeyWindow) is over, as the status line says.
         try tmux.waitFor("early keys ignored")
-        try tmux.type("n")
+        try tmux.press("C-o")
         try tmux.waitFor("New item")
     }
 }

@@ -12,11 +12,11 @@ import Testing
     private func makeVault(_ items: [Item]) throws { try vault.make(items) }
     private func open() throws -> Vault { try vault.open() }
 
-    /// `n`, Service, Tab, User ID, Tab, Ctrl-G, Ctrl-S.
+    /// Ctrl-O, Service, Tab, User ID, Tab, Ctrl-G, Ctrl-S.
     @Test(arguments: TerminalSize.both) func addALoginWithAGeneratedPassword(size: TerminalSize) throws {
         try makeVault([])
         let tmux = try vault.start(size)
-        try tmux.type("n")
+        try tmux.press("C-o")
         try tmux.waitFor("New item")
         try tmux.type("github.com")
         try tmux.press("Tab")
@@ -35,44 +35,46 @@ import Testing
         #expect(try tmux.capture().contains(buttons))
     }
 
-    /// Enter on the item, Tab to Label, type, Ctrl-S.
+    /// Ctrl-E on the item, Tab to Label, type, Ctrl-S.
     @Test(arguments: TerminalSize.both) func editALabel(size: TerminalSize) throws {
         try makeVault([item("mail", "ana", "hunter2")])
         let tmux = try vault.start(size)
-        try tmux.press("Enter")
+        try tmux.press("C-e")
         try tmux.waitFor("Editing mail / ana")
         // Service, User ID, Password, Kind, Label.
         for _ in 0..<4 { try tmux.press("Tab") }
         try tmux.type("Work")
         try tmux.waitFor("● Editing mail / ana")
         try tmux.press("C-s")
-        try tmux.waitFor("Saved (service")
+        try tmux.waitFor("Saved (mail / ana; password kept)")
         try tmux.waitForAbsence(of: "●")
         let stored = try open().item(service: "mail", account: "ana")
         #expect(stored.label == "Work")
         #expect(stored.secret == SecretBytes(utf8: "hunter2"))
     }
 
-    /// `d` deletes at once; `z` within 10 s puts the item back exactly.
+    /// Delete asks, Enter deletes; Ctrl-Y within 10 s puts the item back exactly.
     @Test(arguments: TerminalSize.both) func deleteAndUndo(size: TerminalSize) throws {
         var zoom = item("zoom.us", "", "pw")
         zoom.customFields = [CustomField(name: "pin", text: "1234", isHidden: true)]
         try makeVault([zoom])
         let before = try open().item(service: "zoom.us", account: "")
         let tmux = try vault.start(size)
-        try tmux.type("d")
+        try tmux.press("DC")
+        try tmux.waitFor("Delete zoom.us?")
+        try tmux.press("Enter")
         try tmux.waitFor("Deleted zoom.us")
         try tmux.waitFor("Items 0")
         #expect(throws: KeychainError.itemNotFound(#"service "zoom.us", account """#)) {
             try open().item(service: "zoom.us", account: "")
         }
-        try tmux.type("z")
+        try tmux.press("C-y")
         try tmux.waitFor("Restored zoom.us")
         try tmux.waitFor("Items 1")
         #expect(try open().item(service: "zoom.us", account: "") == before)
     }
 
-    /// `W`, Down, Down, Space, `y`: the review ticks session tokens only.
+    /// F8, Down, Down, Space, Enter: the review ticks session tokens only.
     @Test(arguments: TerminalSize.both) func logoutWithReview(size: TerminalSize) throws {
         try makeVault([
             item("gh", "ci", jwt(exp: 4_000_000_000), kind: .token),
@@ -82,27 +84,29 @@ import Testing
             item("mail", "ana", "pw"),
         ])
         let tmux = try vault.start(size)
-        try tmux.type("W")
+        try tmux.press("F8")
         try tmux.waitFor("Session tokens (2)")
         try tmux.waitFor("Tokens with no expiry (2)")
-        try tmux.waitFor("Delete 2 items, clear the clipboard and lock? (y/n)")
+        try tmux.waitFor("Delete 2 items, clear the clipboard and lock? Enter deletes")
         // Down to npm (after gh and idp), Space ticks it.
         try tmux.press("Down")
         try tmux.press("Down")
         try tmux.type(" ")
-        try tmux.waitFor("Delete 3 items, clear the clipboard and lock? (y/n)")
-        try tmux.type("y")
+        try tmux.waitFor("Delete 3 items, clear the clipboard and lock? Enter deletes")
+        try tmux.press("Enter")
         try tmux.waitFor("Master password")
         try tmux.waitFor("Logged out: deleted 3")
         let left = try open().allItems().map { "\($0.service)/\($0.account)" }
         #expect(left == ["mail/ana", "stripe/live"])
     }
 
-    /// `l` locks; the master password and Enter unlock again.
+    /// Ctrl-L asks, Enter locks; the master password and Enter unlock again.
     @Test(arguments: TerminalSize.both) func lockAndUnlock(size: TerminalSize) throws {
         try makeVault([item("mail", "ana", "pw")])
         let tmux = try vault.start(size)
-        try tmux.type("l")
+        try tmux.press("C-l")
+        try tmux.waitFor("Lock the vault for every process")
+        try tmux.press("Enter")
         try tmux.waitFor("Master password")
         #expect(try !tmux.capture().contains("mail"))
         try tmux.type(TerminalUIVault.password)

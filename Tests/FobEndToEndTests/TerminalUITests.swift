@@ -96,7 +96,7 @@ private func stillRunning(_ tmux: TmuxSession) throws -> Bool {
 /// The legend of the item list: Esc has reached the list (a key sent right
 /// after Esc would otherwise arrive as Alt and that key). `/ filter` is kept
 /// at every width from 80 columns; the movement hint is the first dropped.
-private let listLegend = "/ filter"
+private let listLegend = "type to find"
 
 /// The preview's masked secret: a fixed width, whatever the secret's length.
 private let previewMask = String(repeating: "•", count: 8)
@@ -128,7 +128,7 @@ extension TerminalUITests {
         #expect(screen.contains(String(repeating: "•", count: secret.count)))
         try tmux.press("Enter")
         try tmux.waitUntil(timeout: 30, "the empty list") { $0.contains("Items 0") && $0.contains("No items yet") }
-        try tmux.press("q")
+        try tmux.press("C-q")
         try expectExit(tmux, status: 0)
         let vault = try Vault(url: fx.vaultURL)
         #expect(thrownKeychainError { try vault.unlock(password: .text("wrong")) }?.statusName == "errSecAuthFailed")
@@ -161,7 +161,7 @@ extension TerminalUITests {
         let fx = try Fixture()
         let tmux = try fx.start()
         try fx.unlock(tmux)
-        try tmux.press("n")
+        try tmux.press("C-o")
         try tmux.waitFor("New item")
         let secret = "Pa55-Sailfish-9"
         try tmux.type("mail.example")
@@ -180,7 +180,7 @@ extension TerminalUITests {
         // Retrieve: a fresh form with Service and User ID, then the Retrieve button.
         try tmux.press("Escape")
         try tmux.waitFor(listLegend)
-        try tmux.press("n")
+        try tmux.press("C-o")
         try tmux.type("mail.example")
         try tmux.press("Tab")
         try tmux.type("ana")
@@ -198,13 +198,17 @@ extension TerminalUITests {
 
         try tmux.press("Tab") // Delete: asks first, like d in the list
         try tmux.press("Enter")
-        screen = try tmux.waitFor(#"Delete service "mail.example", user ID "ana"? (y/n)"#)
+        screen = try tmux.waitFor("Delete mail.example / ana?")
         #expect(screen.contains("Delete item"))
         #expect(try fx.open().allItems().count == 1)
-        try tmux.press("y")
+        // A typed word does not answer: y and n change nothing.
+        try tmux.type("yn")
+        #expect(try fx.open().allItems().count == 1)
+        try tmux.press("Enter")
         // Deleting closes the editor: the list, now empty, and the status line's undo offer.
         screen = try tmux.waitUntil("the Deleted message over the empty list") {
-            $0.contains("Deleted mail.example / ana — z undoes") && $0.contains("Items 0") && $0.contains(listLegend)
+            $0.contains("Deleted mail.example / ana — Ctrl-Y undoes") && $0.contains("Items 0")
+                && $0.contains(listLegend)
         }
         #expect(!screen.contains("Retrieved ID"))
         #expect(!screen.contains("Retrieved Password"))
@@ -221,7 +225,6 @@ extension TerminalUITests {
         let tmux = try fx.start()
         try fx.unlock(tmux)
         try tmux.waitFor("Items 1/3")
-        try tmux.press("/")
         try tmux.type("lab")
         // Wait for the whole state: tmux may show a frame whose title is
         // drawn before its rows.
@@ -229,8 +232,6 @@ extension TerminalUITests {
             $0.contains("Items 1/1 of 3") && $0.contains("gitlab.com") && !$0.contains("github.com")
                 && !$0.contains("mail.example")
         }
-        try tmux.press("Enter") // keeps the filter, back to the list
-        try tmux.waitFor("Items 1/1 of 3")
         try tmux.press("Escape") // clears it
         try tmux.waitUntil("all three listed") {
             $0.contains("Items 2/3") && $0.contains("github.com") && $0.contains("gitlab.com")
@@ -243,7 +244,7 @@ extension TerminalUITests {
         let fx = try Fixture(items: [item("github.com", "ana", secret)])
         let tmux = try fx.start(["--clipboard", "tmux", "--clear-after", "2"])
         try fx.unlock(tmux)
-        try tmux.press("c")
+        try tmux.press("Enter")
         try tmux.waitFor("Copied")
         #expect(try tmux.buffers().contains { $0.contains(secret) })
         #expect(!(try tmux.capture()).contains(secret))
@@ -255,7 +256,7 @@ extension TerminalUITests {
         let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
-        try tmux.press("n")
+        try tmux.press("C-o")
         try tmux.type("typed-service-name")
         try tmux.waitFor("typed-service-name")
         // Until only the unlock screen remains (a timeout fails the test).
@@ -265,17 +266,36 @@ extension TerminalUITests {
         #expect(screen.contains("Locked after 2 s"))
     }
 
+    /// Issue 32: a half-typed item outlasts the idle lock; the header
+    /// counted down before it.
+    @Test func aHalfTypedItemOutlastsTheIdleLock() throws {
+        let fx = try Fixture(items: [item("github.com", "ana", "s")])
+        let tmux = try fx.start(["--lock-after", "3"], width: 80, height: 24)
+        try fx.unlock(tmux)
+        try tmux.press("C-o")
+        try tmux.type("half-typed.example")
+        try tmux.waitFor("locks in ")
+        try tmux.waitForAll("your unsaved edits of a new item", "kept for the unlock")
+        try tmux.type(fx.password)
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("are back from before the lock")
+        #expect(screen.contains("half-typed.example"), "\(screen)")
+        #expect(try fx.open().allItems().count == 1)
+    }
+
     @Test func idleLockFromADialog() throws {
         let fx = try Fixture(items: [item("github.com", "ana", "s")])
         let tmux = try fx.start(["--lock-after", "2"])
         try fx.unlock(tmux)
         // Unsaved edits, then Esc: the dialog asks Save / Discard / Keep editing.
-        try tmux.press("Enter")
+        try tmux.press("C-e")
         try tmux.type("x")
         try tmux.press("Escape")
         try tmux.waitFor("Unsaved edits")
+        // The edits are kept for the unlock (the message names the item), the list is gone.
         try tmux.waitUntil("only the unlock screen") {
-            $0.contains("Master password") && !$0.contains("Unsaved edits") && !$0.contains("github.com")
+            $0.contains("Master password") && !$0.contains("Unsaved edits") && !$0.contains("Items ")
+                && $0.contains("your unsaved edits of github.com")
         }
         #expect(try fx.open().allItems().count == 1)
         // The dialog is gone for good: y now types into the password field.
@@ -284,33 +304,35 @@ extension TerminalUITests {
         #expect(try fx.open().allItems().count == 1)
     }
 
-    /// At 80×24: `d` deletes the highlighted item at once, `z` brings it
-    /// back, and the list keeps focus, so the next `c` copies its secret
-    /// (undo used to reopen the editor and `c` was typed into Service).
+    /// At 80×24: Delete asks, Enter deletes the highlighted item, Ctrl-Y
+    /// brings it back, and the list keeps focus, so the next Enter copies
+    /// its secret (undo used to reopen the editor).
     @Test func deleteAndUndoAtEightyByTwentyFour() throws {
         let secret = "Undo-Walrus-5150"
         let fx = try Fixture(items: [item("github.com", "ana", "pw"), item("zoom.us", "bo", secret)])
         let tmux = try fx.start(["--clipboard", "tmux"], width: 80, height: 24)
         try fx.unlock(tmux)
         // An editor opened and left before (its form stays behind the preview).
-        try tmux.press("Enter")
+        try tmux.press("C-e")
         try tmux.waitFor("Editing github.com / ana")
         try tmux.press("Escape")
         try tmux.waitFor(listLegend)
-        try tmux.press("j")
+        try tmux.press("Down")
         try tmux.waitUntil("zoom.us highlighted") { $0.contains("Items 2/2") && $0.contains("Service  zoom.us") }
-        try tmux.press("d")
+        try tmux.press("DC")
+        try tmux.waitFor("Delete zoom.us / bo?")
+        try tmux.press("Enter")
         try tmux.waitUntil("zoom.us deleted") {
-            $0.contains("Deleted zoom.us / bo — z undoes (10 s)") && $0.contains("Items 1/1")
+            $0.contains("Deleted zoom.us / bo — Ctrl-Y undoes (10 s)") && $0.contains("Items 1/1")
         }
         #expect(try fx.open().allItems().count == 1)
-        try tmux.press("z")
+        try tmux.press("C-y")
         let screen = try tmux.waitUntil("zoom.us restored") {
             $0.contains("Restored zoom.us / bo") && $0.contains("Items 2/2") && $0.contains(listLegend)
         }
         #expect(!screen.contains("Editing"))
         #expect(try fx.open().item(service: "zoom.us", account: "bo").secret == .text(secret))
-        try tmux.press("c")
+        try tmux.press("Enter")
         try tmux.waitFor("Copied password of zoom.us / bo")
         #expect(try tmux.buffers().contains { $0.contains(secret) })
     }
@@ -324,9 +346,9 @@ extension TerminalUITests {
         try fx.unlock(tmux)
         var screen = try tmux.waitFor("api.example")
         #expect(screen.contains("y ago"), "the expired token is marked")
-        try tmux.press("W")
-        try tmux.waitFor("Delete 1 item, clear the clipboard and lock? (y/n)")
-        try tmux.press("y")
+        try tmux.press("F8")
+        try tmux.waitFor("Delete 1 item, clear the clipboard and lock? Enter deletes")
+        try tmux.press("Enter")
         // The unlock screen, drawn whole: the list is gone.
         screen = try tmux.waitUntil("the unlock screen without the list") {
             $0.contains("Master password") && !$0.contains("github.com")
@@ -342,19 +364,19 @@ extension TerminalUITests {
         try fx.unlock(tmux)
         try tmux.resize(width: 20, height: 5)
         try tmux.waitFor("Terminal too small")
-        // Keys other than q mean nothing while the screen cannot be seen.
-        try tmux.press("l")
-        try tmux.press("n")
+        // Keys other than Ctrl-Q mean nothing while the screen cannot be seen.
+        try tmux.press("C-l")
+        try tmux.press("C-o")
         try tmux.type("typed blind")
         try tmux.resize(width: 110, height: 32)
-        // Back to the list as it was: not locked by l, no editor opened by n.
+        // Back to the list as it was: not locked by Ctrl-L, no editor opened by Ctrl-O.
         let back = try tmux.waitUntil("the list and its preview again") {
             $0.contains("Items 1/1") && $0.contains("github.com") && $0.contains("Preview")
         }
         #expect(!back.contains("typed blind"))
         #expect(!back.contains("Master password"))
         #expect(!back.contains("New item"))
-        try tmux.press("Enter")
+        try tmux.press("C-e")
         try tmux.waitFor("Retrieved Password") // the editor, not the preview
         try tmux.type("x")
         try tmux.press("Escape")
@@ -368,7 +390,7 @@ extension TerminalUITests {
         try tmux.waitFor("Terminal too small")
         try tmux.resize(width: 110, height: 32)
         screen = try tmux.waitFor("Unsaved edits")
-        try tmux.press("n")
+        try tmux.press("Escape")
         try tmux.waitForAbsence(of: "Unsaved edits")
         #expect(try fx.open().allItems().count == 1)
     }
@@ -390,9 +412,9 @@ extension TerminalUITests {
         }
         try tmux.resize(width: 110, height: 32)
         try tmux.waitUntil("the list again") { $0.contains("Items 1/1") && $0.contains("github.com") }
-        try tmux.press("j") // still answering keys
+        try tmux.press("Down") // still answering keys
         #expect(try stillRunning(tmux))
-        try tmux.press("q")
+        try tmux.press("C-q")
         try expectExit(tmux, status: 0)
     }
 
@@ -443,7 +465,7 @@ extension TerminalUITests {
         let fx = try Fixture()
         let tmux = try fx.start()
         try fx.unlock(tmux)
-        try tmux.press("n")
+        try tmux.press("C-o")
         try tmux.type("åäö€")
         var screen = try tmux.waitFor("åäö€")
         try tmux.press("BSpace", "BSpace", "BSpace", "BSpace")
@@ -468,7 +490,7 @@ extension TerminalUITests {
         let fx = try Fixture()
         let tmux = try fx.start()
         try fx.unlock(tmux)
-        try tmux.press("n")
+        try tmux.press("C-o")
         try tmux.type("svc")
         try tmux.press("Tab")
         try tmux.type("ana")
@@ -502,15 +524,15 @@ extension TerminalUITests {
         let tmux = try fx.start(environment: ["TERM": "vt100"])
         try fx.unlock(tmux)
         try tmux.waitFor("github.com")
-        try tmux.press("Enter")
+        try tmux.press("C-e")
         try tmux.type("x")
         try tmux.press("Escape")
         try tmux.waitFor("Unsaved edits")
-        try tmux.press("d") // discard: back to the list
+        try tmux.press("C-d") // discard: back to the list
         try tmux.waitForAbsence(of: "Unsaved edits")
         let screen = try tmux.capture(escapes: true)
         #expect(screen.range(of: #"\x1b\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
-        try tmux.press("q")
+        try tmux.press("C-q")
         try expectExit(tmux, status: 0)
     }
 

@@ -53,4 +53,36 @@ import Testing
         #expect(parens.terminalDevice == 34816)
         #expect(ProcStat.parse(inputs["short"] ?? []) == nil)
     }
+
+    @Test func accessLogInputs() throws {
+        let inputs = FuzzCorpus.inputs("access-log")
+        #expect(!inputs.isEmpty)
+        for (name, bytes) in inputs {
+            let result = bytes.withUnsafeBytes { StoreFuzzEntryPoints.readAccessLog($0) }
+            if name == "two-entries" { #expect(try result.get() == 2) }
+        }
+        let foreign = Array("FOBL".utf8) + [2] + [UInt8](repeating: 0, count: 90)
+        #expect(throws: AccessLogFormatError.malformedFile("unknown log format 2")) {
+            try foreign.withUnsafeBytes { StoreFuzzEntryPoints.readAccessLog($0) }.get()
+        }
+    }
+
+    /// The seed `two-entries` is what the writer makes under the fuzz target's keys.
+    @Test func theAccessLogSeedIsWhatTheWriterMakes() throws {
+        let directory = TemporaryDirectory()
+        let location = AccessLogLocation(vaultURL: directory.file("vault.db"))
+        let writer = AccessLogWriter(location: location, keys: StoreFuzzEntryPoints.accessLogKeys, headDirectory: nil)
+        try writer.append([
+            AccessLogEntry(
+                time: Date(timeIntervalSince1970: 1), event: .read,
+                requester: AccessLogRequester(pid: 1, uid: 0, executable: "/bin/sh", parents: ["init(1)"]),
+                item: ItemKey(service: "s", account: "a"), channel: .get, decision: .allowedOnce),
+            AccessLogEntry(time: Date(timeIntervalSince1970: 2), event: .unlockWithPassword),
+        ])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: location.current)))
+        #expect(try bytes.withUnsafeBytes { StoreFuzzEntryPoints.readAccessLog($0) }.get() == 2)
+        if let seed = ProcessInfo.processInfo.environment["FOB_WRITE_ACCESS_LOG_SEED"] {
+            try Data(bytes).write(to: URL(fileURLWithPath: seed))
+        }
+    }
 }

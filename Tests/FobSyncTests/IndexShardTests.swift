@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FobTestSupport
 import Foundation
@@ -101,11 +102,13 @@ import Testing
         try vault.add(
             contentsOf: (0..<300).map { i in Item(service: "svc", account: "user\(i)", secret: .text("secret \(i)")) })
         let a = try SyncEngine(
-            store: vault, treeDirectory: lab.directory.url.path + "/a-tree", environment: environment,
+            store: VaultStore(vault: vault), treeDirectory: lab.directory.url.path + "/a-tree",
+            environment: environment,
             messages: { _ in })
         a.indexShardLimit = 4096
+        a.kdfFloor = .testing
         _ = try a.initialize(remote: lab.remote, password: password, kdf: .testing)
-        let first = try a.load()
+        let first = try a.vault.load()
         #expect(first.state.shardDigits == 1)
         #expect(first.shards.count == 16)
         #expect(first.index.count == 300)
@@ -117,19 +120,21 @@ import Testing
             matching: .key(service: "svc", account: "user7"), with: ItemChanges(secret: .text("changed")))
         let outcome = try a.sync()
         #expect(outcome.written == 1)
-        let second = try a.load()
+        let second = try a.vault.load()
         let rewritten = second.shards.filter { first.shards[$0.key]?.revision != $0.value.revision }
         #expect(rewritten.count == 1)
         #expect(second.index.count == 300)
         let other = try Vault.create(
             at: lab.directory.url.appendingPathComponent("b.db"), password: password, kdf: .testing)
         let b = try SyncEngine(
-            store: other, treeDirectory: lab.directory.url.path + "/b-tree", environment: environment,
+            store: VaultStore(vault: other), treeDirectory: lab.directory.url.path + "/b-tree",
+            environment: environment,
             messages: { _ in })
         b.indexShardLimit = 4096
+        b.kdfFloor = .testing
         _ = try b.join(remote: lab.remote, password: password)
         #expect(try other.allItemsWithSecrets().count == 300)
         #expect(try other.item(service: "svc", account: "user7").secret == .text("changed"))
-        #expect(try b.load().index == second.index)
+        #expect(try b.vault.load().index == second.index)
     }
 }

@@ -144,6 +144,28 @@ import Testing
         }
     }
 
+    /// A file whose item is not the one its name stands for, or lies in
+    /// Fob's reserved access group, is refused (as tampering) when opened.
+    @Test func aFileMustHoldTheItemItsNameStandsFor() throws {
+        let keys = SyncKeys(syncKey: .random(count: 32))
+        let revision = Self.revision(Self.a, 1, item: Self.item("planted"))
+        var other = Self.item("x")
+        other.account = "bob"
+        let wrongName = keys.name(of: other)
+        #expect(throws: TreeFormatError.malformed("an item whose key is not its file's name")) {
+            try Revision.open(
+                revision.sealed(name: wrongName, keys: keys), name: wrongName, dot: revision.dot, keys: keys)
+        }
+        var reserved = Self.item("state")
+        reserved.accessGroup = "fob.sync"
+        let reservedName = keys.name(of: reserved)
+        let planted = Self.revision(Self.a, 1, item: reserved)
+        #expect(throws: TreeFormatError.malformed("an item in Fob's reserved access group \"fob.sync\"")) {
+            try Revision.open(
+                planted.sealed(name: reservedName, keys: keys), name: reservedName, dot: planted.dot, keys: keys)
+        }
+    }
+
     @Test func filesOpenOnlyUnderTheirNameDeviceAndCounter() throws {
         let keys = SyncKeys(syncKey: .random(count: 32))
         let name = keys.name(of: Self.item("x"))

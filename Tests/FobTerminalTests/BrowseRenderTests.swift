@@ -44,7 +44,7 @@ private func column(of text: String, in line: String) -> Int? {
     }
 
     /// At 80×24: the list, the preview, the position in the title, a
-    /// legend keeping `? help` and `q quit`, the lock state in the header.
+    /// legend keeping `F1 help` and `Ctrl-Q quit`, the lock state in the header.
     @Test func eightyByTwentyFourShowsWhatMatters() throws {
         try #require(unicodeLocale)
         let app = browseApp(items())
@@ -53,11 +53,12 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(lines[1].contains("Items 1/4"))
         #expect(lines[1].contains("Preview"))
         let legend = lines[23]
-        #expect(legend.contains("? help") && legend.contains("q quit"), "\(legend)")
+        #expect(legend.contains("F1 help") && legend.contains("Ctrl-Q quit"), "\(legend)")
         #expect(DisplayWidth.cells(of: legend) <= 80)
-        // Lock and logout are the list's own keys: the bottom line keeps them at 80 columns.
+        // Typing finds, Enter copies: the bottom line says so at 80 columns, with edit and delete.
         #expect(
-            legend == " / filter  c/u/o copy  e edit  n new  d delete  l lock  W logout  ? help  q quit", "\(legend)")
+            legend.trimmingCharacters(in: .whitespaces)
+                == "type to find  Enter copy  Ctrl-E edit  Del delete  F1 help  Ctrl-Q quit", "\(legend)")
         let locks = ItemPreview.localTime(app.idleLockDeadline!, now: app.now)
         #expect(lines[0].contains("unlocked · locks \(locks)"))
         #expect(draw(makeApp(locked: true), rows: 24, columns: 80).line(0).contains("locked"))
@@ -126,7 +127,7 @@ private func column(of text: String, in line: String) -> Int? {
         app.send(.submit)
         canvas = draw(app, rows: 24, columns: 80)
         let question = canvas.line(try #require(canvas.cursor).row)
-        #expect(question.contains("Delete service") && question.contains("(y/n)"), "\(question)")
+        #expect(question.contains("Delete ") && question.contains(" / "), "\(question)")
         app.send(.dismiss)
         // A focused button: on its first cell, compact beside the list at
         // 80 columns, roomy at 120.
@@ -200,7 +201,7 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(KeyMap.action(for: .character("q"), in: app) == .dismiss)
         #expect(KeyMap.action(for: .escape, in: app) == .dismiss)
         let all = HelpSections.lines(for: .list).map { "\($0.key) \($0.action)" }.joined(separator: "\n")
-        for key in ["PgUp/PgDn", "Home/End", "y", "n, Esc", "Ctrl-A/E", "Ctrl-U", "Kind: Space"] {
+        for key in ["PgUp/PgDn, Home/End", "Enter", "Esc", "Ctrl-D", "Ctrl-A/E", "Ctrl-U", "Kind: Space"] {
             #expect(all.contains(key), "\(key)")
         }
         #expect(HelpSections.all.map(\.title) == ["List", "Find", "Preview", "Editor", "Generator", "Dialogs", "Help"])
@@ -308,9 +309,9 @@ extension BrowseRenderTests {
 }
 
 extension BrowseRenderTests {
-    /// The help names the editor's and the list's keys as they work: `d`
-    /// deletes at once and `z` undoes, Ctrl-S saves, the unsaved-edits
-    /// question's `d`, and the logout review's keys (it said `d` asks first).
+    /// The help names the editor's and the list's keys as they work: Delete
+    /// asks and Ctrl-Y undoes, Ctrl-S saves, the unsaved-edits question's
+    /// Ctrl-D, and the logout review's keys.
     @Test func helpSaysWhatDeleteUndoSaveAndTheReviewDo() {
         let all = HelpSections.lines(for: .list)
         func text(_ key: String, in section: String) -> String? {
@@ -319,13 +320,13 @@ extension BrowseRenderTests {
             let end = rest.firstIndex(where: \.title) ?? all.endIndex
             return all[(start + 1)..<end].first { $0.key == key }?.action
         }
-        #expect(text("d", in: "List")?.contains("z undoes") == true)
-        #expect(text("d", in: "List")?.contains("asks first") == false)
-        #expect(text("z", in: "List")?.contains("undo") == true)
+        #expect(text("Delete", in: "List")?.contains("Ctrl-Y undoes") == true)
+        #expect(text("Delete", in: "List")?.contains("asks") == true)
+        #expect(text("Ctrl-Y", in: "List")?.contains("rename or Save") == true)
         #expect(text("Ctrl-S", in: "Editor") == "save from any field")
-        #expect(text("d", in: "Dialogs") == "unsaved edits: discard them")
+        #expect(text("Ctrl-D", in: "Dialogs")?.hasPrefix("unsaved edits: discard them") == true)
         #expect(text("Space, Up/Down", in: "Dialogs")?.contains("logout review: tick") == true)
-        #expect(text("y", in: "Dialogs")?.contains("logout review: delete") == true)
+        #expect(text("Enter", in: "Dialogs")?.contains("delete") == true)
         #expect(HelpSections.ordered(for: .logoutReview).first?.title == "Dialogs")
     }
 }

@@ -83,7 +83,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         for label in ["Items 1/2", "Preview", "Service", "User ID", "Password", "github.com", "密码", "🔑"] {
             #expect(canvas.text.contains(label), "missing \(label)")
         }
-        #expect(canvas.line(31).contains("? help"))
+        #expect(canvas.line(31).contains("F1 help"))
+        #expect(canvas.line(31).contains("Ctrl-Q quit"))
         #expect(!canvas.text.contains("s3cret"))
         // In the form: the seeds' screen.
         app.send(.focus(.service))
@@ -154,8 +155,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.delete)
         var text = draw(app).text
         #expect(text.contains("Delete item"))
-        #expect(text.contains("y Yes"))
-        #expect(Renderer.legend(for: app).contains("y yes"))
+        #expect(text.contains("[ Enter Delete ]"))
+        #expect(text.contains("[ Esc Keep it ]"))
+        #expect(Renderer.legend(for: app) == "Enter delete  Esc keep it")
         app.send(.dismiss)
         app.send(.showHelp)
         text = draw(app).text
@@ -312,7 +314,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         }
         #expect(
             parts.filter { !$0.isEmpty }.joined(separator: " ")
-                == #"No item for service "nosuchservice.example", user ID "someone""#)
+                == #"No item for nosuchservice.example / someone"#)
         // The message is wrapped, never cut (the Generator row's summary below may be).
         #expect(!parts.joined().contains("…"))
     }
@@ -367,15 +369,20 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
     @Test func listKeys() {
         let app = makeApp(items: [("a", "b", "c")])
         let cases: [(Key, Action)] = [
-            (.down, .moveSelection(1)), (.character("j"), .moveSelection(1)), (.up, .moveSelection(-1)),
-            (.character("k"), .moveSelection(-1)), (.character("/"), .startFilter), (.enter, .openSelected),
-            (.character("c"), .copySelected), (.character("n"), .newItem), (.character("d"), .deleteSelected),
-            (.character("l"), .lock), (.character("W"), .logoutWipe(service: nil)), (.character("?"), .showHelp),
-            (.character("q"), .quit), (.tab, .focusNext), (.backTab, .focusPrevious), (.escape, .cancel),
+            (.down, .moveSelection(1)), (.control("n"), .moveSelection(1)), (.up, .moveSelection(-1)),
+            (.control("p"), .moveSelection(-1)), (.control("f"), .selectQuery), (.enter, .submit),
+            (.control("b"), .copyUserID), (.control("t"), .copyOneTimeCode), (.control("e"), .editSelected),
+            (.control("o"), .newItem), (.delete, .askDeleteSelected), (.control("l"), .askLock),
+            (.function(8), .logoutWipe(service: nil)), (.function(1), .showHelp), (.function(2), .showMessages),
+            (.control("q"), .askQuit), (.function(10), .askQuit), (.control("y"), .undo),
+            (.function(5), .refreshSelected), (.function(6), .resolveSelected),
+            (.tab, .focusNext), (.backTab, .focusPrevious), (.escape, .cancel),
         ]
         for (key, action) in cases { #expect(KeyMap.action(for: key, in: app) == action, "\(key)") }
-        #expect(KeyMap.action(for: .character("z"), in: app) == .undo)
-        #expect(KeyMap.action(for: .character("x"), in: app) == nil)
+        // Every printable character, space included, goes to the query: none is a command.
+        for character in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /?!.-_@:" {
+            #expect(KeyMap.action(for: .character(character), in: app) == .insert(String(character)), "\(character)")
+        }
     }
 
     @Test func fieldKeysEditInsteadOfCommanding() {
@@ -394,25 +401,26 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let app = makeApp(items: [("a", "b", "c")])
         app.send(.openSelected)
         app.send(.delete)
-        #expect(KeyMap.action(for: .character("y"), in: app) == .confirm)
-        #expect(KeyMap.action(for: .character("n"), in: app) == .dismiss)
+        // A typed word cannot answer: only Enter confirms, Esc says no.
+        #expect(KeyMap.action(for: .enter, in: app) == .confirm)
         #expect(KeyMap.action(for: .escape, in: app) == .dismiss)
-        #expect(KeyMap.action(for: .character("q"), in: app) == nil)
+        for letter in "ynqdr" { #expect(KeyMap.action(for: .character(letter), in: app) == nil, "\(letter)") }
     }
 
-    @Test func tooSmallIgnoresEveryKeyButQ() {
+    @Test func tooSmallIgnoresEveryKeyButCtrlQ() {
         let unlock = makeApp(locked: true)
         for key: Key in [.character("x"), .enter, .tab, .escape, .control("r"), .paste("pw"), .backspace] {
             #expect(KeyMap.action(for: key, in: unlock, fits: false) == nil, "\(key)")
         }
-        #expect(KeyMap.action(for: .character("q"), in: unlock, fits: false) == .quit)
+        #expect(KeyMap.action(for: .control("q"), in: unlock, fits: false) == .quit)
+        #expect(KeyMap.action(for: .character("q"), in: unlock, fits: false) == nil)
         let main = makeApp(items: [("a", "b", "c")])
         #expect(KeyMap.action(for: .character("d"), in: main, fits: false) == nil)
         #expect(KeyMap.action(for: .character("l"), in: main, fits: false) == nil)
-        // q quits even with a dialog open.
+        // Ctrl-Q quits even with a dialog open.
         main.send(.deleteSelected)
         #expect(KeyMap.action(for: .character("y"), in: main, fits: false) == nil)
-        let quit = KeyMap.action(for: .character("q"), in: main, fits: false)
+        let quit = KeyMap.action(for: .control("q"), in: main, fits: false)
         #expect(quit == .quit)
         main.send(quit!)
         #expect(main.shouldQuit)
@@ -445,7 +453,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         var text = draw(app, rows: 16, columns: 80).text
         #expect(text.contains("Session tokens (12)"))
         #expect(text.contains("↓"))
-        #expect(text.contains("Delete 12 items, clear the clipboard and lock? (y/n)"))
+        #expect(text.contains("Delete 12 items, clear the clipboard and lock? Enter deletes"))
         for _ in 0..<12 { app.send(.moveSelection(1)) }
         app.send(.cycleKind(1))
         text = draw(app, rows: 16, columns: 80).text

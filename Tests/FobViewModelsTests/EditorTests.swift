@@ -201,7 +201,7 @@ import Testing
         stored = try #require(h.store.storedItems[ItemKey(stored)])
         h.send(.deleteSelected)
         #expect(h.app.overlay == nil)
-        #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
+        #expect(h.message == "Deleted zoom.us — Ctrl-Y undoes (10 s)")
         #expect(h.store.storedItems.isEmpty)
         h.clock.advance(by: 9)
         h.app.tick()
@@ -230,7 +230,7 @@ import Testing
     }
 
     /// Typing a word without `/` ("dropbox": d deletes, then o and r only
-    /// say they do not apply) pushed the delete's "z undoes" off the status
+    /// say they do not apply) pushed the delete's "Ctrl-Y undoes" off the status
     /// line: the seconds left to undo stay in the list's title meanwhile.
     @Test func theUndoOfferStaysInViewWhateverFollows() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw"), item("zoom.us", "bo", "z")])
@@ -238,7 +238,7 @@ import Testing
         h.send(.deleteSelected)
         #expect(h.app.mainModel?.undoSecondsLeft == 10)
         h.send(.copyOneTimeCode)
-        #expect(!h.message.contains("z undoes"), "\(h.message)")
+        #expect(!h.message.contains("Ctrl-Y undoes"), "\(h.message)")
         h.clock.advance(by: 3.5)
         h.app.tick()
         #expect(h.app.mainModel?.undoSecondsLeft == 7)
@@ -291,13 +291,13 @@ import Testing
         let before = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
         h.send(.editSelected, .focus(.password), .insert("new"), .save)
         #expect(h.store.storedItems[ItemKey(before)]?.secret == SecretBytes(utf8: "new"))
-        #expect(h.message.hasSuffix("z undoes (10 s)"))
+        #expect(h.message.hasSuffix("Ctrl-Y undoes (10 s)"))
         h.send(.focus(.list), .undo)
         #expect(h.store.storedItems[ItemKey(before)] == before)
-        // z is a list key: the list keeps focus (it moved into the editor's
+        // Undo is a list key: the list keeps focus (it moved into the editor's
         // Service field, where the next c or d was typed as text).
         #expect(h.main.focus == .list)
-        #expect(h.message == "Restored mail / ana")
+        #expect(h.message == "Undid the Save of mail / ana")
     }
 
     @Test func undoOfADeleteKeepsTheListFocused() throws {
@@ -493,5 +493,42 @@ import Testing
         var sameRevision = opened
         sameRevision.modified = date.addingTimeInterval(60)
         #expect(Editor.changedElsewhere(opened: opened, current: sameRevision).isEmpty)
+    }
+}
+
+/// Issue 30: a Save asks the store for the item once and writes once; the
+/// list and the editor follow from the write, with no full reload.
+@Suite struct SaveRequestCountTests {
+    @Test func aSaveMakesAtMostTwoRequestsAndNoReload() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "old"), item("web", "bo", "pw")])
+        h.send(.editSelected, .focus(.label), .insert("Work"), .focus(.password), .insert("new"))
+        let before = h.store.calls
+        h.send(.save)
+        let after = h.store.calls
+        func delta(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
+        #expect(h.message.hasPrefix("Saved (replaced the password of mail / ana)"))
+        #expect(delta("allItems") == 0, "no full reload")
+        #expect(delta("item") + delta("update") + delta("save") <= 2, "\(after) after \(before)")
+        // The update's own lookup inside the store is the only other call.
+        #expect(delta("items") <= delta("update"))
+        let stored = try #require(h.store.storedItems[ItemKey(service: "mail", account: "ana")])
+        #expect(stored.label == "Work")
+        #expect(h.list.allRows.first { $0.key == ItemKey(stored) }?.revision == stored.revision)
+        #expect(h.list.allRows.first { $0.key == ItemKey(stored) }?.label == "Work")
+        #expect(h.form.baseline?.item.revision == stored.revision)
+        #expect(!h.form.hasUnsavedEdits)
+    }
+
+    @Test func aNewItemIsSavedWithTwoRequestsAndNoReload() throws {
+        let h = try Harness.unlocked(items: [item("web", "bo", "pw")])
+        h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .focus(.password), .insert("pw2"))
+        let before = h.store.calls
+        h.send(.save)
+        let after = h.store.calls
+        func delta(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
+        #expect(h.message == "Saved (new item)")
+        #expect(delta("allItems") == 0)
+        #expect(delta("item") + delta("save") <= 2)
+        #expect(h.list.allRows.map(\.service) == ["mail", "web"])
     }
 }

@@ -30,10 +30,10 @@ import Testing
     @Test func theUndoOfferLeavesTheMessageWhenItEnds() throws {
         let h = try Harness.unlocked(items: [item("zoom.us", "", "pw"), item("mail", "ana", "pw")])
         h.send(.moveSelection(1), .deleteSelected)
-        #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
+        #expect(h.message == "Deleted zoom.us — Ctrl-Y undoes (10 s)")
         h.clock.advance(by: 9)
         h.app.tick()
-        #expect(h.message == "Deleted zoom.us — z undoes (10 s)")
+        #expect(h.message == "Deleted zoom.us — Ctrl-Y undoes (10 s)")
         h.clock.advance(by: 1)
         h.app.tick()
         #expect(h.message == "Deleted zoom.us")

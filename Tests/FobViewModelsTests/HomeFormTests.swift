@@ -17,7 +17,7 @@ import Testing
         #expect(h.form.password.isEmpty)
         #expect(h.list.selectedRow?.account == "ana")
         h.send(.focus(.password), .insert("pw2"), .save)
-        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana") — z undoes (10 s)"#)
+        #expect(h.message == #"Saved (replaced the password of mail / ana) — Ctrl-Y undoes (10 s)"#)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "pw2"))
         #expect(h.list.rows.count == 1)
     }
@@ -62,7 +62,7 @@ import Testing
     @Test func retrieveMissingSaysNoItem() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
         h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("bob"), .retrieve)
-        #expect(h.message == #"No item for service "mail", user ID "bob""#)
+        #expect(h.message == #"No item for mail / bob"#)
         #expect(h.form.retrievedID == "")
         #expect(h.form.retrievedPassword == nil)
     }
@@ -85,7 +85,7 @@ import Testing
     @Test func saveOverAnExistingItemSaysItReplacedThePassword() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "old")])
         h.send(.newItem, .insert("mail"), .submit, .insert("ana"), .submit, .insert("new"), .save)
-        #expect(h.message == #"Saved (replaced the password of service "mail", user ID "ana") — z undoes (10 s)"#)
+        #expect(h.message == #"Saved (replaced the password of mail / ana) — Ctrl-Y undoes (10 s)"#)
         #expect(h.store.storedItems[ItemKey(service: "mail", account: "ana")]?.secret == SecretBytes(utf8: "new"))
         h.send(.newItem, .insert("mail"), .submit, .insert("bob"), .submit, .insert("pw"), .save)
         #expect(h.message == "Saved (new item)")
@@ -98,7 +98,7 @@ import Testing
             Issue.record("no dialog")
             return
         }
-        #expect(dialog.message == #"Delete service "mail", user ID "ana"? (y/n)"#)
+        #expect(dialog.message == "Delete mail / ana? Ctrl-Y undoes it for 10 s.")
         #expect(h.store.storedItems.count == 1)
         h.send(.dismiss)
         #expect(h.message == "Cancelled")
@@ -115,14 +115,14 @@ import Testing
         h.send(
             .focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .focus(.deleteButton), .submit, .confirm
         )
-        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
+        #expect(h.message == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
         #expect(h.store.storedItems.isEmpty)
         #expect(h.list.rows.isEmpty)
         // The form no longer shows the deleted item.
         #expect(h.form.service.isEmpty)
         h.send(.focus(.service), .insert("mail"), .focus(.userID), .insert("ana"), .delete)
         #expect(h.app.overlay == nil)
-        #expect(h.message == #"No item for service "mail", user ID "ana""#)
+        #expect(h.message == #"No item for mail / ana"#)
         h.store.failure = .io("read-only")
         h.send(.delete)
         #expect(h.message == KeychainError.io("read-only").description)
@@ -137,14 +137,14 @@ import Testing
         #expect(h.form.retrievedPassword == nil)
         #expect(h.form.retrievedKey == nil)
         #expect(h.form.service.isEmpty)
-        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
+        #expect(h.message == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
     }
 
     @Test func deletingTheShownItemFromTheListClearsTheRetrievedValues() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "hunter2"), item("web", "x")])
         h.send(.openSelected, .cancel, .deleteSelected)
         #expect(h.form.retrievedPassword == nil)
-        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
+        #expect(h.message == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
         // Deleting another item leaves the shown values alone.
         h.send(.openSelected, .cancel)
         #expect(h.form.retrievedID == "x")
@@ -152,7 +152,7 @@ import Testing
         h.clock.advance(by: 1)
         h.app.tick()
         h.send(.moveSelection(1), .deleteSelected)
-        #expect(h.message == "Deleted zzz / y — z undoes (10 s)")
+        #expect(h.message == "Deleted zzz / y — Ctrl-Y undoes (10 s)")
         #expect(h.form.retrievedID == "x")
     }
 
@@ -164,7 +164,7 @@ import Testing
         h.app.tick()
         #expect(h.form.retrievedPassword == nil)
         #expect(h.form.retrievedID == "")
-        #expect(h.message == #"Deleted elsewhere: service "mail", user ID "ana"; Retrieved ID and Password cleared"#)
+        #expect(h.message == #"Deleted elsewhere: mail / ana; Retrieved ID and Password cleared"#)
     }
 
     @Test func revealRightAfterOpeningShowsTheRetrievedPassword() throws {

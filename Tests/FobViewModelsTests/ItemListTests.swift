@@ -127,9 +127,9 @@ import Testing
         #expect(h.list.selectedRow?.service == "beta")
     }
 
-    @Test func enterPutsSelectedItemInTheForm() throws {
+    @Test func ctrlEPutsSelectedItemInTheForm() throws {
         let h = try Harness.unlocked(items: [item("a", "1"), item("mail", "ana", "pw")])
-        h.send(.moveSelection(1), .submit)
+        h.send(.moveSelection(1), .editSelected)
         #expect(h.form.service.text == "mail")
         #expect(h.form.userID.text == "ana")
         #expect(h.form.retrievedID == "ana")
@@ -213,7 +213,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana"), item("web", "x")])
         h.send(.deleteSelected)
         #expect(h.app.overlay == nil)
-        #expect(h.message == "Deleted mail / ana — z undoes (10 s)")
+        #expect(h.message == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
         #expect(h.list.rows.map(\.service) == ["web"])
     }
 
@@ -221,7 +221,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("mail", "ana")])
         h.store.externalRemove(ItemKey(service: "mail", account: "ana"))
         h.send(.deleteSelected)
-        #expect(h.message == #"No item for service "mail", user ID "ana""#)
+        #expect(h.message == #"No item for mail / ana"#)
     }
 
     @Test func deleteFailureInItsOwnWords() throws {
@@ -230,5 +230,32 @@ import Testing
         h.send(.deleteSelected, .confirm)
         #expect(h.message == KeychainError.io(#"cannot delete service "mail", account "ana""#).description)
         #expect(h.list.rows.count == 1)
+    }
+}
+
+/// Issue 32: filter predicates, combined with words.
+@Suite struct ListPredicateTests {
+    @Test func predicatesCombineWithWords() throws {
+        var seeded = item("github.com", "ana", "pw")
+        seeded.oneTimePassword = SecretBytes(utf8: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP")
+        let h = try Harness.unlocked(items: [
+            seeded, item("gitlab.com", "bo", "pw"),
+            item("api", "ci", jwt(exp: 1), kind: .token),
+            item("api", "live", jwt(exp: 4_000_000_000), kind: .token),
+        ])
+        func shown(_ query: String) -> [String] {
+            h.send(.cancel, .insert(query))
+            return h.list.rows.map { "\($0.service)/\($0.account)" }
+        }
+        #expect(shown("is:2fa") == ["github.com/ana"])
+        #expect(shown("is:token") == ["api/ci", "api/live"])
+        #expect(shown("is:expired") == ["api/ci"])
+        #expect(shown("IS:TOKEN live") == ["api/live"])
+        #expect(shown("git is:2fa") == ["github.com/ana"])
+        #expect(shown("is:soon").isEmpty)
+        #expect(shown("is:conflict").isEmpty)
+        // No item has an access rule until access rules exist.
+        #expect(shown("is:shared").isEmpty)
+        #expect(shown("is:nonsense").isEmpty)
     }
 }

@@ -19,13 +19,13 @@ import Testing
         h.send(.newItem, .insert("mail"), .focus(.userID), .insert("ana"), .retrieve)
         #expect(h.form.message == .success("Retrieved"))
         h.send(.focus(.userID), .clearField, .insert("bob"), .retrieve)
-        #expect(h.form.message == .warning(#"No item for service "mail", user ID "bob""#))
+        #expect(h.form.message == .warning(#"No item for mail / bob"#))
     }
 
     @Test func deletedIsSuccess() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
         h.send(.deleteSelected)
-        #expect(h.form.message == .success("Deleted mail / ana — z undoes (10 s)"))
+        #expect(h.form.message == .success("Deleted mail / ana — Ctrl-Y undoes (10 s)"))
     }
 
     @Test func deletedElsewhereIsAWarning() throws {

@@ -117,9 +117,9 @@ import Testing
         let (mine, theirs) = (DateText.local(written, "%H:%M"), DateText.local(written - 120, "%H:%M"))
         #expect(
             dialog.message
-                == #"service "mail", user ID "ana" has 2 versions. "#
-                + "Keep this vault's (laptop (3f6c0a9e51d27b84), \(mine)) (y), "
-                + "the other device's (\(theirs)) (r), or neither (n)?")
+                == #"mail / ana has 2 versions. "#
+                + "Keep this vault's (laptop (3f6c0a9e51d27b84), \(mine)), "
+                + "or the other device's (\(theirs))?")
     }
 
     @Test func aConflictIsMarkedPreviewedAndKeptByV() throws {
@@ -131,13 +131,13 @@ import Testing
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
         let time = DateText.local(synced, "%H:%M")
         #expect(main.form.message == .warning("Last sync \(time): merged 3, conflicts 1"))
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
         // An item without a conflict has nothing to settle.
         app.send(.moveSelection(1))
         #expect(main.conflictNote == nil)
         app.send(.resolveSelected)
         #expect(app.overlay == nil)
-        #expect(main.form.message.text == #"No sync conflict on service "web", user ID "bob""#)
+        #expect(main.form.message.text == #"No sync conflict on web / bob"#)
         // n leaves both versions.
         app.send(.moveSelection(-1))
         app.send(.resolveSelected)
@@ -160,7 +160,7 @@ import Testing
         #expect(
             main.form.message
                 == .success(
-                    #"Kept the other device's version of service "mail", user ID "ana"; the next sync carries it"#))
+                    #"Kept the other device's version of mail / ana; the next sync carries it"#))
     }
 
     @Test func yKeepsThisVaultsVersionAndAFailureIsSaid() throws {
@@ -169,7 +169,7 @@ import Testing
             lastSync: Date(timeIntervalSince1970: 1_767_000_000), merged: 0, conflicts: 1, versions: [Self.mail: 3])
         let (app, _, _) = Self.start(sync)
         let main = try #require(app.mainModel)
-        #expect(Self.tick(app) { main.conflictNote == "3 versions; V keeps one" })
+        #expect(Self.tick(app) { main.conflictNote == "3 versions; F6 keeps one" })
         sync[\.failure] = .itemNotFound("no conflict")
         app.send(.resolveSelected)
         app.send(.confirm)
@@ -192,7 +192,7 @@ import Testing
         #expect(Self.tick(app) { sync.reads == 1 })
         app.send(.deleteSelected)
         let deleted = main.form.message
-        #expect(deleted.tone == .success && deleted.text.contains("z undoes"), "\(deleted)")
+        #expect(deleted.tone == .success && deleted.text.contains("Ctrl-Y undoes"), "\(deleted)")
         let synced = clock.now.addingTimeInterval(2)
         sync.current = SyncOverview(lastSync: synced, merged: 1, conflicts: 0, versions: [:])
         store.externalPut(item("new", "eve"))
@@ -242,7 +242,7 @@ import Testing
         #expect(sync.reads == 0)
         sync.held = false
         #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
     }
 
     /// A started app whose list marks `mail ana` with 2 versions.
@@ -270,7 +270,7 @@ import Testing
         app.send(.keepOtherVersion)
         #expect(
             main.form.message
-                == .info(#"Keeping the other device's version of service "mail", user ID "ana"…"#))
+                == .info(#"Keeping the other device's version of mail / ana…"#))
         for _ in 0..<20 {
             clock.advance(by: 0.2)
             app.tick()
@@ -280,7 +280,7 @@ import Testing
         app.send(.moveSelection(-1))
         app.send(.resolveSelected)
         app.send(.keepOtherVersion)
-        #expect(main.form.message == .info(#"Still settling service "mail", user ID "ana"…"#))
+        #expect(main.form.message == .info(#"Still settling mail / ana…"#))
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(sync.resolved.isEmpty)
         #expect(main.list.rows.map(\.versions) == [2, 0])
@@ -302,7 +302,7 @@ import Testing
         let (sync, app, clock, main) = try Self.startWithAConflict()
         app.send(.resolveSelected)
         app.send(.keepOtherVersion)
-        #expect(main.conflictNote == "2 versions; V keeps one")
+        #expect(main.conflictNote == "2 versions; F6 keeps one")
         let deadline = Date().addingTimeInterval(10)
         var landed = false
         while !landed && Date() < deadline {

@@ -58,7 +58,7 @@ import Testing
         b.send(.insert("ana"))
         b.send(.delete)
         b.send(.confirm)
-        #expect(b.mainModel?.form.message.text == "Deleted mail / ana — z undoes (10 s)")
+        #expect(b.mainModel?.form.message.text == "Deleted mail / ana — Ctrl-Y undoes (10 s)")
     }
 
     @Test func anotherConnectionsCommitAppearsOnTheNextTick() throws {

@@ -1,3 +1,4 @@
+import FobAccess
 import FobStore
 import FobSync
 import FoundationEssentials
@@ -72,12 +73,13 @@ enum PasswdCommand: FobCommand {
         nonisolated(unsafe) let sink = invocation.standardError
         do {
             let engine = try SyncEngine(
-                store: vault,
+                store: VaultStore(vault: vault),
                 treeDirectory: SyncPaths.tree(
                     vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment),
                 environment: invocation.context.environment, messages: { sink.write($0) })
-            if rotate { return try engine.rotateKey(password: password) }
-            try engine.rewrap(password: password)
+            let costs = try? vault.kdfParameters()
+            if rotate { return try engine.rotateKey(password: password, vaultKDF: costs) }
+            try engine.rewrap(password: password, vaultKDF: costs)
         } catch let error as SyncError {
             // The password is changed either way; the header follows at the next try.
             invocation.standardError.write(

@@ -28,16 +28,17 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
         tree = SyncPaths.tree(vaultPath: vaultPath, environment: environment)
     }
 
-    private func engine(_ store: SyncItemStore) throws -> SyncEngine {
-        try SyncEngine(store: store, treeDirectory: tree, environment: environment, now: { Date() }, messages: { _ in })
+    private func engine(_ store: any KeychainStore, writes: Bool) throws -> SyncEngine {
+        try SyncEngine(
+            vault: SyncVault(store, writes: writes), treeDirectory: tree, environment: environment, now: { Date() },
+            messages: { _ in })
     }
 
     func overview(listed: [Item], store: any KeychainStore) throws -> SyncOverview? {
         guard FileManager.default.fileExists(atPath: tree + "/.git") else { return nil }
-        let reader = KeychainSyncStore(store: store, writes: false)
-        guard let state = try reader.syncStateItems(accounts: [SyncState.key.account]).first else { return nil }
-        if let cached = cached.withLock({ $0 }), cached.revision == state.revision { return cached.overview }
-        let reading = try engine(reader)
+        let reading = try engine(store, writes: false)
+        guard let revision = try reading.stateRevision() else { return nil }
+        if let cached = cached.withLock({ $0 }), cached.revision == revision { return cached.overview }
         guard let read = try reading.conflictOverview(listed: listed) else { return nil }
         var overview = SyncOverview(
             lastSync: read.lastSync == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(read.lastSync)),
@@ -51,56 +52,14 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
                     other: .init(device: conflict.label(other.device), written: other.item.modified))
             }
         }
-        cached.withLock { $0 = (state.revision, overview) }
+        cached.withLock { $0 = (revision, overview) }
         return overview
     }
 
     func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
-        let engine = try engine(KeychainSyncStore(store: store, writes: true))
+        let engine = try engine(store, writes: true)
         try store.withExclusiveLock {
             try engine.resolve(service: key.service, account: key.account, keepRemote: keepRemote)
         }
-    }
-}
-
-/// Sync's view of the vault over a ``KeychainStore`` (the UI's, its calls
-/// run on the UI thread): the state's items by key, every item with its
-/// secret, and (for a resolve only) one write transaction.
-private final class KeychainSyncStore: SyncItemStore {
-    let store: any KeychainStore
-    /// Whether ``syncApply(_:)`` writes (a resolve) or refuses (the overview reads only).
-    let writes: Bool
-
-    init(store: any KeychainStore, writes: Bool) {
-        self.store = store
-        self.writes = writes
-    }
-
-    func syncItems() throws(KeychainError) -> [Item] {
-        var all: [Item]
-        do { all = try store.items(matching: ItemQuery(itemClass: nil), withSecrets: true) } catch .itemNotFound {
-            all = []
-        }
-        return all + (try syncStateItems(accounts: [SyncState.key.account]))
-    }
-
-    func syncApply(_ changes: [ImportChange]) throws(KeychainError) {
-        guard writes else { throw .io("the terminal UI reads sync's overview only") }
-        guard !changes.isEmpty else { return }
-        // `restore` is the store's one transaction of changes given whole.
-        try store.restore(changes)
-    }
-
-    func syncStateItems(accounts: [String]) throws(KeychainError) -> [Item] {
-        var found: [Item] = []
-        for account in accounts {
-            do {
-                found += try store.items(
-                    matching: .key(
-                        service: SyncState.key.service, account: account, accessGroup: SyncState.key.accessGroup),
-                    withSecrets: true)
-            } catch .itemNotFound {}
-        }
-        return found
     }
 }

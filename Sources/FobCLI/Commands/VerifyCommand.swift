@@ -1,24 +1,31 @@
+import FobAgent
 import FobStore
 import FoundationEssentials
 
 /// `fob verify`: checks the vault file, every record and the whole-vault commitment.
 enum VerifyCommand: FobCommand {
     static let name = "verify"
-    static let summary = "check SQLite's integrity, every record and the whole-vault commitment; changes nothing"
+    static let summary =
+        "check SQLite's integrity, every record, the whole-vault commitment and the access log; changes nothing"
     static let discussion = """
         Prints one line and exits 0 when the vault is sound. Otherwise prints one
         line per problem and exits 93: each damaged item by service and account
         when its record can be decrypted, else by row id and lookup prefix; a
         schema that is not Fob's; and a commitment that does not match the items
         (an item rolled back, removed or brought back, which no single record shows).
-        A format-1 vault is checked as it is, not migrated.
+        A format-1 vault is checked as it is, not migrated. The access log beside
+        the vault is checked too: every file's header, the chain through every
+        entry and across rotated files, and the count its last writer recorded;
+        a removed, changed or reordered entry, a missing or swapped file, or
+        entries cut off its end are named (also exit 93).
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let url = invocation.globals.vaultURL
         guard Vault.exists(at: url) else { throw KeychainError.noSuchKeychain(url.path) }
         let password = try invocation.masterPassword(prompt: "Master password: ")
-        let report = try Vault.verify(at: url, password: password)
+        let report = try Vault.verify(
+            at: url, password: password, accessLogHeadDirectory: invocation.watermarks.directory)
         guard report.isSound else {
             for problem in report.problems { invocation.standardOutput.write("damaged: \(problem)\n") }
             let count = report.problems.count
@@ -31,8 +38,12 @@ enum VerifyCommand: FobCommand {
         } else {
             line += "format \(report.format) (no commitment until the next unlock migrates it), "
         }
+        if let entries = report.accessLogEntries {
+            line += "access log verified (\(entries) entr\(entries == 1 ? "y" : "ies")), "
+        }
         line += "SQLite integrity ok: \(url.path)\n"
         invocation.standardOutput.write(line)
+        for note in report.accessLogNotes { invocation.standardOutput.write("note: access log: \(note)\n") }
         return 0
     }
 }

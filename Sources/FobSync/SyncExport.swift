@@ -1,0 +1,194 @@
+import FobStore
+import FoundationEssentials
+
+/// The stage that writes this vault's changes since the last merge into
+/// the tree: one revision file per changed item under one new counter,
+/// the files they supersede removed, tombstones every device saw
+/// collected, files under an older key written again, and this device's
+/// head; committed locally.
+struct Exporter {
+    let git: Git
+    let reader: TreeReader
+    let vault: SyncVault
+
+    /// One revision an export will write: the item's keyed name, the
+    /// revision made once the export's dot is known, and the files it supersedes.
+    typealias PlannedRevision = (name: String, make: (Dot) -> Revision, superseded: [Dot])
+
+    /// Writes this vault's changes since the last merge as revisions and commits them.
+    /// - Returns: how many revisions were written.
+    func export(_ run: inout SyncRun, base: inout TreeSnapshot, current: inout TreeSnapshot, forceHead: Bool) throws
+        -> Int
+    {
+        let me = run.state.device
+        var planned = try planChanges(&run, base: &base, current: &current)
+        // Tombstones are the items the tree holds and this vault does not: opened to tell (few).
+        try reader.open(Set(current.files.keys.filter { run.items[$0] == nil }), in: &current, run: &run)
+        let (resealed, collected, acknowledge) = housekeeping(current, planned: Set(planned.map(\.name)), me: me)
+        planned += resealed
+        run.exports = []
+        // Files removed beside the exports: the snapshot after the commit is read whole.
+        run.exportsRemovedOthers = !collected.isEmpty
+        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead else { return 0 }
+        // Reserve the counter in the vault before any file carries it.
+        run.state.counter += 1
+        try vault.store(&run)
+        let dot = Dot(device: me, counter: run.state.counter)
+        var live = current.paths
+        for path in collected {
+            run.removeFile(path)
+            live.remove(path)
+        }
+        for plan in planned { try stage(plan, dot: dot, run: &run, live: &live) }
+        writeHead(&run, current: current, live: live)
+        try run.commit(git: git)
+        return planned.count
+    }
+
+    /// The revisions of the items changed or deleted here since the last
+    /// merge (only their files are opened, in `base` and `current`).
+    func planChanges(_ run: inout SyncRun, base: inout TreeSnapshot, current: inout TreeSnapshot) throws
+        -> [PlannedRevision]
+    {
+        let (candidates, deleted) = run.localChanges
+        // Only the items changed here are read whole (with their secrets).
+        try vault.fill(&run, names: candidates)
+        run.touched = Set(candidates).union(deleted)
+        try reader.open(run.touched, in: &base, run: &run)
+        try reader.open(run.touched, in: &current, run: &run)
+        var planned: [PlannedRevision] = []
+        for name in candidates.sorted() {
+            guard let item = run.items[name] else { continue }
+            let resolving = run.state.resolved.contains(name)
+            if let plan = planEdit(
+                name, item, base: base.view(name), current: current.view(name), me: run.state.device,
+                resolving: resolving)
+            {
+                planned.append(plan)
+            }
+        }
+        for name in deleted.sorted() {
+            guard let currentView = current.view(name), currentView.item != nil else { continue }
+            planned.append(
+                (
+                    name,
+                    { dot in
+                        var vector = currentView.vector
+                        vector.add(dot)
+                        return Revision(dot: dot, vector: vector, fieldDots: [:], item: nil, siblings: [])
+                    }, currentView.live
+                ))
+        }
+        return planned
+    }
+
+    /// The revision of an item edited here, or `nil` when none of its
+    /// field groups differs from the last synced copy (and it is not being resolved).
+    func planEdit(
+        _ name: String, _ item: Item, base baseView: ItemView?, current currentView: ItemView?, me: String,
+        resolving: Bool
+    ) -> PlannedRevision? {
+        var changed: [FieldGroup] = []
+        for group in FieldGroup.allCases {
+            if let b = baseView?.item, group.same(b, item) { continue }
+            changed.append(group)
+        }
+        if baseView?.item != nil, changed.isEmpty, !resolving { return nil }
+        // Never synced before: concurrent with whatever the tree holds,
+        // but for this device's own export of it by a run that was cut short.
+        let concurrent = baseView == nil
+        let prior = concurrent ? nil : currentView
+        let ownEarlier = concurrent ? (currentView?.live ?? []).filter { $0.device == me } : []
+        return (
+            name,
+            { dot in
+                var vector = prior?.vector ?? VersionVector()
+                for earlier in ownEarlier { vector.add(earlier) }
+                vector.add(dot)
+                var next = prior?.item ?? item
+                var dots = prior?.item == nil ? [:] : prior!.fieldDots
+                for group in prior?.item == nil ? FieldGroup.allCases : changed {
+                    group.copy(from: item, into: &next)
+                    dots[group] = dot
+                }
+                next.modified = max(next.modified, item.modified)
+                next.revision = 0
+                next.persistentID = item.persistentID
+                return Revision(
+                    dot: dot, vector: vector, fieldDots: dots, item: next,
+                    siblings: resolving ? [] : (prior?.siblings ?? []))
+            }, prior?.live ?? ownEarlier
+        )
+    }
+
+    /// Seals one planned revision at `dot` into the commit being staged and
+    /// removes the files it supersedes; `live` follows.
+    func stage(_ plan: PlannedRevision, dot: Dot, run: inout SyncRun, live: inout Set<String>) throws {
+        let revision = plan.make(dot)
+        let path = TreePath.record(name: plan.name, dot: dot)
+        let sealed = revision.sealed(name: plan.name, keys: run.keys)
+        run.writeFile(path, sealed)
+        // Kept as read back, so it is the same value another device opens.
+        run.written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: run.keys)
+        run.exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
+        live.insert(path)
+        for old in plan.superseded where old != dot {
+            let oldPath = TreePath.record(name: plan.name, dot: old)
+            run.removeFile(oldPath)
+            live.remove(oldPath)
+        }
+    }
+
+    /// What an export does beside this device's own changes:
+    /// - items with a revision under an older key epoch are written again
+    ///   under the current one (the same content, a new revision);
+    /// - a tombstone every other (not revoked) device's head has seen is
+    ///   removed (collected): this device's head, written in the same
+    ///   commit, has seen it too;
+    /// - a tombstone this device's head has not seen yet, and some other
+    ///   device's has not either, makes it write its head, so that the
+    ///   last device to see it can collect it.
+    func housekeeping(_ current: TreeSnapshot, planned: Set<String>, me: String) -> (
+        resealed: [PlannedRevision], collected: [String],
+        acknowledge: Bool
+    ) {
+        var resealed: [PlannedRevision] = []
+        for name in current.stale.sorted() where !planned.contains(name) {
+            guard let view = current.view(name) else { continue }
+            resealed.append(
+                (
+                    name,
+                    { dot in
+                        var vector = view.vector
+                        vector.add(dot)
+                        return Revision(
+                            dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
+                            siblings: view.siblings)
+                    }, view.live
+                ))
+        }
+        var collected: [String] = []
+        var acknowledge = false
+        let others = current.heads.values.filter { current.revoked[$0.device] == nil && $0.device != me }
+        for name in current.tombstones.sorted() where !planned.contains(name) && !current.stale.contains(name) {
+            guard let view = current.view(name), view.item == nil else { continue }
+            if others.allSatisfy({ head in view.live.allSatisfy(head.vector.includes) }) {
+                collected += view.live.map { TreePath.record(name: name, dot: $0) }
+            } else if let own = current.heads[me], !view.live.allSatisfy(own.vector.includes) {
+                acknowledge = true
+            }
+        }
+        return (resealed, collected, acknowledge)
+    }
+
+    func writeHead(_ run: inout SyncRun, current: TreeSnapshot, live: Set<String>) {
+        var vector = VersionVector()
+        for head in current.heads.values { vector.add(Dot(device: head.device, counter: head.counter)) }
+        vector.add(Dot(device: run.state.device, counter: run.state.counter))
+        let hash = TreeChecks.liveHash(live, keys: run.keys)
+        let head = DeviceHead(
+            device: run.state.device, counter: run.state.counter, vector: vector, liveHash: hash,
+            name: run.state.name)
+        run.writeFile(TreePath.head(device: run.state.device), head.sealed(keys: run.keys))
+    }
+}

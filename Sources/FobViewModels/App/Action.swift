@@ -1,0 +1,162 @@
+import FobStore
+
+/// Everything the user can ask for. The front end maps keys to these (which
+/// key depends on the screen and ``MainFocus``) and passes them to
+/// ``AppModel/send(_:)``; every action counts as input for the idle lock.
+public enum Action: Sendable, Equatable {
+    // MARK: Text editing (the focused field)
+    /// Insert typed or pasted text at the cursor.
+    case insert(String)
+    /// Delete the whole character before the cursor (Backspace).
+    case deleteBackward
+    /// Delete the whole character after the cursor (Delete).
+    case deleteForward
+    /// Move the cursor in the focused field.
+    case moveCursor(CursorMove)
+    /// Empty the focused field.
+    case clearField
+    /// `Ctrl-R`: show or hide the focused master-password field; on the
+    /// main screen, the Retrieved Password, except in the Password field
+    /// while it holds text, where it is that field (or that field when
+    /// nothing was retrieved).
+    case toggleReveal
+
+    // MARK: Focus and generic keys
+    /// Next field or button (Tab).
+    case focusNext
+    /// Previous field or button (Shift-Tab).
+    case focusPrevious
+    /// Focus a given part of the main screen.
+    case focus(MainFocus)
+    /// Enter: submit the screen, press the focused button, open the selected item, keep the filter.
+    case submit
+    /// Esc: close a dialog, clear the filter, or go back to the list.
+    case cancel
+
+    // MARK: Vault setup
+    /// The KDF preset for a new vault.
+    case setKDFPreset(KDFParameters.Preset)
+
+    // MARK: Item list
+    /// Move the selection by this many rows (Up = -1, Down = +1).
+    case moveSelection(Int)
+    /// Start typing a filter (`/`).
+    case startFilter
+    /// Put the selected item in the form (Enter on the list).
+    case openSelected
+    /// Start a new item: empty form, focus on Service (`n`).
+    case newItem
+    /// Copy the selected item's secret to the clipboard (`c`).
+    case copySelected
+    /// Copy the selected item's user ID (account) to the clipboard (`u`).
+    case copyUserID
+    /// Copy the selected item's current one-time code to the clipboard (`o`).
+    case copyOneTimeCode
+    /// Put the selected item in the form to edit every attribute, focus on Service (`e`).
+    case editSelected
+    /// Refresh the selected OAuth item's access token (`r`).
+    case refreshSelected
+    /// Delete the selected item at once, undoable for 10 s (after the question ``askDeleteSelected`` asks).
+    case deleteSelected
+    /// Ask whether to delete the selected item (Delete); Enter deletes it.
+    case askDeleteSelected
+    /// Undo the last delete, rename or Save, within 10 s (Ctrl-Y).
+    case undo
+    /// Ask which version of the selected item to keep after a sync conflict (`V`).
+    case resolveSelected
+    /// In the resolve dialog: keep the other device's version (`r`, as
+    /// `fob resolve --keep remote`); `y` keeps this vault's.
+    case keepOtherVersion
+    /// Lock now (after the question ``askLock`` asks).
+    case lock
+    /// Ask whether to lock (Ctrl-L); Enter or Ctrl-L again locks.
+    case askLock
+    /// Ctrl-Q: quit; when the agent keeps the vault unlocked, say so and
+    /// ask first (Enter quits, Ctrl-Q again locks and quits).
+    case askQuit
+    /// Lock the vault for every process and quit (Ctrl-Q on the quit question).
+    case lockAndQuit
+    /// Ctrl-F: select the kept query, so that typing replaces it.
+    case selectQuery
+    /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).
+    case logoutWipe(service: String?)
+    /// Show the help overlay (`?`).
+    case showHelp
+    /// Show the last messages of the status line (`m`).
+    case showMessages
+    /// Quit (`q`).
+    case quit
+
+    // MARK: Home form buttons
+    /// Save (add or update) Service / User ID / Password.
+    case save
+    /// Retrieve the item named by Service / User ID.
+    case retrieve
+    /// Delete the item named by Service / User ID.
+    case delete
+    /// Fill the Password field with a generated password (Ctrl-G there); on
+    /// the Generator row, open the generator dialog; in the dialog, make a
+    /// new preview.
+    case generatePassword
+    /// Open the password generator dialog (Alt-G; Enter on the Generator row).
+    case openGenerator
+    /// Choose the next (`+1`) or previous (`-1`) kind in the Kind field
+    /// (on Field hidden: switch between hidden and visible; in the generator
+    /// dialog: switch the mode or the class with focus).
+    case cycleKind(Int)
+
+    // MARK: Dialogs
+    /// Answer yes to the open confirmation (`y`).
+    case confirm
+    /// Answer no / close the overlay (`n`, Esc).
+    case dismiss
+    /// In the unsaved-edits question: drop the edits and go on (`d`).
+    case discardEdits
+}
+
+/// What has focus on the main screen.
+public enum MainFocus: Sendable, Equatable, CaseIterable {
+    /// The item list (single-key commands).
+    case list
+    /// The filter line (typing filters).
+    case filter
+    /// The Service field.
+    case service
+    /// The User ID field.
+    case userID
+    /// The Password field (masked).
+    case password
+    /// The Kind choice (password, token, oauth, note).
+    case kind
+    /// The Label field.
+    case label
+    /// The URL field.
+    case url
+    /// The Notes field (several lines; Enter adds a line).
+    case notes
+    /// The One-time seed field (masked: an `otpauth://` URI or base32).
+    case oneTimeSeed
+    /// The Generator row (read only): a summary of what Ctrl-G makes;
+    /// Enter opens the generator dialog.
+    case generator
+    /// The Field name field: the custom field Save sets or removes.
+    case fieldName
+    /// The Field value field (masked): the custom field's new value; empty removes the field.
+    case fieldValue
+    /// The Field hidden choice: whether the custom field's value is a secret.
+    case fieldHidden
+    /// The Save button.
+    case saveButton
+    /// The Retrieve button.
+    case retrieveButton
+    /// The Delete button.
+    case deleteButton
+
+    /// The Tab order: the list, the editor's fields, then its buttons.
+    static let tabOrder: [MainFocus] = [
+        .list, .service, .userID, .password,
+        .kind, .label, .url, .notes, .oneTimeSeed, .generator,
+        .fieldName, .fieldValue, .fieldHidden,
+        .saveButton, .retrieveButton, .deleteButton,
+    ]
+}

@@ -1,0 +1,78 @@
+import FobStore
+import FoundationEssentials
+
+/// The changes undo (Ctrl-Y) can take back, each kept for ``lifetime``
+/// seconds from when it was made: a deleted item, or the item as it was
+/// before a Save (a rename, a new secret, any attribute). Undo takes the
+/// newest first, so two quick deletes are both undone by two undos and
+/// neither is lost.
+///
+/// The items are held whole, their secret, one-time seed and custom field
+/// values in ``SecretBytes`` (freed, and so wiped, when dropped); a change is
+/// dropped when its time is up, when it is undone, and all of them on lock.
+final class UndoBuffer {
+    /// What can be undone.
+    enum Entry {
+        /// This item was deleted: undo adds it back exactly.
+        case deleted(Item)
+        /// A Save changed the item now stored under `now` (renamed, or not)
+        /// and left it at `revision` (0 when the store keeps none); `before`
+        /// is the item as it was. Undo puts `before` back only over that
+        /// revision: a later change made elsewhere is asked about first.
+        case saved(before: Item, now: ItemKey, revision: UInt64)
+
+        /// The item's name as messages give it (`github.com / ana`).
+        var name: String {
+            switch self {
+            case .deleted(let item): return ItemKey(item).shortName
+            case .saved(_, let now, _): return now.shortName
+            }
+        }
+    }
+
+    /// How long a change stays undoable, in seconds.
+    static let lifetime: TimeInterval = 10
+    /// ``lifetime`` as messages say it.
+    static let secondsText = "\(Int(lifetime)) s"
+
+    /// The kept changes, oldest first, each with the time its undo ends.
+    private var entries: [(entry: Entry, deadline: Date)] = []
+
+    /// Keeps `entry` until `now` + ``lifetime``, after the changes already kept.
+    func record(_ entry: Entry, at now: Date) {
+        entries.append((entry, now.addingTimeInterval(UndoBuffer.lifetime)))
+    }
+
+    /// Whole seconds (rounded up) until the newest kept change can no
+    /// longer be undone, or `nil` when none is kept.
+    func secondsLeft(at now: Date) -> Int? {
+        expire(at: now)
+        guard let newest = entries.last else { return nil }
+        return Int(newest.deadline.timeIntervalSince(now).rounded(.up))
+    }
+
+    /// The newest kept change, removed from the buffer; `nil` when none is
+    /// left or their time is up.
+    func take(at now: Date) -> Entry? {
+        expire(at: now)
+        return entries.popLast()?.entry
+    }
+
+    /// Drops the changes whose time is up.
+    /// - Returns: whether the newest change was dropped now (the one whose
+    ///   message offers `z`).
+    @discardableResult
+    func expire(at now: Date) -> Bool {
+        guard let newest = entries.last else { return false }
+        entries.removeAll { now >= $0.deadline }
+        return now >= newest.deadline
+    }
+
+    /// What messages about an undoable change end with: `— Ctrl-Y undoes (10 s)`.
+    static let hint = " — Ctrl-Y undoes (\(secondsText))"
+
+    /// Drops every change (their secrets are wiped as they are freed).
+    func wipe() {
+        entries.removeAll()
+    }
+}

@@ -1,0 +1,104 @@
+import FobAccess
+import FobStore
+import FobSystem
+import FoundationEssentials
+
+/// Sync conflicts on the main screen: `V` on an item with conflicting
+/// versions asks which to keep, as `fob resolve` does, and the choice is
+/// written in the background (``pendingResolve``).
+final class ConflictDesk {
+    let model: MainModel
+    let store: any KeychainStore
+    let clock: any WallClock
+    /// Where sync's conflicts are read and settled, or `nil` without sync.
+    let sync: (any SyncConflictSource)?
+    /// Where background work reaches the store on the UI thread.
+    let mailbox: UIThreadMailbox
+    /// Keeps the list in step with the store.
+    let refresh: ItemRefresh
+    /// The preview, read again once a conflict is settled.
+    let preview: PreviewSource
+    /// The resolve running in the background and the item it settles;
+    /// its message is shown at the tick after it ends.
+    private(set) var pendingResolve: (key: ItemKey, job: BackgroundJob<StatusLine>)?
+
+    init(
+        model: MainModel, store: any KeychainStore, clock: any WallClock, sync: (any SyncConflictSource)?,
+        mailbox: UIThreadMailbox, refresh: ItemRefresh, preview: PreviewSource
+    ) {
+        self.model = model
+        self.store = store
+        self.clock = clock
+        self.sync = sync
+        self.mailbox = mailbox
+        self.refresh = refresh
+        self.preview = preview
+    }
+
+    /// `V`: the resolve dialog for the selected item, when it has a conflict.
+    func askResolveSelected() -> Transition {
+        guard let row = model.list.selectedRow else {
+            model.form.message = StatusLine.noSelection
+            return .stay
+        }
+        guard sync != nil, row.versions > 1 else {
+            model.form.message = .info("No sync conflict on \(row.key.shortName)")
+            return .stay
+        }
+        // Who wrote each version and when: the vault's may be the other device's edit.
+        var local = ""
+        var other = ""
+        if let sources = model.sync?.sources[row.key] {
+            local = " " + sources.local.described
+            other = " " + sources.other.described
+        }
+        return .show(
+            .confirm(
+                ConfirmDialog(
+                    title: "Sync conflict",
+                    message: "\(row.key.shortName) has \(row.versions) versions. "
+                        + "Keep this vault's\(local), or the other device's\(other)?",
+                    purpose: .resolveConflict(row.key))))
+    }
+
+    /// Keeps this vault's version of `key` or the other one's conflicting
+    /// parts, in the background (``BackgroundJob``; its store calls through
+    /// a ``UIThreadStore``): the vault write and the local commit never hold
+    /// up the UI. Its outcome is shown at the tick after it ends
+    /// (``finishResolve()``); the next sync carries the choice to the other devices.
+    @discardableResult
+    func resolve(_ key: ItemKey, keepRemote: Bool) -> Transition {
+        guard let sync else { return .stay }
+        if let pending = pendingResolve {
+            model.form.message = .info("Still settling \(pending.key.shortName)…")
+            return .stay
+        }
+        let store = UIThreadStore(self.store, mailbox: mailbox)
+        let which = keepRemote ? "the other device's version" : "this vault's version"
+        let job = BackgroundJob<StatusLine> {
+            do {
+                try sync.resolve(key, keepRemote: keepRemote, store: store)
+                return .success("Kept \(which) of \(key.shortName); the next sync carries it")
+            } catch {
+                return .error("Resolve failed: \(error)")
+            }
+        }
+        pendingResolve = (key, job)
+        model.form.message = .info("Keeping \(which) of \(key.shortName)…")
+        return .stay
+    }
+
+    /// The timer step of a background resolve: once it has ended, its
+    /// outcome on the Message line; settled, the item's mark goes at once
+    /// (not when the overview is read again) and the list is reloaded.
+    func finishResolve() {
+        guard let pending = pendingResolve, let message = pending.job.finished else { return }
+        pendingResolve = nil
+        if message.tone != .error {
+            model.sync?.versions[pending.key] = nil
+            refresh.reload(model, now: clock.now)
+            preview.sync()
+        }
+        model.form.message = message
+    }
+}

@@ -1,0 +1,95 @@
+import FobAgent
+import FobCLI
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// `fob log`: its filters, its JSON, and `fob verify` on a tampered log.
+@Suite struct LogCommandTests {
+    /// A vault whose log holds three reads: git of mail/ana, curl of mail/ana an hour later, git of wifi/home.
+    private func harness() throws -> (CLIHarness, [String: String]) {
+        let h = try CLIHarness()
+        let state = h.directory.file("state").path
+        let environment = ["XDG_STATE_HOME": state, "HOME": h.directory.url.path, "FOB_AGENT": "0"]
+        let vault = try h.openVault()
+        let keys = AccessLogKeys(logKey: try #require(try vault.accessLogKey(create: true)))
+        let writer = AccessLogWriter(
+            location: AccessLogLocation(vaultURL: vault.url), keys: keys,
+            headDirectory: VaultWatermarks(environment: environment).directory)
+        let start = Date(timeIntervalSince1970: 1_767_000_000)
+        func read(_ at: Double, _ exe: String, _ service: String, _ account: String) -> AccessLogEntry {
+            AccessLogEntry(
+                time: start.addingTimeInterval(at), event: .read,
+                requester: AccessLogRequester(pid: 42, uid: 1000, executable: exe, argv0: "x"),
+                item: ItemKey(service: service, account: account), channel: .git, decision: .allowedRule,
+                detail: "rule any")
+        }
+        try writer.append([
+            read(0, "/usr/bin/git", "mail", "ana"), read(3600, "/usr/bin/curl", "mail", "ana"),
+            read(7200, "/usr/bin/git", "wifi", "home"),
+        ])
+        vault.lock()
+        return (h, environment)
+    }
+
+    @Test func filtersByItemProgramAndTime() throws {
+        let (h, env) = try harness()
+        let all = h.run(["log"], environment: env)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdoutText.split(separator: "\n").count == 4)
+        #expect(all.stdoutText.hasPrefix("TIME"))
+        let item = h.run(["log", "--item", "mail", "ana"], environment: env)
+        #expect(item.stdoutText.split(separator: "\n").count == 3)
+        #expect(!item.stdoutText.contains("wifi"))
+        let program = h.run(["log", "--program", "/usr/bin/curl"], environment: env)
+        #expect(program.stdoutText.split(separator: "\n").count == 2)
+        #expect(program.stdoutText.contains("/usr/bin/curl (42)"))
+        let since = h.run(["log", "--since", "2025-12-29T10:30:00Z"], environment: env)
+        #expect(since.stdoutText.split(separator: "\n").count == 2)
+        #expect(since.stdoutText.contains("wifi/home"))
+        let bad = h.run(["log", "--since", "yesterday"], environment: env)
+        #expect(bad.status == 2)
+        let half = h.run(["log", "ana"], environment: env)
+        #expect(half.status == 2)
+    }
+
+    @Test func jsonHasSortedKeys() throws {
+        let (h, env) = try harness()
+        let run = h.run(["log", "--json", "--program", "/usr/bin/curl"], environment: env)
+        #expect(run.status == 0)
+        #expect(
+            run.stdoutText
+                == #"[{"channel":"git","decision":"allowed-rule","detail":"rule any","event":"read","index":2,"item":{"accessGroup":"","account":"ana","class":"genp","service":"mail"},"requester":{"argv0":"x","executable":"\/usr\/bin\/curl","flatpakId":"","parents":[],"pid":42,"tty":"","uid":1000,"unit":""},"time":"2025-12-29T10:20:00Z"}]"#
+                + "\n")
+    }
+
+    @Test func anEmptyLogIsNothingAndAnEmptyArray() throws {
+        let h = try CLIHarness()
+        #expect(h.run(["log"]).stdoutText == "")
+        #expect(h.run(["log", "--json"]).stdoutText == "[]\n")
+    }
+
+    @Test func aRemovedEntryMakesLogAndVerifyExit93() throws {
+        let (h, env) = try harness()
+        let path = h.vaultPath + ".log"
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let records = try AccessLogFileFormat.parse(bytes).records
+        bytes.removeSubrange(records[1].offset..<records[2].offset)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let verify = h.run(["verify"], environment: env)
+        #expect(verify.status == 93)
+        #expect(verify.stdoutText.contains("damaged: access log vault.db.log: entry 2 was removed"))
+        let log = h.run(["log"], environment: env)
+        #expect(log.status == 93)
+        #expect(log.stderr.contains("entry 2 was removed"))
+        #expect(log.stdoutText.split(separator: "\n").count == 3)
+    }
+
+    @Test func verifySaysTheLogVerified() throws {
+        let (h, env) = try harness()
+        let verify = h.run(["verify"], environment: env)
+        #expect(verify.status == 0, "\(verify.stdoutText)")
+        #expect(verify.stdoutText.contains("access log verified (3 entries)"))
+    }
+}
