@@ -32,6 +32,8 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("sync-tree", ["FobSync"]),
     ("secret-service-messages", ["FobSecretService"]),
     ("secret-service-index", ["FobSecretService"]),
+    ("access-rule", ["FobStore"]),
+    ("proc-stat", ["FobStore"]),
     ("access-log", ["FobStore"]),
     ("ssh-agent-request", ["FobSSH"]),
     ("ssh-key-file", ["FobSSH"]),

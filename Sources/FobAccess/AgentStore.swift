@@ -41,6 +41,20 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         return try body(connection)
     }
 
+    /// The process id of the client the following requests are made for
+    /// (``AgentConnection/clientPID``): the Secret Service provider sets it
+    /// to each D-Bus message's sender; `nil` for the store's own process.
+    public var clientPID: Int32? {
+        get { withConnectionLocked { $0.clientPID } }
+        set { withConnectionLocked { $0.clientPID = newValue } }
+    }
+
+    private func withConnectionLocked<R>(_ body: (AgentConnection) -> R) -> R {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        return body(connection)
+    }
+
     /// The vault file the agent serves.
     public var vaultURL: URL { URL(fileURLWithPath: client.endpoint.vault) }
 

@@ -289,6 +289,11 @@ extension AgentRequest {
             for id in ids { withUnsafeBytes(of: id.uuid) { packed.append(contentsOf: $0) } }
             w.field(packed)
             w.field([detail.rawValue])
+        case .forClient(let pid, let request):
+            w.field(UInt32(bitPattern: pid))
+            var inner = request.encoded()
+            w.field(inner)
+            inner.wipe()
         }
     }
 
@@ -398,6 +403,15 @@ extension AgentRequest {
                 throw .badField("get detail")
             }
             return .getItems(ids: try ids(r), detail: detail)
+        case AgentRequest.forClientCode:
+            try r.expect(2)
+            let pid = Int32(bitPattern: try r.uint32(0, "pid"))
+            guard pid > 0 else { throw .badField("a client's pid") }
+            let inner = try decode(r.raw(1))
+            switch inner {
+            case .forClient, .subscribe, .applyImport: throw .badField("a request made for a client")
+            default: return .forClient(pid: pid, request: inner)
+            }
         default: throw .unknownCode(r.code)
         }
     }

@@ -27,6 +27,10 @@ public final class AgentConnection {
     private var lastUsed = 0.0
     /// How many times this instance opened a connection (and so made a hello).
     public private(set) var connectionsOpened = 0
+    /// The process id of the client the requests are made for (the Secret
+    /// Service provider's D-Bus client), or `nil`: while set, each item
+    /// request goes as ``AgentRequest/forClient(pid:request:)``.
+    public var clientPID: Int32?
 
     /// A connection left unused this long, in seconds, is opened afresh
     /// before the next request rather than risk the agent's idle close (60 s)
@@ -125,7 +129,12 @@ public final class AgentConnection {
     ) throws(AgentClientError) -> AgentResponse {
         // Encoded before connecting: the agent gives a connection only a few
         // seconds to send its request, and a large import takes a while to encode.
-        var message = request.encoded()
+        var message: [UInt8]
+        if let clientPID, request.isItemOperation {
+            message = AgentRequest.forClient(pid: clientPID, request: request).encoded()
+        } else {
+            message = request.encoded()
+        }
         defer { message.wipe() }
         let deadline = SocketIO.monotonic() + timeout
         if fd >= 0 && (SocketIO.isStale(fd) || SocketIO.monotonic() - lastUsed > AgentConnection.reuseSeconds) {

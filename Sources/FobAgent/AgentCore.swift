@@ -204,7 +204,7 @@ public final class AgentCore: @unchecked Sendable {
     public func handle(_ request: AgentRequest, from requester: AccessLogRequester? = nil) -> AgentResponse {
         mutex.lock()
         defer { mutex.unlock() }
-        return handleLocked(request, from: requester)
+        return handleLocked(request.unwrapped, from: requester)
     }
 
     /// The encoded answer to one request, as ``handle(_:)`` decides it; a
@@ -215,6 +215,7 @@ public final class AgentCore: @unchecked Sendable {
     ///   - requester: who asked, for the access log (as ``handle(_:from:)``).
     /// - Important: the bytes may hold secrets: wipe them after sending.
     public func respond(to request: AgentRequest, from requester: AccessLogRequester? = nil) -> [UInt8] {
+        let request = request.unwrapped
         mutex.lock()
         defer { mutex.unlock() }
         guard case .list(service: nil) = request else { return handleLocked(request, from: requester).encoded() }

@@ -157,11 +157,22 @@ public enum AgentRequest: Sendable {
     /// each once, and for each lock and unlock; answers `.ok` first. The
     /// connection carries nothing else afterwards.
     case subscribe
+    /// `request`, made by the Secret Service provider for the D-Bus client
+    /// whose process id is `pid` (the bus's `GetConnectionUnixProcessID`
+    /// of the message's sender). The agent believes the pid only when its
+    /// peer is Fob's own provider (``FobPrograms/isSecretServiceProvider(_:)``):
+    /// the client is then the requester the access rules and the question
+    /// name, through the channel "Secret Service"; from any other peer the
+    /// claim is ignored and `request` is answered as if sent alone. The
+    /// inner request is never a `forClient`, `subscribe` or `applyImport`.
+    /// Answers as `request`.
+    indirect case forClient(pid: Int32, request: AgentRequest)
 
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
         switch self {
         case .status, .unlock, .unlockWithKey, .lock, .subscribe: return false
+        case .forClient(_, let request): return request.isItemOperation
         default: return true
         }
     }
@@ -170,13 +181,22 @@ public enum AgentRequest: Sendable {
     public var isWrite: Bool {
         switch self {
         case .add, .save, .update, .delete, .applyImport: return true
+        case .forClient(_, let request): return request.isWrite
         default: return false
         }
+    }
+
+    /// The request itself, without a ``forClient(pid:request:)`` around it.
+    public var unwrapped: AgentRequest {
+        if case .forClient(_, let request) = self { return request }
+        return self
     }
 
     /// The code of ``applyImport(_:)``, the one request that may be larger
     /// than ``AgentProtocol/maxMessageBytes``.
     static let importCode: UInt8 = 11
+    /// The code of ``forClient(pid:request:)``.
+    static let forClientCode: UInt8 = 14
 
     var code: UInt8 {
         switch self {
@@ -193,6 +213,7 @@ public enum AgentRequest: Sendable {
         case .applyImport: return AgentRequest.importCode
         case .subscribe: return 12
         case .getItems: return 13
+        case .forClient: return AgentRequest.forClientCode
         }
     }
 }

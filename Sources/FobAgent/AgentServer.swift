@@ -210,14 +210,18 @@ public final class AgentServer: @unchecked Sendable {
 
     /// Names the peer (``ProcessInspector``, once per connection: `context`
     /// keeps it) and applies the access rules (``AgentCore/consent(to:from:)``)
-    /// to a request that needs them.
+    /// to a request that needs them. A ``AgentRequest/forClient(pid:request:)``
+    /// from Fob's own Secret Service provider is decided for that client
+    /// (named from its pid, channel "Secret Service"); from any other peer
+    /// its pid is ignored.
+    /// - Returns: the request to answer (never a `forClient`), or the refusal.
     private func consent(to request: AgentRequest, on fd: Int32, requester context: inout AccessContext?)
         -> Result<AgentRequest, KeychainError>
     {
-        switch request {
+        switch request.unwrapped {
         case .get(_, _, .listing), .getItems(_, .listing), .status, .lock, .unlock, .unlockWithKey, .list, .delete,
             .save, .applyImport, .subscribe:
-            return .success(request)
+            return .success(request.unwrapped)
         default: break
         }
         if context == nil {
@@ -229,7 +233,15 @@ public final class AgentServer: @unchecked Sendable {
                 return .failure(.interactionNotAllowed("the requester cannot be named: \(error)"))
             }
         }
-        return core.consent(to: request, from: context!)
+        guard case .forClient(let pid, let inner) = request, let provider = context!.requester.via,
+            fobPrograms.isSecretServiceProvider(provider.executable)
+        else { return core.consent(to: request.unwrapped, from: context!) }
+        do {
+            let client = try ProcessInspector.requester(pid: pid, forwardedBy: provider)
+            return core.consent(to: inner, from: AccessContext(requester: client, channel: .secretService))
+        } catch {
+            return .failure(.interactionNotAllowed("the Secret Service client cannot be named: \(error)"))
+        }
     }
 
     /// One connection: the hello, then requests and their answers in turn,

@@ -90,6 +90,8 @@ public enum ItemOperations {
         case .applyImport(let changes):
             try vault.applyImport(changes)
             return written(changes.count, vault)
+        case .forClient(_, let request):
+            return try perform(request, on: vault)
         case .status, .unlock, .unlockWithKey, .lock, .subscribe:
             throw .param("not an item operation")
         }

@@ -127,6 +127,8 @@ extension Invocation {
         for name in [
             "HOME", "PATH", "LANG", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
             "FOB_AGENT_SOCKET",
+            // What the consent question's pinentry needs to find and show itself.
+            "FOB_PINENTRY", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS",
         ] {
             environment[name] = context.environment[name]
         }

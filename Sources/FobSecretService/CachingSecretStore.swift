@@ -43,6 +43,14 @@ final class CachingSecretStore: @unchecked Sendable {
     /// How long they are kept at most: 30 s.
     static let secretMaximum: Double = 30
     private var held: (byID: [UUID: SecretBytes], fetched: Double, used: Double, stamp: [Int64], events: Int?)?
+    /// The D-Bus client whose ``secrets()`` are ``held``: another client's
+    /// read goes to the agent, which decides for that client.
+    private var heldFor: Int32?
+    /// The process id of the D-Bus client of the message being answered
+    /// (`nil`: unknown); the store behind makes its requests for it.
+    var client: Int32? {
+        didSet { if client != oldValue { store.makeRequests(forClient: client) } }
+    }
     private var unlocked: (value: Bool, at: Double)?
     /// See ``takeOwnWrites()``.
     private var ownWrites: [UUID: UInt64?] = [:]
@@ -238,6 +246,7 @@ final class CachingSecretStore: @unchecked Sendable {
         }
         if vaultPath != nil {
             held = (byID, Provider.now(), Provider.now(), stampBefore, watched)
+            heldFor = client
         }
         // The agent just answered with secrets: it is unlocked, as after a listing.
         unlocked = (true, Provider.now())
@@ -282,7 +291,7 @@ final class CachingSecretStore: @unchecked Sendable {
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
     func secret(_ persistentID: UUID) throws(KeychainError) -> SecretBytes {
         dropExpiredSecrets()
-        if let held, let secret = held.byID[persistentID], held.stamp == stamp {
+        if let held, let secret = held.byID[persistentID], held.stamp == stamp, heldFor == client {
             // Nothing is handed out from here after `fob lock` or a timeout:
             // the agent's event says so at once, or the agent is asked.
             let watched = held.events != nil && watch?.isActive == true && events.value == held.events

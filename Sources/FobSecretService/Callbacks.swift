@@ -30,6 +30,8 @@ func fobSecretServiceCall(
         message: message, path: string(sd_bus_message_get_path(message)),
         interface: string(sd_bus_message_get_interface(message)),
         member: string(sd_bus_message_get_member(message)), sender: string(sd_bus_message_get_sender(message)))
+    // Reads made for this call name its sender, not the provider, to the agent.
+    provider.store.client = sd_bus_message_get_bus(message).flatMap { SecretServiceServer.clientPID($0, call.sender) }
     var reply: OpaquePointer? = nil
     let rc = sd_bus_message_new_method_return(message, &reply)
     guard rc >= 0, let reply else { return rc }

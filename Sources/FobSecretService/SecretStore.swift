@@ -51,6 +51,10 @@ public protocol SecretStore: AnyObject, Sendable {
     /// a lock (also by a timeout) or a write by any process.
     /// - Returns: the subscription, or `nil` when the store sends no events.
     func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)?
+    /// Makes the following requests for the D-Bus client with this process
+    /// id (`nil`: for the provider itself), so that the agent asks about,
+    /// and its rules match, the client rather than the provider.
+    func makeRequests(forClient pid: Int32?)
 }
 
 extension SecretStore {
@@ -58,6 +62,9 @@ extension SecretStore {
     public func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError) {
         for item in try withSecrets ? listWithSecrets() : list() { body(item) }
     }
+
+    /// A store with no requester to name: nothing to do.
+    public func makeRequests(forClient pid: Int32?) {}
 
     /// No events: the provider asks the store's state instead.
     public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? { nil }
@@ -80,6 +87,8 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
     }
 
     public var isUnlocked: Bool { store.isUnlocked }
+
+    public func makeRequests(forClient pid: Int32?) { store.clientPID = pid }
 
     public func list() throws(KeychainError) -> [Item] {
         do {

@@ -105,6 +105,7 @@ public enum SecretServiceServer {
                 guard let name = try? reader.string(), (try? reader.string()) != nil, let new = try? reader.string(),
                     new.isEmpty, name.hasPrefix(":")
                 else { return 0 }
+                SecretServiceServer.clientPIDs.removeValue(forKey: name)
                 activeProvider?.connectionLeft(name)
                 return 0
             }, nil)
@@ -153,22 +154,40 @@ public enum SecretServiceServer {
         }
     }
 
+    /// The process id of each unique name that sent a method call, as the
+    /// bus daemon reports it; dropped when the name leaves the bus (bus loop only).
+    nonisolated(unsafe) private static var clientPIDs: [String: Int32] = [:]
+
+    /// The process id of the connection with this unique name
+    /// (`GetConnectionUnixProcessID`), asked once per name; `nil` when the
+    /// bus does not say.
+    static func clientPID(_ bus: OpaquePointer, _ sender: String) -> Int32? {
+        guard sender.hasPrefix(":") else { return nil }
+        if let known = clientPIDs[sender] { return known }
+        guard let pid = processID(bus, sender), pid > 0, pid <= UInt32(Int32.max) else { return nil }
+        if clientPIDs.count >= 4096 { clientPIDs.removeAll() }
+        clientPIDs[sender] = Int32(pid)
+        return Int32(pid)
+    }
+
+    private static func processID(_ bus: OpaquePointer, _ name: String) -> UInt32? {
+        call(
+            bus, "GetConnectionUnixProcessID", name,
+            reply: { reader -> UInt32 in
+                var value: UInt32 = 0
+                guard sd_bus_message_read_basic(reader.message, CChar(UInt8(ascii: "u")), &value) > 0 else {
+                    throw BusFailure(code: -EINVAL)
+                }
+                return value
+            })
+    }
+
     /// "pid N (EXECUTABLE)" of the name's owner, as the bus reports it.
     static func owner(_ bus: OpaquePointer) -> String {
         guard let unique = call(bus, "GetNameOwner", busName, reply: { try $0.string() }) else {
             return "another process"
         }
-        guard
-            let pid = call(
-                bus, "GetConnectionUnixProcessID", unique,
-                reply: { reader -> UInt32 in
-                    var value: UInt32 = 0
-                    guard sd_bus_message_read_basic(reader.message, CChar(UInt8(ascii: "u")), &value) > 0 else {
-                        throw BusFailure(code: -EINVAL)
-                    }
-                    return value
-                })
-        else { return "connection \(unique)" }
+        guard let pid = processID(bus, unique) else { return "connection \(unique)" }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         let executable =

@@ -104,7 +104,7 @@ public struct AccessRule: Sendable, Equatable {
     ///   list, a path that is not UTF-8 or over 4,096 bytes, more than
     ///   ``maxPrograms`` programs, or a hash not 32 bytes long.
     public init(encoded bytes: [UInt8]) throws(KeychainError) {
-        var reader = RuleFieldReader(bytes)
+        var reader = RuleReader(bytes)
         guard try reader.byte() == 1 else { throw .decode("unknown access rule version") }
         let rawMode = try reader.byte()
         guard rawMode == 0xFF || Mode(rawValue: rawMode) != nil, let forwarded = Forwarded(rawValue: try reader.byte())
@@ -170,7 +170,7 @@ private func le(_ value: UInt64, _ count: Int) -> [UInt8] {
 }
 
 /// Reads little-endian fields from the front of a byte array.
-private struct RuleFieldReader {
+private struct RuleReader {
     let bytes: [UInt8]
     var offset = 0
 

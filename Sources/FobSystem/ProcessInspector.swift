@@ -91,14 +91,23 @@ public enum ProcessInspector {
     ///   - via: Fob's process that passed it on.
     /// - Throws: `.gone` when it ended; `.noCredentials` when it cannot be read.
     public static func requester(pid: Int32, forwardedBy via: Requester) throws(RequesterError) -> Requester {
+        try requester(
+            pid: pid,
+            forwardedBy: ProcessSummary(
+                pid: via.pid, executable: via.executable, name: via.programName, arguments: via.arguments))
+    }
+
+    /// As ``requester(pid:forwardedBy:)-(_,Requester)``, with Fob's process as
+    /// a parent chain shows it (``Requester/via`` of the peer's requester).
+    /// - Throws: `.gone` when it ended; `.noCredentials` when it cannot be read.
+    public static func requester(pid: Int32, forwardedBy via: ProcessSummary) throws(RequesterError) -> Requester {
         let pidfd = fob_pidfd_open(pid)
         guard pidfd >= 0 else { throw errno == ESRCH ? .gone(pid) : .noCredentials(errno) }
         defer { close(pidfd) }
         var status = stat()
         guard stat("/proc/\(pid)", &status) == 0 else { throw .gone(pid) }
         var requester = try read(pid: pid, uid: status.st_uid, pidfd: pidfd)
-        requester.via = ProcessSummary(
-            pid: via.pid, executable: via.executable, name: via.programName, arguments: via.arguments)
+        requester.via = via
         return requester
     }
 

@@ -13,8 +13,13 @@ final class SecretServiceBus: @unchecked Sendable {
     var dataHome: String { directory.file("data").path }
     var serviceDirectory: String { dataHome + "/dbus-1/services" }
 
-    init() throws {
+    /// - Parameters:
+    ///   - agentEnvironment: added to the agent's environment (its pinentry), before it starts.
+    ///   - prepare: run on the vault before the agent unlocks it (with the password file).
+    init(agentEnvironment: [String: String] = [:], prepare: (AgentFixture) throws -> Void = { _ in }) throws {
         agent = try AgentFixture()
+        agent.extraEnvironment = agentEnvironment
+        try prepare(agent)
         let unlocked = try agent.unlock()
         #expect(unlocked.status == 0, "\(unlocked.stderrText)")
         try FileManager.default.createDirectory(atPath: serviceDirectory, withIntermediateDirectories: true)

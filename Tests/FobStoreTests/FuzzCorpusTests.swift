@@ -25,6 +25,35 @@ import Testing
         }
     }
 
+    @Test func accessRuleInputs() throws {
+        let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("access-rule").map { ($0.name, $0.bytes) })
+        #expect(inputs.count >= 4)
+        for (_, bytes) in inputs {
+            guard let rule = try? AccessRule(encoded: bytes) else { continue }
+            #expect(try AccessRule(encoded: rule.encoded) == rule)
+        }
+        #expect(try AccessRule(encoded: inputs["default"] ?? []).isDefault)
+        let programs = try AccessRule(encoded: inputs["programs"] ?? [])
+        #expect(programs.mode == .ask)
+        #expect(programs.trusted.map(\.path) == ["/usr/bin/git"])
+        #expect(programs.denied.first?.hash?.count == TrustedProgram.hashBytes)
+        #expect(try AccessRule(encoded: inputs["ask-forwarded-deny"] ?? []).forwarded == .deny)
+        #expect(throws: KeychainError.decode("trailing bytes in an access rule")) {
+            try AccessRule(encoded: inputs["trailing-byte"] ?? [])
+        }
+    }
+
+    @Test func procStatInputs() throws {
+        let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("proc-stat").map { ($0.name, $0.bytes) })
+        let cat = try #require(ProcStat.parse(inputs["cat"] ?? []))
+        #expect(cat.comm == "cat" && cat.parent == 5862 && cat.session == 29780)
+        #expect(cat.terminalDevice == 0 && cat.startTime == 966632)
+        let parens = try #require(ProcStat.parse(inputs["name-with-parens"] ?? []))
+        #expect(parens.comm == "a) b (c)")
+        #expect(parens.terminalDevice == 34816)
+        #expect(ProcStat.parse(inputs["short"] ?? []) == nil)
+    }
+
     @Test func accessLogInputs() throws {
         let inputs = FuzzCorpus.inputs("access-log")
         #expect(!inputs.isEmpty)

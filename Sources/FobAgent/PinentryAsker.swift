@@ -1,0 +1,116 @@
+import FobStore
+import FobSystem
+import FoundationEssentials
+@preconcurrency import Glibc
+
+/// Asks through pinentry (the desktop's dialog, or pinentry-curses) when
+/// the requester has no terminal of its own to be asked on: a Secret
+/// Service client, a program started by the desktop or a service. The
+/// dialog names the program, its pid, its parents (shortened), the item
+/// and the channel; its three buttons are the answers:
+///
+/// | button (Assuan) | answer |
+/// |---|---|
+/// | OK (`SETOK`) "Allow until lock" | ``AccessAnswer/untilLock`` |
+/// | the third button (`SETNOTOK`) "Allow once" | ``AccessAnswer/once`` |
+/// | Cancel (`SETCANCEL`) "Deny", or the window closed | ``AccessAnswer/deny`` |
+///
+/// One pinentry runs at a time: a second question waits for the first
+/// within its own timeout. No pinentry program (`$FOB_PINENTRY`, else
+/// `pinentry` on `PATH`), one that cannot show anything (no display), or no
+/// answer in time → `nil`, which the agent answers as
+/// errSecInteractionNotAllowed. The rate limit per program is the
+/// ``AccessGate``'s, as for every channel.
+public final class PinentryAsker: AccessAsker, @unchecked Sendable {
+    private let environment: [String: String]
+    private let turn = Condition()
+    private var busy = false
+
+    /// - Parameter environment: the agent's environment: `FOB_PINENTRY` and
+    ///   `PATH` find the program; it runs with these variables (`DISPLAY`,
+    ///   `WAYLAND_DISPLAY`, `XAUTHORITY`, `DBUS_SESSION_BUS_ADDRESS` …, no secret).
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+        guard PinentryAsker.needsPinentry(question.context.requester),
+            let program = PinentryConversation.program(environment)
+        else { return nil }
+        let deadline = PinentryConversation.monotonicSeconds() + timeout
+        guard takeTurn(until: Date().addingTimeInterval(timeout)) else { return nil }
+        defer { endTurn() }
+        guard let pinentry = PinentryConversation.start(program: program, environment: environment) else { return nil }
+        defer { PinentryAsker.end(pinentry) }
+        guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return nil }
+        let seconds = max(1, Int(timeout.rounded(.down)))
+        for command in [
+            "SETTITLE Fob: a program asks for a secret",
+            "SETDESC " + PinentryConversation.escaped(PinentryAsker.description(question)),
+            "SETOK Allow until lock", "SETNOTOK Allow once", "SETCANCEL Deny", "SETTIMEOUT \(seconds)",
+        ] {
+            // An older pinentry may refuse SETNOTOK or SETTIMEOUT: it still asks OK or Cancel.
+            guard pinentry.send(command), pinentry.nextLine(until: deadline) != nil else { return nil }
+        }
+        switch pinentry.confirm(until: deadline) {
+        case .ok?: return .untilLock
+        case .notOK?: return .once
+        case .cancel?: return .deny
+        case nil: return nil
+        }
+    }
+
+    /// Whether this channel is the one for `requester`: it has no terminal
+    /// that ``TerminalAsker`` can open (none, or one outside `/dev`).
+    public static func needsPinentry(_ requester: Requester) -> Bool {
+        !(requester.terminal?.hasPrefix("/dev/") ?? false)
+    }
+
+    /// The dialog's text: who (program, pid, executable, parents), which
+    /// item, through what, and why.
+    public static func description(_ question: AccessQuestion) -> String {
+        let r = question.context.requester
+        var text = displaySafe("\(r.programName) (pid \(r.pid), \(r.executable)) asks for the secret of ")
+        text += displaySafe("\(question.item) through \(question.context.channel).") + "\n"
+        if !r.parents.isEmpty { text += displaySafe("Run by \(r.chain()).") + "\n" }
+        if let unit = r.systemdUnit { text += displaySafe("Unit \(unit).") + "\n" }
+        if let app = r.flatpakAppID { text += displaySafe("Flatpak app \(app).") + "\n" }
+        text += displaySafe("Asked because \(question.reason).") + "\n\n"
+        text += "Allow until lock: this program reads this item until the vault locks. "
+        text += "Allow once: this read only. Deny: refuse it."
+        return text
+    }
+
+    /// Waits for no other pinentry to run, at most until `deadline`.
+    private func takeTurn(until deadline: Date) -> Bool {
+        turn.lock()
+        defer { turn.unlock() }
+        while busy {
+            if !turn.wait(until: deadline) && busy { return false }
+        }
+        busy = true
+        return true
+    }
+
+    private func endTurn() {
+        turn.lock()
+        busy = false
+        turn.signal()
+        turn.unlock()
+    }
+
+    /// Ends the conversation: `BYE`, the pipes closed, SIGTERM for a
+    /// pinentry still running a moment later, and the child reaped.
+    private static func end(_ pinentry: PinentryConversation) {
+        _ = pinentry.send("BYE")
+        pinentry.closePipes()
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            let reaped = waitpid(pinentry.pid, &status, WNOHANG)
+            if reaped == pinentry.pid || (reaped < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        kill(pinentry.pid, SIGTERM)
+        while waitpid(pinentry.pid, &status, 0) < 0 && errno == EINTR {}
+    }
+}
