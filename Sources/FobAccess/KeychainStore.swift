@@ -173,7 +173,24 @@ extension RequestStore {
     }
 
     public func item(_ key: ItemKey) throws(KeychainError) -> Item {
-        try items(matching: key.query, limit: .one, detail: .secret)[0]
+        try item(key, detail: .secret)
+    }
+
+    /// The item with this primary key, with only as much as `detail` says:
+    /// `.listing` reads no secret, so the access rules do not ask for it.
+    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`;
+    ///   `.accessDenied` when a rule or a person refuses a read of secrets.
+    public func item(_ key: ItemKey, detail: ItemDetail) throws(KeychainError) -> Item {
+        try items(matching: key.query, limit: .one, detail: detail)[0]
+    }
+
+    /// ``item(_:detail:)``, or nil when no item has this key.
+    /// - Throws: as ``item(_:detail:)``, except `.itemNotFound`.
+    public func itemIfPresent(_ key: ItemKey, detail: ItemDetail) throws(KeychainError) -> Item? {
+        do { return try item(key, detail: detail) } catch {
+            if case .itemNotFound = error { return nil }
+            throw error
+        }
     }
 
     /// The generic password with this service and account (empty access group), with its secret.

@@ -54,7 +54,9 @@ public enum AccessChannel: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Global options of `fob` that take a value.
-    static let optionsWithValue: Set<String> = ["--vault", "--password-file", "--clipboard"]
+    static let optionsWithValue: Set<String> = [
+        "--vault", "--password-file", "--clipboard", "--lock-after", "--clear-after",
+    ]
 }
 
 /// Who asks, and through which channel: what an access decision is about.
@@ -74,6 +76,18 @@ public struct AccessContext: Sendable {
     /// Fob's own executable running the terminal UI (read from `/proc`, not
     /// claimed), which is never asked.
     public var isTerminalUI: Bool { channel == .terminalUI && requester.via != nil }
+
+    /// Whether Fob's own executable runs one of the sync commands (`sync`,
+    /// `devices`, `conflicts`, `resolve`), which seal the secrets they read
+    /// into the sync tree (under keys only the master password opens) or
+    /// compare them, and print none: they are recorded, never asked.
+    public var isSync: Bool {
+        guard requester.via != nil, case .command(let name) = channel else { return false }
+        return AccessContext.syncCommands.contains(name)
+    }
+
+    /// The commands of ``isSync``.
+    static let syncCommands: Set<String> = ["sync", "devices", "conflicts", "resolve"]
 
     /// The program a lease or an "always" answer is about.
     public var program: ProgramKey { ProgramKey(path: requester.executable, identity: requester.identity) }
@@ -125,6 +139,7 @@ public enum AccessPolicy {
         fileHash: () -> [UInt8]? = { nil }
     ) -> AccessVerdict {
         if context.isTerminalUI { return .allow("the terminal UI at its keyboard") }
+        if context.isSync { return .allow("\(context.channel) seals secrets into the sync tree and shows none") }
         let rule = item.accessRule
         let identity = context.requester.identity
         var hash: [UInt8]??

@@ -42,6 +42,10 @@ struct SQLiteError: Error {
 /// One SQLite connection; opened in `init`, closed in `deinit`.
 final class SQLiteConnection {
     let handle: OpaquePointer
+    /// Why a connection meant for writing was opened read-only (a full disk
+    /// kept SQLite from making `-wal` and `-shm`), or nil. A write through
+    /// it then reports that cause, not "read-only".
+    var readOnlyCause: SQLiteError?
 
     /// Opens `path` for reading and writing, or only for reading.
     ///
@@ -115,7 +119,8 @@ final class SQLiteConnection {
     }
 
     func error(_ rc: Int32) -> SQLiteError {
-        SQLiteError(
+        if rc & 0xff == SQLITE_READONLY, let readOnlyCause { return readOnlyCause }
+        return SQLiteError(
             code: rc, message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
     }
 

@@ -190,10 +190,11 @@ public final class Vault {
             // On a full disk the first read cannot make `-wal` and `-shm`:
             // the vault is opened read-only instead, as on a read-only file
             // system, so every item can still be read (a write then fails
-            // saying the disk is full or the vault read-only).
+            // saying the disk is full).
             if !creating, !readOnly {
                 do { try connection.execute("PRAGMA schema_version") } catch  where error.isDiskFull {
                     connection = try SQLiteConnection(path: url.path, create: false, readOnly: true)
+                    connection.readOnlyCause = error
                 }
             }
             sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)

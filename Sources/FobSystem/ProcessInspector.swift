@@ -158,12 +158,14 @@ public enum ProcessInspector {
     }
 
     /// The parents of a process, nearest first, up to its session leader
-    /// (included), pid 1, or ``Requester/maxParents``.
+    /// (included), pid 1, or ``Requester/maxParents``. A process that leads
+    /// its own session still names its direct parent (the program that
+    /// started it, which Fob's own commands answer for).
     static func parents(of stat: ProcStat, pid: Int32) -> [ProcessSummary] {
         var chain: [ProcessSummary] = []
         var current = stat
-        var currentPid = pid
-        while chain.count < Requester.maxParents, currentPid != stat.session, current.parent > 0 {
+        var leaderReached = false
+        while chain.count < Requester.maxParents, !leaderReached, current.parent > 0 {
             let parent = current.parent
             guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(parent)/stat", limit: 4096),
                 let next = ProcStat.parse(bytes)
@@ -173,7 +175,7 @@ public enum ProcessInspector {
                 ProcessSummary(
                     pid: parent, executable: link("/proc/\(parent)/exe") ?? "", name: name.isEmpty ? next.comm : name))
             current = next
-            currentPid = parent
+            leaderReached = parent == stat.session || pid == stat.session
             if parent == 1 { break }
         }
         return chain

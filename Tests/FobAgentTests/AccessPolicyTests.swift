@@ -89,7 +89,29 @@ private let git = TrustedProgram(path: "/usr/bin/git", identity: gitIdentity)
                 == .deny("the rule of service \"s\", account \"a\" is 'deny'"))
     }
 
+    /// `fob sync` seals what it reads into the sync tree and prints no
+    /// secret, so it is not asked; a program that only claims to be it is.
+    @Test func fobSyncIsNotAskedButOnlyAsFobsOwnPeer() {
+        let rule = AccessRule(mode: .ask)
+        #expect(
+            AccessPolicy.decide(context(.command("sync")), item: item(rule), vaultDefault: .ask)
+                == .allow("fob sync seals secrets into the sync tree and shows none"))
+        #expect(
+            AccessPolicy.decide(context(.command("resolve")), item: item(rule), vaultDefault: .ask)
+                == .allow("fob resolve seals secrets into the sync tree and shows none"))
+        #expect(
+            AccessPolicy.decide(context(.command("get")), item: item(rule), vaultDefault: .ask)
+                == .ask("the rule of service \"s\", account \"a\" is 'ask'"))
+        #expect(
+            AccessPolicy.decide(context(.command("sync"), via: false), item: item(rule), vaultDefault: .any)
+                == .ask("the rule of service \"s\", account \"a\" is 'ask'"))
+    }
+
     @Test func theChannelIsReadFromFobsArguments() {
+        #expect(
+            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--clear-after", "5", "copy", "s", "a"])
+                == .command("copy"))
+        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--lock-after", "9", "sync"]) == .command("sync"))
         #expect(
             FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get")
         )

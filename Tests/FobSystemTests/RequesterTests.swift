@@ -48,6 +48,29 @@ import Testing
         #expect(requester.via?.arguments.isEmpty == false)
     }
 
+    /// A process that leads its own session (a command run with setsid, as
+    /// a test harness or a service manager may) still names the program
+    /// that started it: without it, Fob's own command stood for itself.
+    @Test func aSessionLeaderStillNamesItsParent() throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // 0x80 is glibc's POSIX_SPAWN_SETSID, which Swift does not import.
+        posix_spawnattr_setflags(&attributes, Int16(0x80))
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("30"), nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&child, "/bin/sleep", nil, &attributes, argv, environ) == 0)
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        let fob = ProcessSummary(pid: 1, executable: "/usr/bin/fob", name: "fob")
+        let requester = try ProcessInspector.requester(pid: child, forwardedBy: fob)
+        #expect(requester.parents.map(\.pid) == [getpid()])
+    }
+
     @Test func aReplacedFileHasAnotherIdentity() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fob-req-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

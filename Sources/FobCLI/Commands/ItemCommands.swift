@@ -146,6 +146,11 @@ extension Invocation {
     }
 
     /// Whether any option that changes custom fields was given.
+    /// How much of a stored item `save` and `update` read: the custom
+    /// fields' values when field options change them (to merge), else only
+    /// the listing, which reads no secret and so is never asked about.
+    fileprivate var storedDetail: ItemDetail { changesFields ? .attributes : .listing }
+
     fileprivate var changesFields: Bool {
         !(arguments.allValues("--field").isEmpty && arguments.allValues("--hidden-field").isEmpty
             && arguments.allValues("--rm-field").isEmpty)
@@ -251,7 +256,7 @@ enum AddCommand: FobCommand {
         if invocation.context.standardInputIsTerminal {
             // Do not ask for a secret that cannot be stored.
             do {
-                _ = try items.item(service: service, account: account)
+                _ = try items.item(ItemKey(service: service, account: account), detail: .listing)
                 throw KeychainError.duplicateItem(invocation.keyDescription)
             } catch KeychainError.itemNotFound {}
         }
@@ -290,7 +295,9 @@ enum SaveCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
-        let stored = try? items.item(service: service, account: account)
+        // Only the fields' values are needed (to merge them), never the secret.
+        let stored = try items.itemIfPresent(
+            ItemKey(service: service, account: account), detail: invocation.storedDetail)
         let (hidden, secret) = try options.readValues(replacing: stored != nil)
         let existing = invocation.changesFields ? stored?.customFields ?? [] : []
         let changes = options.changes(existingFields: existing, hidden: hidden, expected: expected)
@@ -357,7 +364,7 @@ enum UpdateCommand: FobCommand {
         let items = invocation.items()
         defer { items.close() }
         // Fail before reading a secret that has nowhere to go (the write checks the revision again).
-        let existing = try items.item(service: service, account: account)
+        let existing = try items.item(ItemKey(service: service, account: account), detail: invocation.storedDetail)
         if let expected, expected != existing.revision {
             throw KeychainError.revisionMismatch(existing.displayName, expected: expected, current: existing.revision)
         }
