@@ -45,7 +45,7 @@ public final class AccessConsent: @unchecked Sendable {
                 guard let identity = context.requester.identity else { return .nothing(request) }
                 item.accessRule.trusted = [TrustedProgram(path: context.requester.executable, identity: identity)]
                 return .nothing(.add(item))
-            case .command, .terminalUI: return .nothing(request)
+            case .command, .terminalUI, .ssh, .agent: return .nothing(request)
             }
         default:
             return .nothing(request)

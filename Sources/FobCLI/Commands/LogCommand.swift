@@ -90,7 +90,7 @@ enum LogCommand: FobCommand {
         if let pid = who.pid { program += program.isEmpty ? "pid \(pid)" : " (\(pid))" }
         return [
             ItemJSON.date(entry.time), entry.event.rawValue, entry.decision?.rawValue ?? "-",
-            entry.channel?.rawValue ?? "-", item, program.isEmpty ? "-" : program,
+            entry.channel?.name ?? "-", item, program.isEmpty ? "-" : program,
         ]
     }
 
@@ -119,7 +119,7 @@ enum LogCommand: FobCommand {
             time = ItemJSON.date(e.time)
             event = e.event.rawValue
             decision = e.decision?.rawValue
-            channel = e.channel?.rawValue
+            channel = e.channel?.name
             detail = e.detail
             item = e.item.map {
                 Key(class: $0.itemClass.rawValue, accessGroup: $0.accessGroup, service: $0.service, account: $0.account)
