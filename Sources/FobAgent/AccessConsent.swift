@@ -22,8 +22,10 @@ public final class AccessConsent: @unchecked Sendable {
         /// Nothing: answer the request as it is (it may be changed, as an
         /// add that trusts the client that made it).
         case nothing(AgentRequest)
-        /// The consent of every item that `query` (or, without one, `ids`) names.
-        case items(query: ItemQuery?, limit: MatchLimit, ids: [UUID])
+        /// The consent of every item that `query` (or, without one, `ids`)
+        /// names, for `event`: a ``AccessEvent/read`` of secrets, or a
+        /// ``AccessEvent/ruleChange``.
+        case items(query: ItemQuery?, limit: MatchLimit, ids: [UUID], event: AccessEvent)
     }
 
     /// What `request` needs: a read of secrets (a `.get` with more than the
@@ -34,11 +36,11 @@ public final class AccessConsent: @unchecked Sendable {
     static func need(of request: AgentRequest, from context: AccessContext) -> Need {
         switch request {
         case .get(let q, let one, let detail) where detail != .listing:
-            return .items(query: q, limit: one ? .one : .all, ids: [])
+            return .items(query: q, limit: one ? .one : .all, ids: [], event: .read)
         case .getItems(let asked, let detail) where detail != .listing:
-            return .items(query: nil, limit: .all, ids: asked)
+            return .items(query: nil, limit: .all, ids: asked, event: .read)
         case .update(let q, let changes) where changes.accessRule != nil:
-            return .items(query: q, limit: .all, ids: [])
+            return .items(query: q, limit: .all, ids: [], event: .ruleChange)
         case .add(var item) where item.accessRule.isDefault && !context.isTerminalUI:
             switch context.channel {
             case .secretService, .git, .docker, .program:
@@ -52,20 +54,26 @@ public final class AccessConsent: @unchecked Sendable {
         }
     }
 
-    /// The decisions for `items`, in order, until one refuses.
+    /// The decisions for `items`, in order, until one refuses; each one
+    /// recorded once (``AccessGate/recorder``): the read (or rule change)
+    /// allowed and why, or the refusal, and a question, a lease and an
+    /// "always" rule on the way.
     /// - Parameters:
     ///   - context: who asks and how.
     ///   - items: the items the request would read, with their rules.
+    ///   - event: what the request does to each: ``AccessEvent/read`` or ``AccessEvent/ruleChange``.
     ///   - vaultDefault: the vault's default rule.
     ///   - trustAlways: writes an "always allow" answer into an item's rule.
     /// - Returns: `nil` to allow all, else the failure: `.accessDenied` for
     ///   a rule or a person that refused, `.interactionNotAllowed` naming the
     ///   rule when nobody could be asked or nobody answered in time.
     func decide(
-        _ context: AccessContext, items: [Item], vaultDefault: AccessRule.Mode, trustAlways: (AccessRule, Item) -> Void
+        _ context: AccessContext, items: [Item], event: AccessEvent, vaultDefault: AccessRule.Mode,
+        trustAlways: (AccessRule, Item) -> Void
     ) -> KeychainError? {
+        let record = Record(recorder: gate.recorder, context: context, event: event)
         for item in items {
-            if let refusal = decide(context, item: item, vaultDefault: vaultDefault, trustAlways: trustAlways) {
+            if let refusal = decide(record, item: item, vaultDefault: vaultDefault, trustAlways: trustAlways) {
                 return refusal
             }
         }
@@ -74,44 +82,83 @@ public final class AccessConsent: @unchecked Sendable {
 
     /// One item's decision: `nil` to allow, else the failure.
     private func decide(
-        _ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode, trustAlways: (AccessRule, Item) -> Void
+        _ record: Record, item: Item, vaultDefault: AccessRule.Mode, trustAlways: (AccessRule, Item) -> Void
     ) -> KeychainError? {
+        let context = record.context
         let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
             TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
         }
         let name = item.displayName
         switch verdict {
         case .allow(let why):
-            gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(why)")
+            record.allowed(item, .allowedRule, why)
             return nil
         case .deny(let why):
-            gate.recorder.record(event: "denied", context: context, item: name, decision: why)
+            record.refused(item, .denied, why)
             return .accessDenied("\(context.requester.programName) may not read \(name): \(why)")
         case .ask(let why):
             if gate.hasLease(context, item: item.persistentID) {
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: a lease")
+                record.allowed(item, .allowedLease, "a lease; \(why)")
                 return nil
             }
-            let question = AccessQuestion(context: context, item: name, reason: why)
-            gate.recorder.record(event: "prompt", context: context, item: name, decision: why)
-            switch gate.ask(question, item: item.persistentID) {
+            record.entry(.prompt, item, nil, why)
+            let answer = gate.ask(AccessQuestion(context: context, item: name, reason: why), item: item.persistentID)
+            switch answer {
             case nil:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "no answer")
+                record.refused(item, .noChannel, "\(why); no one could be asked, or no one answered in time")
                 return .interactionNotAllowed(
                     AccessPolicy.consentRefusalPrefix
                         + "\(name): \(why), and no one could be asked, or no one answered in time")
             case .deny?:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "refused by the user")
+                record.refused(item, .denied, "refused by the user")
                 return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
             case .always?:
-                if let rule = AccessConsent.rule(trusting: context, in: item) { trustAlways(rule, item) }
-                gate.recorder.record(event: "rule", context: context, item: name, decision: "always allowed")
-                return nil
-            case let answer?:
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(answer)")
-                return nil
+                if let rule = AccessConsent.rule(trusting: context, in: item) {
+                    trustAlways(rule, item)
+                    record.entry(.ruleChange, item, nil, "always allow \(context.requester.executable)")
+                }
+                record.allowed(item, .allowedRule, "always allowed by the user")
+            case .once?:
+                record.allowed(item, .allowedOnce, "allowed once by the user")
+            case .lease(let seconds)?:
+                record.entry(.lease, item, .allowedLease, "\(Int((seconds / 60).rounded())) min")
+                record.allowed(item, .allowedLease, "a lease of \(Int((seconds / 60).rounded())) min")
+            case .untilLock?:
+                record.entry(.lease, item, .allowedUntilLock, "until the vault locks")
+                record.allowed(item, .allowedUntilLock, "until the vault locks")
             }
+            return nil
         }
+    }
+
+    /// The entries of one request's decisions: who, through which channel,
+    /// what the request does.
+    struct Record {
+        let recorder: any AccessRecorder
+        let context: AccessContext
+        let event: AccessEvent
+        let who: AccessLogRequester
+
+        init(recorder: any AccessRecorder, context: AccessContext, event: AccessEvent) {
+            self.recorder = recorder
+            self.context = context
+            self.event = event
+            who = AccessLogRequester(context.requester)
+        }
+
+        /// One entry about `item`.
+        func entry(_ kind: AccessEvent, _ item: Item, _ decision: AccessDecision?, _ detail: String) {
+            recorder.record(
+                AccessLogEntry(
+                    time: Date(), event: kind, requester: who, item: ItemKey(item), channel: context.channel,
+                    decision: decision, detail: detail))
+        }
+
+        /// The request's own event, allowed.
+        func allowed(_ item: Item, _ decision: AccessDecision, _ why: String) { entry(event, item, decision, why) }
+
+        /// The request refused.
+        func refused(_ item: Item, _ decision: AccessDecision, _ why: String) { entry(.denial, item, decision, why) }
     }
 
     /// The item's rule with the requester's program trusted ("always allow

@@ -53,11 +53,13 @@ public final class AgentCore: @unchecked Sendable {
     let decisions: AccessConsent
     /// Leases, questions in flight, and the channels to ask on.
     public var gate: AccessGate { decisions.gate }
-    /// The access log of the vault unlocked now: every read of a secret
-    /// through the agent is appended (``recordReads(of:answer:requester:)``); open
+    /// The access log of the vault unlocked now: every decision of the gate
+    /// (``consent(to:from:)``) and every unlock is appended; open
     /// from the unlock to the full lock (it outlives a partial one, as reads
     /// of `afterFirstUnlock` items go on).
     private var accessLog: AccessLog?
+    /// Where the gate's decisions go: ``accessLog`` while there is one.
+    private let record = AccessLogRecorder()
     /// Why the access log of the vault unlocked now could not be opened.
     private var accessLogFailure: String?
     /// The change feed: the items known and their subscribers.
@@ -93,7 +95,7 @@ public final class AgentCore: @unchecked Sendable {
         self.clock = clock
         self.openVault = openVault
         self.watermarks = watermarks
-        decisions = AccessConsent(gate: AccessGate(clock: clock, askers: [TerminalAsker()]))
+        decisions = AccessConsent(gate: AccessGate(clock: clock, askers: [TerminalAsker()], recorder: record))
     }
 
     /// Refuses a vault just unlocked whose write counter is below the
@@ -165,6 +167,7 @@ public final class AgentCore: @unchecked Sendable {
 
     /// Writes what the access log has queued and drops it with its keys.
     private func closeAccessLogLocked() {
+        record.use(nil)
         accessLog?.close()
         accessLog = nil
         accessLogFailure = nil
@@ -333,6 +336,7 @@ public final class AgentCore: @unchecked Sendable {
                 // A vault whose log cannot be opened still unlocks; the status says why nothing is recorded.
                 do {
                     accessLog = try AccessLog.open(for: fresh, watermarks: watermarks)
+                    record.use(accessLog)
                 } catch {
                     accessLogFailure = "\(error)"
                 }
@@ -365,9 +369,7 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
-                    let answer = try itemAnswerLocked(request, vault)
-                    recordReads(of: request, answer: answer, requester: requester)
-                    return answer
+                    return try itemAnswerLocked(request, vault)
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
                     return .failure(AgentCore.partlyLocked)
@@ -398,9 +400,10 @@ public final class AgentCore: @unchecked Sendable {
         let query: ItemQuery?
         let limit: MatchLimit
         let ids: [UUID]
+        let event: AccessEvent
         switch AccessConsent.need(of: request, from: context) {
         case .nothing(let answered): return .success(answered)
-        case .items(let q, let l, let i): (query, limit, ids) = (q, l, i)
+        case .items(let q, let l, let i, let e): (query, limit, ids, event) = (q, l, i, e)
         }
         mutex.lock()
         refreshLocked()
@@ -410,7 +413,9 @@ public final class AgentCore: @unchecked Sendable {
         }
         let vaultDefault = (try? vault.accessDefault()) ?? .any
         mutex.unlock()
-        if let refusal = decisions.decide(context, items: items, vaultDefault: vaultDefault, trustAlways: writeRule) {
+        if let refusal = decisions.decide(
+            context, items: items, event: event, vaultDefault: vaultDefault, trustAlways: writeRule)
+        {
             return .failure(refusal)
         }
         return .success(request)
@@ -452,26 +457,6 @@ public final class AgentCore: @unchecked Sendable {
             feed.publishOwn(changes, before: before, vault)
         }
         return answer
-    }
-
-    /// Appends one access log entry per item whose secret (or one-time
-    /// seed and field values) an answer carries.
-    private func recordReads(of request: AgentRequest, answer: AgentResponse, requester: AccessLogRequester?) {
-        let detail: ItemDetail
-        switch request {
-        case .get(_, _, let asked), .getItems(_, let asked): detail = asked
-        default: return
-        }
-        guard let accessLog, detail != .listing, case .items(let items) = answer else { return }
-        let who = AgentCore.described(requester)
-        let now = Date()
-        let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
-        for item in items {
-            accessLog.append(
-                AccessLogEntry(
-                    time: now, event: .read, requester: who, item: ItemKey(item), channel: .agent,
-                    decision: .allowedRule, detail: "rule any: \(what)"))
-        }
     }
 
     /// The requester with what `/proc` says of its pid.
