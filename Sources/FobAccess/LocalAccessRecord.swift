@@ -23,9 +23,9 @@ public final class LocalAccessRecord {
     private let watermarks: VaultWatermarks
     private var writer: AccessLogWriter?
     private lazy var requester = AccessLogRequester.peer(pid: getppid(), uid: getuid())
-    /// Why the last write failed, or `nil`.
+    /// Why a write failed, or `nil` when none did.
     public private(set) var failure: String?
-    /// Told why a write failed.
+    /// Told why a write failed, once per command.
     public var onFailure: ((String) -> Void)?
 
     /// - Parameters:
@@ -75,10 +75,9 @@ public final class LocalAccessRecord {
                     headDirectory: watermarks.directory)
             }
             try writer?.append(entries)
-            failure = nil
         } catch {
+            if failure == nil { onFailure?("the access log was not written: \(error)") }
             failure = "\(error)"
-            onFailure?("the access log was not written: \(error)")
         }
     }
 }
