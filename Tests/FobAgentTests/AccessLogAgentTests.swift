@@ -132,6 +132,27 @@ import Testing
         core.lockAll()
     }
 
+    @Test func alwaysIsARuleChangeThenReadsByTheRule() throws {
+        let v = try TestVault()
+        let (core, watermarks) = try agent(v, rule: AccessRule(mode: .ask))
+        let asker = AnsweringAsker()
+        asker.answers = [.always]
+        core.gate.askers = [asker]
+        var me = AccessLogAgentTests.git
+        me.requester.executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        me.requester.identity = ProcessInspector.identity(ofFile: "/proc/self/exe")
+        #expect(serve(core, AccessLogAgentTests.read, me).isItems)
+        #expect(serve(core, AccessLogAgentTests.read, me).isItems)
+        let log = try entries(core, v, watermarks).dropFirst()
+        #expect(
+            log.map { "\($0.event.rawValue) \($0.decision?.rawValue ?? "-")" } == [
+                "prompt -", "rule-change -", "read allowed-rule", "read allowed-rule",
+            ])
+        #expect(log.dropFirst().first?.detail == "always allow \(me.requester.executable)")
+        #expect(asker.answers.isEmpty)
+        core.lockAll()
+    }
+
     @Test func aThousandAppendsAreOneBatchedWrite() throws {
         let v = try TestVault()
         let key = try #require(try v.vault.accessLogKey(create: true))
