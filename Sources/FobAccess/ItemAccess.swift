@@ -48,6 +48,16 @@ public final class ItemAccess: RequestStore {
     /// request runs here.
     public var onAgentUnusable: ((AgentClientError) -> Void)?
 
+    /// The record of what a command reads from the vault opened here with
+    /// the master password (``LocalAccessRecord``); `nil`: nothing is recorded.
+    public var record: LocalAccessRecord?
+    /// Whether the master password was given (`--password-file`,
+    /// `--no-agent`): the vault is then opened here, never through the
+    /// agent, and each read is recorded, not asked.
+    public var opensItself = false {
+        didSet { if opensItself { route = .local } }
+    }
+
     /// How often ``isLocked`` asks the agent's state, in seconds.
     public static let pollInterval: TimeInterval = 0.5
 
@@ -86,7 +96,10 @@ public final class ItemAccess: RequestStore {
 
     public func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse {
         if let answer = try agentAnswer(request) { return answer }
-        return try unlockedLocal(refusal: agentRefusal).perform(request)
+        let store = try unlockedLocal(refusal: agentRefusal)
+        let answer = try store.perform(request)
+        if let record, let vault = store.vault { record.answered(request, with: answer, vault) }
+        return answer
     }
 
     /// Through the agent, its answer is decoded one item at a time
@@ -111,7 +124,9 @@ public final class ItemAccess: RequestStore {
         } else {
             // An answer that broke off midway is not run again here: its first items were handed over.
             guard handed == 0 else { throw .io("agent: the answer broke off after \(handed) items") }
-            answer = try unlockedLocal(refusal: agentRefusal).perform(request)
+            let store = try unlockedLocal(refusal: agentRefusal)
+            answer = try store.perform(request)
+            if let record, let vault = store.vault { record.answered(request, with: answer, vault) }
         }
         guard case .items(let items) = answer else { throw .io("unexpected answer to get") }
         items.forEach(body)
@@ -178,6 +193,7 @@ public final class ItemAccess: RequestStore {
             try vault.unlock(password: try secret ?? password.password())
             try watermarks.check(vault)
             route = .local
+            record?.unlocked(vault)
             onLocalUnlock?(vault)
         }
         route = .local

@@ -42,16 +42,17 @@ public protocol AccessAsker: Sendable {
 }
 
 /// What the agent records of every read, refusal, question, lease and rule
-/// change (the access log, when it is wired in).
+/// change: the vault's access log (``AccessLogRecorder``) in the agent.
 public protocol AccessRecorder: Sendable {
-    /// Records one event; never throws to the caller.
-    func record(event: String, context: AccessContext, item: String, decision: String)
+    /// Records one entry; never blocks on the disk, never throws to the caller.
+    /// - Important: an entry names items and programs, never a secret's bytes.
+    func record(_ entry: AccessLogEntry)
 }
 
 /// A recorder that keeps nothing.
 public struct NoAccessRecord: AccessRecorder {
     public init() {}
-    public func record(event: String, context: AccessContext, item: String, decision: String) {}
+    public func record(_ entry: AccessLogEntry) {}
 }
 
 /// The agent's consent state: leases (which die at lock), questions in

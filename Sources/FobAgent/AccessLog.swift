@@ -185,3 +185,45 @@ extension AccessLogRequester {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+/// The agent's recorder: appends each entry to the access log of the vault
+/// unlocked now (``use(_:)``), and drops it while there is none (locked).
+/// Thread-safe.
+public final class AccessLogRecorder: AccessRecorder, @unchecked Sendable {
+    private let lock = Lock()
+    private var log: AccessLog?
+
+    public init() {}
+
+    /// The log entries go to from now on (`nil`: none, at lock).
+    public func use(_ log: AccessLog?) {
+        lock.lock()
+        self.log = log
+        lock.unlock()
+    }
+
+    public func record(_ entry: AccessLogEntry) {
+        lock.lock()
+        let log = self.log
+        lock.unlock()
+        log?.append(entry)
+    }
+}
+
+extension AccessLogRequester {
+    /// The most parents a record keeps, nearest first.
+    public static let parentsRecorded = 8
+
+    /// The record of a requester the agent named: pid, uid, executable,
+    /// `argv[0]`, up to ``parentsRecorded`` parents as `name(pid)`, the
+    /// terminal, the systemd unit (else the cgroup) and the Flatpak app id.
+    /// - Parameter requester: from ``ProcessInspector``.
+    public init(_ requester: Requester) {
+        self.init(
+            pid: requester.pid, uid: requester.uid, executable: requester.executable,
+            argv0: requester.arguments.first ?? "",
+            parents: requester.parents.prefix(AccessLogRequester.parentsRecorded).map { "\($0.name)(\($0.pid))" },
+            tty: requester.terminal ?? "", unit: requester.systemdUnit ?? requester.cgroup,
+            flatpakID: requester.flatpakAppID ?? "")
+    }
+}

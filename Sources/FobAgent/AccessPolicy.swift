@@ -2,63 +2,6 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 
-/// How a request reached the agent, as prompts and the record name it.
-///
-/// For Fob's own command line and helpers it is read by the agent from the
-/// peer's `argv` (the peer is Fob's own executable, so its arguments are
-/// what it runs), never taken from the request.
-public enum AccessChannel: Sendable, Equatable, CustomStringConvertible {
-    /// `fob get`, `fob copy`, `fob run`, … (the subcommand).
-    case command(String)
-    /// git, through `git-credential-fob` or `fob git-credential`.
-    case git
-    /// docker, through `docker-credential-fob` or `fob docker-credential`.
-    case docker
-    /// The Secret Service provider, for a D-Bus client.
-    case secretService
-    /// The terminal UI, driven by the person at its keyboard.
-    case terminalUI
-    /// A program that speaks to the agent itself (a `SecItem` program).
-    case program
-
-    public var description: String {
-        switch self {
-        case .command(let name): return "fob \(name)"
-        case .git: return "git"
-        case .docker: return "docker"
-        case .secretService: return "Secret Service"
-        case .terminalUI: return "the terminal UI"
-        case .program: return "SecItem"
-        }
-    }
-
-    /// The channel of a peer that is Fob's own program, from its `argv`
-    /// (global options such as `--vault PATH` skipped).
-    /// - Parameter arguments: the peer's `argv`.
-    public static func ofFobPeer(arguments: [String]) -> AccessChannel {
-        let name = arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-        if name.hasPrefix("git-credential-") { return .git }
-        if name.hasPrefix("docker-credential-") { return .docker }
-        if name == "fob-secret-service" { return .secretService }
-        var rest = arguments.dropFirst()
-        while let next = rest.first, next.hasPrefix("-") {
-            rest = rest.dropFirst(AccessChannel.optionsWithValue.contains(next) ? 2 : 1)
-        }
-        switch rest.first {
-        case nil, "ui"?: return .terminalUI
-        case "git-credential"?: return .git
-        case "docker-credential"?: return .docker
-        case "secret-service"?: return .secretService
-        case let command?: return .command(command)
-        }
-    }
-
-    /// Global options of `fob` that take a value.
-    static let optionsWithValue: Set<String> = [
-        "--vault", "--password-file", "--clipboard", "--lock-after", "--clear-after",
-    ]
-}
-
 /// Who asks, and through which channel: what an access decision is about.
 public struct AccessContext: Sendable {
     /// The requester (for Fob's own programs, the program that ran them).

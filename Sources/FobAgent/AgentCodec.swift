@@ -289,6 +289,8 @@ extension AgentRequest {
             for id in ids { withUnsafeBytes(of: id.uuid) { packed.append(contentsOf: $0) } }
             w.field(packed)
             w.field([detail.rawValue])
+        case .accessLog(let filter):
+            AccessLogWire.write(filter, to: &w)
         case .forClient(let pid, let request):
             w.field(UInt32(bitPattern: pid))
             var inner = request.encoded()
@@ -403,6 +405,8 @@ extension AgentRequest {
                 throw .badField("get detail")
             }
             return .getItems(ids: try ids(r), detail: detail)
+        case AgentRequest.accessLogCode:
+            return .accessLog(try AccessLogWire.filter(r))
         case AgentRequest.forClientCode:
             try r.expect(2)
             let pid = Int32(bitPattern: try r.uint32(0, "pid"))
@@ -444,6 +448,8 @@ extension AgentResponse {
             var w = MessageWriter(code: 2)
             w.fields(items)
             return w.bytes
+        case .accessLog(let records, let problems):
+            return AccessLogWire.encoded(records, problems)
         case .status(let s):
             var w = MessageWriter(code: 3)
             w.field([s.state.rawValue])
@@ -512,6 +518,9 @@ extension AgentResponse {
             return .ok
         case 5:
             return .event(try AgentEvent(r))
+        case AccessLogWire.answerCode:
+            let (records, problems) = try AccessLogWire.answer(r)
+            return .accessLog(records: records, problems: problems)
         case 6:
             guard r.fields.count >= 1 else { throw .badField("a write's answer without its count") }
             var changes: [AgentEvent] = []

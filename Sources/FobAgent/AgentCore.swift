@@ -49,25 +49,23 @@ public final class AgentCore: @unchecked Sendable {
     private var seen: [String: UInt64] = [:]
     /// The id of the vault unlocked now.
     private var vaultID: String?
+    /// The consent decisions (rules, leases, questions) and their record.
+    let decisions: AccessConsent
     /// Leases, questions in flight, and the channels to ask on.
-    public let gate: AccessGate
-    /// The access log of the vault unlocked now: every read of a secret
-    /// through the agent is appended (``recordReads(of:answer:requester:)``); open
+    public var gate: AccessGate { decisions.gate }
+    /// The access log of the vault unlocked now: every decision of the gate
+    /// (``consent(to:from:)``) and every unlock is appended; open
     /// from the unlock to the full lock (it outlives a partial one, as reads
     /// of `afterFirstUnlock` items go on).
     private var accessLog: AccessLog?
+    /// Where the gate's decisions go: ``accessLog`` while there is one.
+    private let record = AccessLogRecorder()
     /// Why the access log of the vault unlocked now could not be opened.
     private var accessLogFailure: String?
+    /// The change feed: the items known and their subscribers.
+    private let feed = AgentFeed()
     /// The subscribers of the change feed.
-    let subscribers = AgentSubscribers()
-    /// What the agent knows of the vault's items: each one's summary by
-    /// persistent ID, as of a ``Vault/contentGeneration`` and write counter
-    /// (`nil` while locked, or before the first need). It answers
-    /// ``AgentRequest/getItems(ids:detail:)`` without a scan, and the
-    /// change feed compares the vault with it.
-    private var known: KnownItems?
-    /// Whether the feed last told its subscribers that the vault is unlocked.
-    private var feedSaysUnlocked = false
+    var subscribers: AgentSubscribers { feed.subscribers }
     private var watcherRunning = false
     /// How often the watcher looks for other processes' writes, in seconds.
     static let watchInterval = 0.2
@@ -97,7 +95,7 @@ public final class AgentCore: @unchecked Sendable {
         self.clock = clock
         self.openVault = openVault
         self.watermarks = watermarks
-        gate = AccessGate(clock: clock, askers: [TerminalAsker()])
+        decisions = AccessConsent(gate: AccessGate(clock: clock, askers: [TerminalAsker()], recorder: record))
     }
 
     /// Refuses a vault just unlocked whose write counter is below the
@@ -149,7 +147,7 @@ public final class AgentCore: @unchecked Sendable {
         if idleOver || maxOver {
             vault.lock(keepingAfterFirstUnlock: true)
             listing = nil
-            forgetKnownLocked()
+            feed.forget()
             timedOut = true
             gate.endLeases()
         }
@@ -162,13 +160,14 @@ public final class AgentCore: @unchecked Sendable {
         vault?.lock()
         vault = nil
         listing = nil
-        forgetKnownLocked()
+        feed.forget()
         gate.endLeases()
         closeAccessLogLocked()
     }
 
     /// Writes what the access log has queued and drops it with its keys.
     private func closeAccessLogLocked() {
+        record.use(nil)
         accessLog?.close()
         accessLog = nil
         accessLogFailure = nil
@@ -190,6 +189,32 @@ public final class AgentCore: @unchecked Sendable {
         let log = accessLog
         mutex.unlock()
         return log?.flush() ?? true
+    }
+
+    /// The access log's entries that pass `filter`, after writing what is
+    /// queued; `.interactionNotAllowed` unless fully unlocked.
+    private func accessLogLocked(_ filter: AccessLogFilter) -> AgentResponse {
+        guard let vault, vault.lockLevel == .unlocked else {
+            return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
+        }
+        do {
+            let location = AccessLogLocation(vaultURL: vault.url)
+            guard let key = try vault.accessLogKey(create: false) else {
+                if location.exists { return .failure(.decode(AccessLogProblem.keyMissing.description)) }
+                return .accessLog(records: [], problems: [])
+            }
+            accessLog?.flush()
+            let keys = AccessLogKeys(logKey: key)
+            let head = watermarks.flatMap {
+                AccessLogHead.read(AccessLogHead.path(directory: $0.directory, keys: keys))
+            }
+            let report = AccessLogReader.read(location, keys: keys, head: head)
+            return .accessLog(
+                records: report.records.filter { filter.matches($0.entry) },
+                problems: report.problems.map(\.description))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Answers one request. Checks the deadlines, then that the vault file is
@@ -229,7 +254,7 @@ public final class AgentCore: @unchecked Sendable {
         do {
             // The known items make the listing without another scan.
             let message: [UInt8]
-            if let known = knownLocked(vault) {
+            if let known = feed.snapshot(of: vault) {
                 message = AgentResponse.items(known.listing).encoded()
             } else {
                 message = try ItemOperations.perform(request, on: vault).encoded()
@@ -262,7 +287,7 @@ public final class AgentCore: @unchecked Sendable {
             } catch {
                 vault.lock()
                 self.vault = nil
-                forgetKnownLocked()
+                feed.forget()
                 closeAccessLogLocked()
             }
         }
@@ -309,12 +334,14 @@ public final class AgentCore: @unchecked Sendable {
         switch request {
         case .status:
             return .status(statusLocked())
+        case .accessLog(let filter):
+            return accessLogLocked(filter)
         case .lock:
             vault?.lock()
             vault = nil
             listing = nil
             closeAccessLogLocked()
-            forgetKnownLocked()
+            feed.forget()
             gate.endLeases()
             return .ok
         case .unlock, .unlockWithKey:
@@ -337,6 +364,7 @@ public final class AgentCore: @unchecked Sendable {
                 // A vault whose log cannot be opened still unlocks; the status says why nothing is recorded.
                 do {
                     accessLog = try AccessLog.open(for: fresh, watermarks: watermarks)
+                    record.use(accessLog)
                 } catch {
                     accessLogFailure = "\(error)"
                 }
@@ -356,9 +384,7 @@ public final class AgentCore: @unchecked Sendable {
                 unlockedAt = clock.seconds
                 lastActivity = unlockedAt
                 timedOut = false
-                forgetKnownLocked()
-                feedSaysUnlocked = true
-                subscribers.publish([AgentEvent(kind: .unlocked, key: nil)])
+                feed.announceUnlock()
                 gate.endLeases()
                 return .ok
             } catch {
@@ -371,9 +397,7 @@ public final class AgentCore: @unchecked Sendable {
             case .success(let vault):
                 do {
                     defer { noteCounterLocked(of: vault) }
-                    let answer = try itemAnswerLocked(request, vault)
-                    recordReads(of: request, answer: answer, requester: requester)
-                    return answer
+                    return try itemAnswerLocked(request, vault)
                 } catch .itemNotFound where vault.lockLevel == .afterFirstUnlockOnly && request.isQuery {
                     // A match among the items still locked is not "not found".
                     return .failure(AgentCore.partlyLocked)
@@ -401,27 +425,13 @@ public final class AgentCore: @unchecked Sendable {
     ///   person that refused, `.interactionNotAllowed` naming the rule when
     ///   nobody could be asked or nobody answered in time.
     public func consent(to request: AgentRequest, from context: AccessContext) -> Result<AgentRequest, KeychainError> {
-        // The items the request would read: by a query, or by persistent IDs.
-        var query: ItemQuery?
-        var limit = MatchLimit.all
-        var ids: [UUID] = []
-        switch request {
-        case .get(let q, let one, let detail) where detail != .listing:
-            (query, limit) = (q, one ? .one : .all)
-        case .getItems(let asked, let detail) where detail != .listing:
-            ids = asked
-        case .update(let q, let changes) where changes.accessRule != nil:
-            query = q
-        case .add(var item) where item.accessRule.isDefault && !context.isTerminalUI:
-            switch context.channel {
-            case .secretService, .git, .docker, .program:
-                guard let identity = context.requester.identity else { return .success(request) }
-                item.accessRule.trusted = [TrustedProgram(path: context.requester.executable, identity: identity)]
-                return .success(.add(item))
-            case .command, .terminalUI: return .success(request)
-            }
-        default:
-            return .success(request)
+        let query: ItemQuery?
+        let limit: MatchLimit
+        let ids: [UUID]
+        let event: AccessEvent
+        switch AccessConsent.need(of: request, from: context) {
+        case .nothing(let answered): return .success(answered)
+        case .items(let q, let l, let i, let e): (query, limit, ids, event) = (q, l, i, e)
         }
         mutex.lock()
         refreshLocked()
@@ -431,8 +441,10 @@ public final class AgentCore: @unchecked Sendable {
         }
         let vaultDefault = (try? vault.accessDefault()) ?? .any
         mutex.unlock()
-        for item in items {
-            if let refusal = decide(context, item: item, vaultDefault: vaultDefault) { return .failure(refusal) }
+        if let refusal = decisions.decide(
+            context, items: items, event: event, vaultDefault: vaultDefault, trustAlways: writeRule)
+        {
+            return .failure(refusal)
         }
         return .success(request)
     }
@@ -446,52 +458,8 @@ public final class AgentCore: @unchecked Sendable {
         return found
     }
 
-    /// One item's decision: `nil` to allow, else the failure.
-    private func decide(_ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode) -> KeychainError? {
-        let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
-            TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
-        }
-        let name = item.displayName
-        switch verdict {
-        case .allow(let why):
-            gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(why)")
-            return nil
-        case .deny(let why):
-            gate.recorder.record(event: "denied", context: context, item: name, decision: why)
-            return .accessDenied("\(context.requester.programName) may not read \(name): \(why)")
-        case .ask(let why):
-            if gate.hasLease(context, item: item.persistentID) {
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: a lease")
-                return nil
-            }
-            let question = AccessQuestion(context: context, item: name, reason: why)
-            gate.recorder.record(event: "prompt", context: context, item: name, decision: why)
-            switch gate.ask(question, item: item.persistentID) {
-            case nil:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "no answer")
-                return .interactionNotAllowed(
-                    AccessPolicy.consentRefusalPrefix
-                        + "\(name): \(why), and no one could be asked, or no one answered in time")
-            case .deny?:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "refused by the user")
-                return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
-            case .always?:
-                trustAlways(context, item: item)
-                gate.recorder.record(event: "rule", context: context, item: name, decision: "always allowed")
-                return nil
-            case let answer?:
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(answer)")
-                return nil
-            }
-        }
-    }
-
-    /// Writes "always allow this program" into the item's rule.
-    private func trustAlways(_ context: AccessContext, item: Item) {
-        guard let identity = context.requester.identity else { return }
-        var rule = item.accessRule
-        rule.trusted.removeAll { $0.path == context.requester.executable }
-        rule.trusted.append(TrustedProgram(path: context.requester.executable, identity: identity))
+    /// Writes `rule` into `item` (an "always allow this program" answer).
+    private func writeRule(_ rule: AccessRule, into item: Item) {
         var changes = ItemChanges()
         changes.accessRule = rule
         mutex.lock()
@@ -509,31 +477,14 @@ public final class AgentCore: @unchecked Sendable {
     /// (its own writes published to the change feed).
     private func itemAnswerLocked(_ request: AgentRequest, _ vault: Vault) throws(KeychainError) -> AgentResponse {
         if case .getItems(let ids, let detail) = request { return try itemsLocked(ids, detail, vault) }
-        if case .list(service: nil) = request, let known = knownLocked(vault) { return .items(known.listing) }
+        if case .list(service: nil) = request, let known = feed.snapshot(of: vault) { return .items(known.listing) }
         let before = (vault.contentGeneration, vault.writeCounter)
         let answer = try ItemOperations.perform(request, on: vault)
-        if case .written(_, let changes) = answer { publishOwnLocked(changes, before: before, vault) }
+        if case .written(_, let changes) = answer {
+            listing = nil
+            feed.publishOwn(changes, before: before, vault)
+        }
         return answer
-    }
-
-    /// Appends one access log entry per item whose secret (or one-time
-    /// seed and field values) an answer carries.
-    private func recordReads(of request: AgentRequest, answer: AgentResponse, requester: AccessLogRequester?) {
-        let detail: ItemDetail
-        switch request {
-        case .get(_, _, let asked), .getItems(_, let asked): detail = asked
-        default: return
-        }
-        guard let accessLog, detail != .listing, case .items(let items) = answer else { return }
-        let who = AgentCore.described(requester)
-        let now = Date()
-        let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
-        for item in items {
-            accessLog.append(
-                AccessLogEntry(
-                    time: now, event: .read, requester: who, item: ItemKey(item), channel: .agent,
-                    decision: .allowedRule, detail: "rule any: \(what)"))
-        }
     }
 
     /// The requester with what `/proc` says of its pid.
@@ -551,12 +502,7 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         guard let id = subscribers.add() else { return nil }
-        if let vault, vault.lockLevel == .unlocked {
-            feedSaysUnlocked = true
-            _ = knownLocked(vault)
-        } else {
-            feedSaysUnlocked = false
-        }
+        feed.startFrom(vault)
         if !watcherRunning {
             watcherRunning = DetachedThread.start { [self] in
                 while subscribers.waitForWork(timeout: AgentCore.watchInterval) { watch() }
@@ -575,57 +521,7 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         refreshLocked()
-        guard let vault, vault.lockLevel == .unlocked else {
-            forgetKnownLocked()
-            return
-        }
-        if !feedSaysUnlocked {
-            known = nil
-            feedSaysUnlocked = true
-            subscribers.publish([AgentEvent(kind: .unlocked, key: nil)])
-        }
-        _ = knownLocked(vault)
-    }
-
-    /// The items known now (``known``), read again when the vault changed
-    /// since (another process wrote): then each difference is published,
-    /// once. `nil` while only `afterFirstUnlock` items are open, or when
-    /// the vault cannot be read.
-    private func knownLocked(_ vault: Vault) -> VaultSnapshot? {
-        guard vault.lockLevel == .unlocked else { return nil }
-        if let known, known.generation == vault.contentGeneration { return known.snapshot }
-        guard let items = try? vault.allItems() else { return nil }
-        let now = VaultSnapshot(items)
-        if let known { subscribers.publish(known.snapshot.events(to: now)) }
-        known = KnownItems(generation: vault.contentGeneration, counter: vault.writeCounter, snapshot: now)
-        return now
-    }
-
-    /// Forgets the known items (a lock, a timeout, a replaced file) and
-    /// tells the feed's subscribers, once, that the vault locked.
-    private func forgetKnownLocked() {
-        known = nil
-        if feedSaysUnlocked { subscribers.publish([AgentEvent(kind: .locked, key: nil)]) }
-        feedSaysUnlocked = false
-    }
-
-    /// Publishes the changes of the agent's own write and patches the known
-    /// items with them, when nothing else changed the vault since they were
-    /// read (the write counter grew by this write alone); otherwise the
-    /// watcher compares the vault with them and publishes everything once.
-    private func publishOwnLocked(_ changes: [AgentEvent], before: (UInt64, UInt64?), _ vault: Vault) {
-        listing = nil
-        guard var now = known, now.generation == before.0, let counter = now.counter, before.1 == counter,
-            vault.writeCounter == counter + (changes.isEmpty ? 0 : 1)
-        else {
-            subscribers.wake()
-            return
-        }
-        now.snapshot.apply(changes)
-        now.generation = vault.contentGeneration
-        now.counter = vault.writeCounter
-        known = now
-        subscribers.publish(changes)
+        feed.look(at: vault)
     }
 
     /// The answer to ``AgentRequest/getItems(ids:detail:)``: each item asked
@@ -634,7 +530,7 @@ public final class AgentCore: @unchecked Sendable {
     private func itemsLocked(_ ids: [UUID], _ detail: ItemDetail, _ vault: Vault) throws(KeychainError)
         -> AgentResponse
     {
-        guard let snapshot = knownLocked(vault) else {
+        guard let snapshot = feed.snapshot(of: vault) else {
             return try ItemOperations.perform(.getItems(ids: ids, detail: detail), on: vault)
         }
         var found: [Item] = []

@@ -167,11 +167,16 @@ public enum AgentRequest: Sendable {
     /// inner request is never a `forClient`, `subscribe` or `applyImport`.
     /// Answers as `request`.
     indirect case forClient(pid: Int32, request: AgentRequest)
+    /// The access log's entries that pass `filter` (the filter applied by
+    /// the agent, which flushes what it queued first); answers
+    /// `.accessLog`. Needs the vault fully unlocked. Names items and
+    /// programs, no secret: answered without consent, as a listing is.
+    case accessLog(AccessLogFilter)
 
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
         switch self {
-        case .status, .unlock, .unlockWithKey, .lock, .subscribe: return false
+        case .status, .unlock, .unlockWithKey, .lock, .subscribe, .accessLog: return false
         case .forClient(_, let request): return request.isItemOperation
         default: return true
         }
@@ -197,6 +202,8 @@ public enum AgentRequest: Sendable {
     static let importCode: UInt8 = 11
     /// The code of ``forClient(pid:request:)``.
     static let forClientCode: UInt8 = 14
+    /// The code of ``accessLog(_:)``.
+    static let accessLogCode: UInt8 = 15
 
     var code: UInt8 {
         switch self {
@@ -214,6 +221,7 @@ public enum AgentRequest: Sendable {
         case .subscribe: return 12
         case .getItems: return 13
         case .forClient: return AgentRequest.forClientCode
+        case .accessLog: return AgentRequest.accessLogCode
         }
     }
 }
@@ -348,6 +356,10 @@ public enum AgentResponse: Sendable {
     case written(count: Int, changes: [AgentEvent])
     /// A change, sent to a subscriber.
     case event(AgentEvent)
+    /// The answer to ``AgentRequest/accessLog(_:)``: the entries that
+    /// authenticated and pass the filter, oldest first, and what is wrong
+    /// with the log (empty: it verifies), as `fob verify` words it.
+    case accessLog(records: [AccessLogRecord], problems: [String])
     /// The error direct use of the vault would have thrown.
     case failure(KeychainError)
 }

@@ -55,7 +55,10 @@ extension Invocation {
     /// when it holds this vault unlocked, else on the vault itself, unlocked
     /// with the master password once for the whole command. A password
     /// asked on the terminal is then handed to the agent (started if
-    /// needed), unless `--no-agent`; a password from `--password-file` never starts one.
+    /// needed), unless `--no-agent`; a password from `--password-file` never
+    /// starts one, and opens the vault here even while the agent holds it
+    /// unlocked. What is read here is recorded in the access log
+    /// (``LocalAccessRecord``).
     func items() -> ItemAccess {
         let access = ItemAccess(
             settings: globals.access,
@@ -69,6 +72,14 @@ extension Invocation {
                 }
             })
         access.onLocalUnlock = { [self] vault in handToAgentIfAsked(vault) }
+        // The master password given is its own proof: the vault is opened
+        // here and what is read is recorded, not asked of the agent.
+        access.opensItself = globals.passwordFile != nil
+        let record = LocalAccessRecord(
+            channel: AccessChannel.ofFobPeer(arguments: ["fob"] + (command.isEmpty ? [] : [command])),
+            watermarks: watermarks)
+        record.onFailure = { [self] why in standardError.write("fob: \(why)\n") }
+        access.record = record
         access.onAgentUnusable = { [self] error in
             standardError.write("fob: \(error.description); not using the agent\n")
         }

@@ -42,50 +42,6 @@ public enum AccessEvent: String, Sendable, CaseIterable, Equatable {
     }
 }
 
-/// The way a request reached the vault. Raw values are the names `fob log` prints.
-public enum AccessChannel: String, Sendable, CaseIterable, Equatable {
-    /// `fob get` (and `fob totp`, `get --field`).
-    case get
-    /// `fob copy`.
-    case copy
-    /// `fob run`.
-    case run
-    /// `git-credential-fob`.
-    case git
-    /// `docker-credential-fob`.
-    case docker
-    /// The Secret Service provider (`fob secret-service`).
-    case secretService = "secret-service"
-    /// A program using the SecItem API (FobSecurity).
-    case secItem = "secitem"
-    /// The terminal UI.
-    case terminalUI = "terminal-ui"
-    /// The SSH agent.
-    case ssh
-    /// An agent client that did not say which of the above it is.
-    case agent
-
-    var code: UInt8 {
-        switch self {
-        case .get: return 1
-        case .copy: return 2
-        case .run: return 3
-        case .git: return 4
-        case .docker: return 5
-        case .secretService: return 6
-        case .secItem: return 7
-        case .terminalUI: return 8
-        case .ssh: return 9
-        case .agent: return 10
-        }
-    }
-
-    init?(code: UInt8) {
-        guard let match = AccessChannel.allCases.first(where: { $0.code == code }) else { return nil }
-        self = match
-    }
-}
-
 /// What was decided about a request. Raw values are the names `fob log` prints.
 public enum AccessDecision: String, Sendable, CaseIterable, Equatable {
     /// Allowed this once by the person asked.
@@ -213,6 +169,7 @@ public struct AccessLogEntry: Sendable, Equatable {
 ///      ‖ executable ‖ argv0 ‖ tty ‖ unit ‖ flatpakID ‖ detail     (each UInt16 length ‖ bytes)
 ///      ‖ parent count (UInt8, at most 32) ‖ each parent
 ///      ‖ item class ‖ access group ‖ service ‖ account            (only with flag bit 2)
+///      ‖ command                                                   (only with channel 11)
 /// ```
 /// A string is cut (on a character boundary) at ``maxStringBytes``.
 public enum AccessLogEntryCodec {
@@ -250,6 +207,7 @@ public enum AccessLogEntryCodec {
                 append(text, to: &out)
             }
         }
+        if case .command(let name)? = entry.channel, entry.channel?.code == 11 { append(name, to: &out) }
         return out
     }
 
@@ -258,13 +216,13 @@ public enum AccessLogEntryCodec {
     ///   wrong: a short or overlong field, an unknown code, text that is not
     ///   UTF-8, bytes left over.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(AccessLogFormatError) -> AccessLogEntry {
-        var r = ByteReader(bytes)
+        var r = ByteReader(bytes) { AccessLogFormatError.malformedEntry($0) }
         guard try r.byte() == version else { throw .malformedEntry("unknown entry version") }
         let millis = Int64(bitPattern: try r.u64())
         guard let event = AccessEvent(code: try r.byte()) else { throw .malformedEntry("unknown event") }
         let channelCode = try r.byte()
         let decisionCode = try r.byte()
-        let channel = AccessChannel(code: channelCode)
+        var channel = AccessChannel(code: channelCode)
         let decision = AccessDecision(code: decisionCode)
         guard channelCode == 0 || channel != nil else { throw .malformedEntry("unknown channel") }
         guard decisionCode == 0 || decision != nil else { throw .malformedEntry("unknown decision") }
@@ -273,18 +231,21 @@ public enum AccessLogEntryCodec {
         let pid = Int32(bitPattern: try r.u32())
         let uid = try r.u32()
         let dropped = try r.u64()
-        let texts = try (0..<6).map { _ throws(AccessLogFormatError) in try r.string() }
+        let texts = try (0..<6).map { _ throws(AccessLogFormatError) in try r.string(maxBytes: maxStringBytes) }
         let parentCount = Int(try r.byte())
         guard parentCount <= maxParents else { throw .malformedEntry("too many parents") }
-        let parents = try (0..<parentCount).map { _ throws(AccessLogFormatError) in try r.string() }
+        let parents = try (0..<parentCount).map { _ throws(AccessLogFormatError) in
+            try r.string(maxBytes: maxStringBytes)
+        }
         var item: ItemKey?
         if flags & 4 != 0 {
-            guard let itemClass = ItemClass(rawValue: try r.string()) else {
+            guard let itemClass = ItemClass(rawValue: try r.string(maxBytes: maxStringBytes)) else {
                 throw .malformedEntry("unknown item class")
             }
-            let parts = try (0..<3).map { _ throws(AccessLogFormatError) in try r.string() }
+            let parts = try (0..<3).map { _ throws(AccessLogFormatError) in try r.string(maxBytes: maxStringBytes) }
             item = ItemKey(itemClass: itemClass, accessGroup: parts[0], service: parts[1], account: parts[2])
         }
+        if channelCode == 11 { channel = .command(try r.string(maxBytes: maxStringBytes)) }
         guard r.isAtEnd else { throw .malformedEntry("bytes after the entry") }
         let requester = AccessLogRequester(
             pid: flags & 1 != 0 ? pid : nil, uid: flags & 2 != 0 ? uid : nil, executable: texts[0], argv0: texts[1],
@@ -317,48 +278,5 @@ public enum AccessLogEntryCodec {
         out.append(UInt8(utf8.count >> 8))
         out.append(UInt8(utf8.count & 0xFF))
         out.append(contentsOf: utf8)
-    }
-}
-
-/// Reads big-endian integers and strings from a buffer, never past its end.
-struct ByteReader {
-    private let bytes: UnsafeRawBufferPointer
-    private(set) var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-    var remaining: Int { bytes.count - offset }
-
-    mutating func byte() throws(AccessLogFormatError) -> UInt8 {
-        guard offset < bytes.count else { throw .malformedEntry("truncated") }
-        offset += 1
-        return bytes[offset - 1]
-    }
-
-    mutating func u32() throws(AccessLogFormatError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 { value = value << 8 | UInt32(try byte()) }
-        return value
-    }
-
-    mutating func u64() throws(AccessLogFormatError) -> UInt64 {
-        var value: UInt64 = 0
-        for _ in 0..<8 { value = value << 8 | UInt64(try byte()) }
-        return value
-    }
-
-    mutating func take(_ count: Int) throws(AccessLogFormatError) -> UnsafeRawBufferPointer {
-        guard count >= 0, count <= remaining else { throw .malformedEntry("truncated") }
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
-
-    mutating func string() throws(AccessLogFormatError) -> String {
-        let count = Int(try byte()) << 8 | Int(try byte())
-        guard count <= AccessLogEntryCodec.maxStringBytes else { throw .malformedEntry("string too long") }
-        let raw = try take(count)
-        guard let text = String(validating: raw, as: UTF8.self) else { throw .malformedEntry("text is not UTF-8") }
-        return text
     }
 }

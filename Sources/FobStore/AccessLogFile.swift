@@ -179,7 +179,9 @@ public enum AccessLogFileFormat {
         guard Array(raw[0..<4]) == magic else { throw .malformedFile("not an access log file") }
         guard raw[4] == version else { throw .malformedFile("unknown log format \(raw[4])") }
         guard raw[5] == 0, raw[6] == 0, raw[7] == 0 else { throw .malformedFile("damaged header") }
-        var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[8..<headerBytes]))
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[8..<headerBytes])) {
+            AccessLogFormatError.malformedFile($0)
+        }
         let header: AccessLogHeader
         do {
             let segment = try r.u64()

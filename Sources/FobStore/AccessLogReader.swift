@@ -267,7 +267,7 @@ public struct AccessLogFilter: Sendable, Equatable {
         let needle = text.lowercased()
         let haystack = [
             entry.item?.service ?? "", entry.item?.account ?? "", entry.requester.executable, entry.requester.argv0,
-            entry.channel?.rawValue ?? "", entry.event.rawValue, entry.decision?.rawValue ?? "",
+            entry.channel?.name ?? "", entry.event.rawValue, entry.decision?.rawValue ?? "",
         ]
         return haystack.contains { $0.lowercased().contains(needle) }
     }

@@ -104,31 +104,39 @@ public struct AccessRule: Sendable, Equatable {
     ///   list, a path that is not UTF-8 or over 4,096 bytes, more than
     ///   ``maxPrograms`` programs, or a hash not 32 bytes long.
     public init(encoded bytes: [UInt8]) throws(KeychainError) {
-        var reader = RuleReader(bytes)
+        self = try bytes.withUnsafeBytes { raw in
+            Result { () throws(KeychainError) in try AccessRule.decode(raw) }
+        }.get()
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer) throws(KeychainError) -> AccessRule {
+        var reader = ByteReader(bytes) { _ in KeychainError.decode("truncated access rule") }
         guard try reader.byte() == 1 else { throw .decode("unknown access rule version") }
         let rawMode = try reader.byte()
         guard rawMode == 0xFF || Mode(rawValue: rawMode) != nil, let forwarded = Forwarded(rawValue: try reader.byte())
         else { throw .decode("bad access rule mode") }
-        self.init(mode: Mode(rawValue: rawMode), forwarded: forwarded)
-        let count = try reader.uint(2)
+        var rule = AccessRule(mode: Mode(rawValue: rawMode), forwarded: forwarded)
+        let count = try reader.littleEndian(2)
         guard count <= UInt64(AccessRule.maxPrograms) else { throw .decode("too many programs in an access rule") }
         for _ in 0..<count {
             let list = try reader.byte()
             guard list == 1 || list == 2 else { throw .decode("bad access rule list") }
-            let pathBytes = try reader.bytes(Int(try reader.uint(2)))
+            let pathBytes = try reader.bytes(Int(try reader.littleEndian(2)))
             guard pathBytes.count <= 4096, let path = String(validating: pathBytes, as: UTF8.self) else {
                 throw .decode("bad program path in an access rule")
             }
             let identity = ExecutableIdentity(
-                device: try reader.uint(8), inode: try reader.uint(8), size: try reader.uint(8),
-                modifiedNanoseconds: Int64(bitPattern: try reader.uint(8)), owner: UInt32(try reader.uint(4)))
+                device: try reader.littleEndian(8), inode: try reader.littleEndian(8), size: try reader.littleEndian(8),
+                modifiedNanoseconds: Int64(bitPattern: try reader.littleEndian(8)),
+                owner: UInt32(try reader.littleEndian(4)))
             let hashLength = Int(try reader.byte())
             guard hashLength == 0 || hashLength == TrustedProgram.hashBytes else { throw .decode("bad program hash") }
             let program = TrustedProgram(
                 path: path, identity: identity, hash: hashLength == 0 ? nil : try reader.bytes(hashLength))
-            if list == 1 { trusted.append(program) } else { denied.append(program) }
+            if list == 1 { rule.trusted.append(program) } else { rule.denied.append(program) }
         }
         guard reader.isAtEnd else { throw .decode("trailing bytes in an access rule") }
+        return rule
     }
 }
 
@@ -167,26 +175,4 @@ public struct TrustedProgram: Sendable, Equatable {
 
 private func le(_ value: UInt64, _ count: Int) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
-}
-
-/// Reads little-endian fields from the front of a byte array.
-private struct RuleReader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    mutating func bytes(_ count: Int) throws(KeychainError) -> [UInt8] {
-        guard count <= bytes.count - offset else { throw .decode("truncated access rule") }
-        defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
-    }
-
-    mutating func byte() throws(KeychainError) -> UInt8 { try bytes(1)[0] }
-
-    mutating func uint(_ count: Int) throws(KeychainError) -> UInt64 {
-        try bytes(count).enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-    }
 }

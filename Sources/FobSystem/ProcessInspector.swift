@@ -171,9 +171,9 @@ public enum ProcessInspector {
                 let next = ProcStat.parse(bytes)
             else { break }
             let name = arguments(of: parent).first.map { String($0.split(separator: "/").last ?? "") } ?? next.comm
-            chain.append(
-                ProcessSummary(
-                    pid: parent, executable: link("/proc/\(parent)/exe") ?? "", name: name.isEmpty ? next.comm : name))
+            // A parent's executable is not read: rules match the requester's
+            // own, and prompts and the record name parents by name and pid.
+            chain.append(ProcessSummary(pid: parent, executable: "", name: name.isEmpty ? next.comm : name))
             current = next
             leaderReached = parent == stat.session || pid == stat.session
             if parent == 1 { break }

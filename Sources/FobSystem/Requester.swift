@@ -32,7 +32,8 @@ public struct ProcessSummary: Sendable, Equatable {
     /// The process id.
     public var pid: Int32
     /// The executable's path (`/proc/PID/exe`), `""` when it could not be read
-    /// (a kernel thread, or a process of another user).
+    /// (a kernel thread, or a process of another user) and for a requester's
+    /// parents, whose executables are not read (they are named by ``name``).
     public var executable: String
     /// The program's own name for itself (`argv[0]`, else the kernel's `comm`).
     public var name: String
@@ -101,8 +102,9 @@ public struct Requester: Sendable, Equatable {
     public static let maxArguments = 64
     /// Each argument is cut at this many bytes.
     public static let maxArgumentBytes = 256
-    /// At most this many parents are kept.
-    public static let maxParents = 16
+    /// At most this many parents are read: as many as the access log keeps
+    /// (prompts show 4).
+    public static let maxParents = 8
 
     /// - Parameters: as the properties.
     public init(

@@ -112,7 +112,7 @@ public struct AccessLogView: Sendable {
         if let pid = who.pid { program += program.isEmpty ? "pid \(pid)" : " (\(pid))" }
         return Row(
             time: DateText.local(entry.time, "%Y-%m-%d %H:%M:%S"), event: entry.event.rawValue,
-            decision: entry.decision?.rawValue ?? "-", channel: entry.channel?.rawValue ?? "-",
+            decision: entry.decision?.rawValue ?? "-", channel: entry.channel?.name ?? "-",
             item: entry.item.map { displaySafe($0.service) + "/" + displaySafe($0.account) } ?? "-",
             program: program.isEmpty ? "-" : program)
     }

@@ -8,7 +8,7 @@ import Testing
 private let gitIdentity = ExecutableIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4, owner: 1000)
 
 private func context(
-    _ channel: FobAgent.AccessChannel = .command("get"), terminal: String? = "/dev/pts/1",
+    _ channel: AccessChannel = .command("get"), terminal: String? = "/dev/pts/1",
     identity: ExecutableIdentity? = gitIdentity,
     via: Bool = true
 ) -> AccessContext {
@@ -109,18 +109,18 @@ private let git = TrustedProgram(path: "/usr/bin/git", identity: gitIdentity)
 
     @Test func theChannelIsReadFromFobsArguments() {
         #expect(
-            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--clear-after", "5", "copy", "s", "a"])
+            AccessChannel.ofFobPeer(arguments: ["fob", "--clear-after", "5", "copy", "s", "a"])
                 == .command("copy"))
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--lock-after", "9", "sync"]) == .command("sync"))
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "--lock-after", "9", "sync"]) == .command("sync"))
         #expect(
-            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get")
+            AccessChannel.ofFobPeer(arguments: ["fob", "--vault", "/v.db", "get", "s", "a"]) == .command("get")
         )
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["/usr/bin/fob"]) == .terminalUI)
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "--no-agent"]) == .terminalUI)
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["/usr/bin/git-credential-fob", "get"]) == .git)
-        #expect(FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "docker-credential", "get"]) == .docker)
+        #expect(AccessChannel.ofFobPeer(arguments: ["/usr/bin/fob"]) == .terminalUI)
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "--no-agent"]) == .terminalUI)
+        #expect(AccessChannel.ofFobPeer(arguments: ["/usr/bin/git-credential-fob", "get"]) == .git)
+        #expect(AccessChannel.ofFobPeer(arguments: ["fob", "docker-credential", "get"]) == .docker)
         #expect(
-            FobAgent.AccessChannel.ofFobPeer(arguments: ["fob", "run", "--env", "X=s/a", "--", "make"])
+            AccessChannel.ofFobPeer(arguments: ["fob", "run", "--env", "X=s/a", "--", "make"])
                 == .command("run"))
     }
 }

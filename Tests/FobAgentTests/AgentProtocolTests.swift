@@ -158,6 +158,50 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         }
     }
 
+    /// `fob log` through the agent: the filter and the entries keep every field.
+    @Test func accessLogRequestsAndAnswersRoundTrip() throws {
+        let filter = AccessLogFilter(
+            item: ("mail", "ana"), program: "/usr/bin/git", since: Date(timeIntervalSince1970: 1_767_000_000.5),
+            text: "denied")
+        guard case .accessLog(let back) = try roundTrip(.accessLog(filter)) else {
+            Issue.record("accessLog")
+            return
+        }
+        #expect(back == filter)
+        guard case .accessLog(let empty) = try roundTrip(.accessLog(AccessLogFilter())) else {
+            Issue.record("an empty filter")
+            return
+        }
+        #expect(empty == AccessLogFilter())
+        let entry = AccessLogEntry(
+            time: Date(timeIntervalSince1970: 1_767_000_001), event: .denial,
+            requester: AccessLogRequester(pid: 42, uid: 1000, executable: "/usr/bin/git", parents: ["bash(40)"]),
+            item: ItemKey(service: "mail", account: "ana"), channel: .command("totp"), decision: .noChannel,
+            detail: "the vault's default rule is 'ask'")
+        let records = [AccessLogRecord(index: 7, entry: entry), AccessLogRecord(index: 9, entry: entry)]
+        let bytes = AgentResponse.accessLog(records: records, problems: ["entry 8 was removed"]).encoded()
+        let answer = try bytes.withUnsafeBytes { raw in
+            Result { () throws(AgentProtocolError) in try AgentResponse.decode(raw) }
+        }.get()
+        guard case .accessLog(let gotRecords, let gotProblems) = answer else {
+            Issue.record("the answer")
+            return
+        }
+        #expect(gotRecords == records)
+        #expect(gotProblems == ["entry 8 was removed"])
+        // An item is a service and an account, both or neither.
+        var half = AccessLogFilter()
+        half.item = ("mail", "ana")
+        var wire = AgentRequest.accessLog(half).encoded()
+        // The account's optional field (the second) is 1 ‖ "ana": make it absent (0).
+        let at = try #require(wire.indices.dropLast(3).first { Array(wire[$0..<($0 + 4)]) == [1] + Array("ana".utf8) })
+        wire.replaceSubrange(at..<(at + 4), with: [0])
+        wire[at - 1] = 1
+        #expect(throws: AgentProtocolError.badField("an item is a service and an account")) {
+            try decode(wire).get()
+        }
+    }
+
     @Test func anotherVersionIsAClearError() {
         var bytes = AgentRequest.status.encoded()
         bytes[4] = 9

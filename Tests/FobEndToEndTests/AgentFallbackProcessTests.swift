@@ -16,13 +16,14 @@ import Testing
         #expect(try f.run(["--no-agent", "add", "mail", "ana"], input: "one\n", password: true).status == 0)
         let agent = try SilentAgent(endpoint: f.endpoint)
         defer { agent.stop() }
-        let removed = try f.run(["rm", "mail", "ana"], password: true)
+        // Without the master password: a command given it opens the vault itself, never the agent.
+        let removed = try f.run(["rm", "mail", "ana"])
         #expect(removed.status == 1, "\(removed.stderrText)")
         #expect(removed.stderrText.contains("may or may not have been made"), "\(removed.stderrText)")
-        let moved = try f.run(["mv", "mail", "ana", "web"], password: true)
+        let moved = try f.run(["mv", "mail", "ana", "web"])
         #expect(moved.status == 1, "\(moved.stderrText)")
         #expect(agent.requests >= 2)
-        // A read is safe to make again on the file.
+        // A read is safe to make again on the file (with the master password, here).
         let read = try f.run(["get", "mail", "ana"], password: true)
         #expect(read.status == 0 && read.stdoutText == "one\n", "\(read.stderrText)")
         #expect(try f.run(["--no-agent", "get", "mail", "ana"], password: true).stdoutText == "one\n")

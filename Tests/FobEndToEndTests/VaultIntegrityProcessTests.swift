@@ -42,7 +42,7 @@ private func expect93(_ result: ProcessResult, _ note: String, sourceLocation: S
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(
             result.stdoutText
-                == "Vault sound: 2 items, every record authenticated, whole-vault commitment verified (write 2), SQLite integrity ok: \(v.path)\n"
+                == "Vault sound: 2 items, every record authenticated, whole-vault commitment verified (write 2), access log verified (2 entries), SQLite integrity ok: \(v.path)\n"
         )
         #expect(result.stderr.isEmpty)
     }

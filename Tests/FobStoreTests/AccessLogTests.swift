@@ -65,6 +65,28 @@ import Testing
         }
     }
 
+    /// Every channel keeps its name through the codec: the three commonest
+    /// commands by their own codes, any other command by its name.
+    @Test func everyChannelRoundTripsThroughTheCodec() throws {
+        let channels: [AccessChannel] = [
+            .command("get"), .command("copy"), .command("run"), .sync, .command("totp"), .git, .docker,
+            .secretService, .program, .terminalUI, .ssh, .agent,
+        ]
+        for channel in channels {
+            let entry = AccessLogEntry(time: Date(timeIntervalSince1970: 9), event: .read, channel: channel)
+            let bytes = AccessLogEntryCodec.encode(entry)
+            let decoded = try bytes.withUnsafeBytes { raw in try AccessLogEntryCodec.decode(raw) }
+            #expect(decoded.channel == channel)
+        }
+        #expect(AccessChannel.sync.name == "sync")
+        #expect(AccessChannel.program.name == "secitem")
+        var unknown = AccessLogEntryCodec.encode(AccessLogEntry(time: Date(timeIntervalSince1970: 9), event: .read))
+        unknown[10] = 12
+        #expect(throws: AccessLogFormatError.malformedEntry("unknown channel")) {
+            try unknown.withUnsafeBytes { try AccessLogEntryCodec.decode($0) }
+        }
+    }
+
     @Test func entriesRoundTripThroughTheFileAndVerify() throws {
         let f = try Fixture()
         try f.writer.append((1...3).map { AccessLogTests.entry($0) })
@@ -85,7 +107,7 @@ import Testing
         try f.writer.append([
             AccessLogEntry(
                 time: Date(), event: .read, requester: AccessLogRequester(executable: "/usr/bin/git"),
-                item: ItemKey(read), channel: .get, decision: .allowedRule)
+                item: ItemKey(read), channel: .command("get"), decision: .allowedRule)
         ])
         let text = String(decoding: try f.bytes(), as: UTF8.self)
         for word in ["hunter2-secret", "mail", "ana", "/usr/bin/git"] { #expect(!text.contains(word)) }

@@ -76,7 +76,7 @@ import Testing
             AccessLogEntry(
                 time: Date(timeIntervalSince1970: 1), event: .read,
                 requester: AccessLogRequester(pid: 1, uid: 0, executable: "/bin/sh", parents: ["init(1)"]),
-                item: ItemKey(service: "s", account: "a"), channel: .get, decision: .allowedOnce),
+                item: ItemKey(service: "s", account: "a"), channel: .command("get"), decision: .allowedOnce),
             AccessLogEntry(time: Date(timeIntervalSince1970: 2), event: .unlockWithPassword),
         ])
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: location.current)))

@@ -18,8 +18,10 @@ enum LogCommand: FobCommand {
     ]
     static let usageLines = ["fob log [--item SERVICE ACCOUNT] [--program PATH] [--since TIME] [--json]"]
     static let discussion = """
-        Reads the access log beside the vault with the master password (asked
-        as other commands ask). Each line: time (UTC), event, decision, channel,
+        Asks the agent when it holds the vault unlocked (it applies the filters
+        and asks nothing); otherwise, or with --password-file, reads the access
+        log beside the vault with the master password (asked as other commands
+        ask). Each line: time (UTC), event, decision, channel,
         the item (service/account) and the program (executable, pid). The whole
         log is verified as it is read: when an entry was removed, changed or
         reordered, the entries are still shown, each problem is named on
@@ -32,28 +34,47 @@ enum LogCommand: FobCommand {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let filter = try parseFilter(invocation)
+        if let (records, problems) = fromAgent(invocation, filter) {
+            return try show(records, problems: problems, invocation)
+        }
         let vault = try invocation.unlockedVault()
         defer { vault.lock() }
         guard let key = try vault.accessLogKey(create: false) else {
             if AccessLogLocation(vaultURL: vault.url).exists {
                 throw KeychainError.decode(AccessLogProblem.keyMissing.description)
             }
-            invocation.standardOutput.write(invocation.arguments.flag("--json") ? "[]\n" : "")
-            return 0
+            return try show([], problems: [], invocation)
         }
         let keys = AccessLogKeys(logKey: key)
         let head = AccessLogHead.read(AccessLogHead.path(directory: invocation.watermarks.directory, keys: keys))
         let report = AccessLogReader.read(AccessLogLocation(vaultURL: vault.url), keys: keys, head: head)
-        let shown = report.records.filter { filter.matches($0.entry) }
+        return try show(
+            report.records.filter { filter.matches($0.entry) }, problems: report.problems.map(\.description),
+            invocation)
+    }
+
+    /// The entries the agent answers (``AgentRequest/accessLog(_:)``), when
+    /// it holds the vault unlocked and no password file was given; `nil`
+    /// otherwise (the log is then read here).
+    static func fromAgent(_ invocation: Invocation, _ filter: AccessLogFilter) -> ([AccessLogRecord], [String])? {
+        guard invocation.globals.passwordFile == nil, let client = invocation.agentClient,
+            case .accessLog(let records, let problems)? = try? client.send(.accessLog(filter), withSecrets: false)
+        else { return nil }
+        return (records, problems)
+    }
+
+    /// Prints `shown` (a table, or `--json`), then each problem on standard
+    /// error. - Throws: `.decode` (exit 93) when there is a problem.
+    static func show(_ shown: [AccessLogRecord], problems: [String], _ invocation: Invocation) throws -> Int32 {
         if invocation.arguments.flag("--json") {
             invocation.standardOutput.write(try json(shown) + "\n")
         } else if !shown.isEmpty {
             invocation.standardOutput.write(
                 ListCommand.table([["TIME", "EVENT", "DECISION", "CHANNEL", "ITEM", "PROGRAM"]] + shown.map(row)))
         }
-        guard report.problems.isEmpty else {
-            for problem in report.problems { invocation.standardError.write("fob: \(problem)\n") }
-            let count = report.problems.count
+        guard problems.isEmpty else {
+            for problem in problems { invocation.standardError.write("fob: \(problem)\n") }
+            let count = problems.count
             throw KeychainError.decode(
                 "the access log does not verify (\(count) problem\(count == 1 ? "" : "s")); see 'fob verify'")
         }
@@ -90,7 +111,7 @@ enum LogCommand: FobCommand {
         if let pid = who.pid { program += program.isEmpty ? "pid \(pid)" : " (\(pid))" }
         return [
             ItemJSON.date(entry.time), entry.event.rawValue, entry.decision?.rawValue ?? "-",
-            entry.channel?.rawValue ?? "-", item, program.isEmpty ? "-" : program,
+            entry.channel?.name ?? "-", item, program.isEmpty ? "-" : program,
         ]
     }
 
@@ -119,7 +140,7 @@ enum LogCommand: FobCommand {
             time = ItemJSON.date(e.time)
             event = e.event.rawValue
             decision = e.decision?.rawValue
-            channel = e.channel?.rawValue
+            channel = e.channel?.name
             detail = e.detail
             item = e.item.map {
                 Key(class: $0.itemClass.rawValue, accessGroup: $0.accessGroup, service: $0.service, account: $0.account)

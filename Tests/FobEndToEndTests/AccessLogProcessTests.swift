@@ -1,0 +1,120 @@
+import FobStore
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+/// The access log through a real agent and real commands: each read once,
+/// with the program that ran `fob` and the command's channel; a denial, a
+/// question, and a command given the master password recorded; any entry
+/// deleted, edited or reordered makes `fob verify` exit 93.
+@Suite(.serialized) final class AccessLogProcessTests {
+    let fixture: AgentFixture
+    /// This test process: the program that runs each `fob` (its parent).
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+
+    init() throws {
+        fixture = try AgentFixture()
+        #expect(try fixture.run(["add", "svc", "acct"], input: "s3cret", password: true).status == 0)
+        #expect(try fixture.run(["add", "svc", "other"], input: "0ther", password: true).status == 0)
+        #expect(try fixture.unlock().status == 0)
+    }
+
+    deinit { fixture.stop() }
+
+    /// `fob log --json` through the agent (which writes what it queued first), as a list of entries.
+    func log(_ extra: [String] = []) throws -> [[String: Any]] {
+        let result = try fixture.run(["log", "--json"] + extra)
+        #expect(result.status == 0, "\(result.stderrText)")
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]]) ?? []
+    }
+
+    /// The entries of `event` about `account`, as "channel decision executable".
+    func lines(_ entries: [[String: Any]], _ event: String, account: String = "acct") -> [String] {
+        entries.filter {
+            $0["event"] as? String == event && ($0["item"] as? [String: Any])?["account"] as? String == account
+        }.map {
+            let requester = $0["requester"] as? [String: Any] ?? [:]
+            let decision = $0["decision"] as? String ?? "-"
+            return "\($0["channel"] as? String ?? "-") \(decision) \(requester["executable"] as? String ?? "-")"
+        }
+    }
+
+    @Test func eachReadAppearsOnceWithItsProgramAndChannel() throws {
+        #expect(try fixture.run(["get", "svc", "acct"]).stdoutText == "s3cret\n")
+        #expect(try fixture.run(["get", "svc", "acct"]).status == 0)
+        #expect(try fixture.run(["ls"]).status == 0)
+        let entries = try log()
+        #expect(lines(entries, "read") == ["get allowed-rule \(me)", "get allowed-rule \(me)"])
+        #expect(lines(entries, "read", account: "other") == [])
+        let read = try #require(entries.last { $0["event"] as? String == "read" })
+        #expect(read["detail"] as? String == "the vault's default rule is 'any'")
+        let requester = try #require(read["requester"] as? [String: Any])
+        #expect(requester["pid"] as? Int == Int(getpid()))
+        #expect(!(requester["parents"] as? [String] ?? []).isEmpty)
+        // No secret reaches the log's file.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.vault.path + ".log"))
+        #expect(bytes.range(of: Data("s3cret".utf8)) == nil)
+    }
+
+    @Test func aDenialAndAQuestionAreRecorded() throws {
+        #expect(try fixture.run(["access", "set", "svc", "acct", "deny"], password: true).status == 0)
+        let denied = try fixture.run(["get", "svc", "acct"])
+        #expect(denied.status == 51)
+        #expect(denied.stdout.isEmpty)
+        #expect(try fixture.run(["access", "set", "svc", "other", "ask"], password: true).status == 0)
+        // No terminal and no desktop: nobody can be asked.
+        let unasked = try fixture.run(["get", "svc", "other"])
+        #expect(unasked.status == 36)
+        #expect(unasked.stdout.isEmpty)
+        let entries = try log()
+        #expect(lines(entries, "denial") == ["get denied \(me)"])
+        #expect(lines(entries, "prompt", account: "other") == ["get - \(me)"])
+        #expect(lines(entries, "denial", account: "other") == ["get no-channel \(me)"])
+        #expect(lines(entries, "read") + lines(entries, "read", account: "other") == [])
+    }
+
+    @Test func aCommandGivenTheMasterPasswordIsRecordedNotAsked() throws {
+        #expect(try fixture.run(["access", "set", "svc", "acct", "ask"], password: true).status == 0)
+        // The agent holds the vault unlocked, but the password opens it here: no question.
+        let read = try fixture.run(["get", "svc", "acct"], password: true)
+        #expect(read.status == 0)
+        #expect(read.stdoutText == "s3cret\n")
+        let entries = try log()
+        #expect(lines(entries, "read") == ["get allowed-password \(me)"])
+        #expect(lines(entries, "prompt") == [])
+        #expect(
+            entries.contains { $0["event"] as? String == "unlock-with-password" && $0["channel"] as? String == "get" })
+    }
+
+    /// The log's records: each one's byte range in the current file.
+    func records() throws -> (bytes: [UInt8], ranges: [Range<Int>]) {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.vault.path + ".log")))
+        let offsets = try AccessLogFileFormat.parse(bytes).records.map(\.offset) + [bytes.count]
+        return (bytes, zip(offsets, offsets.dropFirst()).map { $0..<$1 })
+    }
+
+    @Test(arguments: ["delete", "edit", "reorder"])
+    func aTamperedEntryMakesVerifyExit93(_ change: String) throws {
+        for _ in 0..<3 { #expect(try fixture.run(["get", "svc", "acct"]).status == 0) }
+        // The agent writes its batch before the log is read.
+        #expect(try log().count >= 4)
+        #expect(try fixture.run(["verify"], password: true).status == 0)
+        var (bytes, ranges) = try records()
+        #expect(ranges.count >= 4)
+        let (second, third) = (ranges[1], ranges[2])
+        switch change {
+        case "delete":
+            bytes.removeSubrange(second)
+        case "edit":
+            bytes[second.upperBound - 40] ^= 0x01
+        default:
+            let swapped = Array(bytes[third]) + Array(bytes[second])
+            bytes.replaceSubrange(second.lowerBound..<third.upperBound, with: swapped)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.vault.path + ".log"))
+        let verify = try fixture.run(["verify"], password: true)
+        #expect(verify.status == 93, "\(verify.stdoutText)")
+        #expect(verify.stdoutText.contains("damaged: access log"))
+    }
+}
