@@ -81,7 +81,8 @@ let package = Package(
             dependencies: [
                 "FobAccess", "FobSessions", "FobClipboard", "FobAgent", "FobStore", "FobTokens", "FobSystem",
             ]),
-        .target(name: "FobTerminal", dependencies: ["FobViewModels", "FobTokens", "FobStore", "FobSystem", "CNcurses"]),
+        .target(
+            name: "FobTerminal", dependencies: ["FobViewModels", "FobTokens", "FobStore", "FobSystem", "CNcurses"]),
         .target(
             name: "FobCLI",
             dependencies: [
@@ -166,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "FobSecretServiceTests",
             dependencies: [
-                "FobAccess", "FobSecretService", "FobStore", "FobSystem",
+                "FobAccess", "FobAgent", "FobSecretService", "FobStore", "FobSystem",
                 "FobTestSupport",
             ]),
         .testTarget(

@@ -18,7 +18,7 @@ import FoundationEssentials
 ///   last saw the vault unlocked. A lock leaves it.
 /// - The index: `$XDG_RUNTIME_DIR/fob/secret-service-index-ID` (a tmpfs,
 ///   0600): for each item its persistent ID and the 16-byte keyed BLAKE2b
-///   hash of each attribute pair (see ``Provider/pairHash(_:)``), followed
+///   hash of each attribute pair (see ``LockedSearch/pairHash(_:)``), followed
 ///   by a 32-byte keyed BLAKE2b of all of it under a subkey; a file whose
 ///   tag does not verify is ignored.
 struct LockedIndex {

@@ -134,7 +134,7 @@ extension Provider {
         let session = try reader.string("o")
         let cipher = try cipher(session: session, sender: call.sender)
         // Only the vault's items named and listed are decrypted (see
-        // ``CachingSecretStore/secrets(of:)``). The session collection's
+        // ``ItemCache/secrets(of:)``). The session collection's
         // items need no vault (they are answered while it is locked, too).
         let ids = paths.compactMap { memoryItems[$0] == nil ? Provider.itemID($0) : nil }
         var secrets: [UUID: SecretBytes] = [:]

@@ -17,40 +17,17 @@ final class Provider {
     static let noPrompt = "/"
 
     let bus: OpaquePointer
-    /// The store, behind a short-lived cache of listings (see ``CachingSecretStore``).
-    let store: CachingSecretStore
+    /// The vault's items, kept current by the agent's change feed (see ``ItemCache``).
+    let store: ItemCache
     let vaultPath: String
 
     /// The open sessions of the connected clients.
     let sessions = SessionTable()
-    /// The key of the locked-search index, in guarded memory: the one in the
-    /// kernel's user keyring when there is one, else made here (and put there
-    /// at the first listing); see ``LockedIndex``.
-    private let indexKey: SecretBytes
-    /// Where the index and its key are kept beyond this process (`nil` without `XDG_RUNTIME_DIR`).
-    private let persistentIndex: LockedIndex?
-    /// The keyed hashes of every attribute pair of each item with its
-    /// persistent ID, as of the last listing while unlocked (see
-    /// ``pairHash(_:)``), packed as the index file's body (``LockedIndex/append(_:hashes:to:)``).
-    private var lockedIndex: [UInt8] = []
-    /// Whether ``lockedIndex`` was built at least once.
-    private var isIndexed = false
-    /// What locked items show (label, attributes, dates), sealed.
-    private var lockedDetails: LockedDetails
-    /// Whether the index or the details changed since they were last saved.
-    private var indexDirty = false
-    /// When they were last saved (monotonic seconds).
-    private var indexSavedAt: Double = 0
-    /// The pair hashes of each item at the revision they were made for.
-    private var pairHashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
-    /// The ``CachingSecretStore/listingGeneration`` the index was built from.
-    private var indexGeneration: Int?
-    /// The revision of every item at the last listing; `nil` before the first.
-    private var knownRevisions: [UUID: UInt64]?
-    /// The vault file's and WAL's modification times and sizes when last looked.
-    private var vaultStamp: [Int64]?
-    /// The vault's state when ``watchLockState()`` last looked, and when.
+    /// What answers searches and shows items while the vault is locked.
+    private var lockedSearch: LockedSearch
+    /// The vault's state as last signalled (`nil`: not yet).
     private var lastUnlocked: Bool?
+    /// When the lock state was last looked at without the feed (monotonic seconds).
     private var lockStateCheckedAt: Double = 0
     /// The vault collection's label: `Login` until a client sets another,
     /// which lasts while the provider runs.
@@ -68,22 +45,11 @@ final class Provider {
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
-        self.store = CachingSecretStore(store, vaultPath: vaultPath)
+        self.store = ItemCache(store)
         self.unlocker = store
         self.vaultPath = vaultPath
-        persistentIndex = LockedIndex(vaultPath: vaultPath, environment: ProcessInfo.processInfo.environment)
-        if let saved = persistentIndex?.loadKey() {
-            indexKey = saved
-            // A provider started while the vault is locked answers searches from the saved index.
-            if let index = persistentIndex?.loadBody(key: saved) {
-                lockedIndex = index
-                isIndexed = true
-            }
-        } else {
-            indexKey = SecretBytes.random(count: 32)
-        }
-        lockedDetails = LockedDetails(indexKey: indexKey, file: persistentIndex?.detailsFile)
-        if isIndexed { lockedDetails.load() }
+        lockedSearch = LockedSearch(vaultPath: vaultPath, environment: ProcessInfo.processInfo.environment)
+        self.store.listen()
     }
 
     /// Whether `path` names the vault's collection (its own path or an alias path).
@@ -107,9 +73,8 @@ final class Provider {
     /// - Throws: `LimitsExceeded` when `owner` holds ``SessionTable/perConnection`` sessions.
     func openSession(owner: String, cipher: SessionCipher) throws(ProviderError) -> String {
         let path = try sessions.open(owner: owner, cipher: cipher)
-        // The revisions to compare later writes by other processes with
-        // (see ``reportChanges(_:)``): without them the first is not seen.
-        if knownRevisions == nil { _ = try? allItems() }
+        // Changes made by other processes are signalled from the agent's feed.
+        store.listen()
         return path
     }
 
@@ -130,86 +95,34 @@ final class Provider {
     func allItems() throws(ProviderError) -> ItemCatalog {
         let items: ItemCatalog
         do { items = try store.summaries() } catch { throw .from(error) }
-        guard store.listingGeneration != indexGeneration else { return items }
-        indexGeneration = store.listingGeneration
-        reportChanges(items)
-        lockedIndex = []
-        var index: [UInt8] = []
-        index.reserveCapacity(items.count * (18 + 3 * 16))
-        var hashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
-        hashes.reserveCapacity(items.count)
-        for i in 0..<items.count where items.index(of: items.identity(i).id) == i {
-            let (id, revision) = items.identity(i)
-            // Hashed again only when new or changed since the last listing.
-            let kept = pairHashes[id].flatMap { $0.revision == revision ? $0 : nil }
-            let entry = kept ?? (revision, items[i].attributes.map(pairHash))
-            hashes[id] = entry
-            LockedIndex.append(id, hashes: entry.hashes, to: &index)
-        }
-        pairHashes = hashes
-        lockedIndex = Array(index)
-        isIndexed = true
-        _ = lockedDetails.update(from: items)
-        indexDirty = true
+        lockedSearch.update(from: items, generation: store.generation)
         return items
     }
 
     /// Saves the locked-search index and the locked items' details when
-    /// they changed, at most once a second (from the bus loop when idle: a
-    /// thousand writes in a row save a few times, not a thousand).
+    /// they changed, at most once a second (from the bus loop when idle).
     /// - Parameter now: save whatever the time since the last save (when the provider stops).
-    func saveIndex(now: Bool = false) {
-        guard indexDirty, now || Provider.now() - indexSavedAt >= 1 else { return }
-        indexDirty = false
-        indexSavedAt = Provider.now()
-        if let persistentIndex, persistentIndex.storeKey(indexKey) {
-            persistentIndex.save(body: lockedIndex, key: indexKey)
-            lockedDetails.save()
-        }
-    }
+    func saveIndex(now: Bool = false) { lockedSearch.save(now: now) }
 
     /// What the locked item at `path` shows (label, attributes, dates).
     /// - Throws: `IsLocked` when none is known (the vault was never seen unlocked with it).
     func lockedItem(at path: String) throws(ProviderError) -> LockedDetails.Shown {
-        guard let id = Provider.itemID(path), let shown = lockedDetails.shown(id) else { throw .isLocked }
+        guard let id = Provider.itemID(path), let shown = lockedSearch.shown(id) else { throw .isLocked }
         return shown
     }
 
-    /// Emits ItemCreated, ItemDeleted and ItemChanged for what other
-    /// processes (`fob`, the terminal UI) changed since the last listing,
-    /// told apart by each item's revision; writes made here were signalled already.
-    private func reportChanges(_ items: ItemCatalog) {
-        var current: [UUID: UInt64] = [:]
-        current.reserveCapacity(items.count)
-        for i in 0..<items.count where current[items.identity(i).id] == nil {
-            current[items.identity(i).id] = items.identity(i).revision
+    /// Signals what the agent's change feed reported since last called:
+    /// `ItemCreated`, `ItemChanged` and `ItemDeleted` for what other
+    /// processes (`fob`, the terminal UI) wrote (writes made here were
+    /// signalled already), and `Locked` when the vault locked or unlocked.
+    func signalChanges() {
+        for change in store.takeChanges() {
+            switch change {
+            case .item(let signal, let id): emit(signal, Provider.path(of: id))
+            case .lockState:
+                if lastUnlocked != store.isUnlocked { emitLockedChanged() }
+            }
         }
-        defer { knownRevisions = current }
-        guard var known = knownRevisions else { return }
-        for (id, revision) in store.takeOwnWrites() { known[id] = revision }
-        let path = { (id: UUID) in Provider.itemPrefix + ItemMapping.pathElement(of: id) }
-        for (id, revision) in current where known[id] != revision {
-            emit(known[id] == nil ? "ItemCreated" : "ItemChanged", path(id))
-        }
-        for id in known.keys where current[id] == nil { emit("ItemDeleted", path(id)) }
-    }
-
-    /// While clients hold sessions: when the vault file (or its WAL) changed
-    /// since last looked, lists the items again, which reports changes.
-    func watchVaultFile() {
-        let stamp = CachingSecretStore.stamp(of: vaultPath)
-        defer { vaultStamp = stamp }
-        guard let vaultStamp, vaultStamp != stamp, knownRevisions != nil, !store.isCurrent else { return }
-        store.refresh()
-        _ = try? allItems()
-    }
-
-    /// The keyed BLAKE2b (libsodium) of one attribute pair under ``indexKey``:
-    /// 16 bytes that match a query's pair while the vault is locked, without
-    /// keeping the names or values themselves (D-Bus strings hold no NUL, so
-    /// `name NUL value` is unambiguous).
-    func pairHash(_ pair: (key: String, value: String)) -> [UInt8] {
-        Sodium.genericHash(Array(pair.key.utf8) + [0] + Array(pair.value.utf8), key: indexKey, length: 16)
     }
 
     /// The summary of the item at `path`.
@@ -223,7 +136,7 @@ final class Provider {
     /// - Throws: as ``item(at:)``.
     func fullItem(at path: String) throws(ProviderError) -> Item {
         guard let id = Provider.itemID(path) else { throw .noSuchObject(path) }
-        do { return try store.item(id, withSecret: false) } catch { throw .from(error, path: path) }
+        do { return try store.item(id) } catch { throw .from(error, path: path) }
     }
 
     /// The paths of the items matching `query`: all unlocked while the vault
@@ -237,10 +150,8 @@ final class Provider {
                 (0..<items.count).filter { items.matches($0, pairs) }.map { Provider.path(of: items.identity($0).id) },
                 []
             )
-        } catch let error where error == .isLocked && isIndexed {
-            let wanted = query.map(pairHash)
-            let matches = LockedIndex.matches(lockedIndex, wanted)
-            return ([], matches.map { Provider.itemPrefix + ItemMapping.pathElement(of: $0) }.sorted())
+        } catch let error where error == .isLocked && lockedSearch.isIndexed {
+            return ([], lockedSearch.matches(query).map(Provider.path(of:)).sorted())
         }
     }
 
@@ -360,24 +271,30 @@ final class Provider {
         _ = sd_bus_send(bus, signal, nil)
     }
 
-    /// How long the bus loop may sleep, in microseconds: a quarter second
-    /// while a prompt waits for the vault, half a second while secrets of a
-    /// `GetSecrets` are held (to drop them in time), a second while clients hold
-    /// sessions (to tell them when `fob lock`, `fob unlock` or the agent's
-    /// timeouts change the vault's state) or names are held (to forget them
-    /// at a lock), else until a message comes.
+    /// How long the bus loop may sleep, in microseconds, when no message
+    /// and no event of the agent's feed comes: a quarter second while a
+    /// prompt waits for the vault, half a second while secrets of a
+    /// `GetSecrets` are held (to drop them in time); without the feed, a
+    /// second while clients hold sessions (to tell them when the vault's
+    /// state changed) or names are held (to forget them at a lock); a
+    /// second while the locked-search index waits to be saved; else until
+    /// a message or an event comes.
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
         if store.holdsSecrets { return 500_000 }
-        return sessions.isEmpty && !store.holdsNames && !indexDirty ? UInt64.max : 1_000_000
+        if lockedSearch.isDirty { return 1_000_000 }
+        if !store.hearsFeed && (!sessions.isEmpty || store.holdsNames) { return 1_000_000 }
+        return UInt64.max
     }
 
-    /// Emits `PropertiesChanged` of `Locked` when the vault's state changed
-    /// since last seen (by any process), while clients hold sessions.
+    /// Without the agent's feed: subscribes again (an agent started since),
+    /// and emits `PropertiesChanged` of `Locked` when the vault's state
+    /// changed since last seen, while clients hold sessions. With the feed
+    /// its events say so (``signalChanges()``).
     func watchLockState() {
-        guard !sessions.isEmpty, Provider.now() - lockStateCheckedAt >= 1 else { return }
+        guard !store.hearsFeed, !sessions.isEmpty, Provider.now() - lockStateCheckedAt >= 1 else { return }
         lockStateCheckedAt = Provider.now()
-        watchVaultFile()
+        store.listen()
         let unlocked = store.isUnlocked
         defer { lastUnlocked = unlocked }
         if let lastUnlocked, lastUnlocked != unlocked { emitLockedChanged() }

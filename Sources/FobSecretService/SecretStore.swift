@@ -9,48 +9,46 @@ import FoundationEssentials
 public protocol SecretStore: AnyObject, Sendable {
     /// Whether the vault is unlocked (items can be read and written).
     var isUnlocked: Bool { get }
-    /// Every generic password, without secrets.
+    /// Hands every generic password, without its secret but with every
+    /// attribute (a client's attributes are custom field values), to
+    /// `body`, one at a time as they are decoded, so that thousands never
+    /// live decoded at once.
     /// - Throws: `.interactionNotAllowed` while locked, `.io`.
-    func list() throws(KeychainError) -> [Item]
-    /// Every generic password with its secret (one request, for `GetSecrets` of many items).
-    /// - Throws: as ``list()``.
-    func listWithSecrets() throws(KeychainError) -> [Item]
-    /// Hands every generic password to `body`, one at a time as they are
-    /// decoded, so that thousands never live decoded at once: without
-    /// secrets (as ``list()``), or with them, where only the persistent ID
-    /// and the secret are needed (at least those of ``listWithSecrets()``).
-    /// - Throws: as ``list()``.
-    func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError)
-    /// The generic password with this persistent ID, with its secret when asked.
-    /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.io`.
-    func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item
-    /// The item that `query` names by primary key and persistent ID
-    /// (``ItemQuery/identifying(_:)`` of an item listed before: an
-    /// indexed lookup, unlike ``get(persistentID:withSecret:)``, which scans),
-    /// with its secret when asked.
-    /// - Throws: `.itemNotFound` when it is gone or was renamed, `.interactionNotAllowed`, `.io`.
-    func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item
+    func forEachItem(_ body: (Item) -> Void) throws(KeychainError)
+    /// The items with these persistent IDs, with as much of each as
+    /// `detail` says, in the order asked; an ID no item has is left out.
+    /// Only the items asked are decrypted (``AgentRequest/getItems(ids:detail:)``).
+    /// - Parameter ids: at most ``AgentProtocol/maxIDsPerRequest``.
+    /// - Throws: `.interactionNotAllowed`, `.param`, `.io`.
+    func items(ids: [UUID], detail: ItemDetail) throws(KeychainError) -> [Item]
     /// Whether an item has this primary key (generic password, access group "").
     func exists(service: String, account: String) throws(KeychainError) -> Bool
     /// Adds an item (its persistent ID is the one given).
+    /// - Returns: what the write changed: the added item's revision and summary.
     /// - Throws: `.duplicateItem`, `.param`, `.interactionNotAllowed`, `.io`.
-    func add(_ item: Item) throws(KeychainError)
+    func add(_ item: Item) throws(KeychainError) -> [AgentEvent]
     /// Changes the item read at revision `item.revision`.
+    /// - Returns: what the write changed (each item's new revision and summary).
     /// - Throws: `.revisionMismatch` when it changed since, `.itemNotFound`, `.interactionNotAllowed`.
-    func update(_ item: Item, with changes: ItemChanges) throws(KeychainError)
+    func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) -> [AgentEvent]
     /// Deletes the item read at revision `item.revision`.
+    /// - Returns: what the write changed (the deleted item as it was).
     /// - Throws: as ``update(_:with:)``.
-    func delete(_ item: Item) throws(KeychainError)
+    func delete(_ item: Item) throws(KeychainError) -> [AgentEvent]
     /// Locks the vault for every process.
     func lock() throws(KeychainError)
     /// Unlocks the vault with its master password (for every process),
     /// keeping the idle and maximum times the user last set.
     /// - Throws: `.authFailed` for a wrong password, `.interactionNotAllowed` when no agent runs, `.io`.
     func unlock(password: SecretBytes) throws(KeychainError)
-    /// Calls `onEvent` (on another thread) at each of the agent's events:
-    /// a lock (also by a timeout) or a write by any process.
-    /// - Returns: the subscription, or `nil` when the store sends no events.
-    func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)?
+    /// Subscribes to the agent's change feed: `onEvent` is called (on
+    /// another thread) for each change of an item by any process and each
+    /// lock and unlock, in the agent's order; `onEnd` once when the
+    /// subscription ends.
+    /// - Returns: the subscription, or `nil` when none can be made (no
+    ///   agent answers, or the store sends no events).
+    func watch(onEvent: @escaping @Sendable (AgentEvent) -> Void, onEnd: @escaping @Sendable () -> Void)
+        -> (any StoreWatch)?
     /// Makes the following requests for the D-Bus client with this process
     /// id (`nil`: for the provider itself), so that the agent asks about,
     /// and its rules match, the client rather than the provider.
@@ -58,16 +56,13 @@ public protocol SecretStore: AnyObject, Sendable {
 }
 
 extension SecretStore {
-    /// The items of ``list()`` or ``listWithSecrets()``, one after another.
-    public func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError) {
-        for item in try withSecrets ? listWithSecrets() : list() { body(item) }
-    }
-
     /// A store with no requester to name: nothing to do.
     public func makeRequests(forClient pid: Int32?) {}
 
     /// No events: the provider asks the store's state instead.
-    public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? { nil }
+    public func watch(onEvent: @escaping @Sendable (AgentEvent) -> Void, onEnd: @escaping @Sendable () -> Void)
+        -> (any StoreWatch)?
+    { nil }
 }
 
 /// ``SecretStore`` over the vault's agent, the only holder of its keys,
@@ -90,48 +85,17 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
 
     public func makeRequests(forClient pid: Int32?) { store.clientPID = pid }
 
-    public func list() throws(KeychainError) -> [Item] {
+    public func forEachItem(_ body: (Item) -> Void) throws(KeychainError) {
         do {
             // Every attribute: a client's attributes are custom field values.
-            return try store.items(matching: ItemQuery(itemClass: .genericPassword), detail: .attributes)
-        } catch .itemNotFound {
-            return []
-        }
-    }
-
-    public func listWithSecrets() throws(KeychainError) -> [Item] {
-        do {
-            return try store.items(matching: ItemQuery(itemClass: .genericPassword), withSecrets: true)
-        } catch .itemNotFound {
-            return []
-        }
-    }
-
-    public func forEachItem(withSecrets: Bool, _ body: (Item) -> Void) throws(KeychainError) {
-        do {
-            // Every attribute (a client's attributes are custom field
-            // values), or the secrets alone: the listing has the rest.
-            try store.forEachItem(
-                matching: ItemQuery(itemClass: .genericPassword), detail: withSecrets ? .secretOnly : .attributes, body)
+            try store.forEachItem(matching: ItemQuery(itemClass: .genericPassword), detail: .attributes, body)
         } catch .itemNotFound {
             return
         }
     }
 
-    public func get(persistentID: UUID, withSecret: Bool) throws(KeychainError) -> Item {
-        var query = ItemQuery(itemClass: .genericPassword)
-        query.persistentID = persistentID
-        guard let item = try store.items(matching: query, limit: .one, withSecrets: withSecret).first else {
-            throw .itemNotFound("no item \(persistentID)")
-        }
-        return item
-    }
-
-    public func get(exact query: ItemQuery, withSecret: Bool) throws(KeychainError) -> Item {
-        guard let found = try store.items(matching: query, limit: .one, withSecrets: withSecret).first else {
-            throw .itemNotFound("no item \(query.persistentID.map { "\($0)" } ?? "")")
-        }
-        return found
+    public func items(ids: [UUID], detail: ItemDetail) throws(KeychainError) -> [Item] {
+        try store.items(ids: ids, detail: detail)
     }
 
     public func exists(service: String, account: String) throws(KeychainError) -> Bool {
@@ -143,18 +107,18 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
         }
     }
 
-    public func add(_ item: Item) throws(KeychainError) { try store.add(item) }
+    public func add(_ item: Item) throws(KeychainError) -> [AgentEvent] { try store.write(.add(item)).changes }
 
-    public func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) {
+    public func update(_ item: Item, with changes: ItemChanges) throws(KeychainError) -> [AgentEvent] {
         var changes = changes
         changes.expectedRevision = item.revision
-        try store.update(matching: .identifying(item), with: changes)
+        return try store.write(.update(.identifying(item), changes)).changes
     }
 
-    public func delete(_ item: Item) throws(KeychainError) {
+    public func delete(_ item: Item) throws(KeychainError) -> [AgentEvent] {
         var query = ItemQuery.identifying(item)
         query.expectedRevision = item.revision
-        try store.delete(matching: query)
+        return try store.write(.delete(query)).changes
     }
 
     /// Unlocks with the timeouts of the agent's last unlock (`fob unlock --idle --max`), else the defaults.
@@ -163,8 +127,10 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
             .unlock(password: password, idleSeconds: AgentCore.keepTimeouts, maxSeconds: AgentCore.keepTimeouts))
     }
 
-    public func watch(_ onEvent: @escaping @Sendable () -> Void) -> (any StoreWatch)? {
-        store.watch { _ in onEvent() }
+    public func watch(onEvent: @escaping @Sendable (AgentEvent) -> Void, onEnd: @escaping @Sendable () -> Void)
+        -> (any StoreWatch)?
+    {
+        try? store.client.subscribe(onEvent: onEvent, onEnd: onEnd)
     }
 
     public func lock() throws(KeychainError) {

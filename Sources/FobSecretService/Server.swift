@@ -141,17 +141,47 @@ public enum SecretServiceServer {
                 return 1
             }
             if processed > 0 { continue }
+            activeProvider?.signalChanges()
             activeProvider?.store.dropExpiredSecrets()
             activeProvider?.saveIndex()
             activeProvider?.store.forgetIfLocked()
             activeProvider?.checkPrompts()
             activeProvider?.watchLockState()
-            let waited = sd_bus_wait(bus, activeProvider?.wakeInterval ?? UInt64.max)
+            let waited = wait(
+                bus, wakeFD: activeProvider?.store.inbox.wakeFD ?? -1,
+                microseconds: activeProvider?.wakeInterval ?? UInt64.max)
             if waited < 0 && waited != -EINTR {
                 report("the bus failed: \(String(cString: strerror(-waited)))")
                 return 1
             }
         }
+    }
+
+    /// Waits until the bus has work, the agent's feed delivered an event
+    /// (`wakeFD` turned readable) or `microseconds` passed: `sd_bus_wait`
+    /// with one more descriptor (sd-bus's `sd_bus_get_fd`,
+    /// `sd_bus_get_events` and `sd_bus_get_timeout`).
+    /// - Returns: as `sd_bus_wait`: a negative errno on failure.
+    private static func wait(_ bus: OpaquePointer, wakeFD: Int32, microseconds: UInt64) -> Int32 {
+        let events = sd_bus_get_events(bus)
+        guard events >= 0 else { return events }
+        var busDeadline: UInt64 = UInt64.max
+        guard sd_bus_get_timeout(bus, &busDeadline) >= 0 else { return -EINVAL }
+        var wait = microseconds
+        if busDeadline != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            wait = min(wait, busDeadline > nowMicroseconds ? busDeadline - nowMicroseconds : 0)
+        }
+        var fds = [
+            pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: events), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
+        // Rounded up, so that a wait of less than a millisecond is not a busy loop.
+        let milliseconds = wait == UInt64.max ? -1 : Int32(clamping: (wait + 999) / 1000)
+        let ready = poll(&fds, wakeFD >= 0 ? 2 : 1, milliseconds)
+        return ready < 0 ? -errno : ready
     }
 
     /// The process id of each unique name that sent a method call, as the

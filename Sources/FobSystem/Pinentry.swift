@@ -95,21 +95,9 @@ public final class PinentryConversation: @unchecked Sendable {
         guard send("GETPIN"), var line = readLine(until: nil) else { return nil }
         defer { line.wipe() }
         guard line.starts(with: Array("D ".utf8)) else { return nil }
-        var decoded: [UInt8] = []
+        // An Assuan line escapes `%`, CR and LF; a stray `%` stands for itself.
+        var decoded = PercentDecoding.decode(line[2...], malformed: .literal) ?? []
         defer { decoded.wipe() }
-        decoded.reserveCapacity(line.count)
-        var index = 2
-        while index < line.count {
-            if line[index] == UInt8(ascii: "%"), index + 2 < line.count,
-                let value = UInt8(String(decoding: line[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
-            {
-                decoded.append(value)
-                index += 3
-            } else {
-                decoded.append(line[index])
-                index += 1
-            }
-        }
         guard nextLine()?.hasPrefix("OK") == true else { return nil }
         return SecretBytes(decoded)
     }

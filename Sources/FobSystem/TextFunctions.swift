@@ -40,18 +40,7 @@ extension StringProtocol {
     /// - Returns: `nil` when a `%` is not followed by two hex digits, or
     ///   when the bytes are not UTF-8.
     public func percentDecoded() -> String? {
-        var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(HexText.value), let low = iterator.next().flatMap(HexText.value)
-            else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentDecoding.decode(utf8).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }
 

@@ -138,29 +138,8 @@ public enum FormEncoding {
     }
 
     private static func unescape(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let b = utf8.popFirst() {
-            if b == UInt8(ascii: "+") {
-                bytes.append(0x20)
-            } else if b == UInt8(ascii: "%"), utf8.count >= 2,
-                let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1])
-            {
-                bytes.append(high << 4 | low)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
+        PercentDecoding.decode(text.utf8, plusIsSpace: true, malformed: .literal).flatMap {
+            String(validating: $0, as: UTF8.self)
         }
     }
 }

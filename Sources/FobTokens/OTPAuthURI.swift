@@ -1,3 +1,5 @@
+import FobSystem
+
 /// Reading Google's Key URI format:
 /// `otpauth://TYPE/LABEL?secret=…&issuer=…&algorithm=…&digits=…&period=…&counter=…`.
 extension OneTimePassword {
@@ -149,26 +151,8 @@ extension OneTimePassword {
 
     /// RFC 3986 §2.1 percent-decoding.
     private static func percentDecoded(_ bytes: ArraySlice<UInt8>) throws(OTPError) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard bytes.distance(from: index, to: bytes.endIndex) >= 3,
-                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-                else {
-                    out.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-                    throw .badPercentEncoding
-                }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte)
-                index += 1
-            }
-        }
-        return out
+        guard let decoded = PercentDecoding.decode(bytes) else { throw .badPercentEncoding }
+        return decoded
     }
 
     /// Decoded bytes as text (`nil` stays `nil`).
@@ -177,15 +161,6 @@ extension OneTimePassword {
         guard let bytes else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .badPercentEncoding }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// A decimal number of ASCII digits only (no sign, no spaces), at most

@@ -70,6 +70,37 @@ import Testing
         #expect(out.contains("deleted ItemDeleted True"))
     }
 
+    /// The agent's change feed, not the vault file, tells the provider of
+    /// `fob add`: a client that holds no session (the provider then watched
+    /// nothing) hears `ItemCreated` and finds the item by a search.
+    @Test(.enabled(if: toolsPresent)) func fobAddReachesAClientWithoutASessionThroughTheFeed() throws {
+        let bus = try SecretServiceBus()
+        try bus.install()
+        let result = try bus.python(
+            """
+            import os, subprocess, time, secretstorage
+            from jeepney import HeaderFields, MatchRule, message_bus
+            from jeepney.io.blocking import Proxy
+            conn = secretstorage.dbus_init()
+            col = secretstorage.get_default_collection(conn)
+            print("items", len(list(col.search_items({"service": "mail"}))))
+            rule = MatchRule(type="signal", interface="org.freedesktop.Secret.Collection", path=col.collection_path)
+            Proxy(message_bus, conn).AddMatch(rule)
+            with conn.filter(rule) as queue:
+                subprocess.run([os.environ["FOB"], "add", "mail", "ana"], input=b"pw\\n", check=True,
+                               capture_output=True)
+                start = time.monotonic()
+                created = conn.recv_until_filtered(queue, timeout=5)
+                print("created", created.header.fields[HeaderFields.member])
+            found = list(col.search_items({"service": "mail"}))
+            print("found", len(found), found[0].item_path == created.body[0])
+            """)
+        let out = result.stdoutText
+        #expect(out.contains("items 0"), "\(out) \(result.stderrText)")
+        #expect(out.contains("created ItemCreated"), "\(out) \(result.stderrText)")
+        #expect(out.contains("found 1 True"), "\(out)")
+    }
+
     @Test(.enabled(if: toolsPresent)) func aWriteByFobIsReadFreshByTheNextGetSecretsAndGetAll() throws {
         let bus = try SecretServiceBus()
         try bus.install()
@@ -79,7 +110,7 @@ import Testing
             from jeepney import DBusAddress, new_method_call
             conn = secretstorage.dbus_init()
             col = secretstorage.get_default_collection(conn)
-            # More than 8: GetSecrets reads every secret in one request and holds them.
+            # GetSecrets reads the secrets of the paths named in one request and holds them.
             items = [col.create_item("L%d" % i, {"service": "s%d" % i, "username": "u%d" % i}, b"old-%d" % i)
                      for i in range(10)]
             svc = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",

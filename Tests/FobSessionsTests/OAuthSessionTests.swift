@@ -107,22 +107,29 @@ import Testing
     }
 
     @Test(arguments: [
-        FakeProvider.Failure.status(400, body: #"{"error":"invalid_grant","error_description":"revoked"}"#),
-        .status(401, body: #"{"error":"invalid_client"}"#),
-        .status(500, body: "Internal Server Error"),
-        .status(200, body: "{}"),
-        .timeout,
-        .network,
+        (
+            FakeProvider.Failure.status(400, body: #"{"error":"invalid_grant","error_description":"revoked"}"#),
+            OAuthError.provider(error: "invalid_grant", description: "revoked", status: 400)
+        ),
+        (
+            .status(401, body: #"{"error":"invalid_client"}"#),
+            .provider(error: "invalid_client", description: nil, status: 401)
+        ),
+        (
+            .status(500, body: "Internal Server Error"),
+            .http(status: 500, endpoint: "https://idp.example.com/oauth2/token")
+        ),
+        (.status(200, body: "{}"), .invalidResponse("the token response has no access_token")),
+        (.timeout, .timeout("the token endpoint https://idp.example.com", seconds: 5)),
+        (.network, .network("connection refused")),
     ])
-    func providerErrorsLeaveTheItemAsItWas(failure: FakeProvider.Failure) throws {
+    func providerErrorsLeaveTheItemAsItWas(failure: FakeProvider.Failure, expected: OAuthError) throws {
         let f = try Fixture(expiresIn: 5)
         let before = try f.snapshot()
         f.provider.failure = failure
         // Every failure is the provider's (or the network's), reported as an OAuth error.
         let error = #expect(throws: OAuthSessionError.self) { try f.session().validAccessToken() }
-        if case .keychain = error {
-            Issue.record("a store error instead of the provider's: \(String(describing: error))")
-        }
+        #expect(error == .oauth(expected))
         let after = try f.snapshot()
         #expect(after.0 == before.0)
         #expect(after.1 == before.1)

@@ -276,12 +276,25 @@ import Testing
         #expect(JSONText.text(try JSONText.parse(Array("[2.0,-0.0,1e-7,1e3]".utf8))) == "[2,-0,1e-07,1000]")
     }
 
+    /// Each malformed text is refused with the reason JSONSerialization gives.
     @Test(arguments: [
-        "", "{", "[1,,]", "01", "[.5]", "[NaN]", #"["\ud800"]"#, "// c\n[1]", "1.", "-", "\"\u{01}\"", #""\x""#, "tru",
-        "{} {}", #"{"a" 1}"#, "1e400",
+        ("", "Unexpected end of file during JSON parse."), ("{", "Unexpected end of file during JSON parse."),
+        ("[1,,]", "Invalid value around character 3."),
+        ("01", "Invalid value around character 1."), ("[.5]", "Invalid value around character 1."),
+        ("[NaN]", "Invalid value around character 1."),
+        (
+            #"["\ud800"]"#,
+            "Unable to convert hex escape sequence (no low character) to UTF8-encoded character at position 8."
+        ),
+        ("// c\n[1]", "Invalid value around character 0."), ("1.", "Unexpected end of file during JSON parse."),
+        ("-", "Unexpected end of file during JSON parse."),
+        ("\"\u{01}\"", "Invalid string: control character around character 1."),
+        (#""\x""#, "Invalid escape sequence around character 2."), ("tru", "Unexpected end of file during JSON parse."),
+        ("{} {}", "Garbage at end around character 3."), (#"{"a" 1}"#, "Invalid value around character 5."),
+        ("1e400", "Number 1e400 is not representable in Swift."),
     ])
-    func malformedJSONIsAnError(text: String) {
-        #expect(throws: JSONError.self) { try JSONText.parse(Array(text.utf8)) }
+    func malformedJSONIsAnError(text: String, reason: String) {
+        #expect(throws: JSONError(reason: reason)) { try JSONText.parse(Array(text.utf8)) }
     }
 
     /// RFC 8259 §9 lets a parser accept non-JSON forms; JSONSerialization
