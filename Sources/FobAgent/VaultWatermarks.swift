@@ -96,18 +96,20 @@ public struct VaultWatermarks: Sendable {
     ) {
         let id = try VaultWatermarks.id(of: vault)
         let counter = try VaultWatermarks.counterAfter(reading: self.counter(of: id) ?? remembered[id], vault: vault)
-        raise(counter, of: id)
+        if !vault.isBackupCopy { raise(counter, of: id) }
         return (id, counter)
     }
 
     /// The vault's write counter read after `seen` (the counter kept), so
     /// that a write another process made meanwhile, and kept, is counted:
     /// refuses (locking the vault) when the counter is still below `seen`.
+    /// A backup opened away from its vault (``Vault/isBackupCopy``, read-only)
+    /// is older by nature and never refused.
     /// - Throws: `.decode` for a vault that went back; what ``Vault/revalidate()`` throws.
     static func counterAfter(reading seen: UInt64?, vault: Vault) throws(KeychainError) -> UInt64 {
         try vault.revalidate()
         let counter = vault.writeCounter ?? 0
-        if let seen, counter < seen {
+        if let seen, counter < seen, !vault.isBackupCopy {
             vault.lock()
             throw rollback(counter: counter, seen: seen)
         }

@@ -208,8 +208,14 @@ public final class Invocation {
 
     /// Opens the vault of `--vault`, locked.
     /// - Throws: `.noSuchKeychain` (exit 50) when there is none; `.decode`, `.io`.
+    /// A backup opened away from its vault (``Vault/isBackupCopy``) is said
+    /// on standard error, so an old state is never read unknowingly.
     public func openVault() throws(KeychainError) -> Vault {
-        try Vault(url: globals.vaultURL)
+        let vault = try Vault(url: globals.vaultURL)
+        if vault.isBackupCopy {
+            standardError.write("fob: \(vault.url.path) is a backup, opened read-only\n")
+        }
+        return vault
     }
 
     /// Opens the vault and unlocks it with the master password (from

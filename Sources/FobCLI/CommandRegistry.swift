@@ -30,6 +30,7 @@ extension FobCLI {
             ImportCommand.self,
             ExportCommand.self,
             BackupCommand.self,
+            RestoreCommand.self,
             CopyCommand.self,
             LogoutCommand.self,
             JWTCommand.self,

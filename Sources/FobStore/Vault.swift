@@ -53,6 +53,9 @@ public final class Vault {
     /// The vault file.
     public let url: URL
     let db: SQLiteConnection
+    /// Whether this file is a backup (``backup(to:)``) opened away from the
+    /// vault it copies: read-only, and not held to the rollback watermark.
+    public internal(set) var isBackupCopy = false
     let now: @Sendable () -> Date
     var keys: VaultKeys? { didSet { contentGeneration &+= 1 } }
     /// The metadata authenticated by the last unlock (its KDF settings are
@@ -173,6 +176,7 @@ public final class Vault {
         let format = try readFormat()
         try checkSchema()
         _ = try readMeta(format: format)
+        try markBackupCopy()
     }
 
     init(url: URL, creating: Bool, now: @escaping @Sendable () -> Date) throws(KeychainError) {

@@ -103,6 +103,13 @@ extension Vault {
     /// write; the copy is still encrypted and opens with the same master
     /// password. Creates the file with mode 0600 and refuses to overwrite one.
     /// Needs no password: the pages are copied as they are.
+    ///
+    /// The copy records, in its `meta` row `backup_of`, the real path of the
+    /// vault it copies. Opened anywhere else (``isBackupCopy``), it is
+    /// read-only and the rollback watermark is not applied to it; put back at
+    /// that path (a copy renamed over the vault), it is the vault again and
+    /// goes through the watermark like any old copy. ``restore(to:)`` puts
+    /// it back on purpose.
     /// - Throws: `.io` when a file exists at `destination` or it cannot be
     ///   written; `.decode` for a damaged source.
     public func backup(to destination: URL) throws(KeychainError) {
@@ -111,23 +118,87 @@ extension Vault {
             let target = try guarded { () throws(SQLiteError) in
                 try SQLiteConnection(path: destination.path, create: false)
             }
-            guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
-                throw KeychainError.io("cannot start the backup: \(String(cString: sqlite3_errmsg(target.handle)))")
-            }
-            var rc: Int32
-            repeat {
-                rc = sqlite3_backup_step(backup, 256)
-                if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { sqlite3_sleep(20) }
-            } while rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED
-            let finish = sqlite3_backup_finish(backup)
-            guard rc == SQLITE_DONE, finish == SQLITE_OK else {
-                throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc, message: String(cString: sqlite3_errstr(rc)))
-                    .keychainError
+            try Vault.copyPages(from: db, to: target)
+            try guarded { () throws(SQLiteError) in
+                let stmt = try target.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)")
+                try stmt.bind(1, Vault.backupOfRow)
+                try stmt.bind(2, Array(Vault.realPath(url).utf8))
+                try stmt.step()
             }
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(destination.path + suffix) }
             throw error
         }
         chmod(destination.path, 0o600)
+    }
+
+    /// Puts this vault (a backup) back as the vault at `destination`: its
+    /// pages are copied over the file there with SQLite's backup API (which
+    /// takes the other connections' locks and their write-ahead log into
+    /// account), or into a new 0600 file, and the copy's `backup_of` row is
+    /// dropped. Discard any ``Vault`` open on `destination` in this process
+    /// afterwards. The rollback watermark is the caller's to lower.
+    /// - Throws: `.io` when `destination` cannot be written; `.decode` for a damaged file.
+    public func restore(to destination: URL) throws(KeychainError) {
+        if !Vault.exists(at: destination) { try Vault.createPrivateFile(at: destination) }
+        let target = try guarded { () throws(SQLiteError) in
+            try SQLiteConnection(path: destination.path, create: false)
+        }
+        sqlite3_busy_timeout(target.handle, Vault.busyTimeoutMilliseconds)
+        try Vault.copyPages(from: db, to: target)
+        try guarded { () throws(SQLiteError) in
+            let stmt = try target.prepare("DELETE FROM meta WHERE name = ?")
+            try stmt.bind(1, Vault.backupOfRow)
+            try stmt.step()
+        }
+        chmod(destination.path, 0o600)
+    }
+
+    /// The `meta` row naming the vault a backup copies.
+    static let backupOfRow = "backup_of"
+
+    /// Whether `a` and `b` name one file (same device and inode).
+    public static func sameFile(_ a: URL, _ b: URL) -> Bool {
+        var sa = stat()
+        var sb = stat()
+        return stat(a.path, &sa) == 0 && stat(b.path, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
+    /// `path` with symbolic links and `..` resolved, or as given when it cannot be.
+    static func realPath(_ url: URL) -> String {
+        guard let resolved = Glibc.realpath(url.path, nil) else { return url.standardizedFileURL.path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Marks a vault just opened as a backup when its `backup_of` row names
+    /// another file than its own: read-only (`PRAGMA query_only`), a write
+    /// failing as `.io` that names `fob restore`.
+    func markBackupCopy() throws(KeychainError) {
+        guard let value = try readMetaValue(Vault.backupOfRow), let source = String(bytes: value, encoding: .utf8),
+            source != Vault.realPath(url)
+        else { return }
+        isBackupCopy = true
+        try guarded { () throws(SQLiteError) in try db.execute("PRAGMA query_only=ON") }
+        db.readOnlyCause = SQLiteError(
+            code: SQLITE_PERM,
+            message: "\(url.path) is a backup of \(source) and opens read-only; 'fob restore' puts it back")
+    }
+
+    /// Copies every page of `source` into `target` (the online backup API).
+    static func copyPages(from source: SQLiteConnection, to target: SQLiteConnection) throws(KeychainError) {
+        guard let backup = sqlite3_backup_init(target.handle, "main", source.handle, "main") else {
+            throw KeychainError.io("cannot start the backup: \(String(cString: sqlite3_errmsg(target.handle)))")
+        }
+        var rc: Int32
+        repeat {
+            rc = sqlite3_backup_step(backup, 256)
+            if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { sqlite3_sleep(20) }
+        } while rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED
+        let finish = sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE, finish == SQLITE_OK else {
+            throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc, message: String(cString: sqlite3_errstr(rc)))
+                .keychainError
+        }
     }
 }

@@ -21,6 +21,24 @@ import Testing
         }
     }
 
+    /// Issue 35: `scripts/package-deb DIR` with a DIR that does not exist
+    /// yet makes it and writes the package there (it failed before).
+    @Test func packageDebMakesAMissingOutputDirectory() throws {
+        let scratch = TemporaryDirectory(prefix: "fob-deb")
+        let output = scratch.url.path + "/not/yet"
+        var environment = FobProcess.baseEnvironment
+        environment["FOB_DEB_BINARIES"] = FobProcess.binaryURL.deletingLastPathComponent().path
+        environment["FOB_DEB_LINTIAN"] = "0"
+        environment["FOB_DEB_COMPRESSION"] = "gzip:1"
+        let result = try ChildProcess.run(
+            executable: "/bin/bash",
+            arguments: [FobProcess.packageRoot.appendingPathComponent("scripts/package-deb").path, output],
+            environment: environment, timeout: 300)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let made = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+        #expect(made.count == 1 && made[0].hasPrefix("fob_") && made[0].hasSuffix(".deb"), "\(made)")
+    }
+
     @Test func theChangelogsLatestVersionIsFobs() {
         let changelog = Self.asset("debian/changelog")
         let first = changelog.split(separator: "\n").first.map(String.init) ?? ""

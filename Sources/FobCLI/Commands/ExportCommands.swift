@@ -1,3 +1,4 @@
+import FobAgent
 import FobImport
 import FobStore
 import FobSystem
@@ -98,7 +99,9 @@ enum BackupCommand: FobCommand {
     static let discussion = """
         Uses SQLite's online backup API, so other processes may write meanwhile; the
         copy is one consistent state. It opens with the same master password (use it
-        as a vault with --vault PATH). Needs no password; refuses to overwrite a file.
+        as a vault with --vault PATH, read-only; fob verify checks it). Needs no
+        password; refuses to overwrite a file. Copied back over the vault by hand it
+        is refused as an old copy (exit 93); 'fob restore PATH' puts it back.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -106,6 +109,40 @@ enum BackupCommand: FobCommand {
         let vault = try invocation.openVault()
         try vault.backup(to: URL(fileURLWithPath: path))
         invocation.standardOutput.write("Backed up \(vault.url.path) to \(path)\n")
+        return 0
+    }
+}
+
+/// `fob restore BACKUP`: puts a backup back as the vault, on purpose.
+enum RestoreCommand: FobCommand {
+    static let name = "restore"
+    static let summary = "put a backup back as the vault (its older state accepted)"
+    static let positionals = ["BACKUP"]
+    static let discussion = """
+        Asks the backup's master password, copies the backup over the vault of
+        --vault (made when missing) with SQLite's online backup API, and takes its
+        state as the current one, as 'fob unlock --accept-rollback' does: the vault
+        opens without exit 93. Every item written since the backup is lost. A
+        running agent is locked, to read the restored vault afresh.
+        """
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let source = URL(fileURLWithPath: invocation.arguments.positionals[0])
+        let destination = invocation.globals.vaultURL
+        let backup = try Vault(url: source)
+        defer { backup.lock() }
+        if Vault.exists(at: destination), Vault.sameFile(source, destination) {
+            throw UsageError("\(source.path) is the vault itself; name a backup", command: name)
+        }
+        try backup.unlock(password: try invocation.masterPassword(prompt: "Master password: "))
+        let counter = backup.writeCounter ?? 0
+        let id = try VaultWatermarks.id(of: backup)
+        try backup.restore(to: destination)
+        invocation.watermarks.set(counter, of: id)
+        if invocation.globals.useAgent {
+            _ = try? AgentClient(endpoint: invocation.agentEndpoint).send(.lock)
+        }
+        invocation.standardOutput.write("Restored \(source.path) to \(destination.path) (write \(counter))\n")
         return 0
     }
 }
