@@ -214,8 +214,10 @@ public final class InMemoryStore: KeychainStore {
         var next = storedItems
         for change in changes {
             switch change {
-            case .add(let item):
+            case .add(var item):
                 guard next[ItemKey(item)] == nil else { throw .duplicateItem(item.displayName) }
+                // As the vault: revision 1, or the one the item carries.
+                if item.revision == 0 { item.revision = 1 }
                 next[ItemKey(item)] = item
             case .replace(let existing, let item):
                 guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }

@@ -1,0 +1,46 @@
+import FobClipboard
+import FobStore
+import FobTestSupport
+import FobViewModels
+import Foundation
+import Testing
+
+@testable import FobTerminal
+
+/// `app` drawn on a `rows` × `columns` canvas with `glyphs`.
+private func drawn(_ app: AppModel, rows: Int, columns: Int, glyphs: Glyphs) -> Canvas {
+    var renderer = Renderer(vaultDescription: "~/vault.db")
+    return renderer.render(app, rows: rows, columns: columns, glyphs: glyphs)
+}
+
+@Suite struct PolishRenderTests {
+    /// The Linux console's fonts hold box lines but not the screens' symbols:
+    /// `TERM=linux` under a UTF-8 locale picks ASCII stand-ins for them.
+    @Test func linuxConsoleGetsAsciiSymbols() {
+        #expect(Glyphs.select(utf8: true, term: "linux") == .consoleSet)
+        #expect(Glyphs.select(utf8: true, term: "linux-16color") == .consoleSet)
+        #expect(Glyphs.select(utf8: true, term: "xterm-256color") == .unicodeSet)
+        #expect(Glyphs.select(utf8: false, term: "xterm-256color") == .asciiSet)
+    }
+
+    /// No ✓ ✗ ▸ • … ● ↓ on the console: a copy's `✓`, the pointer, a
+    /// masked secret, the `●` of unsaved edits all have their stand-ins.
+    @Test func consoleScreenHasNoSymbolOutsideItsFont() throws {
+        try #require(unicodeLocale)
+        let items = (0..<40).map { ("service\($0).example", "user\($0)", "secret\($0)") }
+        let (app, _, _) = makeTestApp(items: items)
+        app.send(.copySelected)
+        var text = drawn(app, rows: 24, columns: 80, glyphs: .consoleSet).text
+        #expect(text.contains("+ Copied password"), "\(text)")
+        app.send(.editSelected)
+        app.send(.insert("x"))
+        text = drawn(app, rows: 24, columns: 80, glyphs: .consoleSet).text
+        for symbol in ["✓", "✗", "▸", "•", "…", "●", "↓", "↑", "⏎", "·"] {
+            #expect(!text.contains(symbol), "\(symbol) in \(text)")
+        }
+        #expect(text.contains("* Editing") || text.contains("*"), "\(text)")
+        // The unicode set keeps them.
+        text = drawn(app, rows: 24, columns: 80, glyphs: .unicodeSet).text
+        #expect(text.contains("●"))
+    }
+}
