@@ -44,3 +44,23 @@ private func drawn(_ app: AppModel, rows: Int, columns: Int, glyphs: Glyphs) -> 
         #expect(text.contains("●"))
     }
 }
+
+@Suite struct EditorMessageRowTests {
+    /// At 80×24 the editor's Message row repeated the status line over up to
+    /// 6 of its 19 rows: below 100 columns it is left out, and the message
+    /// shows once, on the status line; from 100 columns the row is back.
+    @Test func theMessageRowIsDroppedBelowHundredColumns() throws {
+        try #require(unicodeLocale)
+        let (app, _, _) = makeTestApp(items: [("github.com", "ana", "pw")])
+        app.send(.editSelected)
+        app.send(.retrieve)
+        var text = drawn(app, rows: 24, columns: 80, glyphs: .unicodeSet).text
+        #expect(!text.contains("Message"), "\(text)")
+        let said = app.mainModel?.form.message.text ?? ""
+        #expect(!said.isEmpty)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[lines.count - 2].contains("✓ \(said)"), "\(text)")
+        text = drawn(app, rows: 40, columns: 120, glyphs: .unicodeSet).text
+        #expect(text.contains("Message"))
+    }
+}
