@@ -64,3 +64,34 @@ private func drawn(_ app: AppModel, rows: Int, columns: Int, glyphs: Glyphs) -> 
         #expect(text.contains("Message"))
     }
 }
+
+@Suite struct SpacesTests {
+    /// The form's Message and the preview collapsed runs of spaces
+    /// (`a   b` showed as `a b`): they are kept, and dropped only where a
+    /// line breaks.
+    @Test func runsOfSpacesAreKept() {
+        #expect(Layout.wrapCells("col1    col2  end", width: 40) == ["col1    col2  end"])
+        #expect(Layout.wrapCells("  indented", width: 40) == ["  indented"])
+        #expect(Layout.wrapCells("aaa     bbb", width: 5) == ["aaa  ", "bbb"])
+        #expect(Layout.wrapCells("one two three", width: 7) == ["one two", "three"])
+    }
+
+    /// A note with aligned columns shows them aligned in the preview.
+    @Test func thePreviewKeepsANotesSpaces() throws {
+        try #require(unicodeLocale)
+        var stored = item("github.com", "ana", "pw")
+        stored.notes = "pin:    1234"
+        let store = InMemoryStore(password: "pw")
+        store.externalPut(stored)
+        let clock = TestClock()
+        let app = AppModel(
+            store: store,
+            clipboard: ClipboardController(
+                clipboard: FakeClipboard(), clearAfter: 45, clock: clock, runner: InlineRunner()),
+            clock: clock)
+        app.send(.insert("pw"))
+        app.send(.submit)
+        let text = drawn(app, rows: 24, columns: 80, glyphs: .unicodeSet).text
+        #expect(text.contains("pin:    1234"), "\(text)")
+    }
+}
