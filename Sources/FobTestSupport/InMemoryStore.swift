@@ -84,9 +84,16 @@ public final class InMemoryStore: KeychainStore {
         isLocked = true
     }
 
+    /// Why the agent does not lock (as one of another version answers), or
+    /// `nil` for an agent that locks: ``lockSession()`` returns it.
+    public var agentLockRefusal: String?
+
     /// Counted in ``calls`` as "lockSession": the lock of every process of the session.
-    public func lockSession() {
+    /// - Returns: ``agentLockRefusal``.
+    @discardableResult
+    public func lockSession() -> String? {
         calls["lockSession", default: 0] += 1
+        return agentLockRefusal
     }
 
     /// Locks as another process would (`fob lock`, an agent's timeout or stop).

@@ -1,5 +1,6 @@
 import FobStore
 import FobSystem
+import FobTestSupport
 import FobViewModels
 import Foundation
 import Testing
@@ -23,5 +24,30 @@ import Testing
         #expect(ConflictSources.Version(device: "0123abcd", written: at).described == "(0123abcd, \(time))")
         #expect(ConflictSources.Version(device: "desk (home)", written: at).described == "(desk (home), \(time))")
         #expect(ConflictSources.Version(device: nil, written: at).described == "(\(time))")
+    }
+}
+
+@Suite struct TruthfulLockTests {
+    /// An agent of an older version answers the lock with a version
+    /// mismatch and keeps its keys: the UI said "Locked". It says that only
+    /// this process locked, and the agent's answer, which names the way out.
+    @Test func aLockTheAgentRefusedIsNotCalledLocked() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        let refusal =
+            "agent: the agent speaks protocol version 3, this fob speaks 5; "
+            + "'fob unlock' replaces it with an agent of this version"
+        h.store.agentLockRefusal = refusal
+        h.send(.lock)
+        let message = try #require(h.app.unlockModel?.message)
+        #expect(message.tone == .warning)
+        #expect(message.text == "Locked here only: the agent did not lock and still holds the keys: \(refusal)")
+        #expect(h.store.calls["lockSession"] == 1)
+    }
+
+    /// An agent that locks: "Locked", as before.
+    @Test func aLockTheAgentTookSaysLocked() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.send(.lock)
+        #expect(h.app.unlockModel?.message == .info("Locked"))
     }
 }
