@@ -139,8 +139,24 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         )
     }
 
+    /// Locks the agent fully (``lockAgent()``, its answer dropped).
+    public func lock() { _ = lockAgent() }
+
     /// Locks the agent fully.
-    public func lock() { _ = try? withConnection { (c) throws(AgentClientError) in try c.send(.lock) } }
+    /// - Returns: `nil` when it locked or no agent runs; else why not (its
+    ///   refusal, or an agent that answers another protocol version).
+    @discardableResult
+    public func lockAgent() -> String? {
+        do {
+            let response = try withConnection { (c) throws(AgentClientError) in try c.send(.lock) }
+            if case .failure(let error) = response { return error.description }
+            return nil
+        } catch .stopped {
+            return nil
+        } catch {
+            return error.description
+        }
+    }
 
     /// Runs `body` holding the vault file's lock (``Vault/withExclusiveLock(vaultURL:_:)``).
     public func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {

@@ -304,13 +304,16 @@ public final class ItemAccess: RequestStore {
     }
 
     /// Tells the agent to lock (as `fob lock`); the caller locks this process.
-    public func lockSession() {
-        agent?.lock()
+    /// - Returns: `nil` when the agent locked or none runs, else why it did not.
+    @discardableResult
+    public func lockSession() -> String? {
+        let refused = agent?.lockAgent()
         lastStatus = nil
         agentSeen = false
         agentUnlocked = false
         route = .local
         linked = false
+        return refused ?? nil
     }
 
     /// The agent as last polled: ``SessionAgentState/stopped`` when it

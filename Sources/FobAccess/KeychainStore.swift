@@ -99,7 +99,11 @@ public protocol KeychainStore: AnyObject {
     /// Locks the vault for every process of the session, as `fob lock`
     /// does: the terminal UI's `l` and idle lock (default: nothing beyond
     /// ``lock()``, which the caller does; the terminal UI's store tells the agent to lock).
-    func lockSession()
+    /// - Returns: `nil` when every process's keys are dropped (or no agent
+    ///   runs), else why the agent did not lock (such as an agent of another
+    ///   version), for the caller to say rather than "Locked".
+    @discardableResult
+    func lockSession() -> String?
 
     /// The session's agent as last seen (default ``SessionAgentState/none``).
     var agentState: SessionAgentState { get }
@@ -344,7 +348,8 @@ extension KeychainStore {
     public func didWipeSessions() {}
 
     /// No agent: nothing beyond ``lock()``.
-    public func lockSession() {}
+    @discardableResult
+    public func lockSession() -> String? { nil }
 
     /// No agent.
     public var agentState: SessionAgentState { .none }

@@ -5,7 +5,9 @@ import FoundationEssentials
 /// One change of an import plan, applied by ``Vault/applyImport(_:)``.
 public enum ImportChange: Sendable {
     /// Adds the item with the dates it carries (an import keeps the source's
-    /// creation and modification dates).
+    /// creation and modification dates), at revision 1 or at the revision it
+    /// carries when not 0 (an item put back after its delete, at the
+    /// revision after its last).
     case add(Item)
     /// Replaces the stored item with the primary key of `existing` by `with`
     /// (which keeps its own dates and may have another key).
@@ -22,7 +24,8 @@ extension Vault {
     /// - Parameter changes: adds, replacements and deletions; an item added under a
     ///   key already stored (or added twice) fails the whole plan.
     ///   - progress: called with the number of changes prepared so far, every 250 and at the end.
-    ///   Added items get revision 1; a replacement the revision after the
+    ///   Added items get revision 1, or the revision they carry (an undone
+    ///   delete gives the one after the deleted item's); a replacement the revision after the
     ///   one of `existing`, which the stored item must still have (when
     ///   `existing` carries one, that is not 0).
     /// - Throws: `.duplicateItem` for an added key that exists (nothing is
@@ -44,9 +47,14 @@ extension Vault {
                 sealed.append((existing, existing, [], []))
                 continue
             }
-            // A new item is revision 1; a replacement the next revision of
-            // the one the plan read (checked again in the transaction).
-            item.revision = try Vault.nextRevision(after: old?.revision ?? 0)
+            // A new item is revision 1, unless it carries one: an item put
+            // back after its delete (an undo) carries the one after its last,
+            // so its revision line goes on rather than starting again. A
+            // replacement takes the next revision of the one the plan read
+            // (checked again in the transaction).
+            if old != nil || item.revision == 0 {
+                item.revision = try Vault.nextRevision(after: old?.revision ?? 0)
+            }
             try Vault.check(item)
             let lookup = Vault.lookup(for: item, keys: keys)
             sealed.append((old, item, lookup, try Vault.seal(item, lookup: lookup, keys: keys)))

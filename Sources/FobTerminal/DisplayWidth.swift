@@ -59,6 +59,10 @@ public struct Glyphs: Sendable, Equatable {
     public var pointer: Character
     /// Whether the locale can show text beyond ASCII.
     public var unicode: Bool
+    /// Whether the screens' own symbols (`✓ ✗ ▸ • … ● ↓ ↑ ⏎ ·`) are drawn as
+    /// ASCII stand-ins (``asciiSymbol(for:)``): on a terminal whose font lacks
+    /// them (the Linux console, `TERM=linux`) or a locale that is not UTF-8.
+    public var asciiSymbols: Bool = false
 
     /// Symbols for a UTF-8 locale: `•`, `…`, U+FFFD, box drawing.
     public static let unicodeSet = Glyphs(
@@ -69,19 +73,62 @@ public struct Glyphs: Sendable, Equatable {
     public static let asciiSet = Glyphs(
         mask: "*", ellipsis: "~", replacement: "?",
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+",
-        bottomLeft: "+", bottomRight: "+", pointer: ">", unicode: false)
+        bottomLeft: "+", bottomRight: "+", pointer: ">", unicode: false, asciiSymbols: true)
+    /// Symbols for the Linux console (`TERM=linux`) under a UTF-8 locale: its
+    /// fonts hold the box-drawing lines and Latin text but not the symbols,
+    /// which get their ASCII stand-ins (`+ x > * ~ * v ^ | -`).
+    public static let consoleSet = Glyphs(
+        mask: "*", ellipsis: "~", replacement: "?",
+        horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐",
+        bottomLeft: "└", bottomRight: "┘", pointer: ">", unicode: true, asciiSymbols: true)
 
-    /// The set for the process's `LC_CTYPE` (call `setlocale` first).
-    public static var current: Glyphs {
+    /// The set for the process's `LC_CTYPE` (call `setlocale` first) and
+    /// the terminal named by `TERM`.
+    /// - Parameter term: the `TERM` variable (`linux` is the kernel console).
+    public static func current(term: String?) -> Glyphs {
         guard let codeset = nl_langinfo(Int32(CODESET)) else { return asciiSet }
         let name = String(cString: codeset).uppercased()
-        return (name == "UTF-8" || name == "UTF8") ? unicodeSet : asciiSet
+        return select(utf8: name == "UTF-8" || name == "UTF8", term: term)
     }
 
-    /// `cluster` if the terminal can show it, else the replacement; and its width.
+    /// The set for a locale that is UTF-8 (`utf8`) or not, on terminal `term`:
+    /// ASCII for a non-UTF-8 locale, ``consoleSet`` for the Linux console
+    /// (`linux`, `linux-16color`…), else ``unicodeSet``.
+    public static func select(utf8: Bool, term: String?) -> Glyphs {
+        guard utf8 else { return asciiSet }
+        let console = term == "linux" || term?.hasPrefix("linux-") == true
+        return console ? consoleSet : unicodeSet
+    }
+
+    /// The ASCII stand-in for one of the screens' symbols, `nil` for any other cluster.
+    /// - Parameter cluster: one grapheme cluster.
+    public static func asciiSymbol(for cluster: Character) -> Character? {
+        switch cluster {
+        case "✓": return "+"
+        case "✗", "×": return "x"
+        case "▸", "→": return ">"
+        case "•", "●": return "*"
+        case "…": return "~"
+        case "↓": return "v"
+        case "↑": return "^"
+        case "⏎": return "|"
+        case "·", "—": return "-"
+        case "─": return "-"
+        case "│": return "|"
+        default: return nil
+        }
+    }
+
+    /// `cluster` if the terminal can show it, else its ASCII stand-in or the
+    /// replacement; and its width.
     /// - Parameter cluster: one grapheme cluster.
     /// - Returns: the cluster to draw and its cells (1 or 2).
     public func displayable(_ cluster: Character) -> (Character, Int) {
+        if asciiSymbols, let stand = Self.asciiSymbol(for: cluster) {
+            // Box lines stay where the font has them (the console's).
+            if unicode, cluster == "─" || cluster == "│" { return (cluster, 1) }
+            return (stand, 1)
+        }
         if !unicode, !cluster.isASCII { return (replacement, 1) }
         if let w = DisplayWidth.cells(of: cluster) { return (cluster, w) }
         return (replacement, 1)

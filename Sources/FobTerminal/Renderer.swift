@@ -179,23 +179,26 @@ public struct Renderer {
 
     /// Words of `text` in lines of at most `width` cells (a longer word is
     /// cut by the canvas). A number stays on the line of its unit (`10 s`,
-    /// `5 min`, `20 MB`).
+    /// `5 min`, `20 MB`). Runs of spaces are kept as typed (a note's or a
+    /// message's alignment), except where a line breaks: there they go.
     static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
-        var line = ""
-        for word in keepingUnitsWithNumbers(text.split(separator: " ", omittingEmptySubsequences: true)) {
-            if line.isEmpty {
+        var line: String? // nil: nothing on this line yet
+        for word in keepingUnitsWithNumbers(text.split(separator: " ", omittingEmptySubsequences: false)) {
+            guard let current = line else {
+                // The spaces at a line break are dropped; those that start the text are kept.
+                if word.isEmpty, !lines.isEmpty { continue }
                 line = word
                 continue
             }
-            if DisplayWidth.cells(of: line) + 1 + DisplayWidth.cells(of: word) <= width {
-                line += " " + word
+            if DisplayWidth.cells(of: current) + 1 + DisplayWidth.cells(of: word) <= width {
+                line = current + " " + word
             } else {
-                lines.append(line)
-                line = word
+                lines.append(current)
+                line = word.isEmpty ? nil : word
             }
         }
-        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        if let line { lines.append(line) } else if lines.isEmpty { lines.append("") }
         return lines
     }
 

@@ -26,12 +26,20 @@ extension Renderer {
     /// How many mask characters stand for a stored secret, whatever its length.
     static let maskWidth = 8
 
+    /// From this many columns the editor shows its Message row; below, the
+    /// status line alone says it.
+    static let messageRowColumns = 100
+
     /// The widest label gutter, in cells (at 80 columns the gutter is narrower).
     static let editorLabelWidth = 12
 
     /// The editor's rows: each a label (or `nil`) and what it shows; a
     /// label wider than the gutter takes a row of its own above its value.
-    func editorRows(_ main: MainModel, now: Date, valueWidth: Int) -> [(label: String?, row: EditorRow)] {
+    /// Below 100 columns the Message row is left out: the status line under
+    /// the editor says the same, and repeating it took up to 6 of 19 rows.
+    func editorRows(_ main: MainModel, now: Date, valueWidth: Int, showMessage: Bool = true) -> [(
+        label: String?, row: EditorRow
+    )] {
         let form = main.form
         var rows: [(String?, EditorRow)] = [
             ("Service", .field(form.service, .service, note: nil)),
@@ -51,7 +59,7 @@ extension Renderer {
         if masked { retrieved = String(repeating: TextFieldState.maskCharacter, count: Self.maskWidth) }
         rows.append(("Retrieved Password", .text(retrieved, masked ? .masked : .normal)))
         // Long names break after their dots and dashes, never cut with `…`.
-        let message = Layout.wrapCells(form.message.text, width: max(1, valueWidth))
+        let message = showMessage ? Layout.wrapCells(form.message.text, width: max(1, valueWidth)) : []
         for (i, line) in message.enumerated() {
             rows.append((i == 0 ? "Message" : nil, .text(line, Self.role(for: form.message.tone))))
         }
@@ -94,7 +102,9 @@ extension Renderer {
         let valueWidth = max(1, inner - gutter)
         guard inner > 0, height > 2 else { return }
         var lines: [(label: String?, row: EditorRow?)] = []
-        for (label, row) in editorRows(main, now: now, valueWidth: valueWidth) {
+        let rows = editorRows(
+            main, now: now, valueWidth: valueWidth, showMessage: canvas.columns >= Self.messageRowColumns)
+        for (label, row) in rows {
             if let label, DisplayWidth.cells(of: label) >= gutter {
                 lines.append((label, nil))
                 lines.append((nil, row))

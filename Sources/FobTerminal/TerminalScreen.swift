@@ -34,7 +34,7 @@ final class TerminalScreen {
     init(environment: [String: String]) throws(TerminalError) {
         guard isatty(0) == 1, isatty(1) == 1 else { throw .notATerminal }
         setlocale(LC_ALL, "")
-        glyphs = Glyphs.current
+        glyphs = Glyphs.current(term: environment["TERM"])
         relay = try SignalRelay()
         guard tcgetattr(0, &savedTermios) == 0 else { throw .system("tcgetattr", errno) }
         relay.install()

@@ -84,9 +84,16 @@ public final class InMemoryStore: KeychainStore {
         isLocked = true
     }
 
+    /// Why the agent does not lock (as one of another version answers), or
+    /// `nil` for an agent that locks: ``lockSession()`` returns it.
+    public var agentLockRefusal: String?
+
     /// Counted in ``calls`` as "lockSession": the lock of every process of the session.
-    public func lockSession() {
+    /// - Returns: ``agentLockRefusal``.
+    @discardableResult
+    public func lockSession() -> String? {
         calls["lockSession", default: 0] += 1
+        return agentLockRefusal
     }
 
     /// Locks as another process would (`fob lock`, an agent's timeout or stop).
@@ -214,8 +221,10 @@ public final class InMemoryStore: KeychainStore {
         var next = storedItems
         for change in changes {
             switch change {
-            case .add(let item):
+            case .add(var item):
                 guard next[ItemKey(item)] == nil else { throw .duplicateItem(item.displayName) }
+                // As the vault: revision 1, or the one the item carries.
+                if item.revision == 0 { item.revision = 1 }
                 next[ItemKey(item)] = item
             case .replace(let existing, let item):
                 guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }

@@ -536,6 +536,35 @@ extension TerminalUITests {
         try expectExit(tmux, status: 0)
     }
 
+    /// Under `TERM=linux` (the kernel console, whose fonts lack them) the
+    /// symbols ✓ ✗ ▸ • … ● ↓ showed as blanks or boxes: each has an ASCII
+    /// stand-in, at 80×24 and 120×40.
+    @Test func linuxConsoleGetsAsciiSymbols() throws {
+        let fx = try Fixture(items: (1...40).map { item("site\($0).example.org", "user\($0)", "pw-\($0)") })
+        for (width, height) in [(80, 24), (120, 40)] {
+            let tmux = try fx.start(environment: ["TERM": "linux"], width: width, height: height)
+            try fx.unlock(tmux)
+            try tmux.waitFor("site1.example.org")
+            try tmux.press("Enter")
+            // ✓ or ✗, as the pane's clipboard allows: either has its stand-in.
+            var screen = try tmux.waitUntil("the copy's outcome") {
+                $0.contains("+ Copied password of site1") || $0.contains("x Copy of the password of site1")
+            }
+            try tmux.press("C-e")
+            try tmux.type("x")
+            screen = try tmux.waitFor("* Editing site1.example.org")
+            for symbol in ["✓", "✗", "▸", "•", "…", "●", "↓", "↑", "⏎"] {
+                #expect(!screen.contains(symbol), "\(symbol) at \(width)x\(height): \(screen)")
+            }
+            try tmux.press("Escape")
+            try tmux.waitFor("Unsaved edits")
+            try tmux.press("C-d")
+            try tmux.waitForAbsence(of: "Unsaved edits")
+            try tmux.press("C-q")
+            try expectExit(tmux, status: 0)
+        }
+    }
+
     @Test func noColorLeavesOnlyAttributes() throws {
         let fx = try Fixture(items: [item("github.com", "ana", "pw")])
         let coloured = try fx.start()

@@ -164,6 +164,23 @@ import Testing
         #expect(try revision(t.vault) == 3)
     }
 
+    /// An item put back after its delete (an undo) goes on from its last
+    /// revision: it was at 3, it comes back at 4, not at 1.
+    @Test func anItemPutBackKeepsItsRevisionLine() throws {
+        let t = try TestVault()
+        try t.vault.add(Item(service: "s", account: "a", secret: .text("one")))
+        try t.vault.save(service: "s", account: "a", secret: .text("two"))
+        try t.vault.save(service: "s", account: "a", secret: .text("three"))
+        var deleted = try t.vault.item(service: "s", account: "a")
+        #expect(deleted.revision == 3)
+        try t.vault.delete(matching: .key(service: "s", account: "a"))
+        deleted.revision += 1
+        try t.vault.applyImport([.add(deleted)])
+        #expect(try revision(t.vault) == 4)
+        #expect(try t.vault.item(service: "s", account: "a").secret == .text("three"))
+        #expect(try Vault.verify(at: t.directory.file("vault.db"), password: t.password).isSound)
+    }
+
     @Test func anImportDeletesOnlyTheRevisionItReadInTheSameTransaction() throws {
         let t = try TestVault()
         try t.vault.add(Item(service: "s", account: "a", secret: .text("one")))

@@ -207,6 +207,8 @@ import Testing
         h.app.tick()
         h.send(.undo)
         #expect(h.message == "Restored zoom.us")
+        // Exactly, at the revision after its last: the revision line goes on.
+        stored.revision += 1
         #expect(h.store.storedItems[ItemKey(stored)] == stored)
         #expect(h.list.rows.map(\.service) == ["zoom.us"])
     }
@@ -224,7 +226,13 @@ import Testing
         #expect(h.message == "Restored zoom.us / bo")
         h.send(.undo)
         #expect(h.message == "Restored mail / ana")
-        #expect(h.store.storedItems == stored)
+        #expect(
+            h.store.storedItems
+                == stored.mapValues {
+                    var item = $0
+                    item.revision += 1
+                    return item
+                })
         h.send(.undo)
         #expect(h.message == "Nothing to undo")
     }
@@ -249,6 +257,22 @@ import Testing
         h.clock.advance(by: 10)
         h.app.tick()
         #expect(h.app.mainModel?.undoSecondsLeft == nil)
+    }
+
+    /// A restored item started again at revision 1: a writer that had read
+    /// it at revision 1 before the delete could then write over it
+    /// unnoticed. It comes back at the revision after its last.
+    @Test func aRestoredItemKeepsItsRevisionLine() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana", "pw")])
+        h.store.externalPut(item("mail", "ana", "pw2"))
+        h.store.externalPut(item("mail", "ana", "pw3"))
+        let key = ItemKey(service: "mail", account: "ana")
+        #expect(h.store.storedItems[key]?.revision == 3)
+        h.send(.moveSelection(0))
+        h.send(.deleteSelected)
+        h.send(.undo)
+        #expect(h.message == "Restored mail / ana")
+        #expect(h.store.storedItems[key]?.revision == 4)
     }
 
     /// Each change keeps its own 10 s: an older delete is no longer undone

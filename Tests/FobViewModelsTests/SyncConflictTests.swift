@@ -103,7 +103,7 @@ import Testing
         let written = Date(timeIntervalSince1970: 1_767_000_000)
         let sources = ConflictSources(
             local: .init(device: "laptop (3f6c0a9e51d27b84)", written: written),
-            other: .init(device: nil, written: written.addingTimeInterval(-120)))
+            other: .init(device: nil, written: written.addingTimeInterval(-20)), differences: ["secret", "notes"])
         sync.current = SyncOverview(
             lastSync: written, merged: 1, conflicts: 1, versions: [Self.mail: 2], sources: [Self.mail: sources])
         let (app, _, _) = Self.start(sync)
@@ -114,11 +114,15 @@ import Testing
             Issue.record("no dialog: \(String(describing: app.overlay))")
             return
         }
-        let (mine, theirs) = (DateText.local(written, "%H:%M"), DateText.local(written - 120, "%H:%M"))
+        // Written 20 s apart, in the same minute: the seconds tell them apart;
+        // the parts that differ are named, never their values; the device
+        // by its name, without its id.
+        let (mine, theirs) = (DateText.local(written, "%H:%M:%S"), DateText.local(written - 20, "%H:%M:%S"))
+        #expect(mine != theirs)
         #expect(
             dialog.message
-                == #"mail / ana has 2 versions. "#
-                + "Keep this vault's (laptop (3f6c0a9e51d27b84), \(mine)), "
+                == #"mail / ana has 2 versions. They differ in: secret, notes. "#
+                + "Keep this vault's (laptop, \(mine)), "
                 + "or the other device's (\(theirs))?")
     }
 

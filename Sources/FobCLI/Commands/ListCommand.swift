@@ -56,7 +56,7 @@ enum ListCommand: FobCommand {
     static func table(_ rows: [[String]]) -> [UInt8] {
         // wcwidth follows LC_CTYPE: the user's locale, as the UI uses.
         setlocale(LC_CTYPE, "")
-        let ellipsis = Glyphs.current.ellipsis
+        let ellipsis = Glyphs.current(term: getenv("TERM").map { String(cString: $0) }).ellipsis
         // Each cell is measured once; only a cut one is measured again.
         let measuredRows = rows.map { row in
             row.map { text -> (text: String, cells: Int) in

@@ -49,7 +49,8 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
                 guard let other = conflict.others.last else { continue }
                 overview.sources[ItemKey(conflict.current)] = ConflictSources(
                     local: .init(device: conflict.label(conflict.device), written: conflict.current.modified),
-                    other: .init(device: conflict.label(other.device), written: other.item.modified))
+                    other: .init(device: conflict.label(other.device), written: other.item.modified),
+                    differences: conflict.differingParts(of: other).map(\.name))
             }
         }
         cached.withLock { $0 = (revision, overview) }

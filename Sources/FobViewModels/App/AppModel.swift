@@ -379,8 +379,13 @@ public final class AppModel {
     /// `fob lock` does), wipes every field and value, undo data among them,
     /// and shows the unlock screen with `message`.
     private func lockNow(message: StatusLine, everywhere: Bool, keepEdits: Bool = true) {
-        if everywhere { store.lockSession() }
         var message = message
+        if everywhere, let refused = store.lockSession() {
+            // Never "Locked" for a lock that did not happen: this process
+            // locks, the agent still holds the keys; its answer names the
+            // way out (an agent of an older version: 'fob unlock' replaces it).
+            message = .warning("Locked here only: the agent did not lock and still holds the keys: \(refused)")
+        }
         if case .main(let main) = current {
             carryOver.capture(from: main, keepEdits: keepEdits)
             if let name = carryOver.keptEdits {

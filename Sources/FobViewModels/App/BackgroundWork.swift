@@ -150,7 +150,7 @@ final class UIThreadStore: KeychainStore, @unchecked Sendable {
 
     func didWipeSessions() { mailbox.perform { self.store.didWipeSessions() } }
 
-    func lockSession() { mailbox.perform { self.store.lockSession() } }
+    func lockSession() -> String? { mailbox.perform { self.store.lockSession() } }
 
     var agentState: SessionAgentState { mailbox.perform { self.store.agentState } }
 

@@ -257,7 +257,11 @@ final class ItemActions {
             case .deleted(let item):
                 key = ItemKey(item)
                 done = "Restored \(key.shortName)"
-                try store.restore([.add(item)])
+                // Back at the revision after its last, so that a writer that
+                // read it before the delete cannot write over it unnoticed.
+                var restored = item
+                if restored.revision > 0, restored.revision < UInt64.max { restored.revision += 1 }
+                try store.restore([.add(restored)])
             case .saved(let before, let now, let revision):
                 key = ItemKey(before)
                 done = key == now ? "Undid the Save of \(key.shortName)" : "Undid the rename: \(key.shortName) again"

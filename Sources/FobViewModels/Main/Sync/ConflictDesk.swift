@@ -48,15 +48,20 @@ final class ConflictDesk {
         // Who wrote each version and when: the vault's may be the other device's edit.
         var local = ""
         var other = ""
+        var differ = ""
         if let sources = model.sync?.sources[row.key] {
             local = " " + sources.local.described
             other = " " + sources.other.described
+            // What differs, never the values: Ctrl-R in the preview shows this vault's.
+            if !sources.differences.isEmpty {
+                differ = "They differ in: \(sources.differences.joined(separator: ", ")). "
+            }
         }
         return .show(
             .confirm(
                 ConfirmDialog(
                     title: "Sync conflict",
-                    message: "\(row.key.shortName) has \(row.versions) versions. "
+                    message: "\(row.key.shortName) has \(row.versions) versions. \(differ)"
                         + "Keep this vault's\(local), or the other device's\(other)?",
                     purpose: .resolveConflict(row.key))))
     }

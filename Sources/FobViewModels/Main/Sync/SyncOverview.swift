@@ -32,10 +32,12 @@ public struct SyncOverview: Sendable, Equatable {
     }
 
     /// The status line's summary: `Last sync 14:02: merged 3, conflicts 1`
-    /// (local time), or `nil` before the first sync.
+    /// (local time), or `nil` before the first sync. The count is of the
+    /// items marked `!` (``versions``), so the two never disagree: a
+    /// conflict left by an earlier sync counts until it is resolved.
     public var summary: String? {
         guard let lastSync else { return nil }
-        return "Last sync \(DateText.local(lastSync, "%H:%M")): merged \(merged), conflicts \(conflicts)"
+        return "Last sync \(DateText.local(lastSync, "%H:%M")): merged \(merged), conflicts \(versions.count)"
     }
 }
 
@@ -57,9 +59,22 @@ public struct ConflictSources: Sendable, Equatable {
             self.written = written
         }
 
-        /// `(desk (0123456789abcdef), 14:02)` (local time), or `(14:02)` without a device.
+        /// `(desk, 14:02:31)` (local time, to the second: two versions
+        /// written in one minute are told apart), or `(14:02:31)` without a
+        /// device; a device with a name is named without its id.
         public var described: String {
-            "(" + (device.map { $0 + ", " } ?? "") + DateText.local(written, "%H:%M") + ")"
+            "(" + (device.map { Self.withoutID($0) + ", " } ?? "") + DateText.local(written, "%H:%M:%S") + ")"
+        }
+
+        /// `NAME` of `NAME (ID)` (ID in hexadecimal), else `device` as it is.
+        static func withoutID(_ device: String) -> String {
+            guard device.hasSuffix(")"), let open = device.lastIndex(of: "(") else { return device }
+            let id = device[device.index(after: open)..<device.index(before: device.endIndex)]
+            let name = device[..<open]
+            guard !id.isEmpty, id.allSatisfy({ $0.isHexDigit }), name.count > 1, name.hasSuffix(" ") else {
+                return device
+            }
+            return String(name.dropLast())
         }
     }
 
@@ -67,11 +82,16 @@ public struct ConflictSources: Sendable, Equatable {
     public var local: Version
     /// The other one.
     public var other: Version
+    /// The parts in which the two differ, as `fob conflicts --show` names
+    /// them (`secret`, `notes`, `label`…), never their values; empty when
+    /// not known.
+    public var differences: [String]
 
     /// The two versions; see the properties.
-    public init(local: Version, other: Version) {
+    public init(local: Version, other: Version, differences: [String] = []) {
         self.local = local
         self.other = other
+        self.differences = differences
     }
 }
 
