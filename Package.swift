@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "FobAccess", dependencies: ["FobAgent", "FobStore", "FobSystem"]),
         .target(name: "FobSecurity", dependencies: ["FobAccess", "FobAgent", "FobStore"]),
         // Sync across machines: the tree's format, the merge, git as a program.
-        .target(name: "FobSync", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobSystem"]),
+        .target(name: "FobSync", dependencies: ["FobAccess", "FobAgent", "FobStore", "FobSystem", "CSodium"]),
         .target(name: "FobClipboard", dependencies: ["FobSystem"]),
         // Readers of other password managers' exports and Fob's own (fob import / export).
         .target(name: "FobImport", dependencies: ["FobTokens", "FobStore", "FobSystem"]),

@@ -6,7 +6,8 @@ import FoundationEssentials
 @_spi(Fuzz) public enum SyncFuzzEntryPoints {
     /// Parses `bytes` by its first byte: 0 a revision's plaintext, 1 a
     /// head's, 2 a header file, 3 a state item's secret, 5 an epoch file's
-    /// plaintext, 6 an index shard's secret (prefix ""), any other a tree path.
+    /// plaintext, 6 an index shard's secret (prefix ""), 7 a device roster,
+    /// 8 a signed file's envelope, any other a tree path.
     /// - Returns: whether the rest parsed.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let kind = bytes.first else { return false }
@@ -19,6 +20,8 @@ import FoundationEssentials
         case 3: return (try? SyncState.decode(SecretBytes(rest))) != nil
         case 5: return (try? EpochFile.decodePlaintext(rest)) != nil
         case 6: return (try? SyncIndexShards.decode(SecretBytes(rest), prefix: "")) != nil
+        case 7: return (try? DeviceRoster.decode(rest)) != nil
+        case 8: return (try? SignedFile.parse(rest)) != nil
         default:
             let path = String(decoding: rest, as: UTF8.self)
             return TreePath.parseRecord(path) != nil || TreePath.parseHead(path) != nil

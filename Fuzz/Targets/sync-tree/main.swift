@@ -1,4 +1,4 @@
-// The sync tree's parsers: revision and head plaintexts, the header, the state item, tree paths.
+// The sync tree's parsers: revision and head plaintexts, the header, the state item, epoch files, index shards, the device roster, signed envelopes, tree paths.
 @_spi(Fuzz) import FobSync
 
 @_cdecl("LLVMFuzzerTestOneInput")

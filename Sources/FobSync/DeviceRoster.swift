@@ -1,0 +1,183 @@
+import FobStore
+import FoundationEssentials
+
+/// Which Ed25519 public key belongs to which device, and which devices are
+/// revoked with the counter at which each was cut off. The tree keeps it
+/// as `devices/roster`, signed by a current member; each device keeps the
+/// last roster it accepted in its sync state and takes a newer one only
+/// through ``accepting(_:)``, so the roster never goes back.
+///
+/// File layout (all big-endian, lengths 4 bytes): "FSL1", the version
+/// (8 bytes, from 1), the signer's device id, the member count, then each
+/// member sorted by id: id, public key (32 bytes), cut-off counter (8 bytes,
+/// 0 while not revoked); then the 64-byte signature over "fob-sync roster 1",
+/// a zero byte and everything before it.
+public struct DeviceRoster: Sendable, Equatable {
+    /// One device of the roster.
+    public struct Member: Sendable, Equatable {
+        /// Its Ed25519 public key, 32 bytes.
+        public var publicKey: [UInt8]
+        /// The last counter of its own that is still honoured, when revoked;
+        /// `nil` while it is a current device.
+        public var cutOff: UInt64?
+
+        /// A member with `publicKey`, revoked at `cutOff` when given.
+        public init(publicKey: [UInt8], cutOff: UInt64? = nil) {
+            self.publicKey = publicKey
+            self.cutOff = cutOff
+        }
+    }
+
+    /// Why a roster or a signed file was refused: the caller reports the
+    /// tree as tampered with (exit 93), naming the case.
+    public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The roster's version is not above the one held (older or replayed).
+        case wentBack(held: UInt64, offered: UInt64)
+        /// A device of the held roster is missing from the newer one.
+        case memberDropped(String)
+        /// A device's public key changed.
+        case keyChanged(String)
+        /// A revocation was lifted or its cut-off moved.
+        case revocationChanged(String)
+        /// Signed by a device that is not a current member of the held roster.
+        case signerNotCurrent(String)
+        /// Written under the id of a device the roster does not know.
+        case unknownDevice(String)
+        /// Written by a revoked device after its cut-off (the counter given).
+        case revokedWriter(String, UInt64)
+        /// A signature that does not verify, or a file that does not parse.
+        case unauthentic(String)
+
+        /// A phrase for messages.
+        public var description: String {
+            switch self {
+            case .wentBack(let held, let offered): "the device roster went back (version \(offered), \(held) held)"
+            case .memberDropped(let d): "the device roster dropped device \(d)"
+            case .keyChanged(let d): "the device roster changed the signing key of device \(d)"
+            case .revocationChanged(let d): "the device roster lifted or moved the revocation of device \(d)"
+            case .signerNotCurrent(let d): "the device roster was signed by \(d), not a current device"
+            case .unknownDevice(let d): "a file names device \(d), which the roster does not know"
+            case .revokedWriter(let d, let n): "revoked device \(d) wrote counter \(n) after its cut-off"
+            case .unauthentic(let what): "\(what) is not signed by the device it names"
+            }
+        }
+    }
+
+    static let magic = Array("FSL1".utf8)
+    static let context = Array("fob-sync roster 1".utf8) + [0]
+
+    /// Rises by one with each change.
+    public var version: UInt64
+    /// The members by device id.
+    public var members: [String: Member]
+
+    /// A roster at `version` with `members`.
+    public init(version: UInt64, members: [String: Member]) {
+        self.version = version
+        self.members = members
+    }
+
+    /// Whether `device` is a member and not revoked.
+    public func isCurrent(_ device: String) -> Bool { members[device].map { $0.cutOff == nil } ?? false }
+
+    /// The file's bytes, signed by `signer` (whose id is `device`).
+    public func signed(by device: String, key: DeviceSigningKey) -> [UInt8] {
+        let body = encodeBody(signer: device)
+        return body + key.signature(Self.context + body)
+    }
+
+    func encodeBody(signer: String) -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes = Self.magic
+        w.u64(version)
+        w.string(signer)
+        w.u32(UInt32(members.count))
+        for (id, member) in members.sorted(by: { $0.key < $1.key }) {
+            w.string(id)
+            w.data(member.publicKey)
+            w.u64(member.cutOff ?? 0)
+        }
+        return w.bytes
+    }
+
+    /// The roster and its signer's id, unverified (the fuzz target
+    /// `sync-tree` calls it).
+    /// - Throws: ``TreeFormatError`` for a layout the format does not allow.
+    public static func decode(_ raw: UnsafeRawBufferPointer) throws(TreeFormatError) -> (
+        roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8]
+    ) {
+        guard raw.count >= 4, Array(raw.prefix(4)) == magic else { throw .malformed("not a device roster") }
+        var r = ByteReader(raw)
+        _ = try r.take(4)
+        let version = try r.u64()
+        let signer = try r.device()
+        let count = try r.u32()
+        guard version >= 1, count >= 1, count <= 10_000 else { throw .malformed("a roster's version or size") }
+        var members: [String: Member] = [:]
+        var last = ""
+        for _ in 0..<count {
+            let id = try r.device()
+            let key = Array(try r.data(max: 32))
+            let cutOff = try r.u64()
+            guard id > last, key.count == 32 else { throw .malformed("a roster member") }
+            last = id
+            members[id] = Member(publicKey: key, cutOff: cutOff == 0 ? nil : cutOff)
+        }
+        let body = Array(raw[..<r.offset])
+        let signature = Array(try r.take(64))
+        guard r.atEnd else { throw .malformed("bytes after the roster") }
+        return (DeviceRoster(version: version, members: members), signer, signature, body)
+    }
+
+    /// The roster in `bytes`, checked against `held` (the last one this
+    /// device accepted; `nil` before it has one, when the roster's own
+    /// signer must be a current member of it).
+    /// - Throws: ``Refusal`` for a bad signature, a signer that is not
+    ///   current, or a roster that goes back (see ``accepting(_:)``).
+    public static func open(_ bytes: [UInt8], held: DeviceRoster?) throws(Refusal) -> DeviceRoster {
+        let decoded: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])
+        do {
+            decoded = try reading(bytes) { (raw) throws(TreeFormatError) in try decode(raw) }
+        } catch { throw .unauthentic("the device roster") }
+        let trusted = held ?? decoded.roster
+        guard trusted.isCurrent(decoded.signer), let key = trusted.members[decoded.signer]?.publicKey else {
+            throw .signerNotCurrent(decoded.signer)
+        }
+        guard DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key) else {
+            throw .unauthentic("the device roster")
+        }
+        if let held { return try held.accepting(decoded.roster) }
+        return decoded.roster
+    }
+
+    /// `newer` when it may follow this roster: a higher version, every
+    /// member kept with its key, every revocation kept with its cut-off.
+    /// The same roster is taken as it is (a tree that did not change it).
+    /// - Throws: ``Refusal``, naming the first device that breaks a rule.
+    public func accepting(_ newer: DeviceRoster) throws(Refusal) -> DeviceRoster {
+        if newer == self { return self }
+        guard newer.version > version else { throw .wentBack(held: version, offered: newer.version) }
+        for (id, member) in members.sorted(by: { $0.key < $1.key }) {
+            guard let next = newer.members[id] else { throw .memberDropped(id) }
+            guard next.publicKey == member.publicKey else { throw .keyChanged(id) }
+            if let cut = member.cutOff, next.cutOff != cut { throw .revocationChanged(id) }
+        }
+        return newer
+    }
+
+    /// The content of a tree file at `path` that `device` wrote as its
+    /// `counter` (`nil` for a file without one, such as a head), when the
+    /// roster knows `device`, it was current for that counter, and its key
+    /// signed the file for that path.
+    /// - Throws: ``Refusal/unknownDevice(_:)``, ``Refusal/revokedWriter(_:_:)``
+    ///   or ``Refusal/unauthentic(_:)`` (naming the path).
+    public func verified(_ bytes: [UInt8], path: String, device: String, counter: UInt64?) throws(Refusal) -> [UInt8] {
+        guard let member = members[device] else { throw .unknownDevice(device) }
+        if let cut = member.cutOff {
+            guard let counter, counter <= cut else { throw .revokedWriter(device, counter ?? 0) }
+        }
+        do {
+            return try SignedFile.open(bytes, path: path, publicKey: member.publicKey)
+        } catch { throw .unauthentic(path) }
+    }
+}

@@ -1,0 +1,136 @@
+import FobStore
+@_spi(Fuzz) import FobSync
+import Testing
+
+/// Device signing keys, signed tree files and the device roster: a holder
+/// of an old epoch key (but not of a device's signing key) cannot write
+/// under that device's id, and the roster never goes back.
+@Suite struct DeviceSigningTests {
+    static let a = "00000000000000aa"
+    static let b = "00000000000000bb"
+    static let c = "00000000000000cc"
+
+    static func roster(_ keys: [String: DeviceSigningKey], version: UInt64 = 1) -> DeviceRoster {
+        DeviceRoster(version: version, members: keys.mapValues { DeviceRoster.Member(publicKey: $0.publicKey) })
+    }
+
+    @Test func aSignedFileOpensOnlyForItsPathAndSigner() throws {
+        let keyA = DeviceSigningKey.generate()
+        let keyB = DeviceSigningKey.generate()
+        let path = TreePath.head(device: Self.a)
+        let content: [UInt8] = Array("sealed head".utf8)
+        let file = SignedFile.signed(content, path: path, key: keyA)
+        #expect(try SignedFile.open(file, path: path, publicKey: keyA.publicKey) == content)
+        // Moved to another device's path: refused.
+        #expect(throws: TreeFormatError.unauthentic) {
+            try SignedFile.open(file, path: TreePath.head(device: Self.b), publicKey: keyA.publicKey)
+        }
+        // B signs a head under A's id: A's key does not verify it.
+        let forged = SignedFile.signed(content, path: path, key: keyB)
+        #expect(throws: TreeFormatError.unauthentic) {
+            try SignedFile.open(forged, path: path, publicKey: keyA.publicKey)
+        }
+        // One flipped byte of the content.
+        var flipped = file
+        flipped[flipped.count - 1] ^= 1
+        #expect(throws: TreeFormatError.unauthentic) {
+            try SignedFile.open(flipped, path: path, publicKey: keyA.publicKey)
+        }
+        #expect(throws: TreeFormatError.truncated) {
+            try SignedFile.open(Array(file.prefix(20)), path: path, publicKey: keyA.publicKey)
+        }
+        #expect(throws: TreeFormatError.malformed("not a signed file")) {
+            try SignedFile.open(content, path: path, publicKey: keyA.publicKey)
+        }
+    }
+
+    @Test func theSecretHalfRestoresTheSameKeyPair() throws {
+        let key = DeviceSigningKey.generate()
+        let again = try DeviceSigningKey(secretKey: SecretBytes(key.secretKey.withUnsafeBytes { Array($0) }))
+        #expect(again.publicKey == key.publicKey)
+        #expect(throws: TreeFormatError.malformed("a signing key")) {
+            try DeviceSigningKey(secretKey: SecretBytes([1, 2, 3]))
+        }
+    }
+
+    @Test func theRosterVerifiesFilesByTheDeviceTheyName() throws {
+        let keyA = DeviceSigningKey.generate()
+        let keyB = DeviceSigningKey.generate()
+        var roster = Self.roster([Self.a: keyA, Self.b: keyB])
+        let path = "items/x/\(Self.b).7"
+        let file = SignedFile.signed([1, 2, 3], path: path, key: keyB)
+        #expect(try roster.verified(file, path: path, device: Self.b, counter: 7) == [1, 2, 3])
+        // A (holding every epoch key) writes under B's id: refused.
+        let forged = SignedFile.signed([9], path: path, key: keyA)
+        #expect(throws: DeviceRoster.Refusal.unauthentic(path)) {
+            try roster.verified(forged, path: path, device: Self.b, counter: 7)
+        }
+        #expect(throws: DeviceRoster.Refusal.unknownDevice(Self.c)) {
+            try roster.verified(file, path: path, device: Self.c, counter: 7)
+        }
+        // B revoked with its cut-off at 7: counter 7 still holds, 8 and a head do not.
+        roster.members[Self.b]?.cutOff = 7
+        #expect(try roster.verified(file, path: path, device: Self.b, counter: 7) == [1, 2, 3])
+        let later = "items/x/\(Self.b).8"
+        #expect(throws: DeviceRoster.Refusal.revokedWriter(Self.b, 8)) {
+            try roster.verified(SignedFile.signed([4], path: later, key: keyB), path: later, device: Self.b, counter: 8)
+        }
+        let head = TreePath.head(device: Self.b)
+        #expect(throws: DeviceRoster.Refusal.revokedWriter(Self.b, 0)) {
+            try roster.verified(SignedFile.signed([4], path: head, key: keyB), path: head, device: Self.b, counter: nil)
+        }
+    }
+
+    @Test func theRosterRoundTripsAndNeverGoesBack() throws {
+        let keyA = DeviceSigningKey.generate()
+        let keyB = DeviceSigningKey.generate()
+        let v1 = Self.roster([Self.a: keyA])
+        let held = try DeviceRoster.open(v1.signed(by: Self.a, key: keyA), held: nil)
+        #expect(held == v1)
+        var v2 = Self.roster([Self.a: keyA, Self.b: keyB], version: 2)
+        #expect(try DeviceRoster.open(v2.signed(by: Self.a, key: keyA), held: held) == v2)
+        // The same roster again is no change; an older one is refused.
+        #expect(try DeviceRoster.open(v1.signed(by: Self.a, key: keyA), held: held) == v1)
+        #expect(throws: DeviceRoster.Refusal.wentBack(held: 2, offered: 1)) {
+            try DeviceRoster.open(v1.signed(by: Self.a, key: keyA), held: v2)
+        }
+        // B, not yet in the held roster, cannot add itself.
+        #expect(throws: DeviceRoster.Refusal.signerNotCurrent(Self.b)) {
+            try DeviceRoster.open(v2.signed(by: Self.b, key: keyB), held: held)
+        }
+        // A revoked B: B can neither lift it nor sign a roster any more.
+        v2.members[Self.b]?.cutOff = 12
+        var lifted = v2
+        lifted.version = 3
+        lifted.members[Self.b]?.cutOff = nil
+        #expect(throws: DeviceRoster.Refusal.revocationChanged(Self.b)) {
+            try DeviceRoster.open(lifted.signed(by: Self.a, key: keyA), held: v2)
+        }
+        #expect(throws: DeviceRoster.Refusal.signerNotCurrent(Self.b)) {
+            try DeviceRoster.open(lifted.signed(by: Self.b, key: keyB), held: v2)
+        }
+        var dropped = Self.roster([Self.a: keyA], version: 3)
+        #expect(throws: DeviceRoster.Refusal.memberDropped(Self.b)) {
+            try DeviceRoster.open(dropped.signed(by: Self.a, key: keyA), held: v2)
+        }
+        dropped.members[Self.b] = DeviceRoster.Member(publicKey: keyA.publicKey, cutOff: 12)
+        #expect(throws: DeviceRoster.Refusal.keyChanged(Self.b)) {
+            try DeviceRoster.open(dropped.signed(by: Self.a, key: keyA), held: v2)
+        }
+        // A flipped byte of the signed body.
+        var bytes = v1.signed(by: Self.a, key: keyA)
+        bytes[6] ^= 1
+        #expect(throws: DeviceRoster.Refusal.unauthentic("the device roster")) {
+            try DeviceRoster.open(bytes, held: held)
+        }
+    }
+
+    @Test func theFuzzEntryPointReadsRostersAndEnvelopes() {
+        let key = DeviceSigningKey.generate()
+        let roster = Self.roster([Self.a: key]).signed(by: Self.a, key: key)
+        let file = SignedFile.signed([1], path: "devices/roster", key: key)
+        #expect(([7] + roster).withUnsafeBytes { SyncFuzzEntryPoints.parse($0) })
+        #expect(([8] + file).withUnsafeBytes { SyncFuzzEntryPoints.parse($0) })
+        #expect(!([7] + roster.dropLast()).withUnsafeBytes { SyncFuzzEntryPoints.parse($0) })
+    }
+}
