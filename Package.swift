@@ -121,7 +121,8 @@ let package = Package(
             dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(
-            name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
+            name: "FobAgentTests",
+            dependencies: ["FobAgent", "FobSSH", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobSSHTests", dependencies: ["FobSSH", "FobSystem", "FobTestSupport"]),
         .testTarget(
             name: "FobAccessTests",

@@ -20,6 +20,8 @@ public enum AccessChannel: Sendable, Equatable, CustomStringConvertible {
     case terminalUI
     /// A program that speaks to the agent itself (a `SecItem` program).
     case program
+    /// A client of the vault's SSH agent socket (ssh, ssh-keygen -Y sign, git) asking for a signature.
+    case sshAgent
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum AccessChannel: Sendable, Equatable, CustomStringConvertible {
         case .secretService: return "Secret Service"
         case .terminalUI: return "the terminal UI"
         case .program: return "SecItem"
+        case .sshAgent: return "the SSH agent"
         }
     }
 

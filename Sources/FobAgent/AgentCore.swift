@@ -182,6 +182,21 @@ public final class AgentCore: @unchecked Sendable {
         return accessLog?.status
     }
 
+    /// The vault's default access rule (`nil` while locked), for the SSH agent's consent.
+    func accessDefault() -> AccessRule.Mode? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let vault, vault.lockLevel != .locked else { return nil }
+        return (try? vault.accessDefault()) ?? .any
+    }
+
+    /// Appends one entry to the access log (dropped while locked), for the SSH agent's consent.
+    func recordAccess(_ entry: AccessLogEntry) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        accessLog?.append(entry)
+    }
+
     /// Writes every queued access log entry now (a reader is about to read the log).
     /// - Returns: `false` when some could not be written (see ``accessLogStatus``).
     @discardableResult
@@ -418,7 +433,7 @@ public final class AgentCore: @unchecked Sendable {
                 guard let identity = context.requester.identity else { return .success(request) }
                 item.accessRule.trusted = [TrustedProgram(path: context.requester.executable, identity: identity)]
                 return .success(.add(item))
-            case .command, .terminalUI: return .success(request)
+            case .command, .terminalUI, .sshAgent: return .success(request)
             }
         default:
             return .success(request)

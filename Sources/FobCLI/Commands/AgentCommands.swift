@@ -172,7 +172,7 @@ extension AgentCommand {
         let home = invocation.context.environment["HOME"] ?? "/"
         let clock = BootClock()
         let service = SSHAgentService(
-            source: VaultSSHKeys(core: core),
+            source: VaultSSHKeys(core: core), approval: VaultSSHApproval(core: core),
             knownHosts: { KnownHosts(paths: KnownHosts.defaultPaths(home: home)) },
             log: { line in
                 let text = Array("fob: \(line)\n".utf8)
