@@ -18,10 +18,17 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     private let core: AgentCore
     private let slotLock = Lock()
     private var slots: [String: UUID] = [:]
+    private let unlocking = Lock()
+    private let password: @Sendable (SSHSignContext) -> SecretBytes?
 
-    /// - Parameter core: the vault's agent (its gate asks; its access log records).
-    public init(core: AgentCore) {
+    /// - Parameters:
+    ///   - core: the vault's agent (its gate asks; its access log records).
+    ///   - password: asks the master password for a signature while the
+    ///     vault is locked (``SSHUnlockPrompt/password(for:)``); `nil` when
+    ///     no one could be asked or the question was cancelled.
+    public init(core: AgentCore, password: @escaping @Sendable (SSHSignContext) -> SecretBytes? = { _ in nil }) {
         self.core = core
+        self.password = password
     }
 
     /// Decides one signature; never signs for a requester that cannot be named.
@@ -55,8 +62,22 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
         }
     }
 
-    /// Cannot ask for the master password here: `false` (`fob unlock` unlocks).
-    public func unlock(for context: SSHSignContext) -> Bool { false }
+    /// Asks the master password (one question at a time; a request that
+    /// waited finds the vault unlocked) and unlocks the agent with it,
+    /// keeping the timeouts of its last unlock.
+    /// - Returns: whether the vault is unlocked now; a wrong password or no answer leaves it locked.
+    public func unlock(for context: SSHSignContext) -> Bool {
+        unlocking.lock()
+        defer { unlocking.unlock() }
+        if core.state == .unlocked { return true }
+        guard context.requester != nil, let typed = password(context) else { return false }
+        let keep = AgentCore.keepTimeouts
+        let who = context.requester.map { r in AccessLogRequester(pid: r.pid, uid: r.uid, executable: r.executable) }
+        guard case .ok = core.handle(.unlock(password: typed, idleSeconds: keep, maxSeconds: keep), from: who) else {
+            return false
+        }
+        return core.state == .unlocked
+    }
 
     /// Key item × requester × destination → allow, deny or ask: the item's
     /// rule as ``AccessPolicy/decide(_:item:vaultDefault:fileHash:)`` reads it

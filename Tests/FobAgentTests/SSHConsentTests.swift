@@ -165,3 +165,85 @@ private final class RecordingAsker: AccessAsker, @unchecked Sendable {
         f.core.lockAll()
     }
 }
+
+/// A signature that finds the vault locked asks for the master password
+/// through pinentry (on the requester's terminal when it has one), unlocks, then signs.
+@Suite struct SSHUnlockTests {
+    let directory = TemporaryDirectory(prefix: "fob-ssh-unlock")
+
+    /// A pinentry that answers `GETPIN` with `answer` and logs each command.
+    func pinentry(answer: String) throws -> [String: String] {
+        let path = directory.file("pinentry").path
+        let script = """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            while read -r line; do
+              echo "$line" >> '\(directory.file("log").path)'
+              case "$line" in
+                GETPIN) echo '\(answer)'; case '\(answer)' in D*) echo OK;; esac;;
+                BYE) echo OK; exit 0;;
+                *) echo OK;;
+              esac
+            done
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+        return ["FOB_PINENTRY": path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
+    }
+
+    private func signRequest(_ key: SSHPublicKey) -> [UInt8] {
+        var writer = SSHWriter()
+        writer.byte(SSHAgentMessage.signRequest)
+        writer.string(key.blob)
+        writer.string([7, 7, 7])
+        writer.uint32(0)
+        return writer.bytes
+    }
+
+    private func run(answer: String) throws -> (answer: [UInt8], state: AgentStatus.State, key: SSHPublicKey) {
+        let v = try TestVault()
+        let key = try SSHPrivateKey.generate(.ecdsaP256)
+        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
+        v.vault.lock()
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        let approval = VaultSSHApproval(
+            core: core, password: SSHUnlockPrompt(environment: try pinentry(answer: answer)).password(for:))
+        let service = SSHAgentService(
+            source: VaultSSHKeys(core: core), approval: approval, knownHosts: { KnownHosts(text: "") }, log: { _ in },
+            now: { 0 })
+        let requester = Requester(
+            pid: getpid(), uid: getuid(), executable: "/usr/bin/ssh-keygen", identity: nil, terminal: "/dev/pts/4")
+        var state = SSHConnectionState(peerPID: getpid(), requester: requester)
+        var list = SSHWriter()
+        list.byte(SSHAgentMessage.requestIdentities)
+        _ = service.respond(to: list.bytes, state: &state) // the public halves are seen while unlocked
+        core.lockAll()
+        let answer = service.respond(to: signRequest(key.publicKey), state: &state)
+        defer { core.lockAll() }
+        return (answer, core.state, key.publicKey)
+    }
+
+    @Test func theRightPasswordUnlocksAndTheSignatureIsMade() throws {
+        let (answer, state, key) = try run(answer: "D correct horse")
+        #expect(state == .unlocked)
+        var reader = SSHReader(Array(answer.dropFirst(4)))
+        #expect(try reader.byte() == SSHAgentMessage.signResponse)
+        #expect(key.verify(signature: try reader.string(), over: [7, 7, 7]))
+        let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        #expect(log.contains("OPTION ttyname=/dev/pts/4\nOPTION ttytype=xterm-256color\n"))
+        #expect(log.contains("SETPROMPT Master password:\nSETTIMEOUT 60\nGETPIN\n"))
+        #expect(
+            log.contains(
+                "SETDESC ssh-keygen (pid \(getpid()), /usr/bin/ssh-keygen) asks the SSH agent for a signature with "
+                    + "SSH key work (\(key.fingerprint)) to sign data (not a login) for unverified destination."))
+    }
+
+    @Test func aWrongPasswordOrACancelLeavesItLockedAndRefuses() throws {
+        for answer in ["D wrong horse", "ERR 83886179 Operation cancelled <Pinentry>"] {
+            let (reply, state, _) = try run(answer: answer)
+            #expect(reply == SSHAgentResponse.failure)
+            #expect(state == .locked)
+        }
+    }
+}
