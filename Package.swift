@@ -149,7 +149,7 @@ let package = Package(
             name: "FobViewModelsTests",
             dependencies: [
                 "FobViewModels", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
-                "FobTokens", "FobSystem", "FobTestSupport",
+                "FobTokens", "FobSystem", "FobTestSupport", "FobAgent", "FobSSH",
             ]),
         .testTarget(
             name: "FobTerminalTests",
