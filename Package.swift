@@ -122,7 +122,8 @@ let package = Package(
             dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
 
         .testTarget(
-            name: "FobAgentTests", dependencies: ["FobAgent", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
+            name: "FobAgentTests",
+            dependencies: ["FobAgent", "FobSSH", "FobStore", "FobSystem", "CSQLite", "FobTestSupport"]),
         .testTarget(name: "FobSSHTests", dependencies: ["FobSSH", "FobSystem", "FobTestSupport"]),
         .testTarget(
             name: "FobAccessTests",
@@ -149,7 +150,7 @@ let package = Package(
             name: "FobViewModelsTests",
             dependencies: [
                 "FobViewModels", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
-                "FobTokens", "FobSystem", "FobTestSupport",
+                "FobTokens", "FobSystem", "FobTestSupport", "FobAgent", "FobSSH",
             ]),
         .testTarget(
             name: "FobTerminalTests",

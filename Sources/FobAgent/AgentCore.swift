@@ -181,6 +181,14 @@ public final class AgentCore: @unchecked Sendable {
         return accessLog?.status
     }
 
+    /// The vault's default access rule (`nil` while locked), for the SSH agent's consent.
+    func accessDefault() -> AccessRule.Mode? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let vault, vault.lockLevel != .locked else { return nil }
+        return (try? vault.accessDefault()) ?? .any
+    }
+
     /// Writes every queued access log entry now (a reader is about to read the log).
     /// - Returns: `false` when some could not be written (see ``accessLogStatus``).
     @discardableResult

@@ -17,6 +17,7 @@ public final class SSHAgentListener: @unchecked Sendable {
     private var listener: Int32 = -1
     private let stopLock = Lock()
     private var stopped = false
+    private let fobPrograms = FobPrograms()
 
     /// The SSH socket of a vault's agent: its socket's name with `-ssh`
     /// before `.sock` (`agent-ssh.sock` for the default vault).
@@ -104,7 +105,8 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// it, sends a frame over 256 KiB, or is idle for an hour.
     private func serve(_ fd: Int32, pid: Int32) {
         defer { close(fd) }
-        var state = SSHConnectionState(peerPID: pid)
+        var state = SSHConnectionState(
+            peerPID: pid, requester: try? ProcessInspector.requester(onSocket: fd, fob: fobPrograms))
         while !isStopped {
             guard
                 var message = try? SocketIO.readFrame(

@@ -82,9 +82,43 @@ public enum SSHKeyItem {
         return fields
     }
 
+    /// What a screen shows of an `ssh-key` item, as plain text (`nil` for
+    /// another item, or one whose public key line cannot be read).
+    public static func details(_ item: Item) -> SSHKeyDetails? {
+        guard let stored = stored(item) else { return nil }
+        let type = stored.key.keyType?.shortName ?? stored.key.typeName
+        return SSHKeyDetails(
+            comment: stored.comment, type: "\(type) \(stored.key.bits)", fingerprint: stored.key.fingerprint,
+            publicKey: stored.key.line(comment: stored.comment), hosts: stored.hosts.patterns,
+            destinationHops: stored.destinations.count, confirm: stored.confirm)
+    }
+
+    /// Whether a custom field is one of the key's own (``details(_:)`` shows them).
+    public static func isKeyField(_ name: String) -> Bool {
+        [typeField, fingerprintField, publicKeyField, hostsField, destinationsField, confirmField].contains(name)
+    }
+
     static func field(_ item: Item, _ name: String) -> String? {
         item.customFields.first { $0.name == name }?.value.unsafeString
     }
+}
+
+/// An `ssh-key` item as a screen shows it: every value plain text.
+public struct SSHKeyDetails: Sendable, Equatable {
+    /// The comment (`ssh-add -l` shows it).
+    public var comment: String
+    /// The type and size, as `fob ssh ls` shows them (`ed25519 256`, `rsa 3072`).
+    public var type: String
+    /// The SHA-256 fingerprint (`SHA256:…`).
+    public var fingerprint: String
+    /// The public key line (`ssh-ed25519 AAAA… comment`).
+    public var publicKey: String
+    /// The hosts it is for (`fob ssh allow`); empty for everywhere.
+    public var hosts: [String]
+    /// How many `ssh-add -h` destination constraints it was added with.
+    public var destinationHops: Int
+    /// Whether each use is confirmed (`ssh-add -c`).
+    public var confirm: Bool
 }
 
 /// The vault's `ssh-key` items as the SSH agent's key source, through the

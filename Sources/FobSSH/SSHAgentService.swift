@@ -9,9 +9,15 @@ public struct SSHConnectionState: Sendable {
     public internal(set) var bindFailed = false
     /// The peer's pid (`SO_PEERCRED`), 0 when unknown.
     public var peerPID: Int32
+    /// The peer process, named when the connection was accepted (its
+    /// executable, parents and terminal, for the consent rules); `nil` when unknown.
+    public var requester: Requester?
 
     /// A new connection's state.
-    public init(peerPID: Int32 = 0) { self.peerPID = peerPID }
+    public init(peerPID: Int32 = 0, requester: Requester? = nil) {
+        self.peerPID = peerPID
+        self.requester = requester
+    }
 }
 
 /// The SSH agent's answers (RFC 9987 and OpenSSH's extensions) over a key
@@ -48,7 +54,7 @@ public final class SSHAgentService: @unchecked Sendable {
 
     /// - Parameters:
     ///   - source: the vault's keys.
-    ///   - approval: the decision on every signature (``SSHDefaultApproval`` until consent rules exist).
+    ///   - approval: the decision on every signature (the vault's agent passes its consent rules; ``SSHDefaultApproval`` otherwise).
     ///   - knownHosts: the user's known_hosts, read when a session is bound.
     ///   - log: one line per signature made and per refusal (key fingerprint, destination, reason), never a secret.
     ///   - now: a monotonic clock in seconds, for `ssh-add -t` lifetimes.
@@ -237,7 +243,8 @@ public final class SSHAgentService: @unchecked Sendable {
         }
         let context = SSHSignContext(
             key: key, comment: stored.comment, itemName: stored.name, destination: destination,
-            confirm: stored.confirm, peerPID: state.peerPID, isUserAuthentication: sessionID != nil)
+            confirm: stored.confirm, peerPID: state.peerPID, isUserAuthentication: sessionID != nil,
+            requester: state.requester)
         if !stored.name.isEmpty && source.isLocked && !approval.unlock(for: context) {
             return refuse("the vault is locked; run 'fob unlock' (for \(destination.summary))")
         }

@@ -1,3 +1,5 @@
+import FobSystem
+
 /// Everything the decision on one signature may weigh.
 public struct SSHSignContext: Sendable {
     /// The key asked to sign.
@@ -15,12 +17,16 @@ public struct SSHSignContext: Sendable {
     public var peerPID: Int32
     /// Whether the data is an SSH user authentication request (else, for example, an `ssh-keygen -Y sign`).
     public var isUserAuthentication: Bool
+    /// The peer process named through its pidfd when the connection was
+    /// accepted (``SSHConnectionState/requester``); `nil` when it could not be read.
+    public var requester: Requester?
 
     /// A context.
     public init(
         key: SSHPublicKey, comment: String, itemName: String, destination: SSHDestination, confirm: Bool,
-        peerPID: Int32, isUserAuthentication: Bool
+        peerPID: Int32, isUserAuthentication: Bool, requester: Requester? = nil
     ) {
+        self.requester = requester
         self.key = key
         self.comment = comment
         self.itemName = itemName
@@ -52,10 +58,11 @@ public protocol SSHSignApproval: Sendable {
     func unlock(for context: SSHSignContext) -> Bool
 }
 
-/// The approval used until consent rules exist: allows every signature and
-/// records nothing, except that it refuses keys added with `ssh-add -c`
-/// (they must be confirmed, and there is no channel to ask yet), and it
-/// cannot ask to unlock (a locked vault refuses).
+/// The approval of an agent without consent rules (the vault's agent uses
+/// FobAgent's `VaultSSHApproval`): allows every signature and records
+/// nothing, except that it refuses keys added with `ssh-add -c` (they must
+/// be confirmed, and it has no channel to ask), and it cannot ask to unlock
+/// (a locked vault refuses).
 public struct SSHDefaultApproval: SSHSignApproval {
     /// The default approval.
     public init() {}

@@ -11,7 +11,7 @@ print("fob-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 let onlyAgent = CommandLine.arguments.contains("--agent")
 do {
     // `fob-bench import` runs the import figures alone, `browse` the
-    // terminal UI's at 100,000 items, `access-log` the access log's and consent's, `secret-service [N …]` the Secret
+    // terminal UI's at 100,000 items, `access-log` the access log's and consent's, `ssh` the SSH agent's, `secret-service [N …]` the Secret
     // Service provider's (beside gnome-keyring's), `sync [N …]` sync's
     // through git; `--agent` the agent's.
     if CommandLine.arguments.dropFirst().first == "import" {
@@ -24,6 +24,8 @@ do {
         try SyncBenchmark.run(scratch: scratch, counts: counts.isEmpty ? [1_000, 10_000] : counts)
     } else if CommandLine.arguments.dropFirst().first == "browse" {
         try BrowseBenchmark.run(scratch: scratch)
+    } else if CommandLine.arguments.dropFirst().first == "ssh" {
+        try SSHBenchmark.run(scratch: scratch)
     } else if CommandLine.arguments.dropFirst().first == "access-log" {
         try AccessLogBenchmark.run(scratch: scratch)
         try ConsentBenchmark.run(scratch: scratch)

@@ -76,11 +76,35 @@ final class SSHAgentFixture: @unchecked Sendable {
     let home: TemporaryDirectory
     let agent: ChildProcess
 
-    init() throws {
+    /// - Parameter pinentry: what a fake pinentry answers `CONFIRM` and
+    ///   `GETPIN` with (`password` types the vault's master password), or
+    ///   `nil` for none on the agent's `FOB_PINENTRY`.
+    init(pinentry: (confirm: String, pin: String)? = nil) throws {
         fixture = try AgentFixture()
         home = TemporaryDirectory(prefix: "fob-ssh-home")
         mkdir(home.url.path + "/.ssh", 0o700)
         fixture.extraEnvironment["HOME"] = home.url.path
+        fixture.extraEnvironment["FOB_PINENTRY"] = home.url.path + "/pinentry"
+        if let pinentry {
+            let pin =
+                pinentry.pin == "password"
+                ? "printf 'D %s\\n' \"$(cat '\(fixture.vault.passwordFile)')\"; echo OK" : "echo '\(pinentry.pin)'"
+            let script = """
+                #!/bin/sh
+                echo "OK Pleased to meet you"
+                while read -r line; do
+                  echo "$line" >> '\(home.url.path)/pinentry.log'
+                  case "$line" in
+                    CONFIRM) echo '\(pinentry.confirm)';;
+                    GETPIN) \(pin);;
+                    BYE) echo OK; exit 0;;
+                    *) echo OK;;
+                  esac
+                done
+                """
+            try script.write(toFile: home.url.path + "/pinentry", atomically: true, encoding: .utf8)
+            chmod(home.url.path + "/pinentry", 0o755)
+        }
         agent = try FobProcess.start(["agent"], environment: fixture.environment)
         _ = fixture.eventually { FileManager.default.fileExists(atPath: socket) }
         #expect(try fixture.unlock().status == 0)
@@ -173,8 +197,8 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         #expect(!other.stderrText.contains("Offering public key"))
     }
 
-    @Test func aForwardedSignatureIsSeenAsForwarded() throws {
-        let f = try SSHAgentFixture()
+    @Test func aForwardedSignatureIsSeenAsForwardedAndAsked() throws {
+        let f = try SSHAgentFixture(pinentry: (confirm: "OK", pin: "ERR"))
         let key = try f.fob(["ssh", "keygen", "fwd"]).stdoutText
         let first = try LoopbackSSHD(authorizedKeys: key)
         let second = try LoopbackSSHD(authorizedKeys: key)
@@ -187,10 +211,14 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         let log = f.log
         #expect(log.contains("for [127.0.0.1]:\(first.port) (verified)"))
         #expect(log.contains("for [127.0.0.1]:\(second.port) (verified, forwarded)"))
+        // The direct login is settled by the vault's rule ('any'); the forwarded one is asked.
+        let asked = try String(contentsOfFile: f.home.url.path + "/pinentry.log", encoding: .utf8)
+        #expect(asked.components(separatedBy: "CONFIRM").count == 2)
+        #expect(asked.contains("to log in to [127.0.0.1]:\(second.port) (verified, forwarded) through the SSH agent."))
     }
 
-    @Test func aLockedVaultListsKeysAndRefusesToSignWithALogLine() throws {
-        let f = try SSHAgentFixture()
+    /// `ssh-keygen -Y sign` with a key of a locked vault: pinentry asks the master password.
+    private func signLocked(_ f: SSHAgentFixture) throws -> ProcessResult {
         let line = try f.fob(["ssh", "keygen", "k"]).stdoutText
         let env = ["SSH_AUTH_SOCK": f.socket]
         #expect(try sshTool("ssh-add", ["-l"], environment: env).stdoutText.contains(" k (ED25519)"))
@@ -199,11 +227,51 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         let pub = f.home.url.path + "/k.pub"
         try line.write(toFile: pub, atomically: true, encoding: .utf8)
         try "x".write(toFile: pub + ".data", atomically: true, encoding: .utf8)
-        let signed = try sshTool(
-            "ssh-keygen", ["-Y", "sign", "-f", pub, "-n", "file", pub + ".data"], environment: env)
+        return try sshTool("ssh-keygen", ["-Y", "sign", "-f", pub, "-n", "file", pub + ".data"], environment: env)
+    }
+
+    @Test func aLockedVaultAsksToUnlockThenSigns() throws {
+        let f = try SSHAgentFixture(pinentry: (confirm: "OK", pin: "password"))
+        let signed = try signLocked(f)
+        #expect(signed.status == 0, "\(signed.stderrText)")
+        #expect(FileManager.default.fileExists(atPath: f.home.url.path + "/k.pub.data.sig"))
+        #expect(try f.fixture.status()["state"] as? String == "unlocked")
+        let asked = try String(contentsOfFile: f.home.url.path + "/pinentry.log", encoding: .utf8)
+        #expect(asked.contains("SETPROMPT Master password:"))
+    }
+
+    @Test func aLockedVaultWhoseQuestionIsCancelledRefusesWithALogLine() throws {
+        let f = try SSHAgentFixture(pinentry: (confirm: "OK", pin: "ERR 83886179 Operation cancelled <Pinentry>"))
+        let signed = try signLocked(f)
         #expect(signed.status != 0)
         let log = f.log
         #expect(log.contains("refused: the vault is locked; run 'fob unlock'"), "\(signed.stderrText) \(log)")
+    }
+
+    @Test func eachLoginIsAskedUnderAnAskRuleAndRecordedWithItsDestination() throws {
+        let allowed = try SSHAgentFixture(pinentry: (confirm: "OK", pin: "ERR"))
+        #expect(try allowed.fixture.run(["access", "default", "ask"], password: true).status == 0)
+        let key = try allowed.fob(["ssh", "keygen", "k"]).stdoutText
+        let server = try LoopbackSSHD(authorizedKeys: key)
+        try (server.knownHostsLine + "\n").write(toFile: allowed.knownHosts, atomically: true, encoding: .utf8)
+        let login = try allowed.ssh(server)
+        #expect(login.status == 0, "\(login.stderrText)")
+        let asked = try String(contentsOfFile: allowed.home.url.path + "/pinentry.log", encoding: .utf8)
+        #expect(asked.contains("to log in to [127.0.0.1]:\(server.port) (verified) through the SSH agent."))
+        _ = allowed.log // the agent stops and writes its access log
+        let record = try allowed.fixture.run(["log"], password: true).stdoutText
+        let ssh = record.split(separator: "\n").filter { $0.contains(" ssh ") }
+        #expect(ssh.count == 2, "\(record)")
+        #expect(ssh.first?.contains("prompt") == true)
+        #expect(ssh.last?.contains("allowed-until-lock") == true)
+
+        let denied = try SSHAgentFixture(pinentry: (confirm: "ERR 83886179 Operation cancelled <Pinentry>", pin: "ERR"))
+        #expect(try denied.fixture.run(["access", "default", "ask"], password: true).status == 0)
+        let other = try denied.fob(["ssh", "keygen", "k"]).stdoutText
+        let refusing = try LoopbackSSHD(authorizedKeys: other)
+        try (refusing.knownHostsLine + "\n").write(toFile: denied.knownHosts, atomically: true, encoding: .utf8)
+        #expect(try denied.ssh(refusing).status != 0)
+        #expect(denied.log.contains("the user refused"))
     }
 
     @Test func sshAddStoresAKeyInTheVaultAndExportLeavesItOutUnlessAsked() throws {

@@ -169,10 +169,12 @@ extension AgentCommand {
     fileprivate static func sshListener(_ invocation: Invocation, endpoint: AgentEndpoint, core: AgentCore) throws
         -> SSHAgentListener
     {
-        let home = invocation.context.environment["HOME"] ?? "/"
+        let environment = invocation.context.environment
+        let home = environment["HOME"] ?? "/"
         let clock = BootClock()
         let service = SSHAgentService(
             source: VaultSSHKeys(core: core),
+            approval: VaultSSHApproval(core: core, password: SSHUnlockPrompt(environment: environment).password(for:)),
             knownHosts: { KnownHosts(paths: KnownHosts.defaultPaths(home: home)) },
             log: { line in
                 let text = Array("fob: \(line)\n".utf8)

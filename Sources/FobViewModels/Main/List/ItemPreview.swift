@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent
 import FobSessions
 import FobStore
 import FobSystem
@@ -84,13 +85,20 @@ public struct ItemPreview: Sendable, Equatable {
             Line("Service", displaySafe(item.service)), Line("User ID", displaySafe(item.account)),
             Line("Kind", item.kind.rawValue),
         ]
-        if let label = item.label, !label.isEmpty { head.append(Line("Label", displaySafe(label))) }
+        if let label = item.label, !label.isEmpty {
+            head.append(Line(item.kind == .sshKey ? "Comment" : "Label", displaySafe(label)))
+        }
         if let url = item.url, !url.isEmpty { head.append(Line("URL", displaySafe(url))) }
-        head.append(ItemPreview.secretLine(item, revealed: revealed))
+        let key = SSHKeyItem.details(item)
+        if let key {
+            head += ItemPreview.sshKeyLines(key)
+        } else {
+            head.append(ItemPreview.secretLine(item, revealed: revealed))
+        }
         if let notes = item.notes, !notes.isEmpty { head.append(Line("Notes", ItemPreview.notesText(notes), .wrapped)) }
         self.head = head
         var tail: [Line] = []
-        for field in item.customFields {
+        for field in item.customFields where key == nil || !SSHKeyItem.isKeyField(field.name) {
             let name = displaySafe(field.name)
             if field.isHidden && !revealed {
                 tail.append(Line(name, ItemPreview.mask, .masked))
@@ -145,6 +153,22 @@ public struct ItemPreview: Sendable, Equatable {
     }
 
     /// The secret's line: a fixed-width mask, or the text when revealed.
+    /// An SSH key's own lines in place of its secret: type, fingerprint, the
+    /// hosts it is for, its constraints and its public key line; the private
+    /// key is never shown, revealed or not.
+    private static func sshKeyLines(_ key: SSHKeyDetails) -> [Line] {
+        var lines = [
+            Line("Key type", key.type), Line("Fingerprint", key.fingerprint),
+            Line("Private key", "kept in the vault; signs through the SSH agent"),
+        ]
+        let hosts = key.hosts.isEmpty ? "every host" : key.hosts.joined(separator: ", ")
+        lines.append(Line("Hosts", displaySafe(hosts), .wrapped))
+        if key.destinationHops > 0 { lines.append(Line("Destinations", "\(key.destinationHops) hops (ssh-add -h)")) }
+        if key.confirm { lines.append(Line("Confirm", "every use is asked (ssh-add -c)")) }
+        lines.append(Line("Public key", displaySafe(key.publicKey), .wrapped))
+        return lines
+    }
+
     private static func secretLine(_ item: Item, revealed: Bool) -> Line {
         let name = item.kind == .password ? "Password" : "Secret"
         guard let secret = item.secret, secret.count > 0 else { return Line(name, "(empty)") }
