@@ -60,6 +60,8 @@ public final class AgentCore: @unchecked Sendable {
     private var accessLogFailure: String?
     /// The subscribers of the change feed.
     let subscribers = AgentSubscribers()
+    /// The first channel of ``gate``: the open terminal UIs of this vault.
+    public let terminalUI: TerminalUIAsker
     /// What the agent knows of the vault's items: each one's summary by
     /// persistent ID, as of a ``Vault/contentGeneration`` and write counter
     /// (`nil` while locked, or before the first need). It answers
@@ -97,7 +99,9 @@ public final class AgentCore: @unchecked Sendable {
         self.clock = clock
         self.openVault = openVault
         self.watermarks = watermarks
-        gate = AccessGate(clock: clock, askers: [TerminalAsker()])
+        terminalUI = TerminalUIAsker(subscribers: subscribers)
+        gate = AccessGate(clock: clock, askers: [terminalUI, TerminalAsker()])
+        subscribers.onRemove = { [terminalUI] in terminalUI.subscribersChanged() }
     }
 
     /// Refuses a vault just unlocked whose write counter is below the
@@ -547,10 +551,10 @@ public final class AgentCore: @unchecked Sendable {
     /// now is the starting point, and the watcher runs while anyone listens.
     /// - Returns: the subscriber's id for ``AgentSubscribers/next(_:timeout:)``,
     ///   or `nil` when too many listen.
-    func subscribe() -> Int? {
+    func subscribe(terminalUI: Bool = false) -> Int? {
         mutex.lock()
         defer { mutex.unlock() }
-        guard let id = subscribers.add() else { return nil }
+        guard let id = subscribers.add(terminalUI: terminalUI) else { return nil }
         if let vault, vault.lockLevel == .unlocked {
             feedSaysUnlocked = true
             _ = knownLocked(vault)

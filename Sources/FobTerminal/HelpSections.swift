@@ -104,6 +104,17 @@ public enum HelpSections {
                 ("letters", "answer nothing: a typed word never confirms"),
             ]),
         Section(
+            title: "Requests", contexts: [.consent],
+            lines: [
+                ("F3", "list: answer the oldest request of the bar (a program asks for a secret)"),
+                ("t", "allow this program until the vault locks"),
+                ("o", "allow this one read"),
+                ("m", "allow this program for 15 minutes"),
+                ("a", "always allow this program for this item (written into its rule)"),
+                ("d", "deny: the program gets nothing"),
+                ("Esc", "later: the request stays in the bar until it times out"),
+            ]),
+        Section(
             title: "Help", contexts: [.help],
             lines: [
                 ("Space, PgDn", "next page (when the help has pages)"),
