@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "FobViewModelsTests",
             dependencies: [
-                "FobViewModels", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
+                "FobViewModels", "FobAgent", "FobAccess", "FobSessions", "FobClipboard", "FobStore",
                 "FobTokens", "FobSystem", "FobTestSupport",
             ]),
         .testTarget(
