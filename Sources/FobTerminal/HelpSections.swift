@@ -93,7 +93,7 @@ public enum HelpSections {
                 ("Esc", "close, changing nothing"),
             ]),
         Section(
-            title: "Dialogs", contexts: [.confirm, .logoutReview],
+            title: "Dialogs", contexts: [.confirm, .logoutReview, .consent],
             lines: [
                 ("Enter", "yes: delete, lock, save, write yours over, keep this vault's version, quit"),
                 ("Esc", "no; unsaved edits, changed elsewhere: keep editing"),
@@ -102,17 +102,7 @@ public enum HelpSections {
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
                 ("letters", "answer nothing: a typed word never confirms"),
-            ]),
-        Section(
-            title: "Requests", contexts: [.consent],
-            lines: [
-                ("F3", "list: answer the oldest request of the bar (a program asks for a secret)"),
-                ("t", "allow this program until the vault locks"),
-                ("o", "allow this one read"),
-                ("m", "allow this program for 15 minutes"),
-                ("a", "always allow this program for this item (written into its rule)"),
-                ("d", "deny: the program gets nothing"),
-                ("Esc", "later: the request stays in the bar until it times out"),
+                ("F3; t o m a d, Esc", "a program's request: until lock, once, 15 min, always, deny; Esc later"),
             ]),
         Section(
             title: "Help", contexts: [.help],
