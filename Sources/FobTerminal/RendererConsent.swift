@@ -14,7 +14,9 @@ extension Renderer {
         let room = min(canvas.rows - 2, 16) - 2 // inside the borders
         let full = Self.consentAnswers(prompt)
         let compact = Self.wrap(Self.compactConsentAnswers(prompt), width: max(1, inner))
-        let answers = room - full.count >= 3 ? full : compact
+        // The full answers when they fit beside three facts, width and height; else the compact line.
+        let fits = room - full.count >= 3 && full.allSatisfy { $0.count <= inner }
+        let answers = fits ? full : compact
         let facts = Array(Self.consentFacts(prompt).prefix(max(1, room - answers.count - 1)))
         let height = facts.count + 1 + answers.count + 2
         let box = dialogBox(&canvas, height: height, width: width, title: "Request")
