@@ -195,4 +195,9 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
     public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
         try? client.subscribe(onEvent: onChange)
     }
+
+    /// Sends the answer (``AgentRequest/answer(question:_:)``).
+    public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {
+        _ = try perform(.answer(question: question, answer))
+    }
 }

@@ -372,4 +372,10 @@ public final class ItemAccess: RequestStore {
         guard route == .agent, let agent else { return nil }
         return agent.watch(onChange)
     }
+
+    /// Sends the answer to the agent that holds the vault.
+    public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {
+        guard route == .agent, let agent else { throw .param("no agent holds the vault") }
+        try agent.answer(question: question, answer)
+    }
 }

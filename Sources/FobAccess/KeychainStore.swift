@@ -50,6 +50,11 @@ public protocol KeychainStore: AnyObject {
     /// - Returns: the watch (cancel it when done), or `nil` when this store
     ///   cannot tell of changes: then poll ``dataVersion()``.
     func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)?
+    /// Answers the agent's consent question `question` (an
+    /// ``AgentEvent/Kind/question`` event that ``watch(_:)`` handed on).
+    /// - Throws: `.itemNotFound` when it is no longer open; `.param` when
+    ///   this store asks no questions or the peer is not Fob's terminal UI; `.io`.
+    func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError)
     /// The item with this key, with its secret.
     /// - Throws: `.itemNotFound`, `.interactionNotAllowed`, `.decode`.
     func item(_ key: ItemKey) throws(KeychainError) -> Item
@@ -339,6 +344,11 @@ public final class VaultStore: RequestStore {
 extension KeychainStore {
     /// No notifications: poll ``dataVersion()``.
     public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? { nil }
+
+    /// No agent, so no question to answer.
+    public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {
+        throw .param("no agent asks this store's questions")
+    }
 
     /// No lock file: ``withExclusiveLock(_:)`` locks nothing outside the process.
     public var exclusiveLockVaultURL: URL? { nil }

@@ -291,6 +291,9 @@ extension AgentRequest {
             w.field([detail.rawValue])
         case .accessLog(let filter):
             AccessLogWire.write(filter, to: &w)
+        case .answer(let question, let answer):
+            w.field(question)
+            w.field(answer.encoded())
         case .forClient(let pid, let request):
             w.field(UInt32(bitPattern: pid))
             var inner = request.encoded()
@@ -407,13 +410,16 @@ extension AgentRequest {
             return .getItems(ids: try ids(r), detail: detail)
         case AgentRequest.accessLogCode:
             return .accessLog(try AccessLogWire.filter(r))
+        case AgentRequest.answerCode:
+            try r.expect(2)
+            return .answer(question: try r.uint64(0, "question"), try AccessAnswer(wire: r.raw(1)))
         case AgentRequest.forClientCode:
             try r.expect(2)
             let pid = Int32(bitPattern: try r.uint32(0, "pid"))
             guard pid > 0 else { throw .badField("a client's pid") }
             let inner = try decode(r.raw(1))
             switch inner {
-            case .forClient, .subscribe, .applyImport: throw .badField("a request made for a client")
+            case .forClient, .subscribe, .applyImport, .answer: throw .badField("a request made for a client")
             default: return .forClient(pid: pid, request: inner)
             }
         default: throw .unknownCode(r.code)

@@ -66,6 +66,8 @@ public final class AgentCore: @unchecked Sendable {
     private let feed = AgentFeed()
     /// The subscribers of the change feed.
     var subscribers: AgentSubscribers { feed.subscribers }
+    /// The first channel of ``gate``: the open terminal UIs of this vault.
+    public let terminalUI: TerminalUIAsker
     private var watcherRunning = false
     /// How often the watcher looks for other processes' writes, in seconds.
     static let watchInterval = 0.2
@@ -95,7 +97,10 @@ public final class AgentCore: @unchecked Sendable {
         self.clock = clock
         self.openVault = openVault
         self.watermarks = watermarks
-        decisions = AccessConsent(gate: AccessGate(clock: clock, askers: [TerminalAsker()], recorder: record))
+        terminalUI = TerminalUIAsker(subscribers: feed.subscribers)
+        decisions = AccessConsent(
+            gate: AccessGate(clock: clock, askers: [terminalUI, TerminalAsker()], recorder: record))
+        feed.subscribers.onRemove = { [terminalUI] in terminalUI.subscribersChanged() }
     }
 
     /// Refuses a vault just unlocked whose write counter is below the
@@ -506,10 +511,10 @@ public final class AgentCore: @unchecked Sendable {
     /// now is the starting point, and the watcher runs while anyone listens.
     /// - Returns: the subscriber's id for ``AgentSubscribers/next(_:timeout:)``,
     ///   or `nil` when too many listen.
-    func subscribe() -> Int? {
+    func subscribe(terminalUI: Bool = false) -> Int? {
         mutex.lock()
         defer { mutex.unlock() }
-        guard let id = subscribers.add() else { return nil }
+        guard let id = subscribers.add(terminalUI: terminalUI) else { return nil }
         feed.startFrom(vault)
         if !watcherRunning {
             watcherRunning = DetachedThread.start { [self] in

@@ -11,7 +11,8 @@ import FoundationEssentials
 /// 2. the revision (8 bytes, big-endian);
 /// 3. the persistent ID (16 bytes);
 /// 4. the old key of a rename, as field 1;
-/// 5. the summary (``ItemWire``, never with a secret).
+/// 5. the summary (``ItemWire``, never with a secret);
+/// 6. only for a question or its settling: the ``AccessPrompt``.
 ///
 /// An event is sent alone (to a subscriber) or nested as one field of a
 /// ``AgentResponse/written(count:changes:)`` answer.
@@ -32,6 +33,7 @@ extension AgentEvent {
         } else {
             w.field([])
         }
+        if let prompt { w.field(prompt.encoded()) }
         return w.bytes
     }
 
@@ -61,8 +63,11 @@ extension AgentEvent {
     init(_ r: MessageReader) throws(AgentProtocolError) {
         guard r.version == AgentProtocol.version else { throw .versionMismatch(r.version) }
         guard r.code == AgentEvent.code else { throw .unknownCode(r.code) }
-        try r.expect(6)
-        guard r.raw(0).count == 1, let kind = Kind(rawValue: r.raw(0)[0]) else { throw .badField("an event's kind") }
+        guard !r.fields.isEmpty, r.raw(0).count == 1, let kind = Kind(rawValue: r.raw(0)[0]) else {
+            throw .badField("an event's kind")
+        }
+        let asks = kind == .question || kind == .settled
+        try r.expect(asks ? 7 : 6)
         let revision = r.raw(2).isEmpty ? nil : try r.uint64(2, "an event's revision")
         var id: UUID?
         let idBytes = r.raw(3)
@@ -82,5 +87,6 @@ extension AgentEvent {
         let oldKey = try AgentEvent.key(r.raw(4), "old key")
         guard (kind == .renamed) == (oldKey != nil) else { throw .badField("an event's old key") }
         self.init(kind: kind, key: key, revision: revision, id: id, oldKey: oldKey, summary: summary)
+        if asks { prompt = try AccessPrompt(r.raw(6)) }
     }
 }

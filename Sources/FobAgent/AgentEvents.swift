@@ -8,7 +8,10 @@ import FoundationEssentials
 final class AgentSubscribers: @unchecked Sendable {
     private let condition = Condition()
     private var queues: [Int: [AgentEvent]] = [:]
+    private var terminalUIs: Set<Int> = []
     private var nextID = 0
+    /// Called (outside the lock) when a subscriber goes away.
+    var onRemove: @Sendable () -> Void = {}
     private var work = false
 
     /// The most subscribers at once; a later subscription is refused.
@@ -21,13 +24,23 @@ final class AgentSubscribers: @unchecked Sendable {
         return queues.isEmpty
     }
 
+    /// Whether a subscriber is Fob's own terminal UI (``AccessContext/isTerminalUI``).
+    var hasTerminalUI: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !terminalUIs.isEmpty
+    }
+
     /// A new subscriber's id, or `nil` past ``limit``.
-    func add() -> Int? {
+    /// - Parameter terminalUI: whether the peer is Fob's own terminal UI,
+    ///   which also hears consent questions.
+    func add(terminalUI: Bool = false) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         guard queues.count < AgentSubscribers.limit else { return nil }
         nextID += 1
         queues[nextID] = []
+        if terminalUI { terminalUIs.insert(nextID) }
         return nextID
     }
 
@@ -35,15 +48,19 @@ final class AgentSubscribers: @unchecked Sendable {
     func remove(_ id: Int) {
         condition.lock()
         queues[id] = nil
+        terminalUIs.remove(id)
         condition.broadcast()
         condition.unlock()
+        onRemove()
     }
 
-    /// Queues `events` for every subscriber.
-    func publish(_ events: [AgentEvent]) {
+    /// Queues `events` for every subscriber, or only for the terminal UIs.
+    func publish(_ events: [AgentEvent], toTerminalUIsOnly: Bool = false) {
         guard !events.isEmpty else { return }
         condition.lock()
-        for id in queues.keys { queues[id]?.append(contentsOf: events) }
+        for id in toTerminalUIsOnly ? Array(terminalUIs) : Array(queues.keys) {
+            queues[id]?.append(contentsOf: events)
+        }
         condition.broadcast()
         condition.unlock()
     }
@@ -132,7 +149,7 @@ struct VaultSnapshot {
             switch event.kind {
             case .deleted: items[id] = nil
             case .added, .changed, .renamed: items[id] = event.summary
-            case .locked, .unlocked: continue
+            case .locked, .unlocked, .question, .settled: continue
             }
         }
     }

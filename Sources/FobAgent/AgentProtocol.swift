@@ -157,6 +157,13 @@ public enum AgentRequest: Sendable {
     /// each once, and for each lock and unlock; answers `.ok` first. The
     /// connection carries nothing else afterwards.
     case subscribe
+    /// The answer of the person at a terminal UI to consent question
+    /// `question` (an ``AgentEvent/Kind/question`` event). The agent takes
+    /// it only from a peer that is Fob's own terminal UI
+    /// (``AccessContext/isTerminalUI``); answers `.ok`, `.itemNotFound`
+    /// when the question is no longer open (settled elsewhere, timed out),
+    /// `.param` from any other peer.
+    case answer(question: UInt64, AccessAnswer)
     /// `request`, made by the Secret Service provider for the D-Bus client
     /// whose process id is `pid` (the bus's `GetConnectionUnixProcessID`
     /// of the message's sender). The agent believes the pid only when its
@@ -176,7 +183,7 @@ public enum AgentRequest: Sendable {
     /// Whether the request uses items (and so restarts the idle timer).
     public var isItemOperation: Bool {
         switch self {
-        case .status, .unlock, .unlockWithKey, .lock, .subscribe, .accessLog: return false
+        case .status, .unlock, .unlockWithKey, .lock, .subscribe, .accessLog, .answer: return false
         case .forClient(_, let request): return request.isItemOperation
         default: return true
         }
@@ -204,6 +211,8 @@ public enum AgentRequest: Sendable {
     static let forClientCode: UInt8 = 14
     /// The code of ``accessLog(_:)``.
     static let accessLogCode: UInt8 = 15
+    /// The code of ``answer(question:_:)``.
+    static let answerCode: UInt8 = 16
 
     var code: UInt8 {
         switch self {
@@ -222,6 +231,7 @@ public enum AgentRequest: Sendable {
         case .getItems: return 13
         case .forClient: return AgentRequest.forClientCode
         case .accessLog: return AgentRequest.accessLogCode
+        case .answer: return AgentRequest.answerCode
         }
     }
 }
@@ -251,6 +261,12 @@ public struct AgentEvent: Sendable, Equatable {
         case renamed = 5
         /// The agent unlocked: items can be read again (a client reloads).
         case unlocked = 6
+        /// A consent question for the terminal UI (``AgentEvent/prompt``),
+        /// sent only to subscribers that are Fob's own terminal UI.
+        case question = 7
+        /// The question ``AgentEvent/prompt`` is settled (answered here or
+        /// in another UI, or timed out): a UI drops it.
+        case settled = 8
     }
     /// What happened.
     public var kind: Kind
@@ -270,6 +286,14 @@ public struct AgentEvent: Sendable, Equatable {
     /// ``Kind/deleted``): never a secret; `nil` for ``Kind/locked`` and
     /// ``Kind/unlocked``.
     public var summary: Item?
+    /// The question of ``Kind/question`` and ``Kind/settled``; `nil` otherwise.
+    public var prompt: AccessPrompt?
+
+    /// The event of a consent question asked (`settled` false) or settled.
+    public init(question: AccessPrompt, settled: Bool) {
+        self.init(kind: settled ? .settled : .question, key: nil)
+        prompt = question
+    }
 
     /// - Parameters: as the properties.
     public init(

@@ -185,7 +185,10 @@ public final class AgentServer: @unchecked Sendable {
     /// A subscription: `.ok`, then each event as it comes, until the client
     /// closes the connection, a write fails, or the agent stops.
     private func serveSubscription(_ fd: Int32) {
-        guard let id = core.subscribe() else {
+        // Fob's own terminal UI (named from /proc, not claimed) also hears consent questions.
+        var context: AccessContext?
+        let terminalUI = (try? name(fd, &context).get())?.isTerminalUI ?? false
+        guard let id = core.subscribe(terminalUI: terminalUI) else {
             let refused = AgentResponse.failure(.io("too many subscribers")).encoded()
             try? SocketIO.writeFrame(fd, refused, until: SocketIO.monotonic() + connectionDeadline)
             return
@@ -224,23 +227,48 @@ public final class AgentServer: @unchecked Sendable {
             return .success(request.unwrapped)
         default: break
         }
-        if context == nil {
-            do {
-                let requester = try ProcessInspector.requester(onSocket: fd, fob: fobPrograms)
-                let channel = requester.via.map { AccessChannel.ofFobPeer(arguments: $0.arguments) } ?? .program
-                context = AccessContext(requester: requester, channel: channel)
-            } catch {
-                return .failure(.interactionNotAllowed("the requester cannot be named: \(error)"))
-            }
+        let named: AccessContext
+        switch name(fd, &context) {
+        case .success(let found): named = found
+        case .failure(let refusal): return .failure(refusal)
         }
-        guard case .forClient(let pid, let inner) = request, let provider = context!.requester.via,
+        guard case .forClient(let pid, let inner) = request, let provider = named.requester.via,
             fobPrograms.isSecretServiceProvider(provider.executable)
-        else { return core.consent(to: request.unwrapped, from: context!) }
+        else { return core.consent(to: request.unwrapped, from: named) }
         do {
             let client = try ProcessInspector.requester(pid: pid, forwardedBy: provider)
             return core.consent(to: inner, from: AccessContext(requester: client, channel: .secretService))
         } catch {
             return .failure(.interactionNotAllowed("the Secret Service client cannot be named: \(error)"))
+        }
+    }
+
+    /// The peer of `fd`, named once per connection (`context` keeps it).
+    private func name(_ fd: Int32, _ context: inout AccessContext?) -> Result<AccessContext, KeychainError> {
+        if let context { return .success(context) }
+        do {
+            let requester = try ProcessInspector.requester(onSocket: fd, fob: fobPrograms)
+            let channel = requester.via.map { AccessChannel.ofFobPeer(arguments: $0.arguments) } ?? .program
+            let named = AccessContext(requester: requester, channel: channel)
+            context = named
+            return .success(named)
+        } catch {
+            return .failure(.interactionNotAllowed("the requester cannot be named: \(error)"))
+        }
+    }
+
+    /// An answer to a consent question (``AgentRequest/answer(question:_:)``):
+    /// taken only from Fob's own terminal UI; the first answer wins.
+    private func settle(_ id: UInt64, _ value: AccessAnswer, on fd: Int32, requester context: inout AccessContext?)
+        -> AgentResponse
+    {
+        switch name(fd, &context) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let named) where !named.isTerminalUI:
+            return .failure(.param("only Fob's terminal UI answers consent questions"))
+        case .success:
+            return core.terminalUI.settle(id, with: value)
+                ? .ok : .failure(.itemNotFound("question \(id) is no longer open"))
         }
     }
 
@@ -269,9 +297,13 @@ public final class AgentServer: @unchecked Sendable {
                     serveSubscription(fd)
                     return
                 }
-                switch consent(to: request, on: fd, requester: &requester) {
-                case .success(let allowed): answer = core.respond(to: allowed, from: peer)
-                case .failure(let refusal): answer = AgentResponse.failure(refusal).encoded()
+                if case .answer(let id, let value) = request {
+                    answer = settle(id, value, on: fd, requester: &requester).encoded()
+                } else {
+                    switch consent(to: request, on: fd, requester: &requester) {
+                    case .success(let allowed): answer = core.respond(to: allowed, from: peer)
+                    case .failure(let refusal): answer = AgentResponse.failure(refusal).encoded()
+                    }
                 }
             } catch .versionMismatch {
                 answer = AgentResponse.versionMismatch()

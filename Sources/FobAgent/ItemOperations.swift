@@ -92,7 +92,7 @@ public enum ItemOperations {
             return written(changes.count, vault)
         case .forClient(_, let request):
             return try perform(request, on: vault)
-        case .status, .unlock, .unlockWithKey, .lock, .subscribe, .accessLog:
+        case .status, .unlock, .unlockWithKey, .lock, .subscribe, .accessLog, .answer:
             throw .param("not an item operation")
         }
     }

@@ -93,7 +93,7 @@ public enum HelpSections {
                 ("Esc", "close, changing nothing"),
             ]),
         Section(
-            title: "Dialogs", contexts: [.confirm, .logoutReview],
+            title: "Dialogs", contexts: [.confirm, .logoutReview, .consent],
             lines: [
                 ("Enter", "yes: delete, lock, save, write yours over, keep this vault's version, quit"),
                 ("Esc", "no; unsaved edits, changed elsewhere: keep editing"),
@@ -102,6 +102,7 @@ public enum HelpSections {
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
                 ("letters", "answer nothing: a typed word never confirms"),
+                ("F3; t o m a d, Esc", "a program's request: until lock, once, 15 min, always, deny; Esc later"),
             ]),
         Section(
             title: "Help", contexts: [.help],

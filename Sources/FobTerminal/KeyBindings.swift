@@ -13,6 +13,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case confirm
     /// The logout review (`W`): a list to tick, then y or n.
     case logoutReview
+    /// The dialog of a consent question (F3).
+    case consent
     /// The create-vault screen.
     case createVault
     /// The unlock screen.
@@ -49,6 +51,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             case .messages: self = .messages
             case .confirm: self = .confirm
             case .logoutReview: self = .logoutReview
+            case .consent: self = .consent
             case .generator:
                 let textFocused = app.mainModel?.generatorDialog?.focus.isText ?? false
                 self = textFocused ? .generatorField : .generatorChoice
@@ -212,6 +215,16 @@ public enum KeyBindings {
             _, situation in asks(.quitLeavingUnlocked, situation.app) ? .lockAndQuit : .dismiss
         },
         KeyBinding(.these([.escape]), in: [.confirm], legend: .computed { lastAnswer($0) }) { _, _ in .dismiss },
+        // The consent dialog opens only on F3, so its one-letter answers
+        // cannot be typed into it by a word meant for the search.
+        KeyBinding([.character("t")], in: [.consent], .answerRequest(.untilLock), legend: "t until lock"),
+        KeyBinding([.character("o")], in: [.consent], .answerRequest(.once), legend: "o once"),
+        KeyBinding(.these([.character("m")]), in: [.consent], legend: .computed(leaseLegend)) { _, _ in
+            .answerRequest(.minutes)
+        },
+        KeyBinding([.character("a")], in: [.consent], .answerRequest(.always), legend: "a always"),
+        KeyBinding([.character("d")], in: [.consent], .answerRequest(.deny), legend: "d deny"),
+        KeyBinding([.escape], in: [.consent], .dismiss, legend: "Esc later"),
         KeyBinding([.down, .control("n")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up, .control("p")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
@@ -301,6 +314,9 @@ public enum KeyBindings {
         KeyBinding([.right], in: [.list], .moveCursor(.right)),
         KeyBinding([.control("u")], in: [.list], .clearField),
         KeyBinding([.function(2)], in: [.list], .showMessages, legend: "F2 messages"),
+        KeyBinding(.these([.function(3)]), in: [.list, .filter], legend: .computed(requestLegend)) { _, _ in
+            .openRequest
+        },
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
     ]
@@ -428,6 +444,17 @@ public enum KeyBindings {
         let all = answers(app)
         guard all.count == 3, all[1].hasPrefix(key + " ") else { return "" }
         return answer(1, app)
+    }
+
+    /// F3's legend while a consent question waits, else nothing.
+    @Sendable private static func requestLegend(_ app: AppModel) -> String {
+        app.mainModel?.consent.bar == nil ? "" : "F3 request"
+    }
+
+    /// The lease answer's legend, with its minutes.
+    @Sendable private static func leaseLegend(_ app: AppModel) -> String {
+        guard let prompt = app.mainModel?.consent.dialog else { return "m minutes" }
+        return "m \(prompt.leaseMinutes) min"
     }
 
     /// The dialog's Esc answer.

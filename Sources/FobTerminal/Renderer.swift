@@ -62,6 +62,8 @@ public struct Renderer {
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
             case .logoutReview:
                 if let review = app.mainModel?.logoutReview { drawLogoutReview(&canvas, review) }
+            case .consent:
+                if let prompt = app.mainModel?.consent.dialog { drawConsent(&canvas, prompt) }
             }
         }
         drawLegend(&canvas, app)

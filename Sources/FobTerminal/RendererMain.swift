@@ -11,7 +11,9 @@ extension Renderer {
     mutating func drawMain(_ canvas: inout Canvas, _ app: AppModel, _ main: MainModel) {
         let top = 1
         let status = Layout.statusRows(main.form.message, columns: canvas.columns, unicode: canvas.glyphs.unicode)
-        let height = canvas.rows - 2 - status.count
+        // The request bar: one row above the status line while a question waits; it takes no key.
+        let bar = main.consent.bar
+        let height = canvas.rows - 2 - status.count - (bar == nil ? 0 : 1)
         let browsing = main.focus == .list || main.focus == .filter
         if canvas.columns >= 76 {
             let listWidth = Layout.listWidth(columns: canvas.columns, editing: !browsing)
@@ -28,6 +30,9 @@ extension Renderer {
             drawForm(&canvas, main, now: app.now, row: top, column: 0, height: height, width: canvas.columns)
         }
         drawStatus(&canvas, status, tone: main.form.message.tone, row: canvas.rows - 1 - status.count)
+        if let bar {
+            canvas.put(" " + bar, row: canvas.rows - 2 - status.count, column: 0, width: canvas.columns, role: .error)
+        }
     }
 
     /// The status line: what happened to which item, its tone marked by a

@@ -6,6 +6,12 @@ import Foundation
 import Testing
 
 @testable import FobTerminal
+@testable import FobViewModels
+
+/// A consent question as the agent's feed brings it.
+let sampleQuestion = ConsentQuestion(
+    id: 1, pid: 4242, program: "/usr/bin/git", parents: "bash[12] ← tmux[3]", workingDirectory: "/home/ana/src",
+    terminal: "", item: "github.com / ana", channel: "fob get", leaseSeconds: 900)
 
 /// An app showing `context`, with one item in the vault.
 private func app(in context: KeyContext) -> AppModel {
@@ -34,6 +40,9 @@ private func app(in context: KeyContext) -> AppModel {
     case .generatorField:
         app.send(.openGenerator)
         app.send(.focusNext)
+    case .consent:
+        app.mainModel!.consent.questions = [sampleQuestion]
+        app.send(.openRequest)
     case .tooSmall, .list, .createVault, .unlock: break
     }
     return app

@@ -228,7 +228,9 @@ enum AgentCommand: FobCommand {
             vaultURL: URL(fileURLWithPath: endpoint.vault),
             watermarks: VaultWatermarks(environment: invocation.context.environment))
         // The requester's own terminal first; pinentry for one with none.
-        core.gate.askers = [TerminalAsker(), PinentryAsker(environment: invocation.context.environment)]
+        core.gate.askers = [
+            core.terminalUI, TerminalAsker(), PinentryAsker(environment: invocation.context.environment),
+        ]
         let server = AgentServer(endpoint: endpoint, core: core)
         switch passed {
         case 0: try server.bind()

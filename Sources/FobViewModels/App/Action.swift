@@ -84,6 +84,10 @@ public enum Action: Sendable, Equatable {
     case showHelp
     /// Show the last messages of the status line (`m`).
     case showMessages
+    /// Open the dialog of the oldest consent question (F3).
+    case openRequest
+    /// Answer the consent question the dialog shows.
+    case answerRequest(ConsentAnswer)
     /// Quit (`q`).
     case quit
 

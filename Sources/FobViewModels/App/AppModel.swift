@@ -233,7 +233,11 @@ public final class AppModel {
                 everywhere: false, keepEdits: false)
         }
         if let until = startupKeysUntil, clock.now >= until { endStartupWindow() }
-        if case .main(let main) = current { main.tick(now: now) }
+        if case .main(let main) = current {
+            main.tick(now: now)
+            // A question answered in another UI, or timed out, closes its dialog here.
+            if overlay == .consent, main.model.consent.dialog == nil { overlay = nil }
+        }
         showClipboardEvents()
     }
 
@@ -327,6 +331,12 @@ public final class AppModel {
             return .stay
         case .messages:
             self.overlay = nil
+            return .stay
+        case .consent:
+            guard case .main(let main) = current, main.consent.handle(action) else {
+                self.overlay = nil
+                return .stay
+            }
             return .stay
         case .confirm(let dialog):
             switch action {

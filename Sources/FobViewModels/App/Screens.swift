@@ -86,6 +86,8 @@ public enum Overlay: Sendable, Equatable {
     case messages
     /// The logout review; its state is ``MainModel/logoutReview``.
     case logoutReview
+    /// A consent question of the agent; its state is ``MainModel/consent``.
+    case consent
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

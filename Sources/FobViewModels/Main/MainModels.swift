@@ -440,6 +440,8 @@ public final class MainModel {
     /// What the last sync did and which items have conflicts, or `nil`
     /// when the vault does not sync.
     public internal(set) var sync: SyncOverview?
+    /// The agent's consent questions waiting for this UI, and the one the dialog shows.
+    public internal(set) var consent = ConsentModel()
 
     /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.

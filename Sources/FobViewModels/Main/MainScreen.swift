@@ -37,6 +37,7 @@ final class MainScreen {
     let conflicts: ConflictDesk
     let logout: LogoutFlow
     let generator: GeneratorFlow
+    let consent: ConsentDesk
     /// A request raised over the screen (``raise(_:)``), taking every action
     /// until it closes; `nil` when none is up.
     private(set) var modal: (any MainModal)?
@@ -52,7 +53,8 @@ final class MainScreen {
         mailbox: UIThreadMailbox = UIThreadMailbox(), sync: (any SyncConflictSource)? = nil
     ) {
         let model = MainModel(generatorSettings: generatorSettings)
-        let refresh = ItemRefresh(store: store, sync: sync, mailbox: mailbox)
+        let inbox = ConsentInbox()
+        let refresh = ItemRefresh(store: store, sync: sync, mailbox: mailbox, consent: inbox)
         let undo = UndoBuffer()
         let preview = PreviewSource(model: model, store: store, clock: clock)
         let editor = EditorSession(model: model, store: store, clock: clock, refresh: refresh, undo: undo)
@@ -68,6 +70,10 @@ final class MainScreen {
             model: model, store: store, clock: clock, sync: sync, mailbox: mailbox, refresh: refresh, preview: preview)
         logout = LogoutFlow(model: model, store: store, clock: clock, clipboard: clipboard, refresh: refresh)
         generator = GeneratorFlow(model: model)
+        consent = ConsentDesk(model: model, inbox: inbox) { [weak store] (id, answer) throws(KeychainError) in
+            guard let store else { throw .param("the vault is closed") }
+            try store.answer(question: id, answer)
+        }
         model.form.messageObserver = { [weak model] line in model?.messages.append(line, at: clock.now) }
         refresh.reload(model, now: clock.now)
         preview.sync()
@@ -104,6 +110,7 @@ final class MainScreen {
         conflicts.finishResolve()
         actions.expireUndo()
         refresh.poll(model, now: now)
+        consent.poll()
         preview.sync()
         editor.followOpenedItem()
     }
@@ -276,6 +283,7 @@ final class MainScreen {
         case .logoutWipe(let service): return logout.openLogoutReview(service: service)
         case .showHelp: return .show(.help)
         case .showMessages: return .show(.messages)
+        case .openRequest: return consent.open()
         case .quit:
             // Edits typed in the editor are not dropped without asking.
             if model.form.hasUnsavedEdits { return editor.askLeaveEditor(then: .quit) }
@@ -284,7 +292,7 @@ final class MainScreen {
         case .retrieve: editor.retrieve()
         case .delete: return actions.askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion:
+            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion, .answerRequest:
             break
         }
         return .stay

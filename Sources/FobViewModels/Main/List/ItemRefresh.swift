@@ -33,7 +33,11 @@ final class ItemRefresh {
     private var syncRead: BackgroundJob<Result<SyncOverview?, any Error>>?
     private var syncReadAgain: [Item]?
 
-    init(store: any KeychainStore, sync: (any SyncConflictSource)?, mailbox: UIThreadMailbox) {
+    /// Where the feed's consent questions go (``ConsentDesk``).
+    private let consent: ConsentInbox
+
+    init(store: any KeychainStore, sync: (any SyncConflictSource)?, mailbox: UIThreadMailbox, consent: ConsentInbox) {
+        self.consent = consent
         self.store = store
         self.sync = sync
         self.mailbox = mailbox
@@ -48,7 +52,7 @@ final class ItemRefresh {
     func reload(_ main: MainModel, now: Date) -> Bool {
         if watch?.isActive != true {
             changed.reset()
-            watch = store.watch { [changed] event in
+            watch = store.watch { [changed, consent] event in
                 // Once the agent locks, it tells of nothing more: poll again.
                 switch event.kind {
                 case .locked: changed.end()
@@ -56,6 +60,7 @@ final class ItemRefresh {
                     changed.raise(event.summary.map { ItemChange.stored($0, formerly: event.oldKey) } ?? .unknown)
                 case .deleted: changed.raise(event.key.map(ItemChange.deleted) ?? .unknown)
                 case .unlocked: changed.raise(.unknown)
+                case .question, .settled: consent.post(event)
                 }
             }
         }

@@ -1,0 +1,48 @@
+import FobStore
+import Testing
+
+@testable import FobTerminal
+@testable import FobViewModels
+
+/// The request bar and the Request dialog at 80×24 and 40×12: who, what,
+/// through what, and every answer stay on screen.
+@Suite struct ConsentRenderTests {
+    private func app() -> AppModel {
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        app.mainModel!.consent.questions = [sampleQuestion]
+        return app
+    }
+
+    @Test func theBarShowsAboveTheStatusLineAndKeepsTheListsKeys() throws {
+        try #require(unicodeLocale)
+        let app = app()
+        let text = draw(app, rows: 24, columns: 80).text
+        #expect(text.contains("? git[4242] asks for github.com / ana (fob get) · F3 answer"))
+        #expect(KeyMap.action(for: .character("o"), in: app) == .insert("o"))
+    }
+
+    @Test func theDialogNamesTheRequesterAndEveryAnswerAt80x24() throws {
+        try #require(unicodeLocale)
+        let app = app()
+        app.send(.openRequest)
+        let text = draw(app, rows: 24, columns: 80).text
+        for part in [
+            "git[4242] asks for the secret of", "github.com / ana through fob get", "program /usr/bin/git",
+            "run by bash[12] ← tmux[3]", "in /home/ana/src", "on no terminal", "t  this program until the vault locks",
+            "o  once", "m  this program for 15 minutes", "a  always, for this item", "d  deny        Esc later",
+        ] {
+            #expect(text.contains(part), "\(part)")
+        }
+    }
+
+    @Test func atFortyByTwelveTheAnswersShrinkAndWhoAndWhatStay() throws {
+        try #require(unicodeLocale)
+        let app = app()
+        app.send(.openRequest)
+        let text = draw(app, rows: 12, columns: 40).text
+        #expect(text.contains("git[4242] asks for the secret of"))
+        #expect(text.contains("github.com / ana through fob get"))
+        #expect(text.contains("t until lock · o once"))
+        #expect(text.contains("d deny · Esc later"))
+    }
+}
