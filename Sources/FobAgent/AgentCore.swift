@@ -431,9 +431,19 @@ public final class AgentCore: @unchecked Sendable {
         }
         let vaultDefault = (try? vault.accessDefault()) ?? .any
         mutex.unlock()
+        var context = context
+        context.target = AccessContext.target(of: query, channel: context.channel)
+        // Every item's rule first: one refusal refuses the request; the
+        // items left to a person are asked about in one question.
+        var asking: [(item: Item, why: String)] = []
         for item in items {
-            if let refusal = decide(context, item: item, vaultDefault: vaultDefault) { return .failure(refusal) }
+            switch decide(context, item: item, vaultDefault: vaultDefault) {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(nil): continue
+            case .success(let why?): asking.append((item, why))
+            }
         }
+        if let refusal = ask(context, about: asking) { return .failure(refusal) }
         return .success(request)
     }
 
@@ -446,8 +456,11 @@ public final class AgentCore: @unchecked Sendable {
         return found
     }
 
-    /// One item's decision: `nil` to allow, else the failure.
-    private func decide(_ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode) -> KeychainError? {
+    /// One item's decision without asking: `.success(nil)` to allow (a
+    /// rule or a lease), `.success(why)` when a person must answer, else the failure.
+    private func decide(_ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode) -> Result<
+        String?, KeychainError
+    > {
         let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
             TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
         }
@@ -455,34 +468,47 @@ public final class AgentCore: @unchecked Sendable {
         switch verdict {
         case .allow(let why):
             gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(why)")
-            return nil
+            return .success(nil)
         case .deny(let why):
             gate.recorder.record(event: "denied", context: context, item: name, decision: why)
-            return .accessDenied("\(context.requester.programName) may not read \(name): \(why)")
+            return .failure(.accessDenied("\(context.requester.programName) may not read \(name): \(why)"))
         case .ask(let why):
-            if gate.hasLease(context, item: item.persistentID) {
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: a lease")
-                return nil
-            }
-            let question = AccessQuestion(context: context, item: name, reason: why)
-            gate.recorder.record(event: "prompt", context: context, item: name, decision: why)
-            switch gate.ask(question, item: item.persistentID) {
-            case nil:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "no answer")
-                return .interactionNotAllowed(
-                    AccessPolicy.consentRefusalPrefix
-                        + "\(name): \(why), and no one could be asked, or no one answered in time")
-            case .deny?:
-                gate.recorder.record(event: "denied", context: context, item: name, decision: "refused by the user")
-                return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
-            case .always?:
-                trustAlways(context, item: item)
-                gate.recorder.record(event: "rule", context: context, item: name, decision: "always allowed")
-                return nil
-            case let answer?:
-                gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: \(answer)")
-                return nil
-            }
+            guard gate.hasLease(context, item: item.persistentID) else { return .success(why) }
+            gate.recorder.record(event: "read", context: context, item: name, decision: "allowed: a lease")
+            return .success(nil)
+        }
+    }
+
+    /// Asks one question for every item the rules left to a person (a read
+    /// of many items is one question naming how many, never one per item).
+    /// - Returns: `nil` when allowed (or nothing to ask), else the failure.
+    private func ask(_ context: AccessContext, about asking: [(item: Item, why: String)]) -> KeychainError? {
+        guard let first = asking.first else { return nil }
+        let names = asking.map { $0.item.displayName }
+        let name = AccessQuestion.naming(names)
+        let question = AccessQuestion(context: context, item: name, reason: first.why, itemCount: asking.count)
+        for one in names { gate.recorder.record(event: "prompt", context: context, item: one, decision: first.why) }
+        let answer = gate.ask(question, items: asking.map { $0.item.persistentID })
+        let (event, decision): (String, String)
+        switch answer {
+        case nil: (event, decision) = ("denied", "no answer")
+        case .deny?: (event, decision) = ("denied", "refused by the user")
+        case .always?: (event, decision) = ("rule", "always allowed")
+        case let given?: (event, decision) = ("read", "allowed: \(given)")
+        }
+        for one in names { gate.recorder.record(event: event, context: context, item: one, decision: decision) }
+        switch answer {
+        case nil:
+            return .interactionNotAllowed(
+                AccessPolicy.consentRefusalPrefix
+                    + "\(name): \(first.why), and no one could be asked, or no one answered in time")
+        case .deny?:
+            return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
+        case .always?:
+            for one in asking { trustAlways(context, item: one.item) }
+            return nil
+        default:
+            return nil
         }
     }
 
