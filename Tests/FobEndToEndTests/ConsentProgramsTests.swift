@@ -3,7 +3,7 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
-/// The consent question for `fob run` and git (a real `git
+/// The consent question for `fob copy`, `fob run` and git (a real `git
 /// credential fill` running `git-credential-fob`), each through the agent
 /// in a tmux pane: asked on the requester's terminal, "once" reads once and
 /// the next read asks again, "deny" refuses with nothing printed.
@@ -31,6 +31,16 @@ import Testing
         return "printf 'protocol=https\\nhost=example.com\\npath=team/repo.git\\n\\n' | "
             + "HOME=\(gitHome.url.path) GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 "
             + "git -c credential.helper= -c credential.helper=\(helper) -c credential.useHttpPath=true credential fill"
+    }
+
+    @Test func copyIsAskedOnItsTerminalOnceThenDenied() throws {
+        let first = try consent.run(
+            "\(fob) --clipboard tmux copy svc acct && tmux show-buffer -b fob && echo", answer: "o")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob copy"))
+        #expect(first.screen.contains("s3cret"))
+        let second = try consent.run("\(fob) --clipboard tmux copy svc acct", answer: "d")
+        #expect(second.status == 51)
     }
 
     @Test func runIsAskedOnItsTerminalOnceThenDenied() throws {
