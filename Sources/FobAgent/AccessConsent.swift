@@ -54,7 +54,10 @@ public final class AccessConsent: @unchecked Sendable {
         }
     }
 
-    /// The decisions for `items`, in order, until one refuses; each one
+    /// The decisions for `items`: each item's rule first (one refusal
+    /// refuses the request before anyone is asked), then one question for
+    /// every item the rules left to a person (a read of many items is one
+    /// question naming how many, never one per item). Each decision is
     /// recorded once (``AccessGate/recorder``): the read (or rule change)
     /// allowed and why, or the refusal, and a question, a lease and an
     /// "always" rule on the way.
@@ -72,62 +75,86 @@ public final class AccessConsent: @unchecked Sendable {
         trustAlways: (AccessRule, Item) -> Void
     ) -> KeychainError? {
         let record = Record(recorder: gate.recorder, context: context, event: event)
+        var asking: [(item: Item, why: String)] = []
         for item in items {
-            if let refusal = decide(record, item: item, vaultDefault: vaultDefault, trustAlways: trustAlways) {
-                return refusal
+            switch verdict(record, item: item, vaultDefault: vaultDefault) {
+            case .failure(let refusal): return refusal
+            case .success(nil): continue
+            case .success(let why?): asking.append((item, why))
             }
         }
-        return nil
+        return ask(record, about: asking, trustAlways: trustAlways)
     }
 
-    /// One item's decision: `nil` to allow, else the failure.
-    private func decide(
-        _ record: Record, item: Item, vaultDefault: AccessRule.Mode, trustAlways: (AccessRule, Item) -> Void
-    ) -> KeychainError? {
+    /// One item's decision without asking: `.success(nil)` to allow (a rule
+    /// or a lease), `.success(why)` when a person must answer, else the failure.
+    private func verdict(_ record: Record, item: Item, vaultDefault: AccessRule.Mode) -> Result<String?, KeychainError> {
         let context = record.context
         let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
             TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
         }
-        let name = item.displayName
         switch verdict {
         case .allow(let why):
             record.allowed(item, .allowedRule, why)
-            return nil
+            return .success(nil)
         case .deny(let why):
             record.refused(item, .denied, why)
-            return .accessDenied("\(context.requester.programName) may not read \(name): \(why)")
+            return .failure(.accessDenied("\(context.requester.programName) may not read \(item.displayName): \(why)"))
         case .ask(let why):
-            if gate.hasLease(context, item: item.persistentID) {
-                record.allowed(item, .allowedLease, "a lease; \(why)")
-                return nil
-            }
-            record.entry(.prompt, item, nil, why)
-            let answer = gate.ask(AccessQuestion(context: context, item: name, reason: why), item: item.persistentID)
-            switch answer {
-            case nil:
-                record.refused(item, .noChannel, "\(why); no one could be asked, or no one answered in time")
-                return .interactionNotAllowed(
-                    AccessPolicy.consentRefusalPrefix
-                        + "\(name): \(why), and no one could be asked, or no one answered in time")
-            case .deny?:
-                record.refused(item, .denied, "refused by the user")
-                return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
-            case .always?:
-                if let rule = AccessConsent.rule(trusting: context, in: item) {
-                    trustAlways(rule, item)
-                    record.entry(.ruleChange, item, nil, "always allow \(context.requester.executable)")
-                }
-                record.allowed(item, .allowedRule, "always allowed by the user")
-            case .once?:
-                record.allowed(item, .allowedOnce, "allowed once by the user")
-            case .lease(let seconds)?:
-                record.entry(.lease, item, .allowedLease, "\(Int((seconds / 60).rounded())) min")
-                record.allowed(item, .allowedLease, "a lease of \(Int((seconds / 60).rounded())) min")
-            case .untilLock?:
-                record.entry(.lease, item, .allowedUntilLock, "until the vault locks")
-                record.allowed(item, .allowedUntilLock, "until the vault locks")
-            }
+            guard gate.hasLease(context, item: item.persistentID) else { return .success(why) }
+            record.allowed(item, .allowedLease, "a lease; \(why)")
+            return .success(nil)
+        }
+    }
+
+    /// Asks one question about every item in `asking` and records the answer for each.
+    /// - Returns: `nil` when allowed (or nothing to ask), else the failure.
+    private func ask(
+        _ record: Record, about asking: [(item: Item, why: String)], trustAlways: (AccessRule, Item) -> Void
+    ) -> KeychainError? {
+        guard let first = asking.first else { return nil }
+        let context = record.context
+        let name = AccessQuestion.naming(asking.map { $0.item.displayName })
+        let question = AccessQuestion(context: context, item: name, reason: first.why, itemCount: asking.count)
+        for one in asking { record.entry(.prompt, one.item, nil, one.why) }
+        let answer = gate.ask(question, items: asking.map { $0.item.persistentID })
+        for one in asking { settle(record, one.item, answer, why: one.why, trustAlways: trustAlways) }
+        switch answer {
+        case nil:
+            return .interactionNotAllowed(
+                AccessPolicy.consentRefusalPrefix
+                    + "\(name): \(first.why), and no one could be asked, or no one answered in time")
+        case .deny?:
+            return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
+        default:
             return nil
+        }
+    }
+
+    /// Records a person's answer about one item (and writes an "always" into its rule).
+    private func settle(
+        _ record: Record, _ item: Item, _ answer: AccessAnswer?, why: String, trustAlways: (AccessRule, Item) -> Void
+    ) {
+        let context = record.context
+        switch answer {
+        case nil:
+            record.refused(item, .noChannel, "\(why); no one could be asked, or no one answered in time")
+        case .deny?:
+            record.refused(item, .denied, "refused by the user")
+        case .always?:
+            if let rule = AccessConsent.rule(trusting: context, in: item) {
+                trustAlways(rule, item)
+                record.entry(.ruleChange, item, nil, "always allow \(context.requester.executable)")
+            }
+            record.allowed(item, .allowedRule, "always allowed by the user")
+        case .once?:
+            record.allowed(item, .allowedOnce, "allowed once by the user")
+        case .lease(let seconds)?:
+            record.entry(.lease, item, .allowedLease, "\(Int((seconds / 60).rounded())) min")
+            record.allowed(item, .allowedLease, "a lease of \(Int((seconds / 60).rounded())) min")
+        case .untilLock?:
+            record.entry(.lease, item, .allowedUntilLock, "until the vault locks")
+            record.allowed(item, .allowedUntilLock, "until the vault locks")
         }
     }
 

@@ -22,14 +22,32 @@ public struct AccessQuestion: Sendable {
     public var context: AccessContext
     /// The item's name (``Item/displayName``).
     public var item: String
-    /// Why the rules did not settle it.
+    /// Why the rules did not settle it (the first item's reason, for many).
     public var reason: String
+    /// How many items the one request reads (a bulk read is one question).
+    public var itemCount: Int
 
     /// - Parameters: as the properties.
-    public init(context: AccessContext, item: String, reason: String) {
+    public init(context: AccessContext, item: String, reason: String, itemCount: Int = 1) {
         self.context = context
         self.item = item
         self.reason = reason
+        self.itemCount = itemCount
+    }
+
+    /// What a question asks for: "the secret of NAME", or for many items
+    /// "the secrets of 12 items: NAME, NAME, NAME, …".
+    public var subject: String {
+        itemCount == 1 ? "the secret of \(item)" : "the secrets of \(item)"
+    }
+
+    /// The items' names for a question: one name alone; for many, how many
+    /// and the first three, with `…` when there are more.
+    /// - Parameter names: each item's ``Item/displayName``.
+    public static func naming(_ names: [String]) -> String {
+        guard names.count > 1 else { return names.first ?? "" }
+        let shown = names.prefix(3).joined(separator: "; ")
+        return "\(names.count) items: \(shown)\(names.count > 3 ? "; …" : "")"
     }
 }
 
@@ -61,7 +79,7 @@ public struct NoAccessRecord: AccessRecorder {
 public final class AccessGate: @unchecked Sendable {
     private let lock = Lock()
     private var leases: [LeaseKey: Double] = [:]
-    private var pending: [LeaseKey: PendingQuestion] = [:]
+    private var pending: [QuestionKey: PendingQuestion] = [:]
     private var asked: [ProgramKey: [Double]] = [:]
     private let clock: any AgentClock
     /// The channels, best first.
@@ -88,6 +106,12 @@ public final class AccessGate: @unchecked Sendable {
     struct LeaseKey: Hashable {
         var program: ProgramKey
         var item: UUID
+    }
+
+    /// A question's key: the program and every item it asks about.
+    struct QuestionKey: Hashable {
+        var program: ProgramKey
+        var items: [UUID]
     }
 
     /// A question in flight: later requests for the same program and item
@@ -135,7 +159,17 @@ public final class AccessGate: @unchecked Sendable {
     /// - Returns: the answer, or `nil` when no channel reached anyone in time
     ///   or the program asked too often.
     public func ask(_ question: AccessQuestion, item: UUID) -> AccessAnswer? {
-        let key = LeaseKey(program: question.context.program, item: item)
+        ask(question, items: [item])
+    }
+
+    /// Asks one question about every item of one request (a bulk read is
+    /// one question, counted once by the rate limit), once per program and
+    /// set of items however many requests wait; a lease an answer gives
+    /// covers each item.
+    /// - Returns: the answer, or `nil` when no channel reached anyone in time
+    ///   or the program asked too often.
+    public func ask(_ question: AccessQuestion, items: [UUID]) -> AccessAnswer? {
+        let key = QuestionKey(program: question.context.program, items: items.sorted { $0.uuidString < $1.uuidString })
         lock.lock()
         if let waiting = pending[key] {
             lock.unlock()
@@ -158,11 +192,13 @@ public final class AccessGate: @unchecked Sendable {
             if answer != nil { break }
         }
         lock.lock()
+        let until: Double?
         switch answer {
-        case .lease(let seconds)?: leases[key] = clock.seconds + seconds
-        case .untilLock?: leases[key] = .infinity
-        default: break
+        case .lease(let seconds)?: until = clock.seconds + seconds
+        case .untilLock?: until = .infinity
+        default: until = nil
         }
+        if let until { for item in items { leases[LeaseKey(program: key.program, item: item)] = until } }
         pending[key] = nil
         lock.unlock()
         question0.finish(answer)

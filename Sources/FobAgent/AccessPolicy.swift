@@ -8,12 +8,48 @@ public struct AccessContext: Sendable {
     public var requester: Requester
     /// How the request came.
     public var channel: AccessChannel
+    /// What a git or docker helper asks for: the repository
+    /// (`https://example.com/team/repo.git`) or the registry's ServerURL,
+    /// read from the request's query (``target(of:channel:)``); `nil` otherwise.
+    public var target: String?
 
     /// - Parameters: as the properties.
-    public init(requester: Requester, channel: AccessChannel) {
+    public init(requester: Requester, channel: AccessChannel, target: String? = nil) {
         self.requester = requester
         self.channel = channel
+        self.target = target
     }
+
+    /// The channel as a question names it: `git for https://example.com/repo.git`.
+    public var via: String { target.map { "\(channel) for \($0)" } ?? "\(channel)" }
+
+    /// The repository or registry a helper's query names: for git, the URL
+    /// made of its `protocol`, `host`, port and `path` (gitcredentials(7)),
+    /// as the helper keeps them (protocol as Apple's four-character code,
+    /// host as the service); for docker, the ServerURL (kept as the path).
+    /// - Returns: `nil` for other channels or a query naming no server.
+    public static func target(of query: ItemQuery?, channel: AccessChannel) -> String? {
+        guard let query, let host = query.service, !host.isEmpty else { return nil }
+        switch channel {
+        case .docker:
+            return query.path.flatMap { $0.isEmpty ? nil : $0 } ?? query.url ?? host
+        case .git:
+            let code = query.internetProtocol ?? ""
+            let scheme = AccessContext.schemes[code] ?? String(code.reversed().drop { $0 == " " }.reversed())
+            var url = scheme.isEmpty ? host : "\(scheme)://\(host)"
+            if let port = query.port, port != 0 { url += ":\(port)" }
+            if let path = query.path, !path.isEmpty { url += "/" + path }
+            return url
+        default:
+            return nil
+        }
+    }
+
+    /// Apple's `kSecAttrProtocol` codes the git helper stores, by scheme.
+    static let schemes = [
+        "htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "ssh ": "ssh", "smtp": "smtp",
+        "imap": "imap", "imps": "imaps",
+    ]
 
     /// Whether the person at the terminal UI's keyboard asks: the peer is
     /// Fob's own executable running the terminal UI (read from `/proc`, not

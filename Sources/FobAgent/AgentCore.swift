@@ -454,6 +454,8 @@ public final class AgentCore: @unchecked Sendable {
         }
         let vaultDefault = (try? vault.accessDefault()) ?? .any
         mutex.unlock()
+        var context = context
+        context.target = AccessContext.target(of: query, channel: context.channel)
         if let refusal = decisions.decide(
             context, items: items, event: event, vaultDefault: vaultDefault, trustAlways: writeRule)
         {

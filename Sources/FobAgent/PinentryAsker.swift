@@ -12,8 +12,16 @@ import FoundationEssentials
 /// | button (Assuan) | answer |
 /// |---|---|
 /// | OK (`SETOK`) "Allow until lock" | ``AccessAnswer/untilLock`` |
-/// | the third button (`SETNOTOK`) "Allow once" | ``AccessAnswer/once`` |
+/// | the third button (`SETNOTOK`) "Other answers…" | a second dialog, below |
 /// | Cancel (`SETCANCEL`) "Deny", or the window closed | ``AccessAnswer/deny`` |
+///
+/// The second dialog asks the same question with the other answers:
+///
+/// | button (Assuan) | answer |
+/// |---|---|
+/// | OK "Always allow for this item" | ``AccessAnswer/always`` (written into the item's rule) |
+/// | the third button "Allow once" | ``AccessAnswer/once`` |
+/// | Cancel "Deny", or the window closed | ``AccessAnswer/deny`` |
 ///
 /// One pinentry runs at a time: a second question waits for the first
 /// within its own timeout. No pinentry program (`$FOB_PINENTRY`, else
@@ -44,20 +52,40 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         defer { PinentryAsker.end(pinentry) }
         guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return nil }
         let seconds = max(1, Int(timeout.rounded(.down)))
-        for command in [
-            "SETTITLE Fob: a program asks for a secret",
-            "SETDESC " + PinentryConversation.escaped(PinentryAsker.description(question)),
-            "SETOK Allow until lock", "SETNOTOK Allow once", "SETCANCEL Deny", "SETTIMEOUT \(seconds)",
-        ] {
-            // An older pinentry may refuse SETNOTOK or SETTIMEOUT: it still asks OK or Cancel.
-            guard pinentry.send(command), pinentry.nextLine(until: deadline) != nil else { return nil }
-        }
-        switch pinentry.confirm(until: deadline) {
+        let described = PinentryAsker.description(question)
+        switch confirm(pinentry, described, PinentryAsker.firstButtons, seconds: seconds, until: deadline) {
         case .ok?: return .untilLock
+        case .cancel?: return .deny
+        case nil: return nil
+        case .notOK?: break
+        }
+        // "Other answers": the same question with the rest of them.
+        switch confirm(pinentry, described, PinentryAsker.otherButtons, seconds: seconds, until: deadline) {
+        case .ok?: return .always
         case .notOK?: return .once
         case .cancel?: return .deny
         case nil: return nil
         }
+    }
+
+    /// The first dialog's buttons (OK, the third button, Cancel).
+    static let firstButtons = ["Allow until lock", "Other answers…", "Deny"]
+    /// The second dialog's, after "Other answers…".
+    static let otherButtons = ["Always allow for this item", "Allow once", "Deny"]
+
+    /// One dialog: the description, three buttons and the timeout, then `CONFIRM`.
+    private func confirm(
+        _ pinentry: PinentryConversation, _ description: String, _ buttons: [String], seconds: Int,
+        until deadline: Double
+    ) -> PinentryConversation.Button? {
+        for command in [
+            "SETTITLE Fob: a program asks for a secret", "SETDESC " + PinentryConversation.escaped(description),
+            "SETOK \(buttons[0])", "SETNOTOK \(buttons[1])", "SETCANCEL \(buttons[2])", "SETTIMEOUT \(seconds)",
+        ] {
+            // An older pinentry may refuse SETNOTOK or SETTIMEOUT: it still asks OK or Cancel.
+            guard pinentry.send(command), pinentry.nextLine(until: deadline) != nil else { return nil }
+        }
+        return pinentry.confirm(until: deadline)
     }
 
     /// Whether this channel is the one for `requester`: it has no terminal
@@ -70,14 +98,14 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
     /// item, through what, and why.
     public static func description(_ question: AccessQuestion) -> String {
         let r = question.context.requester
-        var text = displaySafe("\(r.programName) (pid \(r.pid), \(r.executable)) asks for the secret of ")
-        text += displaySafe("\(question.item) through \(question.context.channel).") + "\n"
+        var text = displaySafe("\(r.programName) (pid \(r.pid), \(r.executable)) asks for ")
+        text += displaySafe("\(question.subject) through \(question.context.via).") + "\n"
         if !r.parents.isEmpty { text += displaySafe("Run by \(r.chain()).") + "\n" }
         if let unit = r.systemdUnit { text += displaySafe("Unit \(unit).") + "\n" }
         if let app = r.flatpakAppID { text += displaySafe("Flatpak app \(app).") + "\n" }
         text += displaySafe("Asked because \(question.reason).") + "\n\n"
         text += "Allow until lock: this program reads this item until the vault locks. "
-        text += "Allow once: this read only. Deny: refuse it."
+        text += "Other answers: allow once, or always for this item. Deny: refuse it."
         return text
     }
 

@@ -41,8 +41,8 @@ public struct TerminalAsker: AccessAsker {
     /// terminal), which item, through what, why, and the choices.
     public static func prompt(_ question: AccessQuestion, leaseSeconds: Double) -> String {
         let r = question.context.requester
-        var text = "\nfob: \(r.programName)[\(r.pid)] (\(displaySafe(r.executable))) asks for the secret of "
-        text += "\(question.item) through \(question.context.channel)\n"
+        var text = "\nfob: \(r.programName)[\(r.pid)] (\(displaySafe(r.executable))) asks for "
+        text += "\(displaySafe(question.subject)) through \(displaySafe(question.context.via))\n"
         if !r.parents.isEmpty { text += "     run by \(displaySafe(r.chain()))\n" }
         text += "     in \(displaySafe(r.workingDirectory)) on \(r.terminal ?? "no terminal"); \(question.reason)\n"
         let minutes = Int(leaseSeconds / 60)

@@ -223,4 +223,85 @@ private final class CountingAsker: AccessAsker, @unchecked Sendable {
             return
         }
     }
+
+    /// A read of many items (an export through the agent, a query of every
+    /// match) is one question naming how many, never one per item (which
+    /// the rate limit would cut after three).
+    @Test func aBulkReadIsOneQuestionNamingHowMany() throws {
+        let v = try TestVault()
+        try v.vault.setAccessDefault(.ask)
+        for n in 0..<5 { try v.vault.add(Item(service: "s", account: "a\(n)", secret: .text("x"))) }
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        guard case .ok = core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)) else {
+            Issue.record("unlock failed")
+            return
+        }
+        let asker = QuestionLog(.untilLock)
+        core.gate.askers = [asker]
+        let every = AgentRequest.get(
+            ItemQuery(itemClass: .genericPassword, service: "s"), limitOne: false, detail: .secret)
+        guard case .success = core.consent(to: every, from: context()) else {
+            Issue.record("the bulk read was refused")
+            return
+        }
+        #expect(asker.questions.count == 1)
+        #expect(asker.questions.first?.itemCount == 5)
+        #expect(
+            asker.questions.first?.subject
+                == "the secrets of 5 items: service \"s\", account \"a0\"; service \"s\", account \"a1\"; "
+                + "service \"s\", account \"a2\"; …")
+        // The answer covers each item: reading one of them asks nothing.
+        guard
+            case .success = core.consent(
+                to: .get(.key(service: "s", account: "a3"), limitOne: true, detail: .secret), from: context())
+        else {
+            Issue.record("a leased item was refused")
+            return
+        }
+        #expect(asker.questions.count == 1)
+    }
+
+    /// A read through the git helper names the repository, through the
+    /// docker helper the registry, from the query the helper sends.
+    @Test func gitAndDockerQuestionsNameTheRepositoryAndRegistry() throws {
+        var query = ItemQuery(itemClass: .internetPassword, service: "example.com", account: "ana")
+        query.internetProtocol = "htps"
+        query.port = 8443
+        query.path = "team/repo.git"
+        #expect(
+            AccessContext.target(of: query, channel: FobStore.AccessChannel.git)
+                == "https://example.com:8443/team/repo.git")
+        query.internetProtocol = "ssh "
+        query.port = 0
+        query.path = nil
+        #expect(AccessContext.target(of: query, channel: FobStore.AccessChannel.git) == "ssh://example.com")
+        #expect(AccessContext.target(of: query, channel: FobStore.AccessChannel.command("get")) == nil)
+        var docker = ItemQuery(itemClass: .internetPassword, service: "registry.example.com")
+        docker.path = "https://registry.example.com/v2/"
+        #expect(
+            AccessContext.target(of: docker, channel: FobStore.AccessChannel.docker)
+                == "https://registry.example.com/v2/")
+        let asked = AccessContext(
+            requester: context().requester, channel: FobStore.AccessChannel.git,
+            target: "https://example.com/team/repo.git")
+        let text = TerminalAsker.prompt(
+            AccessQuestion(context: asked, item: "the item", reason: "ask"), leaseSeconds: 900)
+        #expect(text.contains("asks for the secret of the item through git for https://example.com/team/repo.git\n"))
+        #expect(
+            PinentryAsker.description(AccessQuestion(context: asked, item: "the item", reason: "ask"))
+                .contains("through git for https://example.com/team/repo.git."))
+    }
+}
+
+/// An asker that keeps every question and gives one answer.
+private final class QuestionLog: AccessAsker, @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [AccessQuestion] = []
+    let answer: AccessAnswer?
+    init(_ answer: AccessAnswer?) { self.answer = answer }
+    var questions: [AccessQuestion] { lock.withLock { asked } }
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+        lock.withLock { asked.append(question) }
+        return answer
+    }
 }

@@ -11,15 +11,18 @@ import Testing
     let directory = TemporaryDirectory(prefix: "fob-pinentry-asker")
 
     /// A pinentry that answers `CONFIRM` with `confirm` (after `delay` seconds) and logs each command.
-    func pinentry(confirm: String, delay: Int = 0) throws -> String {
+    /// With `then`, the second `CONFIRM` of a conversation is answered with it.
+    func pinentry(confirm: String, then second: String? = nil, delay: Int = 0) throws -> String {
         let path = directory.file("pinentry").path
         let script = """
             #!/bin/sh
             echo "OK Pleased to meet you"
+            asked=0
             while read -r line; do
               echo "$line" >> '\(directory.file("log").path)'
               case "$line" in
-                CONFIRM) sleep \(delay); echo '\(confirm)';;
+                CONFIRM) sleep \(delay); asked=$((asked + 1))
+                  if [ $asked -eq 2 ]; then echo '\(second ?? confirm)'; else echo '\(confirm)'; fi;;
                 BYE) echo OK; exit 0;;
                 *) echo OK;;
               esac
@@ -52,11 +55,28 @@ import Testing
             #expect(asker(try pinentry(confirm: confirm)).ask(question(), timeout: 10) == answer)
         }
         let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
-        #expect(log.contains("SETOK Allow until lock\nSETNOTOK Allow once\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
+        #expect(
+            log.contains("SETOK Allow until lock\nSETNOTOK Other answers…\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
+        #expect(
+            log.contains(
+                "SETOK Always allow for this item\nSETNOTOK Allow once\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
         #expect(
             log.contains(
                 "SETDESC secret-tool (pid 4321, /usr/bin/secret-tool) asks for the secret of service \"mail\", "
                     + "account \"ana\" through Secret Service.%0ARun by bash[4000].%0A"))
+    }
+
+    /// "Always" is offered too: "Other answers…", then "Always allow for this item".
+    @Test func theSecondDialogOffersAlways() throws {
+        let notOK = "ERR 83886194 Not confirmed <Pinentry>"
+        let cancel = "ERR 83886179 Operation cancelled <Pinentry>"
+        #expect(asker(try pinentry(confirm: notOK, then: "OK")).ask(question(), timeout: 10) == .always)
+        #expect(asker(try pinentry(confirm: notOK, then: cancel)).ask(question(), timeout: 10) == .deny)
+        // Asked once in all when the first answer settles it.
+        try? FileManager.default.removeItem(at: directory.file("log"))
+        #expect(asker(try pinentry(confirm: "OK")).ask(question(), timeout: 10) == .untilLock)
+        let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 1)
     }
 
     @Test func noProgramNoAnswerOrATerminalOfItsOwnIsNoAnswer() throws {

@@ -3,13 +3,17 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
-/// Access rules through the agent, with real requesters in a tmux pane:
-/// the question on the requester's own terminal, each answer, no channel,
-/// and a program replaced after "always".
+/// Access rules through the agent, with real requesters in a tmux pane
+/// (`fob get`, `fob copy`, `fob run`, a real `git credential fill` running
+/// `git-credential-fob`): the question on the requester's own terminal,
+/// each answer, no channel, and a program replaced after "always".
+/// One suite, run one test at a time: questions in two panes at once lose
+/// typed answers.
 @Suite(.serialized) final class ConsentProcessTests {
     let fixture: AgentFixture
     let pane: TmuxSession
     let fob = FobProcess.binaryURL.path
+    let gitHome = TemporaryDirectory(prefix: "fob-consent-git")
 
     init() throws {
         fixture = try AgentFixture()
@@ -17,6 +21,13 @@ import Testing
         #expect(try fixture.run(["access", "default", "ask"], password: true).status == 0)
         #expect(try fixture.run(["add", "svc", "acct"], input: "s3cret", password: true).status == 0)
         #expect(try fixture.unlock().status == 0)
+        let stored = try fixture.run(
+            ["git-credential", "store"],
+            input: "protocol=https\nhost=example.com\npath=team/repo.git\nusername=ana\npassword=git-s3cret\n\n",
+            password: true)
+        #expect(stored.status == 0, "\(stored.stderrText)")
+        try FileManager.default.createSymbolicLink(
+            atPath: gitHome.file("git-credential-fob").path, withDestinationPath: fob)
         pane = try TmuxSession(width: 160, height: 40, environment: fixture.environment)
         _ = try pane.shell("stty sane")
     }
@@ -120,5 +131,45 @@ import Testing
         let denied = try run("\(fob) get svc acct")
         #expect(denied.status == 51)
         #expect(!denied.screen.contains("Allow?"))
+    }
+
+    /// `git-credential-fob`, a link to the built `fob`: git runs an absolute
+    /// helper path without a shell, so the helper's parent is git itself.
+    var helper: String { gitHome.file("git-credential-fob").path }
+
+    /// A `git credential fill` for the stored repository, with no other helper and no prompt of git's own.
+    var gitFill: String {
+        return "printf 'protocol=https\\nhost=example.com\\npath=team/repo.git\\n\\n' | "
+            + "HOME=\(gitHome.url.path) GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 "
+            + "git -c credential.helper= -c credential.helper=\(helper) -c credential.useHttpPath=true credential fill"
+    }
+
+    @Test func copyIsAskedOnItsTerminal() throws {
+        let first = try run(
+            "\(fob) --clipboard tmux copy svc acct && tmux show-buffer -b fob && echo", answer: "o")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob copy"))
+        #expect(first.screen.contains("s3cret"))
+    }
+
+    @Test func runIsAskedOnItsTerminalOnceThenDenied() throws {
+        let first = try run("\(fob) run --env X=svc/acct -- sh -c 'echo got-$X'", answer: "o")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains("through fob run"))
+        #expect(first.screen.contains("got-s3cret"))
+        let second = try run("\(fob) run --env X=svc/acct -- sh -c 'echo got-$X'", answer: "d")
+        #expect(second.status == 51)
+        #expect(!second.screen.contains("got-"))
+    }
+
+    @Test func gitIsNamedWithItsRepositoryAndADenialAnswersNothing() throws {
+        let first = try run(gitFill, answer: "o")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains("git["), "\(first.screen)")
+        #expect(first.screen.contains("through git for https://example.com/team/repo.git"))
+        #expect(first.screen.contains("password=git-s3cret"))
+        let second = try run(gitFill, answer: "d")
+        #expect(second.status != 0)
+        #expect(!second.screen.contains("password="), "\(second.screen)")
     }
 }

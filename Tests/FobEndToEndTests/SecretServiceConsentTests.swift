@@ -62,7 +62,7 @@ import Testing
         #expect(description.contains("service \"mail\", account \"ana\""))
         #expect(!description.contains("fob-secret-service (pid"))
         #expect(text(log).contains("SETOK Allow until lock"))
-        #expect(text(log).contains("SETNOTOK Allow once"))
+        #expect(text(log).contains("SETNOTOK Other answers…"))
         #expect(text(log).contains("SETCANCEL Deny"))
         // A lock ends the lease: asked again.
         #expect(try bus.agent.run(["lock"]).status == 0)
