@@ -88,7 +88,8 @@ public final class AccessConsent: @unchecked Sendable {
 
     /// One item's decision without asking: `.success(nil)` to allow (a rule
     /// or a lease), `.success(why)` when a person must answer, else the failure.
-    private func verdict(_ record: Record, item: Item, vaultDefault: AccessRule.Mode) -> Result<String?, KeychainError> {
+    private func verdict(_ record: Record, item: Item, vaultDefault: AccessRule.Mode) -> Result<String?, KeychainError>
+    {
         let context = record.context
         let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
             TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")

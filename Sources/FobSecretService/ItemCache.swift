@@ -189,7 +189,7 @@ final class ItemCache {
             let signal = event.kind == .added ? "ItemCreated" : event.kind == .deleted ? "ItemDeleted" : "ItemChanged"
             return .item(signal: signal, id)
         case .question, .settled:
-            return nil  // consent questions go to Fob's own terminal UI only
+            return nil // consent questions go to Fob's own terminal UI only
         }
     }
 
