@@ -8,7 +8,9 @@ import FoundationEssentials
 /// the master password (`--password-file`, a password typed at the prompt,
 /// `--no-agent`): the master password is its own proof, so it is recorded,
 /// not asked. One entry for the unlock, one per item whose secret (or
-/// one-time seed and field values) a request read, with decision
+/// one-time seed and field values) a request read, or that `fob export`
+/// wrote out, `fob verify` decrypted or `fob passwd` re-encrypted, and one
+/// per access rule (or the vault's default) changed, each with decision
 /// ``AccessDecision/allowedPassword``; the requester is the program that ran
 /// the command (its parent), as the agent names a requester behind Fob's
 /// own command line.
