@@ -97,8 +97,16 @@ public final class ItemAccess: RequestStore {
     public func perform(_ request: AgentRequest) throws(KeychainError) -> AgentResponse {
         if let answer = try agentAnswer(request) { return answer }
         let store = try unlockedLocal(refusal: agentRefusal)
+        // A rule change names its items only by query: they are found first, to be recorded.
+        var ruled: [Item] = []
+        if record != nil, case .update(let query, let changes) = request, changes.accessRule != nil {
+            ruled = (try? store.items(matching: query, limit: .all, detail: .listing)) ?? []
+        }
         let answer = try store.perform(request)
-        if let record, let vault = store.vault { record.answered(request, with: answer, vault) }
+        if let record, let vault = store.vault {
+            record.answered(request, with: answer, vault)
+            record.rulesChanged(ruled.map(ItemKey.init), request, vault)
+        }
         return answer
     }
 

@@ -8,7 +8,9 @@ import FoundationEssentials
 /// the master password (`--password-file`, a password typed at the prompt,
 /// `--no-agent`): the master password is its own proof, so it is recorded,
 /// not asked. One entry for the unlock, one per item whose secret (or
-/// one-time seed and field values) a request read, with decision
+/// one-time seed and field values) a request read, or that `fob export`
+/// wrote out, `fob verify` decrypted or `fob passwd` re-encrypted, and one
+/// per access rule (or the vault's default) changed, each with decision
 /// ``AccessDecision/allowedPassword``; the requester is the program that ran
 /// the command (its parent), as the agent names a requester behind Fob's
 /// own command line.
@@ -54,14 +56,85 @@ public final class LocalAccessRecord {
         default: return
         }
         guard detail != .listing, case .items(let items) = answer, !items.isEmpty else { return }
-        let now = Date()
         let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
+        read(items.map(ItemKey.init), "the master password: \(what)", vault)
+    }
+
+    /// Records a read of every item of `keys` that a command made on the
+    /// vault itself (`fob export`, `fob passwd`): one entry per item, in one write.
+    /// - Parameters:
+    ///   - keys: the items whose secrets were read.
+    ///   - detail: what was done with them ("the master password: exported").
+    ///   - vault: the vault, fully unlocked.
+    public func read(_ keys: [ItemKey], _ detail: String, _ vault: Vault) {
+        guard !keys.isEmpty else { return }
+        write(readEntries(keys, detail), vault)
+    }
+
+    /// Records the access rule that `request` (an update carrying one) set
+    /// on each item of `keys`: one ``AccessEvent/ruleChange`` entry per item.
+    /// - Parameters:
+    ///   - keys: the items the update matched.
+    ///   - request: the update; any other request records nothing.
+    ///   - vault: the vault, fully unlocked.
+    public func rulesChanged(_ keys: [ItemKey], _ request: AgentRequest, _ vault: Vault) {
+        guard case .update(_, let changes) = request, let rule = changes.accessRule, !keys.isEmpty else { return }
+        let now = Date()
+        let detail =
+            "the master password: rule now '\(rule.mode?.name ?? "default")', "
+            + "\(rule.trusted.count) trusted and \(rule.denied.count) denied programs"
         write(
-            items.map {
+            keys.map {
                 AccessLogEntry(
-                    time: now, event: .read, requester: requester, item: ItemKey($0), channel: channel,
-                    decision: .allowedPassword, detail: "the master password: \(what)")
+                    time: now, event: .ruleChange, requester: requester, item: $0, channel: channel,
+                    decision: .allowedPassword, detail: detail)
             }, vault)
+    }
+
+    /// Records a change of the vault's own settings (its default access
+    /// rule) made with the master password: one ``AccessEvent/ruleChange`` entry.
+    /// - Parameters:
+    ///   - detail: what changed ("the vault's default rule is now 'ask'").
+    ///   - vault: the vault, fully unlocked.
+    public func vaultChanged(_ detail: String, _ vault: Vault) {
+        write(
+            [
+                AccessLogEntry(
+                    time: Date(), event: .ruleChange, requester: requester, channel: channel,
+                    decision: .allowedPassword, detail: detail)
+            ], vault)
+    }
+
+    /// Records what `fob verify` decrypted: the unlock with the master
+    /// password, then one read per item whose record it authenticated.
+    /// `fob verify` opens no ``Vault`` of its own to unlock, so the log's
+    /// key comes from the check itself (``Vault/verify(at:password:accessLogHeadDirectory:recording:)``).
+    /// - Parameters:
+    ///   - keys: the items decrypted.
+    ///   - logKey: the access log's key.
+    ///   - vaultURL: the vault's file.
+    public func verified(_ keys: [ItemKey], logKey: SecretBytes, vaultURL: URL) {
+        let unlock = AccessLogEntry(
+            time: Date(), event: .unlockWithPassword, requester: requester, channel: channel,
+            decision: .allowedPassword, detail: "opened with the master password by fob \(channel.name)")
+        let entries = [unlock] + readEntries(keys, "the master password: decrypted to authenticate, not shown")
+        do {
+            try AccessLogWriter(
+                location: AccessLogLocation(vaultURL: vaultURL), keys: AccessLogKeys(logKey: logKey),
+                headDirectory: watermarks.directory
+            ).append(entries)
+        } catch {
+            failed(error)
+        }
+    }
+
+    private func readEntries(_ keys: [ItemKey], _ detail: String) -> [AccessLogEntry] {
+        let now = Date()
+        return keys.map {
+            AccessLogEntry(
+                time: now, event: .read, requester: requester, item: $0, channel: channel,
+                decision: .allowedPassword, detail: detail)
+        }
     }
 
     private func write(_ entries: [AccessLogEntry], _ vault: Vault) {
@@ -76,8 +149,12 @@ public final class LocalAccessRecord {
             }
             try writer?.append(entries)
         } catch {
-            if failure == nil { onFailure?("the access log was not written: \(error)") }
-            failure = "\(error)"
+            failed(error)
         }
+    }
+
+    private func failed(_ error: any Error) {
+        if failure == nil { onFailure?("the access log was not written: \(error)") }
+        failure = "\(error)"
     }
 }

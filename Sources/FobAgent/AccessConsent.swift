@@ -118,13 +118,12 @@ public final class AccessConsent: @unchecked Sendable {
         let name = AccessQuestion.naming(asking.map { $0.item.displayName })
         let question = AccessQuestion(context: context, item: name, reason: first.why, itemCount: asking.count)
         for one in asking { record.entry(.prompt, one.item, nil, one.why) }
-        let answer = gate.ask(question, items: asking.map { $0.item.persistentID })
-        for one in asking { settle(record, one.item, answer, why: one.why, trustAlways: trustAlways) }
-        switch answer {
+        let outcome = gate.ask(question, items: asking.map { $0.item.persistentID })
+        for one in asking { settle(record, one.item, outcome, why: one.why, trustAlways: trustAlways) }
+        switch outcome.answer {
         case nil:
             return .interactionNotAllowed(
-                AccessPolicy.consentRefusalPrefix
-                    + "\(name): \(first.why), and no one could be asked, or no one answered in time")
+                AccessPolicy.consentRefusalPrefix + "\(name): \(first.why), and \(gate.failure(outcome))")
         case .deny?:
             return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
         default:
@@ -134,12 +133,12 @@ public final class AccessConsent: @unchecked Sendable {
 
     /// Records a person's answer about one item (and writes an "always" into its rule).
     private func settle(
-        _ record: Record, _ item: Item, _ answer: AccessAnswer?, why: String, trustAlways: (AccessRule, Item) -> Void
+        _ record: Record, _ item: Item, _ outcome: AccessOutcome, why: String, trustAlways: (AccessRule, Item) -> Void
     ) {
         let context = record.context
-        switch answer {
+        switch outcome.answer {
         case nil:
-            record.refused(item, .noChannel, "\(why); no one could be asked, or no one answered in time")
+            record.refused(item, outcome == .unanswered ? .timedOut : .noChannel, "\(why); \(gate.failure(outcome))")
         case .deny?:
             record.refused(item, .denied, "refused by the user")
         case .always?:

@@ -16,6 +16,27 @@ public enum AccessAnswer: Sendable, Equatable {
     case deny
 }
 
+/// How asking ended: an answer, or why there is none. The access log
+/// keeps the two failures apart (``AccessDecision/noChannel``,
+/// ``AccessDecision/timedOut``); both fail the request with
+/// errSecInteractionNotAllowed.
+public enum AccessOutcome: Sendable, Equatable {
+    /// The person answered.
+    case answered(AccessAnswer)
+    /// No one could be asked: the channel does not exist for this requester
+    /// (no terminal UI open, no terminal, no pinentry), could not be opened,
+    /// or the program asked too often.
+    case unreachable
+    /// The question was put, and no one answered before the timeout.
+    case unanswered
+
+    /// The answer, or `nil` for either failure.
+    public var answer: AccessAnswer? {
+        if case .answered(let answer) = self { return answer }
+        return nil
+    }
+}
+
 /// One question for a person: who asks for which item, through what, and why.
 public struct AccessQuestion: Sendable {
     /// Who asks and how.
@@ -54,9 +75,10 @@ public struct AccessQuestion: Sendable {
 /// A way to ask a person (the requester's terminal, pinentry, the terminal UI).
 public protocol AccessAsker: Sendable {
     /// Asks, waiting at most `timeout` seconds.
-    /// - Returns: the answer, or `nil` when this channel cannot reach anyone
-    ///   (no terminal) or nobody answered in time.
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer?
+    /// - Returns: the answer; ``AccessOutcome/unreachable`` when this
+    ///   channel cannot reach anyone (no terminal); ``AccessOutcome/unanswered``
+    ///   when the question was put and nobody answered in time.
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome
 }
 
 /// What the agent records of every read, refusal, question, lease and rule
@@ -118,20 +140,20 @@ public final class AccessGate: @unchecked Sendable {
     /// wait for its answer instead of asking again.
     final class PendingQuestion: @unchecked Sendable {
         private let condition = Condition()
-        private var answer: AccessAnswer??
+        private var outcome: AccessOutcome?
 
         /// Waits for ``finish(_:)``.
-        func wait() -> AccessAnswer? {
+        func wait() -> AccessOutcome {
             condition.lock()
             defer { condition.unlock() }
-            while answer == nil { condition.wait() }
-            return answer ?? nil
+            while outcome == nil { condition.wait() }
+            return outcome ?? .unreachable
         }
 
-        /// Gives every waiter the answer.
-        func finish(_ value: AccessAnswer?) {
+        /// Gives every waiter the outcome.
+        func finish(_ value: AccessOutcome) {
             condition.lock()
-            answer = .some(value)
+            outcome = value
             condition.broadcast()
             condition.unlock()
         }
@@ -147,6 +169,12 @@ public final class AccessGate: @unchecked Sendable {
         return false
     }
 
+    /// Why `outcome` holds no answer, as the log and the error say it: "no
+    /// one could be asked", or "no one answered within 60 s" (``timeout``).
+    public func failure(_ outcome: AccessOutcome) -> String {
+        outcome == .unanswered ? "no one answered within \(Int(timeout)) s" : "no one could be asked"
+    }
+
     /// Ends every lease (at lock).
     public func endLeases() {
         lock.lock()
@@ -156,9 +184,8 @@ public final class AccessGate: @unchecked Sendable {
 
     /// Asks about one item on the best channel, once per program and item
     /// however many requests wait; grants the lease an answer gives.
-    /// - Returns: the answer, or `nil` when no channel reached anyone in time
-    ///   or the program asked too often.
-    public func ask(_ question: AccessQuestion, item: UUID) -> AccessAnswer? {
+    /// - Returns: as ``ask(_:items:)``.
+    public func ask(_ question: AccessQuestion, item: UUID) -> AccessOutcome {
         ask(question, items: [item])
     }
 
@@ -166,9 +193,12 @@ public final class AccessGate: @unchecked Sendable {
     /// one question, counted once by the rate limit), once per program and
     /// set of items however many requests wait; a lease an answer gives
     /// covers each item.
-    /// - Returns: the answer, or `nil` when no channel reached anyone in time
-    ///   or the program asked too often.
-    public func ask(_ question: AccessQuestion, items: [UUID]) -> AccessAnswer? {
+    /// Each channel is tried in turn until one answers.
+    /// - Returns: the answer; ``AccessOutcome/unanswered`` when some channel
+    ///   put the question and no one answered in time;
+    ///   ``AccessOutcome/unreachable`` when no channel reached anyone, or
+    ///   the program asked more than ``rateLimit`` times in ``rateWindow``.
+    public func ask(_ question: AccessQuestion, items: [UUID]) -> AccessOutcome {
         let key = QuestionKey(program: question.context.program, items: items.sorted { $0.uuidString < $1.uuidString })
         lock.lock()
         if let waiting = pending[key] {
@@ -179,21 +209,25 @@ public final class AccessGate: @unchecked Sendable {
         var recent = (asked[key.program] ?? []).filter { now - $0 < rateWindow }
         guard recent.count < rateLimit else {
             lock.unlock()
-            return nil
+            return .unreachable
         }
         recent.append(now)
         asked[key.program] = recent
         let question0 = PendingQuestion()
         pending[key] = question0
         lock.unlock()
-        var answer: AccessAnswer?
+        var outcome = AccessOutcome.unreachable
         for asker in askers {
-            answer = asker.ask(question, timeout: timeout)
-            if answer != nil { break }
+            switch asker.ask(question, timeout: timeout) {
+            case .answered(let answer): outcome = .answered(answer)
+            case .unanswered: outcome = .unanswered
+            case .unreachable: continue
+            }
+            if case .answered = outcome { break }
         }
         lock.lock()
         let until: Double?
-        switch answer {
+        switch outcome.answer {
         case .lease(let seconds)?: until = clock.seconds + seconds
         case .untilLock?: until = .infinity
         default: until = nil
@@ -201,7 +235,7 @@ public final class AccessGate: @unchecked Sendable {
         if let until { for item in items { leases[LeaseKey(program: key.program, item: item)] = until } }
         pending[key] = nil
         lock.unlock()
-        question0.finish(answer)
-        return answer
+        question0.finish(outcome)
+        return outcome
     }
 }

@@ -18,7 +18,12 @@ import FoundationEssentials
 /// version 4 adds ``ItemDetail/secretOnly``; version 5 keeps a connection
 /// open for many requests and adds ``AgentRequest/getItems(ids:detail:)``,
 /// ``AgentResponse/written(count:changes:)`` and events that carry the
-/// item's persistent ID and summary.
+/// item's persistent ID and summary; version 6 adds the access log
+/// (``AgentRequest/accessLog(_:)``, code 15, answered by
+/// ``AgentResponse/accessLog(records:problems:)``), consent questions put
+/// to the terminal UI (``AgentEvent/Kind/question`` and
+/// ``AgentEvent/Kind/settled`` events carrying an ``AccessPrompt``) and
+/// their answers (``AgentRequest/answer(question:_:)``, code 16).
 public enum AgentProtocol {
     /// The version this build speaks. Version 3 names the vault in the
     /// hello and carries item revisions (record tag 29 in items), expected
@@ -29,8 +34,15 @@ public enum AgentProtocol {
     /// as a malformed request rather than as another version. Version 5
     /// answers every write with ``AgentResponse/written(count:changes:)``
     /// where version 4 answered `.ok` or `.count`, and its events have
-    /// another layout: a client of version 4 would misread both.
-    public static let version: UInt8 = 5
+    /// another layout: a client of version 4 would misread both. Version 6
+    /// adds requests 15 (the access log) and 16 (an answer to a consent
+    /// question), the access log's answer (response code 7) and the
+    /// question and settled events (kinds 7 and 8, with the prompt as their
+    /// seventh field): an agent of version 5 would refuse the requests as
+    /// unknown codes, and a terminal UI of version 5 would drop the
+    /// questions it was meant to show, so the consent would wait out its
+    /// timeout unseen.
+    public static let version: UInt8 = 6
     /// The first four bytes of every message.
     public static let magic: [UInt8] = Array("FOBA".utf8)
     /// The largest message accepted, in bytes: a whole record (secret,

@@ -41,31 +41,45 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         self.environment = environment
     }
 
-    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+    /// - Returns: the answer; ``AccessOutcome/unreachable`` when the
+    ///   requester has a terminal of its own, no pinentry is found, or it
+    ///   does not start and greet; ``AccessOutcome/unanswered`` when the
+    ///   dialog (or the turn after another one) did not end within `timeout`.
+    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         guard PinentryAsker.needsPinentry(question.context.requester),
             let program = PinentryConversation.program(environment)
-        else { return nil }
+        else { return .unreachable }
         let deadline = PinentryConversation.monotonicSeconds() + timeout
-        guard takeTurn(until: Date().addingTimeInterval(timeout)) else { return nil }
+        guard takeTurn(until: Date().addingTimeInterval(timeout)) else { return .unanswered }
         defer { endTurn() }
-        guard let pinentry = PinentryConversation.start(program: program, environment: environment) else { return nil }
+        guard let pinentry = PinentryConversation.start(program: program, environment: environment) else {
+            return .unreachable
+        }
         defer { PinentryAsker.end(pinentry) }
-        guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return nil }
+        guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return .unreachable }
         let seconds = max(1, Int(timeout.rounded(.down)))
         let described = PinentryAsker.description(question)
         switch confirm(pinentry, described, PinentryAsker.firstButtons, seconds: seconds, until: deadline) {
-        case .ok?: return .untilLock
-        case .cancel?: return .deny
-        case nil: return nil
+        case .ok?: return .answered(.untilLock)
+        case .cancel?: return .answered(.deny)
+        case .timedOut?: return .unanswered
+        case nil: return PinentryAsker.failure(until: deadline)
         case .notOK?: break
         }
         // "Other answers": the same question with the rest of them.
         switch confirm(pinentry, described, PinentryAsker.otherButtons, seconds: seconds, until: deadline) {
-        case .ok?: return .always
-        case .notOK?: return .once
-        case .cancel?: return .deny
-        case nil: return nil
+        case .ok?: return .answered(.always)
+        case .notOK?: return .answered(.once)
+        case .cancel?: return .answered(.deny)
+        case .timedOut?: return .unanswered
+        case nil: return PinentryAsker.failure(until: deadline)
         }
+    }
+
+    /// A dialog that ended with no button: unanswered once `deadline` has
+    /// passed, else pinentry could not show it (no display, it ended).
+    private static func failure(until deadline: Double) -> AccessOutcome {
+        PinentryConversation.monotonicSeconds() >= deadline ? .unanswered : .unreachable
     }
 
     /// The first dialog's buttons (OK, the third button, Cancel).

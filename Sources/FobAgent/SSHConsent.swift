@@ -125,10 +125,12 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     private func ask(_ question: AccessQuestion, lease: UUID, item: Item, _ record: Recorder) -> SSHSignDecision {
         record(.prompt, nil, question.reason)
         let who = question.context.requester.programName
-        switch core.gate.ask(question, item: lease) {
+        let outcome = core.gate.ask(question, item: lease)
+        switch outcome.answer {
         case nil:
-            record(.denial, .noChannel, "no one could be asked, or no one answered in time")
-            return .deny("\(question.reason), and no one could be asked, or no one answered in time")
+            let why = core.gate.failure(outcome)
+            record(.denial, outcome == .unanswered ? .timedOut : .noChannel, why)
+            return .deny("\(question.reason), and \(why)")
         case .deny?:
             record(.denial, .denied, "refused by the user")
             return .deny("\(who) may not sign: the user refused")

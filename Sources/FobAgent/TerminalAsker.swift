@@ -18,23 +18,26 @@ public struct TerminalAsker: AccessAsker {
         self.leaseSeconds = leaseSeconds
     }
 
-    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
-        guard let path = question.context.requester.terminal, path.hasPrefix("/dev/") else { return nil }
+    /// - Returns: the answer; ``AccessOutcome/unreachable`` when the
+    ///   requester has no terminal, or it cannot be opened or written;
+    ///   ``AccessOutcome/unanswered`` when no line came within `timeout`.
+    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
+        guard let path = question.context.requester.terminal, path.hasPrefix("/dev/") else { return .unreachable }
         let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return .unreachable }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_uid == getuid(), isatty(fd) == 1 else { return nil }
+        guard fstat(fd, &st) == 0, st.st_uid == getuid(), isatty(fd) == 1 else { return .unreachable }
         tcflush(fd, TCIFLUSH)
-        guard write(fd, TerminalAsker.prompt(question, leaseSeconds: leaseSeconds)) else { return nil }
+        guard write(fd, TerminalAsker.prompt(question, leaseSeconds: leaseSeconds)) else { return .unreachable }
         let line = readLine(fd, timeout: timeout)
         guard let line else {
             _ = write(fd, "\nfob: no answer; refused\n")
-            return nil
+            return .unanswered
         }
         let answer = TerminalAsker.answer(line, leaseSeconds: leaseSeconds)
         _ = write(fd, answer == .deny ? "fob: refused\n" : "fob: allowed\n")
-        return answer
+        return .answered(answer)
     }
 
     /// The question's text: who (program, pid, parents, directory,

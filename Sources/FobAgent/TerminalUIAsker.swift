@@ -21,8 +21,11 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
         self.subscribers = subscribers
     }
 
-    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
-        guard subscribers.hasTerminalUI else { return nil }
+    /// - Returns: the answer; ``AccessOutcome/unreachable`` with no terminal
+    ///   UI open, or when the last one went away before answering;
+    ///   ``AccessOutcome/unanswered`` when none answered within `timeout`.
+    public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
+        guard subscribers.hasTerminalUI else { return .unreachable }
         condition.lock()
         lastID += 1
         let id = lastID
@@ -36,9 +39,11 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
             if !condition.wait(until: until) { break }
         }
         let answer = open.removeValue(forKey: id) ?? nil
+        let stillOpen = subscribers.hasTerminalUI
         condition.unlock()
         subscribers.publish([AgentEvent(question: prompt, settled: true)], toTerminalUIsOnly: true)
-        return answer
+        if let answer { return .answered(answer) }
+        return stillOpen ? .unanswered : .unreachable
     }
 
     /// Settles question `id` with `answer`, when it still waits.

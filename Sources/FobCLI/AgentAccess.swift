@@ -75,15 +75,23 @@ extension Invocation {
         // The master password given is its own proof: the vault is opened
         // here and what is read is recorded, not asked of the agent.
         access.opensItself = globals.passwordFile != nil
-        let record = LocalAccessRecord(
-            channel: AccessChannel.ofFobPeer(arguments: ["fob"] + (command.isEmpty ? [] : [command])),
-            watermarks: watermarks)
-        record.onFailure = { [self] why in standardError.write("fob: \(why)\n") }
-        access.record = record
+        access.record = accessRecord()
         access.onAgentUnusable = { [self] error in
             standardError.write("fob: \(error.description); not using the agent\n")
         }
         return access
+    }
+
+    /// The access log's record of what this command reads on a vault it
+    /// opens itself with the master password: the command's channel, the
+    /// program that ran `fob` as the requester; a failure to write is named
+    /// on standard error.
+    func accessRecord() -> LocalAccessRecord {
+        let record = LocalAccessRecord(
+            channel: AccessChannel.ofFobPeer(arguments: ["fob"] + (command.isEmpty ? [] : [command])),
+            watermarks: watermarks)
+        record.onFailure = { [self] why in standardError.write("fob: \(why)\n") }
+        return record
     }
 
     /// Starts the agent when none answers, then unlocks it with `password`.

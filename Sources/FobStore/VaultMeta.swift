@@ -204,6 +204,12 @@ extension Vault {
     ///   when the row does not open (edited, or sealed under another key); `.io`.
     public func accessLogKey(create: Bool) throws(KeychainError) -> SecretBytes? {
         guard let vaultKey = keys?.vault else { throw Vault.lockedError }
+        return try accessLogKey(vaultKey: vaultKey, create: create)
+    }
+
+    /// ``accessLogKey(create:)`` under `vaultKey`, for a check that opens
+    /// the vault key without unlocking (``Vault/verify(at:password:accessLogHeadDirectory:recording:)``).
+    func accessLogKey(vaultKey: SecretBytes, create: Bool) throws(KeychainError) -> SecretBytes? {
         if let sealed = try readMetaValue(Vault.accessLogKeyRow) {
             return try Vault.openAccessLogKey(sealed, vaultKey: vaultKey)
         }

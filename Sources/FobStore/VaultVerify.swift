@@ -44,6 +44,8 @@ public struct IntegrityReport: Sendable, Equatable {
     public var accessLogEntries: Int?
     /// What the log check noticed that is not wrong (rotation dropped old files; a write cut short).
     public var accessLogNotes: [String] = []
+    /// The items whose records were decrypted (their secrets read, not shown).
+    var decryptedItems: [ItemKey] = []
 
     /// Whether nothing is wrong.
     public var isSound: Bool {
@@ -73,17 +75,22 @@ extension Vault {
     /// Then the access log beside it (``AccessLogReader``): every file's
     /// header, the chain through every entry and across files, and the head
     /// state kept in `accessLogHeadDirectory`.
+    /// Every record decrypted is a read of its secret: after the check,
+    /// `recording` is given the access log's key (made when the vault has
+    /// none yet, from format 2) and the items decrypted, to record them.
     /// - Parameters:
     ///   - url: the vault file.
     ///   - password: the master password.
     ///   - accessLogHeadDirectory: where the log's head state is kept (``AccessLogHead``), or `nil`.
+    ///   - recording: records the reads (the log's 32-byte key, the items decrypted); `nil`: nothing recorded.
     /// - Returns: the findings; ``IntegrityReport/isSound`` when there are none.
     /// - Throws: `.noSuchKeychain`; `.authFailed` for a wrong password;
     ///   `.decode` when the file is not a Fob vault or its metadata is
     ///   unreadable (nothing can be checked then); `.io`.
-    public static func verify(at url: URL, password: SecretBytes, accessLogHeadDirectory: String? = nil)
-        throws(KeychainError) -> IntegrityReport
-    {
+    public static func verify(
+        at url: URL, password: SecretBytes, accessLogHeadDirectory: String? = nil,
+        recording: ((_ logKey: SecretBytes, _ decrypted: [ItemKey]) -> Void)? = nil
+    ) throws(KeychainError) -> IntegrityReport {
         guard exists(at: url) else { throw .noSuchKeychain(url.path) }
         let vault = try Vault(url: url, creating: false, now: Date.init)
         var report = IntegrityReport()
@@ -102,6 +109,10 @@ extension Vault {
         guard let vaultKey = try meta.openVaultKey(password: normalized).vaultKey else { throw .authFailed }
         try vault.inspectRows(vaultKey: vaultKey, meta: meta, into: &report)
         vault.inspectAccessLog(vaultKey: vaultKey, headDirectory: accessLogHeadDirectory, into: &report)
+        // A format-1 vault is not changed by a check: it gets no log key here.
+        if let recording, let logKey = try? vault.accessLogKey(vaultKey: vaultKey, create: report.format >= 2) {
+            recording(logKey, report.decryptedItems)
+        }
         return report
     }
 
@@ -162,7 +173,8 @@ extension Vault {
                 if !elements.insert(element).inserted { consistent = false }
                 accumulator = accumulator ^ element
                 if let problem = inspect(
-                    record: record, lookup: lookup, format: meta.format, keys: keys, v1Record: v1Record)
+                    record: record, lookup: lookup, format: meta.format, keys: keys, v1Record: v1Record,
+                    decrypted: &report.decryptedItems)
                 {
                     damaged(problem.text, problem.name)
                 }
@@ -182,7 +194,7 @@ extension Vault {
     /// Why one record is damaged, with its name when it could be decrypted; `nil` when sound.
     private func inspect(
         record: UnsafeRawBufferPointer, lookup: UnsafeRawBufferPointer, format: Int32,
-        keys: VaultKeys, v1Record: SecretBytes
+        keys: VaultKeys, v1Record: SecretBytes, decrypted: inout [ItemKey]
     ) -> (text: String, name: String?)? {
         let candidates: [(Accessibility?, SecretBytes)] =
             format == 1 ? [(nil, v1Record)] : keys.recordKeys.map { ($0.0, $0.1) }
@@ -203,6 +215,7 @@ extension Vault {
             case .success(nil): continue
             case .failure(let error): return ("record authenticates but cannot be read: \(error)", nil)
             case .success(let item?):
+                decrypted.append(ItemKey(item))
                 if let accessible, item.accessible != accessible {
                     return (
                         "sealed under the \(accessible.rawValue) key but marked \(item.accessible.rawValue)",

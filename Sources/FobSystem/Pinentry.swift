@@ -110,6 +110,8 @@ public final class PinentryConversation: @unchecked Sendable {
         case notOK
         /// Cancel (`SETCANCEL`), or the window closed: `ERR` with code 99, "cancelled".
         case cancel
+        /// No button: the dialog's own timeout (`SETTIMEOUT`) passed, `ERR` with code 62, "timeout".
+        case timedOut
     }
 
     /// Sends `CONFIRM` and reads which button was pressed.
@@ -123,7 +125,7 @@ public final class PinentryConversation: @unchecked Sendable {
 
     /// The button an answer to `CONFIRM` means: `OK`, or an `ERR` whose
     /// code's low 16 bits (the libgpg-error code; the source is in the high
-    /// bits) are 114 (not confirmed) or 99 (cancelled); `nil` for anything else.
+    /// bits) are 114 (not confirmed), 99 (cancelled) or 62 (timeout); `nil` for anything else.
     public static func button(answer line: String) -> Button? {
         if line == "OK" || line.hasPrefix("OK ") { return .ok }
         let parts = line.split(separator: " ")
@@ -131,6 +133,7 @@ public final class PinentryConversation: @unchecked Sendable {
         switch code & 0xFFFF {
         case 114: return .notOK
         case 99: return .cancel
+        case 62: return .timedOut
         default: return nil
         }
     }

@@ -75,5 +75,5 @@ enum ConsentBenchmark {
 
 /// Answers every question with a lease of ten minutes.
 private struct LeaseAnswer: AccessAsker {
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? { .lease(seconds: 600) }
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome { .answered(.lease(seconds: 600)) }
 }

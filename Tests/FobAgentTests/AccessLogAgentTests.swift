@@ -111,13 +111,21 @@ import Testing
             Issue.record("a refusal is errSecAuthFailed")
             return
         }
+        // Asked, and no one answers in time: timed out.
+        sh.requester.executable = "/bin/bash"
+        guard case .failure(.interactionNotAllowed(let late)) = serve(core, AccessLogAgentTests.read, sh) else {
+            Issue.record("no answer in time is errSecInteractionNotAllowed")
+            return
+        }
+        #expect(late.hasSuffix("and no one answered within 60 s"))
         // Nobody to ask: no channel.
         sh.requester.executable = "/bin/dash"
         core.gate.askers = []
-        guard case .failure(.interactionNotAllowed) = serve(core, AccessLogAgentTests.read, sh) else {
+        guard case .failure(.interactionNotAllowed(let unasked)) = serve(core, AccessLogAgentTests.read, sh) else {
             Issue.record("no channel is errSecInteractionNotAllowed")
             return
         }
+        #expect(unasked.hasSuffix("and no one could be asked"))
         let log = try entries(core, v, watermarks).dropFirst()
         #expect(
             log.map { "\($0.event.rawValue) \($0.decision?.rawValue ?? "-")" } == [
@@ -125,8 +133,11 @@ import Testing
                 "prompt -", "lease allowed-lease", "read allowed-lease",
                 "read allowed-lease",
                 "prompt -", "denial denied",
+                "prompt -", "denial timed-out",
                 "prompt -", "denial no-channel",
             ])
+        #expect(log.suffix(3).first?.detail.hasSuffix("is 'ask'; no one answered within 60 s") == true)
+        #expect(log.last?.detail.hasSuffix("is 'ask'; no one could be asked") == true)
         #expect(log.map(\.requester.executable).suffix(2) == ["/bin/dash", "/bin/dash"])
         #expect(log.allSatisfy { $0.item == ItemKey(service: "mail", account: "ana") && $0.channel == .git })
         core.lockAll()
@@ -202,11 +213,12 @@ import Testing
     }
 }
 
-/// Answers each question with the next of ``answers``.
+/// Answers each question with the next of ``answers``; then puts
+/// questions that no one answers.
 private final class AnsweringAsker: AccessAsker, @unchecked Sendable {
     var answers: [AccessAnswer] = []
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
-        answers.isEmpty ? nil : answers.removeFirst()
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
+        answers.isEmpty ? .unanswered : .answered(answers.removeFirst())
     }
 }
 

@@ -128,22 +128,22 @@ private let git = TrustedProgram(path: "/usr/bin/git", identity: gitIdentity)
 /// Answers gathered from many threads.
 private final class AnswerList: @unchecked Sendable {
     private let lock = NSLock()
-    private var answers: [AccessAnswer?] = []
-    var all: [AccessAnswer?] { lock.withLock { answers } }
-    func append(_ answer: AccessAnswer?) { lock.withLock { answers.append(answer) } }
+    private var answers: [AccessOutcome] = []
+    var all: [AccessOutcome] { lock.withLock { answers } }
+    func append(_ answer: AccessOutcome) { lock.withLock { answers.append(answer) } }
 }
 
 /// An asker that answers after a while and counts its questions.
 private final class CountingAsker: AccessAsker, @unchecked Sendable {
     let lock = NSLock()
     var count = 0
-    let answer: AccessAnswer?
+    let answer: AccessOutcome
     let delay: UInt32
-    init(_ answer: AccessAnswer?, delay: UInt32 = 0) {
+    init(_ answer: AccessOutcome, delay: UInt32 = 0) {
         self.answer = answer
         self.delay = delay
     }
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         lock.withLock { count += 1 }
         usleep(delay)
         return answer
@@ -152,7 +152,7 @@ private final class CountingAsker: AccessAsker, @unchecked Sendable {
 
 @Suite struct AccessGateTests {
     @Test func aFloodOfTheSameQuestionAsksOnce() {
-        let asker = CountingAsker(.once, delay: 500_000)
+        let asker = CountingAsker(.answered(.once), delay: 500_000)
         let gate = AccessGate(clock: ManualAgentClock(), askers: [asker])
         let id = UUID()
         let question = AccessQuestion(context: context(), item: "s/a", reason: "ask")
@@ -160,31 +160,52 @@ private final class CountingAsker: AccessAsker, @unchecked Sendable {
         let threads = (0..<20).map { _ in Thread { answers.append(gate.ask(question, item: id)) } }
         threads.forEach { $0.start() }
         while answers.all.count < 20 { usleep(10_000) }
-        #expect(answers.all.allSatisfy { $0 == .once })
+        #expect(answers.all.allSatisfy { $0 == .answered(.once) })
         #expect(asker.count == 1)
     }
 
     @Test func questionsAreRateLimitedPerProgram() {
-        let asker = CountingAsker(.deny)
+        let asker = CountingAsker(.answered(.deny))
         let gate = AccessGate(clock: ManualAgentClock(), askers: [asker])
         let question = AccessQuestion(context: context(), item: "s/a", reason: "ask")
-        for _ in 0..<3 { #expect(gate.ask(question, item: UUID()) == .deny) }
-        #expect(gate.ask(question, item: UUID()) == nil)
+        for _ in 0..<3 { #expect(gate.ask(question, item: UUID()) == .answered(.deny)) }
+        #expect(gate.ask(question, item: UUID()) == .unreachable)
         #expect(asker.count == 3)
     }
 
     @Test func aLeaseLastsItsMinutesAndEndsAtLock() {
         let clock = ManualAgentClock()
-        let gate = AccessGate(clock: clock, askers: [CountingAsker(.lease(seconds: 300))])
+        let gate = AccessGate(clock: clock, askers: [CountingAsker(.answered(.lease(seconds: 300)))])
         let id = UUID()
         #expect(
-            gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id) == .lease(seconds: 300))
+            gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id)
+                == .answered(.lease(seconds: 300)))
         #expect(gate.hasLease(context(), item: id))
         clock.advance(301)
         #expect(!gate.hasLease(context(), item: id))
-        #expect(gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id) != nil)
+        #expect(gate.ask(AccessQuestion(context: context(), item: "s/a", reason: "ask"), item: id).answer != nil)
         gate.endLeases()
         #expect(!gate.hasLease(context(), item: id))
+    }
+}
+
+extension AccessGateTests {
+    /// A channel that put the question and got no answer in time makes the
+    /// outcome unanswered, even when a later channel reaches no one; with
+    /// no channel reaching anyone, it is unreachable.
+    @Test func noAnswerInTimeAndNoOneToAskAreTwoOutcomes() {
+        let question = AccessQuestion(context: context(), item: "s/a", reason: "ask")
+        let late = AccessGate(
+            clock: ManualAgentClock(), askers: [CountingAsker(.unanswered), CountingAsker(.unreachable)])
+        #expect(late.ask(question, item: UUID()) == .unanswered)
+        #expect(late.failure(.unanswered) == "no one answered within 60 s")
+        let nobody = AccessGate(clock: ManualAgentClock(), askers: [CountingAsker(.unreachable)])
+        #expect(nobody.ask(question, item: UUID()) == .unreachable)
+        #expect(nobody.failure(.unreachable) == "no one could be asked")
+        // A later channel's answer still settles it.
+        let answered = AccessGate(
+            clock: ManualAgentClock(), askers: [CountingAsker(.unanswered), CountingAsker(.answered(.once))])
+        #expect(answered.ask(question, item: UUID()) == .answered(.once))
     }
 }
 
@@ -205,7 +226,7 @@ private final class CountingAsker: AccessAsker, @unchecked Sendable {
         let unattended = context(terminal: nil)
         let refusal = KeychainError.interactionNotAllowed(
             "consent needed for service \"s\", account \"a\": the vault's default rule is 'ask', "
-                + "and no one could be asked, or no one answered in time")
+                + "and no one could be asked")
         for request in [
             AgentRequest.get(.key(service: "s", account: "a"), limitOne: true, detail: .secret),
             .getItems(ids: [item.persistentID], detail: .secretOnly),
@@ -300,8 +321,8 @@ private final class QuestionLog: AccessAsker, @unchecked Sendable {
     let answer: AccessAnswer?
     init(_ answer: AccessAnswer?) { self.answer = answer }
     var questions: [AccessQuestion] { lock.withLock { asked } }
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         lock.withLock { asked.append(question) }
-        return answer
+        return answer.map { .answered($0) } ?? .unreachable
     }
 }

@@ -11,9 +11,9 @@ private final class RecordingAsker: AccessAsker, @unchecked Sendable {
     private let lock = NSLock()
     private var asked: [AccessContext] = []
     var contexts: [AccessContext] { lock.withLock { asked } }
-    func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+    func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         lock.withLock { asked.append(question.context) }
-        return .once
+        return .answered(.once)
     }
 }
 

@@ -52,7 +52,7 @@ import Testing
             ("ERR 83886179 Operation cancelled <Pinentry>", .deny),
         ]
         for (confirm, answer) in cases {
-            #expect(asker(try pinentry(confirm: confirm)).ask(question(), timeout: 10) == answer)
+            #expect(asker(try pinentry(confirm: confirm)).ask(question(), timeout: 10) == .answered(answer))
         }
         let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
         #expect(
@@ -70,34 +70,44 @@ import Testing
     @Test func theSecondDialogOffersAlways() throws {
         let notOK = "ERR 83886194 Not confirmed <Pinentry>"
         let cancel = "ERR 83886179 Operation cancelled <Pinentry>"
-        #expect(asker(try pinentry(confirm: notOK, then: "OK")).ask(question(), timeout: 10) == .always)
-        #expect(asker(try pinentry(confirm: notOK, then: cancel)).ask(question(), timeout: 10) == .deny)
+        #expect(asker(try pinentry(confirm: notOK, then: "OK")).ask(question(), timeout: 10) == .answered(.always))
+        #expect(asker(try pinentry(confirm: notOK, then: cancel)).ask(question(), timeout: 10) == .answered(.deny))
         // Asked once in all when the first answer settles it.
         try? FileManager.default.removeItem(at: directory.file("log"))
-        #expect(asker(try pinentry(confirm: "OK")).ask(question(), timeout: 10) == .untilLock)
+        #expect(asker(try pinentry(confirm: "OK")).ask(question(), timeout: 10) == .answered(.untilLock))
         let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
         #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 1)
     }
 
-    @Test func noProgramNoAnswerOrATerminalOfItsOwnIsNoAnswer() throws {
-        #expect(asker("/nonexistent/pinentry").ask(question(), timeout: 5) == nil)
+    /// No program, a pinentry that cannot show a dialog, or a requester
+    /// with a terminal of its own: no one could be asked here.
+    @Test func noProgramOrNoDialogOrATerminalOfItsOwnIsUnreachable() throws {
+        #expect(asker("/nonexistent/pinentry").ask(question(), timeout: 5) == .unreachable)
         // A pinentry that fails (no display): an error other than the buttons'.
         #expect(
             asker(try pinentry(confirm: "ERR 83918950 Inappropriate ioctl for device")).ask(question(), timeout: 5)
-                == nil)
+                == .unreachable)
+        // The requester's own terminal is the terminal channel's.
+        #expect(
+            asker(try pinentry(confirm: "OK")).ask(question(terminal: "/dev/pts/9"), timeout: 5) == .unreachable)
+    }
+
+    /// A dialog left unanswered: past the deadline, or pinentry's own
+    /// timeout (`ERR` code 62): no one answered in time.
+    @Test func aDialogLeftUnansweredIsUnanswered() throws {
         let slow = asker(try pinentry(confirm: "OK", delay: 5))
         let start = Date()
-        #expect(slow.ask(question(), timeout: 1) == nil)
+        #expect(slow.ask(question(), timeout: 1) == .unanswered)
         #expect(Date().timeIntervalSince(start) < 4)
-        // The requester's own terminal is the terminal channel's.
-        #expect(asker(try pinentry(confirm: "OK")).ask(question(terminal: "/dev/pts/9"), timeout: 5) == nil)
+        #expect(
+            asker(try pinentry(confirm: "ERR 83886142 Timeout <Pinentry>")).ask(question(), timeout: 5) == .unanswered)
     }
 
     @Test func oneQuestionAtATime() throws {
         let shared = asker(try pinentry(confirm: "OK", delay: 1))
         let answers = Answers()
         let asked = question()
-        let threads = (0..<2).map { _ in Thread { answers.append(shared.ask(asked, timeout: 10)) } }
+        let threads = (0..<2).map { _ in Thread { answers.append(shared.ask(asked, timeout: 10).answer) } }
         let start = Date()
         threads.forEach { $0.start() }
         while answers.all.count < 2 { usleep(20_000) }
@@ -110,7 +120,7 @@ import Testing
         #expect(PinentryConversation.button(answer: "OK") == .ok)
         #expect(PinentryConversation.button(answer: "ERR 83886194 Not confirmed") == .notOK)
         #expect(PinentryConversation.button(answer: "ERR 83886179 Operation cancelled") == .cancel)
-        #expect(PinentryConversation.button(answer: "ERR 83886142 Timeout") == nil)
+        #expect(PinentryConversation.button(answer: "ERR 83886142 Timeout") == .timedOut)
         #expect(PinentryConversation.button(answer: "D garbage") == nil)
         #expect(PinentryConversation.escaped("50%\nnext") == "50%25%0Anext")
     }

@@ -17,9 +17,9 @@ private let question = AccessQuestion(
 /// An answer handed from the asking thread to the test.
 private final class AnswerBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var answer: AccessAnswer?
-    func set(_ value: AccessAnswer?) { lock.withLock { answer = value } }
-    func get() -> AccessAnswer? { lock.withLock { answer } }
+    private var answer: AccessOutcome?
+    func set(_ value: AccessOutcome) { lock.withLock { answer = value } }
+    func get() -> AccessOutcome? { lock.withLock { answer } }
 }
 
 /// The terminal UI as the first channel: a question reaches only the
@@ -38,7 +38,7 @@ private final class AnswerBox: @unchecked Sendable {
         let subscribers = AgentSubscribers()
         let plain = subscribers.add()
         let asker = TerminalUIAsker(subscribers: subscribers)
-        #expect(asker.ask(question, timeout: 5) == nil)
+        #expect(asker.ask(question, timeout: 5) == .unreachable)
         #expect(subscribers.next(plain!, timeout: 0) == [])
     }
 
@@ -64,7 +64,7 @@ private final class AnswerBox: @unchecked Sendable {
         let settled = try #require(firstQuestion(subscribers, ui2))
         #expect(settled.kind == .settled && settled.prompt?.id == prompt.id)
         while result.get() == nil { _ = subscribers.next(ui1, timeout: 0.01) }
-        #expect(result.get() == .lease(seconds: 600))
+        #expect(result.get() == .answered(.lease(seconds: 600)))
         #expect(subscribers.next(other, timeout: 0) == [])
     }
 
@@ -72,7 +72,7 @@ private final class AnswerBox: @unchecked Sendable {
         let subscribers = AgentSubscribers()
         let ui = try #require(subscribers.add(terminalUI: true))
         let asker = TerminalUIAsker(subscribers: subscribers)
-        #expect(asker.ask(question, timeout: 0.1) == nil)
+        #expect(asker.ask(question, timeout: 0.1) == .unanswered)
         let events = subscribers.next(ui, timeout: 0) ?? []
         #expect(events.map(\.kind) == [.question, .settled])
         #expect(!asker.settle(events[0].prompt!.id, with: .once))

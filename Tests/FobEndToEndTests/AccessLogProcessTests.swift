@@ -74,6 +74,50 @@ import Testing
         #expect(lines(entries, "read") + lines(entries, "read", account: "other") == [])
     }
 
+    /// A question put and left unanswered (pinentry's own timeout) is
+    /// timed-out; a question no channel could put is no-channel: both exit
+    /// 36 with nothing on standard output, each named in the error.
+    @Test func noAnswerInTimeAndNoOneToAskAreTwoDecisions() throws {
+        #expect(try fixture.run(["access", "set", "svc", "acct", "ask"], password: true).status == 0)
+        #expect(try fixture.run(["access", "set", "svc", "other", "ask"], password: true).status == 0)
+        // An agent whose pinentry puts the question and hears only its timeout.
+        fixture.stop()
+        let pinentry = fixture.runtime.url.appendingPathComponent("pinentry").path
+        let script = """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            while read -r line; do
+              case "$line" in
+                CONFIRM) echo 'ERR 83886142 Timeout <Pinentry>';;
+                BYE) echo OK; exit 0;;
+                *) echo OK;;
+              esac
+            done
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: pinentry))
+        chmod(pinentry, 0o755)
+        fixture.extraEnvironment["FOB_PINENTRY"] = pinentry
+        #expect(try fixture.unlock().status == 0)
+        let late = try fixture.run(["get", "svc", "acct"])
+        #expect(late.status == 36)
+        #expect(late.stdout.isEmpty)
+        #expect(late.stderrText.contains("no one answered within 60 s"), "\(late.stderrText)")
+        // The same agent with no pinentry to run: no one can be asked.
+        fixture.stop()
+        fixture.extraEnvironment["FOB_PINENTRY"] = "/nonexistent/pinentry"
+        #expect(try fixture.unlock().status == 0)
+        let unasked = try fixture.run(["get", "svc", "other"])
+        #expect(unasked.status == 36)
+        #expect(unasked.stdout.isEmpty)
+        #expect(unasked.stderrText.contains("no one could be asked"), "\(unasked.stderrText)")
+        let entries = try log()
+        #expect(lines(entries, "denial") == ["get timed-out \(me)"])
+        #expect(lines(entries, "denial", account: "other") == ["get no-channel \(me)"])
+        // `fob log` prints each decision by its name.
+        let text = try fixture.run(["log", "--item", "svc", "acct"]).stdoutText
+        #expect(text.contains("timed-out"), "\(text)")
+    }
+
     @Test func aCommandGivenTheMasterPasswordIsRecordedNotAsked() throws {
         #expect(try fixture.run(["access", "set", "svc", "acct", "ask"], password: true).status == 0)
         // The agent holds the vault unlocked, but the password opens it here: no question.

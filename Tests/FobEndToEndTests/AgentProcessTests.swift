@@ -292,10 +292,14 @@ import Testing
         }
         _ = ready.fileHandleForReading.availableData
         let refused = try f.run(["ls"])
-        #expect(refused.stderrText.contains("the agent speaks protocol version 2, this fob speaks 5"))
+        #expect(
+            refused.stderrText.contains("the agent speaks protocol version 2, this fob speaks \(AgentProtocol.version)")
+        )
         let unlocked = try f.unlock()
         #expect(unlocked.status == 0, "\(unlocked.stderrText)")
-        #expect(unlocked.stderrText.contains("the agent spoke protocol version 2, this fob speaks 5"))
+        #expect(
+            unlocked.stderrText.contains("the agent spoke protocol version 2, this fob speaks \(AgentProtocol.version)")
+        )
         #expect(try f.status()["state"] as? String == "unlocked")
     }
 

@@ -87,6 +87,26 @@ import Testing
         }
     }
 
+    /// "No one could be asked" and "no one answered in time" are two
+    /// decisions with codes of their own; an entry written before the two
+    /// were told apart (code 7 for both) still reads, as no-channel.
+    @Test func noChannelAndTimedOutKeepTheirOwnCodes() throws {
+        let decisionOffset = 1 + 8 + 1 + 1
+        for (decision, code, name) in [
+            (AccessDecision.noChannel, UInt8(7), "no-channel"), (.timedOut, UInt8(8), "timed-out"),
+        ] {
+            let entry = AccessLogEntry(time: Date(timeIntervalSince1970: 9), event: .denial, decision: decision)
+            let bytes = AccessLogEntryCodec.encode(entry)
+            #expect(bytes[decisionOffset] == code)
+            #expect(decision.rawValue == name)
+            #expect(try bytes.withUnsafeBytes { try AccessLogEntryCodec.decode($0) }.decision == decision)
+        }
+        var old = AccessLogEntryCodec.encode(
+            AccessLogEntry(time: Date(timeIntervalSince1970: 9), event: .denial, decision: .denied))
+        old[decisionOffset] = 7
+        #expect(try old.withUnsafeBytes { try AccessLogEntryCodec.decode($0) }.decision == .noChannel)
+    }
+
     @Test func entriesRoundTripThroughTheFileAndVerify() throws {
         let f = try Fixture()
         try f.writer.append((1...3).map { AccessLogTests.entry($0) })

@@ -1,5 +1,8 @@
 // The agent's requests and answers (length-prefixed frames from a socket
 // peer): every byte string is a request, an answer or a typed error.
+// Answers include every event (AgentEvent: changes, the terminal UI's
+// question and settled events with their AccessPrompt) and the access
+// log's entries.
 import FobAgent
 
 @_cdecl("LLVMFuzzerTestOneInput")

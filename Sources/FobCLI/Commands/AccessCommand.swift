@@ -131,7 +131,10 @@ enum AccessCommand: FobCommand {
         let password = try invocation.masterPassword(prompt: "Master password: ")
         try vault.unlock(password: password)
         defer { vault.lock() }
+        let record = invocation.accessRecord()
+        record.unlocked(vault)
         try vault.setAccessDefault(mode)
+        record.vaultChanged("the vault's default rule is now '\(mode.name)'", vault)
         invocation.standardError.write("The vault's access default is now '\(mode.name)'.\n")
         return 0
     }

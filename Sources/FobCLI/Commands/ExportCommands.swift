@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobImport
 import FobStore
@@ -58,9 +59,16 @@ enum ExportCommand: FobCommand {
                     + "run it on a terminal or pass --password-file")
         }
         defer { vault.lock() }
+        let record = invocation.accessRecord()
+        record.unlocked(vault)
         let everything = try vault.allItemsWithSecrets()
         let withKeys = invocation.arguments.flag("--include-ssh-keys")
         let items = withKeys ? everything : everything.filter { $0.kind != .sshKey }
+        // Recorded before a byte is written: an export cut short has still read them.
+        record.read(items.map(ItemKey.init), "the master password: exported as \(format)", vault)
+        record.read(
+            everything.filter { !withKeys && $0.kind == .sshKey }.map(ItemKey.init),
+            "the master password: read by the export, left out of it", vault)
         if items.count < everything.count {
             invocation.standardError.write(
                 "fob: \(everything.count - items.count) SSH keys left out; --include-ssh-keys writes them too\n")

@@ -33,6 +33,8 @@ enum PasswdCommand: FobCommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         // The old password is about to go: the agent is locked, not unlocked, after.
         let vault = try invocation.unlockedVault(handingToAgent: false)
+        let record = invocation.accessRecord()
+        record.unlocked(vault)
         let rotate = invocation.arguments.flag("--rotate-key")
         if rotate,
             (try? vault.item(
@@ -44,7 +46,10 @@ enum PasswdCommand: FobCommand {
         let newPassword = try invocation.newMasterPassword(
             file: invocation.arguments.value("--new-password-file"),
             prompt: "New master password: ")
+        // Every record is decrypted and sealed again under the new vault key.
+        let keys = ((try? vault.items(matching: ItemQuery(itemClass: nil))) ?? []).map(ItemKey.init)
         try vault.changePassword(to: newPassword)
+        record.read(keys, "the master password: re-encrypted under a new vault key", vault)
         let epoch = try rewrapSyncHeader(invocation, vault: vault, password: newPassword, rotate: rotate)
         vault.lock()
         invocation.lockAgentIfRunning()

@@ -1,3 +1,4 @@
+import FobAccess
 import FobAgent
 import FobStore
 import FoundationEssentials
@@ -27,8 +28,12 @@ enum VerifyCommand: FobCommand {
         // A backup's access log stopped where the vault's went on: the
         // head kept for the vault (by its id) is not the backup's to match.
         let backup = (try? invocation.openVault().isBackupCopy) ?? false
+        // Each record decrypted is a read of its secret, recorded in the
+        // vault's log (a backup, read-only, keeps no record of its own).
+        let record = invocation.accessRecord()
         let report = try Vault.verify(
-            at: url, password: password, accessLogHeadDirectory: backup ? nil : invocation.watermarks.directory)
+            at: url, password: password, accessLogHeadDirectory: backup ? nil : invocation.watermarks.directory,
+            recording: backup ? nil : { key, items in record.verified(items, logKey: key, vaultURL: url) })
         guard report.isSound else {
             for problem in report.problems { invocation.standardOutput.write("damaged: \(problem)\n") }
             let count = report.problems.count
