@@ -28,16 +28,16 @@ public final class AccessConsent: @unchecked Sendable {
         case items(query: ItemQuery?, limit: MatchLimit, ids: [UUID], event: AccessEvent)
     }
 
-    /// What `request` needs: a read of secrets (a `.get` with more than the
-    /// listing's detail) or a change of an access rule needs every matching
+    /// What `request` needs: a read of secrets (a `.get` at a detail that
+    /// ``ItemDetail/needsConsent``) or a change of an access rule needs every matching
     /// item's consent; an item added through a client's own channel (Secret
     /// Service, git, docker, a `SecItem` program) trusts that client, as the
     /// Keychain puts the creating application in the item's access list.
     static func need(of request: AgentRequest, from context: AccessContext) -> Need {
         switch request {
-        case .get(let q, let one, let detail) where detail != .listing:
+        case .get(let q, let one, let detail) where detail.needsConsent:
             return .items(query: q, limit: one ? .one : .all, ids: [], event: .read)
-        case .getItems(let asked, let detail) where detail != .listing:
+        case .getItems(let asked, let detail) where detail.needsConsent:
             return .items(query: nil, limit: .all, ids: asked, event: .read)
         case .update(let q, let changes) where changes.accessRule != nil:
             return .items(query: q, limit: .all, ids: [], event: .ruleChange)

@@ -422,7 +422,7 @@ public final class AgentCore: @unchecked Sendable {
     }
 
     /// Applies the access rules to a request before it is answered: a read
-    /// of secrets (a `.get` with more than the listing's detail) or a change
+    /// of secrets (a `.get` at a detail that ``ItemDetail/needsConsent``) or a change
     /// of an access rule needs every matching item's rule, a lease, or a
     /// person's answer (``AccessGate``); an item added through a client's
     /// own channel (Secret Service, git, docker, a `SecItem` program) trusts
