@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "fob-secret-service", dependencies: ["FobSecretService", "FobSystem"]),
         // Keychain code as written for Apple's Security framework, built against
         // FobSecurity: the SecItem program the end-to-end consent tests run.
-        .executableTarget(name: "keychain-read", dependencies: ["FobSecurity"], path: "Examples/keychain-read"),
+        .executableTarget(name: "keychain-example", dependencies: ["FobSecurity"], path: "Examples/keychain-example"),
         .executableTarget(
             name: "fob-bench",
             dependencies: [

@@ -201,20 +201,52 @@ import Testing
         #expect(fromScript.screen.contains("s3cret"))
     }
 
-    /// A program written for Apple's SecItem API (Examples/keychain-read,
+    /// The example SecItem program, built beside `fob`.
+    let example = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("keychain-example").path
+
+    /// A program written for Apple's SecItem API (Examples/keychain-example,
     /// built against FobSecurity) asks the agent itself: it is the
     /// requester, asked on its own terminal; once gives the secret, a
     /// denial is errSecAuthFailed (-25293) and no secret.
     @Test func aSecItemProgramIsAskedOnItsTerminal() throws {
-        let program = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("keychain-read").path
-        let first = try run("\(program) svc acct", answer: "o")
+        let first = try run("\(example) svc acct", answer: "o")
         #expect(first.status == 0, "\(first.screen)")
-        #expect(first.screen.contains("fob: keychain-read["), "\(first.screen)")
+        #expect(first.screen.contains("fob: keychain-example["), "\(first.screen)")
         #expect(first.screen.replacingOccurrences(of: "\n", with: "").contains("through SecItem"))
         #expect(first.screen.contains("secret: s3cret"))
-        let second = try run("\(program) svc acct", answer: "d")
+        let second = try run("\(example) svc acct", answer: "d")
         #expect(second.status == 1, "\(second.screen)")
         #expect(second.screen.contains("status: -25293 "), "\(second.screen)")
         #expect(!second.screen.contains("secret: s3cret"))
+    }
+
+    /// Access groups with real SecItem programs, three copies of the example
+    /// (three files, three programs): mail saves the group's first item;
+    /// calendar, asked about it and answered "always", is of the group from
+    /// then on and reads what mail saves later unasked; another program is
+    /// asked, and saving into the group does not make it one of the group.
+    @Test func theProgramsOfAnAccessGroupShareItsItems() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-groups")
+        let (mail, calendar, other) = (dir.file("mail").path, dir.file("calendar").path, dir.file("other").path)
+        #expect(try run("cp \(example) \(mail) && cp \(example) \(calendar) && cp \(example) \(other)").status == 0)
+        let group = "--group com.example.shared"
+        let saved = try run("printf token-1 | \(mail) --save \(group) app token")
+        #expect(saved.status == 0, "\(saved.screen)")
+        #expect(!saved.screen.contains("Allow?"))
+        let joined = try run("\(calendar) \(group) app token", answer: "a")
+        #expect(joined.status == 0, "\(joined.screen)")
+        #expect(joined.screen.contains("secret: token-1"))
+        #expect(try run("printf token-2 | \(mail) --save \(group) app refresh").status == 0)
+        let shared = try run("\(calendar) \(group) app refresh")
+        #expect(shared.status == 0, "\(shared.screen)")
+        #expect(!shared.screen.contains("Allow?"))
+        #expect(shared.screen.contains("secret: token-2"))
+        let asked = try run("\(other) \(group) app refresh", answer: "d")
+        #expect(asked.status == 1, "\(asked.screen)")
+        #expect(asked.screen.contains("status: -25293 "))
+        #expect(try run("printf planted | \(other) --save \(group) app planted").status == 0)
+        let still = try run("\(other) \(group) app token", answer: "d")
+        #expect(still.status == 1, "\(still.screen)")
+        #expect(!still.screen.contains("secret: token-1"))
     }
 }
