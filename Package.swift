@@ -108,6 +108,9 @@ let package = Package(
             name: "FobSecretService",
             dependencies: ["CSecretService", "CSystemd", "FobAccess", "FobAgent", "FobStore", "FobSystem"]),
         .executableTarget(name: "fob-secret-service", dependencies: ["FobSecretService", "FobSystem"]),
+        // Keychain code as written for Apple's Security framework, built against
+        // FobSecurity: the SecItem program the end-to-end consent tests run.
+        .executableTarget(name: "keychain-example", dependencies: ["FobSecurity"], path: "Examples/keychain-example"),
         .executableTarget(
             name: "fob-bench",
             dependencies: [

@@ -55,7 +55,7 @@ public final class LocalAccessRecord {
         case .get(_, _, let asked), .getItems(_, let asked): detail = asked
         default: return
         }
-        guard detail != .listing, case .items(let items) = answer, !items.isEmpty else { return }
+        guard detail.needsConsent, case .items(let items) = answer, !items.isEmpty else { return }
         let what = detail == .attributes ? "attributes (one-time seed, field values)" : "secret"
         read(items.map(ItemKey.init), "the master password: \(what)", vault)
     }

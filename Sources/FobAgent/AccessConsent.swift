@@ -28,16 +28,16 @@ public final class AccessConsent: @unchecked Sendable {
         case items(query: ItemQuery?, limit: MatchLimit, ids: [UUID], event: AccessEvent)
     }
 
-    /// What `request` needs: a read of secrets (a `.get` with more than the
-    /// listing's detail) or a change of an access rule needs every matching
+    /// What `request` needs: a read of secrets (a `.get` at a detail that
+    /// ``ItemDetail/needsConsent``) or a change of an access rule needs every matching
     /// item's consent; an item added through a client's own channel (Secret
     /// Service, git, docker, a `SecItem` program) trusts that client, as the
     /// Keychain puts the creating application in the item's access list.
     static func need(of request: AgentRequest, from context: AccessContext) -> Need {
         switch request {
-        case .get(let q, let one, let detail) where detail != .listing:
+        case .get(let q, let one, let detail) where detail.needsConsent:
             return .items(query: q, limit: one ? .one : .all, ids: [], event: .read)
-        case .getItems(let asked, let detail) where detail != .listing:
+        case .getItems(let asked, let detail) where detail.needsConsent:
             return .items(query: nil, limit: .all, ids: asked, event: .read)
         case .update(let q, let changes) where changes.accessRule != nil:
             return .items(query: q, limit: .all, ids: [], event: .ruleChange)
@@ -66,18 +66,22 @@ public final class AccessConsent: @unchecked Sendable {
     ///   - items: the items the request would read, with their rules.
     ///   - event: what the request does to each: ``AccessEvent/read`` or ``AccessEvent/ruleChange``.
     ///   - vaultDefault: the vault's default rule.
+    ///   - groupMembers: the programs of each access group among `items`
+    ///     (``AccessPolicy/groupMembers(_:)``).
     ///   - trustAlways: writes an "always allow" answer into an item's rule.
     /// - Returns: `nil` to allow all, else the failure: `.accessDenied` for
     ///   a rule or a person that refused, `.interactionNotAllowed` naming the
     ///   rule when nobody could be asked or nobody answered in time.
     func decide(
         _ context: AccessContext, items: [Item], event: AccessEvent, vaultDefault: AccessRule.Mode,
-        trustAlways: (AccessRule, Item) -> Void
+        groupMembers: [String: [TrustedProgram]] = [:], trustAlways: (AccessRule, Item) -> Void
     ) -> KeychainError? {
         let record = Record(recorder: gate.recorder, context: context, event: event)
         var asking: [(item: Item, why: String)] = []
         for item in items {
-            switch verdict(record, item: item, vaultDefault: vaultDefault) {
+            switch verdict(
+                record, item: item, vaultDefault: vaultDefault, members: groupMembers[item.accessGroup] ?? [])
+            {
             case .failure(let refusal): return refusal
             case .success(nil): continue
             case .success(let why?): asking.append((item, why))
@@ -88,10 +92,11 @@ public final class AccessConsent: @unchecked Sendable {
 
     /// One item's decision without asking: `.success(nil)` to allow (a rule
     /// or a lease), `.success(why)` when a person must answer, else the failure.
-    private func verdict(_ record: Record, item: Item, vaultDefault: AccessRule.Mode) -> Result<String?, KeychainError>
+    private func verdict(_ record: Record, item: Item, vaultDefault: AccessRule.Mode, members: [TrustedProgram])
+        -> Result<String?, KeychainError>
     {
         let context = record.context
-        let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault) {
+        let verdict = AccessPolicy.decide(context, item: item, vaultDefault: vaultDefault, groupMembers: members) {
             TrustedProgram.hash(ofFile: "/proc/\(context.requester.pid)/exe")
         }
         switch verdict {

@@ -104,17 +104,20 @@ public enum AccessPolicy {
     /// In order: the terminal UI is allowed; a program in the rule's deny
     /// list is refused; a forwarded request (no controlling terminal) follows
     /// ``AccessRule/forwarded`` when that is not `.same`; a trusted program
-    /// (same file identity) is allowed; otherwise the rule's mode (or the
-    /// vault's default) decides.
+    /// (same file identity) is allowed, and so is a program of the item's
+    /// access group (``groupMembers(_:)``); otherwise the rule's mode (or
+    /// the vault's default) decides.
     /// - Parameters:
     ///   - context: who asks and how.
     ///   - item: the item, with its rule.
     ///   - vaultDefault: the vault's ``Vault/accessDefault()``.
+    ///   - groupMembers: the programs of the item's access group (its
+    ///     ``groupMembers(_:)`` entry); ignored for the empty access group.
     ///   - fileHash: the BLAKE2b-256 of the requester's running executable,
     ///     asked only when a listed program carries a hash (``TrustedProgram/hash``).
     /// - Returns: the verdict and its reason.
     public static func decide(
-        _ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode,
+        _ context: AccessContext, item: Item, vaultDefault: AccessRule.Mode, groupMembers: [TrustedProgram] = [],
         fileHash: () -> [UInt8]? = { nil }
     ) -> AccessVerdict {
         if context.isTerminalUI { return .allow("the terminal UI at its keyboard") }
@@ -141,6 +144,9 @@ public enum AccessPolicy {
         if identity != nil, rule.trusted.contains(where: named) {
             return .allow("\(context.requester.executable) is trusted by \(item.displayName)")
         }
+        if identity != nil, !item.accessGroup.isEmpty, groupMembers.contains(where: named) {
+            return .allow("\(context.requester.executable) is of the access group \"\(item.accessGroup)\"")
+        }
         let mode = rule.mode ?? vaultDefault
         let whose = rule.mode == nil ? "the vault's default rule" : "the rule of \(item.displayName)"
         switch mode {
@@ -148,5 +154,33 @@ public enum AccessPolicy {
         case .ask: return .ask("\(whose) is 'ask'")
         case .deny: return .deny("\(whose) is 'deny'")
         }
+    }
+
+    /// The programs of each non-empty access group among `items`: every
+    /// program trusted by an item of that group, as the Keychain shares an
+    /// access group's items among every program of the group. A program
+    /// joins a group by creating its first item (a client's add trusts the
+    /// client), or when the user trusts it with one of the group's items
+    /// ("always", `fob access grant`); the empty access group (every item
+    /// `fob add` makes) is no group.
+    /// - Parameter items: items of any groups, with their rules.
+    /// - Returns: for each non-empty group, its programs (each once).
+    public static func groupMembers(_ items: [Item]) -> [String: [TrustedProgram]] {
+        var members: [String: [TrustedProgram]] = [:]
+        for item in items where !item.accessGroup.isEmpty {
+            var list = members[item.accessGroup] ?? []
+            for program in item.accessRule.trusted where !list.contains(program) { list.append(program) }
+            members[item.accessGroup] = list
+        }
+        return members
+    }
+
+    /// ``groupMembers(_:)`` of every item of each non-empty group of `groups` in `vault`.
+    static func groupMembers(of groups: Set<String>, in vault: Vault) -> [String: [TrustedProgram]] {
+        var items: [Item] = []
+        for group in groups where !group.isEmpty {
+            items += (try? vault.items(matching: ItemQuery(itemClass: nil, accessGroup: group))) ?? []
+        }
+        return groupMembers(items)
     }
 }

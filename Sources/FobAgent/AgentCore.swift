@@ -422,7 +422,7 @@ public final class AgentCore: @unchecked Sendable {
     }
 
     /// Applies the access rules to a request before it is answered: a read
-    /// of secrets (a `.get` with more than the listing's detail) or a change
+    /// of secrets (a `.get` at a detail that ``ItemDetail/needsConsent``) or a change
     /// of an access rule needs every matching item's rule, a lease, or a
     /// person's answer (``AccessGate``); an item added through a client's
     /// own channel (Secret Service, git, docker, a `SecItem` program) trusts
@@ -443,7 +443,7 @@ public final class AgentCore: @unchecked Sendable {
         let ids: [UUID]
         let event: AccessEvent
         switch AccessConsent.need(of: request, from: context) {
-        case .nothing(let answered): return .success(answered)
+        case .nothing(let answered): return .success(joiningGroup(answered, else: request))
         case .items(let q, let l, let i, let e): (query, limit, ids, event) = (q, l, i, e)
         }
         mutex.lock()
@@ -453,15 +453,30 @@ public final class AgentCore: @unchecked Sendable {
             return .success(request) // the request itself fails as locked or not found
         }
         let vaultDefault = (try? vault.accessDefault()) ?? .any
+        let members = AccessPolicy.groupMembers(of: Set(items.map(\.accessGroup)), in: vault)
         mutex.unlock()
         var context = context
         context.target = AccessContext.target(of: query, channel: context.channel)
         if let refusal = decisions.decide(
-            context, items: items, event: event, vaultDefault: vaultDefault, trustAlways: writeRule)
+            context, items: items, event: event, vaultDefault: vaultDefault, groupMembers: members,
+            trustAlways: writeRule)
         {
             return .failure(refusal)
         }
         return .success(request)
+    }
+
+    /// `answered` (an add trusting its client), or `original` (trusting no one) when the item's
+    /// access group has programs and the client is not one: writing into a group joins nothing.
+    private func joiningGroup(_ answered: AgentRequest, else original: AgentRequest) -> AgentRequest {
+        guard case .add(let item) = answered, !item.accessGroup.isEmpty, let creator = item.accessRule.trusted.first,
+            case .add(let asked) = original, asked.accessRule.trusted.isEmpty
+        else { return answered }
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let vault, vault.lockLevel != .locked else { return answered }
+        let members = AccessPolicy.groupMembers(of: [item.accessGroup], in: vault)[item.accessGroup] ?? []
+        return members.isEmpty || members.contains { $0.matches(creator.identity) } ? answered : original
     }
 
     /// The items, with their rules, that `query` (or, without one, `ids`) names.

@@ -116,8 +116,25 @@ public enum ItemDetail: UInt8, Sendable, Comparable {
     /// for a client that holds the rest already, such as the Secret
     /// Service provider answering `GetSecrets` of thousands of items.
     case secretOnly = 3
+    /// A listing with the values of the fields a Secret Service client
+    /// searches on (``ItemOperations/searchAttributes(_:)``: the custom
+    /// fields `attr:NAME` and `content-type`), and no secret, one-time seed
+    /// or other field value. As the Secret Service specification says of
+    /// attributes, these are not secret: a read of them needs no consent,
+    /// so `SearchItems` then `GetSecrets` is one question, not two.
+    case searchAttributes = 4
 
     public static func < (a: ItemDetail, b: ItemDetail) -> Bool { a.rawValue < b.rawValue }
+
+    /// Whether an answer at this detail carries anything the access rules
+    /// guard (a secret, a one-time seed, a custom field value other than
+    /// the searchable ones): ``attributes``, ``secret``, ``secretOnly``.
+    public var needsConsent: Bool {
+        switch self {
+        case .listing, .searchAttributes: return false
+        case .attributes, .secret, .secretOnly: return true
+        }
+    }
 }
 
 /// What a client asks the agent: one verb per operation.

@@ -222,7 +222,8 @@ public final class AgentServer: @unchecked Sendable {
         -> Result<AgentRequest, KeychainError>
     {
         switch request.unwrapped {
-        case .get(_, _, .listing), .getItems(_, .listing), .status, .lock, .unlock, .unlockWithKey, .list, .delete,
+        case .get(_, _, .listing), .getItems(_, .listing), .get(_, _, .searchAttributes),
+            .getItems(_, .searchAttributes), .status, .lock, .unlock, .unlockWithKey, .list, .delete,
             .save, .applyImport, .subscribe:
             return .success(request.unwrapped)
         default: break

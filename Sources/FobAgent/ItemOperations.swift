@@ -17,6 +17,23 @@ public enum ItemOperations {
         return copy
     }
 
+    /// The prefix of the custom fields that hold an item's Secret Service
+    /// attributes (`attr:NAME`), whose values ``searchAttributes(_:)`` keeps.
+    public static let attributeFieldPrefix = "attr:"
+    /// The custom field holding a Secret Service content type.
+    public static let contentTypeField = "content-type"
+
+    /// `item` at ``ItemDetail/searchAttributes``: as ``listed(_:)``, but the
+    /// values of the `attr:NAME` and `content-type` fields are kept.
+    public static func searchAttributes(_ item: Item) -> Item {
+        var copy = listed(item)
+        copy.customFields = item.customFields.map {
+            $0.name.hasPrefix(attributeFieldPrefix) || $0.name == contentTypeField
+                ? $0 : CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden)
+        }
+        return copy
+    }
+
     /// `item` at ``ItemDetail/secretOnly``: its class, primary key (with
     /// the internet password's parts), persistent ID, revision, dates,
     /// kind and class of protection, and its secret; nothing else.
@@ -49,6 +66,7 @@ public enum ItemOperations {
             switch detail {
             case .listing: return .items(found.map(ItemOperations.listed))
             case .secretOnly: return .items(found.map(ItemOperations.secretOnly))
+            case .searchAttributes: return .items(found.map(ItemOperations.searchAttributes))
             case .attributes, .secret: return .items(found)
             }
         case .list(let service):
@@ -112,6 +130,10 @@ public enum ItemOperations {
         let found = try vault.items(
             matching: .exact(for: summary), limit: .one, withSecrets: detail == .secret || detail == .secretOnly)[0]
         guard found.persistentID == summary.persistentID else { throw .itemNotFound(found.displayName) }
-        return detail == .secretOnly ? secretOnly(found) : found
+        switch detail {
+        case .secretOnly: return secretOnly(found)
+        case .searchAttributes: return searchAttributes(found)
+        case .listing, .attributes, .secret: return found
+        }
     }
 }

@@ -241,7 +241,7 @@ final class ItemCache {
         for start in stride(from: 0, to: ids.count, by: AgentProtocol.maxIDsPerRequest) {
             let chunk = Array(ids[start..<min(ids.count, start + AgentProtocol.maxIDsPerRequest)])
             do {
-                found += try store.items(ids: chunk, detail: .attributes)
+                found += try store.items(ids: chunk, detail: .searchAttributes)
             } catch {
                 if case .interactionNotAllowed = error { forget() }
                 throw error

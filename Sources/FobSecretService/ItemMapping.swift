@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import FobSystem
 import FoundationEssentials
@@ -18,9 +19,9 @@ import FoundationEssentials
 ///   attributes `service` = S, `account` = A and `username` = A.
 public enum ItemMapping {
     /// The prefix of the custom fields that hold attributes.
-    public static let fieldPrefix = "attr:"
+    public static let fieldPrefix = ItemOperations.attributeFieldPrefix
     /// The custom field holding a content type other than `text/plain`.
-    public static let contentTypeField = "content-type"
+    public static let contentTypeField = ItemOperations.contentTypeField
 
     /// The attributes a client sees for `item`.
     public static func attributes(of item: Item) -> [String: String] {

@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 
 /// A D-Bus error answer: its name and a message (never a secret).
@@ -46,10 +47,15 @@ public struct ProviderError: Error, Equatable, Sendable {
         ProviderError(name: "org.freedesktop.DBus.Error.Failed", message: message)
     }
 
-    /// The answer for a store error: a locked vault is `IsLocked`, a missing
-    /// item `NoSuchObject`, anything else `Failed` with its reason.
+    /// The answer for a store error: a read the access rules refused (a
+    /// rule, a person's denial, or no one to ask) is `AccessDenied` naming
+    /// why; a locked vault is `IsLocked`; a missing item `NoSuchObject`;
+    /// anything else `Failed` with its reason.
     static func from(_ error: KeychainError, path: String = "") -> ProviderError {
         switch error {
+        case .accessDenied(let why): return .accessDenied("access denied: \(why)")
+        case .interactionNotAllowed(let why) where why.hasPrefix(AccessPolicy.consentRefusalPrefix):
+            return .accessDenied(why)
         case .interactionNotAllowed, .authFailed: return .isLocked
         case .itemNotFound: return .noSuchObject(path)
         default: return .failed("\(error)")

@@ -87,8 +87,9 @@ public final class AgentSecretStore: SecretStore, @unchecked Sendable {
 
     public func forEachItem(_ body: (Item) -> Void) throws(KeychainError) {
         do {
-            // Every attribute: a client's attributes are custom field values.
-            try store.forEachItem(matching: ItemQuery(itemClass: .genericPassword), detail: .attributes, body)
+            // A client's attributes are custom field values: those, and no
+            // other value, which would need the client's consent.
+            try store.forEachItem(matching: ItemQuery(itemClass: .genericPassword), detail: .searchAttributes, body)
         } catch .itemNotFound {
             return
         }

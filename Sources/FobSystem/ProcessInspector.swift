@@ -63,7 +63,9 @@ public enum ProcessInspector {
     /// process that ended meanwhile (whose pid may now be another's) is
     /// `.gone`. When the peer is one of Fob's own programs
     /// (``FobPrograms/contains(_:identity:)``), the requester is its parent,
-    /// read the same way, and ``Requester/via`` names the peer.
+    /// read the same way, and ``Requester/via`` names the peer; a shell
+    /// that only started the peer (``behindLaunchers(_:started:)``) is
+    /// passed over for the program that ran it.
     /// - Parameters:
     ///   - socket: a connected `AF_UNIX` socket.
     ///   - fob: Fob's own executables.
@@ -80,7 +82,30 @@ public enum ProcessInspector {
         guard fob.contains(peer.executable, identity: peer.identity), let parent = peer.parents.first else {
             return peer
         }
-        return try requester(pid: parent.pid, forwardedBy: peer)
+        let via = ProcessSummary(
+            pid: peer.pid, executable: peer.executable, name: peer.programName, arguments: peer.arguments)
+        return behindLaunchers(try requester(pid: parent.pid, forwardedBy: via), started: peer.arguments)
+    }
+
+    /// `requester`, or, while it is a shell that only started the program
+    /// with arguments `started` (``ShellLauncher``: `sh -c 'git-credential-fob
+    /// get'`), the program that ran that shell, read the same way. A shell
+    /// whose parent is pid 1, or cannot be read, stays the requester.
+    /// - Parameters:
+    ///   - requester: the program that ran Fob's, with ``Requester/via`` set.
+    ///   - started: the `argv` of Fob's program.
+    public static func behindLaunchers(_ requester: Requester, started: [String]) -> Requester {
+        var current = requester
+        var child = started
+        for _ in 0..<4 {
+            guard ShellLauncher.onlyStarts(child, shell: current.arguments), let parent = current.parents.first,
+                parent.pid > 1, let via = current.via,
+                let next = try? self.requester(pid: parent.pid, forwardedBy: via)
+            else { break }
+            child = current.arguments
+            current = next
+        }
+        return current
     }
 
     /// Names a process by its pid, as a peer that is Fob's own program

@@ -245,6 +245,49 @@ extension AccessGateTests {
         }
     }
 
+    /// The Secret Service provider's listing reads the attributes clients
+    /// search on (`attr:` fields, the content type): not secret, so never
+    /// asked about, and carrying no other field's value, seed or secret.
+    /// Before, it read every attribute, and `secret-tool lookup` answered
+    /// "allow once" was asked twice: the listing, then the secret.
+    @Test func searchAttributesAreNotHeldAndCarryNothingElse() throws {
+        let v = try TestVault()
+        try v.vault.setAccessDefault(.ask)
+        var item = Item(service: "s", account: "a", secret: .text("x"))
+        item.customFields = [
+            CustomField(name: "attr:xdg:schema", value: SecretBytes(utf8: "org.example")),
+            CustomField(name: "content-type", value: SecretBytes(utf8: "application/json")),
+            CustomField(name: "pin", value: SecretBytes(utf8: "1234"), isHidden: true),
+        ]
+        item.oneTimePassword = SecretBytes(utf8: "JBSWY3DPEHPK3PXP")
+        try v.vault.add(item)
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        guard case .ok = core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)) else {
+            Issue.record("unlock failed")
+            return
+        }
+        let asker = QuestionLog(.deny)
+        core.gate.askers = [asker]
+        for request in [
+            AgentRequest.getItems(ids: [item.persistentID], detail: .searchAttributes),
+            .get(ItemQuery(itemClass: .genericPassword), limitOne: false, detail: .searchAttributes),
+        ] {
+            guard case .success(let allowed) = core.consent(to: request, from: context()) else {
+                Issue.record("\(request) was held")
+                continue
+            }
+            guard case .items(let found) = core.handle(allowed), let one = found.first else {
+                Issue.record("no answer to \(request)")
+                continue
+            }
+            #expect(one.secret == nil)
+            #expect(one.oneTimePassword?.count == 0)
+            #expect(one.customFields.map { $0.value.unsafeString ?? "" } == ["org.example", "application/json", ""])
+        }
+        #expect(asker.questions.isEmpty)
+        #expect(!ItemDetail.searchAttributes.needsConsent && ItemDetail.attributes.needsConsent)
+    }
+
     /// A read of many items (an export through the agent, a query of every
     /// match) is one question naming how many, never one per item (which
     /// the rate limit would cut after three).

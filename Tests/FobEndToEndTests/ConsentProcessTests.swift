@@ -10,6 +10,9 @@ import Testing
 /// One suite, run one test at a time: questions in two panes at once lose
 /// typed answers.
 @Suite(.serialized) final class ConsentProcessTests {
+    /// The line of choices of a question on a terminal.
+    static let choices = "Allow? [t] this program until the vault locks"
+
     let fixture: AgentFixture
     let pane: TmuxSession
     let fob = FobProcess.binaryURL.path
@@ -34,28 +37,31 @@ import Testing
 
     deinit { fixture.stop() }
 
-    /// Runs `command` in the pane after clearing it; waits for the question
-    /// when `asked`, answers `answer`, and returns the screen after the
-    /// command's status line.
+    /// Runs `command` in the pane after clearing it; waits for this run's
+    /// question when `answer` is given, types it, and returns the screen
+    /// after the command's status line.
+    ///
+    /// The question waited for is the one printed after this run's start
+    /// marker: the last run's question stays on screen until `clear` runs,
+    /// and an answer typed to it reaches the terminal before the agent asks,
+    /// which discards what was typed ahead (as sudo does), so that answer
+    /// was lost and the run waited out the question's timeout.
     func run(_ command: String, answer: String? = nil) throws -> (screen: String, status: Int) {
-        // A marker of this run only, so an earlier run's status line (still on
-        // screen until 'clear' runs) is never taken for this one's.
-        let tag = "status-" + UUID().uuidString.prefix(8) + "="
-        try pane.type("clear; \(command); echo \"\(tag.dropLast())\"\"=$?\"")
+        // Markers of this run only, each typed in two halves so that the
+        // command line itself never shows the whole marker.
+        let id = String(UUID().uuidString.prefix(8))
+        let start = "start-" + id
+        let tag = "status-" + id + "="
+        try pane.type("clear; echo \"start-\"\"\(id)\"; \(command); echo \"status-\"\"\(id)=$?\"")
         try pane.press("Enter")
         if let answer {
-            try pane.waitFor("Allow? [t] this program until the vault locks")
-            // Keys sent in the instant the question appears can reach the
-            // pane before the terminal reads again: send again until the
-            // answer is taken.
-            for _ in 0..<5 {
-                try pane.type(answer)
-                try pane.press("Enter")
-                let taken = try? pane.waitUntil(timeout: 3, "the answer taken") {
-                    $0.contains("fob: allowed") || $0.contains("fob: refused")
-                }
-                if taken != nil { break }
+            try pane.waitUntil(timeout: 30, "the question of \(command)") { screen in
+                let lines = screen.components(separatedBy: "\n")
+                guard let first = lines.firstIndex(of: start) else { return false }
+                return lines[first...].contains { $0.contains(ConsentProcessTests.choices) }
             }
+            try pane.type(answer)
+            try pane.press("Enter")
         }
         let screen = try pane.waitUntil(timeout: 70, "the status of \(command)") { screen in
             screen.components(separatedBy: "\n").contains { $0.hasPrefix(tag) }
@@ -133,15 +139,19 @@ import Testing
         #expect(!denied.screen.contains("Allow?"))
     }
 
-    /// `git-credential-fob`, a link to the built `fob`: git runs an absolute
-    /// helper path without a shell, so the helper's parent is git itself.
+    /// `git-credential-fob`, a link to the built `fob`. git runs an absolute
+    /// helper path with its action through `sh -c '/…/git-credential-fob
+    /// get'`: dash stays the helper's parent, and Fob names git behind it.
     var helper: String { gitHome.file("git-credential-fob").path }
 
-    /// A `git credential fill` for the stored repository, with no other helper and no prompt of git's own.
-    var gitFill: String {
+    /// A `git credential fill` for the stored repository, with no other
+    /// helper and no prompt of git's own; `helper` is the value of
+    /// `credential.helper` (default: the absolute path of ``helper``).
+    func gitFill(helper: String? = nil) -> String {
         return "printf 'protocol=https\\nhost=example.com\\npath=team/repo.git\\n\\n' | "
             + "HOME=\(gitHome.url.path) GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 "
-            + "git -c credential.helper= -c credential.helper=\(helper) -c credential.useHttpPath=true credential fill"
+            + "git -c credential.helper= -c 'credential.helper=\(helper ?? self.helper)' -c credential.useHttpPath=true "
+            + "credential fill"
     }
 
     @Test func copyIsAskedOnItsTerminal() throws {
@@ -163,13 +173,80 @@ import Testing
     }
 
     @Test func gitIsNamedWithItsRepositoryAndADenialAnswersNothing() throws {
-        let first = try run(gitFill, answer: "o")
+        let first = try run(gitFill(), answer: "o")
         #expect(first.status == 0, "\(first.screen)")
-        #expect(first.screen.contains("git["), "\(first.screen)")
+        // The requester is git, not the `sh -c` it runs its helper through.
+        #expect(first.screen.contains("fob: git["), "\(first.screen)")
+        #expect(first.screen.contains("(/usr/bin/git) asks"), "\(first.screen)")
         #expect(first.screen.contains("through git for https://example.com/team/repo.git"))
         #expect(first.screen.contains("password=git-s3cret"))
-        let second = try run(gitFill, answer: "d")
+        let second = try run(gitFill(), answer: "d")
         #expect(second.status != 0)
         #expect(!second.screen.contains("password="), "\(second.screen)")
+    }
+
+    /// A helper given as a command line (`!fob git-credential`) runs through
+    /// `sh -c` too; the shell that runs a script, though, is the requester.
+    @Test func aShellThatOnlyStartsTheHelperIsSkippedAndAScriptIsNot() throws {
+        let viaCommand = try run(gitFill(helper: "!\(fob) git-credential"), answer: "o")
+        #expect(viaCommand.status == 0, "\(viaCommand.screen)")
+        #expect(viaCommand.screen.contains("fob: git["), "\(viaCommand.screen)")
+        let dir = TemporaryDirectory(prefix: "fob-consent-script")
+        let script = dir.file("read.sh").path
+        try Data("\(fob) get svc acct\n".utf8).write(to: URL(fileURLWithPath: script))
+        let fromScript = try run("sh \(script)", answer: "o")
+        #expect(fromScript.status == 0, "\(fromScript.screen)")
+        #expect(fromScript.screen.contains("fob: dash["), "\(fromScript.screen)")
+        #expect(fromScript.screen.contains("(/usr/bin/dash) asks"))
+        #expect(fromScript.screen.contains("s3cret"))
+    }
+
+    /// The example SecItem program, built beside `fob`.
+    let example = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("keychain-example").path
+
+    /// A program written for Apple's SecItem API (Examples/keychain-example,
+    /// built against FobSecurity) asks the agent itself: it is the
+    /// requester, asked on its own terminal; once gives the secret, a
+    /// denial is errSecAuthFailed (-25293) and no secret.
+    @Test func aSecItemProgramIsAskedOnItsTerminal() throws {
+        let first = try run("\(example) svc acct", answer: "o")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains("fob: keychain-example["), "\(first.screen)")
+        #expect(first.screen.replacingOccurrences(of: "\n", with: "").contains("through SecItem"))
+        #expect(first.screen.contains("secret: s3cret"))
+        let second = try run("\(example) svc acct", answer: "d")
+        #expect(second.status == 1, "\(second.screen)")
+        #expect(second.screen.contains("status: -25293 "), "\(second.screen)")
+        #expect(!second.screen.contains("secret: s3cret"))
+    }
+
+    /// Access groups with real SecItem programs, three copies of the example
+    /// (three files, three programs): mail saves the group's first item;
+    /// calendar, asked about it and answered "always", is of the group from
+    /// then on and reads what mail saves later unasked; another program is
+    /// asked, and saving into the group does not make it one of the group.
+    @Test func theProgramsOfAnAccessGroupShareItsItems() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-groups")
+        let (mail, calendar, other) = (dir.file("mail").path, dir.file("calendar").path, dir.file("other").path)
+        #expect(try run("cp \(example) \(mail) && cp \(example) \(calendar) && cp \(example) \(other)").status == 0)
+        let group = "--group com.example.shared"
+        let saved = try run("printf token-1 | \(mail) --save \(group) app token")
+        #expect(saved.status == 0, "\(saved.screen)")
+        #expect(!saved.screen.contains("Allow?"))
+        let joined = try run("\(calendar) \(group) app token", answer: "a")
+        #expect(joined.status == 0, "\(joined.screen)")
+        #expect(joined.screen.contains("secret: token-1"))
+        #expect(try run("printf token-2 | \(mail) --save \(group) app refresh").status == 0)
+        let shared = try run("\(calendar) \(group) app refresh")
+        #expect(shared.status == 0, "\(shared.screen)")
+        #expect(!shared.screen.contains("Allow?"))
+        #expect(shared.screen.contains("secret: token-2"))
+        let asked = try run("\(other) \(group) app refresh", answer: "d")
+        #expect(asked.status == 1, "\(asked.screen)")
+        #expect(asked.screen.contains("status: -25293 "))
+        #expect(try run("printf planted | \(other) --save \(group) app planted").status == 0)
+        let still = try run("\(other) \(group) app token", answer: "d")
+        #expect(still.status == 1, "\(still.screen)")
+        #expect(!still.screen.contains("secret: token-1"))
     }
 }

@@ -54,6 +54,21 @@ import Testing
         #expect(ProcStat.parse(inputs["short"] ?? []) == nil)
     }
 
+    @Test func shellLauncherInputs() {
+        let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("shell-launcher").map { ($0.name, $0.bytes) })
+        func decide(_ bytes: [UInt8]) -> Bool {
+            let halves = bytes.split(separator: 0xFF, maxSplits: 1, omittingEmptySubsequences: false)
+            func argv(_ part: ArraySlice<UInt8>) -> [String] {
+                part.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            }
+            return ShellLauncher.onlyStarts(argv(halves.count > 1 ? halves[1] : []), shell: argv(halves[0]))
+        }
+        #expect(inputs.count == 3)
+        #expect(decide(inputs["git-helper"] ?? []))
+        #expect(!decide(inputs["two-commands"] ?? []))
+        #expect(!decide(inputs["open-quote"] ?? []))
+    }
+
     @Test func accessLogInputs() throws {
         let inputs = FuzzCorpus.inputs("access-log")
         #expect(!inputs.isEmpty)

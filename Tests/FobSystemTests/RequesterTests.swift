@@ -98,4 +98,64 @@ import Testing
         let r = Requester(pid: 9, uid: 0, executable: "/bin/x", identity: nil, parents: parents)
         #expect(r.chain(limit: 2) == "p1[1] ← p2[2] ← …")
     }
+
+    /// git runs a helper with arguments through `sh -c`: that shell only
+    /// starts Fob's program, so the program behind it is git. A shell that
+    /// runs more than one command, a script or an interactive shell decides
+    /// to read a secret itself.
+    @Test func aShellThatOnlyStartsOneProgramIsALauncher() {
+        let helper = ["/home/ana/bin/git-credential-fob", "get"]
+        #expect(ShellLauncher.onlyStarts(helper, shell: ["/bin/sh", "-c", "/home/ana/bin/git-credential-fob get"]))
+        #expect(
+            ShellLauncher.onlyStarts(["fob", "git-credential", "get"], shell: ["sh", "-c", "fob git-credential get"]))
+        #expect(
+            ShellLauncher.onlyStarts(
+                helper, shell: ["sh", "-c", "/home/ana/bin/git-credential-fob \"$@\"", "x", "get"]))
+        #expect(ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["bash", "-ec", "exec fob get a b"]))
+        #expect(ShellLauncher.onlyStarts(["fob", "get", "a b"], shell: ["dash", "-c", "X=1 fob get 'a b'"]))
+        #expect(ShellLauncher.onlyStarts(["fob", "get"], shell: ["-zsh", "-o", "errexit", "-c", "fob get"]))
+        // More than one command, another program, a script, an interactive shell.
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c", "fob get a b; exit $?"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c", "fob get a b | cat"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c", "cat x && fob get a b"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c", "git status"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c", "fob get a c"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "deploy.sh"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["-bash"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get", "a", "b"], shell: ["sh", "-c"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get"], shell: ["sh", "-c", "'fob get"]))
+        #expect(!ShellLauncher.onlyStarts(["fob", "get"], shell: ["python3", "-c", "fob get"]))
+        #expect(!ShellLauncher.onlyStarts([], shell: ["sh", "-c", "fob get"]))
+    }
+
+    /// A `sh -c` that only runs Fob's command stands for the program that
+    /// ran it (here, this test), whichever shell `/bin/sh` is.
+    @Test func aLauncherShellIsSkippedForTheProgramThatRanIt() throws {
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("sh"), strdup("-c"), strdup("sleep 30"), nil]
+        defer { argv.forEach { free($0) } }
+        // dash, which keeps itself the parent of a `-c` command (bash would exec it).
+        #expect(posix_spawn(&child, "/bin/dash", nil, nil, argv, environ) == 0)
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        // Wait for dash's child, `sleep 30`, which stands in for Fob's program here.
+        var sleeper: Int32 = 0
+        for _ in 0..<200 where sleeper == 0 {
+            let children = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
+            sleeper = Int32(children.split(separator: " ").first ?? "") ?? 0
+            if sleeper == 0 { usleep(10_000) }
+        }
+        try #require(sleeper > 0)
+        let via = ProcessSummary(pid: sleeper, executable: "/usr/bin/fob", name: "fob")
+        let shell = try ProcessInspector.requester(pid: child, forwardedBy: via)
+        #expect(shell.programName == "dash")
+        let named = ProcessInspector.behindLaunchers(shell, started: ["sleep", "30"])
+        #expect(named.pid == getpid())
+        #expect(named.via?.pid == sleeper)
+        // The same shell running a second command is the requester itself.
+        #expect(ProcessInspector.behindLaunchers(shell, started: ["sleep", "31"]).pid == child)
+    }
 }
