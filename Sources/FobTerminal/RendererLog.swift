@@ -23,17 +23,23 @@ extension Renderer {
         let view = screen.view
         canvas.put(view.statusLine, row: y, column: x, width: inner, role: view.problems.isEmpty ? .dim : .error)
         y += 1
+        let perEntry = inner < Self.logTwoLineWidth ? 2 : 1
+        if perEntry == 1 {
+            canvas.put(Self.logHeader(width: inner), row: y, column: x, width: inner, role: .label)
+            y += 1
+        }
         let details = screen.showsDetails ? screen.details : []
-        let listBottom = max(y + 1, bottom - (details.isEmpty ? 0 : details.count + 1))
+        // The selected entry keeps its lines in view; the details take what is left.
+        let listBottom = max(y + perEntry, bottom - (details.isEmpty ? 0 : details.count + 1))
         let lines = Self.logLines(view, width: inner, ellipsis: canvas.glyphs.ellipsis)
         if lines.isEmpty {
             let none = view.records.isEmpty ? "No entries yet" : "No entry matches"
             canvas.put(none, row: y, column: x, width: inner, role: .dim)
         }
-        let perEntry = inner < Self.logTwoLineWidth ? 2 : 1
         let room = max(1, listBottom - y)
         let selectedLine = view.selection * perEntry
-        let first = max(0, min(selectedLine + perEntry - room, lines.count - room))
+        // Scrolled so that the selected entry shows whole, its first line at least.
+        let first = min(selectedLine, max(0, min(selectedLine + perEntry - room, lines.count - room)))
         for (offset, line) in lines.dropFirst(first).prefix(room).enumerated() {
             let entry = (first + offset) / perEntry
             let role: Role = entry == view.selection ? .selection : .normal
@@ -73,6 +79,14 @@ extension Renderer {
             ]
             return [([time] + columns + [program]).joined(separator: " ")]
         }
+    }
+
+    /// The column titles over the one-line rows (``logLines(_:width:ellipsis:)``).
+    static func logHeader(width: Int) -> String {
+        let wide = width >= 96
+        let time = wide ? "time" + String(repeating: " ", count: 11) : "time     "
+        return time + "decision" + String(repeating: " ", count: 11) + "channel" + String(repeating: " ", count: 8)
+            + "item" + String(repeating: " ", count: wide ? 21 : 15) + "program"
     }
 
     /// `/usr/bin/git (12)` as `git (12)`.

@@ -40,8 +40,8 @@ import Testing
     }
 
     @Test func theLogViewShowsAReadWithItsProgramAndParents() throws {
-        // A rule that lets it read without asking: 'fob access set' is a rule change, logged too.
-        #expect(try fixture.run(["access", "set", "svc", "acct", "any"]).status == 0)
+        // A rule that lets it read without asking, set with the master password (recorded, not asked).
+        #expect(try fixture.run(["access", "set", "svc", "acct", "any"], password: true).status == 0)
         let read = try fixture.run(["get", "svc", "acct"])
         #expect(read.status == 0)
         let ui = try openUI()

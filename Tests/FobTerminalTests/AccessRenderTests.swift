@@ -41,6 +41,7 @@ import Testing
         let lines = (0..<24).map(canvas.line)
         #expect(canvas.text.contains("Access log"))
         #expect(canvas.text.contains("3 entries; the log verifies"))
+        #expect(canvas.text.contains("time     decision           channel        item               program"))
         let time = { (n: Double) in DateText.local(Date(timeIntervalSince1970: 1_767_000_000 + n), "%H:%M:%S") }
         let newest = try #require(lines.firstIndex { $0.contains("wifi/ana") })
         let oldest = try #require(lines.firstIndex { $0.contains(time(0)) })
@@ -73,6 +74,12 @@ import Testing
         #expect(text.contains("denied mail/ana"))
         #expect(text.contains("python3 (11) · secret-service"))
         #expect(!text.contains("wifi"))
+        // The details on a small screen: the program and its parents first.
+        app.send(.submit)
+        let details = draw(app, rows: 12, columns: 40).text
+        #expect(details.contains("denied mail/ana"))
+        #expect(details.contains("program /usr/bin/python3"))
+        #expect(details.contains("run by bash(100) < tmux(1)"))
     }
 
     @Test func enterShowsTheParentsBelowTheRows() throws {

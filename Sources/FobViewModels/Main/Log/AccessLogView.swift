@@ -115,7 +115,7 @@ public struct AccessLogView: Sendable {
     }
 
     /// An entry's details for the view's details pane, display-safe and
-    /// never a secret: the program and its pid, `argv[0]`, the parent chain,
+    /// never a secret: the program, the parent chain, its pid, `argv[0]`,
     /// the terminal, the unit or Flatpak app, and the entry's detail (the
     /// rule that settled it, a lease's length).
     public static func details(_ record: AccessLogRecord) -> [String] {
@@ -125,9 +125,9 @@ public struct AccessLogView: Sendable {
             "entry \(record.index): \(entry.event.rawValue)" + (entry.decision.map { ", \($0.rawValue)" } ?? "")
         ]
         if !who.executable.isEmpty { lines.append("program " + displaySafe(who.executable)) }
+        lines.append("run by " + (who.parents.isEmpty ? "?" : who.parents.map(displaySafe).joined(separator: " < ")))
         if let pid = who.pid { lines.append("pid \(pid)" + (who.uid.map { ", uid \($0)" } ?? "")) }
         if !who.argv0.isEmpty { lines.append("argv[0] " + displaySafe(who.argv0)) }
-        lines.append("run by " + (who.parents.isEmpty ? "?" : who.parents.map(displaySafe).joined(separator: " < ")))
         lines.append("on " + (who.tty.isEmpty ? "no terminal" : displaySafe(who.tty)))
         if !who.unit.isEmpty { lines.append("unit " + displaySafe(who.unit)) }
         if !who.flatpakID.isEmpty { lines.append("Flatpak " + displaySafe(who.flatpakID)) }
