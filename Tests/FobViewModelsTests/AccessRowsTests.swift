@@ -172,3 +172,23 @@ import Testing
         #expect(app.mainModel?.form.message == .info(AccessDefaultNotice.text))
     }
 }
+
+/// A rule edited but not saved outlives a lock this UI made, as every other edit does.
+@Suite struct AccessRowsLockTests {
+    @Test func anUnsavedRuleIsKeptAcrossTheIdleLock() throws {
+        var item = Item(service: "mail", account: "ana", secret: SecretBytes(utf8: "s3cret"))
+        item.accessRule = AccessRule(trusted: [AccessRowsTests.git])
+        let h = try Harness.unlocked(items: [item])
+        h.send(.editSelected, .focus(.accessMode), .cycleKind(2))
+        #expect(h.form.access.modeText == "ask")
+        h.clock.advance(by: 301)
+        h.app.tick()
+        #expect(h.app.mainModel == nil)
+        h.unlock()
+        #expect(h.form.access.modeText == "ask")
+        #expect(h.form.access.programs == ["trusted /usr/bin/git"])
+        #expect(h.form.hasUnsavedEdits)
+        h.send(.save)
+        #expect(try h.store.item(ItemKey(service: "mail", account: "ana")).accessRule.mode == .ask)
+    }
+}
