@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "FobTerminalTests",
             dependencies: [
-                "FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "CNcurses",
+                "FobTerminal", "FobViewModels", "FobClipboard", "FobStore", "FobSystem", "CNcurses",
                 "FobTestSupport",
             ]),
         .testTarget(

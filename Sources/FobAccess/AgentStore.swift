@@ -170,6 +170,21 @@ public final class AgentStore: RequestStore, @unchecked Sendable {
         return try versionVault!.dataVersion()
     }
 
+    /// The agent's ``AgentRequest/accessLog(_:)``.
+    public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
+        guard case .accessLog(let records, let problems) = try perform(.accessLog(filter)) else {
+            throw .io("unexpected answer to an access log request")
+        }
+        return AccessLogAnswer(records: records, problems: problems)
+    }
+
+    /// The default as the vault file stores it (``Vault/storedAccessDefault()``):
+    /// the agent enforces it, this store only shows it.
+    public func accessDefault() throws(KeychainError) -> AccessRule.Mode {
+        if versionVault == nil { versionVault = try Vault(url: vaultURL) }
+        return try versionVault!.storedAccessDefault()
+    }
+
     /// Through the agent each delete is one request, run in turn.
     public func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError)
         -> [Item]

@@ -381,6 +381,17 @@ public final class ItemAccess: RequestStore {
         return agent.watch(onChange)
     }
 
+    /// Through the agent while it holds the vault, else from the vault
+    /// here (its head state beside the write counters, as the agent keeps it).
+    public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
+        if route == .agent, let agent { return try agent.accessLog(filter) }
+        let vault = try unlockedLocal(refusal: nil).opened()
+        return try AccessLogAnswer.read(from: vault, headDirectory: watermarks.directory, filter: filter)
+    }
+
+    /// Verified when the vault is unlocked here, else as the file stores it.
+    public func accessDefault() throws(KeychainError) -> AccessRule.Mode { try local.accessDefault() }
+
     /// Sends the answer to the agent that holds the vault.
     public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {
         guard route == .agent, let agent else { throw .param("no agent holds the vault") }

@@ -119,6 +119,55 @@ public protocol KeychainStore: AnyObject {
     /// - Returns: the deleted items, without secrets.
     /// - Throws: `.io` (``KeychainError/isBusy`` when the vault stayed busy), `.interactionNotAllowed`, `.decode`.
     func deleteItems(busyTimeoutMilliseconds: Int32, where predicate: (Item) -> Bool) throws(KeychainError) -> [Item]
+
+    /// The vault's access log entries that pass `filter`, oldest first,
+    /// verified: through the agent's ``AgentRequest/accessLog(_:)`` while it
+    /// holds the vault, else read here (default: `.param`, no log).
+    /// - Throws: `.interactionNotAllowed` unless fully unlocked; `.decode`
+    ///   when the log's key does not open; `.param` for a store without a log.
+    func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer
+
+    /// The vault's access default (``Vault/accessDefault()``): what an item
+    /// with no mode of its own follows (default: `.any`, a store without rules).
+    /// - Throws: `.decode` when the stored default was changed without the vault key; `.io`.
+    func accessDefault() throws(KeychainError) -> AccessRule.Mode
+}
+
+/// The access log as a store answers it: the entries that passed the
+/// filter, oldest first, and what is wrong with the log (empty: it verifies).
+public struct AccessLogAnswer: Sendable {
+    /// The entries, oldest first.
+    public var records: [AccessLogRecord]
+    /// Each problem found, as `fob verify` words it.
+    public var problems: [String]
+
+    /// - Parameters: as the properties.
+    public init(records: [AccessLogRecord], problems: [String]) {
+        self.records = records
+        self.problems = problems
+    }
+
+    /// The log of `vault`, read here (it must be fully unlocked).
+    /// - Parameters:
+    ///   - vault: fully unlocked.
+    ///   - headDirectory: where the log's head state is kept (``AccessLogHead``), or `nil`.
+    ///   - filter: the entries to keep.
+    /// - Throws: `.interactionNotAllowed` unless fully unlocked; `.decode` when the log key does not open.
+    public static func read(from vault: Vault, headDirectory: String?, filter: AccessLogFilter) throws(KeychainError)
+        -> AccessLogAnswer
+    {
+        guard vault.lockLevel == .unlocked else { throw .interactionNotAllowed("the vault is locked") }
+        let location = AccessLogLocation(vaultURL: vault.url)
+        guard let key = try vault.accessLogKey(create: false) else {
+            return AccessLogAnswer(
+                records: [], problems: location.exists ? [AccessLogProblem.keyMissing.description] : [])
+        }
+        let keys = AccessLogKeys(logKey: key)
+        let head = headDirectory.flatMap { AccessLogHead.read(AccessLogHead.path(directory: $0, keys: keys)) }
+        let report = AccessLogReader.read(location, keys: keys, head: head)
+        return AccessLogAnswer(
+            records: report.records.filter { filter.matches($0.entry) }, problems: report.problems.map(\.description))
+    }
 }
 
 /// A running ``KeychainStore/watch(_:)``.
@@ -330,6 +379,19 @@ public final class VaultStore: RequestStore {
         try opened().deleteItems(busyTimeoutMilliseconds: busyTimeoutMilliseconds, where: predicate)
     }
 
+    /// The log of the vault opened here (no head state: what was cut off
+    /// the end unnoticed is left to `fob verify`).
+    public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
+        try AccessLogAnswer.read(from: try opened(), headDirectory: nil, filter: filter)
+    }
+
+    /// Verified while unlocked; while locked, the stored mode as the file
+    /// says (``Vault/storedAccessDefault()``), which is only shown, never enforced.
+    public func accessDefault() throws(KeychainError) -> AccessRule.Mode {
+        let vault = try opened()
+        return vault.isLocked ? try vault.storedAccessDefault() : try vault.accessDefault()
+    }
+
     /// Opens the vault file, without unlocking it.
     /// - Throws: `.noSuchKeychain`, `.decode`, `.io`.
     @discardableResult
@@ -363,6 +425,14 @@ extension KeychainStore {
 
     /// No agent.
     public var agentState: SessionAgentState { .none }
+
+    /// No access log.
+    public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
+        throw .param("this store keeps no access log")
+    }
+
+    /// No access rules: every program reads, as before rules.
+    public func accessDefault() throws(KeychainError) -> AccessRule.Mode { .any }
 
     /// Adds or updates the generic password with this service and account,
     /// changing no other attribute; see ``save(service:account:secret:attributes:)``.

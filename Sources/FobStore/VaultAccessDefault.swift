@@ -37,6 +37,20 @@ extension Vault {
         return mode
     }
 
+    /// The access default as the file stores it, read without the vault
+    /// key and so not checked against its commitment: for what is only
+    /// shown (the terminal UI's notice that a vault still reads `any`),
+    /// never for a decision, which takes ``accessDefault()``.
+    /// - Returns: the stored mode; ``AccessRule/Mode/any`` when the vault has none.
+    /// - Throws: `.decode` for a row that holds no mode; `.io`.
+    public func storedAccessDefault() throws(KeychainError) -> AccessRule.Mode {
+        guard let value = try readMetaValue("access_default") else { return .any }
+        guard value.count == 33, let mode = AccessRule.Mode(rawValue: value[0]) else {
+            throw .decode("the vault's access default is damaged")
+        }
+        return mode
+    }
+
     /// Sets the vault's access default, in one write transaction.
     /// - Throws: `.interactionNotAllowed` while locked; `.io`.
     public func setAccessDefault(_ mode: AccessRule.Mode) throws(KeychainError) {

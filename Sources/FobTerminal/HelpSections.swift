@@ -37,6 +37,7 @@ public enum HelpSections {
                 ("F6", "settle a sync conflict (! before the name)"),
                 ("F8", "logout: review the tokens it deletes, then delete and lock"),
                 ("F2", "the last 20 messages"),
+                ("F4", "the access log, newest first: typing finds, Enter an entry's details, Esc or F4 closes"),
                 ("Alt-G", "password generator settings"),
                 ("F1", "this help"),
                 ("Ctrl-Q, F10", "quit (says when the agent keeps the vault unlocked; Ctrl-Q again locks too)"),
@@ -64,7 +65,7 @@ public enum HelpSections {
                 ),
             ]),
         Section(
-            title: "Editor", contexts: [.field, .button, .choice, .generatorRow],
+            title: "Editor", contexts: [.field, .button, .choice, .generatorRow, .programs],
             lines: [
                 ("Tab, Shift-Tab", "next / previous field or button (also Down/Up)"),
                 ("Enter", "next field; press the focused button; on Notes a new line"),
@@ -78,6 +79,7 @@ public enum HelpSections {
                 ("Kind: Space, Left/Right", "choose password, token, oauth or note"),
                 ("Field hidden: Space", "switch yes / no"),
                 ("Generator: Enter", "open the generator settings"),
+                ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
                 ("Esc", "back to the list (asks first with unsaved edits)"),
             ]),

@@ -15,6 +15,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case logoutReview
     /// The dialog of a consent question (F3).
     case consent
+    /// The access log view (F4): typing narrows it.
+    case accessLog
     /// The create-vault screen.
     case createVault
     /// The unlock screen.
@@ -31,6 +33,9 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case choice
     /// The form's Generator row has focus: Enter opens the generator dialog.
     case generatorRow
+    /// The form's Programs rows (the access rule's programs) have focus:
+    /// Up/Down select one, Delete removes it.
+    case programs
     /// The generator dialog, with focus on one of its text fields (Length,
     /// Excluded characters, Words, Separator).
     case generatorField
@@ -52,6 +57,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
             case .confirm: self = .confirm
             case .logoutReview: self = .logoutReview
             case .consent: self = .consent
+            case .accessLog: self = .accessLog
             case .generator:
                 let textFocused = app.mainModel?.generatorDialog?.focus.isText ?? false
                 self = textFocused ? .generatorField : .generatorChoice
@@ -75,7 +81,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
                 return .field
             case .generator: return .generatorRow
             case .saveButton, .retrieveButton, .deleteButton: return .button
-            case .kind, .fieldHidden: return .choice
+            case .kind, .fieldHidden, .accessMode, .accessForwarded: return .choice
+            case .accessPrograms: return .programs
             }
         }
     }
@@ -225,6 +232,22 @@ public enum KeyBindings {
         KeyBinding([.character("a")], in: [.consent], .answerRequest(.always), legend: "a always"),
         KeyBinding([.character("d")], in: [.consent], .answerRequest(.deny), legend: "d deny"),
         KeyBinding([.escape], in: [.consent], .dismiss, legend: "Esc later"),
+        // The access log: typing narrows it, as in the list.
+        KeyBinding(.text, in: [.accessLog], legend: .text("type to find")) { key, _ in insert(key) },
+        KeyBinding([.down, .control("n")], in: [.accessLog], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding([.up, .control("p")], in: [.accessLog], .moveSelection(-1)),
+        KeyBinding(.these([.pageDown]), in: [.accessLog]) { _, situation in .moveSelection(max(situation.pageRows, 1))
+        },
+        KeyBinding(.these([.pageUp]), in: [.accessLog]) { _, situation in .moveSelection(-max(situation.pageRows, 1)) },
+        KeyBinding([.end], in: [.accessLog], .moveSelection(farthest)),
+        KeyBinding([.home], in: [.accessLog], .moveSelection(-farthest)),
+        KeyBinding([.enter], in: [.accessLog], .submit, legend: "Enter details"),
+        KeyBinding([.backspace], in: [.accessLog], .deleteBackward),
+        KeyBinding([.left], in: [.accessLog], .moveCursor(.left)),
+        KeyBinding([.right], in: [.accessLog], .moveCursor(.right)),
+        KeyBinding([.control("u")], in: [.accessLog], .clearField),
+        KeyBinding([.escape], in: [.accessLog], .cancel, legend: "Esc clear/close"),
+        KeyBinding([.function(4)], in: [.accessLog], .showAccessLog, legend: "F4 close"),
         KeyBinding([.down, .control("n")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
         KeyBinding([.up, .control("p")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
@@ -317,6 +340,7 @@ public enum KeyBindings {
         KeyBinding(.these([.function(3)]), in: [.list, .filter], legend: .computed(requestLegend)) { _, _ in
             .openRequest
         },
+        KeyBinding([.function(4)], in: [.list, .filter], .showAccessLog, legend: "F4 log"),
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
     ]
@@ -362,7 +386,15 @@ public enum KeyBindings {
         KeyBinding([.backTab, .up], in: [.choice], .focusPrevious),
         KeyBinding([.control("r")], in: [.choice], .toggleReveal),
         KeyBinding([.escape], in: [.choice], .cancel, legend: "Esc list"),
-        KeyBinding([.function(1)], in: [.field, .button, .choice, .generatorRow], .showHelp, legend: "F1 help"),
+        KeyBinding([.delete, .backspace], in: [.programs], .removeProgram, legend: "Del remove"),
+        KeyBinding([.down], in: [.programs], .moveSelection(1), legend: "Up/Down select"),
+        KeyBinding([.up], in: [.programs], .moveSelection(-1)),
+        KeyBinding([.tab], in: [.programs], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.backTab], in: [.programs], .focusPrevious),
+        KeyBinding([.control("s")], in: [.programs], .save, legend: "Ctrl-S save"),
+        KeyBinding([.escape], in: [.programs], .cancel, legend: "Esc list"),
+        KeyBinding(
+            [.function(1)], in: [.field, .button, .choice, .generatorRow, .programs], .showHelp, legend: "F1 help"),
     ]
 
     /// Keys that edit the focused text field.

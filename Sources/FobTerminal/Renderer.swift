@@ -64,6 +64,8 @@ public struct Renderer {
                 if let review = app.mainModel?.logoutReview { drawLogoutReview(&canvas, review) }
             case .consent:
                 if let prompt = app.mainModel?.consent.dialog { drawConsent(&canvas, prompt) }
+            case .accessLog:
+                if let screen = app.mainModel?.accessLog { drawAccessLog(&canvas, screen) }
             }
         }
         drawLegend(&canvas, app)

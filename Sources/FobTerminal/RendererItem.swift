@@ -21,6 +21,8 @@ extension Renderer {
         case buttons
         /// A rule between the seeds' form and the rest of the item.
         case rule
+        /// One program of the item's access rule (the `index`th of ``AccessRuleDraft/programs``).
+        case program(String, index: Int)
     }
 
     /// How many mask characters stand for a stored secret, whatever its length.
@@ -83,6 +85,14 @@ extension Renderer {
         rows.append(("Field value", .field(form.fieldValue, .fieldValue, note: nil)))
         let hidden = form.fieldHidden ? "yes" : "no"
         rows.append(("Field hidden", .choice(main.focus == .fieldHidden ? "< \(hidden) >" : hidden, .fieldHidden)))
+        let access = form.access
+        let mode = main.focus == .accessMode ? "< \(access.modeText) >" : access.modeText
+        rows.append(("Access", .choice(mode, .accessMode)))
+        let forwarded = main.focus == .accessForwarded ? "< \(access.forwardedText) >" : access.forwardedText
+        rows.append(("Forwarded", .choice(forwarded, .accessForwarded)))
+        for (index, program) in access.programs.enumerated() {
+            rows.append((index == 0 ? "Programs" : nil, .program(program, index: index)))
+        }
         for detail in form.detailRows(at: now) {
             rows.append((detail.label, .text(detail.text, detail.masked ? .masked : .normal)))
         }
@@ -113,7 +123,8 @@ extension Renderer {
             }
         }
         let room = height - 2
-        let focused = lines.firstIndex { Self.has(main.focus, $0.row) } ?? 0
+        let selection = main.form.access.selection
+        let focused = lines.firstIndex { Self.has(main.focus, $0.row, program: selection) } ?? 0
         var first = 0
         if lines.count > room {
             // Keep the focused row (and a label row above it) in view.
@@ -141,10 +152,12 @@ extension Renderer {
         }
     }
 
-    /// Whether `row` is the one `focus` puts the cursor on.
-    static func has(_ focus: MainFocus, _ row: EditorRow?) -> Bool {
+    /// Whether `row` is the one `focus` puts the cursor on (on the Programs
+    /// rows: the one of the selected `program`).
+    static func has(_ focus: MainFocus, _ row: EditorRow?, program: Int = 0) -> Bool {
         switch row {
         case .field(_, let f, _), .choice(_, let f): return f == focus
+        case .program(_, let index): return focus == .accessPrograms && index == program
         case .buttons: return [.saveButton, .retrieveButton, .deleteButton].contains(focus)
         default: return false
         }
@@ -191,6 +204,12 @@ extension Renderer {
                 if main.focus == focus { canvas.cursor = (y, bx) }
                 bx += used + (roomy ? 2 : 1)
             }
+        case .program(let text, let index):
+            let focused = main.focus == .accessPrograms && index == main.form.access.selection
+            let role: Role = focused ? .focus : .field
+            canvas.fill(row: y, column: vx, height: 1, width: vw, role: role)
+            canvas.put(text, row: y, column: vx, width: vw, role: role)
+            if focused { canvas.cursor = (y, vx) }
         case .rule:
             canvas.put(
                 String(repeating: canvas.glyphs.unicode ? "─" : "-", count: inner), row: y, column: x, width: inner,

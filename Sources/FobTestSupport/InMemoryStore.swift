@@ -84,6 +84,24 @@ public final class InMemoryStore: KeychainStore {
         isLocked = true
     }
 
+    /// The access log ``accessLog(_:)`` answers, oldest first (filtered as the agent filters).
+    public var accessLogRecords: [AccessLogRecord] = []
+    /// The log's problems ``accessLog(_:)`` answers.
+    public var accessLogProblems: [String] = []
+    /// What ``accessDefault()`` answers (a new vault's, ``Vault/newVaultAccessDefault``, unless set).
+    public var accessDefaultMode = Vault.newVaultAccessDefault
+
+    /// Counted in ``calls`` as "accessLog"; `.interactionNotAllowed` while locked.
+    public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
+        try record("accessLog")
+        try requireUnlocked()
+        return AccessLogAnswer(
+            records: accessLogRecords.filter { filter.matches($0.entry) }, problems: accessLogProblems)
+    }
+
+    /// ``accessDefaultMode``.
+    public func accessDefault() throws(KeychainError) -> AccessRule.Mode { accessDefaultMode }
+
     /// Why the agent does not lock (as one of another version answers), or
     /// `nil` for an agent that locks: ``lockSession()`` returns it.
     public var agentLockRefusal: String?

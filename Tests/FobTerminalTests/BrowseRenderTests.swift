@@ -204,7 +204,10 @@ private func column(of text: String, in line: String) -> Int? {
         for key in ["PgUp/PgDn, Home/End", "Enter", "Esc", "Ctrl-D", "Ctrl-A/E", "Ctrl-U", "Kind: Space"] {
             #expect(all.contains(key), "\(key)")
         }
-        #expect(HelpSections.all.map(\.title) == ["List", "Find", "Preview", "Editor", "Generator", "Dialogs", "Help"])
+        #expect(
+            HelpSections.all.map(\.title) == [
+                "List", "Find", "Preview", "Editor", "Generator", "Dialogs", "Help",
+            ])
     }
 
     /// Under NO_COLOR an expired token reads bold with `!`; one expiring

@@ -1,5 +1,6 @@
 import FobClipboard
 import FobStore
+import FobSystem
 import FobTestSupport
 import FobViewModels
 import Foundation
@@ -43,6 +44,15 @@ private func app(in context: KeyContext) -> AppModel {
     case .consent:
         app.mainModel!.consent.questions = [sampleQuestion]
         app.send(.openRequest)
+    case .accessLog: app.send(.showAccessLog)
+    case .programs:
+        var item = Item(service: "github.com", account: "ana", secret: SecretBytes(utf8: "s3cret"))
+        let identity = ExecutableIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4, owner: 0)
+        item.accessRule = AccessRule(trusted: [TrustedProgram(path: "/usr/bin/git", identity: identity)])
+        store.externalPut(item)
+        app.tick()
+        app.send(.editSelected)
+        app.send(.focus(.accessPrograms))
     case .tooSmall, .list, .createVault, .unlock: break
     }
     return app
@@ -109,8 +119,11 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .list:
                 "type to find  Enter copy  Ctrl-E edit  Del delete  Ctrl-B user  Ctrl-T code  Ctrl-O new  "
                 + "Ctrl-L lock  Up/Down move  Ctrl-Y undo  F8 logout  Ctrl-R reveal  Esc clear  F2 messages  "
-                + "F1 help  Ctrl-Q quit",
-            .filter: "type to replace  Enter keep  Esc clear  Up/Down move  Ctrl-R reveal  F1 help  Ctrl-Q quit",
+                + "F4 log  F1 help  Ctrl-Q quit",
+            .filter:
+                "type to replace  Enter keep  Esc clear  Up/Down move  Ctrl-R reveal  F4 log  F1 help  Ctrl-Q quit",
+            .accessLog: "type to find  Up/Down move  Enter details  Esc clear/close  F4 close",
+            .programs: "Del remove  Up/Down select  Tab/S-Tab move  Ctrl-S save  Esc list  F1 help",
             .field:
                 "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
                 + "Esc list  F1 help",

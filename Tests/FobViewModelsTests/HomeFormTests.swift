@@ -184,14 +184,15 @@ import Testing
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
         let h = try Harness.unlocked()
         var seen: [MainFocus] = []
-        for _ in 0..<16 {
+        for _ in 0..<18 {
             h.send(.focusNext)
             seen.append(h.main.focus)
         }
         #expect(
             seen == [
                 .service, .userID, .password, .kind, .label, .url, .notes, .oneTimeSeed, .generator,
-                .fieldName, .fieldValue, .fieldHidden, .saveButton, .retrieveButton, .deleteButton, .list,
+                .fieldName, .fieldValue, .fieldHidden, .accessMode, .accessForwarded, .saveButton, .retrieveButton,
+                .deleteButton, .list,
             ])
         h.send(.focusPrevious)
         #expect(h.main.focus == .deleteButton)

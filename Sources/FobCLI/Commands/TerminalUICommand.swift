@@ -40,7 +40,8 @@ enum TerminalUICommand: FobCommand {
         let app = AppModel(
             store: store, clipboard: clipboard, clock: clock,
             lockAfter: TimeInterval(globals.lockAfter),
-            sync: TerminalSyncConflicts(vaultPath: globals.vaultURL.path, environment: environment))
+            sync: TerminalSyncConflicts(vaultPath: globals.vaultURL.path, environment: environment),
+            notices: StateNoticeMemory(environment: environment, vaultPath: globals.vaultURL.path))
         return TerminalApp.run(
             app, vaultDescription: displayPath(globals.vaultURL, environment: environment),
             environment: environment)

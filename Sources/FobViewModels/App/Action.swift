@@ -88,6 +88,11 @@ public enum Action: Sendable, Equatable {
     case openRequest
     /// Answer the consent question the dialog shows.
     case answerRequest(ConsentAnswer)
+    /// Open the vault's access log (F4); in the log, close it.
+    case showAccessLog
+    /// On the editor's Programs row: remove the selected program from the
+    /// item's access rule (written by Save).
+    case removeProgram
     /// Quit (`q`).
     case quit
 
@@ -149,6 +154,14 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     case fieldValue
     /// The Field hidden choice: whether the custom field's value is a secret.
     case fieldHidden
+    /// The Access choice: the item's access rule's mode (the vault's
+    /// default, any, ask, deny).
+    case accessMode
+    /// The Forwarded choice: what the rule does with a request that has no
+    /// controlling terminal of this machine (as others, ask, deny).
+    case accessForwarded
+    /// The Programs rows: the rule's trusted and denied programs, one selected.
+    case accessPrograms
     /// The Save button.
     case saveButton
     /// The Retrieve button.
@@ -161,6 +174,7 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
         .list, .service, .userID, .password,
         .kind, .label, .url, .notes, .oneTimeSeed, .generator,
         .fieldName, .fieldValue, .fieldHidden,
+        .accessMode, .accessForwarded, .accessPrograms,
         .saveButton, .retrieveButton, .deleteButton,
     ]
 }

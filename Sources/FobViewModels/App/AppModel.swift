@@ -58,6 +58,8 @@ public final class AppModel {
     public private(set) var helpPage = 0
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
+    /// What was said once about this vault (``AccessDefaultNotice``).
+    private let notices: any NoticeMemory
     /// A refresh that was waiting for its provider when the screen locked
     /// (or a `V` resolve still writing): the store stays open for it until
     /// it ends (at most the transport's timeout), so that the tokens it
@@ -73,11 +75,14 @@ public final class AppModel {
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
     ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
     ///   - sync: where the list reads sync's conflicts and `V` settles them, or `nil` without sync.
+    ///   - notices: what was said once about this vault, kept across runs by the caller.
     public init(
         store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,
         lockAfter: TimeInterval = 300, kdfOverride: KDFParameters? = nil,
-        oauthTransport: any HTTPTransport = HelperHTTPTransport(), sync: (any SyncConflictSource)? = nil
+        oauthTransport: any HTTPTransport = HelperHTTPTransport(), sync: (any SyncConflictSource)? = nil,
+        notices: any NoticeMemory = SessionNoticeMemory()
     ) {
+        self.notices = notices
         self.sync = sync
         self.oauthTransport = oauthTransport
         self.store = store
@@ -124,7 +129,7 @@ public final class AppModel {
     private func endStartupWindow() {
         startupKeysUntil = nil
         guard let main = mainModel, main.form.message == .warning(AppModel.alreadyUnlockedNote) else { return }
-        main.form.message = .info(AppModel.alreadyUnlockedReadyNote)
+        main.form.message = AccessDefaultNotice.take(store, notices) ?? .info(AppModel.alreadyUnlockedReadyNote)
     }
 
     /// Whether the first screen is the main screen because the vault was
@@ -293,6 +298,7 @@ public final class AppModel {
                 store: store, clipboard: clipboard, clock: clock, transport: oauthTransport,
                 generatorSettings: carryOver.generatorSettings, mailbox: mailbox, sync: sync)
             carryOver.restore(into: main, now: clock.now)
+            if let notice = AccessDefaultNotice.take(store, notices) { main.model.form.message = notice }
             current = .main(main)
         case .quit: shouldQuit = true
         case .lockAndQuit:
@@ -331,6 +337,12 @@ public final class AppModel {
             return .stay
         case .messages:
             self.overlay = nil
+            return .stay
+        case .accessLog:
+            guard case .main(let main) = current, main.accessLog.handle(action) else {
+                self.overlay = nil
+                return .stay
+            }
             return .stay
         case .consent:
             guard case .main(let main) = current, main.consent.handle(action) else {

@@ -88,6 +88,8 @@ public enum Overlay: Sendable, Equatable {
     case logoutReview
     /// A consent question of the agent; its state is ``MainModel/consent``.
     case consent
+    /// The vault's access log; its state is ``MainModel/accessLog``.
+    case accessLog
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

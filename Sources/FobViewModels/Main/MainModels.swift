@@ -304,6 +304,8 @@ public final class HomeFormModel {
     public let fieldValue = TextFieldState(secure: true, maxBytes: Item.maxFieldValueBytes)
     /// Whether the custom field Save sets is hidden (default yes).
     public internal(set) var fieldHidden = true
+    /// The Access rows: the item's access rule as edited.
+    public internal(set) var access = AccessRuleDraft()
     /// The item the form was opened on (Enter or `e` in the list); Save
     /// updates (or renames) it. `nil` for a new item.
     public internal(set) var openedKey: ItemKey?
@@ -391,6 +393,7 @@ public final class HomeFormModel {
         fieldName.clear()
         fieldValue.clear()
         fieldHidden = true
+        access = AccessRuleDraft(vaultDefault: access.vaultDefault)
         openedKey = nil
         openedHasSecret = false
         openedHasSeed = false
@@ -442,6 +445,8 @@ public final class MainModel {
     public internal(set) var sync: SyncOverview?
     /// The agent's consent questions waiting for this UI, and the one the dialog shows.
     public internal(set) var consent = ConsentModel()
+    /// The access log view while it shows (``Overlay/accessLog``), else `nil`.
+    public internal(set) var accessLog: AccessLogScreen?
 
     /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.
@@ -471,7 +476,9 @@ public final class MainModel {
         case .oneTimeSeed: return form.oneTimeSeed
         case .fieldName: return form.fieldName
         case .fieldValue: return form.fieldValue
-        case .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator: return nil
+        case .saveButton, .retrieveButton, .deleteButton, .kind, .fieldHidden, .generator, .accessMode,
+            .accessForwarded, .accessPrograms:
+            return nil
         }
     }
 
@@ -484,6 +491,7 @@ public final class MainModel {
         preview = nil
         messages.removeAll()
         logoutReview = nil
+        accessLog = nil
         focus = .list
     }
 }

@@ -38,6 +38,7 @@ final class MainScreen {
     let logout: LogoutFlow
     let generator: GeneratorFlow
     let consent: ConsentDesk
+    let accessLog: AccessLogDesk
     /// A request raised over the screen (``raise(_:)``), taking every action
     /// until it closes; `nil` when none is up.
     private(set) var modal: (any MainModal)?
@@ -74,6 +75,7 @@ final class MainScreen {
             guard let store else { throw .param("the vault is closed") }
             try store.answer(question: id, answer)
         }
+        accessLog = AccessLogDesk(model: model, store: store)
         model.form.messageObserver = { [weak model] line in model?.messages.append(line, at: clock.now) }
         refresh.reload(model, now: clock.now)
         preview.sync()
@@ -214,7 +216,8 @@ final class MainScreen {
     /// Tab and Shift-Tab: the next or previous stop of ``MainFocus/tabOrder``;
     /// leaving the editor with unsaved edits asks first.
     private func moveFocus(forward: Bool) -> Transition {
-        let order = MainFocus.tabOrder
+        // The Programs rows are a stop only while the rule names a program.
+        let order = MainFocus.tabOrder.filter { $0 != .accessPrograms || !model.form.access.programs.isEmpty }
         let current = order.firstIndex(of: model.focus == .filter ? .list : model.focus) ?? 0
         let next = order[(current + (forward ? 1 : order.count - 1)) % order.count]
         let onList = model.focus == .list || model.focus == .filter
@@ -250,6 +253,10 @@ final class MainScreen {
         case .focus(let focus): model.focus = focus
         case .submit: return submit()
         case .cancel: return cancel()
+        case .moveSelection(let delta) where model.focus == .accessPrograms:
+            if !editor.moveProgramSelection(by: delta) { return moveFocus(forward: delta > 0) }
+        case .removeProgram: editor.removeProgram()
+        case .showAccessLog: return accessLog.open()
         case .moveSelection(let delta):
             if delta == -1, model.focus == .list, model.list.recallQuery() { break }
             model.list.moveSelection(by: delta)
@@ -339,6 +346,8 @@ final class MainScreen {
         case .fieldName: model.focus = .fieldValue
         case .fieldValue: model.focus = .fieldHidden
         case .fieldHidden: model.form.fieldHidden.toggle()
+        case .accessMode, .accessForwarded: editor.cycleKind(1)
+        case .accessPrograms: model.focus = .saveButton
         case .retrieveButton: editor.retrieve()
         case .deleteButton: return actions.askDeleteFromForm()
         }

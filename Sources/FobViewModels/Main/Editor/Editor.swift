@@ -65,6 +65,8 @@ public struct EditorInput: Sendable {
     public var fieldValue: SecretBytes
     /// The Field hidden choice.
     public var fieldHidden: Bool
+    /// The Access rows' rule.
+    public var accessRule = AccessRule()
 }
 
 /// Why the editor refuses to save: a message and the field to fix.
@@ -123,6 +125,9 @@ public enum Editor {
         case .failure(let refusal): return .refused(refusal)
         case .success(let seed): if let seed { changes.oneTimePassword = seed }
         }
+        // The rule is written when it differs from the one the editor showed
+        // (for a typed item: the default rule, so only a rule chosen counts).
+        if input.accessRule != (opened?.item.accessRule ?? AccessRule()) { changes.accessRule = input.accessRule }
         if let fields = fieldChanges(input, existing: current?.customFields ?? []) {
             guard fields.count <= Item.maxCustomFields else {
                 return .refused(
@@ -251,6 +256,7 @@ public enum Editor {
         if opened.kind != current.kind { names.append("kind") }
         if opened.oneTimePassword != current.oneTimePassword { names.append("one-time seed") }
         if opened.customFields != current.customFields { names.append("fields") }
+        if opened.accessRule != current.accessRule { names.append("access rule") }
         if names.isEmpty { names.append("other attributes") }
         return names
     }
@@ -274,7 +280,7 @@ extension ItemChanges {
     /// Whether none of the attributes the editor sets is changed.
     fileprivate var changesNothing: Bool {
         service == nil && account == nil && label == nil && comment == nil && url == nil && kind == nil
-            && secret == nil && oneTimePassword == nil && customFields == nil
+            && secret == nil && oneTimePassword == nil && customFields == nil && accessRule == nil
     }
 }
 
@@ -286,7 +292,7 @@ extension HomeFormModel {
                 service: service.text, userID: userID.text, label: label.text, url: url.text, notes: notes.text),
             kind: kind, password: password.secret(), passwordEdited: passwordEdited,
             seed: oneTimeSeed.secret(), seedEdited: seedEdited, fieldName: fieldName.text,
-            fieldValue: fieldValue.secret(), fieldHidden: fieldHidden)
+            fieldValue: fieldValue.secret(), fieldHidden: fieldHidden, accessRule: access.rule)
     }
 
     /// Whether the form holds edits Save has not written: a field differs
@@ -297,7 +303,7 @@ extension HomeFormModel {
             service: service.text, userID: userID.text, label: label.text, url: url.text, notes: notes.text)
         return texts != shown || kind != (baseline?.item.kind ?? .password) || (passwordEdited && !password.isEmpty)
             || (baseline != nil && passwordEdited) || seedEdited || !fieldName.isEmpty || !fieldValue.isEmpty
-            || (baseline == nil && !password.isEmpty)
+            || (baseline == nil && !password.isEmpty) || access.rule != (baseline?.item.accessRule ?? AccessRule())
     }
 
     /// The editor's title: `Editing SERVICE / USER ID` for an opened item,

@@ -15,6 +15,7 @@ final class EditorDraft {
     private let fieldHidden: Bool
     private let passwordEdited: Bool
     private let seedEdited: Bool
+    private let access: AccessRuleDraft
     /// What the editor had opened, so that Save still asks when the item
     /// changed elsewhere meanwhile; `nil` for a new item.
     private let baseline: EditorBaseline?
@@ -30,6 +31,7 @@ final class EditorDraft {
         fieldHidden = form.fieldHidden
         passwordEdited = form.passwordEdited
         seedEdited = form.seedEdited
+        access = form.access
         baseline = form.baseline
         self.focus = focus == .list || focus == .filter ? .service : focus
         name = form.baseline.map(\.key.shortName) ?? "a new item"
@@ -64,6 +66,7 @@ final class EditorDraft {
         form.fieldHidden = fieldHidden
         form.passwordEdited = passwordEdited
         form.seedEdited = seedEdited
+        form.access = access
         form.baseline = baseline
         if baseline == nil { form.openedKey = nil }
         model.focus = focus

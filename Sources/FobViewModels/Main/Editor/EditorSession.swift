@@ -70,6 +70,7 @@ final class EditorSession {
             form.openedHasSeed = item.oneTimePassword != nil
             form.oneTimePassword = item.oneTimePassword.flatMap(EditorSession.generator(from:))
             form.customFields = item.customFields
+            form.access = AccessRuleDraft(rule: item.accessRule, vaultDefault: vaultAccessDefault)
             form.tokenDetails = item.kind.isSessionToken ? TokenDetails(item: item) : nil
             form.baseline = EditorBaseline(
                 item: item,
@@ -263,11 +264,23 @@ final class EditorSession {
         return cleared
     }
 
-    /// The Kind field: the next or previous kind; on Field hidden, hidden or visible.
+    /// The vault's access default as the store says it; `.any` when it cannot tell.
+    private var vaultAccessDefault: AccessRule.Mode { (try? store.accessDefault()) ?? .any }
+
+    /// The Kind field: the next or previous kind; on Field hidden, hidden or
+    /// visible; on Access and Forwarded, the rule's next or previous choice.
     func cycleKind(_ step: Int) {
-        if model.focus == .fieldHidden {
+        switch model.focus {
+        case .fieldHidden:
             model.form.fieldHidden.toggle()
             return
+        case .accessMode:
+            model.form.access.cycleMode(step)
+            return
+        case .accessForwarded:
+            model.form.access.cycleForwarded(step)
+            return
+        default: break
         }
         let kinds = ItemKind.allCases
         let index = kinds.firstIndex(of: model.form.kind) ?? 0
@@ -318,8 +331,22 @@ final class EditorSession {
     /// `n`: an empty editor, focus on Service.
     func startNewItem() {
         model.form.wipe()
+        model.form.access = AccessRuleDraft(vaultDefault: vaultAccessDefault)
         model.form.message = .info("New item")
         model.focus = .service
+    }
+
+    /// On the Programs rows, Up/Down: the next or previous program; past
+    /// either end, the next or previous stop of the form.
+    /// - Returns: whether the selection moved (else the caller moves focus).
+    func moveProgramSelection(by step: Int) -> Bool { model.form.access.moveSelection(by: step) }
+
+    /// Delete on the Programs rows: the selected program leaves the rule
+    /// (Save writes it; until then Esc asks, as for any edit).
+    func removeProgram() {
+        guard model.focus == .accessPrograms, let removed = model.form.access.removeSelected() else { return }
+        model.form.message = .info("Removed \(removed) from the access rule; Ctrl-S saves it")
+        if model.form.access.programs.isEmpty { model.focus = .accessForwarded }
     }
 
     /// The question asked before unsaved edits would be dropped.

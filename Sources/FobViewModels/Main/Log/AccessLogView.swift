@@ -1,4 +1,6 @@
+import FobAccess
 import FobStore
+import FobSystem
 import FoundationEssentials
 
 /// The terminal UI's access log view: the log's entries, newest first,
@@ -24,8 +26,8 @@ public struct AccessLogView: Sendable {
 
     /// Every entry read, newest first.
     public private(set) var records: [AccessLogRecord]
-    /// What is wrong with the log (empty: it verifies).
-    public let problems: [AccessLogProblem]
+    /// What is wrong with the log (empty: it verifies), as `fob verify` words it.
+    public let problems: [String]
     /// The entries the filter lets through, newest first.
     public private(set) var visible: [AccessLogRecord] = []
     /// The selected row of ``visible`` (0 when it is empty).
@@ -38,7 +40,14 @@ public struct AccessLogView: Sendable {
     /// A view of `report` (as ``AccessLogReader/read(_:keys:head:)`` gives it).
     public init(report: AccessLogReport) {
         records = report.records.reversed()
-        problems = report.problems
+        problems = report.problems.map(\.description)
+        refilter()
+    }
+
+    /// A view of what a store answered (``KeychainStore/accessLog(_:)``: oldest first).
+    public init(answer: AccessLogAnswer) {
+        records = answer.records.reversed()
+        problems = answer.problems
         refilter()
     }
 
@@ -103,6 +112,27 @@ public struct AccessLogView: Sendable {
         let keep = selected?.index
         visible = records.filter { filter.matches($0.entry) }
         selection = keep.flatMap { index in visible.firstIndex { $0.index == index } } ?? 0
+    }
+
+    /// An entry's details for the view's details pane, display-safe and
+    /// never a secret: the program, the parent chain, its pid, `argv[0]`,
+    /// the terminal, the unit or Flatpak app, and the entry's detail (the
+    /// rule that settled it, a lease's length).
+    public static func details(_ record: AccessLogRecord) -> [String] {
+        let entry = record.entry
+        let who = entry.requester
+        var lines = [
+            "entry \(record.index): \(entry.event.rawValue)" + (entry.decision.map { ", \($0.rawValue)" } ?? "")
+        ]
+        if !who.executable.isEmpty { lines.append("program " + displaySafe(who.executable)) }
+        lines.append("run by " + (who.parents.isEmpty ? "?" : who.parents.map(displaySafe).joined(separator: " < ")))
+        if let pid = who.pid { lines.append("pid \(pid)" + (who.uid.map { ", uid \($0)" } ?? "")) }
+        if !who.argv0.isEmpty { lines.append("argv[0] " + displaySafe(who.argv0)) }
+        lines.append("on " + (who.tty.isEmpty ? "no terminal" : displaySafe(who.tty)))
+        if !who.unit.isEmpty { lines.append("unit " + displaySafe(who.unit)) }
+        if !who.flatpakID.isEmpty { lines.append("Flatpak " + displaySafe(who.flatpakID)) }
+        if !entry.detail.isEmpty { lines.append("detail " + displaySafe(entry.detail)) }
+        return lines
     }
 
     static func row(_ record: AccessLogRecord) -> Row {
