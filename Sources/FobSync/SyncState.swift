@@ -246,16 +246,6 @@ public struct SyncState: Sendable {
 }
 
 extension SyncState {
-    /// The devices this device knows as a roster: each signer's key, with
-    /// its cut-off when revoked (``DeviceRoster/verified(_:path:device:counter:)``).
-    var roster: DeviceRoster {
-        DeviceRoster(
-            version: 0,
-            members: signers.reduce(into: [:]) { members, signer in
-                members[signer.key] = DeviceRoster.Member(publicKey: signer.value, cutOff: revoked[signer.key])
-            })
-    }
-
     /// Reads the signers' section.
     mutating func decodeSigners(_ r: inout ByteReader) throws(TreeFormatError) {
         let count = try r.u32()
