@@ -151,6 +151,8 @@ public final class Vault {
                 try vault.writeMetaValues([
                     ("integrity", integrityValue(counter: 0, count: 0, accumulator: .zero, key: keys.commitment)),
                     ("access_default", accessDefaultValue(accessDefault, key: keys.commitment)),
+                    // Made now, so the first command that records a read does not write the vault.
+                    (accessLogKeyRow, sealAccessLogKey(SecretBytes.random(count: Crypto.keyBytes), vaultKey: vaultKey)),
                 ])
                 try vault.db.execute("COMMIT")
             }

@@ -71,7 +71,11 @@ import Testing
         try tmux.press("C-y")
         try tmux.waitFor("Restored zoom.us")
         try tmux.waitFor("Items 1")
-        #expect(try open().item(service: "zoom.us", account: "") == before)
+        // Put back whole, going on from its last revision (a writer that read it before cannot write over it).
+        var restored = try open().item(service: "zoom.us", account: "")
+        #expect(restored.revision > before.revision)
+        restored.revision = before.revision
+        #expect(restored == before)
     }
 
     /// F8, Down, Down, Space, Enter: the review ticks session tokens only.

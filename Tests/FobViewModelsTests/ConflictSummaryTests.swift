@@ -24,6 +24,11 @@ import Testing
         #expect(ConflictSources.Version(device: "0123abcd", written: at).described == "(0123abcd, \(time))")
         #expect(ConflictSources.Version(device: "desk (home)", written: at).described == "(desk (home), \(time))")
         #expect(ConflictSources.Version(device: nil, written: at).described == "(\(time))")
+        // Two devices of one name keep their ids, so the two versions are told apart.
+        let twins = ConflictSources(
+            local: .init(device: "vm (0123abcd)", written: at), other: .init(device: "vm (4567ef01)", written: at))
+        #expect(twins.described.local == "(vm (0123abcd), \(time))")
+        #expect(twins.described.other == "(vm (4567ef01), \(time))")
     }
 }
 

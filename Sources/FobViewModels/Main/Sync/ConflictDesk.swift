@@ -50,8 +50,9 @@ final class ConflictDesk {
         var other = ""
         var differ = ""
         if let sources = model.sync?.sources[row.key] {
-            local = " " + sources.local.described
-            other = " " + sources.other.described
+            let named = sources.described
+            local = " " + named.local
+            other = " " + named.other
             // What differs, never the values: Ctrl-R in the preview shows this vault's.
             if !sources.differences.isEmpty {
                 differ = "They differ in: \(sources.differences.joined(separator: ", ")). "

@@ -62,8 +62,13 @@ public struct ConflictSources: Sendable, Equatable {
         /// `(desk, 14:02:31)` (local time, to the second: two versions
         /// written in one minute are told apart), or `(14:02:31)` without a
         /// device; a device with a name is named without its id.
-        public var described: String {
-            "(" + (device.map { Self.withoutID($0) + ", " } ?? "") + DateText.local(written, "%H:%M:%S") + ")"
+        public var described: String { described(keepingID: false) }
+
+        /// ``described``, naming the device with its id when `keepingID`
+        /// (two devices of one name are told apart by it).
+        public func described(keepingID: Bool) -> String {
+            let name = device.map { (keepingID ? $0 : Self.withoutID($0)) + ", " } ?? ""
+            return "(" + name + DateText.local(written, "%H:%M:%S") + ")"
         }
 
         /// `NAME` of `NAME (ID)` (ID in hexadecimal), else `device` as it is.
@@ -76,6 +81,14 @@ public struct ConflictSources: Sendable, Equatable {
             }
             return String(name.dropLast())
         }
+    }
+
+    /// How the dialog names the two versions: devices by name, or by name
+    /// and id when both devices have one name (as two machines called `vm`).
+    public var described: (local: String, other: String) {
+        let sameName =
+            local.device != other.device && local.device.map(Version.withoutID) == other.device.map(Version.withoutID)
+        return (local.described(keepingID: sameName), other.described(keepingID: sameName))
     }
 
     /// The vault's version.
