@@ -92,6 +92,14 @@ public enum SignedFile {
         return (Array(bytes[4..<sigEnd]), Array(bytes[sigEnd...]))
     }
 
+    /// The content of `bytes`, unverified: the envelope taken off, or
+    /// `bytes` as they are when they have none (a file written before
+    /// signing keys). Only where the signature is checked later.
+    static func content(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.starts(with: magic), bytes.count >= 4 + Int(crypto_sign_BYTES) else { return bytes }
+        return Array(bytes.dropFirst(4 + Int(crypto_sign_BYTES)))
+    }
+
     /// The content of `bytes` when `publicKey` signed it for `path`.
     /// - Throws: ``TreeFormatError/unauthentic`` when the signature does not
     ///   verify (another signer, another path, a changed byte), or what

@@ -157,4 +157,24 @@ public enum SyncMerge {
     public static func sameContent(_ a: Item, _ b: Item) -> Bool {
         FieldGroup.allCases.allSatisfy { $0.same(a, b) }
     }
+
+    /// Whether `a` and `b` have one persistent ID, created date and modified date.
+    static func sameIdentity(_ a: Item, _ b: Item) -> Bool {
+        a.persistentID == b.persistentID && a.created == b.created && a.modified == b.modified
+    }
+
+    /// The persistent ID the item named `name` takes where another item
+    /// keeps `id`: a keyed BLAKE2b of both under the naming key, as a
+    /// version-4 UUID (every device derives the same).
+    static func separateIdentity(_ id: UUID, name: String, keys: SyncKeys) -> UUID {
+        var bytes = Sodium.genericHash(
+            Array("fob-sync identity/\(id.uuidString)/\(name)".utf8), key: keys.naming, length: 16)
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
 }

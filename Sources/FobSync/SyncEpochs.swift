@@ -34,7 +34,8 @@ struct EpochKeeper {
         }
         let before = run.state.currentEpoch
         // The devices' names as of the last sync (the new tree's heads need the new key).
-        let named = run.state.syncedCommit.flatMap { try? reader.snapshotDevices($0, keys: run.keys).heads } ?? [:]
+        var copy = run
+        let named = run.state.syncedCommit.flatMap { try? reader.snapshotDevices($0, run: &copy).heads } ?? [:]
         var password: SecretBytes?
         while true {
             let known = SyncKeys(epochs: run.state.epochs)
@@ -43,6 +44,9 @@ struct EpochKeeper {
                     && !run.unopenable.contains("\($0.number).\($0.device)")
             }
             guard let target = unknown.max(by: { ($0.number, $0.device) < ($1.number, $1.device) }) else { break }
+            let targetPath = "keys/\(target.number).\(target.device).key"
+            let epochFile = try TreeSignatures.epochFile(
+                files[targetPath] ?? [], path: targetPath, starter: target.device, state: run.state)
             let starter = SyncEngine.label(target.device, heads: named)
             let name = "(epoch \(target.number) from device \(starter))"
             // Its device's header, or another device's that re-sealed it (`fob passwd`).
@@ -74,7 +78,9 @@ struct EpochKeeper {
             run.state.learn(epoch)
             let path = TreePath.epoch(epoch)
             do {
-                for older in try EpochFile.open(files[path] ?? [], epoch: epoch) { run.state.learn(older) }
+                for older in try EpochFile.open(epochFile, epoch: epoch) {
+                    run.state.learn(older)
+                }
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         run.refreshKeys()
@@ -106,7 +112,7 @@ struct EpochKeeper {
         // Every file is opened at the next export, to be written again under the new key.
         run.markIndexStale()
         try vault.store(&run, index: true)
-        run.writeFile(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
+        try run.writeSigned(TreePath.epoch(epoch), EpochFile.sealed(epoch, older: older))
         run.writeFile(headerPath, header.bytes)
         return epoch
     }

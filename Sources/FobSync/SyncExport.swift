@@ -29,7 +29,9 @@ struct Exporter {
         run.exports = []
         // Files removed beside the exports: the snapshot after the commit is read whole.
         run.exportsRemovedOthers = !collected.isEmpty
-        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead else { return 0 }
+        // A head written before signing keys is written again, carrying this device's key.
+        let unsignedHead = current.heads[me].map { $0.publicKey == nil } ?? false
+        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead || unsignedHead else { return 0 }
         // Reserve the counter in the vault before any file carries it.
         run.state.counter += 1
         try vault.store(&run)
@@ -40,7 +42,7 @@ struct Exporter {
             live.remove(path)
         }
         for plan in planned { try stage(plan, dot: dot, run: &run, live: &live) }
-        writeHead(&run, current: current, live: live)
+        try writeHead(&run, current: current, live: live)
         try run.commit(git: git)
         return planned.count
     }
@@ -127,7 +129,7 @@ struct Exporter {
         let revision = plan.make(dot)
         let path = TreePath.record(name: plan.name, dot: dot)
         let sealed = revision.sealed(name: plan.name, keys: run.keys)
-        run.writeFile(path, sealed)
+        try run.writeSigned(path, sealed)
         // Kept as read back, so it is the same value another device opens.
         run.written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: run.keys)
         run.exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
@@ -181,14 +183,15 @@ struct Exporter {
         return (resealed, collected, acknowledge)
     }
 
-    func writeHead(_ run: inout SyncRun, current: TreeSnapshot, live: Set<String>) {
+    func writeHead(_ run: inout SyncRun, current: TreeSnapshot, live: Set<String>) throws {
         var vector = VersionVector()
         for head in current.heads.values { vector.add(Dot(device: head.device, counter: head.counter)) }
         vector.add(Dot(device: run.state.device, counter: run.state.counter))
         let hash = TreeChecks.liveHash(live, keys: run.keys)
         let head = DeviceHead(
             device: run.state.device, counter: run.state.counter, vector: vector, liveHash: hash,
-            name: run.state.name)
-        run.writeFile(TreePath.head(device: run.state.device), head.sealed(keys: run.keys))
+            name: run.state.name, publicKey: run.state.signingKey?.publicKey,
+            unsignedUpTo: run.state.unsignedUpTo[run.state.device] ?? 0)
+        try run.writeSigned(TreePath.head(device: run.state.device), head.sealed(keys: run.keys))
     }
 }

@@ -72,6 +72,15 @@ struct SyncRun {
         pendingWrites[path] = bytes
     }
 
+    /// Stages `bytes` as the file at `path`, signed by this device for that
+    /// path (``SignedFile``).
+    /// - Throws: ``SyncError/usage(_:)`` for a state without a signing key
+    ///   (``SyncVault/load()`` gives every state one, so none reaches here).
+    mutating func writeSigned(_ path: String, _ bytes: [UInt8]) throws {
+        guard let key = state.signingKey else { throw SyncError.usage("the sync state holds no signing key") }
+        writeFile(path, SignedFile.signed(bytes, path: path, key: key))
+    }
+
     /// Stages the removal of the file at `path` for the next ``commit(git:)``.
     mutating func removeFile(_ path: String) {
         pendingWrites[path] = nil

@@ -40,6 +40,7 @@ extension SyncEngine {
         var state = SyncState(device: DeviceID.make(), syncKey: syncKey, remote: remote)
         state.name = name
         state.headerKDF = kdf
+        state.signingKey = DeviceSigningKey.generate()
         // The tree's first commit holds the header alone; the state follows it.
         _ = try git.commit(
             writes: [TreePath.header(device: state.device): header.bytes], removals: [], parent: nil,
@@ -120,7 +121,8 @@ extension SyncEngine {
         if newest.number > 1 {
             let path = TreePath.epoch(newest)
             do {
-                epochs += try EpochFile.open(try git.file(path) ?? [], epoch: newest)
+                // Its starter's signature is checked by the first sync, which takes in the heads' keys.
+                epochs += try EpochFile.open(SignedFile.content(try git.file(path) ?? []), epoch: newest)
             } catch { throw SyncError.tampered("\(path) \(error)") }
         }
         guard let first = epochs.first(where: { $0.number == 1 }) else {
@@ -128,6 +130,7 @@ extension SyncEngine {
         }
         var state = SyncState(device: DeviceID.make(), syncKey: first.key, remote: remote)
         state.name = name
+        state.signingKey = DeviceSigningKey.generate()
         for epoch in epochs { state.learn(epoch) }
         var fresh = state.item(now: now())
         if let old {
@@ -198,7 +201,8 @@ extension SyncEngine {
     func devices(_ run: SyncRun) throws -> [DeviceInfo] {
         guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
-        let (heads, revoked) = try reader.snapshotDevices(head, keys: run.keys)
+        var run = run
+        let (heads, revoked) = try reader.snapshotDevices(head, run: &run)
         return heads.values.sorted { $0.device < $1.device }.map {
             let isThis = $0.device == run.state.device
             return DeviceInfo(
@@ -220,8 +224,9 @@ extension SyncEngine {
     public func revoke(device given: String, password: SecretBytes) throws -> (device: String, outcome: Outcome) {
         let before = try vault.load()
         // This device, by id or by a name no other device has: refused before any sync.
+        var copy = before
         let known = (try? git.resolve("HEAD")).flatMap { $0 }.flatMap {
-            try? reader.snapshotDevices($0, keys: before.keys).heads
+            try? reader.snapshotDevices($0, run: &copy).heads
         }
         let othersNamed = (known ?? [:]).values.contains { $0.device != before.state.device && $0.name == given }
         guard given != before.state.device, before.state.name != given || othersNamed else {
@@ -235,7 +240,7 @@ extension SyncEngine {
         guard let head = try git.resolve("HEAD") else {
             throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
         }
-        let heads = try reader.snapshotDevices(head, keys: run.keys).heads
+        let heads = try reader.snapshotDevices(head, run: &run).heads
         let device = try SyncEngine.device(named: given, in: heads)
         guard device != run.state.device else {
             throw SyncError.usage("this vault cannot revoke itself; revoke it from another device")
@@ -244,7 +249,7 @@ extension SyncEngine {
             throw SyncError.usage("no device \(given) in the sync tree; see `fob devices`")
         }
         _ = try epochs.startEpoch(&run, password: password, kdf: headerCosts(run.state, vaultKDF: nil))
-        run.writeFile(
+        try run.writeSigned(
             TreePath.revoked(device: device), Revocation(device: device, counter: counter).sealed(keys: run.keys))
         try run.commit(git: git)
         return (SyncEngine.label(device, heads: heads), try sync())

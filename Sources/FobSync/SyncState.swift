@@ -54,6 +54,18 @@ public struct SyncState: Sendable {
     /// (``SyncError/copied(_:)``): only then does `fob sync join` take a
     /// new device id for a vault that syncs already.
     public var copyFound = false
+    /// This device's signing key (``DeviceSigningKey``): every file it
+    /// writes to the tree is signed with it. `nil` in a state written
+    /// before signing keys (``SyncVault/load()`` makes one).
+    public var signingKey: DeviceSigningKey?
+    /// The public signing key of every device this device has seen sign
+    /// its head, by device id: a key once taken is never changed nor
+    /// dropped, so a file under a device's id verifies only with its key.
+    public var signers: [String: [UInt8]] = [:]
+    /// For each signer and this device, the last counter of its own it
+    /// wrote before it had a signing key (from its signed head): its files
+    /// up to it are taken unsigned, later ones only signed.
+    public var unsignedUpTo: [String: UInt64] = [:]
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -153,6 +165,24 @@ public struct SyncState: Sendable {
         }
         // 6 (no content) a copy was found.
         if copyFound { w.u8(6) }
+        // 7 the signing key's secret half (64 bytes), 8 the signers, 9
+        // the counters up to which each wrote unsigned files.
+        if let signingKey {
+            w.u8(7)
+            signingKey.secretKey.withUnsafeBytes { w.raw($0) }
+        }
+        if !signers.isEmpty {
+            w.u8(8)
+            w.u32(UInt32(signers.count))
+            for (id, key) in signers.sorted(by: { $0.key < $1.key }) {
+                w.string(id)
+                w.data(key)
+            }
+        }
+        if unsignedUpTo.values.contains(where: { $0 > 0 }) {
+            w.u8(9)
+            w.vector(VersionVector(unsignedUpTo.filter { $0.value > 0 }))
+        }
         return SecretBytes(w.bytes)
     }
 
@@ -203,6 +233,9 @@ public struct SyncState: Sendable {
                     state.headerKDF = kdf
                 case 5: state.revoked = try r.vector().counters
                 case 6: state.copyFound = true
+                case 7: state.signingKey = try DeviceSigningKey(secretKey: SecretBytes(try r.data(max: 64)))
+                case 8: try state.decodeSigners(&r)
+                case 9: state.unsignedUpTo = try r.vector().counters
                 default: throw .malformed("an unknown sync state section")
                 }
             }
@@ -213,6 +246,18 @@ public struct SyncState: Sendable {
 }
 
 extension SyncState {
+    /// Reads the signers' section.
+    mutating func decodeSigners(_ r: inout ByteReader) throws(TreeFormatError) {
+        let count = try r.u32()
+        guard count <= 10_000 else { throw .tooLarge }
+        for _ in 0..<count {
+            let id = try r.device()
+            let key = Array(try r.data(max: 32))
+            guard key.count == 32, signers[id] == nil else { throw .malformed("a device's signing key") }
+            signers[id] = key
+        }
+    }
+
     /// Reads the shard layout that follows the state's fields.
     mutating func decodeShardLayout(_ r: inout ByteReader) throws(TreeFormatError) {
         let digits = Int(try r.u8())

@@ -139,7 +139,20 @@ public final class SyncVault {
         for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
         var run = SyncRun(state: state, stateItem: stateItem, items: items, keys: keys)
         try loadIndex(&run)
+        if run.state.signingKey == nil { try makeSigningKey(&run) }
         return run
+    }
+
+    /// Gives a state written before signing keys its device's key, stored
+    /// before any file is signed with it: this device's files up to its
+    /// counter now were written unsigned, and every file of the tree is
+    /// opened again at the next sync (those written unsigned are written
+    /// again, signed, by its export).
+    func makeSigningKey(_ run: inout SyncRun) throws {
+        run.state.signingKey = DeviceSigningKey.generate()
+        run.state.unsignedUpTo[run.state.device] = run.state.counter
+        run.markIndexStale()
+        try store(&run, index: true)
     }
 
     /// Reads the state's shards (``SyncIndexShards``) into `run`.

@@ -158,6 +158,9 @@ public struct Revision: Sendable {
     public var siblings: [Sibling]
     /// The ``KeyEpoch/id`` of the key its file is sealed under (0 for one not read from a file).
     public var sealedUnder: UInt64 = 0
+    /// Whether its file was signed by its device (``SignedFile``); a file
+    /// written before signing keys is written again, signed, at the next export.
+    var signed = true
 
     static let magic = Array("FSR2".utf8)
     /// Version 1: no sibling's parts; version 2 adds them (written only
@@ -306,7 +309,9 @@ public struct Revision: Sendable {
 }
 
 /// A device's head: `devices/DEVICE.head`, written by that device only,
-/// sealed (so MAC'd) under the sync key with the device id as associated data.
+/// sealed (so MAC'd) under the sync key with the device id as associated
+/// data, and signed by the device (``SignedFile``): it carries the public
+/// half of the device's signing key.
 public struct DeviceHead: Sendable, Equatable {
     /// The device.
     public var device: String
@@ -318,32 +323,54 @@ public struct DeviceHead: Sendable, Equatable {
     public var liveHash: [UInt8]
     /// The device's name (``DeviceName``), or `nil` for one without.
     public var name: String?
+    /// The public half of the device's signing key (32 bytes), or `nil`
+    /// in a head written before signing keys.
+    public var publicKey: [UInt8]?
+    /// The last counter of its own it wrote before it had a signing key:
+    /// its files up to it may be unsigned (0: none; only with ``publicKey``).
+    public var unsignedUpTo: UInt64 = 0
+    /// The ``KeyEpoch/id`` of the key its file is sealed under (0 for one not read from a file).
+    var sealedUnder: UInt64 = 0
 
     static let magic = Array("FSH2".utf8)
 
+    /// Equal heads say the same; the key their files were sealed under does not count.
+    public static func == (a: DeviceHead, b: DeviceHead) -> Bool {
+        a.device == b.device && a.counter == b.counter && a.vector == b.vector && a.liveHash == b.liveHash
+            && a.name == b.name && a.publicKey == b.publicKey && a.unsignedUpTo == b.unsignedUpTo
+    }
+
     /// The file's bytes: "FSH2", the current key's id, then the plaintext
     /// sealed under the current epoch with the device id as associated data.
-    /// The plaintext: version (1; 2 with a name, so a head without one
-    /// stays readable by a Fob that knows version 1 only), counter, vector,
-    /// live hash, then in version 2 the name.
+    /// The plaintext: version (1; 2 with a name; 3 with a signing key),
+    /// counter, vector, live hash, then in version 2 the name; in version 3
+    /// the public key (32 bytes), ``unsignedUpTo`` (8 bytes) and a byte,
+    /// 1 when the name follows.
     public func sealed(keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
-        w.u8(name == nil ? 1 : 2)
+        w.u8(publicKey != nil ? 3 : name == nil ? 1 : 2)
         w.u64(counter)
         w.vector(vector)
         w.data(liveHash)
+        if let publicKey {
+            w.data(publicKey)
+            w.u64(unsignedUpTo)
+            w.u8(name == nil ? 0 : 1)
+        }
         if let name { w.string(name) }
         return keys.seal(magic: DeviceHead.magic, w.bytes, ad: Array("fob-sync head 1/\(device)".utf8))
     }
 
-    /// Opens `device`'s head file.
+    /// Opens `device`'s head file (its content, the envelope taken off).
     /// - Throws: ``TreeFormatError``.
     public static func open(_ bytes: [UInt8], device: String, keys: SyncKeys) throws(TreeFormatError) -> DeviceHead {
-        let (plain, _) = try keys.open(
+        let (plain, keyID) = try keys.open(
             bytes, magic: magic, ad: Array("fob-sync head 1/\(device)".utf8), what: "a head file")
-        return try reading(plain) { (raw) throws(TreeFormatError) -> DeviceHead in
+        var head = try reading(plain) { (raw) throws(TreeFormatError) -> DeviceHead in
             try decodePlaintext(raw, device: device)
         }
+        head.sealedUnder = keyID
+        return head
     }
 
     /// Decodes a head's plaintext (the fuzz target `sync-tree` calls it).
@@ -352,24 +379,37 @@ public struct DeviceHead: Sendable, Equatable {
     {
         var r = ByteReader(raw)
         let version = try r.u8()
-        guard version == 1 || version == 2 else { throw .malformed("an unknown head version") }
+        guard (1...3).contains(version) else { throw .malformed("an unknown head version") }
         let counter = try r.u64()
         let vector = try r.vector()
         let hash = Array(try r.data(max: 64))
+        var key: [UInt8]?
+        var unsignedUpTo: UInt64 = 0
+        var named = version == 2
+        if version == 3 {
+            key = Array(try r.data(max: 32))
+            unsignedUpTo = try r.u64()
+            let flag = try r.u8()
+            guard key?.count == 32, flag <= 1 else { throw .malformed("a head's signing key") }
+            named = flag == 1
+        }
         var name: String?
-        if version == 2 {
+        if named {
             let given = try r.string(max: DeviceName.maxBytes)
             guard DeviceName.isValid(given) else { throw .malformed("a device name") }
             name = given
         }
         guard r.atEnd, hash.count == 32 else { throw .malformed("a head") }
-        return DeviceHead(device: device, counter: counter, vector: vector, liveHash: hash, name: name)
+        return DeviceHead(
+            device: device, counter: counter, vector: vector, liveHash: hash, name: name, publicKey: key,
+            unsignedUpTo: unsignedUpTo)
     }
 }
 
 /// `devices/DEVICE.revoked`: the device's writes after `counter` are
 /// ignored by every device, and its head may go. Sealed under the sync key
-/// with the device id as associated data.
+/// with the device id as associated data, and signed by the device that
+/// revoked it (``SignedFile``).
 public struct Revocation: Sendable, Equatable {
     /// The revoked device.
     public var device: String

@@ -66,7 +66,7 @@ struct TreeReader {
         guard let commit else { return TreeSnapshot() }
         let keys = run.keys
         let index = run.index
-        if commit == synced, let snap = try indexedSnapshot(commit, keys: keys, index: index) { return snap }
+        if commit == synced, let snap = try indexedSnapshot(commit, run: &run) { return snap }
         var snap = TreeSnapshot()
         var devicePaths: [(path: String, blob: String)] = []
         var headerPaths: [(path: String, blob: String)] = []
@@ -88,15 +88,8 @@ struct TreeReader {
         }
         let contents = try git.blobs(Array(Set((devicePaths + headerPaths).map(\.blob))))
         for (path, blob) in headerPaths { _ = try TreeReader.header(contents[blob] ?? [], path: path, floor: kdfFloor) }
-        for (path, blob) in devicePaths {
-            do {
-                if let device = TreePath.parseHead(path) {
-                    snap.heads[device] = try DeviceHead.open(contents[blob] ?? [], device: device, keys: keys)
-                } else if let device = TreePath.parseRevoked(path) {
-                    snap.revoked[device] = try Revocation.open(contents[blob] ?? [], device: device, keys: keys).counter
-                }
-            } catch { throw SyncError.tampered("\(path) \(error)") }
-        }
+        (snap.heads, snap.revoked) = try devices(
+            devicePaths.map { ($0.path, contents[$0.blob] ?? []) }, run: &run)
         let cutOff = snap.revoked.merging(run.state.revoked) { min($0, $1) }
         for (name, files) in snap.files {
             // A revoked device's writes after its revocation count for nothing
@@ -150,8 +143,11 @@ struct TreeReader {
                     revisions.append(revision)
                     continue
                 }
+                let (content, signed) = try TreeSignatures.content(
+                    contents[f.blob] ?? [], path: path, device: f.dot.device, counter: f.dot.counter, state: run.state)
                 do {
-                    let revision = try Revision.open(contents[f.blob] ?? [], name: name, dot: f.dot, keys: keys)
+                    var revision = try Revision.open(content, name: name, dot: f.dot, keys: keys)
+                    revision.signed = signed
                     run.opened[cacheKey] = revision
                     revisions.append(revision)
                 } catch {
@@ -160,29 +156,37 @@ struct TreeReader {
             }
             snap.revisions[name] = revisions
             snap.openedNames.insert(name)
-            if revisions.contains(where: { $0.sealedUnder != keys.sealingID }) { snap.stale.insert(name) }
+            // Under an older key, or written before signing keys: written again, signed.
+            if revisions.contains(where: { $0.sealedUnder != keys.sealingID || !$0.signed }) { snap.stale.insert(name) }
             if revisions.contains(where: { $0.item == nil }) { snap.tombstones.insert(name) }
         }
     }
 
     /// The heads and revocations of `commit`.
-    func snapshotDevices(_ commit: String, keys: SyncKeys) throws -> (
+    func snapshotDevices(_ commit: String, run: inout SyncRun) throws -> (
+        heads: [String: DeviceHead], revoked: [String: UInt64]
+    ) {
+        try devices(try git.files(of: commit, under: "devices").map { ($0.key, $0.value) }, run: &run)
+    }
+
+    /// The heads and revocations of the files `files` (path, content) of
+    /// `devices/`: heads first, so that a device's key is taken in before
+    /// a revocation it signed is checked (``TreeSignatures``).
+    func devices(_ files: [(path: String, bytes: [UInt8])], run: inout SyncRun) throws -> (
         heads: [String: DeviceHead], revoked: [String: UInt64]
     ) {
         var heads: [String: DeviceHead] = [:]
         var revoked: [String: UInt64] = [:]
-        for (path, bytes) in try git.files(of: commit, under: "devices") {
-            do {
-                if let device = TreePath.parseHead(path) {
-                    heads[device] = try DeviceHead.open(bytes, device: device, keys: keys)
-                } else if let device = TreePath.parseRevoked(path) {
-                    revoked[device] = try Revocation.open(bytes, device: device, keys: keys).counter
-                } else {
-                    throw SyncError.tampered("\(path) is not part of a sync tree")
-                }
-            } catch let error as TreeFormatError {
-                throw SyncError.tampered("\(path) \(error)")
+        for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
+            if let device = TreePath.parseHead(path) {
+                heads[device] = try TreeSignatures.head(bytes, path: path, device: device, run: &run)
+            } else if TreePath.parseRevoked(path) == nil {
+                throw SyncError.tampered("\(path) is not part of a sync tree")
             }
+        }
+        for (path, bytes) in files {
+            guard let device = TreePath.parseRevoked(path) else { continue }
+            revoked[device] = try TreeSignatures.revocation(bytes, path: path, device: device, run: run).counter
         }
         return (heads, revoked)
     }
@@ -191,11 +195,12 @@ struct TreeReader {
     /// this device verified of its tree (the commit's id binds the tree):
     /// only its heads are read. `nil` where the listing must tell (a
     /// revoked device: its later files are in the tree, not in the index).
-    func indexedSnapshot(_ commit: String, keys: SyncKeys, index: [String: IndexEntry]) throws -> TreeSnapshot? {
+    func indexedSnapshot(_ commit: String, run: inout SyncRun) throws -> TreeSnapshot? {
+        let index = run.index
         // Files under an older key are opened again: the listing tells.
         guard !index.values.contains(where: \.stale) else { return nil }
         var snap = TreeSnapshot()
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
+        (snap.heads, snap.revoked) = try snapshotDevices(commit, run: &run)
         guard snap.revoked.isEmpty else { return nil }
         snap.paths.reserveCapacity(index.count)
         for (name, entry) in index where !entry.files.isEmpty {
@@ -214,7 +219,7 @@ struct TreeReader {
         let exports = run.exports
         guard exports.count <= 256, !run.exportsRemovedOthers else { return nil }
         var snap = before
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, keys: keys)
+        (snap.heads, snap.revoked) = try snapshotDevices(commit, run: &run)
         guard snap.revoked == before.revoked else { return nil }
         let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
         var blobs: [String: String] = [:]
@@ -229,7 +234,7 @@ struct TreeReader {
             let kept = (snap.revisions[export.name] ?? []).filter { !export.superseded.contains($0.dot) }
             snap.revisions[export.name] = kept + [revision]
             snap.openedNames.insert(export.name)
-            if !(kept + [revision]).contains(where: { $0.sealedUnder != keys.sealingID }) {
+            if !(kept + [revision]).contains(where: { $0.sealedUnder != keys.sealingID || !$0.signed }) {
                 snap.stale.remove(export.name)
             }
             if revision.item == nil { snap.tombstones.insert(export.name) }

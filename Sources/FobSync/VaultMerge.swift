@@ -55,11 +55,11 @@ struct VaultMerger {
                     "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
             }
             if let stored {
-                if SyncMerge.sameContent(stored, item) {
+                // The tree's identity and dates too: every device converges on them.
+                if SyncMerge.sameContent(stored, item), SyncMerge.sameIdentity(stored, item) {
                     revisions[name] = stored.revision
                     continue
                 }
-                item.persistentID = stored.persistentID
                 item.revision = stored.revision + 1
                 changes.append(.replace(existing: stored, with: item))
                 revisions[name] = stored.revision + 1
@@ -70,6 +70,7 @@ struct VaultMerger {
             }
             merged += 1
         }
+        try separateIdentities(&run, changes: &changes, revisions: &revisions)
         // A name neither in the tree nor in the vault is forgotten.
         for name in revisions.keys where snapshot.files[name] == nil && run.items[name] == nil {
             revisions[name] = nil
@@ -92,6 +93,47 @@ struct VaultMerger {
         run.index = index
         try vault.store(&run, with: changes, index: true, dirty: changed)
         return SyncEngine.Outcome(merged: merged, conflicts: conflicts, written: 0)
+    }
+
+    /// Gives every item of the vault after `changes` a persistent ID of its
+    /// own. A rename on one device racing an edit (or another rename) of
+    /// the item on another leaves two tree names with one ID: the least
+    /// name keeps it, and each other takes an ID derived from the ID and
+    /// its name under the naming key, so every device picks the same.
+    func separateIdentities(_ run: inout SyncRun, changes: inout [ImportChange], revisions: inout [String: UInt64])
+        throws
+    {
+        var final = run.items
+        var pending: [String: Int] = [:]
+        for (i, change) in changes.enumerated() {
+            switch change {
+            case .add(let item), .replace(_, let item):
+                let name = run.keys.name(of: item)
+                final[name] = item
+                pending[name] = i
+            case .delete(let item): final[run.keys.name(of: item)] = nil
+            }
+        }
+        var byID: [UUID: [String]] = [:]
+        for (name, item) in final { byID[item.persistentID, default: []].append(name) }
+        let shared = byID.values.filter { $0.count > 1 }.flatMap { $0.sorted().dropFirst() }
+        guard !shared.isEmpty else { return }
+        try vault.fill(&run, names: shared.filter { pending[$0] == nil })
+        for name in shared.sorted() {
+            guard var item = final[name] else { continue }
+            item.persistentID = SyncMerge.separateIdentity(item.persistentID, name: name, keys: run.keys)
+            if let i = pending[name], case .replace(let stored, _) = changes[i] {
+                changes[i] = .replace(existing: stored, with: item)
+            } else if let i = pending[name] {
+                changes[i] = .add(item)
+            } else if let stored = run.items[name] {
+                item = stored
+                item.persistentID = SyncMerge.separateIdentity(stored.persistentID, name: name, keys: run.keys)
+                item.revision = stored.revision + 1
+                changes.append(.replace(existing: stored, with: item))
+                revisions[name] = stored.revision + 1
+            }
+        }
     }
 
     /// Merges the fetched tree into the local one and checks the result.

@@ -9,15 +9,23 @@ import Testing
 /// real git and a local bare repository with the built `fob`.
 @Suite(.serialized) struct SyncKeyTests {
     /// The ids of the keys the revision files of the remote are sealed under
-    /// (bytes 4 to 12 of each file, after its magic).
+    /// (bytes 4 to 12 of each sealed file, after its magic; a signed file's
+    /// envelope, "FSG1" and a 64-byte signature, comes first).
     static func keyIDs(_ lab: SyncLab) throws -> Set<[UInt8]> {
         let clone = try lab.attackerClone()
         var ids: Set<[UInt8]> = []
         for path in try lab.git(["ls-files", "items"], in: clone).split(separator: "\n") {
-            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: clone + "/" + path)))
-            ids.insert(Array(bytes[4..<12]))
+            ids.insert(Array(try sealed(clone + "/" + path)[4..<12]))
         }
         return ids
+    }
+
+    /// The sealed file at `path`, without the signed envelope around it
+    /// ("FSG1" and a 64-byte signature).
+    static func sealed(_ path: String) throws -> [UInt8] {
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+        if bytes.starts(with: Array("FSG1".utf8)) { bytes.removeFirst(68) }
+        return bytes
     }
 
     /// The sync state a device's vault holds (its keys among it).
@@ -170,7 +178,8 @@ import Testing
                 ["--vault", device.vault] + arguments,
                 environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": device.data, "FOB_AGENT": "0"]) { $1 })
         }
-        #expect(try run(a, ["--password-file", pw2, "sync"]).status == 0)
+        let rotated = try run(a, ["--password-file", pw2, "sync"])
+        #expect(rotated.status == 0, "\(rotated.stderrText)")
         #expect(
             try run(b, ["--password-file", lab.directory.url.path + "/pw", "sync", "--tree-password-file", pw2]).status
                 == 0)
@@ -209,14 +218,14 @@ import Testing
         #expect(files.count == 3)
         for path in files {
             let (name, dot) = try #require(TreePath.parseRecord(path))
-            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: clone + "/" + path)))
+            let bytes = try Self.sealed(clone + "/" + path)
             #expect(throws: TreeFormatError.unknownKey) { try Revision.open(bytes, name: name, dot: dot, keys: keys) }
         }
         // And a's own keys do.
         let aKeys = SyncKeys(epochs: try Self.state(of: a).epochs)
         for path in files {
             let (name, dot) = try #require(TreePath.parseRecord(path))
-            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: clone + "/" + path)))
+            let bytes = try Self.sealed(clone + "/" + path)
             #expect(throws: Never.self) { try Revision.open(bytes, name: name, dot: dot, keys: aKeys) }
         }
         // b cannot sync: it is told it was revoked (1) before any password is asked, given or not.

@@ -1,0 +1,150 @@
+import FobStore
+import FoundationEssentials
+
+/// The signatures of the tree's files (``SignedFile``), checked against
+/// the signing keys this device holds (``SyncState/signers``, its own
+/// ``SyncState/signingKey``): a file under a device's id must be signed
+/// by that device's key, a revocation by a current device other than the
+/// one it revokes. Files of a tree written before signing keys are taken
+/// unsigned only where ``takesUnsigned(_:counter:state:)`` says so; every
+/// export writes them again, signed.
+enum TreeSignatures {
+    /// The key that signs files under `device`'s id, as this device holds it.
+    static func key(of device: String, state: SyncState) -> [UInt8]? {
+        device == state.device ? state.signingKey?.publicKey : state.signers[device]
+    }
+
+    /// Whether an unsigned file under `device`'s id at `counter` (a head's
+    /// own) is taken: one it wrote before it had a signing key (up to
+    /// the counter its signed head names), or any of a device this device
+    /// knew before and has not yet seen sign (or of any, before its first
+    /// merge, when it trusts the tree it joins).
+    static func takesUnsigned(_ device: String, counter: UInt64, state: SyncState) -> Bool {
+        if let upTo = state.unsignedUpTo[device] ?? (device == state.device ? 0 : nil) {
+            return counter <= upTo
+        }
+        guard state.signers[device] == nil else { return false }
+        return state.syncedCommit == nil || state.seen[device] != nil
+    }
+
+    /// The content of `bytes`, the file at `path` under `device`'s id at
+    /// `counter`, and whether it was signed.
+    /// - Throws: ``SyncError/tampered(_:)`` for a signature that does not
+    ///   verify with the device's key, a device with no key held, or an
+    ///   unsigned file where ``takesUnsigned(_:counter:state:)`` refuses it.
+    static func content(_ bytes: [UInt8], path: String, device: String, counter: UInt64, state: SyncState) throws
+        -> (content: [UInt8], signed: Bool)
+    {
+        guard bytes.starts(with: SignedFile.magic) else {
+            guard takesUnsigned(device, counter: counter, state: state) else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            return (bytes, false)
+        }
+        guard let key = key(of: device, state: state) else {
+            throw SyncError.tampered(DeviceRoster.Refusal.unknownDevice(device).description + " (\(path))")
+        }
+        do { return (try SignedFile.open(bytes, path: path, publicKey: key), true) } catch {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+        }
+    }
+
+    /// The head at `path` of `device`: its signing key taken in when new
+    /// (a device this one knew before, any while no device is revoked, a
+    /// head sealed under the current key epoch, or any before this device's
+    /// first merge: a revoked device, which holds only older keys, cannot
+    /// bring in a device), then its signature checked. A device that joined
+    /// as a revocation started a new epoch is taken in once it wrote its
+    /// head again under the new key (its next sync).
+    /// - Throws: ``SyncError/tampered(_:)``: a key other than the one held,
+    ///   a new device under an older key, a signature that does not verify.
+    static func head(_ bytes: [UInt8], path: String, device: String, run: inout SyncRun) throws -> DeviceHead {
+        let keys = run.keys
+        do {
+            guard bytes.starts(with: SignedFile.magic) else {
+                let head = try DeviceHead.open(bytes, device: device, keys: keys)
+                guard head.publicKey == nil, takesUnsigned(device, counter: head.counter, state: run.state) else {
+                    throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+                }
+                return head
+            }
+            let parsed = try reading(bytes) { (raw) throws(TreeFormatError) in try SignedFile.parse(raw) }
+            let head = try DeviceHead.open(parsed.content, device: device, keys: keys)
+            guard let offered = head.publicKey else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            if let held = key(of: device, state: run.state) {
+                guard held == offered else {
+                    throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(device).description)
+                }
+            } else {
+                let state = run.state
+                guard
+                    state.syncedCommit == nil || state.seen[device] != nil || state.revoked.isEmpty
+                        || head.sealedUnder == keys.sealingID
+                else {
+                    throw SyncError.tampered(
+                        "\(path) brings in device \(device) under an older key epoch, which a revoked device holds too; "
+                            + "a device that joined meanwhile is taken in after its next sync")
+                }
+            }
+            guard (try? SignedFile.open(bytes, path: path, publicKey: offered)) != nil else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            if device != run.state.device, run.state.signers[device] == nil {
+                run.state.signers[device] = offered
+                run.state.unsignedUpTo[device] = head.unsignedUpTo
+            }
+            return head
+        } catch let error as TreeFormatError {
+            throw SyncError.tampered("\(path) \(error)")
+        }
+    }
+
+    /// The content of the epoch file at `path` that `starter` wrote:
+    /// refused when a revoked device started it, or when it is not signed
+    /// by the starter's key this device holds. The file of a device whose
+    /// key is not held yet (one that joined since, its head sealed under the
+    /// new key) is checked as its head is read, under that key.
+    /// - Throws: ``SyncError/tampered(_:)``.
+    static func epochFile(_ bytes: [UInt8], path: String, starter: String, state: SyncState) throws -> [UInt8] {
+        if let cutOff = state.revoked[starter] {
+            throw SyncError.tampered(
+                "\(path) is a key epoch started by device \(starter), revoked after its counter \(cutOff)")
+        }
+        guard let key = key(of: starter, state: state) else { return SignedFile.content(bytes) }
+        do { return try SignedFile.open(bytes, path: path, publicKey: key) } catch {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+        }
+    }
+
+    /// The revocation at `path` of `device`: signed by a current device
+    /// (held, not revoked) other than `device`; unsigned only when this
+    /// device took it in already with the same cut-off, or no other device
+    /// signs yet (a tree written before signing keys).
+    /// - Throws: ``SyncError/tampered(_:)``.
+    static func revocation(_ bytes: [UInt8], path: String, device: String, run: SyncRun) throws -> Revocation {
+        let state = run.state
+        do {
+            guard bytes.starts(with: SignedFile.magic) else {
+                let revocation = try Revocation.open(bytes, device: device, keys: run.keys)
+                guard state.revoked[device] == revocation.counter || state.syncedCommit == nil || state.signers.isEmpty
+                else { throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description) }
+                return revocation
+            }
+            let parsed = try reading(bytes) { (raw) throws(TreeFormatError) in try SignedFile.parse(raw) }
+            var signers = state.signers
+            if let own = state.signingKey { signers[state.device] = own.publicKey }
+            let verifies = signers.contains { signer, key in
+                signer != device && state.revoked[signer] == nil
+                    && (try? SignedFile.open(bytes, path: path, publicKey: key)) != nil
+            }
+            guard verifies else {
+                throw SyncError.tampered("\(path) is not signed by a current device")
+            }
+            return try Revocation.open(parsed.content, device: device, keys: run.keys)
+        } catch let error as TreeFormatError {
+            throw SyncError.tampered("\(path) \(error)")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+/// One identity per item: renames (`fob mv`) racing edits and other
+/// renames on other devices never leave two items with one persistent ID,
+/// and every device ends with the same persistent ID, created and modified
+/// dates for each item. End to end with the built `fob` and real git.
+@Suite(.serialized) struct SyncIdentityTests {
+    /// Each item of `device`'s vault as `service account id created modified`, sorted.
+    static func identities(_ device: Device) throws -> [String] {
+        let vault = try Vault(url: URL(fileURLWithPath: device.vault))
+        try vault.unlock(password: .text("pw"))
+        defer { vault.lock() }
+        return try vault.allItems().filter { $0.accessGroup != "fob.sync" }.map {
+            "\($0.service) \($0.account) \($0.persistentID) \($0.created.timeIntervalSince1970) \($0.modified.timeIntervalSince1970)"
+        }.sorted()
+    }
+
+    /// Whether no two items of the list share a persistent ID (the third word).
+    static func unique(_ identities: [String]) -> Bool {
+        let ids = identities.map { $0.split(separator: " ")[2] }
+        return Set(ids).count == ids.count
+    }
+
+    @Test func aRenameRacingAnEditLeavesTwoItemsWithTwoIdentities() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["mv", "mail", "ana", "post"])
+        try b.ok(["update", "mail", "ana"], input: "edited on b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        let onA = try Self.identities(a)
+        #expect(Self.unique(onA), "\(onA)")
+        #expect(try Self.identities(b) == onA)
+        #expect(try a.secret("mail", "ana") == "edited on b")
+        #expect(try b.secret("post", "ana") == "one")
+    }
+
+    @Test func twoAddsOfOneNameEndWithOneIdentityOnEveryDevice() throws {
+        let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["add", "shop", "ana"], input: "from a\n")
+        try b.ok(["add", "shop", "ana"], input: "from b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        let onA = try Self.identities(a)
+        #expect(try Self.identities(b) == onA)
+        #expect(Self.unique(onA), "\(onA)")
+    }
+
+    /// 500 random operations over three devices: saves, renames, deletes
+    /// and syncs; then every device holds the same items with the same
+    /// identities, no two share a persistent ID, and every secret held was
+    /// written by some device.
+    @Test func renamesRacingEditsOverThreeDevicesKeepOneIdentityPerItem() throws {
+        let lab = try SyncLab()
+        let devices = [try lab.device("a"), try lab.device("b"), try lab.device("c")]
+        try devices[0].ok(["sync", "init", lab.remote, "--kdf", "interactive"])
+        try devices[1].ok(["sync", "join", lab.remote])
+        try devices[2].ok(["sync", "join", lab.remote])
+        var generator = SeededGenerator(seed: 41)
+        let services = ["mail", "web", "bank", "shop", "post"]
+        var written: Set<String> = []
+        for step in 0..<500 {
+            let device = devices[Int.random(in: 0..<3, using: &generator)]
+            let service = services[Int.random(in: 0..<services.count, using: &generator)]
+            switch Int.random(in: 0..<8, using: &generator) {
+            case 0: _ = try device.run(["rm", service, "ana"])
+            case 1, 2:
+                let target = services[Int.random(in: 0..<services.count, using: &generator)]
+                _ = try device.run(["mv", service, "ana", target])
+            case 3, 4: _ = try device.run(["sync"])
+            default:
+                let value = "\(device.name)\(step)"
+                if try device.run(["save", service, "ana"], input: value + "\n").status == 0 { written.insert(value) }
+            }
+        }
+        for _ in 0..<2 {
+            for device in devices.shuffled(using: &generator) {
+                let result = try device.run(["sync"])
+                #expect(result.status == 0, "\(result.stderrText)")
+            }
+        }
+        _ = try devices[0].sync()
+        let reference = try Self.identities(devices[0])
+        #expect(Self.unique(reference), "\(reference)")
+        for device in devices.dropFirst() { #expect(try Self.identities(device) == reference) }
+        #expect(try devices[1].contents() == devices[0].contents())
+        for line in try devices[0].contents() {
+            #expect(written.contains(String(line.split(separator: " ")[2])), "\(line)")
+        }
+    }
+}
