@@ -31,9 +31,9 @@ import Testing
         private let lock = NSLock()
         private var asked: [String] = []
         var questions: [String] { lock.withLock { asked } }
-        func ask(_ question: AccessQuestion, timeout: Double) -> AccessAnswer? {
+        func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
             lock.withLock { asked.append(question.subject) }
-            return .deny
+            return .answered(.deny)
         }
     }
 
