@@ -242,7 +242,10 @@ import Testing
         let tmux = try TmuxSession(command: command, environment: f.environment)
         try waitForMainScreen(tmux, listing: "api")
         // Keys are taken once the first second on a vault unlocked already is over.
-        try tmux.waitFor("early keys ignored")
+        // (The line may wrap, and may then give way to another notice.)
+        try tmux.waitUntil("keys taken again") {
+            !$0.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("keys ignored for 1 s")
+        }
         try tmux.press("F8")
         _ = try tmux.waitFor("Delete 1 item, clear the clipboard and lock? Enter deletes")
         try tmux.press("Enter")

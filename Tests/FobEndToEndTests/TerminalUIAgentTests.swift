@@ -32,7 +32,10 @@ import Testing
         #expect(!screen.contains("Editing"), "\(screen)")
         #expect(!screen.contains("Cop"), "\(screen)")
         // Answering keys once the first second (AppModel.startupKeyWindow) is over, as the status line says.
-        try tmux.waitFor("early keys ignored")
+        // (The line may wrap, and may then give way to another notice.)
+        try tmux.waitUntil("keys taken again") {
+            !$0.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("keys ignored for 1 s")
+        }
         try tmux.press("C-o")
         try tmux.waitFor("New item")
     }
