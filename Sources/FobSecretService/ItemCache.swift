@@ -417,16 +417,7 @@ final class EventInbox: Sendable {
     private let pipeFDs: (read: Int32, write: Int32)
 
     init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        pipeFDs = (fds[0], fds[1])
+        pipeFDs = CloseOnExec.pipe(nonBlocking: true) ?? (-1, -1)
     }
 
     deinit {
