@@ -38,7 +38,6 @@ public enum Sodium {
 public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private let pointer: UnsafeMutableRawPointer?
     private let guarded: Bool
-    private let locked: Bool
     /// The number of bytes.
     public let count: Int
 
@@ -58,46 +57,55 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// Allocates `count` bytes and lets `fill` write them.
     /// - Parameter guarded: `true` for key material: `sodium_malloc` memory.
-    public init(count: Int, guarded: Bool = false, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
-        Sodium.ensureInitialised()
-        self.count = count
-        self.guarded = guarded
-        if count == 0 {
-            pointer = nil
-            locked = false
-        } else {
-            guard let p = guarded ? sodium_malloc(count) : malloc(count) else {
-                fatalError("cannot allocate \(count) bytes")
-            }
-            pointer = p
-            locked = !guarded && PageLocks.retain(p, count: count)
-            let typed = p.bindMemory(to: UInt8.self, capacity: count)
-            do {
-                try fill(UnsafeMutableBufferPointer(start: typed, count: count))
-            } catch {
-                SecretBytes.release(p, count: count, guarded: guarded, locked: locked)
-                throw error
-            }
-        }
+    /// - Important: memory that cannot be had stops the process; see
+    ///   ``init(allocating:guarded:fill:)`` for sizes a peer chooses.
+    public convenience init(count: Int, guarded: Bool = false, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void)
+        rethrows
+    {
+        try self.init(count: count, guarded: guarded, outOfMemory: .stop, fill: fill)!
     }
 
     /// As ``init(count:guarded:fill:)``, but `nil` when the memory cannot be
     /// had (`sodium_malloc` needs several mappings and locked pages; a
     /// process may run out of either), where that one stops the process:
     /// for allocations a peer can ask for by the thousand.
-    public init?(allocating count: Int, guarded: Bool, fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    public convenience init?(allocating count: Int, guarded: Bool, fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        self.init(count: count, guarded: guarded, outOfMemory: .fail, fill: fill)
+    }
+
+    /// What an allocation that cannot be had does.
+    private enum OutOfMemory {
+        /// Stops the process.
+        case stop
+        /// Fails the initialiser (`nil`).
+        case fail
+    }
+
+    /// Allocates `count` bytes (`sodium_malloc` when `guarded`, else
+    /// `malloc` with its pages locked by reference, ``PageLocks``) and lets
+    /// `fill` write them; bytes `fill` leaves by throwing are wiped and freed.
+    private init?(
+        count: Int, guarded: Bool, outOfMemory: OutOfMemory, fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
         Sodium.ensureInitialised()
         self.count = count
         self.guarded = guarded
-        if count == 0 {
+        guard count > 0 else {
             pointer = nil
-            locked = false
             return
         }
-        guard let p = guarded ? sodium_malloc(count) : malloc(count) else { return nil }
+        guard let p = guarded ? sodium_malloc(count) : malloc(count) else {
+            if outOfMemory == .stop { fatalError("cannot allocate \(count) bytes") }
+            return nil
+        }
+        if !guarded { PageLocks.retain(p, count: count) }
         pointer = p
-        locked = !guarded && PageLocks.retain(p, count: count)
-        fill(UnsafeMutableBufferPointer(start: p.bindMemory(to: UInt8.self, capacity: count), count: count))
+        do {
+            try fill(UnsafeMutableBufferPointer(start: p.bindMemory(to: UInt8.self, capacity: count), count: count))
+        } catch {
+            SecretBytes.release(p, count: count, guarded: guarded)
+            throw error
+        }
     }
 
     /// `count` random bytes (`randombytes_buf`) in guarded memory, for keys.
@@ -105,7 +113,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         SecretBytes(count: count, guarded: true) { randombytes_buf($0.baseAddress!, count) }
     }
 
-    private static func release(_ p: UnsafeMutableRawPointer, count: Int, guarded: Bool, locked: Bool) {
+    private static func release(_ p: UnsafeMutableRawPointer, count: Int, guarded: Bool) {
         if guarded {
             sodium_free(p) // zeroes the whole allocation first
         } else {
@@ -116,7 +124,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     deinit {
-        if let pointer { SecretBytes.release(pointer, count: count, guarded: guarded, locked: locked) }
+        if let pointer { SecretBytes.release(pointer, count: count, guarded: guarded) }
     }
 
     /// Whether the bytes are in memory locked against swap (for tests).

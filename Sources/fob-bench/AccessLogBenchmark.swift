@@ -11,10 +11,8 @@ import Foundation
 enum AccessLogBenchmark {
     static func run(scratch: URL) throws {
         print("\naccess log (1,000 reads in one second)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let url = scratch.appendingPathComponent("log-bench.db")
-        let vault = try Vault.create(
-            at: url, password: SecretBytes(utf8: "bench"), kdf: KDFParameters(opslimit: 1, memlimit: 8192))
+        let vault = try BenchFiles.quickVault("log-bench.db", in: scratch).vault
+        let url = vault.url
         let log = try AccessLog.open(for: vault, watermarks: nil)
         let entry = AccessLogEntry(
             time: Date(), event: .read,

@@ -22,4 +22,18 @@ enum BenchFiles {
         try Data((passwordText + "\n").utf8).write(to: URL(fileURLWithPath: file))
         return (SecretBytes(utf8: passwordText), file)
     }
+
+    /// libsodium's lowest Argon2id costs (1 pass, 8 KiB): a benchmark
+    /// vault's, so that its figures leave the key derivation out.
+    static let quickKDF = KDFParameters(opslimit: 1, memlimit: 8192)
+
+    /// A new vault, `directory/name` (the directory made when missing),
+    /// with ``passwordText`` and ``quickKDF``, unlocked.
+    /// - Returns: the vault and its master password.
+    static func quickVault(_ name: String, in directory: URL) throws -> (vault: Vault, password: SecretBytes) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let password = SecretBytes(utf8: passwordText)
+        let vault = try Vault.create(at: directory.appendingPathComponent(name), password: password, kdf: quickKDF)
+        return (vault, password)
+    }
 }

@@ -13,10 +13,7 @@ import Foundation
 enum ConsentBenchmark {
     static func run(scratch: URL) throws {
         print("\nconsent: one read settled by no rule, a rule, a lease (agent side, median of 2,000)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let url = scratch.appendingPathComponent("consent-bench.db")
-        let password = SecretBytes(utf8: "bench")
-        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
+        let (vault, password) = try BenchFiles.quickVault("consent-bench.db", in: scratch)
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         let me = TrustedProgram(path: exe, identity: ProcessInspector.identity(ofFile: "/proc/self/exe")!)
         let rules: [(String, AccessRule)] = [
@@ -29,7 +26,7 @@ enum ConsentBenchmark {
             try vault.add(item)
         }
         vault.lock()
-        let core = AgentCore(vaultURL: url)
+        let core = AgentCore(vaultURL: vault.url)
         _ = core.handle(.unlock(password: password, idleSeconds: 0, maxSeconds: 0))
         core.gate.askers = [LeaseAnswer()]
         let via = ProcessSummary(pid: getpid(), executable: exe, name: "fob", arguments: ["fob", "get"])

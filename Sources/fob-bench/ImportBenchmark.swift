@@ -7,7 +7,7 @@ import Foundation
 enum ImportBenchmark {
     static func run(scratch: URL) throws {
         let password = SecretBytes(utf8: "benchmark master password")
-        let minimal = KDFParameters(opslimit: 1, memlimit: 8192)
+        let minimal = BenchFiles.quickKDF
         section("Import (10,000 entries, after the KDF)")
         let items = (0..<10_000).map { i in
             Item(

@@ -8,7 +8,7 @@ enum StoreBenchmark {
         let password = SecretBytes(utf8: "benchmark master password")
         // libsodium's minimum Argon2id costs (1 pass, 8 KiB, well under a
         // millisecond): unlock and passwd then measure everything but the KDF.
-        let minimal = KDFParameters(opslimit: 1, memlimit: 8192)
+        let minimal = BenchFiles.quickKDF
         section("Writes")
         let url10k = scratch.appendingPathComponent("10k/vault.db")
         let vault = try Vault.create(at: url10k, password: password, kdf: minimal)

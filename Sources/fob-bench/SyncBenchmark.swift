@@ -57,7 +57,7 @@ enum SyncBenchmark {
     private static func run(scratch: URL, count: Int) throws {
         let password = SecretBytes(utf8: "benchmark master password")
         // libsodium's minimum Argon2id costs: the figures leave the KDF out.
-        let minimal = KDFParameters(opslimit: 1, memlimit: 8192)
+        let minimal = BenchFiles.quickKDF
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let root = scratch.path
         _ = FileManager.default.createFile(atPath: root + "/gitconfig", contents: Data())
