@@ -115,7 +115,7 @@ let package = Package(
             name: "fob-bench",
             dependencies: [
                 "FobImport", "FobStore", "FobViewModels", "FobTerminal", "FobSessions", "FobSync", "FobAccess",
-                "FobAgent", "FobClipboard", "FobSystem",
+                "FobAgent", "FobSSH", "FobClipboard", "FobSystem",
             ]),
 
         // Every fake and fixture shared by the test targets: temporary vaults,

@@ -31,7 +31,9 @@ public final class AgentCore: @unchecked Sendable {
     private let clock: any AgentClock
     private let openVault: (URL) throws(KeychainError) -> Vault
     private let mutex = Lock()
-    private var vault: Vault?
+    /// Each open or drop of the vault starts a new epoch (``unlockedStamp()``).
+    private var vault: Vault? { didSet { epoch &+= 1 } }
+    private var epoch: UInt64 = 0
     private var idleSeconds: Double = 0
     private var maxSeconds: Double = 0
     private var lastActivity: Double = 0
@@ -243,6 +245,26 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         return handleLocked(request.unwrapped, from: requester)
+    }
+
+    /// A mark of what the vault holds, for caches of what was read from it
+    /// (the SSH agent's decrypted keys and consent rules): equal stamps mean
+    /// the same unlock and no write by anyone in between (``Vault/contentGeneration``
+    /// after the checks every request makes). `nil` unless fully unlocked.
+    /// Asking counts as activity for the idle lock, as an item request does.
+    public func unlockedStamp() -> Stamp? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        refreshLocked()
+        guard let vault, vault.lockLevel == .unlocked else { return nil }
+        lastActivity = clock.seconds
+        return Stamp(epoch: epoch, generation: vault.contentGeneration)
+    }
+
+    /// See ``unlockedStamp()``.
+    public struct Stamp: Equatable, Sendable {
+        let epoch: UInt64
+        let generation: UInt64
     }
 
     /// The encoded answer to one request, as ``handle(_:)`` decides it; a

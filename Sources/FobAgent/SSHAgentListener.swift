@@ -15,6 +15,8 @@ public final class SSHAgentListener: @unchecked Sendable {
     public let socket: String
     private let service: SSHAgentService
     private var listener: Int32 = -1
+    /// Whether the listening socket came from a service manager (``adopt(listener:)``): then it stays at stop.
+    private var inherited = false
     private let stopLock = Lock()
     private var stopped = false
     private let fobPrograms = FobPrograms()
@@ -64,6 +66,16 @@ public final class SSHAgentListener: @unchecked Sendable {
         listener = fd
     }
 
+    /// Takes the listening socket a service manager passed (systemd's
+    /// `fob-ssh-agent.socket`, ``SocketActivation``) instead of binding one.
+    /// - Parameter fd: a listening Unix stream socket bound to ``socket``.
+    /// - Throws: `.param` naming what the descriptor is instead.
+    public func adopt(listener fd: Int32) throws(KeychainError) {
+        try SocketActivation.checkListener(fd, boundTo: socket)
+        listener = fd
+        inherited = true
+    }
+
     /// Serves on a thread of its own until ``stop()``.
     /// - Returns: whether the thread started.
     @discardableResult
@@ -71,12 +83,12 @@ public final class SSHAgentListener: @unchecked Sendable {
         DetachedThread.start { [self] in run() }
     }
 
-    /// Stops accepting and removes the socket.
+    /// Stops accepting and removes the socket (unless a service manager passed it: the socket is its own).
     public func stop() {
         stopLock.lock()
         stopped = true
         stopLock.unlock()
-        unlink(socket)
+        if !inherited { unlink(socket) }
     }
 
     private var isStopped: Bool {

@@ -20,6 +20,10 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     private var slots: [String: UUID] = [:]
     private let unlocking = Lock()
     private let password: @Sendable (SSHSignContext) -> SecretBytes?
+    /// The key items last read for a decision (their rules), each valid
+    /// while the vault's stamp stays the same: any write (a rule changed, a
+    /// key removed), lock or timeout makes the next decision read it again.
+    private var items: [String: (stamp: AgentCore.Stamp, item: Item)] = [:]
 
     /// - Parameters:
     ///   - core: the vault's agent (its gate asks; its access log records).
@@ -39,10 +43,9 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
         let context = AccessContext(requester: requester, channel: .ssh)
         let what = VaultSSHApproval.describe(sign)
         guard !sign.itemName.isEmpty else { return memoryKey(sign, context: context, what: what) }
-        let query = ItemQuery(service: SSHKeyItem.service, account: sign.itemName, kind: .sshKey)
-        guard case .items(let found) = core.handle(.get(query, limitOne: true, detail: .listing)),
-            let item = found.first, let vaultDefault = core.accessDefault()
-        else { return .deny("the vault is locked or the key \(sign.itemName) is gone") }
+        guard let item = keyItem(sign.itemName), let vaultDefault = core.accessDefault() else {
+            return .deny("the vault is locked or the key \(sign.itemName) is gone")
+        }
         let verdict = VaultSSHApproval.verdict(sign, context: context, item: item, vaultDefault: vaultDefault)
         let record = Recorder(core: core, context: context, sign: sign, item: ItemKey(item))
         switch verdict {
@@ -60,6 +63,33 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
             }
             return ask(AccessQuestion(context: context, item: what, reason: why), lease: lease, item: item, record)
         }
+    }
+
+    /// The key item named `name` (its attributes and rule, no secret), read
+    /// again unless the vault is unchanged since it was last read; `nil`
+    /// while the vault is locked or when the item is gone.
+    private func keyItem(_ name: String) -> Item? {
+        guard let stamp = core.unlockedStamp() else {
+            slotLock.lock()
+            items.removeAll()
+            slotLock.unlock()
+            return nil
+        }
+        slotLock.lock()
+        items = items.filter { $0.value.stamp == stamp }
+        let kept = items[name]?.item
+        slotLock.unlock()
+        if let kept { return kept }
+        let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
+        guard case .items(let found) = core.handle(.get(query, limitOne: true, detail: .listing)),
+            let item = found.first
+        else { return nil }
+        if core.unlockedStamp() == stamp {
+            slotLock.lock()
+            items[name] = (stamp, item)
+            slotLock.unlock()
+        }
+        return item
     }
 
     /// Asks the master password (one question at a time; a request that

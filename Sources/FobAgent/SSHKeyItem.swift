@@ -127,10 +127,16 @@ public struct SSHKeyDetails: Sendable, Equatable {
 /// The public halves are kept between requests (REQUEST_IDENTITIES for 100
 /// keys would otherwise open 100 records each time) and dropped at every
 /// event of the agent's change feed: a write by anyone, a lock, an unlock.
+/// A private key, once read for a signature, is kept decrypted (in
+/// ``SecretBytes``) for the next ones while the vault stays unlocked and
+/// unchanged (``AgentCore/unlockedStamp()``, checked on every signature):
+/// dropped and wiped at any write, at lock (the change feed's event, and
+/// ``forgetPrivateKeys()`` when the agent sees the lock) and at a timeout.
 public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     private let core: AgentCore
     private let cacheLock = Lock()
     private var cached: [SSHStoredKey]?
+    private var privateKeys: [String: (stamp: AgentCore.Stamp, key: SSHPrivateKey)] = [:]
     private var subscription: Int?
     /// Counts the drops, so that a listing read while a change came in is not kept.
     private var generation = 0
@@ -141,7 +147,14 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     private func dropCache() {
         cacheLock.lock()
         cached = nil
+        privateKeys.removeAll()
         generation += 1
+        cacheLock.unlock()
+    }
+
+    public func forgetPrivateKeys() {
+        cacheLock.lock()
+        privateKeys.removeAll()
         cacheLock.unlock()
     }
 
@@ -158,6 +171,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
             cacheLock.lock()
             subscription = nil
             cached = nil
+            privateKeys.removeAll()
             cacheLock.unlock()
         }
         if !started {
@@ -187,14 +201,38 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     }
 
     public func privateKey(named name: String) throws(SSHKeySourceError) -> SSHPrivateKey {
+        guard let stamp = core.unlockedStamp() else {
+            forgetPrivateKeys()
+            throw .locked
+        }
+        cacheLock.lock()
+        privateKeys = privateKeys.filter { $0.value.stamp == stamp }
+        let kept = privateKeys[name]?.key
+        cacheLock.unlock()
+        if let kept { return kept }
         let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
         guard case .items(let found) = try answer(.get(query, limitOne: true, detail: .secret)), let item = found.first
         else { throw .notFound }
+        let key: SSHPrivateKey
         do {
-            return try SSHKeyItem.privateKey(item)
+            key = try SSHKeyItem.privateKey(item)
         } catch {
             throw .failed("the vault's key \(name) cannot be read: \(error)")
         }
+        // Kept only when nothing changed while it was read.
+        if core.unlockedStamp() == stamp {
+            cacheLock.lock()
+            privateKeys[name] = (stamp, key)
+            cacheLock.unlock()
+        }
+        return key
+    }
+
+    /// How many private keys are kept decrypted now (for tests).
+    var privateKeysKept: Int {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        return privateKeys.count
     }
 
     public func store(_ key: SSHPrivateKey, comment: String, constraints: SSHKeyConstraints) throws(SSHKeySourceError) {

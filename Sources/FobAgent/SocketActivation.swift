@@ -62,8 +62,10 @@ public enum SocketActivation {
         _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
     }
 
-    /// The path a Unix socket is bound to, or nil for another family or an unnamed socket.
-    static func boundPath(_ fd: Int32) -> String? {
+    /// The path a Unix socket is bound to, or nil for another family or an
+    /// unnamed socket: which of the passed sockets (the agent's, the SSH
+    /// agent's) a descriptor is.
+    public static func boundPath(_ fd: Int32) -> String? {
         var address = sockaddr_un()
         var length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let rc = withUnsafeMutablePointer(to: &address) {

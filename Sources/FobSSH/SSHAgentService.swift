@@ -28,8 +28,8 @@ public struct SSHConnectionState: Sendable {
 /// locks. REMOVE_IDENTITY and REMOVE_ALL_IDENTITIES take keys out of the
 /// agent until the vault is next locked, never out of the vault.
 /// LOCK and UNLOCK answer failure: the vault's own lock (`fob lock`) is the
-/// agent's lock. Private keys are read from the vault for one signature and
-/// dropped; none ever leaves through the socket.
+/// agent's lock. Private keys come from the source (which may keep them
+/// decrypted until the vault locks or changes); none ever leaves through the socket.
 public final class SSHAgentService: @unchecked Sendable {
     private struct MemoryKey {
         var key: SSHPrivateKey
@@ -80,6 +80,7 @@ public final class SSHAgentService: @unchecked Sendable {
         if locked && !wasLocked {
             memoryKeys.removeAll()
             hidden.removeAll()
+            source.forgetPrivateKeys()
         }
         wasLocked = locked
     }

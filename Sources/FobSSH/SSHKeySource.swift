@@ -51,4 +51,12 @@ public protocol SSHKeySource: AnyObject, Sendable {
     func store(_ key: SSHPrivateKey, comment: String, constraints: SSHKeyConstraints) throws(SSHKeySourceError)
     /// Whether the vault is locked now.
     var isLocked: Bool { get }
+    /// Drops (and so wipes) every private key the source keeps between
+    /// signatures; called when the agent sees the vault lock.
+    func forgetPrivateKeys()
+}
+
+extension SSHKeySource {
+    /// A source that keeps no private key has nothing to drop.
+    public func forgetPrivateKeys() {}
 }

@@ -44,6 +44,7 @@ enum SSHBenchmark {
         let socket = SSHAgentListener.socketPath(for: AgentEndpoint(vaultURL: url, environment: env))
         identities(socket: socket)
         sign(key: key, fobSocket: socket, environment: env, scratch: scratch)
+        try SSHPartsBenchmark.run(scratch: scratch)
     }
 
     /// REQUEST_IDENTITIES on one connection: the first answer, then the median of 200.

@@ -25,6 +25,28 @@ import Testing
         os.execv(sys.argv[2], sys.argv[2:])
         """
 
+    /// Listens on each path of argv[1] (separated by ':'), passes them as
+    /// descriptors 3, 4 … in that order, then execs argv[2...].
+    static let activatorOfMany = """
+        import os, socket, sys
+        os.umask(0o177)
+        paths = sys.argv[1].split(":")
+        sockets = []
+        for path in paths:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(path)
+            s.listen(16)
+            sockets.append(s)
+        for index, s in enumerate(sockets):
+            os.dup2(s.fileno(), 100 + index)
+        for index in range(len(sockets)):
+            os.dup2(100 + index, 3 + index)
+            os.set_inheritable(3 + index, True)
+        os.environ["LISTEN_PID"] = str(os.getpid())
+        os.environ["LISTEN_FDS"] = str(len(sockets))
+        os.execv(sys.argv[2], sys.argv[2:])
+        """
+
     /// A home of its own: the default vault under XDG_DATA_HOME, sockets under XDG_RUNTIME_DIR.
     final class Home: @unchecked Sendable {
         let data = TemporaryDirectory(prefix: "fob-data")
@@ -94,6 +116,37 @@ import Testing
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(lstat(home.socket, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK, "the service manager's socket stays")
         #expect(try home.state() == "state: stopped")
+    }
+
+    @Test func theSSHSocketPassedFirstIsServedAsTheSSHAgentsAndStaysInPlace() throws {
+        let home = try Home()
+        #expect(try home.fob(["init", "--kdf", "interactive"], password: true).status == 0)
+        #expect(try home.fob(["access", "default", "any"], password: true).status == 0)
+        let ssh = home.runtime.url.path + "/fob/agent-ssh.sock"
+        // fob-ssh-agent.socket's descriptor before fob-agent.socket's: told apart by path, not order.
+        let agent = try ChildProcess(
+            executable: "/usr/bin/python3",
+            arguments: ["-c", AgentActivationProcessTests.activatorOfMany, ssh + ":" + home.socket]
+                + [FobProcess.binaryURL.path, "agent"],
+            environment: FobProcess.baseEnvironment.merging(home.environment) { $1 })
+        defer {
+            agent.send(signal: SIGKILL)
+            _ = agent.wait(timeout: 5)
+        }
+        var before = stat()
+        for _ in 0..<500 where lstat(home.socket, &before) != 0 { usleep(10_000) }
+        #expect(lstat(ssh, &before) == 0)
+        #expect(try home.fob(["unlock"], password: true).status == 0)
+        #expect(try home.fob(["status", "--json"]).stdoutText.contains("\"pid\":\(agent.pid)"))
+        let made = try home.fob(["ssh", "keygen", "k"])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let listed = try ChildProcess.run(
+            executable: "/usr/bin/ssh-add", arguments: ["-L"], environment: ["SSH_AUTH_SOCK": ssh], timeout: 20)
+        #expect(listed.status == 0 && listed.stdoutText == made.stdoutText, "\(listed.stderrText)")
+        agent.send(signal: SIGTERM)
+        #expect(agent.wait(timeout: 10).status == 0)
+        var after = stat()
+        #expect(lstat(ssh, &after) == 0 && after.st_ino == before.st_ino, "the service manager's SSH socket stays")
     }
 
     @Test func anotherVaultsAgentRefusesTheDefaultVaultsSocket() throws {

@@ -166,9 +166,10 @@ enum StatusCommand: FobCommand {
 
 extension AgentCommand {
     /// The vault's SSH agent socket, served by the same process (one unlock covers it).
-    fileprivate static func sshListener(_ invocation: Invocation, endpoint: AgentEndpoint, core: AgentCore) throws
-        -> SSHAgentListener
-    {
+    /// - Parameter passed: the listening socket systemd's `fob-ssh-agent.socket` passed, or `nil` to bind one.
+    fileprivate static func sshListener(
+        _ invocation: Invocation, endpoint: AgentEndpoint, core: AgentCore, passed: Int32?
+    ) throws -> SSHAgentListener {
         let environment = invocation.context.environment
         let home = environment["HOME"] ?? "/"
         let clock = BootClock()
@@ -181,9 +182,35 @@ extension AgentCommand {
                 _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             }, now: { clock.seconds })
         let listener = SSHAgentListener(endpoint: endpoint, service: service)
-        try listener.bind()
+        if let passed { try listener.adopt(listener: passed) } else { try listener.bind() }
         listener.start()
         return listener
+    }
+}
+
+extension AgentCommand {
+    /// Which of the sockets a service manager passed is the agent's
+    /// (`fob-agent.socket`) and which the SSH agent's (`fob-ssh-agent.socket`),
+    /// told apart by the path each is bound to; `nil` for one not passed.
+    /// - Throws: `.param` for more than two, or one bound elsewhere or passed twice.
+    fileprivate static func passedSockets(_ count: Int, endpoint: AgentEndpoint) throws -> (Int32?, Int32?) {
+        guard count <= 2 else {
+            throw KeychainError.param("the service manager passed \(count) sockets; the agent takes two at most")
+        }
+        var agent: Int32? = nil
+        var ssh: Int32? = nil
+        let sshPath = SSHAgentListener.socketPath(for: endpoint)
+        for fd in SocketActivation.firstDescriptor..<SocketActivation.firstDescriptor + Int32(count) {
+            // The one not bound to the SSH socket's path goes to the agent's server, which checks its path.
+            if SocketActivation.boundPath(fd) == sshPath && ssh == nil {
+                ssh = fd
+            } else if agent == nil {
+                agent = fd
+            } else {
+                throw KeychainError.param("the service manager passed two sockets for the same path")
+            }
+        }
+        return (agent, ssh)
     }
 }
 
@@ -198,8 +225,9 @@ enum AgentCommand: FobCommand {
         Listens on $XDG_RUNTIME_DIR/fob/ (else /tmp/fob-UID/), created 0700, and
         serves this user only. Starts locked; 'fob unlock' unlocks it. Stops on
         SIGTERM, SIGINT or SIGHUP, wiping every key. Exit 45 if an agent already
-        runs for this vault. Started by systemd's fob-agent.socket, it takes the
-        socket passed (LISTEN_FDS) for the default vault, which need not exist yet.
+        runs for this vault. Started by systemd's fob-agent.socket (and
+        fob-ssh-agent.socket), it takes the sockets passed (LISTEN_FDS) for the
+        default vault, which need not exist yet.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -232,12 +260,9 @@ enum AgentCommand: FobCommand {
             core.terminalUI, TerminalAsker(), PinentryAsker(environment: invocation.context.environment),
         ]
         let server = AgentServer(endpoint: endpoint, core: core)
-        switch passed {
-        case 0: try server.bind()
-        case 1: try server.adopt(listener: SocketActivation.firstDescriptor)
-        default: throw KeychainError.param("the service manager passed \(passed) sockets; the agent takes one")
-        }
-        let ssh = try sshListener(invocation, endpoint: endpoint, core: core)
+        let (agentSocket, sshSocket) = try passedSockets(passed, endpoint: endpoint)
+        if let agentSocket { try server.adopt(listener: agentSocket) } else { try server.bind() }
+        let ssh = try sshListener(invocation, endpoint: endpoint, core: core, passed: sshSocket)
         chdir("/")
         server.run()
         ssh.stop()

@@ -178,8 +178,11 @@ enum SSHAgentCommand: FobCommand {
         eval "$(fob ssh-agent)" points ssh, ssh-add, git and ssh-keygen at the
         vault's SSH agent socket: $XDG_RUNTIME_DIR/fob/agent-ssh.sock for the
         default vault. 'install' writes ~/.config/environment.d/fob-ssh-agent.conf
-        so that systemd sets SSH_AUTH_SOCK for every later login session, and
-        prints the line for this shell.
+        (SSH_AUTH_SOCK=${XDG_RUNTIME_DIR}/fob/agent-ssh.sock) so that systemd
+        sets SSH_AUTH_SOCK for every later login session, and prints the line
+        for this shell. With the systemd units (systemctl --user enable --now
+        fob-agent.socket fob-ssh-agent.socket) systemd listens on that socket
+        and starts the agent at the first connection.
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -201,10 +204,24 @@ enum SSHAgentCommand: FobCommand {
         let directory = (environment["XDG_CONFIG_HOME"] ?? home + "/.config") + "/environment.d"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fob-ssh-agent.conf"
-        let text = "# Written by 'fob ssh-agent install': Fob's SSH agent for every session.\nSSH_AUTH_SOCK=\(socket)\n"
+        let text =
+            "# Written by 'fob ssh-agent install': Fob's SSH agent for every session.\n"
+            + environmentLine(socket: socket, runtimeDirectory: environment["XDG_RUNTIME_DIR"]) + "\n"
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
             throw KeychainError.io("cannot write \(path)")
         }
         invocation.standardError.write("fob: wrote \(path); SSH_AUTH_SOCK is set from the next login\n")
+    }
+
+    /// The environment.d line (systemd's environment.d(5)) for the SSH
+    /// socket: a socket under the runtime directory is named through
+    /// `${XDG_RUNTIME_DIR}`, which the user manager expands in each session
+    /// (so the line stays right for another uid or runtime path); another
+    /// socket by its absolute path.
+    static func environmentLine(socket: String, runtimeDirectory: String?) -> String {
+        if let runtime = runtimeDirectory, runtime.hasPrefix("/"), socket.hasPrefix(runtime + "/") {
+            return "SSH_AUTH_SOCK=${XDG_RUNTIME_DIR}" + socket.dropFirst(runtime.count)
+        }
+        return "SSH_AUTH_SOCK=" + socket
     }
 }
