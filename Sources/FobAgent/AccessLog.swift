@@ -145,6 +145,43 @@ public final class AccessLog: @unchecked Sendable {
     }
 }
 
+extension AccessLog {
+    /// The agent's answer to ``AgentRequest/accessLog(_:)``: the entries of
+    /// `vault`'s log that pass `filter`, after writing what `open` has
+    /// queued; `.interactionNotAllowed` unless fully unlocked, `.decode`
+    /// when log files exist but the vault holds no log key.
+    /// - Parameters:
+    ///   - filter: what the reader asked for.
+    ///   - vault: the agent's vault, or `nil` while none is open.
+    ///   - open: the log the agent writes to, flushed first.
+    ///   - watermarks: where the log's head state is kept, or `nil`.
+    static func answer(_ filter: AccessLogFilter, vault: Vault?, open: AccessLog?, watermarks: VaultWatermarks?)
+        -> AgentResponse
+    {
+        guard let vault, vault.lockLevel == .unlocked else {
+            return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
+        }
+        do {
+            let location = AccessLogLocation(vaultURL: vault.url)
+            guard let key = try vault.accessLogKey(create: false) else {
+                if location.exists { return .failure(.decode(AccessLogProblem.keyMissing.description)) }
+                return .accessLog(records: [], problems: [])
+            }
+            open?.flush()
+            let keys = AccessLogKeys(logKey: key)
+            let head = watermarks.flatMap {
+                AccessLogHead.read(AccessLogHead.path(directory: $0.directory, keys: keys))
+            }
+            let report = AccessLogReader.read(location, keys: keys, head: head)
+            return .accessLog(
+                records: report.records.filter { filter.matches($0.entry) },
+                problems: report.problems.map(\.description))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
 extension AccessLogRequester {
     /// What `/proc` says of process `pid` (checked by `SO_PEERCRED`): its
     /// executable, `argv[0]`, and up to 8 parents as `name(pid)`, nearest first.

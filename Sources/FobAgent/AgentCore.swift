@@ -206,36 +206,9 @@ public final class AgentCore: @unchecked Sendable {
         return log?.flush() ?? true
     }
 
-    /// The access log's entries that pass `filter`, after writing what is
-    /// queued; `.interactionNotAllowed` unless fully unlocked.
-    private func accessLogLocked(_ filter: AccessLogFilter) -> AgentResponse {
-        guard let vault, vault.lockLevel == .unlocked else {
-            return .failure(.interactionNotAllowed("the agent holds the vault locked; run 'fob unlock'"))
-        }
-        do {
-            let location = AccessLogLocation(vaultURL: vault.url)
-            guard let key = try vault.accessLogKey(create: false) else {
-                if location.exists { return .failure(.decode(AccessLogProblem.keyMissing.description)) }
-                return .accessLog(records: [], problems: [])
-            }
-            accessLog?.flush()
-            let keys = AccessLogKeys(logKey: key)
-            let head = watermarks.flatMap {
-                AccessLogHead.read(AccessLogHead.path(directory: $0.directory, keys: keys))
-            }
-            let report = AccessLogReader.read(location, keys: keys, head: head)
-            return .accessLog(
-                records: report.records.filter { filter.matches($0.entry) },
-                problems: report.problems.map(\.description))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// Answers one request. Checks the deadlines, then that the vault file is
     /// the one unlocked and its key unchanged (``Vault/revalidate()``),
     /// before serving. Only item operations restart the idle timer.
-    /// - Parameter request: a decoded request.
     /// - Returns: the response; errors travel as `.failure`.
     /// - Parameters:
     ///   - request: a decoded request.
@@ -370,7 +343,7 @@ public final class AgentCore: @unchecked Sendable {
         case .status:
             return .status(statusLocked())
         case .accessLog(let filter):
-            return accessLogLocked(filter)
+            return AccessLog.answer(filter, vault: vault, open: accessLog, watermarks: watermarks)
         case .lock:
             vault?.lock()
             vault = nil
