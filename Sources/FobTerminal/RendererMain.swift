@@ -87,7 +87,7 @@ extension Renderer {
         }
         listTop = max(0, min(listTop, list.rows.count - visible))
         if list.rows.isEmpty {
-            let text = list.allRows.isEmpty ? "No items yet: n adds one" : "No matches"
+            let text = list.allRows.isEmpty ? "No items yet: Ctrl-O adds one" : "No matches"
             canvas.put(text, row: y, column: x + 1, width: inner - 1, role: .dim)
             if main.focus == .list { canvas.cursor = (y, x + 1) }
             return

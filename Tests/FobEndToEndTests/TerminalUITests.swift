@@ -127,7 +127,9 @@ extension TerminalUITests {
         #expect(!screen.contains(secret))
         #expect(screen.contains(String(repeating: "•", count: secret.count)))
         try tmux.press("Enter")
-        try tmux.waitUntil(timeout: 30, "the empty list") { $0.contains("Items 0") && $0.contains("No items yet") }
+        try tmux.waitUntil(timeout: 30, "the empty list") {
+            $0.contains("Items 0") && $0.contains("No items yet: Ctrl-O adds one")
+        }
         try tmux.press("C-q")
         try expectExit(tmux, status: 0)
         let vault = try Vault(url: fx.vaultURL)
