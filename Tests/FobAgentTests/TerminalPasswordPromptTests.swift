@@ -60,7 +60,10 @@ private final class Box: @unchecked Sendable {
 }
 
 @Suite(.serialized) struct TerminalPasswordPromptTests {
-    private func ask(on terminal: FakeTerminal, typing line: String) -> (TerminalPasswordPrompt.Outcome?, String) {
+    /// Asks on `terminal`, types `line`, and reads what the terminal shows until `after`.
+    private func ask(on terminal: FakeTerminal, typing line: String, until after: String) -> (
+        TerminalPasswordPrompt.Outcome?, String
+    ) {
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let path = terminal.path
@@ -70,7 +73,7 @@ private final class Box: @unchecked Sendable {
         }.start()
         let shown = terminal.read(until: "master password: ")
         terminal.type(line)
-        let rest = terminal.read(until: line.isEmpty ? "refused" : "\n")
+        let rest = terminal.read(until: after)
         _ = done.wait(timeout: .now() + 15)
         return (box.outcome, shown + rest)
     }
@@ -78,7 +81,7 @@ private final class Box: @unchecked Sendable {
     @Test func readsTheLineWithoutEchoAndRestoresTheTerminal() throws {
         let terminal = try FakeTerminal()
         #expect(terminal.echoes)
-        let (outcome, screen) = ask(on: terminal, typing: "sesame\n")
+        let (outcome, screen) = ask(on: terminal, typing: "sesame\n", until: "\n")
         #expect(outcome == .password(SecretBytes(utf8: "sesame")))
         #expect(screen.hasPrefix("unlock?"))
         #expect(!screen.contains("sesame"))
@@ -87,7 +90,7 @@ private final class Box: @unchecked Sendable {
 
     @Test func anEmptyLineRefusesAndNoTerminalIsUnreachable() throws {
         let terminal = try FakeTerminal()
-        let (outcome, screen) = ask(on: terminal, typing: "\n")
+        let (outcome, screen) = ask(on: terminal, typing: "\n", until: "fob: refused")
         #expect(outcome == .refused)
         #expect(screen.contains("fob: refused"))
         #expect(TerminalPasswordPrompt().ask("q", terminal: nil, timeout: 1) == .unreachable)
