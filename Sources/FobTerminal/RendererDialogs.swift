@@ -33,12 +33,21 @@ extension Renderer {
         let width = min(72, canvas.columns - 2)
         let message =
             model.message.isEmpty ? [] : Array(Self.wrap(model.message.text, width: max(1, width - 4)).prefix(3))
-        let (box, x, inner) = dialogInterior(&canvas, height: 7 + max(1, message.count), width: 72, title: "Unlock")
+        // A request of the agent waiting for this unlock (an SSH signature) wraps over up to three rows.
+        let request = model.requests.line.map { Array(Self.wrap($0, width: max(1, width - 4)).prefix(3)) } ?? []
+        let extra = request.isEmpty ? 0 : request.count + 1
+        let (box, x, inner) = dialogInterior(
+            &canvas, height: 7 + max(1, message.count) + extra, width: 72, title: "Unlock")
         canvas.put("Vault \(vaultDescription)", row: box.row + 1, column: x, width: inner, role: .dim)
+        for (i, line) in request.enumerated() {
+            canvas.put(line, row: box.row + 3 + i, column: x, width: inner, role: .warning)
+        }
         drawLabelled(
-            &canvas, "Master password", model.password, row: box.row + 3, column: x, width: inner, focused: true)
+            &canvas, "Master password", model.password, row: box.row + 3 + extra, column: x, width: inner,
+            focused: true)
         for (i, line) in message.enumerated() {
-            canvas.put(line, row: box.row + 5 + i, column: x, width: inner, role: Self.role(for: model.message.tone))
+            canvas.put(
+                line, row: box.row + 5 + extra + i, column: x, width: inner, role: Self.role(for: model.message.tone))
         }
     }
 

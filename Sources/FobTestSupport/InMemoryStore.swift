@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent
 import FobSessions
 import FobStore
 import Foundation
@@ -26,6 +27,27 @@ public final class InMemoryStore: KeychainStore {
     public var now: () -> Date
     /// What ``agentState`` answers (a test sets `.stopped` to play a killed agent).
     public var agentState: SessionAgentState = .none
+
+    /// The handler the last ``watchAgent(_:)`` was given, and how many times it was called.
+    private var agentHandler: (@Sendable (AgentEvent) -> Void)?
+    /// How many times ``watchAgent(_:)`` was called.
+    public private(set) var agentWatches = 0
+
+    /// Listens as a store with an agent does: ``agentSends(_:)`` hands the handler an event.
+    public func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
+        agentWatches += 1
+        agentHandler = onEvent
+        return OpenWatch()
+    }
+
+    /// Hands `event` to the last ``watchAgent(_:)`` handler, as the agent's feed would.
+    public func agentSends(_ event: AgentEvent) { agentHandler?(event) }
+
+    /// A watch that stays active until cancelled.
+    private final class OpenWatch: StoreWatch, @unchecked Sendable {
+        private(set) var isActive = true
+        func cancel() { isActive = false }
+    }
 
     /// An empty store; with `password`, a vault exists (locked).
     public init(password: String? = nil, now: @escaping () -> Date = Date.init) {

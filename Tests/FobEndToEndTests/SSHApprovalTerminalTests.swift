@@ -118,4 +118,35 @@ final class SSHApprovalTerminalTests {
         #expect(login.status == 0, "\(login.screen)")
         #expect(try agent.fixture.status()["state"] as? String == "unlocked")
     }
+
+    @Test func aLockedVaultIsUnlockedInTheOpenTerminalUIWhichThenAsksForTheSignature() throws {
+        let listed = try sshTool("ssh-add", ["-l"], environment: ["SSH_AUTH_SOCK": agent.socket])
+        #expect(listed.stdoutText.contains(" k (ED25519)"))
+        let ui = try TmuxSession(
+            width: 80, height: 24, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", fob],
+            environment: agent.fixture.environment)
+        try ui.waitFor("Items ")
+        #expect(try agent.fob(["lock"]).status == 0)
+        try ui.waitFor("Master password")
+        let tag = try startLogin()
+        // The lock screen names who waits for what; the master password typed there answers it.
+        try ui.waitFor("waits for SSH key k", timeout: 20)
+        let password = try String(contentsOfFile: agent.fixture.vault.passwordFile, encoding: .utf8)
+        try ui.type(password.trimmingCharacters(in: .newlines))
+        try ui.press("Enter")
+        // Unlocked, the UI is asked the signature's consent in its request bar.
+        try ui.waitFor("asks for SSH key k", timeout: 20)
+        var shown = false
+        for _ in 0..<10 where !shown {
+            try ui.press("F3")
+            shown = (try? ui.waitFor("t  this program until the vault locks", timeout: 2)) != nil
+        }
+        #expect(shown)
+        try ui.type("o")
+        let login = try finish(tag)
+        #expect(login.status == 0, "\(login.screen)")
+        #expect(login.screen.contains("logged-in"))
+        // Nothing was asked on ssh's own terminal.
+        #expect(!login.screen.contains("master password") && !login.screen.contains("Allow? [t]"))
+    }
 }

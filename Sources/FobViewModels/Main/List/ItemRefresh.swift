@@ -22,6 +22,9 @@ final class ItemRefresh {
     private var knownVersion: Int64?
     private var expiryCache: [ItemKey: (modified: Date, expires: Date?)] = [:]
     private var watch: (any StoreWatch)?
+    /// The agent's consent questions while the store reads the vault itself
+    /// (unlocked here and handed to the agent), whose ``watch`` is then `nil`.
+    private var questions: (any StoreWatch)?
     private let changed = ChangeFlag()
 
     /// Where sync's conflicts and last figures are read, or `nil` without sync.
@@ -43,7 +46,10 @@ final class ItemRefresh {
         self.mailbox = mailbox
     }
 
-    deinit { watch?.cancel() }
+    deinit {
+        watch?.cancel()
+        questions?.cancel()
+    }
 
     /// Reloads `main`'s list from the store, keeping selection and filter.
     /// When the item the form's retrieved values came from is gone, clears them.
@@ -62,6 +68,14 @@ final class ItemRefresh {
                 case .unlocked: changed.raise(.unknown)
                 case .question, .settled: consent.post(event)
                 }
+            }
+        }
+        if watch != nil {
+            questions?.cancel()
+            questions = nil
+        } else if questions?.isActive != true {
+            questions = store.watchAgent { [consent] event in
+                if event.kind == .question || event.kind == .settled { consent.post(event) }
             }
         }
         knownVersion = try? store.dataVersion()
