@@ -189,6 +189,28 @@ import Testing
         #expect(again.status == 0, "\(again.screen)")
         #expect(again.screen.contains(shown), "\(again.screen)")
         #expect(!again.screen.contains("Allow?"))
+        // Each read is in the log once, with its program and channel.
+        let shell = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try pane.panePID())/exe")
+        let (channel, program) =
+            switch name {
+            case "git": ("git", "/usr/bin/git")
+            case "secitem": ("secitem", example)
+            default: (name, shell)
+            }
+        let reads = try readsInLog().filter { $0.hasPrefix(channel + " ") }
+        #expect(reads == ["\(channel) allowed-lease \(program)", "\(channel) allowed-lease \(program)"])
+    }
+
+    /// The reads in `fob log --json`, as "channel decision executable".
+    func readsInLog() throws -> [String] {
+        let result = try fixture.run(["log", "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let entries = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
+        return entries.filter { $0["event"] as? String == "read" }.map {
+            let requester = $0["requester"] as? [String: Any] ?? [:]
+            return "\($0["channel"] as? String ?? "-") \($0["decision"] as? String ?? "-") "
+                + (requester["executable"] as? String ?? "-")
+        }
     }
 
     /// With no terminal to ask on (a session of its own) and no terminal UI
