@@ -82,6 +82,19 @@ import Testing
         #expect(second.screen.contains("access denied"))
     }
 
+    /// The question is put on the requester's terminal (`/dev/tty`), as
+    /// sudo's, never on its standard output or error: with both sent to
+    /// files, the pane still shows it and the output holds the secret alone.
+    @Test func theQuestionIsOnTheTerminalNotOnStandardOutput() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-tty")
+        let (out, err) = (dir.file("out").path, dir.file("err").path)
+        let result = try run("\(fob) get svc acct >\(out) 2>\(err)", answer: "o")
+        #expect(result.status == 0)
+        #expect(result.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob get"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "s3cret\n")
+        #expect(try String(contentsOfFile: err, encoding: .utf8) == "")
+    }
+
     @Test func aLeaseAnswersWithoutAsking() throws {
         #expect(try run("\(fob) get svc acct", answer: "m").status == 0)
         let again = try run("\(fob) get svc acct")

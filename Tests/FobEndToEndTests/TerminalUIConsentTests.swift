@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// The terminal UI as the first channel: a vault whose default is `ask`,
-/// the UI open in one pane (80×24), `fob get` from another with no terminal
-/// of its own; the request bar appears, F3 and an answer settle it.
+/// the UI open in one pane (80×24), a client (`fob get`, `fob run`, git, a
+/// SecItem program) from another with no terminal of its own; the request
+/// bar appears, F3 and an answer settle it.
 @Suite(.serialized) final class TerminalUIConsentTests {
     let fixture: AgentFixture
     let ui: TmuxSession
