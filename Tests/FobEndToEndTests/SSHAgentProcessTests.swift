@@ -282,6 +282,9 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         #expect(listed.status == 0 && listed.stdoutText.hasPrefix("k\tk\ted25519 256\tSHA256:"), "\(listed.stderrText)")
         let pub = try f.fob(["ssh", "pub", "k"])
         #expect(pub.status == 0 && pub.stdoutText == line, "\(pub.stderrText)")
+        let allowed = try f.fob(["ssh", "allow", "k", "*.example.com"])
+        #expect(allowed.status == 0, "\(allowed.stderrText)")
+        #expect(try f.fob(["ssh", "ls"]).stdoutText.hasSuffix("\thosts: *.example.com\n"))
         let env = ["SSH_AUTH_SOCK": f.socket]
         #expect(try sshTool("ssh-add", ["-l"], environment: env).stdoutText.contains(" k (ED25519)"))
         #expect(try sshTool("ssh-add", ["-L"], environment: env).stdoutText == line)

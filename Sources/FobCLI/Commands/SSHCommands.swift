@@ -160,8 +160,12 @@ enum SSHCommand: FobCommand {
         guard !pattern.isEmpty, !pattern.contains(where: { $0 == " " || $0 == "," || $0 == "\n" }) else {
             throw UsageError("a host pattern has no spaces or commas: '\(pattern)'", command: self.name)
         }
-        // Every custom field is written back: read their values.
-        let (item, stored) = try key(invocation, named: name, detail: .attributes)
+        // Every custom field is written back: the key's own come with its
+        // listing; only a field of the user's (a note) needs its value read.
+        var (item, stored) = try key(invocation, named: name)
+        if item.customFields.contains(where: { !SSHKeyItem.isKeyField($0.name) }) {
+            (item, stored) = try key(invocation, named: name, detail: .attributes)
+        }
         let hosts = stored.hosts.patterns.contains(pattern) ? stored.hosts.patterns : stored.hosts.patterns + [pattern]
         var changes = ItemChanges()
         changes.customFields = SSHKeyItem.withHosts(item, hosts: hosts)
