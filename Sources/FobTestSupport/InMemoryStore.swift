@@ -37,8 +37,14 @@ public final class InMemoryStore: KeychainStore {
     public func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
         agentWatches += 1
         agentHandler = onEvent
-        return OpenWatch()
+        let watch = OpenWatch()
+        lastAgentWatch = watch
+        return watch
     }
+
+    private var lastAgentWatch: OpenWatch?
+    /// Whether the last ``watchAgent(_:)`` still listens (not cancelled).
+    public var agentWatchIsActive: Bool { lastAgentWatch?.isActive ?? false }
 
     /// Hands `event` to the last ``watchAgent(_:)`` handler, as the agent's feed would.
     public func agentSends(_ event: AgentEvent) { agentHandler?(event) }

@@ -149,4 +149,22 @@ final class SSHApprovalTerminalTests {
         // Nothing was asked on ssh's own terminal.
         #expect(!login.screen.contains("master password") && !login.screen.contains("Allow? [t]"))
     }
+
+    @Test func aTerminalUILeftLockedWhileTheVaultIsUnlockedElsewhereDoesNotHoldTheQuestion() throws {
+        let ui = try TmuxSession(
+            width: 80, height: 24, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh", fob],
+            environment: agent.fixture.environment)
+        try ui.waitFor("Items ")
+        #expect(try agent.fob(["lock"]).status == 0)
+        try ui.waitFor("Master password")
+        #expect(try agent.fixture.unlock().status == 0)
+        // The locked UI cannot answer a consent question: ssh's terminal is asked at once, not after 60 s.
+        let tag = try startLogin()
+        _ = try shell.waitFor("Allow? [t]", timeout: 15)
+        try shell.type("o")
+        try shell.press("Enter")
+        let login = try finish(tag)
+        #expect(login.status == 0, "\(login.screen)")
+        #expect(!(try ui.capture()).contains("waits for"))
+    }
 }

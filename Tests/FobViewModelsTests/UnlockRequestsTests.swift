@@ -45,4 +45,21 @@ import Testing
         #expect(h.main.consent.bar?.hasPrefix("? ssh[77] asks for SSH key work (SHA256:abc)") == true)
         #expect(model.requests.requests.isEmpty)
     }
+
+    @Test func aConsentQuestionHeardWhileLockedIsLeftToTheNextChannel() throws {
+        let h = Harness()
+        h.app.tick()
+        #expect(h.store.agentWatchIsActive)
+        let model = try #require(h.app.unlockModel)
+        var consent = prompt(4)
+        consent.reason = "the vault's default rule is 'ask'"
+        h.store.agentSends(AgentEvent(question: consent, settled: false))
+        h.app.tick()
+        #expect(model.requests.line == nil)
+        #expect(!h.store.agentWatchIsActive)
+        // It listens again a moment later, for requests to unlock.
+        h.clock.advance(by: 1)
+        h.app.tick()
+        #expect(h.store.agentWatches == 2 && h.store.agentWatchIsActive)
+    }
 }

@@ -62,6 +62,11 @@ final class UnlockRequestFeed {
     deinit { watch?.cancel() }
 
     /// Listens (again, when needed) and moves what arrived into `model`.
+    ///
+    /// A consent question (one that is not a request to unlock) means the
+    /// vault was unlocked elsewhere while this screen stayed locked: it
+    /// cannot be answered here, so the feed stops listening for a while and
+    /// the agent, which no longer counts this UI, asks on its next channel.
     func tick(_ model: UnlockModel, now: Date) {
         if watch?.isActive != true, now.timeIntervalSince(lastTry) >= UnlockRequestFeed.retrySeconds {
             lastTry = now
@@ -70,6 +75,14 @@ final class UnlockRequestFeed {
                 if event.kind == .question || event.kind == .settled { inbox.post(event) }
             }
         }
-        for event in inbox.take() { model.requests.apply(event) }
+        for event in inbox.take() {
+            if event.kind == .question, event.prompt?.reason != VaultSSHApproval.lockedReason {
+                watch?.cancel()
+                watch = nil
+                lastTry = now
+                continue
+            }
+            model.requests.apply(event)
+        }
     }
 }
