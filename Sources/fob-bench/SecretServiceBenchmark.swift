@@ -208,7 +208,8 @@ enum SecretServiceBenchmark {
         let runtime = root.appendingPathComponent("fob-run")
         try BenchFiles.privateDirectory(runtime)
         let (password, passwordFile) = try BenchFiles.password(in: root)
-        let vault = try Vault.create(at: vaultURL, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
+        let vault = try Vault.create(
+            at: vaultURL, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192), accessDefault: .any)
         try vault.add(
             contentsOf: (0..<count).map { i in
                 Item(
