@@ -18,7 +18,7 @@ enum BrowseBenchmark {
     private static func makeVault(scratch: URL) throws -> (URL, SecretBytes) {
         let password = SecretBytes(utf8: "benchmark master password")
         let url = scratch.appendingPathComponent("tui-100k/vault.db")
-        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive))
+        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive), accessDefault: .any)
         try vault.add(contentsOf: (0..<count).map(item))
         vault.lock()
         return (url, password)
