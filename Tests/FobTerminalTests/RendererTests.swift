@@ -216,8 +216,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
             .cycleKind(1), .focusNext, .insert("0123456789"),
         ] { app.send(action) }
         let problem = try #require(app.mainModel?.generatorDialog?.problem)
+        // The box spans the screen: at 72 columns its inside is 68 cells wide.
         #expect(DisplayWidth.cells(of: problem) > 68)
-        let canvas = draw(app, rows: 40, columns: 140)
+        let canvas = draw(app, rows: 40, columns: 72)
         text = canvas.text
         let lines = Renderer.wrap(problem, width: 68)
         #expect(lines.count == 2)
