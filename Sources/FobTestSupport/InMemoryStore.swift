@@ -48,6 +48,18 @@ public final class InMemoryStore: KeychainStore {
         version += 1
     }
 
+    /// Renames an item as another process would (`fob rename`; bumps
+    /// ``version``): the item keeps its persistent id and moves one revision on.
+    public func externalRename(_ key: ItemKey, to new: ItemKey) {
+        guard var item = storedItems.removeValue(forKey: key) else { return }
+        item.service = new.service
+        item.account = new.account
+        item.revision += 1
+        item.modified = now()
+        storedItems[ItemKey(item)] = item
+        version += 1
+    }
+
     /// Removes an item as another process would (bumps ``version``).
     public func externalRemove(_ key: ItemKey) {
         storedItems[key] = nil
