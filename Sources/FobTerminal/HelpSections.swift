@@ -101,6 +101,7 @@ public enum HelpSections {
                 ("Esc", "no; unsaved edits, changed elsewhere: keep editing"),
                 ("Ctrl-D", "unsaved edits: discard them; changed elsewhere: reload the item, dropping your edits"),
                 ("Ctrl-O", "sync conflict: keep the other device's version"),
+                ("Ctrl-R", "sync conflict: reveal or hide both versions' passwords"),
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
                 ("letters", "answer nothing: a typed word never confirms"),

@@ -222,6 +222,10 @@ public enum KeyBindings {
             _, situation in asks(.quitLeavingUnlocked, situation.app) ? .lockAndQuit : .dismiss
         },
         KeyBinding(.these([.escape]), in: [.confirm], legend: .computed { lastAnswer($0) }) { _, _ in .dismiss },
+        // The resolve dialog reveals both versions' passwords, as Ctrl-R does elsewhere.
+        KeyBinding(.these([.control("r")]), in: [.confirm], legend: .computed(conflictRevealLegend)) { _, _ in
+            .toggleReveal
+        },
         // The consent dialog opens only on F3, so its one-letter answers
         // cannot be typed into it by a word meant for the search.
         KeyBinding([.character("t")], in: [.consent], .answerRequest(.untilLock), legend: "t until lock"),
@@ -487,6 +491,12 @@ public enum KeyBindings {
     @Sendable private static func leaseLegend(_ app: AppModel) -> String {
         guard let prompt = app.mainModel?.consent.dialog else { return "m minutes" }
         return "m \(prompt.leaseMinutes) min"
+    }
+
+    /// Ctrl-R's legend in the resolve dialog of a sync conflict, else nothing.
+    @Sendable private static func conflictRevealLegend(_ app: AppModel) -> String {
+        guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return "" }
+        return app.mainModel?.conflictVersions?.secrets == nil ? "Ctrl-R reveal" : "Ctrl-R hide"
     }
 
     /// The dialog's Esc answer.

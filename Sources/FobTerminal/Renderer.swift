@@ -57,7 +57,7 @@ public struct Renderer {
             switch overlay {
             case .help: drawHelp(&canvas, page: app.helpPage, context: KeyContext.screen(app))
             case .messages: drawMessages(&canvas, app.mainModel?.messages ?? MessageLog())
-            case .confirm(let dialog): drawConfirm(&canvas, dialog)
+            case .confirm(let dialog): drawConfirm(&canvas, dialog, versions: app.mainModel?.conflictSecretTexts)
             case .generator:
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
             case .logoutReview:

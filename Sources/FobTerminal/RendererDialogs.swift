@@ -64,13 +64,32 @@ extension Renderer {
     }
 
     /// A confirmation dialog: its question wrapped, then its buttons
-    /// (``ConfirmDialog/answers``).
-    func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog) {
+    /// (``ConfirmDialog/answers``). The resolve dialog of a sync conflict
+    /// shows, between them, both versions' passwords: masked until Ctrl-R
+    /// (`versions`, ``MainModel/conflictSecretTexts``), then whole, wrapped.
+    func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog, versions: (local: String, other: String)? = nil) {
         let width = min(64, canvas.columns - 2)
-        let lines = Self.wrap(dialog.message, width: width - 4)
+        var lines = Self.wrap(dialog.message, width: width - 4)
+        var roles = Array(repeating: Role.normal, count: lines.count)
+        if case .resolveConflict = dialog.purpose, let versions {
+            let captionWidth = 16
+            let valueWidth = max(1, width - 4 - captionWidth)
+            lines.append("")
+            roles.append(.normal)
+            for (caption, value) in [("This vault's", versions.local), ("Other device's", versions.other)] {
+                for (i, part) in Self.chunk(value, width: valueWidth).enumerated() {
+                    let label = i == 0 ? caption : ""
+                    lines.append(label + String(repeating: " ", count: captionWidth - label.count) + part)
+                    roles.append(.normal)
+                }
+            }
+            let masked = versions.local == ItemPreview.mask
+            lines.append(masked ? "Ctrl-R reveals both passwords" : "Ctrl-R hides them")
+            roles.append(.dim)
+        }
         let (box, x, inner) = dialogInterior(&canvas, height: lines.count + 4, width: width, title: dialog.title)
         for (i, line) in lines.enumerated() {
-            canvas.put(line, row: box.row + 1 + i, column: x, width: inner)
+            canvas.put(line, row: box.row + 1 + i, column: x, width: inner, role: roles[i])
         }
         canvas.cursor = (box.row + 1, x) // on the question, for screen readers
         var bx = x

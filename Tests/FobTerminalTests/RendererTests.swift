@@ -258,7 +258,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.showHelp)
         let pages = Renderer.helpPages(rows: 24, columns: 80)
         #expect(pages > 1)
-        #expect(Renderer.helpPages(rows: 80, columns: 160) == 1)
+        #expect(Renderer.helpPages(rows: 100, columns: 160) == 1)
         // No entry is cut between pages: every page starts with a key.
         for page in Renderer.helpPageLines(rows: 24, columns: 80, context: .list).pages {
             #expect(page.first?.key.isEmpty == false)

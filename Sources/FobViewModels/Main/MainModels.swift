@@ -482,6 +482,26 @@ public final class MainModel {
     /// The access log view while it shows (``Overlay/accessLog``), else `nil`.
     public internal(set) var accessLog: AccessLogScreen?
 
+    /// The resolve dialog's versions (F6): which item, and their secrets
+    /// once Ctrl-R revealed them (`nil` while masked).
+    public internal(set) var conflictVersions: (key: ItemKey, secrets: ConflictSecrets?)?
+
+    /// The resolve dialog's two secrets as it draws them: each masked with
+    /// a mask of fixed width (``ItemPreview/mask``) until Ctrl-R, then as
+    /// text (line breaks as `⏎`, `(N bytes, not text)` for binary ones,
+    /// `(none)` for none); `nil` when the dialog shows no conflict.
+    /// - Important: a revealed value is a `String` that cannot be wiped.
+    public var conflictSecretTexts: (local: String, other: String)? {
+        guard let versions = conflictVersions else { return nil }
+        guard let secrets = versions.secrets else { return (ItemPreview.mask, ItemPreview.mask) }
+        func text(_ secret: SecretBytes?) -> String {
+            guard let secret, secret.count > 0 else { return "(none)" }
+            guard secret.isValidUTF8, let text = secret.unsafeString else { return "(\(secret.count) bytes, not text)" }
+            return HomeFormModel.visibleLineBreaks(text)
+        }
+        return (text(secrets.local), text(secrets.other))
+    }
+
     /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.
     public var conflictNote: String? {
