@@ -58,6 +58,8 @@ public enum HelpSections {
             title: "Preview", contexts: [.list, .filter],
             lines: [
                 ("Ctrl-R", "reveal or hide the secret and hidden fields"),
+                ("Shift-Up, Shift-Down", "scroll the preview a line (a long note)"),
+                ("Shift-PgUp, Shift-PgDn", "scroll the preview a page"),
                 (
                     "marks",
                     "2fa: has a one-time code; !: expired (by the kind) or a sync conflict (before the name); "

@@ -123,12 +123,20 @@ public struct KeyBinding: Sendable {
         public let pageRows: Int
         /// How many pages the help overlay takes on this screen (1 when it fits).
         public let helpPages: Int
+        /// The preview as last drawn: its rows, how many show at once, the
+        /// first in view (``Renderer/previewRows``).
+        public let previewRows: (rows: Int, room: Int, first: Int)
 
-        /// What `app` shows, with pages of `pageRows` list rows and a help of `helpPages` pages.
-        public init(app: AppModel, pageRows: Int, helpPages: Int = 1) {
+        /// What `app` shows, with pages of `pageRows` list rows, a help of
+        /// `helpPages` pages and the preview drawn as `previewRows` says.
+        public init(
+            app: AppModel, pageRows: Int, helpPages: Int = 1,
+            previewRows: (rows: Int, room: Int, first: Int) = (0, 0, 0)
+        ) {
             self.app = app
             self.pageRows = pageRows
             self.helpPages = helpPages
+            self.previewRows = previewRows
         }
     }
 
@@ -324,6 +332,19 @@ public enum KeyBindings {
         },
         KeyBinding(.these([.pageUp]), in: [.list, .filter]) { _, situation in
             .moveSelection(-max(situation.pageRows, 1))
+        },
+        // The preview scrolls by keys no typed word gives: a line with Shift-Up/Down, a page with Shift-PgUp/PgDn.
+        KeyBinding(.these([.shiftDown, .shiftUp, .shiftPageDown, .shiftPageUp]), in: [.list, .filter]) {
+            key, situation in
+            let page = max(1, situation.previewRows.room - 2)
+            let step: Int
+            switch key {
+            case .shiftDown: step = 1
+            case .shiftUp: step = -1
+            case .shiftPageDown: step = page
+            default: step = -page
+            }
+            return .scrollPreview(to: Renderer.previewOffset(situation.previewRows, by: step))
         },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),

@@ -35,6 +35,8 @@ public enum Key: Equatable, Sendable {
     case escape
     /// Cursor and paging keys.
     case up, down, left, right, home, end, pageUp, pageDown
+    /// Shift with Up, Down, PageUp or PageDown (the preview's scroll keys).
+    case shiftUp, shiftDown, shiftPageUp, shiftPageDown
     /// The terminal changed size.
     case resize
     /// F1 to F12.
@@ -215,6 +217,10 @@ public struct KeyDecoder: Sendable {
         case KEY_END, KEY_C1: return .end
         case KEY_PPAGE, KEY_A3: return .pageUp
         case KEY_NPAGE, KEY_C3: return .pageDown
+        case KEY_SR: return .shiftUp
+        case KEY_SF: return .shiftDown
+        case KEY_SPREVIOUS: return .shiftPageUp
+        case KEY_SNEXT: return .shiftPageDown
         case KEY_BACKSPACE: return .backspace
         case KEY_DC: return .delete
         case KEY_ENTER: return .enter
@@ -239,6 +245,10 @@ public struct KeyDecoder: Sendable {
         case ("3", 0x7E): return .delete
         case ("5", 0x7E): return .pageUp
         case ("6", 0x7E): return .pageDown
+        case ("1;2", 0x41): return .shiftUp
+        case ("1;2", 0x42): return .shiftDown
+        case ("5;2", 0x7E): return .shiftPageUp
+        case ("6;2", 0x7E): return .shiftPageDown
         default: return nil
         }
     }

@@ -23,6 +23,9 @@ public struct Renderer {
     public internal(set) var listTop = 0
     /// How many item rows the list showed last time (for PageUp/PageDown).
     public internal(set) var listPage = 10
+    /// The last preview drawn: how many rows it has, how many show at
+    /// once, and the first shown (the scroll keys step from it).
+    public internal(set) var previewRows = (rows: 0, room: 0, first: 0)
 
     /// - Parameter vaultDescription: the vault's path as shown in the header.
     public init(vaultDescription: String) {

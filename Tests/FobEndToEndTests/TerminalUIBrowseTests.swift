@@ -109,4 +109,23 @@ import Testing
             #expect(screen.contains("in 52m") || screen.contains("in 51m"), "at \(size)")
         }
     }
+
+    /// A 40-line note in the preview at 80×24: Shift-PgDn and Shift-Down
+    /// scroll it to its last line, Shift-PgUp back to its first.
+    @Test func aLongNoteScrollsInThePreview() throws {
+        var note = item("notes.example", "me", "pw")
+        note.notes = (1...40).map { "note line \($0)" }.joined(separator: "\n")
+        try vault.make([note, item("zzz.example", "bob", "pw")])
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        var screen = try tmux.waitFor("note line 1")
+        #expect(!screen.contains("note line 40") && screen.contains("more"), "\(screen)")
+        for _ in 0..<3 { try tmux.press("S-NPage") }
+        try tmux.waitFor("↑")
+        for _ in 0..<40 { try tmux.press("S-Down") }
+        screen = try tmux.waitFor("note line 40")
+        #expect(!screen.contains("↓"), "\(screen)")
+        for _ in 0..<10 { try tmux.press("S-PPage") }
+        screen = try tmux.waitForAbsence(of: "↑")
+        #expect(screen.contains("note line 1 "), "\(screen)")
+    }
 }

@@ -190,7 +190,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         let plain: [String: Key] = [
             "Enter": .enter, "Tab": .tab, "Esc": .escape, "Delete": .delete, "Backspace": .backspace,
             "Up": .up, "Down": .down, "Left": .left, "Right": .right, "Home": .home, "End": .end,
-            "PgUp": .pageUp, "PgDn": .pageDown, "N": .control("n"),
+            "PgUp": .pageUp, "PgDn": .pageDown, "N": .control("n"), "Shift-Up": .shiftUp, "Shift-Down": .shiftDown,
+            "Shift-PgUp": .shiftPageUp, "Shift-PgDn": .shiftPageDown,
         ]
         if let key = plain[name] { return key }
         if name.hasPrefix("Ctrl-"), let c = name.dropFirst(5).first { return .control(Character(c.lowercased())) }

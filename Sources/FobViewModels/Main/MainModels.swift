@@ -482,6 +482,21 @@ public final class MainModel {
     /// The access log view while it shows (``Overlay/accessLog``), else `nil`.
     public internal(set) var accessLog: AccessLogScreen?
 
+    /// How far the preview of which item is scrolled: rows out of view above.
+    private var previewScroll: (key: ItemKey, offset: Int)?
+
+    /// The preview's first row in view (0 the first): as scrolled for the
+    /// highlighted item, 0 once the highlight moves to another.
+    public var previewOffset: Int {
+        guard let scroll = previewScroll, scroll.key == list.selectedRow?.key else { return 0 }
+        return scroll.offset
+    }
+
+    /// Scrolls the highlighted item's preview to `offset` (never below 0).
+    func scrollPreview(to offset: Int) {
+        previewScroll = list.selectedRow.map { ($0.key, max(0, offset)) }
+    }
+
     /// The resolve dialog's versions (F6): which item, and their secrets
     /// once Ctrl-R revealed them (`nil` while masked).
     public internal(set) var conflictVersions: (key: ItemKey, secrets: ConflictSecrets?)?

@@ -271,6 +271,7 @@ final class MainScreen {
         case .moveSelection(let delta):
             if delta == -1, model.focus == .list, model.list.recallQuery() { break }
             model.list.moveSelection(by: delta)
+        case .scrollPreview(let offset): model.scrollPreview(to: offset)
         case .startFilter: model.focus = .filter
         case .selectQuery:
             model.focus = .list
