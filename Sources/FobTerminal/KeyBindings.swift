@@ -344,7 +344,11 @@ public enum KeyBindings {
             case .shiftPageDown: step = page
             default: step = -page
             }
-            return .scrollPreview(to: Renderer.previewOffset(situation.previewRows, by: step))
+            // From the offset the model holds (keys in one burst come before the next draw),
+            // within the rows and room of the last draw.
+            var drawn = situation.previewRows
+            drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
+            return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
         },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),

@@ -64,7 +64,8 @@ extension Renderer {
         _ drawn: (rows: Int, room: Int, first: Int), by step: Int
     ) -> Int {
         guard drawn.rows > drawn.room else { return 0 }
-        return max(0, min(drawn.first + step, drawn.rows - drawn.room + 1))
+        let last = drawn.rows - drawn.room + 1
+        return max(0, min(min(drawn.first, last) + step, last))
     }
 
     /// The widest caption of the preview's gutter: 12 cells, a longer one is cut.
