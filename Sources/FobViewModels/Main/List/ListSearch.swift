@@ -315,23 +315,28 @@ public struct ListColumnNeeds: Sendable, Equatable {
     init() {}
 
     /// The service column's width for `room` cells of names (service, a
-    /// space, account) that cuts the fewest names, the service's first
-    /// when two cut as few (every row aligned on it, the rare long name cut).
+    /// space, account) that cuts the fewest names, then the fewest cells of
+    /// them, then the narrowest (the accounts get the rest): every row
+    /// aligned on it, the rare long name cut.
     public func serviceColumn(room: Int) -> Int {
         guard room > 2 else { return max(1, room) }
-        // Names longer than each width: suffix sums of the counts.
-        func longer(_ counts: [Int]) -> [Int] {
-            var out = [Int](repeating: 0, count: counts.count + 1)
-            for i in stride(from: counts.count - 1, through: 0, by: -1) { out[i] = out[i + 1] + counts[i] }
-            return out
+        // The names longer than `width`, and the cells they lose.
+        func loss(_ counts: [Int], _ width: Int) -> (names: Int, cells: Int) {
+            var names = 0
+            var cells = 0
+            for length in stride(from: counts.count - 1, to: max(width, 0), by: -1) where counts[length] > 0 {
+                names += counts[length]
+                cells += counts[length] * (length - width)
+            }
+            return (names, cells)
         }
-        let services = longer(serviceLengths)
-        let accounts = longer(accountLengths)
-        func cut(_ table: [Int], _ width: Int) -> Int { width + 1 < table.count ? table[width + 1] : 0 }
-        var best = (width: 1, cuts: Int.max)
+        var best = (width: 1, names: Int.max, cells: Int.max)
         for width in 1...(room - 2) {
-            let cuts = cut(services, width) + cut(accounts, room - 1 - width)
-            if cuts <= best.cuts { best = (width, cuts) }
+            let service = loss(serviceLengths, width)
+            let account = loss(accountLengths, room - 1 - width)
+            let names = service.names + account.names
+            let cells = service.cells + account.cells
+            if (names, cells) < (best.names, best.cells) { best = (width, names, cells) }
         }
         return best.width
     }
