@@ -84,6 +84,10 @@ public enum HelpSections {
                 ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
                 ("Esc", "back to the list (asks first with unsaved edits)"),
+                (
+                    "Ctrl-Q, F10",
+                    "quit; unsaved edits are asked about first: Enter save, Ctrl-D discard, Esc keep editing"
+                ),
             ]),
         Section(
             title: "Generator", contexts: [.generatorField, .generatorChoice],

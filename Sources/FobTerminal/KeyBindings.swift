@@ -372,6 +372,9 @@ public enum KeyBindings {
         KeyBinding([.function(4)], in: [.list, .filter], .showAccessLog, legend: "F4 log"),
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
+        // From the editor too: unsaved edits are asked about first (save, discard, keep editing).
+        KeyBinding(
+            [.control("q"), .function(10)], in: [.field, .button, .choice, .generatorRow, .programs], .askQuit),
     ]
 
     /// The query with its text selected (Ctrl-F): typing replaces it (its

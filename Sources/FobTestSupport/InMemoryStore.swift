@@ -256,8 +256,10 @@ public final class InMemoryStore: KeychainStore {
                 // As the vault: revision 1, or the one the item carries.
                 if item.revision == 0 { item.revision = 1 }
                 next[ItemKey(item)] = item
-            case .replace(let existing, let item):
-                guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
+            case .replace(let existing, var item):
+                guard let stored = next[ItemKey(existing)] else { throw .itemNotFound(existing.displayName) }
+                // As the vault: the replacement takes the next revision of the one it replaces.
+                item.revision = stored.revision + 1
                 next[ItemKey(existing)] = nil
                 next[ItemKey(item)] = item
             case .delete(let existing):

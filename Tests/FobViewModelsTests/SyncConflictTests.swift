@@ -161,6 +161,24 @@ import Testing
         #expect(main.conflictSecretTexts == nil)
     }
 
+    /// `is:conflict` finds the items with conflicting versions, alone or with words.
+    @Test func isConflictFindsTheConflicts() throws {
+        let sync = FakeSync()
+        sync.current = SyncOverview(lastSync: Date(), merged: 1, conflicts: 1, versions: [Self.mail: 2])
+        let (app, _, _) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        func shown(_ query: String) -> [String] {
+            app.send(.cancel)
+            app.send(.insert(query))
+            return main.list.rows.map { "\($0.service)/\($0.account)" }
+        }
+        #expect(shown("is:conflict") == ["mail/ana"])
+        #expect(shown("mail is:conflict") == ["mail/ana"])
+        #expect(shown("web is:conflict").isEmpty)
+        #expect(shown("web") == ["web/bob"])
+    }
+
     @Test func aConflictIsMarkedPreviewedAndKeptByV() throws {
         let sync = FakeSync()
         let synced = Date(timeIntervalSince1970: 1_767_000_000)
