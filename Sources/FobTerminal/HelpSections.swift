@@ -60,6 +60,7 @@ public enum HelpSections {
                 ("Ctrl-R", "reveal or hide the secret and hidden fields"),
                 ("Shift-Up, Shift-Down", "scroll the preview a line (a long note)"),
                 ("Shift-PgUp, Shift-PgDn", "scroll the preview a page"),
+                ("mouse", "a click highlights a row; the wheel moves the highlight, or scrolls the preview under it"),
                 (
                     "marks",
                     "2fa: has a one-time code; !: expired (by the kind) or a sync conflict (before the name); "

@@ -99,6 +99,8 @@ public struct KeyBinding: Sendable {
         case text
         /// Every key.
         case any
+        /// Mouse clicks and wheel turns.
+        case mouse
 
         /// Whether `key` is one of these keys.
         func match(_ key: Key) -> Bool {
@@ -110,6 +112,11 @@ public struct KeyBinding: Sendable {
                 default: return false
                 }
             case .any: return true
+            case .mouse:
+                switch key {
+                case .click, .wheel: return true
+                default: return false
+                }
             }
         }
     }
@@ -127,16 +134,21 @@ public struct KeyBinding: Sendable {
         /// first in view (``Renderer/previewRows``).
         public let previewRows: (rows: Int, room: Int, first: Int)
 
+        /// Where the mouse reaches the list and the preview as last drawn.
+        public let pointer: PointerAreas
+
         /// What `app` shows, with pages of `pageRows` list rows, a help of
-        /// `helpPages` pages and the preview drawn as `previewRows` says.
+        /// `helpPages` pages, the preview drawn as `previewRows` says and
+        /// the mouse's reach `pointer`.
         public init(
             app: AppModel, pageRows: Int, helpPages: Int = 1,
-            previewRows: (rows: Int, room: Int, first: Int) = (0, 0, 0)
+            previewRows: (rows: Int, room: Int, first: Int) = (0, 0, 0), pointer: PointerAreas = PointerAreas()
         ) {
             self.app = app
             self.pageRows = pageRows
             self.helpPages = helpPages
             self.previewRows = previewRows
+            self.pointer = pointer
         }
     }
 
@@ -350,6 +362,9 @@ public enum KeyBindings {
             drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
             return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
         },
+        // The mouse: a click on a row highlights it; the wheel moves the
+        // highlight over the list and scrolls the preview over the preview.
+        KeyBinding(.mouse, in: [.list, .filter]) { key, situation in mouseAction(key, situation) },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
         KeyBinding([.control("y")], in: [.list], .undo, legend: "Ctrl-Y undo"),
@@ -525,6 +540,34 @@ public enum KeyBindings {
     @Sendable private static func conflictRevealLegend(_ app: AppModel) -> String {
         guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return "" }
         return app.mainModel?.conflictVersions?.secrets == nil ? "Ctrl-R reveal" : "Ctrl-R hide"
+    }
+
+    /// Lines the wheel moves the highlight or scrolls the preview by.
+    static let wheelStep = 3
+
+    /// A click or wheel turn on the list or the preview (``PointerAreas``);
+    /// elsewhere it leaves the highlight where it is.
+    @Sendable private static func mouseAction(_ key: Key, _ situation: KeyBinding.Situation) -> Action {
+        let list = situation.app.mainModel?.list
+        let selected = list?.selectedIndex ?? 0
+        let count = list?.rows.count ?? 0
+        let pointer = situation.pointer
+        switch key {
+        case .click(let row, let column):
+            if let index = pointer.listIndex(row: row, column: column), index < count { return .selectRow(index) }
+        case .wheel(let down, let row, let column):
+            let step = down ? wheelStep : -wheelStep
+            if pointer.inPreview(row: row, column: column) {
+                var drawn = situation.previewRows
+                drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
+                return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
+            }
+            if pointer.listIndex(row: row, column: column) != nil, count > 0 {
+                return .selectRow(max(0, min(count - 1, selected + step)))
+            }
+        default: break
+        }
+        return .selectRow(selected)
     }
 
     /// The dialog's Esc answer.

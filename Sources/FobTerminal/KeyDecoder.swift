@@ -7,6 +7,9 @@ public enum RawInput: Equatable, Sendable {
     case character(UInt32)
     /// A function key (`get_wch` returned `KEY_CODE_YES`): an ncurses key code.
     case function(Int32)
+    /// A mouse event (`KEY_MOUSE`, read with `getmouse`): its cell and its
+    /// button (1 the left one pressed, 4 the wheel up, 5 the wheel down).
+    case mouse(row: Int, column: Int, button: Int)
 }
 
 /// A key press (or paste) as the screens understand it.
@@ -37,6 +40,10 @@ public enum Key: Equatable, Sendable {
     case up, down, left, right, home, end, pageUp, pageDown
     /// Shift with Up, Down, PageUp or PageDown (the preview's scroll keys).
     case shiftUp, shiftDown, shiftPageUp, shiftPageDown
+    /// The left mouse button pressed on this cell (0-based).
+    case click(row: Int, column: Int)
+    /// The mouse wheel turned over this cell: `down` towards the end.
+    case wheel(down: Bool, row: Int, column: Int)
     /// The terminal changed size.
     case resize
     /// F1 to F12.
@@ -91,6 +98,8 @@ public struct KeyDecoder: Sendable {
                 }
             case .function(let code):
                 if code == KEY_ENTER { buffer.append("\n") }
+                state = .paste(buffer)
+            case .mouse:
                 state = .paste(buffer)
             }
             return out
@@ -172,6 +181,14 @@ public struct KeyDecoder: Sendable {
 
     private mutating func ground(_ input: RawInput) -> [Key] {
         switch input {
+        case .mouse(let row, let column, let button):
+            var out = takeText()
+            switch button {
+            case 1: out.append(.click(row: row, column: column))
+            case 4, 5: out.append(.wheel(down: button == 5, row: row, column: column))
+            default: break
+            }
+            return out
         case .function(let code):
             var out = takeText()
             if let key = Self.functionKey(code) { out.append(key) }

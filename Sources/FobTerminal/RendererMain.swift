@@ -92,6 +92,10 @@ extension Renderer {
             if main.focus == .list { canvas.cursor = (y, x + 1) }
             return
         }
+        pointerAreas.listRow = y
+        pointerAreas.listColumns = x..<(x + inner)
+        pointerAreas.listCount = min(list.rows.count - listTop, visible)
+        pointerAreas.listTop = listTop
         let columns = Layout.listColumns(
             list.columnNeeds, inner: inner, labels: canvas.columns >= Layout.labelColumns)
         for i in listTop..<min(list.rows.count, listTop + visible) {

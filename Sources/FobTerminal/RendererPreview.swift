@@ -19,6 +19,8 @@ extension Renderer {
         let inner = width - 4
         let bottom = row + height - 1
         previewRows = (0, 0, 0)
+        pointerAreas.previewRows = row..<(row + height)
+        pointerAreas.previewColumns = column..<(column + width)
         guard inner > 4, let preview = main.preview else {
             canvas.put("Nothing selected", row: row + 1, column: x, width: max(0, inner), role: .dim)
             return

@@ -104,7 +104,7 @@ public enum TerminalApp {
             guard
                 let action = KeyMap.action(
                     for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages,
-                    previewRows: renderer.previewRows)
+                    previewRows: renderer.previewRows, pointer: renderer.pointerAreas)
             else {
                 app.noteInput()
                 return

@@ -272,6 +272,8 @@ final class MainScreen {
             if delta == -1, model.focus == .list, model.list.recallQuery() { break }
             model.list.moveSelection(by: delta)
         case .scrollPreview(let offset): model.scrollPreview(to: offset)
+        case .selectRow(let index):
+            model.list.moveSelection(by: index - (model.list.selectedIndex ?? 0))
         case .startFilter: model.focus = .filter
         case .selectQuery:
             model.focus = .list
