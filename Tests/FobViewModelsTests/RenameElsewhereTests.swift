@@ -65,6 +65,9 @@ import Testing
             return
         }
         #expect(dialog.purpose == .saveOverChanges)
+        #expect(
+            dialog.message.hasPrefix("Another process changed the service / user ID (it was mail / ana) of post / ana"),
+            "\(dialog.message)")
         h.send(.confirm)
         #expect(h.store.storedItems.count == 3)
         #expect(h.store.storedItems[Self.new]?.label == "work")

@@ -118,8 +118,13 @@ final class EditorSession {
                 ? "Store \(key.shortName) with an empty password?"
                 : "Replace the password of \(key.shortName) with an empty one?"
             return .show(.confirm(ConfirmDialog(title: "Empty password", message: question, purpose: .saveEmptySecret)))
-        case .changedElsewhere(let names):
+        case .changedElsewhere(var names):
             let name = lookup.shortName
+            // A rename elsewhere that the editor followed is named as one.
+            if let from = form.baseline?.renamedFrom {
+                names.removeAll { $0 == "other attributes" }
+                names.insert("service / user ID (it was \(from.shortName))", at: 0)
+            }
             return askAboutChanges(
                 of: lookup,
                 "Another process changed the \(names.joined(separator: ", ")) of \(name) since you opened it.")
@@ -440,6 +445,7 @@ final class EditorSession {
         moved.item.account = new.account
         moved.shown.service = new.service
         moved.shown.userID = new.account
+        moved.renamedFrom = baseline.renamedFrom ?? baseline.key
         form.baseline = moved
         form.openedKey = new
         form.message = .warning(said + "; your edits are kept and Save will ask")
