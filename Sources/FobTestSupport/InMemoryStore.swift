@@ -76,6 +76,18 @@ public final class InMemoryStore: KeychainStore {
         version += 1
     }
 
+    /// Renames an item as another process would (`fob rename`; bumps
+    /// ``version``): the item keeps its persistent id and moves one revision on.
+    public func externalRename(_ key: ItemKey, to new: ItemKey) {
+        guard var item = storedItems.removeValue(forKey: key) else { return }
+        item.service = new.service
+        item.account = new.account
+        item.revision += 1
+        item.modified = now()
+        storedItems[ItemKey(item)] = item
+        version += 1
+    }
+
     /// Removes an item as another process would (bumps ``version``).
     public func externalRemove(_ key: ItemKey) {
         storedItems[key] = nil
@@ -272,8 +284,10 @@ public final class InMemoryStore: KeychainStore {
                 // As the vault: revision 1, or the one the item carries.
                 if item.revision == 0 { item.revision = 1 }
                 next[ItemKey(item)] = item
-            case .replace(let existing, let item):
-                guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
+            case .replace(let existing, var item):
+                guard let stored = next[ItemKey(existing)] else { throw .itemNotFound(existing.displayName) }
+                // As the vault: the replacement takes the next revision of the one it replaces.
+                item.revision = stored.revision + 1
                 next[ItemKey(existing)] = nil
                 next[ItemKey(item)] = item
             case .delete(let existing):

@@ -374,6 +374,9 @@ public final class AppModel {
                 self.overlay = nil
                 if case .main(let main) = current { main.dismissed(dialog.purpose) }
                 return .stay
+            case .toggleReveal:
+                if case .main(let main) = current { main.toggleReveal(in: dialog.purpose) }
+                return .stay
             case .quit:
                 return .quit
             case .lockAndQuit:
