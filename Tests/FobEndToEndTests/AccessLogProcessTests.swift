@@ -132,6 +132,36 @@ import Testing
             entries.contains { $0["event"] as? String == "unlock-with-password" && $0["channel"] as? String == "get" })
     }
 
+    /// An upgrade replaces `fob` while its agent runs: a `fob` started
+    /// afterwards runs the new file at the same path and is still Fob's own
+    /// command, so its read is made for the program that ran it, through
+    /// `fob get`, not taken for a foreign SecItem program's.
+    @Test func aFobReplacedWhileItsAgentRunsIsStillFob() throws {
+        fixture.stop()
+        let directory = fixture.runtime.file("bin")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fob = directory.appendingPathComponent("fob").path
+        func install() throws {
+            try? FileManager.default.removeItem(atPath: fob + ".new")
+            try FileManager.default.copyItem(atPath: FobProcess.binaryURL.path, toPath: fob + ".new")
+            #expect(rename(fob + ".new", fob) == 0)
+        }
+        func run(_ arguments: [String], password: Bool = false) throws -> ProcessResult {
+            var environment = FobProcess.baseEnvironment.merging(fixture.environment) { $1 }
+            if password { environment["FOB_PASSWORD_FILE"] = fixture.vault.passwordFile }
+            return try ChildProcess(executable: fob, arguments: arguments, environment: environment).wait(timeout: 60)
+        }
+        try install()
+        #expect(try run(["unlock"], password: true).status == 0)
+        let agent = try #require(fixture.agentPid)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent)/exe") == fob)
+        try install()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent)/exe") == fob + " (deleted)")
+        let read = try run(["get", "svc", "acct"])
+        #expect(read.stdoutText == "s3cret\n", "\(read.stderrText)")
+        #expect(lines(try log(), "read") == ["get allowed-rule \(me)"])
+    }
+
     /// The running agent's log rotates by size: bulk reads through the
     /// agent that write past 1 MiB (its rotation size) start a new file, no
     /// file grows past the size, and `fob log` and `fob verify` read one
