@@ -108,12 +108,7 @@ enum BrowseBenchmark {
     /// The CPU time this thread spends in `body`, in seconds: on a busy
     /// machine the wall-clock time also counts other programs' turns.
     private static func cpuTime(_ body: () throws -> Void) rethrows -> Double {
-        var start = timespec()
-        var end = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
-        try body()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
-        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        try elapsed(on: CLOCK_THREAD_CPUTIME_ID, body)
     }
 
     private static func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
