@@ -57,7 +57,7 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         guard let pinentry = PinentryConversation.start(program: program, environment: environment) else {
             return .unreachable
         }
-        defer { PinentryAsker.end(pinentry) }
+        defer { pinentry.end() }
         guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return .unreachable }
         let seconds = max(1, Int(timeout.rounded(.down)))
         let described = PinentryAsker.description(question, leaseMinutes: leaseMinutes)
@@ -159,18 +159,4 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         turn.unlock()
     }
 
-    /// Ends the conversation: `BYE`, the pipes closed, SIGTERM for a
-    /// pinentry still running a moment later, and the child reaped.
-    private static func end(_ pinentry: PinentryConversation) {
-        _ = pinentry.send("BYE")
-        pinentry.closePipes()
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            let reaped = waitpid(pinentry.pid, &status, WNOHANG)
-            if reaped == pinentry.pid || (reaped < 0 && errno != EINTR) { return }
-            usleep(10_000)
-        }
-        kill(pinentry.pid, SIGTERM)
-        while waitpid(pinentry.pid, &status, 0) < 0 && errno == EINTR {}
-    }
 }
