@@ -120,10 +120,10 @@ extension SyncEngine {
         var epochs = [newest]
         if newest.number > 1 {
             let path = TreePath.epoch(newest)
-            do {
-                // Its starter's signature is checked by the first sync, which takes in the heads' keys.
-                epochs += try EpochFile.open(SignedFile.content(try git.file(path) ?? []), epoch: newest)
-            } catch { throw SyncError.tampered("\(path) \(error)") }
+            epochs += try TreeSignatures.epochsAtJoin(
+                try git.file(path) ?? [], path: path, newest: newest,
+                head: try git.file(TreePath.head(device: newest.device))
+            ).older
         }
         guard let first = epochs.first(where: { $0.number == 1 }) else {
             throw SyncError.tampered("the tree's first key epoch is missing")

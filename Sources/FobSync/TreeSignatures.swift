@@ -118,6 +118,51 @@ enum TreeSignatures {
         }
     }
 
+    /// The older key epochs the epoch file at `path` holds, read by a
+    /// `join` that opened `newest` with a master password: the file must be
+    /// signed by the key of the device that started `newest`, as that
+    /// device's head in the tree (`head`, signed by the same key, sealed
+    /// under one of these epochs) gives it. A file without a signature is
+    /// taken only when that head has no key either (a tree written before
+    /// signing keys, which a `join` trusts as it finds it).
+    /// - Returns: the older epochs, and the starter's public key (`nil` for such a tree).
+    /// - Throws: ``SyncError/tampered(_:)``: a signature that does not
+    ///   verify, a file without one beside a signed head, no head of the
+    ///   starter, a file or head that does not open.
+    static func epochsAtJoin(_ bytes: [UInt8], path: String, newest: KeyEpoch, head: [UInt8]?) throws -> (
+        older: [KeyEpoch], starterKey: [UInt8]?
+    ) {
+        let starter = newest.device
+        let older: [KeyEpoch]
+        do {
+            // Opened under the new key before its signature is checked: the
+            // starter's head may be sealed under an older one it holds.
+            older = try EpochFile.open(SignedFile.content(bytes), epoch: newest)
+        } catch { throw SyncError.tampered("\(path) \(error)") }
+        let headPath = TreePath.head(device: starter)
+        guard let head else {
+            throw SyncError.tampered("\(path) is a key epoch of device \(starter), which has no head in the tree")
+        }
+        let keys = SyncKeys(epochs: older + [newest])
+        let publicKey: [UInt8]?
+        do {
+            publicKey = try DeviceHead.open(SignedFile.content(head), device: starter, keys: keys).publicKey
+        } catch { throw SyncError.tampered("\(headPath) \(error)") }
+        guard let publicKey else {
+            guard !bytes.starts(with: SignedFile.magic), !head.starts(with: SignedFile.magic) else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            return (older, nil)
+        }
+        guard (try? SignedFile.open(head, path: headPath, publicKey: publicKey)) != nil else {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(headPath).description)
+        }
+        guard (try? SignedFile.open(bytes, path: path, publicKey: publicKey)) != nil else {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+        }
+        return (older, publicKey)
+    }
+
     /// The revocation at `path` of `device`: signed by a current device
     /// (held, not revoked) other than `device`; unsigned only when this
     /// device took it in already with the same cut-off, or no other device

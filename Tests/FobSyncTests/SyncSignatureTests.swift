@@ -78,6 +78,43 @@ import Testing
             "\(refused.stderrText)")
     }
 
+    /// A joining device checks the newest key epoch's file against the
+    /// signing key of the device that started it: a signature with a
+    /// changed byte, or none, is refused (exit 93) naming the file; the
+    /// file as its starter signed it joins.
+    @Test func aJoinRefusesAnEpochFileItsStarterDidNotSign() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let aID = try a.deviceID()
+        let newPassword = lab.directory.url.path + "/new-pw"
+        _ = FileManager.default.createFile(atPath: newPassword, contents: Data("pw2\n".utf8))
+        try a.ok(["passwd", "--rotate-key", "--new-password-file", newPassword])
+        let synced = try FobProcess.run(
+            ["--vault", a.vault, "--password-file", newPassword, "sync"],
+            environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": a.data, "FOB_AGENT": "0"]) { $1 })
+        #expect(synced.status == 0, "\(synced.stderrText)")
+
+        let clone = try lab.attackerClone()
+        let path = "keys/2.\(aID).key"
+        let signed = try Self.read(clone, path)
+        var flipped = signed
+        flipped[10] ^= 1
+        let c = try lab.device("c")
+        for forged in [flipped, SignedFile.content(signed)] {
+            try Self.write(clone, path, forged)
+            try lab.forcePush(clone)
+            let refused = try c.run(["sync", "join", lab.remote, "--tree-password-file", newPassword])
+            #expect(refused.status == 93, "\(refused.stderrText)")
+            #expect(
+                refused.stderrText.contains("\(path) is not signed by the device it names"), "\(refused.stderrText)")
+            #expect(try c.items().isEmpty)
+        }
+        try Self.write(clone, path, signed)
+        try lab.forcePush(clone)
+        let joined = try c.run(["sync", "join", lab.remote, "--tree-password-file", newPassword])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(try c.secret("web", "bob") == "two")
+    }
+
     /// A revoked device keeps its keys: a revocation of a current device
     /// it signs, and a new device it brings in under the old key epoch, are refused.
     @Test func aRevokedDeviceCannotRevokeNorBringInADevice() throws {
