@@ -13,9 +13,10 @@ import Testing
 /// syncing and come out signed.
 @Suite(.serialized) struct SyncSignatureTests {
     /// The sync state a device's vault holds, and its item.
-    static func state(of device: Device) throws -> (state: SyncState, item: Item, vault: Vault) {
+    static func state(of device: Device, password: String = "pw") throws -> (state: SyncState, item: Item, vault: Vault)
+    {
         let vault = try Vault(url: URL(fileURLWithPath: device.vault))
-        try vault.unlock(password: .text("pw"))
+        try vault.unlock(password: .text(password))
         let item = try vault.item(
             service: SyncState.key.service, account: SyncState.key.account, accessGroup: SyncState.key.accessGroup)
         return (try SyncState.decode(try #require(item.secret)), item, vault)
@@ -156,8 +157,10 @@ import Testing
     /// Vaults and a tree as written before signing keys (no key in the
     /// states, no envelope on any file, heads without keys) keep syncing:
     /// each device takes a key, and its exports write every file again, signed.
-    @Test func aTreeWrittenBeforeSigningKeysKeepsSyncingAndComesOutSigned() throws {
-        let (lab, a, b) = try SyncProcessTests.pair()
+    /// Makes `a` and `b`'s tree and states as written before signing keys:
+    /// no envelope on any file of the remote, heads without keys, states
+    /// without a key or signers, each device's branch at that tree.
+    static func unsign(_ lab: SyncLab, _ a: Device, _ b: Device) throws {
         let keys = SyncKeys(epochs: try Self.state(of: a).state.epochs)
         let clone = try lab.attackerClone()
         for path in try lab.git(["ls-files"], in: clone).split(separator: "\n").map(String.init) {
@@ -187,6 +190,37 @@ import Testing
             try lab.git(["fetch", "-q", "origin"], in: device.tree)
             try lab.git(["update-ref", "refs/heads/main", unsigned], in: device.tree)
         }
+    }
+
+    /// Expects every file of the remote's tree but the headers to be signed,
+    /// for its path, by the key of the device it names (a revision's,
+    /// head's or key epoch's writer) as that device's state holds it
+    /// (each vault opened with its entry of `passwords`, or "pw").
+    static func expectEverythingSigned(
+        _ lab: SyncLab, devices: [Device], _ comment: String, passwords: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        var keys: [String: [UInt8]] = [:]
+        for device in devices {
+            let (state, _, vault) = try Self.state(of: device, password: passwords[device.name] ?? "pw")
+            vault.lock()
+            keys[state.device] = try #require(state.signingKey).publicKey
+        }
+        let clone = try lab.attackerClone()
+        for path in try lab.git(["ls-files"], in: clone).split(separator: "\n").map(String.init)
+        where !path.hasPrefix("headers/") {
+            let writer =
+                TreePath.parseRecord(path)?.dot.device ?? TreePath.parseHead(path) ?? TreePath.parseEpoch(path)?.device
+            let key = try #require(writer.flatMap { keys[$0] }, "\(comment): \(path)", sourceLocation: sourceLocation)
+            #expect(
+                (try? SignedFile.open(try Self.read(clone, path), path: path, publicKey: key)) != nil,
+                "\(comment): \(path) is not signed by its device", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aTreeWrittenBeforeSigningKeysKeepsSyncingAndComesOutSigned() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        try Self.unsign(lab, a, b)
 
         try a.ok(["update", "mail", "ana"], input: "changed on a\n")
         _ = try a.sync()
