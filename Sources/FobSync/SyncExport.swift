@@ -128,10 +128,10 @@ struct Exporter {
     func stage(_ plan: PlannedRevision, dot: Dot, run: inout SyncRun, live: inout Set<String>) throws {
         let revision = plan.make(dot)
         let path = TreePath.record(name: plan.name, dot: dot)
-        let sealed = revision.sealed(name: plan.name, keys: run.keys)
+        // Kept as decoded from what was sealed, so it is the same value another device opens.
+        let (sealed, read) = try revision.sealedAndRead(name: plan.name, keys: run.keys)
         try run.writeSigned(path, sealed)
-        // Kept as read back, so it is the same value another device opens.
-        run.written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: run.keys)
+        run.written[path] = read
         run.exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
         live.insert(path)
         for old in plan.superseded where old != dot {
