@@ -34,6 +34,7 @@ let fuzzTargets: [(name: String, libraries: [String])] = [
     ("secret-service-index", ["FobSecretService"]),
     ("access-rule", ["FobStore"]),
     ("proc-stat", ["FobStore"]),
+    ("proc-cgroup", ["FobStore"]),
     ("shell-launcher", ["FobStore"]),
     ("access-log", ["FobStore"]),
     ("ssh-agent-request", ["FobSSH"]),

@@ -101,6 +101,10 @@ final class SQLiteConnection {
             throw SQLiteError(code: rc, message: message)
         }
         sqlite3_extended_result_codes(db, 1)
+        // Before the first read: a lock another process holds for a moment
+        // (a checkpoint, a commit, the last connection closing) is waited
+        // for, not reported as "vault busy".
+        sqlite3_busy_timeout(db, Vault.busyTimeoutMilliseconds)
         return db
     }
 

@@ -39,7 +39,8 @@ public final class Vault {
     public static let readableFormats: ClosedRange<Int32> = 1...3
     /// The longest master password accepted: 65,536 bytes of UTF-8.
     public static let maxPasswordBytes = 65_536
-    /// How long a write waits for another process's write to finish: milliseconds.
+    /// How long any statement waits for a lock another process holds (a write,
+    /// a checkpoint, the last connection closing) before failing as busy: milliseconds.
     public static let busyTimeoutMilliseconds: Int32 = 30_000
     /// The most bytes an item's attributes other than the secret may take in
     /// all (service, account, access group, label, comment, generic): 1 MiB.
@@ -203,7 +204,6 @@ public final class Vault {
                     connection.readOnlyCause = error
                 }
             }
-            sqlite3_busy_timeout(connection.handle, Vault.busyTimeoutMilliseconds)
             // wal_autocheckpoint=1: every commit is copied into the main file
             // (a passive checkpoint), so a copy of vault.db alone, taken while
             // an agent or a terminal UI keeps the vault open, holds every write.

@@ -226,13 +226,32 @@ public enum ProcessInspector {
         return path
     }
 
-    /// The unified hierarchy's line of `/proc/PID/cgroup` (`0::/…`).
+    /// The cgroup path of `pid`, from `/proc/PID/cgroup` (``cgroup(procFile:)``).
     static func cgroup(of pid: Int32) -> String {
         guard let bytes = FileDescriptorIO.readFile(atPath: "/proc/\(pid)/cgroup", limit: 4096) else { return "" }
-        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("0::".utf8)) {
-            return String(decoding: line.dropFirst(3), as: UTF8.self)
+        return cgroup(procFile: bytes)
+    }
+
+    /// The cgroup path systemd keeps a process in, from the bytes of
+    /// `/proc/PID/cgroup` (lines `ID:CONTROLLERS:PATH`): the unified
+    /// hierarchy's line (`0::PATH`) unless it is missing or `/`, as on a
+    /// host with only cgroup v1 hierarchies, where systemd's own
+    /// `name=systemd` line holds the path; `""` when neither is present.
+    public static func cgroup(procFile bytes: [UInt8]) -> String {
+        var unified: String?
+        var named: String?
+        for raw in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = raw.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let path = String(decoding: fields[2], as: UTF8.self)
+            if fields[0].elementsEqual("0".utf8), fields[1].isEmpty {
+                unified = path
+            } else if fields[1].elementsEqual("name=systemd".utf8) {
+                named = path
+            }
         }
-        return ""
+        if let unified, unified != "/" { return unified }
+        return named ?? unified ?? ""
     }
 
     /// The innermost `.service` or `.scope` of a cgroup path, if any.

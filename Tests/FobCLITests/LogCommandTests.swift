@@ -54,6 +54,77 @@ import Testing
         #expect(half.status == 2)
     }
 
+    /// The filters together, as `fob log --item S A --program P --since T
+    /// --json`: an entry is shown only when it passes every one.
+    @Test func allFiltersTogetherNarrowTheJSON() throws {
+        let (h, env) = try harness()
+        func indices(_ filters: [String]) throws -> [Int] {
+            let run = h.run(["log"] + filters + ["--json"], environment: env)
+            #expect(run.status == 0, "\(run.stderr)")
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [[String: Any]])
+            return entries.compactMap { $0["index"] as? Int }
+        }
+        let item = ["--item", "mail", "ana"]
+        #expect(try indices(item + ["--program", "/usr/bin/git", "--since", "2025-12-29T09:00:00Z"]) == [1])
+        #expect(try indices(item + ["--program", "/usr/bin/curl", "--since", "2025-12-29T09:00:00Z"]) == [2])
+        #expect(try indices(item + ["--program", "/usr/bin/git", "--since", "2025-12-29T09:30:00Z"]) == [])
+        #expect(try indices(["--item", "wifi", "home", "--program", "/usr/bin/curl"]) == [])
+        #expect(try indices(["--program", "/usr/bin/git", "--since", "2025-12-29T09:30:00Z"]) == [3])
+    }
+
+    /// A log rotated by size into several files is one chain to `fob verify`
+    /// and `fob log`; an entry removed from an older file, or an older file
+    /// removed, makes both exit 93 naming what is gone.
+    @Test func aRotatedLogIsOneChainAcrossItsFiles() throws {
+        let h = try CLIHarness()
+        let environment = [
+            "XDG_STATE_HOME": h.directory.file("state").path, "HOME": h.directory.url.path, "FOB_AGENT": "0",
+        ]
+        let vault = try h.openVault()
+        let location = AccessLogLocation(vaultURL: vault.url)
+        let keys = AccessLogKeys(logKey: try #require(try vault.accessLogKey(create: true)))
+        let writer = AccessLogWriter(
+            location: location, keys: keys, headDirectory: VaultWatermarks(environment: environment).directory,
+            maxFileBytes: 4096, maxFiles: 20)
+        for n in 0..<120 {
+            try writer.append([
+                AccessLogEntry(
+                    time: Date(timeIntervalSince1970: 1_767_000_000 + Double(n)), event: .read,
+                    requester: AccessLogRequester(pid: 42, uid: 1000, executable: "/usr/bin/git", argv0: "git"),
+                    item: ItemKey(service: "mail", account: "ana \(n)"), channel: .git, decision: .allowedRule,
+                    detail: "rule any")
+            ])
+        }
+        vault.lock()
+        let segments = location.rotatedSegments()
+        #expect(segments.count >= 3)
+        let verified = h.run(["verify"], environment: environment)
+        #expect(verified.status == 0, "\(verified.stdoutText)")
+        #expect(verified.stdoutText.contains("access log verified (120 entries)"), "\(verified.stdoutText)")
+        let shown = h.run(["log", "--item", "mail", "ana 0"], environment: environment)
+        #expect(shown.status == 0)
+        #expect(shown.stdoutText.split(separator: "\n").count == 2)
+
+        // The second entry of the oldest file goes.
+        let oldest = location.rotated(segments[0])
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: oldest)))
+        let records = try AccessLogFileFormat.parse(bytes).records
+        bytes.removeSubrange(records[1].offset..<records[2].offset)
+        try Data(bytes).write(to: URL(fileURLWithPath: oldest))
+        let removed = h.run(["verify"], environment: environment)
+        #expect(removed.status == 93)
+        #expect(
+            removed.stdoutText.contains("damaged: access log vault.db.log.\(segments[0]): entry 2 was removed"),
+            "\(removed.stdoutText)")
+        #expect(h.run(["log"], environment: environment).status == 93)
+
+        // A whole file in the middle of the chain goes.
+        try FileManager.default.removeItem(atPath: location.rotated(segments[1]))
+        let missing = h.run(["verify"], environment: environment)
+        #expect(missing.status == 93)
+        #expect(missing.stdoutText.contains("are missing: a log file was removed"), "\(missing.stdoutText)")
+    }
+
     @Test func jsonHasSortedKeys() throws {
         let (h, env) = try harness()
         let run = h.run(["log", "--json", "--program", "/usr/bin/curl"], environment: env)

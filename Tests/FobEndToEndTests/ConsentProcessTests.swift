@@ -5,8 +5,9 @@ import Testing
 
 /// Access rules through the agent, with real requesters in a tmux pane
 /// (`fob get`, `fob copy`, `fob run`, a real `git credential fill` running
-/// `git-credential-fob`): the question on the requester's own terminal,
-/// each answer, no channel, and a program replaced after "always".
+/// `git-credential-fob`, a SecItem program): the question on the
+/// requester's own terminal, each answer, a lease and no channel for every
+/// client, and a program replaced after "always".
 /// One suite, run one test at a time: questions in two panes at once lose
 /// typed answers.
 @Suite(.serialized) final class ConsentProcessTests {
@@ -79,6 +80,19 @@ import Testing
         #expect(second.status == 51)
         #expect(!second.screen.contains("s3cret"))
         #expect(second.screen.contains("access denied"))
+    }
+
+    /// The question is put on the requester's terminal (`/dev/tty`), as
+    /// sudo's, never on its standard output or error: with both sent to
+    /// files, the pane still shows it and the output holds the secret alone.
+    @Test func theQuestionIsOnTheTerminalNotOnStandardOutput() throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-tty")
+        let (out, err) = (dir.file("out").path, dir.file("err").path)
+        let result = try run("\(fob) get svc acct >\(out) 2>\(err)", answer: "o")
+        #expect(result.status == 0)
+        #expect(result.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob get"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "s3cret\n")
+        #expect(try String(contentsOfFile: err, encoding: .utf8) == "")
     }
 
     @Test func aLeaseAnswersWithoutAsking() throws {
@@ -154,12 +168,93 @@ import Testing
             + "credential fill"
     }
 
-    @Test func copyIsAskedOnItsTerminal() throws {
-        let first = try run(
-            "\(fob) --clipboard tmux copy svc acct && tmux show-buffer -b fob && echo", answer: "o")
+    @Test func copyIsAskedOnItsTerminalOnceThenDenied() throws {
+        let first = try run(client("copy").command, answer: "o")
         #expect(first.status == 0, "\(first.screen)")
         #expect(first.screen.contains("asks for the secret of service \"svc\", account \"acct\" through fob copy"))
         #expect(first.screen.contains("s3cret"))
+        let second = try run(client("copy").command, answer: "d")
+        #expect(second.status == 51, "\(second.screen)")
+        #expect(second.screen.contains("access denied"))
+        #expect(!second.screen.contains("s3cret"))
+    }
+
+    /// A client of the agent run in the pane: its command line and what it
+    /// shows of the secret when it read it.
+    func client(_ name: String) -> (command: String, shown: String) {
+        switch name {
+        case "copy": return ("\(fob) --clipboard tmux copy svc acct && tmux show-buffer -b fob && echo", "s3cret")
+        case "run": return ("\(fob) run --env X=svc/acct -- sh -c 'echo got-$X'", "got-s3cret")
+        case "git": return (gitFill(), "password=git-s3cret")
+        default: return ("\(example) svc acct", "secret: s3cret")
+        }
+    }
+
+    /// A lease ("m", this program for some minutes) answers the next read of
+    /// the same program unasked, for every client, not only `fob get`.
+    @Test(arguments: ["copy", "run", "git", "secitem"])
+    func aLeaseAnswersTheNextReadWithoutAsking(_ name: String) throws {
+        let (command, shown) = client(name)
+        let first = try run(command, answer: "m")
+        #expect(first.status == 0, "\(first.screen)")
+        #expect(first.screen.contains(shown))
+        let again = try run(command)
+        #expect(again.status == 0, "\(again.screen)")
+        #expect(again.screen.contains(shown), "\(again.screen)")
+        #expect(!again.screen.contains("Allow?"))
+        // Each read is in the log once, with its program and channel.
+        let shell = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try pane.panePID())/exe")
+        let (channel, program) =
+            switch name {
+            case "git": ("git", "/usr/bin/git")
+            case "secitem": ("secitem", example)
+            default: (name, shell)
+            }
+        let reads = try readsInLog().filter { $0.hasPrefix(channel + " ") }
+        #expect(reads == ["\(channel) allowed-lease \(program)", "\(channel) allowed-lease \(program)"])
+    }
+
+    /// The reads in `fob log --json`, as "channel decision executable".
+    func readsInLog() throws -> [String] {
+        let result = try fixture.run(["log", "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let entries = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
+        return entries.filter { $0["event"] as? String == "read" }.map {
+            let requester = $0["requester"] as? [String: Any] ?? [:]
+            return "\($0["channel"] as? String ?? "-") \($0["decision"] as? String ?? "-") "
+                + (requester["executable"] as? String ?? "-")
+        }
+    }
+
+    /// With no terminal to ask on (a session of its own) and no terminal UI
+    /// or desktop, every client is refused with errSecInteractionNotAllowed
+    /// and nothing of the secret reaches its standard output; git's helper
+    /// answers nothing, so git has no password to print.
+    @Test(arguments: ["copy", "run", "git", "secitem"])
+    func noChannelRefusesEveryClient(_ name: String) throws {
+        let dir = TemporaryDirectory(prefix: "fob-consent-nochannel")
+        let (script, out, err) = (dir.file("read.sh").path, dir.file("out").path, dir.file("err").path)
+        try Data((client(name).command + "\n").utf8).write(to: URL(fileURLWithPath: script))
+        let result = try run("setsid -w sh \(script) </dev/null >\(out) 2>\(err)")
+        #expect(!result.screen.contains("Allow?"))
+        let output = try String(contentsOfFile: out, encoding: .utf8)
+        let message = try String(contentsOfFile: err, encoding: .utf8)
+        #expect(!output.contains("s3cret"), "\(output)")
+        switch name {
+        case "git":
+            #expect(result.status != 0)
+            #expect(output.isEmpty, "\(output)")
+        case "secitem":
+            #expect(result.status == 1)
+            #expect(output.hasPrefix("status: -25308 "), "\(output)")
+        default:
+            #expect(result.status == 36, "\(message)")
+            #expect(output.isEmpty, "\(output)")
+            #expect(
+                message.contains(
+                    "consent needed for service \"svc\", account \"acct\": the vault's default rule is 'ask'"),
+                "\(message)")
+        }
     }
 
     @Test func runIsAskedOnItsTerminalOnceThenDenied() throws {

@@ -121,6 +121,11 @@ import Testing
         try bus.install()
         let result = try bus.run("setsid -w secret-tool lookup service mail account ana; echo \"status=$?\"")
         #expect(result.stdoutText == "status=1\n", "\(result.stdoutText) \(result.stderrText)")
+        // The refusal names why: consent was needed and no one could be asked.
+        #expect(
+            result.stderrText.contains(
+                "consent needed for service \"mail\", account \"ana\": the vault's default rule is 'ask'"),
+            "\(result.stderrText)")
     }
 
     @Test(.enabled(if: toolsPresent)) func pythonKeyringIsNamedAndAskedThroughPinentry() throws {

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// The terminal UI as the first channel: a vault whose default is `ask`,
-/// the UI open in one pane (80×24), `fob get` from another with no terminal
-/// of its own; the request bar appears, F3 and an answer settle it.
+/// the UI open in one pane (80×24), a client (`fob get`, `fob run`, git, a
+/// SecItem program) from another with no terminal of its own; the request
+/// bar appears, F3 and an answer settle it.
 @Suite(.serialized) final class TerminalUIConsentTests {
     let fixture: AgentFixture
     let ui: TmuxSession
@@ -28,11 +29,17 @@ import Testing
 
     /// Starts `fob get svc acct` in a session of its own (no terminal), its
     /// output in files; returns the marker its exit status is written under.
-    func startGet() throws -> String {
+    func startGet() throws -> String { try start("\(fob) get svc acct") }
+
+    /// Starts the shell command `command` as a script in a session of its
+    /// own (no terminal), its output in files; returns the marker its exit
+    /// status is written under.
+    func start(_ command: String) throws -> String {
         let tag = "st" + UUID().uuidString.prefix(8)
         let out = dir.file("\(tag).out").path
-        try shell.type(
-            "setsid -w sh -c '\(fob) get svc acct' </dev/null >\(out) 2>\(out).err; echo \(tag)=$?")
+        let script = dir.file("\(tag).sh").path
+        try Data((command + "\n").utf8).write(to: URL(fileURLWithPath: script))
+        try shell.type("setsid -w sh \(script) </dev/null >\(out) 2>\(out).err; echo \(tag)=$?")
         try shell.press("Enter")
         return tag
     }
@@ -48,9 +55,9 @@ import Testing
         return (Int(line.dropFirst(tag.count + 1)) ?? -1, output)
     }
 
-    /// Waits for the bar, opens the dialog and answers `key`.
-    func answer(_ key: String) throws {
-        try ui.waitFor("account \"acct\" (fob get)", timeout: 20)
+    /// Waits for the bar showing `bar`, opens the dialog and answers `key`.
+    func answer(_ key: String, bar: String = "account \"acct\" (fob get)") throws {
+        try ui.waitFor(bar, timeout: 20)
         // Keys in the UI's first instants after an unlock by the agent are
         // ignored (typed-ahead passwords): press again until the dialog shows.
         var shown = false
@@ -60,7 +67,7 @@ import Testing
         }
         #expect(shown)
         try ui.type(key)
-        try ui.waitForAbsence(of: "account \"acct\" (fob get)")
+        try ui.waitForAbsence(of: bar)
     }
 
     @Test func onceAllowsOneReadAndTheNextAsksAgain() throws {
@@ -84,5 +91,50 @@ import Testing
         #expect(again.status == 0)
         #expect(again.output == "s3cret\n")
         #expect(!(try ui.capture()).contains("F3 answer"))
+    }
+
+    /// Every client is asked in the terminal UI, not only `fob get`: `fob
+    /// run`, git through `git-credential-fob`, and a SecItem program, each
+    /// with no terminal of its own. Once gives one read; the next is asked
+    /// again and denied, and gets nothing.
+    @Test(arguments: ["run", "git", "secitem"])
+    func everyClientIsAskedInTheTerminalUI(_ name: String) throws {
+        let (command, bar, shown) = try client(name)
+        let first = try start(command)
+        try answer("o", bar: bar)
+        let read = try finish(first)
+        #expect(read.status == 0)
+        #expect(read.output.contains(shown), "\(read.output)")
+        let second = try start(command)
+        try answer("d", bar: bar)
+        let denied = try finish(second)
+        #expect(denied.status == (name == "run" ? 51 : name == "secitem" ? 1 : 128))
+        #expect(!denied.output.contains(shown), "\(denied.output)")
+    }
+
+    /// A client's command line, what the request bar shows of it, and what
+    /// it prints of the secret it read. git's needs a stored credential and
+    /// `git-credential-fob`, a link to `fob`, made here.
+    func client(_ name: String) throws -> (command: String, bar: String, shown: String) {
+        switch name {
+        case "run": return ("\(fob) run --env X=svc/acct -- sh -c 'echo got-$X'", "(fob run)", "got-s3cret")
+        case "secitem":
+            let example = FobProcess.binaryURL.deletingLastPathComponent().appendingPathComponent("keychain-example")
+            return ("\(example.path) svc acct", "(SecItem)", "secret: s3cret")
+        default:
+            let stored = try fixture.run(
+                ["git-credential", "store"],
+                input: "protocol=https\nhost=example.com\npath=team/repo.git\nusername=ana\npassword=git-s3cret\n\n",
+                password: true)
+            #expect(stored.status == 0, "\(stored.stderrText)")
+            let helper = dir.file("git-credential-fob").path
+            try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: fob)
+            let fill =
+                "printf 'protocol=https\\nhost=example.com\\npath=team/repo.git\\n\\n' | "
+                + "HOME=\(dir.url.path) GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 "
+                + "git -c credential.helper= -c 'credential.helper=\(helper)' -c credential.useHttpPath=true "
+                + "credential fill"
+            return (fill, "? git[", "password=git-s3cret")
+        }
     }
 }

@@ -54,6 +54,16 @@ import Testing
         #expect(ProcStat.parse(inputs["short"] ?? []) == nil)
     }
 
+    @Test func procCgroupInputs() {
+        let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("proc-cgroup").map { ($0.name, $0.bytes) })
+        #expect(inputs.count == 3)
+        #expect(
+            ProcessInspector.cgroup(procFile: inputs["unified"] ?? [])
+                == "/user.slice/user-1000.slice/user@1000.service/app.slice/backup.service")
+        #expect(ProcessInspector.cgroup(procFile: inputs["legacy"] ?? []) == "/system.slice/backup.service")
+        #expect(ProcessInspector.cgroup(procFile: inputs["colon-in-name"] ?? []) == "/user.slice/a:b:c.scope")
+    }
+
     @Test func shellLauncherInputs() {
         let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("shell-launcher").map { ($0.name, $0.bytes) })
         func decide(_ bytes: [UInt8]) -> Bool {

@@ -261,6 +261,34 @@ import Testing
         #expect(try integrityCheck(url) == "ok")
     }
 
+    @Test func openingWaitsForAnotherProcessHoldingTheVaultLocked() throws {
+        // Three `fob sync` runs at once failed with "vault busy: database is
+        // locked": the first read of a new connection ran before its busy
+        // timeout was set, so a lock held for a moment by another process
+        // failed at once instead of waiting.
+        let dir = TemporaryDirectory()
+        let url = dir.file("vault.db")
+        do {
+            let vault = try Vault.create(at: url, password: .text("pw"), kdf: .testing)
+            try vault.add(Item(service: "s", account: "a", secret: .text("1")))
+        }
+        var holder: OpaquePointer?
+        #expect(sqlite3_open(url.path, &holder) == SQLITE_OK)
+        let held = sqlite3_exec(
+            holder, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; SELECT count(*) FROM items;", nil, nil, nil)
+        #expect(held == SQLITE_OK)
+        let handle = UnsafeSendable(holder)
+        let release = Thread {
+            usleep(400_000)
+            sqlite3_exec(handle.value, "COMMIT", nil, nil, nil)
+            sqlite3_close(handle.value)
+        }
+        release.start()
+        let opened = try Vault(url: url)
+        try opened.unlock(password: .text("pw"))
+        #expect(try opened.allItems().map(\.account) == ["a"])
+    }
+
     // MARK: - Raw file access
 
     private func checkpoint(_ url: URL) throws { try execute(url, "PRAGMA wal_checkpoint(TRUNCATE);") }
@@ -320,4 +348,10 @@ import Testing
         }
         #expect(sqlite3_step(stmt) == SQLITE_DONE)
     }
+}
+
+/// A C handle handed to another thread by a test that hands it over once.
+private struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

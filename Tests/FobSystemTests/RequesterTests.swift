@@ -93,6 +93,25 @@ import Testing
         #expect(ProcessInspector.systemdUnit(inCgroup: "/") == nil)
     }
 
+    /// `/proc/PID/cgroup` on the three layouts systemd mounts: unified
+    /// (cgroup v2 only), hybrid (v1 controllers, the path on the `0::` line
+    /// too) and legacy (v1 only, as RHEL 8 by default: the `0::` line, when
+    /// present, is `/`, and the unit is on the `name=systemd` line).
+    @Test func theCgroupIsReadOnEveryLayout() {
+        let unit = "/user.slice/user-1000.slice/user@1000.service/app.slice/backup.service"
+        let unified = "0::\(unit)\n"
+        let hybrid = "4:memory:/user.slice\n1:name=systemd:\(unit)\n0::\(unit)\n"
+        let legacy = "9:name=systemd:\(unit)\n4:memory:/user.slice/user-1000.slice\n1:cpu:/\n0::/\n"
+        let legacyWithoutUnified = "4:memory:/user.slice\n1:name=systemd:\(unit)\n"
+        for file in [unified, hybrid, legacy, legacyWithoutUnified] {
+            let path = ProcessInspector.cgroup(procFile: Array(file.utf8))
+            #expect(path == unit, "\(file)")
+            #expect(ProcessInspector.systemdUnit(inCgroup: path) == "backup.service")
+        }
+        #expect(ProcessInspector.cgroup(procFile: Array("0::/\n".utf8)) == "/")
+        #expect(ProcessInspector.cgroup(procFile: Array("4:memory:/a\n".utf8)) == "")
+    }
+
     @Test func theChainIsShortenedForAPrompt() {
         let parents = (1...6).map { ProcessSummary(pid: Int32($0), executable: "/bin/p\($0)", name: "p\($0)") }
         let r = Requester(pid: 9, uid: 0, executable: "/bin/x", identity: nil, parents: parents)
