@@ -46,6 +46,28 @@ import Testing
         #expect(try b.sync() == "merged 0, conflicts 0\n")
     }
 
+    /// A third device, which did neither, merges the rename and the edit
+    /// into the same one item, and every device ends with it.
+    @Test func aThirdDeviceMergesARenameAndARacingEditIntoOneItem() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
+        try a.ok(["mv", "mail", "ana", "post"])
+        try b.ok(["update", "mail", "ana"], input: "edited on b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        let merged = try c.run(["sync"])
+        #expect(merged.status == 0, "\(merged.stderrText)")
+        #expect(merged.stderrText.contains("was renamed to"), "\(merged.stderrText)")
+        #expect(try c.contents() == ["post ana edited on b -", "web bob two -"])
+        for device in [a, b, c, a, b] { _ = try device.sync() }
+        for device in [a, b] { #expect(try device.contents() == c.contents()) }
+        let onC = try Self.identities(c)
+        #expect(Self.unique(onC), "\(onC)")
+        #expect(try Self.identities(a) == onC)
+        #expect(try Self.identities(b) == onC)
+    }
+
     @Test func twoAddsOfOneNameEndWithOneIdentityOnEveryDevice() throws {
         let (_, a, b) = try SyncProcessTests.pair()
         try a.ok(["add", "shop", "ana"], input: "from a\n")
