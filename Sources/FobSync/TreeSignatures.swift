@@ -104,8 +104,9 @@ enum TreeSignatures {
     /// The content of the epoch file at `path` that `starter` wrote:
     /// refused when a revoked device started it, or when it is not signed
     /// by the starter's key this device holds. The file of a device whose
-    /// key is not held yet (one that joined since, its head sealed under the
-    /// new key) is checked as its head is read, under that key.
+    /// key is not held yet (one that joined since) is returned as it is:
+    /// the caller checks it with ``epochsAtJoin(_:path:newest:head:)``
+    /// once the epoch's key is open.
     /// - Throws: ``SyncError/tampered(_:)``.
     static func epochFile(_ bytes: [UInt8], path: String, starter: String, state: SyncState) throws -> [UInt8] {
         if let cutOff = state.revoked[starter] {
@@ -119,7 +120,8 @@ enum TreeSignatures {
     }
 
     /// The older key epochs the epoch file at `path` holds, read by a
-    /// `join` that opened `newest` with a master password: the file must be
+    /// `join` that opened `newest` with a master password, or by a device
+    /// that does not hold the key of the device that started it: the file must be
     /// signed by the key of the device that started `newest`, as that
     /// device's head in the tree (`head`, signed by the same key, sealed
     /// under one of these epochs) gives it. A file without a signature is

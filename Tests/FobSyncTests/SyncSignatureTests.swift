@@ -116,6 +116,41 @@ import Testing
         #expect(try c.secret("web", "bob") == "two")
     }
 
+    /// A device that does not hold the key of a device that joined since
+    /// and started a key epoch checks the epoch file against that device's
+    /// signed head: a changed signature is refused (exit 93).
+    @Test func anEpochFileOfADeviceNotYetSeenIsCheckedAgainstItsHead() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
+        let cID = try c.deviceID()
+        let newPassword = lab.directory.url.path + "/new-pw"
+        _ = FileManager.default.createFile(atPath: newPassword, contents: Data("pw2\n".utf8))
+        try c.ok(["passwd", "--rotate-key", "--new-password-file", newPassword])
+        let synced = try FobProcess.run(
+            ["--vault", c.vault, "--password-file", newPassword, "sync"],
+            environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": c.data, "FOB_AGENT": "0"]) { $1 })
+        #expect(synced.status == 0, "\(synced.stderrText)")
+        #expect(try Self.state(of: b).state.signers[cID] == nil)
+
+        let clone = try lab.attackerClone()
+        let path = "keys/2.\(cID).key"
+        let signed = try Self.read(clone, path)
+        var flipped = signed
+        flipped[10] ^= 1
+        try Self.write(clone, path, flipped)
+        try lab.forcePush(clone)
+        let refused = try b.run(["sync", "--tree-password-file", newPassword])
+        #expect(refused.status == 93, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("\(path) is not signed by the device it names"), "\(refused.stderrText)")
+        try Self.write(clone, path, signed)
+        try lab.forcePush(clone)
+        let taken = try b.run(["sync", "--tree-password-file", newPassword])
+        #expect(taken.status == 0, "\(taken.stderrText)")
+        _ = try a.run(["sync", "--tree-password-file", newPassword])
+        #expect(try a.secret("web", "bob") == "two")
+    }
+
     /// A revoked device keeps its keys: a revocation of a current device
     /// it signs, and a new device it brings in under the old key epoch, are refused.
     @Test func aRevokedDeviceCannotRevokeNorBringInADevice() throws {
