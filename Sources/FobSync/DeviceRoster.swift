@@ -2,10 +2,12 @@ import FobStore
 import FoundationEssentials
 
 /// Which Ed25519 public key belongs to which device, and which devices are
-/// revoked with the counter at which each was cut off. The tree keeps it
-/// as `devices/roster`, signed by a current member; each device keeps the
-/// last roster it accepted in its sync state and takes a newer one only
-/// through ``accepting(_:)``, so the roster never goes back.
+/// revoked with the counter at which each was cut off, as one device
+/// vouches for them. The tree keeps each device's own as
+/// `devices/DEVICE.roster`, signed by that device and listing every key it
+/// holds (its own, and each it took in); every sync checks them
+/// (``TreeSignatures``, ``TreeChecks``), and each device keeps the version
+/// of every other device's it took, so a roster never goes back.
 ///
 /// File layout (all big-endian, lengths 4 bytes): "FSL1", the version
 /// (8 bytes, from 1), the signer's device id, the member count, then each

@@ -247,6 +247,7 @@ public final class SyncEngine {
     /// device whose later files it left out.
     func checkRemote(_ tree: inout TreeSnapshot, run: inout SyncRun) throws {
         try TreeChecks.checkHeads(tree.heads, revoked: tree.revoked, state: run.state, where: "the remote")
+        try TreeChecks.checkRosters(tree.rosters, state: &run.state)
         try TreeChecks(reader: reader).checkLiveHashes(&tree, run: &run, where: "the remote")
         for (device, count) in tree.ignored.sorted(by: { $0.key < $1.key }) {
             messages(

@@ -202,7 +202,7 @@ extension SyncEngine {
         guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
         var run = run
-        let (heads, revoked) = try reader.snapshotDevices(head, run: &run)
+        let (heads, revoked, _) = try reader.snapshotDevices(head, run: &run)
         return heads.values.sorted { $0.device < $1.device }.map {
             let isThis = $0.device == run.state.device
             return DeviceInfo(

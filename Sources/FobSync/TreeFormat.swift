@@ -66,6 +66,16 @@ public enum TreePath {
         }
     }
 
+    /// The path of the device roster `device` signs.
+    public static func roster(device: String) -> String { "devices/\(device).roster" }
+
+    /// The device of a device roster's path, or `nil`.
+    public static func parseRoster(_ path: String) -> String? {
+        guard path.hasPrefix("devices/"), path.hasSuffix(".roster") else { return nil }
+        let id = path.dropFirst(8).dropLast(7)
+        return DeviceID.isValid(id) ? String(id) : nil
+    }
+
     /// The path of the revocation of `device`.
     public static func revoked(device: String) -> String { "devices/\(device).revoked" }
 

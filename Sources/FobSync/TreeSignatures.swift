@@ -165,6 +165,37 @@ enum TreeSignatures {
         return (older, publicKey)
     }
 
+    /// The device roster at `path`, which `device` signs: refused unless
+    /// its signer is `device`, its signature verifies with the key this
+    /// device holds for `device` (taken in from its head), it lists that
+    /// key for its signer, every member it lists has the key this device
+    /// holds for it (where it holds one) and the cut-off this device knows.
+    /// Its version is checked against the one taken before with the
+    /// fetched tree's heads (``TreeChecks/checkRosters(_:state:)``).
+    /// - Throws: ``SyncError/tampered(_:)``, naming the case.
+    static func roster(_ bytes: [UInt8], path: String, device: String, run: inout SyncRun) throws -> DeviceRoster {
+        let decoded: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])
+        do {
+            decoded = try reading(bytes) { (raw) throws(TreeFormatError) in try DeviceRoster.decode(raw) }
+        } catch { throw SyncError.tampered("\(path) \(error)") }
+        guard decoded.signer == device, let key = key(of: device, state: run.state),
+            DeviceSigningKey.verifies(decoded.signature, DeviceRoster.context + decoded.body, publicKey: key)
+        else { throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description) }
+        let roster = decoded.roster
+        guard roster.members[device]?.publicKey == key else {
+            throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(device).description + " (\(path))")
+        }
+        for (id, member) in roster.members.sorted(by: { $0.key < $1.key }) {
+            if let held = self.key(of: id, state: run.state), held != member.publicKey {
+                throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(id).description + " (\(path))")
+            }
+            if let cut = member.cutOff, let known = run.state.revoked[id], cut != known {
+                throw SyncError.tampered(DeviceRoster.Refusal.revocationChanged(id).description + " (\(path))")
+            }
+        }
+        return roster
+    }
+
     /// The revocation at `path` of `device`: signed by a current device
     /// (held, not revoked) other than `device`; unsigned only when this
     /// device took it in already with the same cut-off, or no other device

@@ -193,12 +193,17 @@ import Testing
     /// states, no envelope on any file, heads without keys) keep syncing:
     /// each device takes a key, and its exports write every file again, signed.
     /// Makes `a` and `b`'s tree and states as written before signing keys:
-    /// no envelope on any file of the remote, heads without keys, states
-    /// without a key or signers, each device's branch at that tree.
+    /// no envelope on any file of the remote, heads without keys, no device
+    /// rosters, states without a key, signers or rosters, each device's
+    /// branch at that tree.
     static func unsign(_ lab: SyncLab, _ a: Device, _ b: Device) throws {
         let keys = SyncKeys(epochs: try Self.state(of: a).state.epochs)
         let clone = try lab.attackerClone()
         for path in try lab.git(["ls-files"], in: clone).split(separator: "\n").map(String.init) {
+            if TreePath.parseRoster(path) != nil {
+                try lab.git(["rm", "-q", path], in: clone)
+                continue
+            }
             let bytes = try Self.read(clone, path)
             guard bytes.starts(with: SignedFile.magic) else { continue }
             var content = SignedFile.content(bytes)
@@ -217,6 +222,7 @@ import Testing
             old.signingKey = nil
             old.signers = [:]
             old.unsignedUpTo = [:]
+            old.rosterVersions = [:]
             old.syncedCommit = unsigned
             var next = item
             next.secret = old.encoded()
@@ -244,6 +250,16 @@ import Testing
         let clone = try lab.attackerClone()
         for path in try lab.git(["ls-files"], in: clone).split(separator: "\n").map(String.init)
         where !path.hasPrefix("headers/") {
+            if let signer = TreePath.parseRoster(path) {
+                let key = try #require(keys[signer], "\(comment): \(path)", sourceLocation: sourceLocation)
+                let roster = try Self.read(clone, path)
+                #expect(
+                    roster.withUnsafeBytes { try? DeviceRoster.decode($0) }.map {
+                        $0.signer == signer
+                            && DeviceSigningKey.verifies($0.signature, DeviceRoster.context + $0.body, publicKey: key)
+                    } == true, "\(comment): \(path) is not signed by its device", sourceLocation: sourceLocation)
+                continue
+            }
             let writer =
                 TreePath.parseRecord(path)?.dot.device ?? TreePath.parseHead(path) ?? TreePath.parseEpoch(path)?.device
             let key = try #require(writer.flatMap { keys[$0] }, "\(comment): \(path)", sourceLocation: sourceLocation)
@@ -263,10 +279,7 @@ import Testing
         _ = try a.sync()
         #expect(try b.secret("mail", "ana") == "changed on a")
         #expect(try a.secret("web", "bob") == "two")
-        let after = try lab.attackerClone()
-        for path in try lab.git(["ls-files"], in: after).split(separator: "\n") where !path.hasPrefix("headers/") {
-            #expect(try Self.read(after, String(path)).starts(with: SignedFile.magic), "\(path) unsigned")
-        }
+        try Self.expectEverythingSigned(lab, devices: [a, b], "after")
         #expect(try Self.state(of: a).state.signers[try b.deviceID()] != nil)
     }
 }

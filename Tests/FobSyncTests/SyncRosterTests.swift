@@ -1,0 +1,89 @@
+import FobStore
+import FobTestSupport
+import Foundation
+import Testing
+
+@testable import FobSync
+
+/// Device rosters (`devices/DEVICE.roster`) end to end with the built
+/// `fob`, real git and a bare remote: each device signs one listing every
+/// key it holds; a roster that goes back, is gone, is signed by another
+/// device or gives another key is refused (exit 93).
+@Suite(.serialized) struct SyncRosterTests {
+    /// The roster of `device` in `clone`, decoded (its signature unchecked).
+    static func roster(of device: String, in clone: String) throws -> (roster: DeviceRoster, signer: String) {
+        let bytes = try SyncSignatureTests.read(clone, TreePath.roster(device: device))
+        let decoded = try bytes.withUnsafeBytes { try DeviceRoster.decode($0) }
+        return (decoded.roster, decoded.signer)
+    }
+
+    /// Syncs `device` and expects exit 93 with `message` in its error.
+    static func refused(_ device: Device, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try device.run(["sync"])
+        #expect(result.status == 93, "\(result.stderrText)", sourceLocation: sourceLocation)
+        #expect(result.stderrText.contains(message), "\(result.stderrText)", sourceLocation: sourceLocation)
+    }
+
+    @Test func eachDeviceSignsARosterOfTheKeysItHolds() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        _ = try a.sync()
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        let aKey = try #require(try SyncSignatureTests.state(of: a).state.signingKey).publicKey
+        let bKey = try #require(try SyncSignatureTests.state(of: b).state.signingKey).publicKey
+        let clone = try lab.attackerClone()
+        let (roster, signer) = try Self.roster(of: aID, in: clone)
+        #expect(signer == aID)
+        #expect(roster.members == [aID: .init(publicKey: aKey), bID: .init(publicKey: bKey)])
+        #expect(try Self.roster(of: bID, in: clone).roster.members[bID]?.publicKey == bKey)
+        try SyncSignatureTests.expectEverythingSigned(lab, devices: [a, b], "rosters")
+        // Nothing changed: no new roster.
+        _ = try a.sync()
+        #expect(try Self.roster(of: aID, in: try lab.attackerClone()).roster.version == roster.version)
+    }
+
+    @Test func anOlderRosterOrNoneIsRefused() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let aID = try a.deviceID()
+        let before = try lab.attackerClone()
+        let old = try SyncSignatureTests.read(before, TreePath.roster(device: aID))
+        // a's roster takes b in (version 2); b takes it.
+        _ = try a.sync()
+        _ = try b.sync()
+        let clone = try lab.attackerClone()
+        #expect(try Self.roster(of: aID, in: clone).roster.version == 2)
+        try SyncSignatureTests.write(clone, TreePath.roster(device: aID), old)
+        try lab.forcePush(clone)
+        try Self.refused(b, "the device roster went back (version 1, 2 held) (devices/\(aID).roster)")
+        try lab.git(["rm", "-q", TreePath.roster(device: aID)], in: clone)
+        try lab.forcePush(clone)
+        try Self.refused(b, "the device roster of device \(aID) was removed from the tree")
+    }
+
+    /// The attacker holds b's vault (its key epochs and signing key) and
+    /// git access: a roster it signs under a's id, and its own roster
+    /// giving a another key, are refused.
+    @Test func aRosterSignedByAnotherDeviceOrGivingAnotherKeyIsRefused() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        _ = try a.sync()
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        let stolen = try #require(try SyncSignatureTests.state(of: b).state.signingKey)
+        let forgedKey = DeviceSigningKey.generate()
+        let clone = try lab.attackerClone()
+        var roster = try Self.roster(of: aID, in: clone).roster
+        roster.version += 1
+        roster.members[bID] = .init(publicKey: forgedKey.publicKey)
+        let path = TreePath.roster(device: aID)
+        try SyncSignatureTests.write(clone, path, roster.signed(by: aID, key: stolen))
+        try lab.forcePush(clone)
+        try Self.refused(a, "\(path) is not signed by the device it names")
+
+        try lab.git(["checkout", "-q", "HEAD~1", "--", path], in: clone)
+        var own = try Self.roster(of: bID, in: clone).roster
+        own.version += 1
+        own.members[aID] = .init(publicKey: forgedKey.publicKey)
+        try SyncSignatureTests.write(clone, TreePath.roster(device: bID), own.signed(by: bID, key: stolen))
+        try lab.forcePush(clone)
+        try Self.refused(a, "the device roster changed the signing key of device \(aID)")
+        #expect(try a.secret("mail", "ana") == "one")
+    }
+}
