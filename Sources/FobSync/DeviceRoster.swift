@@ -182,4 +182,31 @@ public struct DeviceRoster: Sendable, Equatable {
             return try SignedFile.open(bytes, path: path, publicKey: member.publicKey)
         } catch { throw .unauthentic(path) }
     }
+
+    /// The keys a device joining a tree trusts: those of `anchors` (device
+    /// → the key the user accepted for it), then every key the roster of
+    /// a trusted device lists, its signature verified with the key trusted
+    /// for its signer, until no roster adds one. `rosters` are the tree's
+    /// rosters by signer, as ``decode(_:)`` gives them.
+    /// - Throws: ``Refusal/unauthentic(_:)`` for a roster of a trusted
+    ///   device whose signature does not verify; ``Refusal/keyChanged(_:)``
+    ///   for two trusted rosters that give one device two keys.
+    public static func trusted(
+        from anchors: [String: [UInt8]],
+        rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])]
+    ) throws(Refusal) -> [String: [UInt8]] {
+        var trusted = anchors
+        var taken: Set<String> = []
+        while let signer = rosters.keys.sorted().first(where: { trusted[$0] != nil && !taken.contains($0) }) {
+            taken.insert(signer)
+            guard let decoded = rosters[signer], let key = trusted[signer],
+                DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key)
+            else { throw .unauthentic("devices/\(signer).roster") }
+            for (id, member) in decoded.roster.members.sorted(by: { $0.key < $1.key }) {
+                if let held = trusted[id], held != member.publicKey { throw .keyChanged(id) }
+                trusted[id] = member.publicKey
+            }
+        }
+        return trusted
+    }
 }

@@ -91,9 +91,10 @@ enum TreeSignatures {
             guard (try? SignedFile.open(bytes, path: path, publicKey: offered)) != nil else {
                 throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
             }
-            if device != run.state.device, run.state.signers[device] == nil {
-                run.state.signers[device] = offered
-                run.state.unsignedUpTo[device] = head.unsignedUpTo
+            if device != run.state.device {
+                // A key a join took from a roster has its unsigned counter taken from the head.
+                if run.state.signers[device] == nil { run.state.signers[device] = offered }
+                if run.state.unsignedUpTo[device] == nil { run.state.unsignedUpTo[device] = head.unsignedUpTo }
             }
             return head
         } catch let error as TreeFormatError {

@@ -86,4 +86,76 @@ import Testing
         try Self.refused(a, "the device roster changed the signing key of device \(aID)")
         #expect(try a.secret("mail", "ana") == "one")
     }
+
+    /// The `signing key:` line of `fob sync status` on `device`.
+    static func fingerprint(of device: Device) throws -> String {
+        let status = try device.ok(["sync", "status"])
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("signing key: ") })
+        return String(line.dropFirst("signing key: ".count))
+    }
+
+    /// A join shows every roster signer's key; without a terminal or
+    /// `--accept-key` it stops (exit 36), with a key no device has it is
+    /// refused (exit 1), and neither leaves a trace in the vault.
+    @Test func aJoinShowsTheKeysAndTakesOnlyOneAccepted() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let aKey = try Self.fingerprint(of: a)
+        #expect(aKey.hasPrefix("SHA256:") && aKey.count == 50, "\(aKey)")
+        let c = try lab.device("c")
+        let environment = lab.gitEnvironment.merging([
+            "XDG_DATA_HOME": c.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
+        ]) { $1 }
+        let stopped = try FobProcess.run(["--vault", c.vault, "sync", "join", lab.remote], environment: environment)
+        #expect(stopped.status == 36, "\(stopped.stderrText)")
+        #expect(stopped.stderrText.contains("The sync tree's devices sign with these keys:"), "\(stopped.stderrText)")
+        #expect(stopped.stderrText.contains(aKey), "\(stopped.stderrText)")
+        #expect(stopped.stderrText.contains(try Self.fingerprint(of: b)), "\(stopped.stderrText)")
+        let wrong = try c.run([
+            "sync", "join", lab.remote, "--accept-key", "SHA256:" + String(repeating: "A", count: 43),
+        ])
+        #expect(wrong.status == 1, "\(wrong.stderrText)")
+        #expect(
+            wrong.stderrText.contains("no device of the sync tree signs its roster with key"), "\(wrong.stderrText)")
+        #expect(try c.items().isEmpty)
+        #expect(try c.run(["sync", "status"]).status != 0)
+        let joined = try c.run(["sync", "join", lab.remote, "--accept-key", aKey])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(try c.contents() == a.contents())
+    }
+
+    /// An attacker with b's vault (its key epochs and signing key) gives a
+    /// a key of its own in a's head and both rosters: a joining device
+    /// that accepts a's real key (as a's `fob sync status` shows it) finds
+    /// no roster a signed and refuses, where taking keys at first sight
+    /// would have trusted the attacker's key for a.
+    @Test func aJoinAcceptingARealKeyRefusesATreeThatReplacedIt() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        _ = try a.sync()
+        let aKey = try Self.fingerprint(of: a)
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        let stolen = try SyncSignatureTests.state(of: b).state
+        let keys = SyncKeys(epochs: stolen.epochs)
+        let bKey = try #require(stolen.signingKey)
+        let fake = DeviceSigningKey.generate()
+        let clone = try lab.attackerClone()
+        let headPath = TreePath.head(device: aID)
+        var head = try DeviceHead.open(
+            SignedFile.content(SyncSignatureTests.read(clone, headPath)), device: aID, keys: keys)
+        head.publicKey = fake.publicKey
+        try SyncSignatureTests.write(
+            clone, headPath, SignedFile.signed(head.sealed(keys: keys), path: headPath, key: fake))
+        for (signer, key) in [(aID, fake), (bID, bKey)] {
+            var roster = try Self.roster(of: signer, in: clone).roster
+            roster.members[aID] = .init(publicKey: fake.publicKey)
+            try SyncSignatureTests.write(clone, TreePath.roster(device: signer), roster.signed(by: signer, key: key))
+        }
+        try lab.forcePush(clone)
+        let c = try lab.device("c")
+        let refused = try c.run(["sync", "join", lab.remote, "--accept-key", aKey])
+        #expect(refused.status == 1, "\(refused.stderrText)")
+        #expect(
+            refused.stderrText.contains("no device of the sync tree signs its roster with key \(aKey)"),
+            "\(refused.stderrText)")
+        #expect(try c.items().isEmpty)
+    }
 }
