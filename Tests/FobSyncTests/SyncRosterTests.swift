@@ -123,6 +123,23 @@ import Testing
         #expect(try c.contents() == a.contents())
     }
 
+    /// On a terminal, a join shows the keys and asks; `y` accepts them.
+    @Test func aJoinOnATerminalAsksToAcceptTheKeys() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let aKey = try Self.fingerprint(of: a)
+        let c = try lab.device("c")
+        let session = try FobProcess.startInTerminal(
+            ["--vault", c.vault, "sync", "join", lab.remote],
+            environment: lab.gitEnvironment.merging([
+                "XDG_DATA_HOME": c.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
+            ]) { $1 })
+        #expect(session.waitFor("Accept these keys? Type y to accept: "), "\(session.outputText)")
+        #expect(session.outputText.contains(aKey), "\(session.outputText)")
+        session.send(Array("y\r".utf8))
+        #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
+        #expect(try c.contents() == a.contents())
+    }
+
     /// An attacker with b's vault (its key epochs and signing key) gives a
     /// a key of its own in a's head and both rosters: a joining device
     /// that accepts a's real key (as a's `fob sync status` shows it) finds
