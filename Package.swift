@@ -122,7 +122,9 @@ let package = Package(
         // in-memory store and clipboard, test clock, child processes, tmux.
         .target(
             name: "FobTestSupport",
-            dependencies: ["FobSessions", "FobAccess", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite"]),
+            dependencies: [
+                "FobSessions", "FobAccess", "FobAgent", "FobClipboard", "FobTokens", "FobStore", "FobSystem", "CSQLite",
+            ]),
 
         .testTarget(
             name: "FobAgentTests",

@@ -18,7 +18,10 @@
     F(bool, has_colors, (void), ()) \
     F(int, init_pair, (short pair, short foreground, short background), (pair, foreground, background)) \
     F(int, intrflush, (WINDOW *w, bool on), (w, on)) \
+    F(int, getmouse, (MEVENT *event), (event)) \
     F(int, keypad, (WINDOW *w, bool on), (w, on)) \
+    F(int, mouseinterval, (int milliseconds), (milliseconds)) \
+    F(mmask_t, mousemask, (mmask_t mask, mmask_t *old), (mask, old)) \
     F(int, mvwadd_wch, (WINDOW *w, int y, int x, const cchar_t *c), (w, y, x, c)) \
     F(SCREEN *, newterm, (const char *type, FILE *out, FILE *in), (type, out, in)) \
     F(int, nodelay, (WINDOW *w, bool on), (w, on)) \

@@ -381,6 +381,12 @@ public final class ItemAccess: RequestStore {
         return agent.watch(onChange)
     }
 
+    /// The agent's events whatever the route (the lock screen hears its
+    /// requests to unlock); `nil` when no agent runs for the vault.
+    public func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
+        agent?.watch(onEvent)
+    }
+
     /// Through the agent while it holds the vault, else from the vault
     /// here (its head state beside the write counters, as the agent keeps it).
     public func accessLog(_ filter: AccessLogFilter) throws(KeychainError) -> AccessLogAnswer {
@@ -392,9 +398,10 @@ public final class ItemAccess: RequestStore {
     /// Verified when the vault is unlocked here, else as the file stores it.
     public func accessDefault() throws(KeychainError) -> AccessRule.Mode { try local.accessDefault() }
 
-    /// Sends the answer to the agent that holds the vault.
+    /// Sends the answer to the agent, which asked (whatever the route: a
+    /// vault unlocked here is held by the agent too).
     public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {
-        guard route == .agent, let agent else { throw .param("no agent holds the vault") }
+        guard let agent else { throw .param("no agent holds the vault") }
         try agent.answer(question: question, answer)
     }
 }

@@ -50,6 +50,12 @@ public protocol KeychainStore: AnyObject {
     /// - Returns: the watch (cancel it when done), or `nil` when this store
     ///   cannot tell of changes: then poll ``dataVersion()``.
     func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)?
+    /// Calls `onEvent` (on a thread of its own) for each event of the agent
+    /// of this store's vault, whether or not the store is unlocked: a
+    /// locked terminal UI hears the agent's requests to unlock
+    /// (``AgentEvent/Kind/question``, ``AgentEvent/Kind/settled``).
+    /// - Returns: the watch (cancel it when done), or `nil` when no agent runs for the vault.
+    func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)?
     /// Answers the agent's consent question `question` (an
     /// ``AgentEvent/Kind/question`` event that ``watch(_:)`` handed on).
     /// - Throws: `.itemNotFound` when it is no longer open; `.param` when
@@ -406,6 +412,9 @@ public final class VaultStore: RequestStore {
 extension KeychainStore {
     /// No notifications: poll ``dataVersion()``.
     public func watch(_ onChange: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? { nil }
+
+    /// No agent.
+    public func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? { nil }
 
     /// No agent, so no question to answer.
     public func answer(question: UInt64, _ answer: AccessAnswer) throws(KeychainError) {

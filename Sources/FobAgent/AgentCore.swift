@@ -527,6 +527,8 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         guard let id = subscribers.add(terminalUI: terminalUI) else { return nil }
+        // A terminal UI hears the questions that wait already (asked while it was locking or unlocking).
+        if terminalUI { subscribers.publish(self.terminalUI.waitingQuestions(), to: id) }
         feed.startFrom(vault)
         if !watcherRunning {
             watcherRunning = DetachedThread.start { [self] in

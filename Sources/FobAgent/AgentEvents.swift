@@ -65,6 +65,15 @@ final class AgentSubscribers: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Queues `events` for subscriber `id` alone.
+    func publish(_ events: [AgentEvent], to id: Int) {
+        guard !events.isEmpty else { return }
+        condition.lock()
+        queues[id]?.append(contentsOf: events)
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// The events queued for `id`, waiting at most `timeout` seconds for
     /// one; empty after the timeout; `nil` when `id` is gone.
     func next(_ id: Int, timeout: Double) -> [AgentEvent]? {

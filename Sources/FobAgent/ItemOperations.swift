@@ -6,13 +6,21 @@ import FoundationEssentials
 /// and exit statuses are the same either way.
 public enum ItemOperations {
     /// `item` at ``ItemDetail/listing``: no secret, an empty one-time seed
-    /// when it has one, custom field names and hidden flags with empty values.
+    /// when it has one, custom field names and hidden flags with empty values;
+    /// but an `ssh-key` item keeps the values of its key fields
+    /// (``SSHKeyItem/isKeyField(_:)``: type, fingerprint, public key line,
+    /// hosts, destination constraints, confirm flag), which are the public
+    /// half of the key and its restrictions. So `fob ssh ls`, `fob ssh pub`
+    /// and the SSH agent's list of identities read no secret, and the access
+    /// rules do not ask for them; a signature reads the private key and does.
     public static func listed(_ item: Item) -> Item {
         var copy = item
         copy.secret = nil
         if copy.oneTimePassword != nil { copy.oneTimePassword = SecretBytes([]) }
+        let keepsKeyFields = item.kind == .sshKey
         copy.customFields = item.customFields.map {
-            CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden)
+            keepsKeyFields && SSHKeyItem.isKeyField($0.name)
+                ? $0 : CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden)
         }
         return copy
     }
@@ -27,9 +35,8 @@ public enum ItemOperations {
     /// values of the `attr:NAME` and `content-type` fields are kept.
     public static func searchAttributes(_ item: Item) -> Item {
         var copy = listed(item)
-        copy.customFields = item.customFields.map {
-            $0.name.hasPrefix(attributeFieldPrefix) || $0.name == contentTypeField
-                ? $0 : CustomField(name: $0.name, value: SecretBytes([]), isHidden: $0.isHidden)
+        copy.customFields = zip(item.customFields, copy.customFields).map { whole, listed in
+            whole.name.hasPrefix(attributeFieldPrefix) || whole.name == contentTypeField ? whole : listed
         }
         return copy
     }

@@ -19,7 +19,8 @@ public final class SSHAgentListener: @unchecked Sendable {
     private var inherited = false
     private let stopLock = Lock()
     private var stopped = false
-    private let fobPrograms = FobPrograms()
+    /// Names a connection's peer from its socket; run only when a request needs it.
+    private let nameRequester: @Sendable (Int32) -> Requester?
 
     /// The SSH socket of a vault's agent: its socket's name with `-ssh`
     /// before `.sock` (`agent-ssh.sock` for the default vault).
@@ -31,9 +32,18 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// - Parameters:
     ///   - endpoint: the vault's agent endpoint (its directory must be prepared).
     ///   - service: the answers.
-    public init(endpoint: AgentEndpoint, service: SSHAgentService) {
+    ///   - nameRequester: names the peer of a connected socket (pid, executable,
+    ///     parent chain, terminal: ``ProcessInspector/requester(onSocket:fob:)``);
+    ///     called once per connection, at its first signature request, never
+    ///     for a connection that only lists keys.
+    public init(
+        endpoint: AgentEndpoint, service: SSHAgentService,
+        nameRequester: (@Sendable (Int32) -> Requester?)? = nil
+    ) {
         socket = SSHAgentListener.socketPath(for: endpoint)
         self.service = service
+        let fob = FobPrograms()
+        self.nameRequester = nameRequester ?? { fd in try? ProcessInspector.requester(onSocket: fd, fob: fob) }
     }
 
     /// Binds the socket (mode 0600 in the agent's 0700 directory), replacing a stale one.
@@ -117,8 +127,7 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// it, sends a frame over 256 KiB, or is idle for an hour.
     private func serve(_ fd: Int32, pid: Int32) {
         defer { close(fd) }
-        var state = SSHConnectionState(
-            peerPID: pid, requester: try? ProcessInspector.requester(onSocket: fd, fob: fobPrograms))
+        var state = SSHConnectionState(peerPID: pid) { [nameRequester] in nameRequester(fd) }
         while !isStopped {
             guard
                 var message = try? SocketIO.readFrame(

@@ -92,15 +92,28 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
         return item
     }
 
-    /// Asks the master password (one question at a time; a request that
-    /// waited finds the vault unlocked) and unlocks the agent with it,
-    /// keeping the timeouts of its last unlock.
-    /// - Returns: whether the vault is unlocked now; a wrong password or no answer leaves it locked.
+    /// Asks to unlock the vault (one question at a time; a request that
+    /// waited finds the vault unlocked) on the channels consent uses, best
+    /// first: an open terminal UI of the vault (its lock screen shows the
+    /// request; unlocking there answers it), then the master password
+    /// (``SSHUnlockPrompt``: the requester's own terminal, else pinentry),
+    /// with which the agent unlocks, keeping the timeouts of its last unlock.
+    /// - Returns: whether the vault is unlocked now; a refusal in the
+    ///   terminal UI, a wrong password or no answer leaves it locked.
     public func unlock(for context: SSHSignContext) -> Bool {
         unlocking.lock()
         defer { unlocking.unlock() }
         if core.state == .unlocked { return true }
-        guard context.requester != nil, let typed = password(context) else { return false }
+        guard let requester = context.requester else { return false }
+        let question = AccessQuestion(
+            context: AccessContext(requester: requester, channel: .ssh), item: VaultSSHApproval.describe(context),
+            reason: VaultSSHApproval.lockedReason)
+        switch core.terminalUI.askUnlock(question, timeout: core.gate.timeout, isUnlocked: { core.state == .unlocked })
+        {
+        case .answered(let answer): return answer != .deny && core.state == .unlocked
+        case .unanswered, .unreachable: break
+        }
+        guard let typed = password(context) else { return false }
         let keep = AgentCore.keepTimeouts
         let who = context.requester.map { r in AccessLogRequester(pid: r.pid, uid: r.uid, executable: r.executable) }
         guard case .ok = core.handle(.unlock(password: typed, idleSeconds: keep, maxSeconds: keep), from: who) else {
@@ -108,6 +121,9 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
         }
         return core.state == .unlocked
     }
+
+    /// The reason an unlock question gives (the terminal UI's lock screen shows it).
+    public static let lockedReason = "the vault is locked: unlock it to sign"
 
     /// Key item × requester × destination → allow, deny or ask: the item's
     /// rule as ``AccessPolicy/decide(_:item:vaultDefault:fileHash:)`` reads it

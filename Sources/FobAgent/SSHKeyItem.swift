@@ -193,7 +193,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
         cacheLock.lock()
         let before = generation
         cacheLock.unlock()
-        let fresh = try items(withSecrets: false).compactMap(SSHKeyItem.stored)
+        let fresh = try keyItems().compactMap(SSHKeyItem.stored)
         cacheLock.lock()
         if subscription != nil && generation == before { cached = fresh }
         cacheLock.unlock()
@@ -237,7 +237,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
 
     public func store(_ key: SSHPrivateKey, comment: String, constraints: SSHKeyConstraints) throws(SSHKeySourceError) {
         defer { dropCache() }
-        let existing = try items(withSecrets: false)
+        let existing = try keyItems()
         if let same = existing.first(where: { SSHKeyItem.stored($0)?.key == key.publicKey }) {
             let item = SSHKeyItem.item(name: same.account, key: key, comment: comment, constraints: constraints)
             let query = ItemQuery(service: SSHKeyItem.service, account: same.account)
@@ -257,10 +257,11 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
         _ = try answer(.add(SSHKeyItem.item(name: name, key: key, comment: comment, constraints: constraints)))
     }
 
-    private func items(withSecrets: Bool) throws(SSHKeySourceError) -> [Item] {
+    /// The vault's `ssh-key` items as listed: their key fields, no secret (``ItemOperations/listed(_:)``).
+    private func keyItems() throws(SSHKeySourceError) -> [Item] {
         let query = ItemQuery(service: SSHKeyItem.service, kind: .sshKey)
         do {
-            guard case .items(let found) = try answer(.get(query, limitOne: false, detail: .attributes)) else {
+            guard case .items(let found) = try answer(.get(query, limitOne: false, detail: .listing)) else {
                 return []
             }
             return found

@@ -5,14 +5,17 @@ import FoundationEssentials
 @preconcurrency import Glibc
 
 /// Asks for the master password when an SSH signature finds the vault
-/// locked, through pinentry (`$FOB_PINENTRY`, else `pinentry` on `PATH`): on
-/// the requester's own terminal when it has one (Assuan's `OPTION ttyname`,
-/// which pinentry-curses and pinentry-tty use), else on the desktop. The
-/// dialog names the program, its pid, the key and the destination. The
-/// password is read into wiped memory, never through a file, argv or the
-/// environment.
+/// locked: first on the requester's own controlling terminal, as sudo does
+/// (``TerminalPasswordPrompt``: `ssh` run in a terminal asks there); for a
+/// requester with no terminal that can be opened, through pinentry
+/// (`$FOB_PINENTRY`, else `pinentry` on `PATH`) on the desktop. A question
+/// put on the terminal and refused there (an empty line, no answer in time)
+/// is not asked again through pinentry. The question names the program,
+/// its pid, the key and the destination. The password is read into wiped
+/// memory, never through a file, argv or the environment.
 public struct SSHUnlockPrompt: Sendable {
     private let environment: [String: String]
+    private let terminal = TerminalPasswordPrompt()
     /// How long the question waits for an answer, in seconds.
     public var timeout: Double
 
@@ -27,13 +30,38 @@ public struct SSHUnlockPrompt: Sendable {
 
     /// The text of the question.
     public static func description(_ sign: SSHSignContext) -> String {
-        let program = sign.requester.map { "\($0.programName) (pid \($0.pid), \($0.executable))" } ?? "A program"
-        return displaySafe("\(program) asks the SSH agent for a signature with \(VaultSSHApproval.describe(sign)).")
-            + "\n\nThe vault is locked: its master password unlocks it."
+        request(sign) + "\n\n" + lockedLine
     }
 
-    /// Asks; `nil` when pinentry is missing, cannot show anything, or the question was cancelled or timed out.
+    /// Who asks for which signature, safe to show.
+    static func request(_ sign: SSHSignContext) -> String {
+        let program = sign.requester.map { "\($0.programName) (pid \($0.pid), \($0.executable))" } ?? "A program"
+        return displaySafe("\(program) asks the SSH agent for a signature with \(VaultSSHApproval.describe(sign)).")
+    }
+
+    static let lockedLine = "The vault is locked: its master password unlocks it."
+
+    /// The question on the requester's terminal: the description, then the prompt.
+    public static func terminalQuestion(_ sign: SSHSignContext) -> String {
+        "\nfob: \(request(sign))\n     \(lockedLine)\nfob: master password (an empty line refuses): "
+    }
+
+    /// Asks on the requester's terminal, else through pinentry.
+    /// - Returns: the password; `nil` when no one could be asked, or the
+    ///   question was refused, cancelled or timed out.
     public func password(for sign: SSHSignContext) -> SecretBytes? {
+        switch terminal.ask(
+            SSHUnlockPrompt.terminalQuestion(sign), terminal: sign.requester?.terminal, timeout: timeout)
+        {
+        case .password(let typed): return typed
+        case .refused: return nil
+        case .unreachable: return pinentryPassword(for: sign)
+        }
+    }
+
+    /// Asks through pinentry; `nil` when pinentry is missing, cannot show
+    /// anything, or the question was cancelled or timed out.
+    public func pinentryPassword(for sign: SSHSignContext) -> SecretBytes? {
         guard let program = PinentryConversation.program(environment),
             let pinentry = PinentryConversation.start(program: program, environment: environment)
         else { return nil }

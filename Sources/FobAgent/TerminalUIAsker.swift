@@ -12,6 +12,8 @@ import FoundationEssentials
 public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     private let condition = Condition()
     private var open: [UInt64: AccessAnswer?] = [:]
+    /// The questions of ``open``, for a terminal UI that subscribes while they wait.
+    private var prompts: [UInt64: AccessPrompt] = [:]
     private var lastID: UInt64 = 0
     private let subscribers: AgentSubscribers
     /// The length of the "minutes" answer's lease, in seconds (15 minutes).
@@ -26,25 +28,83 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     ///   ``AccessOutcome/unanswered`` when none answered within `timeout`.
     public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         guard subscribers.hasTerminalUI else { return .unreachable }
-        condition.lock()
-        lastID += 1
-        let id = lastID
-        open[id] = .some(nil)
-        condition.unlock()
-        let prompt = AccessPrompt(question, id: id, leaseSeconds: leaseSeconds)
-        subscribers.publish([AgentEvent(question: prompt, settled: false)], toTerminalUIsOnly: true)
+        let prompt = put(question)
         condition.lock()
         let until = Date(timeIntervalSinceNow: timeout)
+        let id = prompt.id
         while case .some(nil) = open[id], subscribers.hasTerminalUI {
             if !condition.wait(until: until) { break }
         }
         let answer = open.removeValue(forKey: id) ?? nil
+        prompts[id] = nil
         let stillOpen = subscribers.hasTerminalUI
         condition.unlock()
         subscribers.publish([AgentEvent(question: prompt, settled: true)], toTerminalUIsOnly: true)
         if let answer { return .answered(answer) }
         return stillOpen ? .unanswered : .unreachable
     }
+
+    /// Asks the open terminal UIs to unlock the vault for a request that
+    /// found it locked (an SSH signature): the question goes to them as a
+    /// ``AgentEvent/Kind/question`` event, which a UI on its lock screen
+    /// shows above its master password field; the person answers by
+    /// unlocking there (the UI hands the vault to the agent). A deny
+    /// answer (``settle(_:with:)`` from a UI's dialog) refuses.
+    /// - Parameters:
+    ///   - question: who asks, for what; its reason says the vault is locked.
+    ///   - timeout: how long to wait, in seconds.
+    ///   - isUnlocked: whether the agent holds the vault unlocked now, checked
+    ///     every ``unlockPollSeconds`` seconds.
+    /// - Returns: ``AccessOutcome/answered(_:)`` `.once` when the vault was
+    ///   unlocked, `.deny` when a UI refused; ``AccessOutcome/unreachable``
+    ///   with no terminal UI open (or when the last went away);
+    ///   ``AccessOutcome/unanswered`` when none unlocked in time.
+    public func askUnlock(_ question: AccessQuestion, timeout: Double, isUnlocked: () -> Bool) -> AccessOutcome {
+        guard subscribers.hasTerminalUI else { return .unreachable }
+        let prompt = put(question)
+        let id = prompt.id
+        let until = Date(timeIntervalSinceNow: timeout)
+        var unlocked = isUnlocked()
+        condition.lock()
+        while !unlocked, case .some(nil) = open[id], subscribers.hasTerminalUI, Date() < until {
+            _ = condition.wait(until: min(until, Date(timeIntervalSinceNow: TerminalUIAsker.unlockPollSeconds)))
+            condition.unlock()
+            unlocked = isUnlocked()
+            condition.lock()
+        }
+        let answer = open.removeValue(forKey: id) ?? nil
+        prompts[id] = nil
+        let stillOpen = subscribers.hasTerminalUI
+        condition.unlock()
+        subscribers.publish([AgentEvent(question: prompt, settled: true)], toTerminalUIsOnly: true)
+        if unlocked { return .answered(.once) }
+        if answer == .deny { return .answered(.deny) }
+        return stillOpen ? .unanswered : .unreachable
+    }
+
+    /// Numbers `question`, keeps it open and puts it to every terminal UI.
+    private func put(_ question: AccessQuestion) -> AccessPrompt {
+        condition.lock()
+        lastID += 1
+        let prompt = AccessPrompt(question, id: lastID, leaseSeconds: leaseSeconds)
+        open[prompt.id] = .some(nil)
+        prompts[prompt.id] = prompt
+        condition.unlock()
+        subscribers.publish([AgentEvent(question: prompt, settled: false)], toTerminalUIsOnly: true)
+        return prompt
+    }
+
+    /// The questions waiting now, oldest first, as events: what a terminal
+    /// UI that subscribes meanwhile is told (one that unlocked the vault a
+    /// moment ago is asked the signature's consent this way).
+    func waitingQuestions() -> [AgentEvent] {
+        condition.lock()
+        defer { condition.unlock() }
+        return prompts.keys.sorted().compactMap { id in prompts[id].map { AgentEvent(question: $0, settled: false) } }
+    }
+
+    /// How often ``askUnlock(_:timeout:isUnlocked:)`` looks whether the vault was unlocked, in seconds.
+    static let unlockPollSeconds = 0.1
 
     /// Settles question `id` with `answer`, when it still waits.
     /// - Returns: `false` when no such question waits (answered already

@@ -9,14 +9,37 @@ public struct SSHConnectionState: Sendable {
     public internal(set) var bindFailed = false
     /// The peer's pid (`SO_PEERCRED`), 0 when unknown.
     public var peerPID: Int32
-    /// The peer process, named when the connection was accepted (its
-    /// executable, parents and terminal, for the consent rules); `nil` when unknown.
-    public var requester: Requester?
+    /// The peer process (its executable, parents and terminal, for the
+    /// consent rules and the access log), once named; `nil` before its first
+    /// signature request, or when it could not be named.
+    public private(set) var requester: Requester?
+    /// Names the peer: run at most once, at the connection's first signature
+    /// request, so that a connection that only lists keys (`ssh-add -l`) never
+    /// reads /proc.
+    private var naming: (@Sendable () -> Requester?)?
 
-    /// A new connection's state.
+    /// A new connection's state, its peer already named (or never to be).
     public init(peerPID: Int32 = 0, requester: Requester? = nil) {
         self.peerPID = peerPID
         self.requester = requester
+    }
+
+    /// A new connection's state whose peer is named by `naming` when a request first needs it.
+    /// - Parameters:
+    ///   - peerPID: the peer's pid (`SO_PEERCRED`).
+    ///   - naming: names the peer (its pidfd, executable, parents, terminal); `nil` when it cannot.
+    public init(peerPID: Int32, naming: @escaping @Sendable () -> Requester?) {
+        self.peerPID = peerPID
+        self.naming = naming
+    }
+
+    /// The peer, named now if it was not yet (once per connection).
+    public mutating func namedRequester() -> Requester? {
+        if let naming {
+            requester = naming()
+            self.naming = nil
+        }
+        return requester
     }
 }
 
@@ -100,6 +123,8 @@ public final class SSHAgentService: @unchecked Sendable {
             return SSHAgentResponse.identities(
                 identities(for: state).map { SSHIdentity(key: $0.key, comment: $0.comment) })
         case .sign(let blob, let data, let flags):
+            // Every signature is decided for, and recorded with, its requester.
+            _ = state.namedRequester()
             return sign(blob: blob, data: data, flags: flags, state: state)
         case .add(let key, let comment, let constraints):
             return add(key, comment: comment, constraints: constraints)

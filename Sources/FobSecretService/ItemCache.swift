@@ -44,6 +44,10 @@ final class ItemCache {
     private var stale: Set<UUID> = []
     /// Counts each change of the catalog (a listing or a patch).
     private(set) var generation = 0
+    /// Called with the catalog and its generation just before the catalog
+    /// is dropped (the vault locked, or a catalog listed without the feed
+    /// expired), so what is built from it can be brought up to date first.
+    var willDropCatalog: ((ItemCatalog, Int) -> Void)?
     /// The agent's change feed, while subscribed.
     private var feed: (any StoreWatch)?
     /// When a subscription was last tried (monotonic seconds).
@@ -87,12 +91,20 @@ final class ItemCache {
     /// Starts a D-Bus message: a catalog listed without the feed is not
     /// used again.
     func beginMessage() {
-        if catalogUnwatched && !hearsFeed { catalog = nil }
+        if catalogUnwatched && !hearsFeed { dropCatalog() }
+    }
+
+    /// The catalog as held now, without a listing (`nil` while none is held).
+    var heldCatalog: ItemCatalog? { catalog }
+
+    private func dropCatalog() {
+        if let catalog { willDropCatalog?(catalog, generation) }
+        catalog = nil
     }
 
     /// Forgets the catalog and the secrets held.
     private func forget() {
-        catalog = nil
+        dropCatalog()
         stale = []
         held = nil
     }
@@ -370,11 +382,16 @@ final class ItemCache {
         for change in changes {
             if let id = change.id, let revision = change.revision { ownWrites[id] = revision }
         }
-        guard catalog != nil else { return }
+        guard var patched = catalog else { return }
         var added = item
         added.revision = changes.first(where: { $0.id == item.persistentID })?.revision ?? 1
         added.secret = nil
-        remove([item.persistentID], adding: [added])
+        guard patched.index(of: item.persistentID) == nil else { return remove([item.persistentID], adding: [added]) }
+        // A new item is appended in place: no copy of the catalog per create.
+        catalog = nil
+        patched.append(added)
+        catalog = patched
+        generation += 1
     }
 
     /// Changes the item read at revision `item.revision`.

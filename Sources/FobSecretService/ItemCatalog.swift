@@ -20,11 +20,17 @@ struct ItemCatalog {
     private var text: [UInt8] = []
     /// The index of each persistent ID's first item.
     private var byID: [UUID: Int32] = [:]
+    /// The index of the first item of each primary key (service, account,
+    /// access group), by the key's hash: a hash two keys share keeps the
+    /// first, and ``contains(service:account:accessGroup:)`` then compares
+    /// every item's key.
+    private var byKey: [Int: Int32] = [:]
 
     /// An empty catalog with room for `capacity` items.
     init(capacity: Int = 0) {
         entries.reserveCapacity(capacity)
         byID.reserveCapacity(capacity)
+        byKey.reserveCapacity(capacity)
     }
 
     /// The number of items.
@@ -45,6 +51,8 @@ struct ItemCatalog {
             put(pair.value)
         }
         if byID[summary.persistentID] == nil { byID[summary.persistentID] = Int32(entries.count) }
+        let key = ItemCatalog.keyHash(summary.service, summary.account, summary.accessGroup)
+        if byKey[key] == nil { byKey[key] = Int32(entries.count) }
         entries.append(
             Entry(stamp: summary.stamp, start: start))
     }
@@ -57,6 +65,25 @@ struct ItemCatalog {
 
     /// The index of the first item with this persistent ID.
     func index(of id: UUID) -> Int? { byID[id].map(Int.init) }
+
+    /// Whether an item has this primary key: one hash lookup and one
+    /// comparison (every item's key only when two keys share a hash).
+    func contains(service: String, account: String, accessGroup: String) -> Bool {
+        guard let index = byKey[ItemCatalog.keyHash(service, account, accessGroup)].map(Int.init) else {
+            return false
+        }
+        if primaryKey(index) == (service, account, accessGroup) { return true }
+        return (0..<count).contains { primaryKey($0) == (service, account, accessGroup) }
+    }
+
+    /// The hash of a primary key.
+    private static func keyHash(_ service: String, _ account: String, _ accessGroup: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(service)
+        hasher.combine(account)
+        hasher.combine(accessGroup)
+        return hasher.finalize()
+    }
 
     /// The persistent ID and revision of the item at `index` (no texts decoded).
     func identity(_ index: Int) -> (id: UUID, revision: UInt64) {

@@ -103,13 +103,26 @@ public enum ItemMapping {
     public static func freeAccount(
         service: String, account: String, isTaken: (String) throws(KeychainError) -> Bool
     ) throws(KeychainError) -> String {
-        if try !isTaken(account) { return account }
-        var n = 2
+        try freeAccount(account: account, from: 1, isTaken: isTaken).account
+    }
+
+    /// The first of `account` (n = 1) and `account (n)` (n ≥ 2), from
+    /// n = `start` on, whose key is free, and its n.
+    /// - Parameter isTaken: whether a key exists.
+    static func freeAccount(
+        account: String, from start: Int, isTaken: (String) throws(KeychainError) -> Bool
+    ) throws(KeychainError) -> (account: String, n: Int) {
+        var n = max(1, start)
         while true {
-            let candidate = account.isEmpty ? "(\(n))" : "\(account) (\(n))"
-            if try !isTaken(candidate) { return candidate }
+            let candidate = suffixed(account, n)
+            if try !isTaken(candidate) { return (candidate, n) }
             n += 1
         }
+    }
+
+    /// `account` for n = 1, else `account (n)` (`(n)` for an empty account).
+    static func suffixed(_ account: String, _ n: Int) -> String {
+        n <= 1 ? account : account.isEmpty ? "(\(n))" : "\(account) (\(n))"
     }
 
     /// The object path element of an item: its persistent ID as 32 lowercase hex digits.

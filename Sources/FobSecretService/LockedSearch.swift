@@ -31,6 +31,8 @@ struct LockedSearch {
     private var pairHashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]
     /// The ``ItemCache/generation`` the index was built from.
     private var builtFrom: Int?
+    /// When the index was last built (monotonic seconds).
+    private var builtAt = -Double.infinity
 
     /// Loads the saved key, index and details of the vault at `vaultPath`, if any.
     /// - Parameter environment: where they are kept (`XDG_RUNTIME_DIR`).
@@ -50,12 +52,20 @@ struct LockedSearch {
         if isIndexed { details.load() }
     }
 
+    /// Whether a catalog of `generation` would change what the index was built from.
+    func isBehind(generation: Int) -> Bool { generation != builtFrom }
+
     /// Builds the index and the details again from `items` when the catalog
     /// changed since (`generation`); an item's pairs are hashed again only
     /// when it is new or its revision changed.
-    mutating func update(from items: ItemCatalog, generation: Int) {
+    /// - Parameter throttled: build at most once a second (a run of a
+    ///   thousand creates builds a few times, not a thousand); the catalog
+    ///   is handed over again before it is dropped, unthrottled.
+    mutating func update(from items: ItemCatalog, generation: Int, throttled: Bool = false) {
         guard generation != builtFrom else { return }
+        if throttled, isIndexed, Provider.now() - builtAt < 1 { return }
         builtFrom = generation
+        builtAt = Provider.now()
         var body: [UInt8] = []
         body.reserveCapacity(items.count * (18 + 3 * 16))
         var hashes: [UUID: (revision: UInt64, hashes: [[UInt8]])] = [:]

@@ -1,6 +1,7 @@
 import CSystemd
 import FobSystem
 @preconcurrency import Glibc
+import Synchronization
 
 /// The decoders of what clients send, run on messages that fuzz input
 /// builds (see ``SecretServiceFuzzEntryPoints/decodeMessage(_:)``).
@@ -33,9 +34,14 @@ import FobSystem
     public static func decodeMessage(_ bytes: [UInt8]) -> String? {
         guard let first = bytes.first else { return nil }
         let decoder = SecretServiceDecoder.allCases[Int(first) % SecretServiceDecoder.allCases.count]
-        guard let message = MessageBuilder.build(Array(bytes.dropFirst())) else { return nil }
-        defer { sd_bus_message_unref(message) }
-        return try? decode(decoder, BusReader(message: message))
+        // sd-bus objects are not thread-safe: a message refers to the
+        // builder's one bus (a reference count changed without atomics), so
+        // callers on several threads take turns.
+        return MessageBuilder.turn.withLock { _ in
+            guard let message = MessageBuilder.build(Array(bytes.dropFirst())) else { return nil }
+            defer { sd_bus_message_unref(message) }
+            return try? decode(decoder, BusReader(message: message))
+        }
     }
 
     /// `k=v` pairs sorted by key, separated by spaces.
@@ -83,6 +89,9 @@ import FobSystem
 /// ``SecretServiceFuzzEntryPoints/decodeMessage(_:)``), on a bus that is
 /// never connected: one end of a socket pair no one reads.
 enum MessageBuilder {
+    /// Held while a message of ``bus`` exists.
+    static let turn = Mutex(())
+
     nonisolated(unsafe) private static var bus: OpaquePointer? = {
         var fds: [Int32] = [-1, -1]
         var created: OpaquePointer? = nil

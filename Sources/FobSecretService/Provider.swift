@@ -42,6 +42,8 @@ final class Provider {
     var pinentry: PinentryUnlock?
     /// The prompts handed out by Unlock, by path.
     var prompts: [String: PendingPrompt] = [:]
+    /// Where the search for a free account suffix of each key starts.
+    private var suffixes = AccountSuffixes()
 
     init(bus: OpaquePointer, store: any SecretStore, vaultPath: String) {
         self.bus = bus
@@ -49,6 +51,9 @@ final class Provider {
         self.unlocker = store
         self.vaultPath = vaultPath
         lockedSearch = LockedSearch(vaultPath: vaultPath, environment: ProcessInfo.processInfo.environment)
+        self.store.willDropCatalog = { [weak self] catalog, generation in
+            self?.lockedSearch.update(from: catalog, generation: generation)
+        }
         self.store.listen()
     }
 
@@ -95,14 +100,20 @@ final class Provider {
     func allItems() throws(ProviderError) -> ItemCatalog {
         let items: ItemCatalog
         do { items = try store.summaries() } catch { throw .from(error) }
-        lockedSearch.update(from: items, generation: store.generation)
+        lockedSearch.update(from: items, generation: store.generation, throttled: true)
         return items
     }
 
-    /// Saves the locked-search index and the locked items' details when
-    /// they changed, at most once a second (from the bus loop when idle).
+    /// Brings the locked-search index up to the held catalog and saves it
+    /// and the locked items' details when they changed, each at most once
+    /// a second (from the bus loop when idle).
     /// - Parameter now: save whatever the time since the last save (when the provider stops).
-    func saveIndex(now: Bool = false) { lockedSearch.save(now: now) }
+    func saveIndex(now: Bool = false) {
+        if let catalog = store.heldCatalog {
+            lockedSearch.update(from: catalog, generation: store.generation, throttled: !now)
+        }
+        lockedSearch.save(now: now)
+    }
 
     /// What the locked item at `path` shows (label, attributes, dates).
     /// - Throws: `IsLocked` when none is known (the vault was never seen unlocked with it).
@@ -209,24 +220,20 @@ final class Provider {
             return Provider.path(of: existing)
         }
         let key = ItemMapping.key(attributes: attributes, label: label)
-        var taken = Set<String>()
-        for i in 0..<items.count {
-            let other = items.primaryKey(i)
-            if other.service == key.service, other.accessGroup.isEmpty { taken.insert(other.account) }
-        }
         let store = self.store
         do {
-            let account = try ItemMapping.freeAccount(service: key.service, account: key.account) {
-                (candidate) throws(KeychainError) -> Bool in
-                // Taken by the listing, or since it by another process.
-                if taken.contains(candidate) { return true }
-                return try store.exists(service: key.service, account: candidate)
+            let account = try suffixes.freeAccount(
+                service: key.service, account: key.account, in: items, generation: store.generation
+            ) { (candidate) throws(KeychainError) -> Bool in
+                // Free in the catalog; taken since it by another process?
+                try store.exists(service: key.service, account: candidate)
             }
             let item = Item(
                 service: key.service, account: account, label: label,
                 customFields: ItemMapping.fields(keeping: [], attributes: attributes, contentType: contentType),
                 secret: secret)
             try store.add(item)
+            suffixes.created(service: key.service, account: key.account, generation: store.generation)
             emit("ItemCreated", Provider.path(of: item))
             return Provider.path(of: item)
         } catch {
@@ -282,7 +289,9 @@ final class Provider {
     var wakeInterval: UInt64 {
         if !prompts.isEmpty { return 250_000 }
         if store.holdsSecrets { return 500_000 }
-        if lockedSearch.isDirty { return 1_000_000 }
+        if lockedSearch.isDirty || (store.heldCatalog != nil && lockedSearch.isBehind(generation: store.generation)) {
+            return 1_000_000
+        }
         if !store.hearsFeed && (!sessions.isEmpty || store.holdsNames) { return 1_000_000 }
         return UInt64.max
     }

@@ -58,6 +58,9 @@ public enum HelpSections {
             title: "Preview", contexts: [.list, .filter],
             lines: [
                 ("Ctrl-R", "reveal or hide the secret and hidden fields"),
+                ("Shift-Up, Shift-Down", "scroll the preview a line (a long note)"),
+                ("Shift-PgUp, Shift-PgDn", "scroll the preview a page"),
+                ("mouse", "a click highlights a row; the wheel moves the highlight, or scrolls the preview under it"),
                 (
                     "marks",
                     "2fa: has a one-time code; !: expired (by the kind) or a sync conflict (before the name); "
@@ -82,6 +85,10 @@ public enum HelpSections {
                 ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
                 ("Esc", "back to the list (asks first with unsaved edits)"),
+                (
+                    "Ctrl-Q, F10",
+                    "quit; unsaved edits are asked about first: Enter save, Ctrl-D discard, Esc keep editing"
+                ),
             ]),
         Section(
             title: "Generator", contexts: [.generatorField, .generatorChoice],
@@ -101,6 +108,7 @@ public enum HelpSections {
                 ("Esc", "no; unsaved edits, changed elsewhere: keep editing"),
                 ("Ctrl-D", "unsaved edits: discard them; changed elsewhere: reload the item, dropping your edits"),
                 ("Ctrl-O", "sync conflict: keep the other device's version"),
+                ("Ctrl-R", "sync conflict: reveal or hide both versions' passwords"),
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
                 ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
                 ("letters", "answer nothing: a typed word never confirms"),

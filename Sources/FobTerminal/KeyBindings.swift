@@ -99,6 +99,8 @@ public struct KeyBinding: Sendable {
         case text
         /// Every key.
         case any
+        /// Mouse clicks and wheel turns.
+        case mouse
 
         /// Whether `key` is one of these keys.
         func match(_ key: Key) -> Bool {
@@ -110,6 +112,11 @@ public struct KeyBinding: Sendable {
                 default: return false
                 }
             case .any: return true
+            case .mouse:
+                switch key {
+                case .click, .wheel: return true
+                default: return false
+                }
             }
         }
     }
@@ -123,12 +130,25 @@ public struct KeyBinding: Sendable {
         public let pageRows: Int
         /// How many pages the help overlay takes on this screen (1 when it fits).
         public let helpPages: Int
+        /// The preview as last drawn: its rows, how many show at once, the
+        /// first in view (``Renderer/previewRows``).
+        public let previewRows: (rows: Int, room: Int, first: Int)
 
-        /// What `app` shows, with pages of `pageRows` list rows and a help of `helpPages` pages.
-        public init(app: AppModel, pageRows: Int, helpPages: Int = 1) {
+        /// Where the mouse reaches the list and the preview as last drawn.
+        public let pointer: PointerAreas
+
+        /// What `app` shows, with pages of `pageRows` list rows, a help of
+        /// `helpPages` pages, the preview drawn as `previewRows` says and
+        /// the mouse's reach `pointer`.
+        public init(
+            app: AppModel, pageRows: Int, helpPages: Int = 1,
+            previewRows: (rows: Int, room: Int, first: Int) = (0, 0, 0), pointer: PointerAreas = PointerAreas()
+        ) {
             self.app = app
             self.pageRows = pageRows
             self.helpPages = helpPages
+            self.previewRows = previewRows
+            self.pointer = pointer
         }
     }
 
@@ -222,6 +242,10 @@ public enum KeyBindings {
             _, situation in asks(.quitLeavingUnlocked, situation.app) ? .lockAndQuit : .dismiss
         },
         KeyBinding(.these([.escape]), in: [.confirm], legend: .computed { lastAnswer($0) }) { _, _ in .dismiss },
+        // The resolve dialog reveals both versions' passwords, as Ctrl-R does elsewhere.
+        KeyBinding(.these([.control("r")]), in: [.confirm], legend: .computed(conflictRevealLegend)) { _, _ in
+            .toggleReveal
+        },
         // The consent dialog opens only on F3, so its one-letter answers
         // cannot be typed into it by a word meant for the search.
         KeyBinding([.character("t")], in: [.consent], .answerRequest(.untilLock), legend: "t until lock"),
@@ -321,6 +345,26 @@ public enum KeyBindings {
         KeyBinding(.these([.pageUp]), in: [.list, .filter]) { _, situation in
             .moveSelection(-max(situation.pageRows, 1))
         },
+        // The preview scrolls by keys no typed word gives: a line with Shift-Up/Down, a page with Shift-PgUp/PgDn.
+        KeyBinding(.these([.shiftDown, .shiftUp, .shiftPageDown, .shiftPageUp]), in: [.list, .filter]) {
+            key, situation in
+            let page = max(1, situation.previewRows.room - 2)
+            let step: Int
+            switch key {
+            case .shiftDown: step = 1
+            case .shiftUp: step = -1
+            case .shiftPageDown: step = page
+            default: step = -page
+            }
+            // From the offset the model holds (keys in one burst come before the next draw),
+            // within the rows and room of the last draw.
+            var drawn = situation.previewRows
+            drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
+            return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
+        },
+        // The mouse: a click on a row highlights it; the wheel moves the
+        // highlight over the list and scrolls the preview over the preview.
+        KeyBinding(.mouse, in: [.list, .filter]) { key, situation in mouseAction(key, situation) },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
         KeyBinding([.control("y")], in: [.list], .undo, legend: "Ctrl-Y undo"),
@@ -343,6 +387,9 @@ public enum KeyBindings {
         KeyBinding([.function(4)], in: [.list, .filter], .showAccessLog, legend: "F4 log"),
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
+        // From the editor too: unsaved edits are asked about first (save, discard, keep editing).
+        KeyBinding(
+            [.control("q"), .function(10)], in: [.field, .button, .choice, .generatorRow, .programs], .askQuit),
     ]
 
     /// The query with its text selected (Ctrl-F): typing replaces it (its
@@ -487,6 +534,40 @@ public enum KeyBindings {
     @Sendable private static func leaseLegend(_ app: AppModel) -> String {
         guard let prompt = app.mainModel?.consent.dialog else { return "m minutes" }
         return "m \(prompt.leaseMinutes) min"
+    }
+
+    /// Ctrl-R's legend in the resolve dialog of a sync conflict, else nothing.
+    @Sendable private static func conflictRevealLegend(_ app: AppModel) -> String {
+        guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return "" }
+        return app.mainModel?.conflictVersions?.secrets == nil ? "Ctrl-R reveal" : "Ctrl-R hide"
+    }
+
+    /// Lines the wheel moves the highlight or scrolls the preview by.
+    static let wheelStep = 3
+
+    /// A click or wheel turn on the list or the preview (``PointerAreas``);
+    /// elsewhere it leaves the highlight where it is.
+    @Sendable private static func mouseAction(_ key: Key, _ situation: KeyBinding.Situation) -> Action {
+        let list = situation.app.mainModel?.list
+        let selected = list?.selectedIndex ?? 0
+        let count = list?.rows.count ?? 0
+        let pointer = situation.pointer
+        switch key {
+        case .click(let row, let column):
+            if let index = pointer.listIndex(row: row, column: column), index < count { return .selectRow(index) }
+        case .wheel(let down, let row, let column):
+            let step = down ? wheelStep : -wheelStep
+            if pointer.inPreview(row: row, column: column) {
+                var drawn = situation.previewRows
+                drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
+                return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
+            }
+            if pointer.listIndex(row: row, column: column) != nil, count > 0 {
+                return .selectRow(max(0, min(count - 1, selected + step)))
+            }
+        default: break
+        }
+        return .selectRow(selected)
     }
 
     /// The dialog's Esc answer.

@@ -7,6 +7,9 @@ public enum RawInput: Equatable, Sendable {
     case character(UInt32)
     /// A function key (`get_wch` returned `KEY_CODE_YES`): an ncurses key code.
     case function(Int32)
+    /// A mouse event (`KEY_MOUSE`, read with `getmouse`): its cell and its
+    /// button (1 the left one pressed, 4 the wheel up, 5 the wheel down).
+    case mouse(row: Int, column: Int, button: Int)
 }
 
 /// A key press (or paste) as the screens understand it.
@@ -35,6 +38,12 @@ public enum Key: Equatable, Sendable {
     case escape
     /// Cursor and paging keys.
     case up, down, left, right, home, end, pageUp, pageDown
+    /// Shift with Up, Down, PageUp or PageDown (the preview's scroll keys).
+    case shiftUp, shiftDown, shiftPageUp, shiftPageDown
+    /// The left mouse button pressed on this cell (0-based).
+    case click(row: Int, column: Int)
+    /// The mouse wheel turned over this cell: `down` towards the end.
+    case wheel(down: Bool, row: Int, column: Int)
     /// The terminal changed size.
     case resize
     /// F1 to F12.
@@ -89,6 +98,8 @@ public struct KeyDecoder: Sendable {
                 }
             case .function(let code):
                 if code == KEY_ENTER { buffer.append("\n") }
+                state = .paste(buffer)
+            case .mouse:
                 state = .paste(buffer)
             }
             return out
@@ -170,6 +181,14 @@ public struct KeyDecoder: Sendable {
 
     private mutating func ground(_ input: RawInput) -> [Key] {
         switch input {
+        case .mouse(let row, let column, let button):
+            var out = takeText()
+            switch button {
+            case 1: out.append(.click(row: row, column: column))
+            case 4, 5: out.append(.wheel(down: button == 5, row: row, column: column))
+            default: break
+            }
+            return out
         case .function(let code):
             var out = takeText()
             if let key = Self.functionKey(code) { out.append(key) }
@@ -215,6 +234,10 @@ public struct KeyDecoder: Sendable {
         case KEY_END, KEY_C1: return .end
         case KEY_PPAGE, KEY_A3: return .pageUp
         case KEY_NPAGE, KEY_C3: return .pageDown
+        case KEY_SR: return .shiftUp
+        case KEY_SF: return .shiftDown
+        case KEY_SPREVIOUS: return .shiftPageUp
+        case KEY_SNEXT: return .shiftPageDown
         case KEY_BACKSPACE: return .backspace
         case KEY_DC: return .delete
         case KEY_ENTER: return .enter
@@ -239,6 +262,10 @@ public struct KeyDecoder: Sendable {
         case ("3", 0x7E): return .delete
         case ("5", 0x7E): return .pageUp
         case ("6", 0x7E): return .pageDown
+        case ("1;2", 0x41): return .shiftUp
+        case ("1;2", 0x42): return .shiftDown
+        case ("5;2", 0x7E): return .shiftPageUp
+        case ("6;2", 0x7E): return .shiftPageDown
         default: return nil
         }
     }

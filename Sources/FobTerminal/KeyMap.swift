@@ -19,11 +19,19 @@ public enum KeyMap {
     ///     (quit) means nothing.
     ///   - helpPages: how many pages the help overlay takes on this screen
     ///     (``Renderer/helpPages(rows:columns:)``).
-    public static func action(for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true, helpPages: Int = 1)
-        -> Action?
-    {
+    ///   - previewRows: the preview as last drawn (``Renderer/previewRows``),
+    ///     for the preview's scroll keys.
+    ///   - pointer: where the mouse reaches the list and the preview as
+    ///     last drawn (``Renderer/pointerAreas``).
+    public static func action(
+        for key: Key, in app: AppModel, pageRows: Int = 10, fits: Bool = true, helpPages: Int = 1,
+        previewRows: (rows: Int, room: Int, first: Int) = (0, 0, 0), pointer: PointerAreas = PointerAreas()
+    ) -> Action? {
         KeyBindings.binding(for: key, in: KeyContext(app, fits: fits))?
-            .action(for: key, in: KeyBinding.Situation(app: app, pageRows: pageRows, helpPages: helpPages))
+            .action(
+                for: key,
+                in: KeyBinding.Situation(
+                    app: app, pageRows: pageRows, helpPages: helpPages, previewRows: previewRows, pointer: pointer))
     }
 
     /// The KDF presets in the order Ctrl-T steps through them on the create screen.

@@ -8,7 +8,15 @@ enum Layout {
     /// The list's columns, in cells (0 for a column not shown).
     struct ListColumns: Equatable {
         var service: Int, account: Int, oneTimeCode: Int, kind: Int, expiry: Int
+        /// The label column (0 when not shown).
+        var label = 0
     }
+
+    /// From this many screen columns the list has a label column (imports
+    /// put folders and tags there), when some item has a label.
+    static let labelColumns = 120
+    /// The widest label column, in cells; a longer label is cut.
+    static let labelWidth = 20
 
     /// The list pane's width on a screen `columns` wide (the preview or
     /// the editor takes the rest): 48 of 80 while browsing, so names fit;
@@ -26,14 +34,19 @@ enum Layout {
     /// every column shown for one item is shown for all, whatever the
     /// filter; service and account get what they need when it fits, and
     /// share what is left when not (the service first).
-    static func listColumns(_ needs: ListColumnNeeds, inner: Int) -> ListColumns {
+    /// - Parameter labels: whether the screen is wide enough for a label
+    ///   column (``labelColumns``); it shows only when the names keep 30 cells.
+    static func listColumns(_ needs: ListColumnNeeds, inner: Int, labels: Bool = false) -> ListColumns {
         var columns = ListColumns(
             service: 0, account: 0, oneTimeCode: needs.hasOneTimeCode ? oneTimeMark.count : 0, kind: needs.kind,
-            expiry: needs.hasExpiry ? expiryWidth : 0)
+            expiry: needs.hasExpiry ? expiryWidth : 0, label: labels ? min(needs.label, labelWidth) : 0)
         func names() -> Int {
             // The pointer and a space before the names, a blank cell before the border.
-            inner - 3 - [columns.oneTimeCode, columns.kind, columns.expiry].filter { $0 > 0 }.reduce(0) { $0 + $1 + 1 }
+            inner - 3
+                - [columns.oneTimeCode, columns.kind, columns.expiry, columns.label].filter { $0 > 0 }
+                .reduce(0) { $0 + $1 + 1 }
         }
+        if names() < 30 { columns.label = 0 }
         // A very narrow list gives up the kind, then the 2FA mark, before the names.
         if names() < 16 { columns.kind = 0 }
         if names() < 16 { columns.oneTimeCode = 0 }
@@ -43,7 +56,8 @@ enum Layout {
         if service + 1 + account <= room {
             columns.service = service
         } else {
-            columns.service = min(service, max(room * 3 / 5, room - 1 - account))
+            // The split that cuts the fewest names: every row aligned on it.
+            columns.service = min(service, needs.serviceColumn(room: room))
         }
         columns.account = max(0, room - columns.service - 1)
         return columns
@@ -53,21 +67,6 @@ enum Layout {
     /// (the block between the names and the kind).
     static func markBlockWidth(_ columns: ListColumns) -> Int {
         (columns.oneTimeCode > 0 ? columns.oneTimeCode + 1 : 0) + (columns.expiry > 0 ? columns.expiry + 1 : 0)
-    }
-
-    /// Where one row's account starts within its `names` cells (service
-    /// column, a space, account column): at the account column when both
-    /// names fit there; else moved just enough for neither name to be cut
-    /// while cells stay blank; when they cannot both fit, the service keeps
-    /// its column and takes what the account leaves blank.
-    /// - Returns: the cells the service gets (the account starts one after).
-    static func serviceWidth(service: Int, account: Int, column: Int, names: Int) -> Int {
-        if service + 1 + account <= names {
-            if service <= column && account <= names - column - 1 { return column }
-            if service > column { return service }
-            return max(service, names - 1 - account)
-        }
-        return service > column ? min(service, max(column, names - 1 - account)) : column
     }
 
     /// The status line's rows for `message` on a screen `columns` wide:

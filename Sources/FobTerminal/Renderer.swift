@@ -23,6 +23,11 @@ public struct Renderer {
     public internal(set) var listTop = 0
     /// How many item rows the list showed last time (for PageUp/PageDown).
     public internal(set) var listPage = 10
+    /// The last preview drawn: how many rows it has, how many show at
+    /// once, and the first shown (the scroll keys step from it).
+    public internal(set) var previewRows = (rows: 0, room: 0, first: 0)
+    /// Where the mouse reaches what was last drawn (``PointerAreas``).
+    public internal(set) var pointerAreas = PointerAreas()
 
     /// - Parameter vaultDescription: the vault's path as shown in the header.
     public init(vaultDescription: String) {
@@ -42,6 +47,7 @@ public struct Renderer {
     /// Draws `app` on a canvas of `rows` × `columns` cells.
     public mutating func render(_ app: AppModel, rows: Int, columns: Int, glyphs: Glyphs) -> Canvas {
         var canvas = Canvas(rows: rows, columns: columns, glyphs: glyphs)
+        pointerAreas = PointerAreas()
         guard Self.fits(rows: rows, columns: columns) else {
             drawTooSmall(&canvas)
             return canvas
@@ -57,7 +63,7 @@ public struct Renderer {
             switch overlay {
             case .help: drawHelp(&canvas, page: app.helpPage, context: KeyContext.screen(app))
             case .messages: drawMessages(&canvas, app.mainModel?.messages ?? MessageLog())
-            case .confirm(let dialog): drawConfirm(&canvas, dialog)
+            case .confirm(let dialog): drawConfirm(&canvas, dialog, versions: app.mainModel?.conflictSecretTexts)
             case .generator:
                 if let dialog = app.mainModel?.generatorDialog { drawGenerator(&canvas, dialog) }
             case .logoutReview:
@@ -232,5 +238,29 @@ public struct Renderer {
         case .warning: return .warning
         case .error: return .error
         }
+    }
+}
+
+/// Where the mouse reaches the main screen as last drawn: the list's item
+/// rows and the preview pane, in screen cells (0-based).
+public struct PointerAreas: Sendable, Equatable {
+    /// The list's first item row on screen, the columns it spans, how many
+    /// item rows show and the index (in the shown rows) of the first.
+    public var listRow = 0, listColumns = 0..<0, listCount = 0, listTop = 0
+    /// The preview pane's rows and columns (empty when it does not show).
+    public var previewRows = 0..<0, previewColumns = 0..<0
+
+    /// Nothing to reach.
+    public init() {}
+
+    /// The index (in the shown rows) of the list row at this cell, or `nil`.
+    public func listIndex(row: Int, column: Int) -> Int? {
+        guard listColumns.contains(column), row >= listRow, row < listRow + listCount else { return nil }
+        return listTop + row - listRow
+    }
+
+    /// Whether this cell is in the preview pane.
+    public func inPreview(row: Int, column: Int) -> Bool {
+        previewRows.contains(row) && previewColumns.contains(column)
     }
 }

@@ -17,7 +17,7 @@ extension Renderer {
         // The full answers when they fit beside three facts, width and height; else the compact line.
         let fits = room - full.count >= 3 && full.allSatisfy { $0.count <= inner }
         let answers = fits ? full : compact
-        let facts = Array(Self.consentFacts(prompt).prefix(max(1, room - answers.count - 1)))
+        let facts = Array(Self.consentFacts(prompt, width: inner).prefix(max(1, room - answers.count - 1)))
         let height = facts.count + 1 + answers.count + 2
         let box = dialogBox(&canvas, height: height, width: width, title: "Request")
         let x = box.column + 2
@@ -34,13 +34,13 @@ extension Renderer {
         canvas.cursor = (box.row + 1, x) // on the question, for screen readers
     }
 
-    /// The facts of a question, most telling first.
-    static func consentFacts(_ prompt: ConsentQuestion) -> [String] {
-        var lines = [
-            "\(prompt.programName)[\(prompt.pid)] asks for the secret of",
-            "  \(prompt.item) through \(prompt.channel)",
-            "program \(prompt.program)",
-        ]
+    /// The facts of a question, most telling first. The item and channel
+    /// wrap over up to three lines of `width` cells: an SSH key's question
+    /// names the destination at its end (`… to log in to github.com (verified)`).
+    static func consentFacts(_ prompt: ConsentQuestion, width: Int) -> [String] {
+        let what = wrap("\(prompt.item) through \(prompt.channel)", width: max(1, width - 2)).prefix(3)
+        var lines = ["\(prompt.programName)[\(prompt.pid)] asks for the secret of"] + what.map { "  " + $0 }
+        lines.append("program \(prompt.program)")
         if !prompt.parents.isEmpty { lines.append("run by \(prompt.parents)") }
         lines.append("in \(prompt.workingDirectory.isEmpty ? "?" : prompt.workingDirectory)")
         lines.append("on \(prompt.terminal.isEmpty ? "no terminal" : prompt.terminal)")

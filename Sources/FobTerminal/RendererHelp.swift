@@ -9,25 +9,44 @@ extension Renderer {
     /// The widest key column: 24 cells; longer keys wrap their text under them.
     static let helpKeyWidth = 24
 
+    /// The narrowest explanation column beside the keys: on a screen where
+    /// it would be narrower (40 columns), the key column shrinks to
+    /// ``narrowKeyWidth`` and longer keys take a line of their own above
+    /// their explanation.
+    static let helpMinimumActionWidth = 24
+    /// The key column on a narrow screen.
+    static let narrowKeyWidth = 10
+
     /// The help's lines for `context`, wrapped for a `columns`-wide screen,
     /// with the box's width and key column.
     static func helpLayout(columns: Int, context: KeyContext) -> (lines: [HelpLine], width: Int, keyWidth: Int) {
         let entries = HelpSections.lines(for: context)
-        let keyWidth = min(
+        var keyWidth = min(
             helpKeyWidth, entries.filter { !$0.title }.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10)
         let widest = max(
             entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
             DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
         // Nearly full width takes the whole screen (``dialogBox(_:height:width:title:)``).
         let width = widest + 4 >= columns - 2 ? columns : widest + 4
-        let actionWidth = max(1, width - 4 - keyWidth - 2)
+        var actionWidth = max(1, width - 4 - keyWidth - 2)
+        if actionWidth < helpMinimumActionWidth {
+            keyWidth = min(keyWidth, narrowKeyWidth)
+            actionWidth = max(1, width - 4 - keyWidth - 2)
+        }
         var lines: [HelpLine] = []
         for entry in entries {
             if entry.title || entry.action.isEmpty {
                 lines.append(entry)
                 continue
             }
+            // A key wider than its column: on its own line, its text below.
+            let ownLine = DisplayWidth.cells(of: entry.key) > keyWidth
+            if ownLine { lines.append((entry.key, "", false)) }
             for (i, part) in Layout.wrapCells(entry.action, width: actionWidth).enumerated() {
+                if ownLine {
+                    lines.append(("", part, false))
+                    continue
+                }
                 lines.append((i == 0 ? entry.key : "", part, false))
             }
         }
@@ -79,10 +98,11 @@ extension Renderer {
         let (pages, width, keyWidth) = Self.helpPageLines(rows: canvas.rows, columns: canvas.columns, context: context)
         let page = min(max(requested, 0), pages.count - 1)
         let lines = pages[page]
-        let footer = pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count) : Self.helpFooter
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
         let x = box.column + 2
         let inner = box.width - 4
+        let footer =
+            pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count, width: inner) : Self.helpFooter
         let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
@@ -91,7 +111,9 @@ extension Renderer {
                 canvas.put(line.key, row: y, column: x, width: inner, role: .title)
                 continue
             }
-            canvas.put(line.key, row: y, column: x, width: min(keyWidth, inner), role: .label)
+            // A key on its own line (narrow screens) takes the whole width.
+            let keyCells = line.action.isEmpty ? inner : min(keyWidth, inner)
+            canvas.put(line.key, row: y, column: x, width: keyCells, role: .label)
             canvas.put(line.action, row: y, column: x + keyWidth + 2, width: max(0, inner - keyWidth - 2))
         }
         if box.row + lines.count + 2 < bottom {
@@ -100,11 +122,12 @@ extension Renderer {
         canvas.cursor = (box.row + 1, x)
     }
 
-    /// The footer of a help in pages.
-    static func pagedHelpFooter(page: Int, of pages: Int) -> String {
-        page < pages
-            ? "Page \(page) of \(pages): Space next, PgUp back"
-            : "Page \(page) of \(pages): PgUp back, any key closes"
+    /// The footer of a help in pages; on the last page, where `width`
+    /// cells cannot hold it, a shorter one (any key still closes).
+    static func pagedHelpFooter(page: Int, of pages: Int, width: Int = .max) -> String {
+        guard page == pages else { return "Page \(page) of \(pages): Space next, PgUp back" }
+        let footer = "Page \(page) of \(pages): PgUp back, any key closes"
+        return DisplayWidth.cells(of: footer) <= width ? footer : "Page \(page) of \(pages): PgUp back, Esc closes"
     }
 
     /// The help overlay's last line.

@@ -92,7 +92,12 @@ extension Renderer {
             if main.focus == .list { canvas.cursor = (y, x + 1) }
             return
         }
-        let columns = Layout.listColumns(list.columnNeeds, inner: inner)
+        pointerAreas.listRow = y
+        pointerAreas.listColumns = x..<(x + inner)
+        pointerAreas.listCount = min(list.rows.count - listTop, visible)
+        pointerAreas.listTop = listTop
+        let columns = Layout.listColumns(
+            list.columnNeeds, inner: inner, labels: canvas.columns >= Layout.labelColumns)
         for i in listTop..<min(list.rows.count, listTop + visible) {
             let selected = i == list.selectedIndex
             drawListRow(
@@ -103,11 +108,12 @@ extension Renderer {
         }
     }
 
-    /// One row of the list: pointer, service, account, 2FA mark, expiry,
-    /// kind. The marks a row lacks, and the cells a short expiry leaves,
-    /// go to its names: the marks it has move to the right of their block,
-    /// so the names are never cut while cells of the row stay blank, and
-    /// the kind keeps its column.
+    /// One row of the list: pointer, service, account, label (from 120
+    /// columns), 2FA mark, expiry, kind, each in its column on every row,
+    /// whatever the filter or the selection: a name longer than its column
+    /// is cut (the preview shows it whole). The marks a row lacks, and the
+    /// cells a short expiry leaves, go to the last text column before them
+    /// (label, else account), so its start never moves.
     private func drawListRow(
         _ canvas: inout Canvas, _ item: ItemRow, _ columns: Layout.ListColumns,
         row y: Int, column x: Int, width inner: Int, now: Date, selected: Bool, focused: Bool
@@ -128,19 +134,18 @@ extension Renderer {
             let width = min(columns.expiry, DisplayWidth.cells(of: text))
             marks.append((text, width, selected ? base : (expired ? .expired : (soon ? .warning : .dim))))
         }
-        let block = Layout.markBlockWidth(columns)
-        let used = marks.reduce(0) { $0 + $1.width + 1 }
-        let names = columns.service + 1 + columns.account + block - used
-        let service = displaySafe(item.service)
-        let account = displaySafe(item.account)
-        let serviceWidth = Layout.serviceWidth(
-            service: DisplayWidth.cells(of: service), account: DisplayWidth.cells(of: account),
-            column: columns.service, names: names)
+        let spare = Layout.markBlockWidth(columns) - marks.reduce(0) { $0 + $1.width + 1 }
         var c = x + 2
-        canvas.put(service, row: y, column: c, width: serviceWidth, role: base)
-        c += serviceWidth + 1
-        canvas.put(account, row: y, column: c, width: max(0, names - serviceWidth - 1), role: base)
-        c = x + 2 + names + 1
+        canvas.put(displaySafe(item.service), row: y, column: c, width: columns.service, role: base)
+        c += columns.service + 1
+        let accountWidth = columns.account + (columns.label > 0 ? 0 : spare)
+        canvas.put(displaySafe(item.account), row: y, column: c, width: accountWidth, role: base)
+        c += accountWidth + 1
+        if columns.label > 0 {
+            canvas.put(
+                displaySafe(item.label), row: y, column: c, width: columns.label + spare, role: selected ? base : .dim)
+            c += columns.label + spare + 1
+        }
         for mark in marks {
             canvas.put(mark.text, row: y, column: c, width: mark.width, role: mark.role)
             c += mark.width + 1

@@ -6,15 +6,21 @@ import FoundationEssentials
 /// The preview pane beside the list and the message history overlay.
 extension Renderer {
     /// The preview of the highlighted item (``ItemPreview``): a caption
-    /// gutter, then each value wrapped over as many rows as it needs; what
-    /// does not fit ends with `↓ N more`.
-    func drawPreview(
+    /// gutter, then each value wrapped over as many rows as it needs,
+    /// scrolled by ``MainModel/previewOffset`` (clamped so that the last
+    /// row ends the pane); rows out of view are said with `↑ N more` /
+    /// `↓ N more`. Notes the rows and room it drew (``previewRows``), for
+    /// the scroll keys.
+    mutating func drawPreview(
         _ canvas: inout Canvas, _ app: AppModel, _ main: MainModel, row: Int, column: Int, height: Int, width: Int
     ) {
         canvas.box(row: row, column: column, height: height, width: width, title: "Preview")
         let x = column + 2
         let inner = width - 4
         let bottom = row + height - 1
+        previewRows = (0, 0, 0)
+        pointerAreas.previewRows = row..<(row + height)
+        pointerAreas.previewColumns = column..<(column + width)
         guard inner > 4, let preview = main.preview else {
             canvas.put("Nothing selected", row: row + 1, column: x, width: max(0, inner), role: .dim)
             return
@@ -29,17 +35,39 @@ extension Renderer {
                 rows.append((i == 0 ? line.label : "", part, Self.role(for: line.style)))
             }
         }
+        let room = bottom - row - 1
+        // Scrolled by `first` rows (said by `↑ N more` on the first line):
+        // at most until the last row ends the pane.
+        let first = rows.count > room ? min(main.previewOffset, rows.count - room + 1) : 0
+        previewRows = (rows.count, room, first)
         var y = row + 1
-        let room = bottom - y
-        for (i, entry) in rows.enumerated() {
-            if rows.count > room, i == room - 1 {
-                canvas.put("↓ \(rows.count - i) more", row: y, column: x, width: inner, role: .dim)
+        if first > 0 {
+            canvas.put("↑ \(first) more", row: y, column: x, width: inner, role: .dim)
+            y += 1
+        }
+        var index = first
+        while y < bottom, index < rows.count {
+            if y == bottom - 1, index < rows.count - 1 {
+                canvas.put("↓ \(rows.count - index) more", row: y, column: x, width: inner, role: .dim)
                 break
             }
+            let entry = rows[index]
             canvas.put(entry.label, row: y, column: x, width: gutter - 1, role: .label)
             canvas.put(entry.text, row: y, column: x + gutter, width: textWidth, role: entry.role)
             y += 1
+            index += 1
         }
+    }
+
+    /// The preview's first row after scrolling `by` rows from the one in
+    /// view (``previewRows``): never above the first, never past where the
+    /// last row ends the pane.
+    static func previewOffset(
+        _ drawn: (rows: Int, room: Int, first: Int), by step: Int
+    ) -> Int {
+        guard drawn.rows > drawn.room else { return 0 }
+        let last = drawn.rows - drawn.room + 1
+        return max(0, min(min(drawn.first, last) + step, last))
     }
 
     /// The widest caption of the preview's gutter: 12 cells, a longer one is cut.

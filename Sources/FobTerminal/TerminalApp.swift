@@ -103,7 +103,8 @@ public enum TerminalApp {
                 ? Renderer.helpPages(rows: size.rows, columns: size.columns, context: KeyContext.screen(app)) : 1
             guard
                 let action = KeyMap.action(
-                    for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages)
+                    for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages,
+                    previewRows: renderer.previewRows, pointer: renderer.pointerAreas)
             else {
                 app.noteInput()
                 return

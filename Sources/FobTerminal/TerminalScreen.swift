@@ -100,7 +100,14 @@ final class TerminalScreen {
         var c: wint_t = 0
         while out.count < decoderLimit {
             let r = wget_wch(fob_stdscr(), &c)
-            if r == KEY_CODE_YES {
+            if r == KEY_CODE_YES, Int32(c) == KEY_MOUSE {
+                var row: Int32 = 0
+                var column: Int32 = 0
+                var button: Int32 = 0
+                if fob_read_mouse(&row, &column, &button) == 0 {
+                    out.append(.mouse(row: Int(row), column: Int(column), button: Int(button)))
+                }
+            } else if r == KEY_CODE_YES {
                 out.append(.function(Int32(c)))
             } else if r == OK {
                 out.append(.character(UInt32(c)))
@@ -179,6 +186,9 @@ final class TerminalScreen {
         _ = keypad(fob_stdscr(), true)
         _ = nodelay(fob_stdscr(), true)
         _ = set_escdelay(25)
+        // The mouse: a click selects, the wheel scrolls; reported at once (no click timing).
+        _ = mouseinterval(0)
+        _ = mousemask(fob_mouse_events(), nil)
         // Ctrl-S saves in the editor: turn off XON/XOFF flow control, which
         // would otherwise stop the output on Ctrl-S (savedTermios puts it back).
         var modes = termios()
@@ -194,6 +204,7 @@ final class TerminalScreen {
 
     private func leaveProgramMode() {
         writeAll(Self.pasteOff)
+        _ = mousemask(0, nil)
         _ = curs_set(1)
         _ = endwin()
         _ = tcsetattr(0, TCSANOW, &savedTermios)
@@ -213,7 +224,8 @@ final class TerminalScreen {
     /// arrow keys send the wrong codes), the terminfo `rmcup` (leave the
     /// alternate screen), cursor shown.
     private static func restoreSequence() -> [UInt8] {
-        var bytes = pasteOff + Array("\u{1B}[0m".utf8)
+        // Mouse reporting off too (the modes ncurses turns on for mousemask).
+        var bytes = pasteOff + Array("\u{1B}[0m\u{1B}[?1006l\u{1B}[?1000l".utf8)
         if let rmkx = tigetstr("rmkx"), Int(bitPattern: rmkx) > 0 {
             bytes += Array(String(cString: rmkx).utf8)
         } else {

@@ -1,4 +1,5 @@
 import FobAccess
+import FobAgent
 import FobSessions
 import FobStore
 import Foundation
@@ -27,6 +28,33 @@ public final class InMemoryStore: KeychainStore {
     /// What ``agentState`` answers (a test sets `.stopped` to play a killed agent).
     public var agentState: SessionAgentState = .none
 
+    /// The handler the last ``watchAgent(_:)`` was given, and how many times it was called.
+    private var agentHandler: (@Sendable (AgentEvent) -> Void)?
+    /// How many times ``watchAgent(_:)`` was called.
+    public private(set) var agentWatches = 0
+
+    /// Listens as a store with an agent does: ``agentSends(_:)`` hands the handler an event.
+    public func watchAgent(_ onEvent: @escaping @Sendable (AgentEvent) -> Void) -> (any StoreWatch)? {
+        agentWatches += 1
+        agentHandler = onEvent
+        let watch = OpenWatch()
+        lastAgentWatch = watch
+        return watch
+    }
+
+    private var lastAgentWatch: OpenWatch?
+    /// Whether the last ``watchAgent(_:)`` still listens (not cancelled).
+    public var agentWatchIsActive: Bool { lastAgentWatch?.isActive ?? false }
+
+    /// Hands `event` to the last ``watchAgent(_:)`` handler, as the agent's feed would.
+    public func agentSends(_ event: AgentEvent) { agentHandler?(event) }
+
+    /// A watch that stays active until cancelled.
+    private final class OpenWatch: StoreWatch, @unchecked Sendable {
+        private(set) var isActive = true
+        func cancel() { isActive = false }
+    }
+
     /// An empty store; with `password`, a vault exists (locked).
     public init(password: String? = nil, now: @escaping () -> Date = Date.init) {
         self.password = password.map { SecretBytes(utf8: $0) }
@@ -44,6 +72,18 @@ public final class InMemoryStore: KeychainStore {
     public func externalPut(_ item: Item) {
         var item = item
         item.revision = (storedItems[ItemKey(item)]?.revision ?? 0) + 1
+        storedItems[ItemKey(item)] = item
+        version += 1
+    }
+
+    /// Renames an item as another process would (`fob rename`; bumps
+    /// ``version``): the item keeps its persistent id and moves one revision on.
+    public func externalRename(_ key: ItemKey, to new: ItemKey) {
+        guard var item = storedItems.removeValue(forKey: key) else { return }
+        item.service = new.service
+        item.account = new.account
+        item.revision += 1
+        item.modified = now()
         storedItems[ItemKey(item)] = item
         version += 1
     }
@@ -244,8 +284,10 @@ public final class InMemoryStore: KeychainStore {
                 // As the vault: revision 1, or the one the item carries.
                 if item.revision == 0 { item.revision = 1 }
                 next[ItemKey(item)] = item
-            case .replace(let existing, let item):
-                guard next[ItemKey(existing)] != nil else { throw .itemNotFound(existing.displayName) }
+            case .replace(let existing, var item):
+                guard let stored = next[ItemKey(existing)] else { throw .itemNotFound(existing.displayName) }
+                // As the vault: the replacement takes the next revision of the one it replaces.
+                item.revision = stored.revision + 1
                 next[ItemKey(existing)] = nil
                 next[ItemKey(item)] = item
             case .delete(let existing):

@@ -282,7 +282,7 @@ enum AgentBenchmark {
     ) throws {
         section("Through the agent at \(count) items")
         let url = scratch.appendingPathComponent("agent\(count)/vault.db")
-        let vault = try Vault.create(at: url, password: password, kdf: BenchFiles.quickKDF)
+        let vault = try Vault.create(at: url, password: password, kdf: BenchFiles.quickKDF, accessDefault: .any)
         let items = (0..<count).map { i in
             Item(
                 service: "svc\(i % 50)", account: "user\(i)", label: "Label \(i)",

@@ -33,7 +33,8 @@ enum BenchFiles {
     static func quickVault(_ name: String, in directory: URL) throws -> (vault: Vault, password: SecretBytes) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let password = SecretBytes(utf8: passwordText)
-        let vault = try Vault.create(at: directory.appendingPathComponent(name), password: password, kdf: quickKDF)
+        let vault = try Vault.create(
+            at: directory.appendingPathComponent(name), password: password, kdf: quickKDF, accessDefault: .any)
         return (vault, password)
     }
 }

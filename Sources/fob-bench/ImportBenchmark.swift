@@ -30,7 +30,7 @@ enum ImportBenchmark {
             ("keepassxc-csv", { () throws -> ImportRead in try CSVFormats.keepassxc(csvBytes) }),
         ] {
             let url = scratch.appendingPathComponent("import-\(name)/vault.db")
-            let vault = try Vault.create(at: url, password: password, kdf: minimal)
+            let vault = try Vault.create(at: url, password: password, kdf: minimal, accessDefault: .any)
             var entries: ImportRead?
             let tRead = try time { entries = try read() }
             var plan: ImportPlan?

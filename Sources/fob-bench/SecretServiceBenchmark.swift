@@ -44,6 +44,7 @@ enum SecretServiceBenchmark {
                 ("floor", "  the same of in-memory items (client's floor)"),
                 ("searchitems", "SearchItems {} (one call)"),
                 ("getsecrets", "GetSecrets of every item (one call)"),
+                ("same", "1,000 CreateItem of the same attributes"),
             ] {
                 var line = "  " + pad(title) + (fobFigures[key].map(ms) ?? "         ?   ")
                 if let theirs = gnomeFigures[key], let ours = fobFigures[key], theirs > 0 {
@@ -114,6 +115,21 @@ enum SecretServiceBenchmark {
         [ -n "$FLOOR" ] && /usr/bin/python3 "$ROOT/floor.py" && echo "floor=$(median $(t secret-tool search --all floor all) \\
           $(t secret-tool search --all floor all) $(t secret-tool search --all floor all))"
         echo "hwm=$(sed -n 's/^VmHWM:[[:space:]]*\\([0-9]*\\) kB/\\1/p' /proc/$PROVIDER/status)"
+        [ -n "$SAME" ] && { /usr/bin/python3 "$ROOT/same.py" 2>"$ROOT/same.err" || \
+          echo "failed: same.py: $(tail -n 1 "$ROOT/same.err")"; }
+        """
+
+    /// `SAME` items created one after another with the same attributes and
+    /// `replace` false (each a new item: Fob names them `Same`, `Same (2)`, …),
+    /// in ns; after the other figures, so they are taken on the vault of N items.
+    static let same = """
+        import os, time, secretstorage
+        conn = secretstorage.dbus_init()
+        col = secretstorage.get_default_collection(conn)
+        start = time.monotonic_ns()
+        for i in range(int(os.environ["SAME"])):
+            col.create_item("Same", {"same": "all"}, b"same-%d" % i)
+        print("same=%d" % (time.monotonic_ns() - start))
         """
 
     /// SearchItems and GetSecrets (a DH session, as libsecret opens) in one call each, in ns.
@@ -165,6 +181,7 @@ enum SecretServiceBenchmark {
     static func onBus(_ script: String, root: URL, environment: [String: String]) throws -> [String: Double] {
         try Data(calls.utf8).write(to: root.appendingPathComponent("calls.py"))
         try Data(floor.utf8).write(to: root.appendingPathComponent("floor.py"))
+        try Data(same.utf8).write(to: root.appendingPathComponent("same.py"))
         let result = try ChildProcessRunner.run(
             "/usr/bin/dbus-run-session",
             arguments: ["--config-file=\(try busConfig(root))", "--", "/bin/sh", "-c", script],
@@ -191,7 +208,8 @@ enum SecretServiceBenchmark {
         let runtime = root.appendingPathComponent("fob-run")
         try BenchFiles.privateDirectory(runtime)
         let (password, passwordFile) = try BenchFiles.password(in: root)
-        let vault = try Vault.create(at: vaultURL, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192))
+        let vault = try Vault.create(
+            at: vaultURL, password: password, kdf: KDFParameters(opslimit: 1, memlimit: 8192), accessDefault: .any)
         try vault.add(
             contentsOf: (0..<count).map { i in
                 Item(
@@ -207,6 +225,7 @@ enum SecretServiceBenchmark {
             "FOB_VAULT": vaultURL.path, "FOB_AGENT": "1", "FOB": fob,
             // The floor's search of 10,000 items would take minutes more: 1,000 at most.
             "FLOOR": count <= 1_000 ? "\(count)" : "",
+            "SAME": count <= 1_000 ? "1000" : "",
         ]
         let unlocked = try ChildProcessRunner.run(
             fob, arguments: ["unlock", "--password-file", passwordFile], environment: environment, timeout: 120)
@@ -250,7 +269,7 @@ enum SecretServiceBenchmark {
         try Data(store.utf8).write(to: home.appendingPathComponent("store.py"))
         let environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "XDG_RUNTIME_DIR": runtime.path,
-            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "SAME": "1000",
         ]
         let script = """
             eval "$(printf 'benchmark' | gnome-keyring-daemon --unlock --components=secrets)"

@@ -11,7 +11,7 @@ enum StoreBenchmark {
         let minimal = BenchFiles.quickKDF
         section("Writes")
         let url10k = scratch.appendingPathComponent("10k/vault.db")
-        let vault = try Vault.create(at: url10k, password: password, kdf: minimal)
+        let vault = try Vault.create(at: url10k, password: password, kdf: minimal, accessDefault: .any)
         let batch = items(0..<10_000)
         let tBatch = try time { try vault.add(contentsOf: batch) }
         report("add 10,000 items in one transaction", seconds: tBatch, per: 10_000)
@@ -37,7 +37,7 @@ enum StoreBenchmark {
 
         section("Reads at 100,000 items")
         let url100k = scratch.appendingPathComponent("100k/vault.db")
-        let big = try Vault.create(at: url100k, password: password, kdf: minimal)
+        let big = try Vault.create(at: url100k, password: password, kdf: minimal, accessDefault: .any)
         for start in stride(from: 0, to: 100_000, by: 10_000) {
             try big.add(contentsOf: items(start..<(start + 10_000)))
         }
@@ -53,7 +53,7 @@ enum StoreBenchmark {
         for preset in KDFParameters.Preset.allCases {
             let dir = scratch.appendingPathComponent("kdf-\(preset.rawValue)")
             let url = dir.appendingPathComponent("vault.db")
-            _ = try Vault.create(at: url, password: password, kdf: KDFParameters(preset))
+            _ = try Vault.create(at: url, password: password, kdf: KDFParameters(preset), accessDefault: .any)
             let vault = try Vault(url: url)
             let t = try time { try vault.unlock(password: password) }
             let kdf = KDFParameters(preset)

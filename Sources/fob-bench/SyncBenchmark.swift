@@ -70,7 +70,7 @@ enum SyncBenchmark {
             "/usr/bin/git", arguments: ["init", "-q", "--bare", "-b", "main", remote], environment: environment,
             timeout: 60)
         let vault = try Vault.create(
-            at: scratch.appendingPathComponent("a.db"), password: password, kdf: minimal)
+            at: scratch.appendingPathComponent("a.db"), password: password, kdf: minimal, accessDefault: .any)
         try vault.add(
             contentsOf: (0..<count).map { i in
                 Item(
@@ -91,7 +91,8 @@ enum SyncBenchmark {
             matching: .key(service: "svc-1", account: "user1"), with: ItemChanges(secret: SecretBytes(utf8: "new")))
         try timed("sync after one change (\(count) items)", a) { _ = try a.sync() }
         try timed("sync with nothing to do (\(count) items)", a) { _ = try a.sync() }
-        let other = try Vault.create(at: scratch.appendingPathComponent("b.db"), password: password, kdf: minimal)
+        let other = try Vault.create(
+            at: scratch.appendingPathComponent("b.db"), password: password, kdf: minimal, accessDefault: .any)
         let b = try SyncEngine(
             store: VaultStore(vault: other), treeDirectory: root + "/b-tree", environment: environment,
             messages: { _ in })

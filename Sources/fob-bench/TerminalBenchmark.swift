@@ -16,7 +16,7 @@ enum TerminalBenchmark {
     static func run(scratch: URL) throws {
         let password = SecretBytes(utf8: "benchmark master password")
         let url = scratch.appendingPathComponent("tui-10k/vault.db")
-        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive))
+        let vault = try Vault.create(at: url, password: password, kdf: KDFParameters(.interactive), accessDefault: .any)
         try vault.add(contentsOf: (0..<10_000).map(item))
         vault.lock()
 

@@ -274,6 +274,34 @@ private let canRunSSHD = getuid() == 0 && FileManager.default.isExecutableFile(a
         #expect(denied.log.contains("the user refused"))
     }
 
+    @Test func listingKeysIsNotAskedUnderAnAskRuleButASignatureIs() throws {
+        let f = try SSHAgentFixture(pinentry: (confirm: "ERR 83886179 Operation cancelled <Pinentry>", pin: "ERR"))
+        #expect(try f.fixture.run(["access", "default", "ask"], password: true).status == 0)
+        let line = try f.fob(["ssh", "keygen", "k"]).stdoutText
+        let listed = try f.fob(["ssh", "ls"])
+        #expect(listed.status == 0 && listed.stdoutText.hasPrefix("k\tk\ted25519 256\tSHA256:"), "\(listed.stderrText)")
+        let pub = try f.fob(["ssh", "pub", "k"])
+        #expect(pub.status == 0 && pub.stdoutText == line, "\(pub.stderrText)")
+        let allowed = try f.fob(["ssh", "allow", "k", "*.example.com"])
+        #expect(allowed.status == 0, "\(allowed.stderrText)")
+        #expect(try f.fob(["ssh", "ls"]).stdoutText.hasSuffix("\thosts: *.example.com\n"))
+        let env = ["SSH_AUTH_SOCK": f.socket]
+        #expect(try sshTool("ssh-add", ["-l"], environment: env).stdoutText.contains(" k (ED25519)"))
+        #expect(try sshTool("ssh-add", ["-L"], environment: env).stdoutText == line)
+        let log = f.home.url.path + "/pinentry.log"
+        #expect(
+            !FileManager.default.fileExists(atPath: log), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
+        )
+        let pubFile = f.home.url.path + "/k.pub"
+        try line.write(toFile: pubFile, atomically: true, encoding: .utf8)
+        try "x".write(toFile: pubFile + ".data", atomically: true, encoding: .utf8)
+        let signed = try sshTool(
+            "ssh-keygen", ["-Y", "sign", "-f", pubFile, "-n", "file", pubFile + ".data"], environment: env)
+        #expect(signed.status != 0)
+        let asked = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(asked.components(separatedBy: "CONFIRM").count == 2)
+    }
+
     @Test func sshAddStoresAKeyInTheVaultAndExportLeavesItOutUnlessAsked() throws {
         let f = try SSHAgentFixture()
         let path = f.home.url.path + "/id_added"

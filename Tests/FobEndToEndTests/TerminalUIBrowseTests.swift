@@ -109,4 +109,48 @@ import Testing
             #expect(screen.contains("in 52m") || screen.contains("in 51m"), "at \(size)")
         }
     }
+
+    /// A 40-line note in the preview at 80×24: Shift-PgDn and Shift-Down
+    /// scroll it to its last line, Shift-PgUp back to its first.
+    @Test func aLongNoteScrollsInThePreview() throws {
+        var note = item("notes.example", "me", "pw")
+        note.notes = (1...40).map { "note line \($0)" }.joined(separator: "\n")
+        try vault.make([note, item("zzz.example", "bob", "pw")])
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        var screen = try tmux.waitFor("note line 1")
+        #expect(!screen.contains("note line 40") && screen.contains("more"), "\(screen)")
+        for _ in 0..<3 { try tmux.press("S-NPage") }
+        try tmux.waitFor("↑")
+        for _ in 0..<40 { try tmux.press("S-Down") }
+        screen = try tmux.waitFor("note line 40")
+        #expect(!screen.contains("↓"), "\(screen)")
+        for _ in 0..<10 { try tmux.press("S-PPage") }
+        screen = try tmux.waitForAbsence(of: "↑")
+        #expect(screen.contains("note line 1 "), "\(screen)")
+    }
+
+    /// The mouse at 80×24 (xterm SGR reports, a click as press and release):
+    /// a click highlights the row under it, the wheel over the list moves
+    /// the highlight, over the preview it scrolls a long note.
+    @Test func aClickSelectsAndTheWheelScrolls() throws {
+        var note = item("a-notes.example", "me", "pw")
+        note.notes = (1...40).map { "note line \($0)" }.joined(separator: "\n")
+        try vault.make([note] + (1...20).map { item("site\($0).example", "user\($0)", "pw") })
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        var screen = try tmux.waitFor("note line 1")
+        // Screen row 6 (from 1) is the list's 4th item: site11.example.
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[5].contains("site11.example"), "\(screen)")
+        try tmux.type("\u{1B}[<0;6;6M\u{1B}[<0;6;6m")
+        screen = try tmux.waitFor("▸ site11.example")
+        // The wheel down over the list: three rows on.
+        try tmux.type("\u{1B}[<65;6;6M")
+        screen = try tmux.waitFor("▸ site14.example")
+        // Back to the note, then the wheel over the preview scrolls it.
+        try tmux.type("\u{1B}[<0;6;3M\u{1B}[<0;6;3m")
+        try tmux.waitFor("▸ a-notes.example")
+        try tmux.type("\u{1B}[<65;60;8M")
+        screen = try tmux.waitFor("↑ 3 more")
+        #expect(screen.contains("▸ a-notes.example"), "\(screen)")
+    }
 }

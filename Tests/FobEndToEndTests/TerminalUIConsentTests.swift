@@ -46,13 +46,21 @@ import Testing
 
     /// The exit status and standard output of the get marked `tag`.
     func finish(_ tag: String) throws -> (status: Int, output: String) {
-        // The status line, not the echoed command (which holds `tag=$?`).
-        let screen = try shell.waitUntil(timeout: 70, "the get's status") { screen in
-            screen.components(separatedBy: "\n").contains { $0.hasPrefix("\(tag)=") }
-        }
-        let line = screen.components(separatedBy: "\n").first { $0.hasPrefix("\(tag)=") } ?? ""
+        let screen = try shell.waitUntil(timeout: 70, "the get's status") { Self.status(tag, on: $0) != nil }
         let output = try String(contentsOfFile: dir.file("\(tag).out").path, encoding: .utf8)
-        return (Int(line.dropFirst(tag.count + 1)) ?? -1, output)
+        return (Self.status(tag, on: screen) ?? -1, output)
+    }
+
+    /// The number after `tag=` at the end of a line: the status, not the
+    /// echoed command (which holds `tag=$?`). The line need not start with
+    /// it: on a loaded machine the shell's prompt can be drawn after the
+    /// typed command's echo, so the status follows `$ ` on its line.
+    static func status(_ tag: String, on screen: String) -> Int? {
+        for line in screen.components(separatedBy: "\n") {
+            guard let marker = line.range(of: "\(tag)=", options: .backwards) else { continue }
+            if let status = Int(line[marker.upperBound...].trimmingCharacters(in: .whitespaces)) { return status }
+        }
+        return nil
     }
 
     /// Waits for the bar showing `bar`, opens the dialog and answers `key`.

@@ -118,4 +118,25 @@ import Testing
         try tmux.waitFor("Items 1")
         try tmux.waitFor("mail")
     }
+
+    /// Another process renames the item the editor has open (as `fob mv`):
+    /// the highlight and the editor follow it to its new name, and the
+    /// status line says it was renamed, not deleted.
+    @Test(arguments: TerminalSize.both) func aRenameElsewhereIsFollowed(size: TerminalSize) throws {
+        try makeVault([item("aaa", "x", "1"), item("mail", "ana", "hunter2"), item("zzz", "y", "2")])
+        let tmux = try vault.start(size)
+        try tmux.type("mail")
+        try tmux.waitFor("Items 1/3")
+        try tmux.press("C-e")
+        try tmux.waitFor("Editing mail / ana")
+        let other = try open()
+        let moved = try other.update(
+            matching: ItemQuery(service: "mail", account: "ana"), with: ItemChanges(service: "zzzz", account: "ana"))
+        #expect(moved == 1)
+        let screen = try tmux.waitFor("Renamed elsewhere: mail / ana is now zzzz / ana")
+        #expect(!screen.contains("Deleted elsewhere"))
+        try tmux.waitFor("Editing zzzz / ana")
+        // The highlight is on the renamed item.
+        try tmux.waitFor("▸ zzzz")
+    }
 }

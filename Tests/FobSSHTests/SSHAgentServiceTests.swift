@@ -65,6 +65,29 @@ func offered(_ answer: [UInt8]) throws -> [String] {
     return comments.sorted()
 }
 
+/// Counts how often a connection's peer is named.
+final class NamingCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func name() -> Requester? {
+        lock.withLock { count += 1 }
+        return Requester(pid: 4242, uid: getuid(), executable: "/usr/bin/ssh", identity: nil)
+    }
+    var calls: Int { lock.withLock { count } }
+}
+
+/// An approval that allows and keeps each signature's requester.
+final class SeenRequesters: SSHSignApproval, @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [Requester?] = []
+    func approve(_ context: SSHSignContext) -> SSHSignDecision {
+        lock.withLock { seen.append(context.requester) }
+        return .allow
+    }
+    func unlock(for context: SSHSignContext) -> Bool { false }
+    var pids: [Int32?] { lock.withLock { seen.map { $0?.pid } } }
+}
+
 @Suite struct SSHAgentServiceTests {
     let source = MemorySource()
     let log = LogLines()
@@ -206,5 +229,27 @@ func offered(_ answer: [UInt8]) throws -> [String] {
         #expect(destination.isForwarded)
         #expect(destination.state == .verified)
         #expect(destination.names == ["[beta.test]:2222"])
+    }
+
+    @Test func thePeerIsNamedOnlyAtItsFirstSignatureAndEverySignatureNamesIt() throws {
+        let key = try source.add("k")
+        let approval = SeenRequesters()
+        let service = SSHAgentService(
+            source: source, approval: approval, knownHosts: { KnownHosts(text: "") }, log: { _ in }, now: { 0 })
+        let naming = NamingCount()
+        var state = SSHConnectionState(peerPID: 4242) { naming.name() }
+        for _ in 0..<3 { #expect(try offered(service.respond(to: request(11), state: &state)) == ["k"]) }
+        _ = service.respond(to: request(27) { $0.string("query") }, state: &state)
+        #expect(naming.calls == 0)
+        #expect(state.requester == nil)
+        let sign = request(13) {
+            $0.string(key.publicKey.blob)
+            $0.string([5])
+            $0.uint32(0)
+        }
+        #expect(frameBody(service.respond(to: sign, state: &state)).first == SSHAgentMessage.signResponse)
+        #expect(frameBody(service.respond(to: sign, state: &state)).first == SSHAgentMessage.signResponse)
+        #expect(naming.calls == 1)
+        #expect(approval.pids == [4242, 4242])
     }
 }

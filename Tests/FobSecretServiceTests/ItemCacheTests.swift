@@ -188,6 +188,30 @@ final class FakeWatch: StoreWatch {
         #expect(store.stateChecks == 0)
     }
 
+    /// A create appends to the catalog held (no listing), and a lock hands
+    /// that catalog, last create included, to what is built from it (the
+    /// locked-search index) before dropping it.
+    @Test func aLockHandsTheCatalogWithTheLastCreateOverBeforeDroppingIt() throws {
+        let store = CountingStore(count: 3)
+        store.sendsEvents = true
+        let cache = ItemCache(store)
+        #expect(try cache.summaries().count == 3)
+        let created = Item(service: "new", account: "ana", secret: .text("x"))
+        try cache.add(created)
+        #expect(try cache.summaries().count == 4)
+        #expect(store.listings == 1)
+        nonisolated(unsafe) var handed: (count: Int, hasNew: Bool, generation: Int)?
+        cache.willDropCatalog = { catalog, generation in
+            handed = (catalog.count, catalog.contains(service: "new", account: "ana", accessGroup: ""), generation)
+        }
+        let generation = cache.generation
+        store.unlocked = false
+        store.onEvent?(AgentEvent(kind: .locked, key: nil))
+        #expect(cache.takeChanges() == [.lockState])
+        #expect(handed?.count == 4 && handed?.hasNew == true && handed?.generation == generation)
+        #expect(cache.heldCatalog == nil)
+    }
+
     @Test func getSecretsOfTenOfTenThousandReadsTenAndOfUnknownIDsNone() throws {
         let store = CountingStore(count: 10_000)
         let cache = ItemCache(store)

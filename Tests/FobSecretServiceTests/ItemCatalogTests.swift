@@ -26,6 +26,60 @@ import Testing
         item("sync", "bob", attributes: [:]),
     ]
 
+    @Test func containsFindsExactlyThePrimaryKeysPutIn() {
+        var catalog = ItemCatalog()
+        for item in Self.items { catalog.append(item) }
+        #expect(catalog.contains(service: "svc", account: "ana", accessGroup: ""))
+        #expect(catalog.contains(service: String(repeating: "é", count: 200), account: "", accessGroup: ""))
+        #expect(!catalog.contains(service: "svc", account: "ana (2)", accessGroup: ""))
+        #expect(!catalog.contains(service: "svc", account: "", accessGroup: ""))
+        #expect(!catalog.contains(service: "sync", account: "bob", accessGroup: "group"))
+        // Texts that run together the same way are still different keys.
+        #expect(!catalog.contains(service: "svca", account: "na", accessGroup: ""))
+        catalog.append(Self.item("svc", "ana (2)", attributes: [:]))
+        #expect(catalog.contains(service: "svc", account: "ana (2)", accessGroup: ""))
+    }
+
+    @Test func accountSuffixesFindTheFirstFreeAccountAndRememberWhereTheyStopped() throws {
+        var catalog = ItemCatalog()
+        var generation = 0
+        var suffixes = AccountSuffixes()
+        var askedElsewhere: [String] = []
+        func create(_ account: String) throws -> String {
+            let found = try suffixes.freeAccount(service: "s", account: account, in: catalog, generation: generation) {
+                askedElsewhere.append($0)
+                return false
+            }
+            catalog.append(Self.item("s", found, attributes: [:]))
+            generation += 1
+            suffixes.created(service: "s", account: account, generation: generation)
+            return found
+        }
+        #expect(try (0..<5).map { _ in try create("ana") } == ["ana", "ana (2)", "ana (3)", "ana (4)", "ana (5)"])
+        // One account asked beyond the catalog per create: the search starts where the last one stopped.
+        #expect(askedElsewhere == ["ana", "ana (2)", "ana (3)", "ana (4)", "ana (5)"])
+        #expect(try create("") == "")
+        #expect(try create("") == "(2)")
+        // Any other change of the catalog (here: "ana (2)" deleted elsewhere) may free a lower suffix.
+        var rebuilt = ItemCatalog()
+        for i in 0..<catalog.count where catalog[i].account != "ana (2)" {
+            rebuilt.append(Self.item("s", catalog[i].account, attributes: [:]))
+        }
+        catalog = rebuilt
+        generation += 5
+        #expect(try create("ana") == "ana (2)")
+        #expect(try create("ana") == "ana (6)")
+    }
+
+    @Test func accountSuffixesAskElsewhereForWhatTheCatalogDoesNotHold() throws {
+        var suffixes = AccountSuffixes()
+        // Another process took "ana" and "ana (2)" since the catalog was made.
+        let found = try suffixes.freeAccount(service: "s", account: "ana", in: ItemCatalog(), generation: 1) {
+            ["ana", "ana (2)"].contains($0)
+        }
+        #expect(found == "ana (3)")
+    }
+
     @Test func everySummaryReadsBackAsPutIn() {
         var catalog = ItemCatalog()
         for item in Self.items { catalog.append(item) }

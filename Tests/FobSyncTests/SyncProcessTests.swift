@@ -95,6 +95,12 @@ import Testing
         let mine = try #require(asked.range(of: aID), "\(asked)")
         let theirs = try #require(asked.range(of: bID), "\(asked)")
         #expect(mine.lowerBound < theirs.lowerBound, "\(asked)")
+        // Both passwords masked; Ctrl-R reveals both, and hides them again.
+        #expect(asked.contains("Ctrl-R reveals both passwords") && !asked.contains("from b"), "\(asked)")
+        try tmux.press("C-r")
+        _ = try tmux.waitForAll("This vault's    from a", "Other device's  from b", "Ctrl-R hides them")
+        try tmux.press("C-r")
+        try tmux.waitForAbsence(of: "from b")
         try tmux.press("C-o")
         let after = try tmux.waitFor("Kept the other device's version")
         #expect(!after.contains("!mail"), "\(after)")

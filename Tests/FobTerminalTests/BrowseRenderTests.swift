@@ -232,34 +232,51 @@ private func column(of text: String, in line: String) -> Int? {
         #expect(canvas[old, oldColumn].role == .selection)
     }
 
-    /// Issue 20: the list cut names while cells stayed blank.
-    @Test func namesAreNotCutWhileCellsStayBlank() {
-        // Both fit in their columns: aligned.
-        #expect(Layout.serviceWidth(service: 6, account: 5, column: 14, names: 24) == 14)
-        // A short service lends its blank cells to a long account.
-        #expect(Layout.serviceWidth(service: 6, account: 15, column: 14, names: 24) == 8)
-        // A long service borrows the cells a short account leaves.
-        #expect(Layout.serviceWidth(service: 18, account: 5, column: 14, names: 24) == 18)
-        // Too long together: the service keeps its column and what the account leaves.
-        #expect(Layout.serviceWidth(service: 18, account: 15, column: 14, names: 24) == 14)
-        #expect(Layout.serviceWidth(service: 20, account: 2, column: 14, names: 24) == 20)
-    }
-
-    /// A row without a 2FA mark or an expiry gives those cells to its names.
-    @Test func aRowWithoutMarksLendsTheirCellsToItsNames() throws {
+    /// At 80 columns every row keeps the columns: the account, the marks
+    /// and the kind start where they start on every other row, whatever the
+    /// filter or the selection; a name longer than its column is cut.
+    @Test func everyRowKeepsTheColumnsAtEightyColumns() throws {
         try #require(unicodeLocale)
         var withCode = item("site-with-a-long-name.example.org", "someone@example.org", "x")
         withCode.oneTimePassword = SecretBytes(utf8: "otpauth://totp/S:u?secret=JBSWY3DPEHPK3PXP")
         let app = browseApp([
-            withCode, item("bank.example.com", "ana.lopez", "x"),
+            withCode, item("bank.example.com", "ana.lopez", "x"), item("s.io", "a-very-long-account@example.com", "x"),
             item("api.example.com", "deploy", jwt(exp: Self.now + 3600), kind: .token),
         ])
-        let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
-        let bank = try #require(lines.first { $0.contains("bank.example") })
-        #expect(bank.contains("bank.example.com ana.lopez"), "\(bank)")
-        // The kind stays in its column on every row.
-        let kinds = lines.compactMap { line in column(of: "password", in: line) ?? column(of: "token", in: line) }
-        #expect(kinds.count == 3 && Set(kinds).count == 1, "\(lines)")
+        let accounts = ["someone", "ana.lop", "a-very-", "deploy"]
+        func starts() throws -> (accounts: [Int], kinds: [Int]) {
+            let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
+            let shown = lines.filter { line in accounts.contains { line.contains($0) } }
+            let accountStarts = shown.compactMap { line in accounts.compactMap { column(of: $0, in: line) }.first }
+            let kinds = shown.compactMap { column(of: "password", in: $0) ?? column(of: "token", in: $0) }
+            #expect(accountStarts.count == shown.count && kinds.count == shown.count, "\(lines)")
+            return (accountStarts, kinds)
+        }
+        let all = try starts()
+        #expect(all.accounts.count == 4 && Set(all.accounts).count == 1, "\(all)")
+        #expect(Set(all.kinds).count == 1, "\(all)")
+        app.send(.moveSelection(2))
+        #expect(try starts().accounts == all.accounts)
+        app.send(.insert("example"))
+        let filtered = try starts()
+        #expect(Set(filtered.accounts) == Set(all.accounts) && Set(filtered.kinds) == Set(all.kinds))
+    }
+
+    /// From 120 columns the list has a label column (imports put folders
+    /// there); at 80 it has none, and the preview shows the label.
+    @Test func aLabelColumnFromHundredTwentyColumns() throws {
+        try #require(unicodeLocale)
+        let app = browseApp([
+            item("bank.example.com", "ana", "x", label: "Finance/Banking"), item("mail.example", "bob", "x"),
+        ])
+        let wide = rows(draw(app, rows: 40, columns: 120)).map { String($0.prefix(Layout.listWidth(columns: 120))) }
+        let bank = try #require(wide.first { $0.contains("bank.example.com") })
+        #expect(bank.contains("Finance/Banking"), "\(wide)")
+        let label = try #require(column(of: "Finance/Banking", in: bank))
+        let account = try #require(column(of: "ana", in: bank))
+        #expect(label > account)
+        let narrow = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
+        #expect(!narrow.contains { $0.contains("Finance") }, "\(narrow)")
     }
 
     @Test func legendDropsLowPriorityHintsFirst() {
@@ -487,7 +504,8 @@ extension BrowseRenderTests {
         ])
         let lines = rows(draw(app, rows: 24, columns: 80)).map { String($0.prefix(Layout.listWidth(columns: 80))) }
         let api = try #require(lines.first { $0.contains("api.example") })
-        #expect(api.contains("api.example.com deploy-bot"), "\(api)")
+        // Both whole, the account in its column (the names' split cuts none here).
+        #expect(api.contains("api.example.com") && api.contains("deploy-bot") && !api.contains("…"), "\(api)")
         let kinds = lines.compactMap { line in column(of: "password", in: line) ?? column(of: "token", in: line) }
         #expect(kinds.count == 4 && Set(kinds).count == 1, "\(lines)")
     }

@@ -45,4 +45,23 @@ import Testing
         #expect(text.contains("t until lock · o once"))
         #expect(text.contains("d deny · Esc later"))
     }
+
+    @Test func anSSHKeysQuestionShowsItsDestinationAt80x24() throws {
+        try #require(unicodeLocale)
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        app.mainModel!.consent.questions = [
+            ConsentQuestion(
+                id: 2, pid: 31940, program: "/usr/bin/ssh", parents: "sh[30179]", workingDirectory: "/home/ana",
+                terminal: "/dev/pts/0",
+                item:
+                    "SSH key k (SHA256:RHw9d3wzxRkcTjmv+S4oIjeN9aDQpII5t1mWJUexdG8) to log in to [127.0.0.1]:28750 (verified)",
+                channel: "SSH agent", leaseSeconds: 900)
+        ]
+        app.send(.openRequest)
+        let text = draw(app, rows: 24, columns: 80).text
+        #expect(text.contains("[127.0.0.1]:28750 (verified)"))
+        for part in ["ssh[31940] asks for the secret of", "program /usr/bin/ssh", "on /dev/pts/0", "d  deny"] {
+            #expect(text.contains(part), "\(part)")
+        }
+    }
 }

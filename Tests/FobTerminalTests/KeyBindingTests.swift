@@ -64,6 +64,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     case .these(let keys): return keys
     case .text: return [.character("x"), .character("é"), .paste("a b")]
     case .any: return [.character("z"), .character("q"), .enter, .escape, .tab, .control("r")]
+    case .mouse: return [.click(row: 3, column: 4), .wheel(down: true, row: 3, column: 4)]
     }
 }
 
@@ -168,7 +169,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
                 line.keys.split(separator: ", ").flatMap { $0.split(separator: "/") }.map(String.init)
             })
         let app = app(in: .list)
-        let words = ["typing", "words", "marks", "is:"]
+        let words = ["typing", "words", "marks", "is:", "mouse"]
         for name in named where !words.contains(name) {
             guard let key = Self.key(named: name) else {
                 Issue.record("help names \(name), which is no key")
@@ -190,7 +191,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
         let plain: [String: Key] = [
             "Enter": .enter, "Tab": .tab, "Esc": .escape, "Delete": .delete, "Backspace": .backspace,
             "Up": .up, "Down": .down, "Left": .left, "Right": .right, "Home": .home, "End": .end,
-            "PgUp": .pageUp, "PgDn": .pageDown, "N": .control("n"),
+            "PgUp": .pageUp, "PgDn": .pageDown, "N": .control("n"), "Shift-Up": .shiftUp, "Shift-Down": .shiftDown,
+            "Shift-PgUp": .shiftPageUp, "Shift-PgDn": .shiftPageDown,
         ]
         if let key = plain[name] { return key }
         if name.hasPrefix("Ctrl-"), let c = name.dropFirst(5).first { return .control(Character(c.lowercased())) }

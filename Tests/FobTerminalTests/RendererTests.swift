@@ -216,8 +216,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
             .cycleKind(1), .focusNext, .insert("0123456789"),
         ] { app.send(action) }
         let problem = try #require(app.mainModel?.generatorDialog?.problem)
+        // The box spans the screen: at 72 columns its inside is 68 cells wide.
         #expect(DisplayWidth.cells(of: problem) > 68)
-        let canvas = draw(app, rows: 40, columns: 140)
+        let canvas = draw(app, rows: 40, columns: 72)
         text = canvas.text
         let lines = Renderer.wrap(problem, width: 68)
         #expect(lines.count == 2)
@@ -238,9 +239,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
-        let narrow = draw(app, rows: 140, columns: 60)
+        let narrow = draw(app, rows: 160, columns: 60)
         #expect(!narrow.text.contains("…"))
-        let joined = (0..<140).map { narrow.line($0) }.joined(separator: " ")
+        let joined = (0..<160).map { narrow.line($0) }.joined(separator: " ")
             .split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
         let typing = try #require(HelpSections.lines(for: .list).first { $0.key == "typing" }).action
         #expect(joined.contains(typing))
@@ -257,7 +258,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.showHelp)
         let pages = Renderer.helpPages(rows: 24, columns: 80)
         #expect(pages > 1)
-        #expect(Renderer.helpPages(rows: 80, columns: 160) == 1)
+        #expect(Renderer.helpPages(rows: 100, columns: 160) == 1)
         // No entry is cut between pages: every page starts with a key.
         for page in Renderer.helpPageLines(rows: 24, columns: 80, context: .list).pages {
             #expect(page.first?.key.isEmpty == false)

@@ -29,6 +29,7 @@ import Testing
             var failure: KeychainError?
             /// The threads resolves ran on: the UI thread (the test's) must not be one.
             var resolveThreads: [pthread_t] = []
+            var secretReads = 0
         }
         private let shared = Mutex(State())
 
@@ -55,6 +56,15 @@ import Testing
                 $0.reads += 1
                 return $0.current
             }
+        }
+
+        /// How many times ``secrets(of:store:)`` was asked.
+        var secretReads: Int { self[\.secretReads] }
+
+        func secrets(of key: ItemKey, store: any KeychainStore) throws -> ConflictSecrets {
+            shared.withLock { $0.secretReads += 1 }
+            guard self[\.current]?.versions[key] != nil else { throw KeychainError.itemNotFound(key.shortName) }
+            return ConflictSecrets(local: try store.item(key).secret, other: SecretBytes(utf8: "from the desk"))
         }
 
         func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
@@ -124,6 +134,49 @@ import Testing
                 == #"mail / ana has 2 versions. They differ in: secret, notes. "#
                 + "Keep this vault's (laptop, \(mine)), "
                 + "or the other device's (\(theirs))?")
+    }
+
+    /// Ctrl-R in the resolve dialog reveals both versions' passwords (read
+    /// only then), a second Ctrl-R hides them, and closing the dialog drops them.
+    @Test func ctrlRRevealsBothVersionsInTheResolveDialog() throws {
+        let sync = FakeSync()
+        sync.current = SyncOverview(lastSync: Date(), merged: 1, conflicts: 1, versions: [Self.mail: 2])
+        let (app, _, _) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        app.send(.resolveSelected)
+        #expect(main.conflictSecretTexts.map { [$0.local, $0.other] } == [ItemPreview.mask, ItemPreview.mask])
+        #expect(sync.secretReads == 0, "nothing is read before Ctrl-R")
+        app.send(.toggleReveal)
+        #expect(main.conflictSecretTexts.map { [$0.local, $0.other] } == ["s3cret", "from the desk"])
+        guard case .confirm = app.overlay else {
+            Issue.record("Ctrl-R closed the dialog")
+            return
+        }
+        app.send(.toggleReveal)
+        #expect(main.conflictSecretTexts.map { [$0.local, $0.other] } == [ItemPreview.mask, ItemPreview.mask])
+        app.send(.toggleReveal)
+        app.send(.dismiss)
+        #expect(main.conflictVersions == nil)
+        #expect(main.conflictSecretTexts == nil)
+    }
+
+    /// `is:conflict` finds the items with conflicting versions, alone or with words.
+    @Test func isConflictFindsTheConflicts() throws {
+        let sync = FakeSync()
+        sync.current = SyncOverview(lastSync: Date(), merged: 1, conflicts: 1, versions: [Self.mail: 2])
+        let (app, _, _) = Self.start(sync)
+        let main = try #require(app.mainModel)
+        #expect(Self.tick(app) { main.list.rows.map(\.versions) == [2, 0] })
+        func shown(_ query: String) -> [String] {
+            app.send(.cancel)
+            app.send(.insert(query))
+            return main.list.rows.map { "\($0.service)/\($0.account)" }
+        }
+        #expect(shown("is:conflict") == ["mail/ana"])
+        #expect(shown("mail is:conflict") == ["mail/ana"])
+        #expect(shown("web is:conflict").isEmpty)
+        #expect(shown("web") == ["web/bob"])
     }
 
     @Test func aConflictIsMarkedPreviewedAndKeptByV() throws {

@@ -27,4 +27,19 @@ static inline int fob_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
 
 // ioctl is variadic, which Swift cannot call: the window size (TIOCGWINSZ) of fd in rows and columns.
 static inline int fob_winsize(int fd, int *rows, int *cols) { struct winsize w; int r = ioctl(fd, TIOCGWINSZ, &w); if (r == 0) { *rows = w.ws_row; *cols = w.ws_col; } return r; }
+// The mouse events the terminal UI asks for (the button macros do not
+// import): the left button pressed, the wheel turned up (4) and down (5).
+static inline mmask_t fob_mouse_events(void) { return BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED; }
+// The mouse event ncurses read (after KEY_MOUSE): its cell and which of
+// fob_mouse_events it is (1 left button, 4 wheel up, 5 wheel down, 0
+// another); -1 when there is none.
+static inline int fob_read_mouse(int *row, int *column, int *button) {
+    MEVENT event;
+    if (getmouse(&event) != OK) return -1;
+    *row = event.y;
+    *column = event.x;
+    *button = (event.bstate & BUTTON4_PRESSED) ? 4 : (event.bstate & BUTTON5_PRESSED) ? 5
+        : (event.bstate & BUTTON1_PRESSED) ? 1 : 0;
+    return 0;
+}
 #endif

@@ -115,14 +115,18 @@ enum SSHCommand: FobCommand {
         return exited ? (status >> 8) & 0xff : 1
     }
 
-    private static func storedKeys(_ invocation: Invocation) throws -> [(Item, SSHStoredKey)] {
+    /// The vault's SSH keys. A listing carries a key item's public fields and
+    /// no secret, so the access rules do not ask for it; `.attributes` reads
+    /// every custom field's value (a change that writes them back needs it).
+    private static func storedKeys(_ invocation: Invocation, detail: ItemDetail = .listing) throws -> [(
+        Item, SSHStoredKey
+    )] {
         let items = invocation.items()
         defer { items.close() }
         try items.prepare()
         let found: [Item]
         do {
-            found = try items.items(
-                matching: ItemQuery(service: SSHKeyItem.service, kind: .sshKey), detail: .attributes)
+            found = try items.items(matching: ItemQuery(service: SSHKeyItem.service, kind: .sshKey), detail: detail)
         } catch .itemNotFound {
             found = []
         }
@@ -143,8 +147,10 @@ enum SSHCommand: FobCommand {
         return 0
     }
 
-    private static func key(_ invocation: Invocation, named name: String) throws -> (Item, SSHStoredKey) {
-        guard let found = try storedKeys(invocation).first(where: { $0.0.account == name }) else {
+    private static func key(_ invocation: Invocation, named name: String, detail: ItemDetail = .listing) throws -> (
+        Item, SSHStoredKey
+    ) {
+        guard let found = try storedKeys(invocation, detail: detail).first(where: { $0.0.account == name }) else {
             throw KeychainError.itemNotFound("no SSH key named \(name)")
         }
         return found
@@ -154,7 +160,12 @@ enum SSHCommand: FobCommand {
         guard !pattern.isEmpty, !pattern.contains(where: { $0 == " " || $0 == "," || $0 == "\n" }) else {
             throw UsageError("a host pattern has no spaces or commas: '\(pattern)'", command: self.name)
         }
-        let (item, stored) = try key(invocation, named: name)
+        // Every custom field is written back: the key's own come with its
+        // listing; only a field of the user's (a note) needs its value read.
+        var (item, stored) = try key(invocation, named: name)
+        if item.customFields.contains(where: { !SSHKeyItem.isKeyField($0.name) }) {
+            (item, stored) = try key(invocation, named: name, detail: .attributes)
+        }
         let hosts = stored.hosts.patterns.contains(pattern) ? stored.hosts.patterns : stored.hosts.patterns + [pattern]
         var changes = ItemChanges()
         changes.customFields = SSHKeyItem.withHosts(item, hosts: hosts)

@@ -57,6 +57,14 @@ final class TerminalSyncConflicts: SyncConflictSource, @unchecked Sendable {
         return overview
     }
 
+    func secrets(of key: ItemKey, store: any KeychainStore) throws -> ConflictSecrets {
+        let reading = try engine(store, writes: false)
+        guard let conflict = try reading.conflicts().first(where: { ItemKey($0.current) == key }),
+            let other = conflict.others.last
+        else { throw KeychainError.itemNotFound(key.shortName) }
+        return ConflictSecrets(local: conflict.current.secret, other: other.item.secret)
+    }
+
     func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws {
         let engine = try engine(store, writes: true)
         try store.withExclusiveLock {

@@ -40,6 +40,11 @@ public enum Action: Sendable, Equatable {
     // MARK: Item list
     /// Move the selection by this many rows (Up = -1, Down = +1).
     case moveSelection(Int)
+    /// Highlight the shown row at this index (a click on it).
+    case selectRow(Int)
+    /// Scroll the preview of the highlighted item so that its row `to`
+    /// (0 the first) is the first in view (Shift-Up/Down, Shift-PgUp/PgDn).
+    case scrollPreview(to: Int)
     /// Start typing a filter (`/`).
     case startFilter
     /// Put the selected item in the form (Enter on the list).

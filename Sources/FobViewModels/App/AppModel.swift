@@ -66,6 +66,8 @@ public final class AppModel {
     /// gets, a rotated refresh token among them, are saved rather than
     /// lost; the screen is locked meanwhile.
     private var refreshBeforeStoreLock: BackgroundJob<StatusLine>?
+    /// The agent's requests to unlock, heard while the unlock screen shows.
+    private var unlockRequests: UnlockRequestFeed?
 
     /// - Parameters:
     ///   - store: the item store (locked or without a vault).
@@ -238,6 +240,12 @@ public final class AppModel {
                 everywhere: false, keepEdits: false)
         }
         if let until = startupKeysUntil, clock.now >= until { endStartupWindow() }
+        if case .unlock(let model) = current {
+            unlockRequests = unlockRequests ?? UnlockRequestFeed(store: store)
+            unlockRequests?.tick(model, now: now)
+        } else {
+            unlockRequests = nil
+        }
         if case .main(let main) = current {
             main.tick(now: now)
             // A question answered in another UI, or timed out, closes its dialog here.
@@ -365,6 +373,9 @@ public final class AppModel {
             case .dismiss, .cancel:
                 self.overlay = nil
                 if case .main(let main) = current { main.dismissed(dialog.purpose) }
+                return .stay
+            case .toggleReveal:
+                if case .main(let main) = current { main.toggleReveal(in: dialog.purpose) }
                 return .stay
             case .quit:
                 return .quit

@@ -31,6 +31,9 @@ public struct ItemRow: Sendable, Equatable {
     /// How many versions a sync conflict left of the item (the vault's and
     /// the ones kept beside it); 0 without a conflict.
     public internal(set) var versions = 0
+    /// The item's ``Item/persistentID`` (kept by a rename), or `nil` when
+    /// not known: a reload finds a renamed item by it.
+    public var persistentID: UUID?
 }
 
 /// The item list: every item sorted by service then account, found by
@@ -78,10 +81,18 @@ public final class ItemListModel {
         for i in allRows.indices { allRows[i].versions = versions[allRows[i].key] ?? 0 }
     }
 
-    /// Replaces the items, keeping the selection (by key) and the filter.
-    func replace(with newRows: [ItemRow]) {
+    /// The items renamed elsewhere at the last ``replace(with:renames:)``:
+    /// each old key with its new one (found by ``ItemRow/persistentID``
+    /// for the selected item, or as the change feed told).
+    public private(set) var renames: [ItemKey: ItemKey] = [:]
+
+    /// Replaces the items, keeping the selection (by key, or on the same
+    /// item under its new name after a rename) and the filter.
+    /// - Parameter told: renames the change feed told of, old key to new.
+    func replace(with newRows: [ItemRow], renames told: [ItemKey: ItemKey] = [:]) {
         generation &+= 1
-        let selected = selectedRow?.key
+        let previous = selectedRow
+        var selected = previous?.key
         let ordered = ListingOrder.ordered(newRows) { ($0.service, $0.account, $0.key.accessGroup) }
         allRows = ordered.map(\.element)
         searchKeys = ListSearch.Index(
@@ -91,18 +102,41 @@ public final class ItemListModel {
             })
         columnNeeds = ListColumnNeeds(allRows)
         recentSearches = []
+        renames = told
+        if let previous, let new = told[previous.key] ?? renamedKey(of: previous) {
+            renames[previous.key] = new
+            selected = new
+        }
         applyFilter(keeping: selected)
     }
+
+    /// The key `row` has now when it is no longer listed under its own but
+    /// an item of its ``ItemRow/persistentID`` is (renamed elsewhere).
+    private func renamedKey(of row: ItemRow) -> ItemKey? {
+        guard let id = row.persistentID, !allRows.contains(where: { $0.key == row.key }) else { return nil }
+        return allRows.first { $0.persistentID == id }?.key
+    }
+
+    /// Notes that `old` is listed as `new` now (a rename found outside
+    /// ``replace(with:renames:)``, for the form's item).
+    func noteRename(_ old: ItemKey, to new: ItemKey) { renames[old] = new }
+
+    /// The key of the listed item with persistent id `id`, if any.
+    func key(persistentID id: UUID) -> ItemKey? { allRows.first { $0.persistentID == id }?.key }
+
+    /// The persistent id of the listed item `key`, if known.
+    func persistentID(of key: ItemKey) -> UUID? { allRows.first { $0.key == key }?.persistentID }
 
     /// Replaces the rows of `removing` and those with the keys of
     /// `upserting` by `upserting`, keeping order, filter and selection:
     /// a change applied without reading every item again.
-    func patch(upserting: [ItemRow], removing: [ItemKey]) {
+    /// - Parameter renames: the renames among them, old key to new.
+    func patch(upserting: [ItemRow], removing: [ItemKey], renames: [ItemKey: ItemKey] = [:]) {
         guard !upserting.isEmpty || !removing.isEmpty else { return }
         let gone = Set(removing).union(upserting.map(\.key))
         var rows = allRows.filter { !gone.contains($0.key) }
         rows += upserting
-        replace(with: rows)
+        replace(with: rows, renames: renames)
     }
 
     /// Re-applies the filter, keeping the selected item if it still shows.
@@ -447,6 +481,41 @@ public final class MainModel {
     public internal(set) var consent = ConsentModel()
     /// The access log view while it shows (``Overlay/accessLog``), else `nil`.
     public internal(set) var accessLog: AccessLogScreen?
+
+    /// How far the preview of which item is scrolled: rows out of view above.
+    private var previewScroll: (key: ItemKey, offset: Int)?
+
+    /// The preview's first row in view (0 the first): as scrolled for the
+    /// highlighted item, 0 once the highlight moves to another.
+    public var previewOffset: Int {
+        guard let scroll = previewScroll, scroll.key == list.selectedRow?.key else { return 0 }
+        return scroll.offset
+    }
+
+    /// Scrolls the highlighted item's preview to `offset` (never below 0).
+    func scrollPreview(to offset: Int) {
+        previewScroll = list.selectedRow.map { ($0.key, max(0, offset)) }
+    }
+
+    /// The resolve dialog's versions (F6): which item, and their secrets
+    /// once Ctrl-R revealed them (`nil` while masked).
+    public internal(set) var conflictVersions: (key: ItemKey, secrets: ConflictSecrets?)?
+
+    /// The resolve dialog's two secrets as it draws them: each masked with
+    /// a mask of fixed width (``ItemPreview/mask``) until Ctrl-R, then as
+    /// text (line breaks as `⏎`, `(N bytes, not text)` for binary ones,
+    /// `(none)` for none); `nil` when the dialog shows no conflict.
+    /// - Important: a revealed value is a `String` that cannot be wiped.
+    public var conflictSecretTexts: (local: String, other: String)? {
+        guard let versions = conflictVersions else { return nil }
+        guard let secrets = versions.secrets else { return (ItemPreview.mask, ItemPreview.mask) }
+        func text(_ secret: SecretBytes?) -> String {
+            guard let secret, secret.count > 0 else { return "(none)" }
+            guard secret.isValidUTF8, let text = secret.unsafeString else { return "(\(secret.count) bytes, not text)" }
+            return HomeFormModel.visibleLineBreaks(text)
+        }
+        return (text(secrets.local), text(secrets.other))
+    }
 
     /// The preview's sync line for the highlighted item: `2 versions; F6
     /// keeps one`, or `nil` when it has no conflict.

@@ -126,7 +126,9 @@ final class MainScreen {
         case .saveEmptySecret: return editor.save(allowEmptySecret: true)
         case .saveOverChanges: return editor.save(overwriteChanges: true)
         case .leaveEditor(let exit): return editor.saveAndLeave(then: exit)
-        case .resolveConflict(let key): return conflicts.resolve(key, keepRemote: false)
+        case .resolveConflict(let key):
+            conflicts.closed()
+            return conflicts.resolve(key, keepRemote: false)
         case .lock: return .lock(.info("Locked"))
         case .quitLeavingUnlocked: return .quit
         case .undoOverChanges: return actions.undoOverChanges()
@@ -136,7 +138,14 @@ final class MainScreen {
     /// Esc (or No) on a dialog: what it held for its answer is dropped.
     func dismissed(_ purpose: ConfirmDialog.Purpose) {
         if purpose == .undoOverChanges { actions.dropAskedUndo() }
+        conflicts.closed()
         model.form.message = .info("Cancelled")
+    }
+
+    /// Ctrl-R in a dialog: the resolve dialog reveals or hides both
+    /// versions' secrets; other dialogs have nothing to reveal.
+    func toggleReveal(in purpose: ConfirmDialog.Purpose) {
+        if case .resolveConflict(let key) = purpose { conflicts.toggleReveal(key) }
     }
 
     /// The second answer of a dialog that has three (`d`, `r`): drops the
@@ -147,7 +156,9 @@ final class MainScreen {
         switch (purpose, action) {
         case (.leaveEditor(let exit), .discardEdits): return editor.discardAndLeave(then: exit)
         case (.saveOverChanges, .discardEdits): return editor.reloadDroppingEdits()
-        case (.resolveConflict(let key), .keepOtherVersion): return conflicts.resolve(key, keepRemote: true)
+        case (.resolveConflict(let key), .keepOtherVersion):
+            conflicts.closed()
+            return conflicts.resolve(key, keepRemote: true)
         default: return nil
         }
     }
@@ -260,6 +271,9 @@ final class MainScreen {
         case .moveSelection(let delta):
             if delta == -1, model.focus == .list, model.list.recallQuery() { break }
             model.list.moveSelection(by: delta)
+        case .scrollPreview(let offset): model.scrollPreview(to: offset)
+        case .selectRow(let index):
+            model.list.moveSelection(by: index - (model.list.selectedIndex ?? 0))
         case .startFilter: model.focus = .filter
         case .selectQuery:
             model.focus = .list

@@ -63,6 +63,8 @@ public final class UnlockModel {
     public internal(set) var failedAttempts = 0
     /// The message line: why the vault is locked, or why unlocking failed.
     public internal(set) var message: StatusLine
+    /// The agent's requests waiting for this unlock (an SSH signature).
+    public internal(set) var requests = UnlockRequestsModel()
 
     /// "Wrong master password".
     public static let wrongPasswordMessage = "Wrong master password"

@@ -40,6 +40,9 @@ public struct EditorBaseline: Sendable, Equatable {
     public var item: Item
     /// The fields' texts right after opening.
     public var shown: EditorTexts
+    /// The item's name when it was opened, when another process renamed it
+    /// since (the editor follows it; Save names the rename).
+    public var renamedFrom: ItemKey?
 
     /// The opened item's key.
     public var key: ItemKey { ItemKey(item) }

@@ -118,8 +118,13 @@ final class EditorSession {
                 ? "Store \(key.shortName) with an empty password?"
                 : "Replace the password of \(key.shortName) with an empty one?"
             return .show(.confirm(ConfirmDialog(title: "Empty password", message: question, purpose: .saveEmptySecret)))
-        case .changedElsewhere(let names):
+        case .changedElsewhere(var names):
             let name = lookup.shortName
+            // A rename elsewhere that the editor followed is named as one.
+            if let from = form.baseline?.renamedFrom {
+                names.removeAll { $0 == "other attributes" }
+                names.insert("service / user ID (it was \(from.shortName))", at: 0)
+            }
             return askAboutChanges(
                 of: lookup,
                 "Another process changed the \(names.joined(separator: ", ")) of \(name) since you opened it.")
@@ -402,6 +407,12 @@ final class EditorSession {
         guard model.list.generation != followedGeneration else { return }
         followedGeneration = model.list.generation
         let form = model.form
+        if let baseline = form.baseline, let new = model.list.renames[baseline.key],
+            !model.list.allRows.contains(where: { $0.key == baseline.key })
+        {
+            follow(renameOf: baseline, to: new)
+            return
+        }
         guard let baseline = form.baseline,
             let row = model.list.allRows.first(where: { $0.key == baseline.key }),
             Editor.isNewer(revision: row.revision, modified: row.modified, than: baseline.item)
@@ -413,6 +424,31 @@ final class EditorSession {
             reopen(baseline.key)
             form.message = .info("\(name) changed elsewhere: the editor shows it as stored now")
         }
+    }
+
+    /// The opened item was renamed elsewhere to `new`: with nothing typed,
+    /// the editor shows it as stored now; with unsaved edits, they stay,
+    /// the name fields follow the new name unless typed over, and Save
+    /// asks (the item changed since it was opened).
+    private func follow(renameOf baseline: EditorBaseline, to new: ItemKey) {
+        let form = model.form
+        let said = "Renamed elsewhere: \(baseline.key.shortName) is now \(new.shortName)"
+        guard form.hasUnsavedEdits else {
+            reopen(new)
+            form.message = .info(said + "; the editor shows it")
+            return
+        }
+        if form.service.text == baseline.shown.service { form.service.setText(new.service) }
+        if form.userID.text == baseline.shown.userID { form.userID.setText(new.account) }
+        var moved = baseline
+        moved.item.service = new.service
+        moved.item.account = new.account
+        moved.shown.service = new.service
+        moved.shown.userID = new.account
+        moved.renamedFrom = baseline.renamedFrom ?? baseline.key
+        form.baseline = moved
+        form.openedKey = new
+        form.message = .warning(said + "; your edits are kept and Save will ask")
     }
 
     /// The item the form's Service and User ID name.

@@ -22,6 +22,9 @@ final class ItemRefresh {
     private var knownVersion: Int64?
     private var expiryCache: [ItemKey: (modified: Date, expires: Date?)] = [:]
     private var watch: (any StoreWatch)?
+    /// The agent's consent questions while the store reads the vault itself
+    /// (unlocked here and handed to the agent), whose ``watch`` is then `nil`.
+    private var questions: (any StoreWatch)?
     private let changed = ChangeFlag()
 
     /// Where sync's conflicts and last figures are read, or `nil` without sync.
@@ -43,7 +46,10 @@ final class ItemRefresh {
         self.mailbox = mailbox
     }
 
-    deinit { watch?.cancel() }
+    deinit {
+        watch?.cancel()
+        questions?.cancel()
+    }
 
     /// Reloads `main`'s list from the store, keeping selection and filter.
     /// When the item the form's retrieved values came from is gone, clears them.
@@ -64,7 +70,17 @@ final class ItemRefresh {
                 }
             }
         }
+        if watch != nil {
+            questions?.cancel()
+            questions = nil
+        } else if questions?.isActive != true {
+            questions = store.watchAgent { [consent] event in
+                if event.kind == .question || event.kind == .settled { consent.post(event) }
+            }
+        }
         knownVersion = try? store.dataVersion()
+        let shown = main.form.retrievedKey
+        let shownID = shown.flatMap { main.list.persistentID(of: $0) }
         let items: [Item]
         do { items = try store.allItems() } catch {
             main.form.message = .error(error.description)
@@ -82,11 +98,26 @@ final class ItemRefresh {
         readSync(listed: items)
         main.list.replace(with: rows)
         main.list.updateExpiryTexts(now: now)
-        if let shown = main.form.retrievedKey, !seen.contains(shown) {
+        if let shown, !seen.contains(shown) {
+            // Renamed elsewhere: the same item (by its persistent id) under its new name.
+            if let new = main.list.renames[shown] ?? shownID.flatMap(main.list.key(persistentID:)) {
+                follow(main, renameOf: shown, to: new)
+                return false
+            }
             main.form.clearRetrieved()
             return true
         }
         return false
+    }
+
+    /// The form's retrieved item was renamed elsewhere: its values stay,
+    /// under the new name, and the status line says so (the editor follows
+    /// at its next look, ``EditorSession/followOpenedItem()``).
+    private func follow(_ main: MainModel, renameOf old: ItemKey, to new: ItemKey) {
+        main.list.noteRename(old, to: new)
+        main.form.retrievedKey = new
+        main.form.retrievedID = new.account
+        main.form.message = .info("Renamed elsewhere: \(old.shortName) is now \(new.shortName)")
     }
 
     /// Reloads `main` when the store's watch told of a change, else (at
@@ -171,18 +202,27 @@ final class ItemRefresh {
         return ItemRow(
             key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
             kind: item.kind, modified: item.modified, revision: item.revision, expires: expiry(of: item, key: key),
-            expiryText: nil)
+            expiryText: nil, persistentID: item.persistentID)
     }
 
     /// Puts `items` (as stored now) in the list in place of the rows of
     /// `removing` and of their own keys, without reading the store again
     /// (a Save's own write, the change feed's summaries).
-    func patch(_ main: MainModel, upserting items: [Item], removing: [ItemKey] = [], now: Date) {
-        main.list.patch(upserting: items.map(row(for:)), removing: removing)
+    /// - Parameter renames: the renames among them (old key to new), which
+    ///   the form's item follows.
+    func patch(
+        _ main: MainModel, upserting items: [Item], removing: [ItemKey] = [], renames: [ItemKey: ItemKey] = [:],
+        now: Date
+    ) {
+        main.list.patch(upserting: items.map(row(for:)), removing: removing, renames: renames)
         main.list.updateExpiryTexts(now: now)
         if let shown = main.form.retrievedKey, removing.contains(shown),
             !items.contains(where: { ItemKey($0) == shown })
         {
+            if let new = renames[shown] {
+                follow(main, renameOf: shown, to: new)
+                return
+            }
             main.form.clearRetrieved()
             main.form.message = .warning("Deleted elsewhere: \(shown.shortName)" + HomeFormModel.retrievedClearedNote)
         }
@@ -198,10 +238,14 @@ final class ItemRefresh {
         guard sync == nil else { return false }
         var upserts: [Item] = []
         var removals: [ItemKey] = []
+        var renames: [ItemKey: ItemKey] = [:]
         for event in events {
             switch event {
             case .stored(let summary, let formerly):
-                if let formerly { removals.append(formerly) }
+                if let formerly {
+                    removals.append(formerly)
+                    renames[formerly] = ItemKey(summary)
+                }
                 upserts.removeAll { ItemKey($0) == ItemKey(summary) }
                 upserts.append(summary)
             case .deleted(let key):
@@ -212,7 +256,7 @@ final class ItemRefresh {
             }
         }
         knownVersion = try? store.dataVersion()
-        patch(main, upserting: upserts, removing: removals, now: now)
+        patch(main, upserting: upserts, removing: removals, renames: renames, now: now)
         return true
     }
 

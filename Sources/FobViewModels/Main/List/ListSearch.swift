@@ -284,6 +284,15 @@ public struct ListColumnNeeds: Sendable, Equatable {
     public var service = 0, account = 0
     /// The longest kind name, in characters.
     public var kind = 0
+    /// The longest label, in characters (0 when no item has one).
+    public var label = 0
+    /// How many items have a service of each length, in characters
+    /// (index 0 to ``lengthLimit``, longer ones counted at the last).
+    public var serviceLengths = [Int](repeating: 0, count: ListColumnNeeds.lengthLimit + 1)
+    /// How many items have an account of each length, counted as ``serviceLengths``.
+    public var accountLengths = [Int](repeating: 0, count: ListColumnNeeds.lengthLimit + 1)
+    /// The longest length ``serviceLengths`` and ``accountLengths`` tell apart.
+    public static let lengthLimit = 64
     /// Whether some item has an expiry (the expiry column shows).
     public var hasExpiry = false
     /// Whether some item has a one-time seed (the 2FA column shows).
@@ -295,10 +304,40 @@ public struct ListColumnNeeds: Sendable, Equatable {
             service = max(service, row.service.count)
             account = max(account, row.account.count)
             kind = max(kind, row.kind.rawValue.count)
+            label = max(label, row.label.count)
+            serviceLengths[min(row.service.count, Self.lengthLimit)] += 1
+            accountLengths[min(row.account.count, Self.lengthLimit)] += 1
             hasExpiry = hasExpiry || row.expires != nil
             hasOneTimeCode = hasOneTimeCode || row.hasOneTimeCode
         }
     }
 
     init() {}
+
+    /// The service column's width for `room` cells of names (service, a
+    /// space, account) that cuts the fewest names, then the fewest cells of
+    /// them, then the narrowest (the accounts get the rest): every row
+    /// aligned on it, the rare long name cut.
+    public func serviceColumn(room: Int) -> Int {
+        guard room > 2 else { return max(1, room) }
+        // The names longer than `width`, and the cells they lose.
+        func loss(_ counts: [Int], _ width: Int) -> (names: Int, cells: Int) {
+            var names = 0
+            var cells = 0
+            for length in stride(from: counts.count - 1, to: max(width, 0), by: -1) where counts[length] > 0 {
+                names += counts[length]
+                cells += counts[length] * (length - width)
+            }
+            return (names, cells)
+        }
+        var best = (width: 1, names: Int.max, cells: Int.max)
+        for width in 1...(room - 2) {
+            let service = loss(serviceLengths, width)
+            let account = loss(accountLengths, room - 1 - width)
+            let names = service.names + account.names
+            let cells = service.cells + account.cells
+            if (names, cells) < (best.names, best.cells) { best = (width, names, cells) }
+        }
+        return best.width
+    }
 }

@@ -58,6 +58,7 @@ final class ConflictDesk {
                 differ = "They differ in: \(sources.differences.joined(separator: ", ")). "
             }
         }
+        model.conflictVersions = (row.key, nil)
         return .show(
             .confirm(
                 ConfirmDialog(
@@ -66,6 +67,25 @@ final class ConflictDesk {
                         + "Keep this vault's\(local), or the other device's\(other)?",
                     purpose: .resolveConflict(row.key))))
     }
+
+    /// Ctrl-R in the resolve dialog of `key`: reads and reveals the two
+    /// versions' secrets, or hides (and drops) them again; a failed read
+    /// is said on the status line and nothing shows.
+    func toggleReveal(_ key: ItemKey) {
+        guard let sync, model.conflictVersions?.key == key else { return }
+        if model.conflictVersions?.secrets != nil {
+            model.conflictVersions = (key, nil)
+            return
+        }
+        do {
+            model.conflictVersions = (key, try sync.secrets(of: key, store: store))
+        } catch {
+            model.form.message = .error("Cannot read the versions of \(key.shortName): \(error)")
+        }
+    }
+
+    /// The resolve dialog closed: the versions' secrets are dropped.
+    func closed() { model.conflictVersions = nil }
 
     /// Keeps this vault's version of `key` or the other one's conflicting
     /// parts, in the background (``BackgroundJob``; its store calls through

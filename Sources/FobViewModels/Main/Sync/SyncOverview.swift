@@ -130,4 +130,25 @@ public protocol SyncConflictSource: AnyObject, Sendable {
     ///     its exclusive lock is taken on the calling thread).
     /// - Throws: `KeychainError.itemNotFound` when the item has no conflict; sync's errors.
     func resolve(_ key: ItemKey, keepRemote: Bool, store: any KeychainStore) throws
+    /// The secrets of the two versions of `key` the resolve dialog chooses
+    /// between: this vault's and the other one (`nil` for a version without
+    /// one). Read only when the dialog is asked to reveal them (Ctrl-R), on
+    /// the UI thread, `store` being the UI's own.
+    /// - Throws: `KeychainError.itemNotFound` when the item has no conflict; sync's errors.
+    func secrets(of key: ItemKey, store: any KeychainStore) throws -> ConflictSecrets
+}
+
+/// The secrets of an item's two conflicting versions, as the resolve
+/// dialog reveals them (Ctrl-R): this vault's and the other one.
+public struct ConflictSecrets: Sendable {
+    /// This vault's version's secret, or `nil` when it has none.
+    public var local: SecretBytes?
+    /// The other version's secret, or `nil` when it has none.
+    public var other: SecretBytes?
+
+    /// The two secrets; see the properties.
+    public init(local: SecretBytes?, other: SecretBytes?) {
+        self.local = local
+        self.other = other
+    }
 }

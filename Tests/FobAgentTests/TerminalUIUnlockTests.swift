@@ -1,0 +1,105 @@
+import FobSSH
+import FobStore
+import FobSystem
+import FobTestSupport
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+@testable import FobAgent
+
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+private final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: AccessOutcome?
+    private var unlocked: Bool?
+    func set(_ outcome: AccessOutcome) { lock.withLock { value = outcome } }
+    func set(unlocked: Bool) { lock.withLock { self.unlocked = unlocked } }
+    var outcome: AccessOutcome? { lock.withLock { value } }
+    var didUnlock: Bool? { lock.withLock { unlocked } }
+}
+
+/// An open terminal UI is the first channel to unlock a locked vault for an
+/// SSH signature: the question reaches its lock screen, unlocking there
+/// answers it, a terminal UI that subscribes meanwhile is told of it, and
+/// the master password is then not asked anywhere else.
+@Suite struct TerminalUIUnlockTests {
+    private let question = AccessQuestion(
+        context: AccessContext(
+            requester: Requester(pid: 77, uid: getuid(), executable: "/usr/bin/ssh", identity: nil), channel: .ssh),
+        item: "SSH key work (SHA256:x) to log in to h (verified)", reason: VaultSSHApproval.lockedReason)
+
+    private func event(_ subscribers: AgentSubscribers, _ id: Int) -> AgentEvent? {
+        for _ in 0..<100 {
+            if let first = subscribers.next(id, timeout: 0.05)?.first { return first }
+        }
+        return nil
+    }
+
+    @Test func unlockingAnswersTheQuestionAndADenialRefuses() throws {
+        let subscribers = AgentSubscribers()
+        let asker = TerminalUIAsker(subscribers: subscribers)
+        #expect(asker.askUnlock(question, timeout: 5) { false } == .unreachable)
+        let ui = try #require(subscribers.add(terminalUI: true))
+        let unlocked = Flag()
+        let box = OutcomeBox()
+        Thread { box.set(asker.askUnlock(question, timeout: 30) { unlocked.isSet }) }.start()
+        let asked = try #require(event(subscribers, ui))
+        #expect(asked.kind == .question && asked.prompt?.reason == VaultSSHApproval.lockedReason)
+        unlocked.set()
+        #expect(event(subscribers, ui)?.kind == .settled)
+        while box.outcome == nil { usleep(10_000) }
+        #expect(box.outcome == .answered(.once))
+
+        let refused = OutcomeBox()
+        Thread { refused.set(asker.askUnlock(question, timeout: 30) { false }) }.start()
+        let second = try #require(event(subscribers, ui)?.prompt)
+        #expect(asker.settle(second.id, with: .deny))
+        while refused.outcome == nil { usleep(10_000) }
+        #expect(refused.outcome == .answered(.deny))
+        #expect(asker.askUnlock(question, timeout: 0.2) { false } == .unanswered)
+    }
+
+    @Test func aLockedVaultIsUnlockedFromTheTerminalUIAndNoPasswordIsAsked() throws {
+        let v = try TestVault()
+        try v.vault.setAccessDefault(.any)
+        let key = try SSHPrivateKey.generate(.ed25519)
+        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
+        v.vault.lock()
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        let asked = Flag()
+        let approval = VaultSSHApproval(core: core) { _ in
+            asked.set()
+            return nil
+        }
+        let sign = SSHSignContext(
+            key: key.publicKey, comment: "me@work", itemName: "work", destination: .unverified, confirm: false,
+            peerPID: 77, isUserAuthentication: true, requester: question.context.requester)
+        // No terminal UI: the password channels are asked.
+        #expect(!approval.unlock(for: sign))
+        #expect(asked.isSet)
+        // The UI subscribes after the question was put: it is told of it.
+        let box = OutcomeBox()
+        let password = Flag()
+        let withUI = VaultSSHApproval(core: core) { _ in
+            password.set()
+            return nil
+        }
+        let early = try #require(core.subscribe(terminalUI: true))
+        Thread { box.set(unlocked: withUI.unlock(for: sign)) }.start()
+        #expect(event(core.subscribers, early)?.kind == .question)
+        let late = try #require(core.subscribe(terminalUI: true))
+        let told = try #require(event(core.subscribers, late))
+        #expect(told.kind == .question && told.prompt?.item.hasPrefix("SSH key work") == true)
+        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        while box.didUnlock == nil { usleep(10_000) }
+        #expect(box.didUnlock == true)
+        #expect(!password.isSet)
+    }
+}
