@@ -44,6 +44,8 @@ final class ItemCache {
     private var stale: Set<UUID> = []
     /// Counts each change of the catalog (a listing or a patch).
     private(set) var generation = 0
+    /// Changes applied as a message began, not yet signalled.
+    private var pendingChanges: [Change] = []
     /// Called with the catalog and its generation just before the catalog
     /// is dropped (the vault locked, or a catalog listed without the feed
     /// expired), so what is built from it can be brought up to date first.
@@ -90,8 +92,14 @@ final class ItemCache {
 
     /// Starts a D-Bus message: a catalog listed without the feed is not
     /// used again.
+    ///
+    /// What the feed brought is applied before the message is answered:
+    /// the agent sends a write's event before its answer to the writer, so
+    /// a write another process finished before this client asked is seen
+    /// (its signal waits for the next idle moment, ``takeChanges()``).
     func beginMessage() {
         if catalogUnwatched && !hearsFeed { dropCatalog() }
+        pendingChanges += absorbFeed()
     }
 
     /// The catalog as held now, without a listing (`nil` while none is held).
@@ -163,6 +171,12 @@ final class ItemCache {
     /// returns what clients are to hear of; an event of a write made here
     /// is applied already and left out.
     func takeChanges() -> [Change] {
+        defer { pendingChanges = [] }
+        return pendingChanges + absorbFeed()
+    }
+
+    /// Applies what the feed delivered since it was last looked at.
+    private func absorbFeed() -> [Change] {
         var changes: [Change] = []
         for delivery in inbox.take() {
             guard case .event(let event) = delivery else {

@@ -212,6 +212,25 @@ final class FakeWatch: StoreWatch {
         #expect(cache.heldCatalog == nil)
     }
 
+    /// A delete another process finished before a client asked: its event
+    /// came first, so the message that follows no longer finds the item,
+    /// and the signal still goes out at the next idle moment.
+    @Test func anEventThatCameBeforeAMessageIsAppliedBeforeItIsAnswered() throws {
+        let store = CountingStore(count: 3)
+        store.sendsEvents = true
+        let cache = ItemCache(store)
+        #expect(try cache.summaries().count == 3)
+        let gone = store.items[1]
+        store.items.remove(at: 1)
+        store.changedElsewhere(.deleted, gone)
+        cache.beginMessage()
+        #expect(throws: KeychainError.itemNotFound("no item \(gone.persistentID)")) {
+            try cache.summary(gone.persistentID)
+        }
+        #expect(cache.takeChanges() == [.item(signal: "ItemDeleted", gone.persistentID)])
+        #expect(cache.takeChanges().isEmpty)
+    }
+
     @Test func getSecretsOfTenOfTenThousandReadsTenAndOfUnknownIDsNone() throws {
         let store = CountingStore(count: 10_000)
         let cache = ItemCache(store)
