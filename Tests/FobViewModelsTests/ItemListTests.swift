@@ -238,8 +238,10 @@ import Testing
     @Test func predicatesCombineWithWords() throws {
         var seeded = item("github.com", "ana", "pw")
         seeded.oneTimePassword = SecretBytes(utf8: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP")
+        var ruled = item("gitlab.com", "bo", "pw")
+        ruled.accessRule.mode = .ask
         let h = try Harness.unlocked(items: [
-            seeded, item("gitlab.com", "bo", "pw"),
+            seeded, ruled,
             item("api", "ci", jwt(exp: 1), kind: .token),
             item("api", "live", jwt(exp: 4_000_000_000), kind: .token),
         ])
@@ -254,8 +256,9 @@ import Testing
         #expect(shown("git is:2fa") == ["github.com/ana"])
         #expect(shown("is:soon").isEmpty)
         #expect(shown("is:conflict").isEmpty)
-        // No item has an access rule until access rules exist.
-        #expect(shown("is:shared").isEmpty)
+        // An item with a rule of its own (`fob access`, the editor's Access rows).
+        #expect(shown("is:shared") == ["gitlab.com/bo"])
+        #expect(shown("git is:shared is:2fa").isEmpty)
         #expect(shown("is:nonsense").isEmpty)
     }
 }

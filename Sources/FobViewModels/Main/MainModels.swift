@@ -34,6 +34,9 @@ public struct ItemRow: Sendable, Equatable {
     /// The item's ``Item/persistentID`` (kept by a rename), or `nil` when
     /// not known: a reload finds a renamed item by it.
     public var persistentID: UUID?
+    /// Whether the item has an access rule of its own (``Item/accessRule``
+    /// not the default): what `is:shared` finds.
+    public var hasAccessRule = false
 }
 
 /// The item list: every item sorted by service then account, found by

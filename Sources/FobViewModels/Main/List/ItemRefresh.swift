@@ -202,7 +202,7 @@ final class ItemRefresh {
         return ItemRow(
             key: key, label: item.label ?? "", url: item.url ?? "", hasOneTimeCode: item.oneTimePassword != nil,
             kind: item.kind, modified: item.modified, revision: item.revision, expires: expiry(of: item, key: key),
-            expiryText: nil, persistentID: item.persistentID)
+            expiryText: nil, persistentID: item.persistentID, hasAccessRule: !item.accessRule.isDefault)
     }
 
     /// Puts `items` (as stored now) in the list in place of the rows of

@@ -14,18 +14,14 @@ enum ListPredicate: Sendable, Equatable {
     case token
     /// An item with conflicting versions from a sync.
     case conflict
-    /// An item with an access rule. Access rules come with the consent
-    /// work; until then ``sharedHook`` answers, and it says no item has one.
+    /// An item with an access rule of its own (``ItemRow/hasAccessRule``),
+    /// not only the vault's default.
     case shared
     /// A predicate Fob does not know: it matches nothing.
     case unknown
 
     /// How close an expiry counts as soon: 5 minutes, as the list's `*` mark.
     static let soonSeconds: TimeInterval = 300
-
-    /// Whether an item has an access rule: none has one until access rules
-    /// exist (the consent work replaces this hook).
-    static let sharedHook: @Sendable (ItemRow) -> Bool = { _ in false }
 
     /// The predicate a word names (`is:2fa`), or `nil` for a word that is
     /// not one.
@@ -62,7 +58,7 @@ enum ListPredicate: Sendable, Equatable {
         case .twoFactor: return row.hasOneTimeCode
         case .token: return row.kind == .token || row.kind == .oauth
         case .conflict: return row.versions > 1
-        case .shared: return ListPredicate.sharedHook(row)
+        case .shared: return row.hasAccessRule
         case .unknown: return false
         }
     }
