@@ -170,10 +170,14 @@ public final class ItemListModel {
         let (words, predicates) = ListPredicate.split(filter.text)
         guard predicates.isEmpty else {
             // Predicates depend on the time (is:expired, is:soon): never cached.
+            // They are tested first, each row in place (cheap beside ranking),
+            // and only the rows they keep are ranked by the words.
+            let now = lastNow
+            let kept = allRows.withUnsafeBufferPointer { rows in
+                rows.indices.filter { i in predicates.allSatisfy { $0.holds(for: rows[i], now: now) } }
+            }
             let terms = ListSearch.terms(words)
-            let order =
-                terms.isEmpty ? Array(allRows.indices) : ListSearch.ranked(searchKeys, terms: terms, among: nil).ranked
-            shownOrder = order.filter { i in predicates.allSatisfy { $0.holds(for: allRows[i], now: lastNow) } }
+            shownOrder = terms.isEmpty ? kept : ListSearch.ranked(searchKeys, terms: terms, among: kept).ranked
             return
         }
         // Terms are split at spaces: leading and trailing ones (a stray key, a paste) match nothing.
