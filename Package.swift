@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "FobAccessTests",
             dependencies: [
-                "FobAccess", "FobAgent", "FobStore", "FobViewModels", "FobClipboard",
+                "FobAccess", "FobAgent", "FobStore", "FobSystem", "FobViewModels", "FobClipboard",
                 "FobTestSupport",
             ]),
         .testTarget(name: "FobSystemTests", dependencies: ["FobSystem", "FobTestSupport"]),

@@ -171,6 +171,9 @@ public final class ItemAccess: RequestStore {
 
     /// The vault here, unlocked with the password source if need be.
     private func unlockedLocal(refusal: KeychainError?) throws(KeychainError) -> VaultStore {
+        // A question put to the person and left unanswered: no one is there
+        // to type the master password either (errSecInteractionNotAllowed).
+        if case .interactionNotAllowed(let why)? = refusal, AccessPolicy.isUnansweredQuestion(why) { throw refusal! }
         do {
             return try unlockedLocalPassingErrors()
         } catch let error as KeychainError {

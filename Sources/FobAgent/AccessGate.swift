@@ -172,7 +172,7 @@ public final class AccessGate: @unchecked Sendable {
     /// Why `outcome` holds no answer, as the log and the error say it: "no
     /// one could be asked", or "no one answered within 60 s" (``timeout``).
     public func failure(_ outcome: AccessOutcome) -> String {
-        outcome == .unanswered ? "no one answered within \(Int(timeout)) s" : "no one could be asked"
+        outcome == .unanswered ? AccessPolicy.unansweredPhrase + "\(Int(timeout)) s" : "no one could be asked"
     }
 
     /// Ends every lease (at lock).

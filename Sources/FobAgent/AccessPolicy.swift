@@ -99,6 +99,19 @@ public enum AccessPolicy {
     /// reports this refusal rather than its own).
     public static let consentRefusalPrefix = "consent needed for "
 
+    /// How a consent refusal (``consentRefusalPrefix``) ends when the
+    /// question was put and no one answered before its timeout
+    /// (``AccessOutcome/unanswered``): `…, and no one answered within 60 s`.
+    public static let unansweredPhrase = "no one answered within "
+
+    /// Whether `why`, the reason of an `.interactionNotAllowed`, is a
+    /// consent question that was put and left unanswered: the person asked
+    /// was not there, so a client does not go on to ask them for the master
+    /// password either.
+    public static func isUnansweredQuestion(_ why: String) -> Bool {
+        why.hasPrefix(consentRefusalPrefix) && why.contains(", and " + unansweredPhrase)
+    }
+
     /// Requester × rule × the vault's default → allow, deny or ask.
     ///
     /// In order: the terminal UI is allowed; a program in the rule's deny

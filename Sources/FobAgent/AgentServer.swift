@@ -27,7 +27,7 @@ public final class AgentServer: @unchecked Sendable {
     public var idleTimeout: Double = 60
     /// The most connections served at once; later ones wait to be accepted.
     public var maxConnections = 128
-    private var listener: Int32 = -1
+    private let listener: UnixListener
     private var socketIdentity: (dev_t, ino_t)?
     private let counter = Lock()
     private var active = 0
@@ -56,6 +56,7 @@ public final class AgentServer: @unchecked Sendable {
         self.endpoint = endpoint
         self.core = core
         servedPath = core.vaultURL.path
+        listener = UnixListener(path: endpoint.socket)
     }
 
     /// Binds the socket: prepares the directory (0700, this user's), and
@@ -68,20 +69,7 @@ public final class AgentServer: @unchecked Sendable {
             throw .duplicateItem("an agent already runs for \(endpoint.vault) on \(endpoint.socket)")
         }
         unlink(endpoint.socket)
-        let fd = fob_unix_socket_cloexec()
-        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-        var (address, length) = try endpoint.address()
-        let old = umask(0o177)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
-        }
-        umask(old)
-        guard rc == 0, listen(fd, 256) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .io("cannot listen on \(endpoint.socket): \(reason)")
-        }
-        listener = fd
+        try listener.bind(backlog: 256, what: "agent")
         var st = stat()
         if lstat(endpoint.socket, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
     }
@@ -96,19 +84,16 @@ public final class AgentServer: @unchecked Sendable {
     ///   the default vault only); `.interactionNotAllowed` for a bad
     ///   directory; `.io` when it is missing.
     public func adopt(listener fd: Int32) throws(KeychainError) {
+        // The descriptor first, as the service manager's mistake is the likelier one (checked again by `adopt`).
         try SocketActivation.checkListener(fd, boundTo: endpoint.socket)
         try endpoint.checkDirectory()
         var st = stat()
         guard lstat(endpoint.socket, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK, st.st_uid == getuid() else {
             throw .interactionNotAllowed("\(endpoint.socket) is not a socket of yours; remove it")
         }
-        listener = fd
-        inherited = true
+        try listener.adopt(fd)
         socketIdentity = (st.st_dev, st.st_ino)
     }
-
-    /// Whether the listening socket came from a service manager (``adopt(listener:)``).
-    private var inherited = false
 
     /// Serves until SIGTERM, SIGINT or SIGHUP, or until its socket is removed
     /// or replaced; then locks (wiping every key) and removes its socket
@@ -120,8 +105,7 @@ public final class AgentServer: @unchecked Sendable {
         }
         while AgentServer.stopRequested == 0 && socketIsOurs() {
             core.tick()
-            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 200) > 0 else { continue }
+            guard listener.awaitConnection(milliseconds: 200) else { continue }
             counter.lock()
             let busy = active >= maxConnections
             counter.unlock()
@@ -129,12 +113,7 @@ public final class AgentServer: @unchecked Sendable {
                 usleep(5_000)
                 continue
             }
-            let client = fob_accept_cloexec(listener, nil, nil)
-            guard client >= 0 else { continue }
-            guard let peer = SocketIO.peer(client), peer.uid == getuid() else {
-                close(client)
-                continue
-            }
+            guard let (client, peer) = listener.accept() else { continue }
             counter.lock()
             active += 1
             counter.unlock()
@@ -153,8 +132,8 @@ public final class AgentServer: @unchecked Sendable {
             }
         }
         core.lockAll()
-        if socketIsOurs() && !inherited { unlink(endpoint.socket) }
-        close(listener)
+        if socketIsOurs() && !listener.inherited { unlink(endpoint.socket) }
+        listener.close()
     }
 
     private func socketIsOurs() -> Bool {

@@ -126,15 +126,7 @@ public struct AgentEndpoint: Sendable, Equatable {
 
     /// The socket's address.
     func address() throws(KeychainError) -> (sockaddr_un, socklen_t) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socket.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else { throw .param("the agent socket path \(socket) is too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1))
+        try UnixListener.address(of: socket, what: "agent")
     }
 }
 

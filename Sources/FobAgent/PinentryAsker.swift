@@ -7,21 +7,18 @@ import FoundationEssentials
 /// the requester has no terminal of its own to be asked on: a Secret
 /// Service client, a program started by the desktop or a service. The
 /// dialog names the program, its pid, its parents (shortened), the item
-/// and the channel; its three buttons are the answers:
+/// and the channel. A `CONFIRM` dialog has three buttons (OK, `SETOK`; the
+/// third button, `SETNOTOK`; Cancel, `SETCANCEL`), so the five answers the
+/// terminal channels offer take up to three dialogs, each with Deny:
 ///
-/// | button (Assuan) | answer |
-/// |---|---|
-/// | OK (`SETOK`) "Allow until lock" | ``AccessAnswer/untilLock`` |
-/// | the third button (`SETNOTOK`) "Other answers…" | a second dialog, below |
-/// | Cancel (`SETCANCEL`) "Deny", or the window closed | ``AccessAnswer/deny`` |
+/// | dialog | OK | third button | Cancel, or the window closed |
+/// |---|---|---|---|
+/// | 1 | "Allow until lock": ``AccessAnswer/untilLock`` | "Other answers…": dialog 2 | "Deny" |
+/// | 2 | "Allow once": ``AccessAnswer/once`` | "Allow for longer…": dialog 3 | "Deny" |
+/// | 3 | "Allow for 15 minutes": ``AccessAnswer/lease(seconds:)`` | "Always allow for this item": ``AccessAnswer/always`` | "Deny" |
 ///
-/// The second dialog asks the same question with the other answers:
-///
-/// | button (Assuan) | answer |
-/// |---|---|
-/// | OK "Always allow for this item" | ``AccessAnswer/always`` (written into the item's rule) |
-/// | the third button "Allow once" | ``AccessAnswer/once`` |
-/// | Cancel "Deny", or the window closed | ``AccessAnswer/deny`` |
+/// The lease is ``leaseSeconds`` long, as the terminal's `[m]` answer; an
+/// "always" is written into the item's rule.
 ///
 /// One pinentry runs at a time: a second question waits for the first
 /// within its own timeout. No pinentry program (`$FOB_PINENTRY`, else
@@ -33,12 +30,17 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
     private let environment: [String: String]
     private let turn = Condition()
     private var busy = false
+    /// The length of the "Allow for N minutes" lease, in seconds (15 minutes, as ``TerminalAsker``'s).
+    public let leaseSeconds: Double
 
-    /// - Parameter environment: the agent's environment: `FOB_PINENTRY` and
-    ///   `PATH` find the program; it runs with these variables (`DISPLAY`,
-    ///   `WAYLAND_DISPLAY`, `XAUTHORITY`, `DBUS_SESSION_BUS_ADDRESS` …, no secret).
-    public init(environment: [String: String]) {
+    /// - Parameters:
+    ///   - environment: the agent's environment: `FOB_PINENTRY` and `PATH`
+    ///     find the program; it runs with these variables (`DISPLAY`,
+    ///     `WAYLAND_DISPLAY`, `XAUTHORITY`, `DBUS_SESSION_BUS_ADDRESS` …, no secret).
+    ///   - leaseSeconds: the lease the "Allow for N minutes" button gives, in seconds (at least 60).
+    public init(environment: [String: String], leaseSeconds: Double = 900) {
         self.environment = environment
+        self.leaseSeconds = max(60, leaseSeconds)
     }
 
     /// - Returns: the answer; ``AccessOutcome/unreachable`` when the
@@ -55,25 +57,22 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         guard let pinentry = PinentryConversation.start(program: program, environment: environment) else {
             return .unreachable
         }
-        defer { PinentryAsker.end(pinentry) }
+        defer { pinentry.end() }
         guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return .unreachable }
         let seconds = max(1, Int(timeout.rounded(.down)))
-        let described = PinentryAsker.description(question)
-        switch confirm(pinentry, described, PinentryAsker.firstButtons, seconds: seconds, until: deadline) {
-        case .ok?: return .answered(.untilLock)
-        case .cancel?: return .answered(.deny)
-        case .timedOut?: return .unanswered
-        case nil: return PinentryAsker.failure(until: deadline)
-        case .notOK?: break
+        let described = PinentryAsker.description(question, leaseMinutes: leaseMinutes)
+        for (index, buttons) in dialogs.enumerated() {
+            let answers = PinentryAsker.answers(ofDialog: index, leaseSeconds: leaseSeconds)
+            switch confirm(pinentry, described, buttons, seconds: seconds, until: deadline) {
+            case .ok?: return .answered(answers.ok)
+            case .cancel?: return .answered(.deny)
+            case .timedOut?: return .unanswered
+            case nil: return PinentryAsker.failure(until: deadline)
+            case .notOK?:
+                if let third = answers.notOK { return .answered(third) }
+            }
         }
-        // "Other answers": the same question with the rest of them.
-        switch confirm(pinentry, described, PinentryAsker.otherButtons, seconds: seconds, until: deadline) {
-        case .ok?: return .answered(.always)
-        case .notOK?: return .answered(.once)
-        case .cancel?: return .answered(.deny)
-        case .timedOut?: return .unanswered
-        case nil: return PinentryAsker.failure(until: deadline)
-        }
+        return .answered(.deny)
     }
 
     /// A dialog that ended with no button: unanswered once `deadline` has
@@ -82,10 +81,28 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         PinentryConversation.monotonicSeconds() >= deadline ? .unanswered : .unreachable
     }
 
-    /// The first dialog's buttons (OK, the third button, Cancel).
-    static let firstButtons = ["Allow until lock", "Other answers…", "Deny"]
-    /// The second dialog's, after "Other answers…".
-    static let otherButtons = ["Always allow for this item", "Allow once", "Deny"]
+    /// The lease in whole minutes, as the buttons and the description name it.
+    var leaseMinutes: Int { Int((leaseSeconds / 60).rounded()) }
+
+    /// Each dialog's buttons (OK, the third button, Cancel), in the order
+    /// the third buttons lead from one to the next.
+    var dialogs: [[String]] {
+        [
+            ["Allow until lock", "Other answers…", "Deny"],
+            ["Allow once", "Allow for longer…", "Deny"],
+            ["Allow for \(leaseMinutes) minutes", "Always allow for this item", "Deny"],
+        ]
+    }
+
+    /// The answers of dialog `index`'s OK and third buttons; a third button
+    /// with no answer (`nil`) opens the next dialog.
+    static func answers(ofDialog index: Int, leaseSeconds: Double) -> (ok: AccessAnswer, notOK: AccessAnswer?) {
+        switch index {
+        case 0: return (.untilLock, nil)
+        case 1: return (.once, nil)
+        default: return (.lease(seconds: leaseSeconds), .always)
+        }
+    }
 
     /// One dialog: the description, three buttons and the timeout, then `CONFIRM`.
     private func confirm(
@@ -110,7 +127,8 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
 
     /// The dialog's text: who (program, pid, executable, parents), which
     /// item, through what, and why.
-    public static func description(_ question: AccessQuestion) -> String {
+    /// - Parameter leaseMinutes: the lease of "Allow for N minutes".
+    public static func description(_ question: AccessQuestion, leaseMinutes: Int = 15) -> String {
         let r = question.context.requester
         var text = displaySafe("\(r.programName) (pid \(r.pid), \(r.executable)) asks for ")
         text += displaySafe("\(question.subject) through \(question.context.via).") + "\n"
@@ -119,7 +137,7 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         if let app = r.flatpakAppID { text += displaySafe("Flatpak app \(app).") + "\n" }
         text += displaySafe("Asked because \(question.reason).") + "\n\n"
         text += "Allow until lock: this program reads this item until the vault locks. "
-        text += "Other answers: allow once, or always for this item. Deny: refuse it."
+        text += "Other answers: allow once, for \(leaseMinutes) minutes, or always for this item. Deny: refuse it."
         return text
     }
 
@@ -141,18 +159,4 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         turn.unlock()
     }
 
-    /// Ends the conversation: `BYE`, the pipes closed, SIGTERM for a
-    /// pinentry still running a moment later, and the child reaped.
-    private static func end(_ pinentry: PinentryConversation) {
-        _ = pinentry.send("BYE")
-        pinentry.closePipes()
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            let reaped = waitpid(pinentry.pid, &status, WNOHANG)
-            if reaped == pinentry.pid || (reaped < 0 && errno != EINTR) { return }
-            usleep(10_000)
-        }
-        kill(pinentry.pid, SIGTERM)
-        while waitpid(pinentry.pid, &status, 0) < 0 && errno == EINTR {}
-    }
 }

@@ -14,9 +14,7 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// The socket's path.
     public let socket: String
     private let service: SSHAgentService
-    private var listener: Int32 = -1
-    /// Whether the listening socket came from a service manager (``adopt(listener:)``): then it stays at stop.
-    private var inherited = false
+    private let listener: UnixListener
     private let stopLock = Lock()
     private var stopped = false
     /// Names a connection's peer from its socket; run only when a request needs it.
@@ -41,6 +39,7 @@ public final class SSHAgentListener: @unchecked Sendable {
         nameRequester: (@Sendable (Int32) -> Requester?)? = nil
     ) {
         socket = SSHAgentListener.socketPath(for: endpoint)
+        listener = UnixListener(path: socket)
         self.service = service
         let fob = FobPrograms()
         self.nameRequester = nameRequester ?? { fd in try? ProcessInspector.requester(onSocket: fd, fob: fob) }
@@ -50,30 +49,7 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// - Throws: `.io` when it cannot listen.
     public func bind() throws(KeychainError) {
         unlink(socket)
-        let fd = fob_unix_socket_cloexec()
-        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socket.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw .param("the SSH agent socket path \(socket) is too long")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
-        let old = umask(0o177)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
-        }
-        umask(old)
-        guard rc == 0, listen(fd, 64) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .io("cannot listen on \(socket): \(reason)")
-        }
-        listener = fd
+        try listener.bind(backlog: 64, what: "SSH agent")
     }
 
     /// Takes the listening socket a service manager passed (systemd's
@@ -81,9 +57,7 @@ public final class SSHAgentListener: @unchecked Sendable {
     /// - Parameter fd: a listening Unix stream socket bound to ``socket``.
     /// - Throws: `.param` naming what the descriptor is instead.
     public func adopt(listener fd: Int32) throws(KeychainError) {
-        try SocketActivation.checkListener(fd, boundTo: socket)
-        listener = fd
-        inherited = true
+        try listener.adopt(fd)
     }
 
     /// Serves on a thread of its own until ``stop()``.
@@ -98,7 +72,7 @@ public final class SSHAgentListener: @unchecked Sendable {
         stopLock.lock()
         stopped = true
         stopLock.unlock()
-        if !inherited { unlink(socket) }
+        if !listener.inherited { unlink(socket) }
     }
 
     private var isStopped: Bool {
@@ -110,17 +84,10 @@ public final class SSHAgentListener: @unchecked Sendable {
     private func run() {
         while !isStopped {
             service.noteLockState()
-            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 200) > 0 else { continue }
-            let client = fob_accept_cloexec(listener, nil, nil)
-            guard client >= 0 else { continue }
-            guard let peer = SocketIO.peer(client), peer.uid == getuid() else {
-                close(client)
-                continue
-            }
+            guard listener.awaitConnection(milliseconds: 200), let (client, peer) = listener.accept() else { continue }
             if !DetachedThread.start({ [self] in serve(client, pid: peer.pid) }) { close(client) }
         }
-        close(listener)
+        listener.close()
     }
 
     /// One connection: requests and answers in turn until the client closes

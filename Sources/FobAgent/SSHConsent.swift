@@ -23,7 +23,7 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     /// The key items last read for a decision (their rules), each valid
     /// while the vault's stamp stays the same: any write (a rule changed, a
     /// key removed), lock or timeout makes the next decision read it again.
-    private var items: [String: (stamp: AgentCore.Stamp, item: Item)] = [:]
+    private let items: StampedCache<Item>
 
     /// - Parameters:
     ///   - core: the vault's agent (its gate asks; its access log records).
@@ -33,6 +33,7 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     public init(core: AgentCore, password: @escaping @Sendable (SSHSignContext) -> SecretBytes? = { _ in nil }) {
         self.core = core
         self.password = password
+        items = StampedCache(core: core)
     }
 
     /// Decides one signature; never signs for a requester that cannot be named.
@@ -70,26 +71,16 @@ public final class VaultSSHApproval: SSHSignApproval, @unchecked Sendable {
     /// while the vault is locked or when the item is gone.
     private func keyItem(_ name: String) -> Item? {
         guard let stamp = core.unlockedStamp() else {
-            slotLock.lock()
             items.removeAll()
-            slotLock.unlock()
             return nil
         }
-        slotLock.lock()
-        items = items.filter { $0.value.stamp == stamp }
-        let kept = items[name]?.item
-        slotLock.unlock()
-        if let kept { return kept }
-        let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
-        guard case .items(let found) = core.handle(.get(query, limitOne: true, detail: .listing)),
-            let item = found.first
-        else { return nil }
-        if core.unlockedStamp() == stamp {
-            slotLock.lock()
-            items[name] = (stamp, item)
-            slotLock.unlock()
+        return items.value(name, at: stamp) {
+            let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
+            guard case .items(let found) = core.handle(.get(query, limitOne: true, detail: .listing)) else {
+                return nil
+            }
+            return found.first
         }
-        return item
     }
 
     /// Asks to unlock the vault (one question at a time; a request that

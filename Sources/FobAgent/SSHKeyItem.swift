@@ -136,13 +136,16 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     private let core: AgentCore
     private let cacheLock = Lock()
     private var cached: [SSHStoredKey]?
-    private var privateKeys: [String: (stamp: AgentCore.Stamp, key: SSHPrivateKey)] = [:]
+    private let privateKeys: StampedCache<SSHPrivateKey>
     private var subscription: Int?
     /// Counts the drops, so that a listing read while a change came in is not kept.
     private var generation = 0
 
     /// Keys of the vault `core` serves.
-    public init(core: AgentCore) { self.core = core }
+    public init(core: AgentCore) {
+        self.core = core
+        privateKeys = StampedCache(core: core)
+    }
 
     private func dropCache() {
         cacheLock.lock()
@@ -153,9 +156,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     }
 
     public func forgetPrivateKeys() {
-        cacheLock.lock()
         privateKeys.removeAll()
-        cacheLock.unlock()
     }
 
     /// Subscribes to the change feed once; each batch of events drops the cache.
@@ -205,35 +206,23 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
             forgetPrivateKeys()
             throw .locked
         }
-        cacheLock.lock()
-        privateKeys = privateKeys.filter { $0.value.stamp == stamp }
-        let kept = privateKeys[name]?.key
-        cacheLock.unlock()
-        if let kept { return kept }
-        let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
-        guard case .items(let found) = try answer(.get(query, limitOne: true, detail: .secret)), let item = found.first
-        else { throw .notFound }
-        let key: SSHPrivateKey
-        do {
-            key = try SSHKeyItem.privateKey(item)
-        } catch {
-            throw .failed("the vault's key \(name) cannot be read: \(error)")
+        let key = try privateKeys.value(name, at: stamp) { () throws(SSHKeySourceError) -> SSHPrivateKey? in
+            let query = ItemQuery(service: SSHKeyItem.service, account: name, kind: .sshKey)
+            guard case .items(let found) = try answer(.get(query, limitOne: true, detail: .secret)),
+                let item = found.first
+            else { throw .notFound }
+            do {
+                return try SSHKeyItem.privateKey(item)
+            } catch {
+                throw .failed("the vault's key \(name) cannot be read: \(error)")
+            }
         }
-        // Kept only when nothing changed while it was read.
-        if core.unlockedStamp() == stamp {
-            cacheLock.lock()
-            privateKeys[name] = (stamp, key)
-            cacheLock.unlock()
-        }
+        guard let key else { throw .notFound }
         return key
     }
 
     /// How many private keys are kept decrypted now (for tests).
-    var privateKeysKept: Int {
-        cacheLock.lock()
-        defer { cacheLock.unlock() }
-        return privateKeys.count
-    }
+    var privateKeysKept: Int { privateKeys.count }
 
     public func store(_ key: SSHPrivateKey, comment: String, constraints: SSHKeyConstraints) throws(SSHKeySourceError) {
         defer { dropCache() }

@@ -65,7 +65,7 @@ public struct SSHUnlockPrompt: Sendable {
         guard let program = PinentryConversation.program(environment),
             let pinentry = PinentryConversation.start(program: program, environment: environment)
         else { return nil }
-        defer { SSHUnlockPrompt.end(pinentry) }
+        defer { pinentry.end() }
         let deadline = PinentryConversation.monotonicSeconds() + timeout
         guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return nil }
         var commands: [String] = []
@@ -84,17 +84,4 @@ public struct SSHUnlockPrompt: Sendable {
         return pinentry.pin()
     }
 
-    /// `BYE`, the pipes closed, SIGTERM for a pinentry still running a moment later, and the child reaped.
-    private static func end(_ pinentry: PinentryConversation) {
-        _ = pinentry.send("BYE")
-        pinentry.closePipes()
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            let reaped = waitpid(pinentry.pid, &status, WNOHANG)
-            if reaped == pinentry.pid || (reaped < 0 && errno != EINTR) { return }
-            usleep(10_000)
-        }
-        kill(pinentry.pid, SIGTERM)
-        while waitpid(pinentry.pid, &status, 0) < 0 && errno == EINTR {}
-    }
 }

@@ -86,6 +86,16 @@ public enum FobCLI {
             let invocation = Invocation(command: "", arguments: ParsedArguments(), globals: globals, context: context)
             return try interactiveCommand.run(invocation)
         }
+        // `fob help` and `fob help COMMAND`, as git and most command-line tools answer them.
+        if name == "help", split.rest.count <= 1 {
+            guard let topic = split.rest.first else {
+                context.standardOutput.write(HelpFormatter.fit(helpText))
+                return 0
+            }
+            guard let command = command(named: topic) else { throw UsageError("unknown command '\(topic)'") }
+            context.standardOutput.write(HelpFormatter.fit(command.helpText))
+            return 0
+        }
         guard let command = command(named: name) else {
             let hint = commonNames[name].map { "; Fob's is '\($0)'" } ?? ""
             throw UsageError("unknown command '\(name)'\(hint)")
@@ -154,10 +164,12 @@ public enum FobCLI {
             unless --raw), or asked with a masked prompt on a terminal; never
             from the command line.
 
-            Exit status: 0 success, 1 other failure, 2 usage error, 36 no master
-            password without a terminal, 44 item not found, 45 duplicate item,
-            50 no vault, 51 wrong master password, 93 vault damaged or not a Fob vault.
-            See fob(1).
+            Exit status: 0 success, 1 other failure, 2 usage error, 36 interaction
+            not allowed (locked with no master password, or a consent question
+            no one could answer, without a terminal), 44 item not found, 45
+            duplicate item, 50 no vault, 51 wrong master password or access denied,
+            93 vault damaged or not a Fob vault. See fob(1) (in a source tree:
+            man Assets/fob.1); `fob help COMMAND` is `fob COMMAND --help`.
 
             """
         return text

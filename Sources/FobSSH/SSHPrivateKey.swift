@@ -63,7 +63,7 @@ public final class SSHPrivateKey: @unchecked Sendable {
     /// - Throws: ``SSHKeyError/wire(_:)``, ``SSHKeyError/unsupportedKeyType(_:)``,
     ///   ``SSHKeyError/inconsistentKey``, ``SSHKeyError/unsupportedKeySize(_:)``.
     public static func read(privateWire reader: inout SSHReader) throws(SSHKeyError) -> SSHPrivateKey {
-        do {
+        try SSHKeyError.reading {
             let name = try reader.text("key type", limit: 256)
             switch name {
             case SSHKeyType.ed25519.rawValue:
@@ -86,12 +86,6 @@ public final class SSHPrivateKey: @unchecked Sendable {
             default:
                 throw SSHKeyError.unsupportedKeyType(name)
             }
-        } catch let error as SSHWireError {
-            throw .wire(error)
-        } catch let error as SSHKeyError {
-            throw error
-        } catch {
-            throw .inconsistentKey
         }
     }
 

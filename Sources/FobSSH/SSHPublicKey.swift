@@ -44,6 +44,21 @@ public enum SSHKeyError: Error, Equatable, Sendable {
     case badKeyFile(String)
     /// A key file protected by a passphrase; `fob ssh import` hands it to `ssh-add`.
     case encryptedKeyFile
+
+    /// Runs `body`, which reads key bytes, with its errors as key errors:
+    /// an ``SSHWireError`` becomes ``wire(_:)``, a key error stays as
+    /// thrown, and any other error (a library's refusal) is ``inconsistentKey``.
+    static func reading<Value>(_ body: () throws -> Value) throws(SSHKeyError) -> Value {
+        do {
+            return try body()
+        } catch let error as SSHWireError {
+            throw .wire(error)
+        } catch let error as SSHKeyError {
+            throw error
+        } catch {
+            throw .inconsistentKey
+        }
+    }
 }
 
 /// An SSH public key as RFC 4253 §6.6 encodes it (the "key blob").
@@ -64,34 +79,29 @@ public enum SSHPublicKey: Hashable, Sendable {
     /// - Throws: ``SSHKeyError/wire(_:)`` for a damaged blob,
     ///   ``SSHKeyError/inconsistentKey`` for a wrong length or point.
     public init(blob: [UInt8]) throws(SSHKeyError) {
-        var reader = SSHReader(blob)
-        do {
+        self = try SSHKeyError.reading {
+            var reader = SSHReader(blob)
             let name = try reader.text("key type", limit: 256)
+            let key: SSHPublicKey
             switch name {
             case SSHKeyType.ed25519.rawValue:
-                let key = try reader.string("ed25519 key", limit: 64)
-                guard key.count == 32 else { throw SSHKeyError.inconsistentKey }
-                self = .ed25519(key)
+                let bytes = try reader.string("ed25519 key", limit: 64)
+                guard bytes.count == 32 else { throw SSHKeyError.inconsistentKey }
+                key = .ed25519(bytes)
             case SSHKeyType.ecdsaP256.rawValue:
                 guard try reader.text("curve", limit: 64) == "nistp256" else { throw SSHKeyError.inconsistentKey }
                 let point = try reader.string("point", limit: 256)
                 guard point.count == 65, point[0] == 4 else { throw SSHKeyError.inconsistentKey }
-                self = .ecdsaP256(point)
+                key = .ecdsaP256(point)
             case SSHKeyType.rsa.rawValue:
                 let e = try reader.mpint("e")
                 let n = try reader.mpint("n")
-                self = .rsa(e: e, n: n)
+                key = .rsa(e: e, n: n)
             default:
-                self = .other(type: name, blob: blob)
-                return
+                return .other(type: name, blob: blob)
             }
             try reader.expectEnd()
-        } catch let error as SSHWireError {
-            throw .wire(error)
-        } catch let error as SSHKeyError {
-            throw error
-        } catch {
-            throw .inconsistentKey
+            return key
         }
     }
 

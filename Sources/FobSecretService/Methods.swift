@@ -191,20 +191,33 @@ extension Provider {
             let found = try search(try reader.stringDictionary())
             try writer.objectPaths(found.unlocked + found.locked)
         case "CreateItem":
-            let (label, attributes) = try Provider.itemProperties(reader)
-            var secret = try reader.secret()
-            // Wiped in place: a copy would leave this one behind.
-            defer { secret.value.wipe() }
-            let replace = try reader.bool()
-            let bytes = try open(secret, sender: call.sender)
+            let new = try createItemArguments(call)
             let path = try createItem(
-                label: label, attributes: attributes, secret: bytes, contentType: secret.contentType, replace: replace)
+                label: new.label, attributes: new.attributes, secret: new.secret, contentType: new.contentType,
+                replace: new.replace)
             try writer.string(path, "o")
             try writer.string(Provider.noPrompt, "o")
         case "Delete":
             throw ProviderError.notSupported("the vault's collection cannot be deleted over D-Bus")
         default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
         }
+    }
+
+    /// The arguments of a collection's `CreateItem` (`a{sv}` properties,
+    /// `(oayays)` secret, `b` replace), the secret opened with the sender's
+    /// session key (``open(_:sender:)``) and the bytes as sent wiped.
+    /// - Throws: the reader's ``BusFailure`` for arguments of the wrong
+    ///   type; ``ProviderError`` when the secret cannot be opened.
+    func createItemArguments(_ call: Call) throws -> CreateItemArguments {
+        let reader = call.reader
+        let (label, attributes) = try Provider.itemProperties(reader)
+        var sent = try reader.secret()
+        // Wiped in place: a copy would leave this one behind.
+        defer { sent.value.wipe() }
+        let replace = try reader.bool()
+        let secret = try open(sent, sender: call.sender)
+        return CreateItemArguments(
+            label: label, attributes: attributes, secret: secret, contentType: sent.contentType, replace: replace)
     }
 
     /// The label and attributes of CreateItem's `a{sv}` properties; other properties are skipped.
@@ -267,4 +280,18 @@ extension Provider {
         default: throw ProviderError.notSupported("\(call.interface).\(call.member)")
         }
     }
+}
+
+/// What a client asks `CreateItem` to store (``Provider/createItemArguments(_:)``).
+struct CreateItemArguments {
+    /// The `org.freedesktop.Secret.Item.Label` property; `""` when not given.
+    let label: String
+    /// The `org.freedesktop.Secret.Item.Attributes` property.
+    let attributes: [String: String]
+    /// The secret, opened.
+    let secret: SecretBytes
+    /// The secret's content type as the client sent it.
+    let contentType: String
+    /// Whether an item with the same attributes is replaced rather than another created.
+    let replace: Bool
 }

@@ -56,22 +56,17 @@ extension Provider {
         case "SearchItems":
             try writer.objectPaths(searchMemory(try reader.stringDictionary()))
         case "CreateItem":
-            let (label, attributes) = try Provider.itemProperties(reader)
-            var sent = try reader.secret()
-            // Wiped in place: a copy would leave this one behind.
-            defer { sent.value.wipe() }
-            let replace = try reader.bool()
-            let secret = try open(sent, sender: call.sender)
+            let new = try createItemArguments(call)
             let now = Provider.seconds()
             var path = Provider.memoryItemPrefix + ItemMapping.pathElement(of: UUID())
-            if replace, let existing = memoryItems.first(where: { $0.value.attributes == attributes }) {
+            if new.replace, let existing = memoryItems.first(where: { $0.value.attributes == new.attributes }) {
                 path = existing.key
             }
             let existed = memoryItems[path] != nil
             if !existed { try admitMemoryItem(owner: call.sender) }
             memoryItems[path] = MemoryItem(
-                owner: memoryItems[path]?.owner ?? call.sender, label: label, attributes: attributes, secret: secret,
-                contentType: sent.contentType,
+                owner: memoryItems[path]?.owner ?? call.sender, label: new.label, attributes: new.attributes,
+                secret: new.secret, contentType: new.contentType,
                 created: memoryItems[path]?.created ?? now, modified: now)
             emitMemory(existed ? "ItemChanged" : "ItemCreated", path)
             try writer.string(path, "o")

@@ -2,10 +2,12 @@ import FobStore
 import FoundationEssentials
 
 /// Which Ed25519 public key belongs to which device, and which devices are
-/// revoked with the counter at which each was cut off. The tree keeps it
-/// as `devices/roster`, signed by a current member; each device keeps the
-/// last roster it accepted in its sync state and takes a newer one only
-/// through ``accepting(_:)``, so the roster never goes back.
+/// revoked with the counter at which each was cut off, as one device
+/// vouches for them. The tree keeps each device's own as
+/// `devices/DEVICE.roster`, signed by that device and listing every key it
+/// holds (its own, and each it took in); every sync checks them
+/// (``TreeSignatures``, ``TreeChecks``), and each device keeps the version
+/// of every other device's it took, so a roster never goes back.
 ///
 /// File layout (all big-endian, lengths 4 bytes): "FSL1", the version
 /// (8 bytes, from 1), the signer's device id, the member count, then each
@@ -179,5 +181,32 @@ public struct DeviceRoster: Sendable, Equatable {
         do {
             return try SignedFile.open(bytes, path: path, publicKey: member.publicKey)
         } catch { throw .unauthentic(path) }
+    }
+
+    /// The keys a device joining a tree trusts: those of `anchors` (device
+    /// → the key the user accepted for it), then every key the roster of
+    /// a trusted device lists, its signature verified with the key trusted
+    /// for its signer, until no roster adds one. `rosters` are the tree's
+    /// rosters by signer, as ``decode(_:)`` gives them.
+    /// - Throws: ``Refusal/unauthentic(_:)`` for a roster of a trusted
+    ///   device whose signature does not verify; ``Refusal/keyChanged(_:)``
+    ///   for two trusted rosters that give one device two keys.
+    public static func trusted(
+        from anchors: [String: [UInt8]],
+        rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])]
+    ) throws(Refusal) -> [String: [UInt8]] {
+        var trusted = anchors
+        var taken: Set<String> = []
+        while let signer = rosters.keys.sorted().first(where: { trusted[$0] != nil && !taken.contains($0) }) {
+            taken.insert(signer)
+            guard let decoded = rosters[signer], let key = trusted[signer],
+                DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key)
+            else { throw .unauthentic("devices/\(signer).roster") }
+            for (id, member) in decoded.roster.members.sorted(by: { $0.key < $1.key }) {
+                if let held = trusted[id], held != member.publicKey { throw .keyChanged(id) }
+                trusted[id] = member.publicKey
+            }
+        }
+        return trusted
     }
 }

@@ -49,6 +49,18 @@ public struct DeviceSigningKey: Sendable {
         return sig
     }
 
+    /// The fingerprint of `publicKey` as users compare it: `SHA256:` and
+    /// the key's SHA-256 in base64 without padding (as `ssh-keygen -l` shows keys).
+    public static func fingerprint(_ publicKey: [UInt8]) -> String {
+        Sodium.ensureInitialised()
+        var hash = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        crypto_hash_sha256(&hash, publicKey, UInt64(publicKey.count))
+        let variant = sodium_base64_VARIANT_ORIGINAL_NO_PADDING
+        var text = [CChar](repeating: 0, count: sodium_base64_encoded_len(hash.count, variant))
+        _ = sodium_bin2base64(&text, text.count, hash, hash.count, variant)
+        return "SHA256:" + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Whether `signature` is `publicKey`'s over `message` (`crypto_sign_verify_detached`).
     static func verifies(_ signature: [UInt8], _ message: [UInt8], publicKey: [UInt8]) -> Bool {
         guard signature.count == Int(crypto_sign_BYTES), publicKey.count == Int(crypto_sign_PUBLICKEYBYTES)

@@ -25,7 +25,7 @@ import FoundationEssentials
         default:
             let path = String(decoding: rest, as: UTF8.self)
             return TreePath.parseRecord(path) != nil || TreePath.parseHead(path) != nil
-                || TreePath.parseEpoch(path) != nil
+                || TreePath.parseEpoch(path) != nil || TreePath.parseRoster(path) != nil
         }
     }
 }

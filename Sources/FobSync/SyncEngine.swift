@@ -24,6 +24,10 @@ public final class SyncEngine {
     /// started it, as `NAME (ID)` when its name is known, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
+    /// Asks whether the signing keys a `join` shows (the text, one device
+    /// and fingerprint a line) are the devices' own: `true` accepts them.
+    /// `nil`: none can be asked, and a `join` without `acceptKey` stops.
+    public var confirmKeys: ((String) throws -> Bool)?
     /// The lowest header costs taken (``TreeHeader/floor``). Only a
     /// caller that makes its own trees lowers it (tests of the library and
     /// fob-bench, to keep their key derivations out of the figures); the
@@ -247,6 +251,7 @@ public final class SyncEngine {
     /// device whose later files it left out.
     func checkRemote(_ tree: inout TreeSnapshot, run: inout SyncRun) throws {
         try TreeChecks.checkHeads(tree.heads, revoked: tree.revoked, state: run.state, where: "the remote")
+        try TreeChecks.checkRosters(tree.rosters, state: &run.state)
         try TreeChecks(reader: reader).checkLiveHashes(&tree, run: &run, where: "the remote")
         for (device, count) in tree.ignored.sorted(by: { $0.key < $1.key }) {
             messages(

@@ -75,13 +75,21 @@ struct EpochKeeper {
                 epoch = opened
             }
             guard let epoch else { break }
-            run.state.learn(epoch)
-            let path = TreePath.epoch(epoch)
-            do {
-                for older in try EpochFile.open(epochFile, epoch: epoch) {
-                    run.state.learn(older)
+            let older: [KeyEpoch]
+            if TreeSignatures.key(of: target.device, state: run.state) == nil {
+                // A starter whose key this device does not hold yet (one that
+                // joined since): checked against its signed head in the tree.
+                older = try TreeSignatures.epochsAtJoin(
+                    files[targetPath] ?? [], path: targetPath, newest: epoch,
+                    head: try git.file(TreePath.head(device: target.device), of: tree)
+                ).older
+            } else {
+                do { older = try EpochFile.open(epochFile, epoch: epoch) } catch {
+                    throw SyncError.tampered("\(TreePath.epoch(epoch)) \(error)")
                 }
-            } catch { throw SyncError.tampered("\(path) \(error)") }
+            }
+            run.state.learn(epoch)
+            for epoch in older { run.state.learn(epoch) }
         }
         run.refreshKeys()
         // What was verified under the older keys is opened again (so every

@@ -29,6 +29,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// to open it could be asked (no terminal, no `--tree-password-file`):
     /// exit 63. Nothing changed but what earlier steps committed locally.
     case newKey(String)
+    /// `join`: the devices' signing keys could not be accepted, no
+    /// terminal to ask and no `--accept-key` (the keys are shown): exit 36.
+    case keysNotAsked(String)
+    /// `join`: the key given with `--accept-key` is no device's of the
+    /// tree, or the keys shown were not accepted: exit 1.
+    case keysRefused(String)
 
     /// The process exit status.
     public var exitStatus: Int32 {
@@ -36,7 +42,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .gitMissing: 60
         case .remoteUnreachable: 61
         case .pushRejected: 62
-        case .git, .revoked: 1
+        case .git, .revoked, .keysRefused: 1
+        case .keysNotAsked: 36
         case .tampered, .copied: 93
         case .usage: 2
         case .wrongPassword: 51
@@ -57,6 +64,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .usage(let why): why
         case .wrongPassword: "the master password does not open the sync tree's header (errSecAuthFailed)"
         case .revoked(let why): why
+        case .keysNotAsked(let why), .keysRefused(let why): why
         case .newKey(let why):
             "the sync tree has a new key \(why); its master password is needed: run `fob sync` on a terminal, or give --tree-password-file PATH"
         }

@@ -31,7 +31,9 @@ struct Exporter {
         run.exportsRemovedOthers = !collected.isEmpty
         // A head written before signing keys is written again, carrying this device's key.
         let unsignedHead = current.heads[me].map { $0.publicKey == nil } ?? false
-        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead || unsignedHead else { return 0 }
+        let roster = Self.roster(of: run.state, current: current.rosters[me])
+        guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead || unsignedHead || roster != nil
+        else { return 0 }
         // Reserve the counter in the vault before any file carries it.
         run.state.counter += 1
         try vault.store(&run)
@@ -42,6 +44,9 @@ struct Exporter {
             live.remove(path)
         }
         for plan in planned { try stage(plan, dot: dot, run: &run, live: &live) }
+        if let roster, let key = run.state.signingKey {
+            run.writeFile(TreePath.roster(device: me), roster.signed(by: me, key: key))
+        }
         try writeHead(&run, current: current, live: live)
         try run.commit(git: git)
         return planned.count
@@ -128,10 +133,10 @@ struct Exporter {
     func stage(_ plan: PlannedRevision, dot: Dot, run: inout SyncRun, live: inout Set<String>) throws {
         let revision = plan.make(dot)
         let path = TreePath.record(name: plan.name, dot: dot)
-        let sealed = revision.sealed(name: plan.name, keys: run.keys)
+        // Kept as decoded from what was sealed, so it is the same value another device opens.
+        let (sealed, read) = try revision.sealedAndRead(name: plan.name, keys: run.keys)
         try run.writeSigned(path, sealed)
-        // Kept as read back, so it is the same value another device opens.
-        run.written[path] = try Revision.open(sealed, name: plan.name, dot: dot, keys: run.keys)
+        run.written[path] = read
         run.exports.append((plan.name, dot, plan.superseded.filter { $0 != dot }))
         live.insert(path)
         for old in plan.superseded where old != dot {
@@ -181,6 +186,18 @@ struct Exporter {
             }
         }
         return (resealed, collected, acknowledge)
+    }
+
+    /// This device's roster when the tree's (`current`) lacks a device
+    /// whose key it holds, or a revocation it knows: every key it holds
+    /// (its own, and those it took in) with the cut-offs it knows, one
+    /// version above the tree's. `nil` when the tree's says all that.
+    static func roster(of state: SyncState, current: DeviceRoster?) -> DeviceRoster? {
+        guard let own = state.signingKey else { return nil }
+        var members = [state.device: DeviceRoster.Member(publicKey: own.publicKey)]
+        for (id, key) in state.signers { members[id] = DeviceRoster.Member(publicKey: key, cutOff: state.revoked[id]) }
+        guard members != current?.members else { return nil }
+        return DeviceRoster(version: (current?.version ?? 0) + 1, members: members)
     }
 
     func writeHead(_ run: inout SyncRun, current: TreeSnapshot, live: Set<String>) throws {

@@ -89,10 +89,15 @@ extension SyncEngine {
     /// - Parameters:
     ///   - password: the master password the header was sealed with.
     ///   - name: this device's name (``DeviceName``; `nil`: none).
+    ///   - acceptKey: the fingerprint (``DeviceSigningKey/fingerprint(_:)``)
+    ///     of the key of a device whose roster this device trusts; `nil`:
+    ///     the keys are shown and ``confirmKeys`` asked (see ``trustedKeysAtJoin(epochs:acceptKey:)``).
     /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
     ///   set up already (but for a vault a sync found to be a copy), the remote holds no tree or the name is refused;
-    ///   as ``sync(network:forceHead:)``.
-    public func join(remote: String, password: SecretBytes, name: String? = nil) throws -> Outcome {
+    ///   ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``; as ``sync(network:forceHead:)``.
+    public func join(remote: String, password: SecretBytes, name: String? = nil, acceptKey: String? = nil) throws
+        -> Outcome
+    {
         try DeviceName.check(name)
         let items = try vault.listing()
         let old = SyncVault.stateItem(in: items)
@@ -120,17 +125,19 @@ extension SyncEngine {
         var epochs = [newest]
         if newest.number > 1 {
             let path = TreePath.epoch(newest)
-            do {
-                // Its starter's signature is checked by the first sync, which takes in the heads' keys.
-                epochs += try EpochFile.open(SignedFile.content(try git.file(path) ?? []), epoch: newest)
-            } catch { throw SyncError.tampered("\(path) \(error)") }
+            epochs += try TreeSignatures.epochsAtJoin(
+                try git.file(path) ?? [], path: path, newest: newest,
+                head: try git.file(TreePath.head(device: newest.device))
+            ).older
         }
         guard let first = epochs.first(where: { $0.number == 1 }) else {
             throw SyncError.tampered("the tree's first key epoch is missing")
         }
+        let trusted = try trustedKeysAtJoin(epochs: epochs, acceptKey: acceptKey)
         var state = SyncState(device: DeviceID.make(), syncKey: first.key, remote: remote)
         state.name = name
         state.signingKey = DeviceSigningKey.generate()
+        state.signers = trusted
         for epoch in epochs { state.learn(epoch) }
         var fresh = state.item(now: now())
         if let old {
@@ -142,6 +149,71 @@ extension SyncEngine {
             try vault.apply([.add(fresh)])
         }
         return try sync(forceHead: true)
+    }
+
+    /// The signing keys a joining device trusts before its first sync: the
+    /// tree's device rosters are shown (each signer's name, id and key
+    /// fingerprint), one is accepted (`acceptKey`, or every one shown when
+    /// ``confirmKeys`` says yes), and the keys the accepted rosters vouch for,
+    /// one roster through another, are trusted
+    /// (``DeviceRoster/trusted(from:rosters:)``): the first sync refuses
+    /// a head, file or roster with another key for them. A device on no
+    /// roster they vouch for is taken at first sight, and named. A tree
+    /// without rosters (written by an older Fob) is taken as it is.
+    /// - Throws: ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``; ``SyncError/tampered(_:)``.
+    func trustedKeysAtJoin(epochs: [KeyEpoch], acceptKey: String?) throws -> [String: [UInt8]] {
+        guard let head = try git.resolve("HEAD") else { return [:] }
+        let files = try git.files(of: head, under: "devices")
+        var rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])] = [:]
+        for (path, bytes) in files {
+            guard let device = TreePath.parseRoster(path) else { continue }
+            let decoded: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])
+            do {
+                decoded = try reading(bytes) { (raw) throws(TreeFormatError) in try DeviceRoster.decode(raw) }
+            } catch { throw SyncError.tampered("\(path) \(error)") }
+            guard decoded.signer == device, decoded.roster.members[device] != nil else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            rosters[device] = decoded
+        }
+        guard !rosters.isEmpty else { return [:] }
+        let keys = SyncKeys(epochs: epochs)
+        var lines: [String] = []
+        var own: [String: [UInt8]] = [:]
+        for (device, decoded) in rosters.sorted(by: { $0.key < $1.key }) {
+            let key = decoded.roster.members[device]?.publicKey ?? []
+            own[device] = key
+            let headBytes = files[TreePath.head(device: device)].map(SignedFile.content)
+            let name = headBytes.flatMap { try? DeviceHead.open($0, device: device, keys: keys) }?.name
+            lines.append("  \(DeviceName.label(device, name: name))  \(DeviceSigningKey.fingerprint(key))")
+        }
+        let shown = "The sync tree's devices sign with these keys:\n" + lines.joined(separator: "\n") + "\n"
+        let anchors: [String: [UInt8]]
+        if let acceptKey {
+            anchors = own.filter { DeviceSigningKey.fingerprint($0.value) == acceptKey }
+            guard !anchors.isEmpty else {
+                throw SyncError.keysRefused(
+                    "no device of the sync tree signs its roster with key \(acceptKey); nothing changed\n" + shown)
+            }
+        } else if let confirmKeys {
+            guard try confirmKeys(shown) else {
+                throw SyncError.keysRefused("the sync tree's keys were not accepted; nothing changed")
+            }
+            anchors = own
+        } else {
+            throw SyncError.keysNotAsked(
+                shown + "no terminal to accept them: compare one with `fob sync status` on that device, "
+                    + "then join with --accept-key FINGERPRINT")
+        }
+        let trusted: [String: [UInt8]]
+        do { trusted = try DeviceRoster.trusted(from: anchors, rosters: rosters) } catch {
+            throw SyncError.tampered(error.description)
+        }
+        for device in rosters.keys.sorted() where trusted[device] == nil {
+            messages(
+                "fob: device \(device) is on no roster of a device accepted; its key is taken as first seen\n")
+        }
+        return trusted
     }
 
     /// One device as `fob devices` lists it.
@@ -181,6 +253,8 @@ extension SyncEngine {
         public var unsent: Int
         /// Devices in the local tree.
         public var devices: [DeviceInfo]
+        /// This device's signing key fingerprint (``DeviceSigningKey/fingerprint(_:)``).
+        public var signingKey: String?
     }
 
     /// The state, the local tree's devices and the pending changes; no network.
@@ -192,7 +266,8 @@ extension SyncEngine {
             remote: run.state.remote, device: run.state.device, name: run.state.name,
             lastSync: run.state.lastSync,
             lastMerged: run.state.lastMerged, lastConflicts: run.state.lastConflicts, pending: pending,
-            unsent: try hasWorkTree ? unsent(device: run.state.device) : 0, devices: try devices(run))
+            unsent: try hasWorkTree ? unsent(device: run.state.device) : 0, devices: try devices(run),
+            signingKey: run.state.signingKey.map { DeviceSigningKey.fingerprint($0.publicKey) })
     }
 
     /// Whether the local work tree exists (a vault moved to a new machine has none until its next sync).
@@ -202,7 +277,7 @@ extension SyncEngine {
         guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
         var run = run
-        let (heads, revoked) = try reader.snapshotDevices(head, run: &run)
+        let (heads, revoked, _) = try reader.snapshotDevices(head, run: &run)
         return heads.values.sorted { $0.device < $1.device }.map {
             let isThis = $0.device == run.state.device
             return DeviceInfo(

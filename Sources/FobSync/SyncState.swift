@@ -58,6 +58,10 @@ public struct SyncState: Sendable {
     /// writes to the tree is signed with it. `nil` in a state written
     /// before signing keys (``SyncVault/load()`` makes one).
     public var signingKey: DeviceSigningKey?
+    /// The version of the device roster of each other device
+    /// (``DeviceRoster``, `devices/DEVICE.roster`) this device last took:
+    /// a tree with an older one, or without one, was tampered with.
+    public var rosterVersions: [String: UInt64] = [:]
     /// The public signing key of every device this device has seen sign
     /// its head, by device id: a key once taken is never changed nor
     /// dropped, so a file under a device's id verifies only with its key.
@@ -183,6 +187,11 @@ public struct SyncState: Sendable {
             w.u8(9)
             w.vector(VersionVector(unsignedUpTo.filter { $0.value > 0 }))
         }
+        // 10 the versions of the other devices' rosters.
+        if !rosterVersions.isEmpty {
+            w.u8(10)
+            w.vector(VersionVector(rosterVersions))
+        }
         return SecretBytes(w.bytes)
     }
 
@@ -236,6 +245,7 @@ public struct SyncState: Sendable {
                 case 7: state.signingKey = try DeviceSigningKey(secretKey: SecretBytes(try r.data(max: 64)))
                 case 8: try state.decodeSigners(&r)
                 case 9: state.unsignedUpTo = try r.vector().counters
+                case 10: state.rosterVersions = try r.vector().counters
                 default: throw .malformed("an unknown sync state section")
                 }
             }

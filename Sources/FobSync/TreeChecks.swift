@@ -124,4 +124,24 @@ struct TreeChecks {
             }
         }
     }
+
+    /// Refuses a fetched tree whose device roster of another device is
+    /// older than the one this device took before, or gone; then takes
+    /// the versions of `rosters`.
+    /// - Throws: ``SyncError/tampered(_:)``.
+    static func checkRosters(_ rosters: [String: DeviceRoster], state: inout SyncState) throws {
+        for (device, held) in state.rosterVersions.sorted(by: { $0.key < $1.key }) {
+            guard let roster = rosters[device] else {
+                throw SyncError.tampered("the device roster of device \(device) was removed from the tree")
+            }
+            guard roster.version >= held else {
+                throw SyncError.tampered(
+                    DeviceRoster.Refusal.wentBack(held: held, offered: roster.version).description
+                        + " (\(TreePath.roster(device: device)))")
+            }
+        }
+        for (device, roster) in rosters where device != state.device {
+            state.rosterVersions[device] = roster.version
+        }
+    }
 }

@@ -66,6 +66,16 @@ public enum TreePath {
         }
     }
 
+    /// The path of the device roster `device` signs.
+    public static func roster(device: String) -> String { "devices/\(device).roster" }
+
+    /// The device of a device roster's path, or `nil`.
+    public static func parseRoster(_ path: String) -> String? {
+        guard path.hasPrefix("devices/"), path.hasSuffix(".roster") else { return nil }
+        let id = path.dropFirst(8).dropLast(7)
+        return DeviceID.isValid(id) ? String(id) : nil
+    }
+
     /// The path of the revocation of `device`.
     public static func revoked(device: String) -> String { "devices/\(device).revoked" }
 
@@ -186,6 +196,30 @@ public struct Revision: Sendable {
     public func sealed(name: String, keys: SyncKeys) -> [UInt8] {
         var w = ByteWriter()
         defer { w.wipe() }
+        encodePlaintext(into: &w)
+        return keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
+    }
+
+    /// ``sealed(name:keys:)``, and the revision as ``open(_:name:dot:keys:)``
+    /// gives it back from those bytes (the value another device reads),
+    /// decoded from the plaintext before it is sealed rather than opened
+    /// again.
+    /// - Throws: ``TreeFormatError``, as ``open(_:name:dot:keys:)``.
+    func sealedAndRead(name: String, keys: SyncKeys) throws(TreeFormatError) -> (bytes: [UInt8], read: Revision) {
+        var w = ByteWriter()
+        defer { w.wipe() }
+        encodePlaintext(into: &w)
+        let bytes = keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
+        var read = try reading(w.bytes) { (raw) throws(TreeFormatError) -> Revision in
+            try Revision.decodePlaintext(raw, dot: dot)
+        }
+        read.sealedUnder = keys.sealingID
+        try read.checkItems(name: name, keys: keys)
+        return (bytes, read)
+    }
+
+    /// The plaintext ``sealed(name:keys:)`` seals.
+    private func encodePlaintext(into w: inout ByteWriter) {
         let withWriters = siblings.contains { $0.device != nil }
         let withParts = withWriters || siblings.contains { $0.parts != nil }
         w.u8(withWriters ? Revision.versionWithWriters : withParts ? Revision.versionWithParts : Revision.version)
@@ -215,7 +249,6 @@ public struct Revision: Sendable {
                 if let device = sibling.device { w.string(device) }
             }
         }
-        return keys.seal(magic: Revision.magic, w.bytes, ad: Revision.associatedData(name: name, dot: dot))
     }
 
     /// Opens a revision file.
@@ -232,16 +265,20 @@ public struct Revision: Sendable {
             try decodePlaintext(raw, dot: dot)
         }
         revision.sealedUnder = keyID
-        // The item must be the one its path names, and never enter a group
-        // Fob keeps for itself (the sync state's): a file sealed under a key
-        // another device holds cannot plant an item under another name.
-        for item in [revision.item].compactMap({ $0 }) + revision.siblings.map(\.item) {
+        try revision.checkItems(name: name, keys: keys)
+        return revision
+    }
+
+    /// The item must be the one its path names, and never enter a group
+    /// Fob keeps for itself (the sync state's): a file sealed under a key
+    /// another device holds cannot plant an item under another name.
+    private func checkItems(name: String, keys: SyncKeys) throws(TreeFormatError) {
+        for item in [item].compactMap({ $0 }) + siblings.map(\.item) {
             guard keys.name(of: item) == name else { throw .malformed("an item whose key is not its file's name") }
             guard !ItemQuery.reservedAccessGroups.contains(item.accessGroup) else {
                 throw .malformed("an item in Fob's reserved access group \"\(item.accessGroup)\"")
             }
         }
-        return revision
     }
 
     /// Decodes a revision's plaintext (the fuzz target `sync-tree` calls it).

@@ -91,9 +91,10 @@ enum TreeSignatures {
             guard (try? SignedFile.open(bytes, path: path, publicKey: offered)) != nil else {
                 throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
             }
-            if device != run.state.device, run.state.signers[device] == nil {
-                run.state.signers[device] = offered
-                run.state.unsignedUpTo[device] = head.unsignedUpTo
+            if device != run.state.device {
+                // A key a join took from a roster has its unsigned counter taken from the head.
+                if run.state.signers[device] == nil { run.state.signers[device] = offered }
+                if run.state.unsignedUpTo[device] == nil { run.state.unsignedUpTo[device] = head.unsignedUpTo }
             }
             return head
         } catch let error as TreeFormatError {
@@ -104,8 +105,9 @@ enum TreeSignatures {
     /// The content of the epoch file at `path` that `starter` wrote:
     /// refused when a revoked device started it, or when it is not signed
     /// by the starter's key this device holds. The file of a device whose
-    /// key is not held yet (one that joined since, its head sealed under the
-    /// new key) is checked as its head is read, under that key.
+    /// key is not held yet (one that joined since) is returned as it is:
+    /// the caller checks it with ``epochsAtJoin(_:path:newest:head:)``
+    /// once the epoch's key is open.
     /// - Throws: ``SyncError/tampered(_:)``.
     static func epochFile(_ bytes: [UInt8], path: String, starter: String, state: SyncState) throws -> [UInt8] {
         if let cutOff = state.revoked[starter] {
@@ -116,6 +118,83 @@ enum TreeSignatures {
         do { return try SignedFile.open(bytes, path: path, publicKey: key) } catch {
             throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
         }
+    }
+
+    /// The older key epochs the epoch file at `path` holds, read by a
+    /// `join` that opened `newest` with a master password, or by a device
+    /// that does not hold the key of the device that started it: the file must be
+    /// signed by the key of the device that started `newest`, as that
+    /// device's head in the tree (`head`, signed by the same key, sealed
+    /// under one of these epochs) gives it. A file without a signature is
+    /// taken only when that head has no key either (a tree written before
+    /// signing keys, which a `join` trusts as it finds it).
+    /// - Returns: the older epochs, and the starter's public key (`nil` for such a tree).
+    /// - Throws: ``SyncError/tampered(_:)``: a signature that does not
+    ///   verify, a file without one beside a signed head, no head of the
+    ///   starter, a file or head that does not open.
+    static func epochsAtJoin(_ bytes: [UInt8], path: String, newest: KeyEpoch, head: [UInt8]?) throws -> (
+        older: [KeyEpoch], starterKey: [UInt8]?
+    ) {
+        let starter = newest.device
+        let older: [KeyEpoch]
+        do {
+            // Opened under the new key before its signature is checked: the
+            // starter's head may be sealed under an older one it holds.
+            older = try EpochFile.open(SignedFile.content(bytes), epoch: newest)
+        } catch { throw SyncError.tampered("\(path) \(error)") }
+        let headPath = TreePath.head(device: starter)
+        guard let head else {
+            throw SyncError.tampered("\(path) is a key epoch of device \(starter), which has no head in the tree")
+        }
+        let keys = SyncKeys(epochs: older + [newest])
+        let publicKey: [UInt8]?
+        do {
+            publicKey = try DeviceHead.open(SignedFile.content(head), device: starter, keys: keys).publicKey
+        } catch { throw SyncError.tampered("\(headPath) \(error)") }
+        guard let publicKey else {
+            guard !bytes.starts(with: SignedFile.magic), !head.starts(with: SignedFile.magic) else {
+                throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+            }
+            return (older, nil)
+        }
+        guard (try? SignedFile.open(head, path: headPath, publicKey: publicKey)) != nil else {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(headPath).description)
+        }
+        guard (try? SignedFile.open(bytes, path: path, publicKey: publicKey)) != nil else {
+            throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
+        }
+        return (older, publicKey)
+    }
+
+    /// The device roster at `path`, which `device` signs: refused unless
+    /// its signer is `device`, its signature verifies with the key this
+    /// device holds for `device` (taken in from its head), it lists that
+    /// key for its signer, every member it lists has the key this device
+    /// holds for it (where it holds one) and the cut-off this device knows.
+    /// Its version is checked against the one taken before with the
+    /// fetched tree's heads (``TreeChecks/checkRosters(_:state:)``).
+    /// - Throws: ``SyncError/tampered(_:)``, naming the case.
+    static func roster(_ bytes: [UInt8], path: String, device: String, run: inout SyncRun) throws -> DeviceRoster {
+        let decoded: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])
+        do {
+            decoded = try reading(bytes) { (raw) throws(TreeFormatError) in try DeviceRoster.decode(raw) }
+        } catch { throw SyncError.tampered("\(path) \(error)") }
+        guard decoded.signer == device, let key = key(of: device, state: run.state),
+            DeviceSigningKey.verifies(decoded.signature, DeviceRoster.context + decoded.body, publicKey: key)
+        else { throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description) }
+        let roster = decoded.roster
+        guard roster.members[device]?.publicKey == key else {
+            throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(device).description + " (\(path))")
+        }
+        for (id, member) in roster.members.sorted(by: { $0.key < $1.key }) {
+            if let held = self.key(of: id, state: run.state), held != member.publicKey {
+                throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(id).description + " (\(path))")
+            }
+            if let cut = member.cutOff, let known = run.state.revoked[id], cut != known {
+                throw SyncError.tampered(DeviceRoster.Refusal.revocationChanged(id).description + " (\(path))")
+            }
+        }
+        return roster
     }
 
     /// The revocation at `path` of `device`: signed by a current device

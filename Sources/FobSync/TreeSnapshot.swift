@@ -21,6 +21,8 @@ struct TreeSnapshot {
     var stale: Set<String> = []
     /// Items with a tombstone among their revisions.
     var tombstones: Set<String> = []
+    /// The device rosters, by the device that signs each.
+    var rosters: [String: DeviceRoster] = [:]
 
     /// The merged view of an opened item (`nil` for one the tree does not hold).
     func view(_ name: String) -> ItemView? {
@@ -74,7 +76,9 @@ struct TreeReader {
             if let (name, dot) = TreePath.parseRecord(path) {
                 snap.files[name, default: []].append(IndexedFile(dot: dot, blob: blob))
                 snap.paths.insert(path)
-            } else if TreePath.parseHead(path) != nil || TreePath.parseRevoked(path) != nil {
+            } else if TreePath.parseHead(path) != nil || TreePath.parseRevoked(path) != nil
+                || TreePath.parseRoster(path) != nil
+            {
                 devicePaths.append((path, blob))
             } else if let (number, device) = TreePath.parseEpoch(path) {
                 if !keys.knows(number: number, device: device) && !run.unopenable.contains("\(number).\(device)") {
@@ -88,7 +92,7 @@ struct TreeReader {
         }
         let contents = try git.blobs(Array(Set((devicePaths + headerPaths).map(\.blob))))
         for (path, blob) in headerPaths { _ = try TreeReader.header(contents[blob] ?? [], path: path, floor: kdfFloor) }
-        (snap.heads, snap.revoked) = try devices(
+        (snap.heads, snap.revoked, snap.rosters) = try devices(
             devicePaths.map { ($0.path, contents[$0.blob] ?? []) }, run: &run)
         let cutOff = snap.revoked.merging(run.state.revoked) { min($0, $1) }
         for (name, files) in snap.files {
@@ -162,25 +166,27 @@ struct TreeReader {
         }
     }
 
-    /// The heads and revocations of `commit`.
+    /// The heads, revocations and device rosters of `commit`.
     func snapshotDevices(_ commit: String, run: inout SyncRun) throws -> (
-        heads: [String: DeviceHead], revoked: [String: UInt64]
+        heads: [String: DeviceHead], revoked: [String: UInt64], rosters: [String: DeviceRoster]
     ) {
         try devices(try git.files(of: commit, under: "devices").map { ($0.key, $0.value) }, run: &run)
     }
 
-    /// The heads and revocations of the files `files` (path, content) of
-    /// `devices/`: heads first, so that a device's key is taken in before
-    /// a revocation it signed is checked (``TreeSignatures``).
+    /// The heads, revocations and device rosters of the files `files`
+    /// (path, content) of `devices/`: heads first, so that a device's key
+    /// is taken in before a revocation or roster it signed is checked
+    /// (``TreeSignatures``).
     func devices(_ files: [(path: String, bytes: [UInt8])], run: inout SyncRun) throws -> (
-        heads: [String: DeviceHead], revoked: [String: UInt64]
+        heads: [String: DeviceHead], revoked: [String: UInt64], rosters: [String: DeviceRoster]
     ) {
         var heads: [String: DeviceHead] = [:]
         var revoked: [String: UInt64] = [:]
+        var rosters: [String: DeviceRoster] = [:]
         for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
             if let device = TreePath.parseHead(path) {
                 heads[device] = try TreeSignatures.head(bytes, path: path, device: device, run: &run)
-            } else if TreePath.parseRevoked(path) == nil {
+            } else if TreePath.parseRevoked(path) == nil, TreePath.parseRoster(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
         }
@@ -188,7 +194,11 @@ struct TreeReader {
             guard let device = TreePath.parseRevoked(path) else { continue }
             revoked[device] = try TreeSignatures.revocation(bytes, path: path, device: device, run: run).counter
         }
-        return (heads, revoked)
+        for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
+            guard let device = TreePath.parseRoster(path) else { continue }
+            rosters[device] = try TreeSignatures.roster(bytes, path: path, device: device, run: &run)
+        }
+        return (heads, revoked, rosters)
     }
 
     /// The snapshot of the synced commit from the index, which lists what
@@ -200,7 +210,7 @@ struct TreeReader {
         // Files under an older key are opened again: the listing tells.
         guard !index.values.contains(where: \.stale) else { return nil }
         var snap = TreeSnapshot()
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, run: &run)
+        (snap.heads, snap.revoked, snap.rosters) = try snapshotDevices(commit, run: &run)
         guard snap.revoked.isEmpty else { return nil }
         snap.paths.reserveCapacity(index.count)
         for (name, entry) in index where !entry.files.isEmpty {
@@ -219,7 +229,7 @@ struct TreeReader {
         let exports = run.exports
         guard exports.count <= 256, !run.exportsRemovedOthers else { return nil }
         var snap = before
-        (snap.heads, snap.revoked) = try snapshotDevices(commit, run: &run)
+        (snap.heads, snap.revoked, snap.rosters) = try snapshotDevices(commit, run: &run)
         guard snap.revoked == before.revoked else { return nil }
         let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
         var blobs: [String: String] = [:]

@@ -35,6 +35,7 @@ struct VaultMerger {
         var changes: [ImportChange] = []
         var revisions = run.state.revisions
         var merged = 0
+        let renames = renamesRacingEdits(snapshot, changed: changed, run: run)
         for name in changed.sorted() {
             // Items the tree does not hold (yet): kept, and exported next time.
             guard let view = snapshot.view(name) else { continue }
@@ -50,7 +51,7 @@ struct VaultMerger {
             }
             // Said once, where the delete is undone.
             // Not on a first merge: a device joining the tree deleted nothing.
-            if view.editBeatDelete, stored == nil, run.state.syncedCommit != nil {
+            if view.editBeatDelete, stored == nil, run.state.syncedCommit != nil, renames[name] == nil {
                 messages(
                     "fob: \(item.displayName) was edited on one device while deleted on another: the edit is kept\n")
             }
@@ -70,19 +71,16 @@ struct VaultMerger {
             }
             merged += 1
         }
+        for (old, survivor) in renames.sorted(by: { $0.key < $1.key }) {
+            try foldRename(old, into: survivor, snapshot: snapshot, run: &run, changes: &changes, revisions: &revisions)
+        }
         try separateIdentities(&run, changes: &changes, revisions: &revisions)
         // A name neither in the tree nor in the vault is forgotten.
         for name in revisions.keys where snapshot.files[name] == nil && run.items[name] == nil {
             revisions[name] = nil
             changed.insert(name)
         }
-        for (device, head) in snapshot.heads where device != run.state.device {
-            run.state.seen[device] = max(run.state.seen[device] ?? 0, head.counter)
-        }
-        for (device, counter) in snapshot.revoked {
-            run.state.revoked[device] = counter
-            run.state.seen[device] = nil
-        }
+        Self.takeDevices(of: snapshot, into: &run.state)
         let conflicts = index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) }
         run.state.syncedCommit = commit
         run.state.revisions = revisions
@@ -93,6 +91,107 @@ struct VaultMerger {
         run.index = index
         try vault.store(&run, with: changes, index: true, dirty: changed)
         return SyncEngine.Outcome(merged: merged, conflicts: conflicts, written: 0)
+    }
+
+    /// The highest counter seen of every other device, and the revocations, of `snapshot`.
+    static func takeDevices(of snapshot: TreeSnapshot, into state: inout SyncState) {
+        for (device, head) in snapshot.heads where device != state.device {
+            state.seen[device] = max(state.seen[device] ?? 0, head.counter)
+        }
+        for (device, counter) in snapshot.revoked {
+            state.revoked[device] = counter
+            state.seen[device] = nil
+        }
+    }
+
+    /// The renames (`fob mv`) that raced an edit of the old name on another
+    /// device, by old name: an old name whose edit beat a concurrent delete,
+    /// and another name that holds its persistent ID without such a race
+    /// (the least, should there be several). Every device that holds the
+    /// same tree finds the same.
+    func renamesRacingEdits(_ snapshot: TreeSnapshot, changed: Set<String>, run: SyncRun) -> [String: String] {
+        var holders: [UUID: [String]] = [:]
+        for (name, item) in run.items where snapshot.files[name] != nil {
+            holders[item.persistentID, default: []].append(name)
+        }
+        for name in changed where snapshot.files[name] != nil {
+            guard let item = snapshot.view(name)?.item else { continue }
+            holders[item.persistentID, default: []].append(name)
+        }
+        var out: [String: String] = [:]
+        for name in changed.sorted() {
+            guard snapshot.files[name] != nil, let view = snapshot.view(name), view.editBeatDelete,
+                let item = view.item
+            else { continue }
+            let survivor = Set(holders[item.persistentID] ?? []).sorted().first { other in
+                guard other != name else { return false }
+                guard changed.contains(other) else { return run.items[other] != nil }
+                guard let otherView = snapshot.view(other) else { return false }
+                return !otherView.editBeatDelete && otherView.item?.persistentID == item.persistentID
+            }
+            if let survivor { out[name] = survivor }
+        }
+        return out
+    }
+
+    /// One item from a rename racing an edit: the parts the edit of `old`
+    /// changed that the rename's delete had not seen are taken into
+    /// `survivor` (the renamed item keeps its name, identity and every
+    /// other part), and `old` leaves the vault. The state's revisions of
+    /// both stay behind the vault's, so the next export writes the
+    /// survivor's new revision and `old`'s tombstone; every device that
+    /// merged the same tree writes the same values, which merge without
+    /// a conflict.
+    func foldRename(
+        _ old: String, into survivor: String, snapshot: TreeSnapshot, run: inout SyncRun,
+        changes: inout [ImportChange], revisions: inout [String: UInt64]
+    ) throws {
+        guard let view = snapshot.view(old), let edited = view.item else { return }
+        try vault.fill(&run, names: [survivor])
+        let pending = changes.firstIndex { change in
+            if case .add(let item) = change { return run.keys.name(of: item) == survivor }
+            if case .replace(_, let item) = change { return run.keys.name(of: item) == survivor }
+            return false
+        }
+        var target: Item
+        if let pending, case .add(let item) = changes[pending] {
+            target = item
+        } else if let pending, case .replace(_, let item) = changes[pending] {
+            target = item
+        } else if let stored = run.items[survivor] {
+            target = stored
+        } else {
+            return
+        }
+        var deleted = VersionVector()
+        for revision in SyncMerge.liveSet(snapshot.revisions[old] ?? []) where revision.item == nil {
+            deleted = deleted.joined(revision.vector)
+        }
+        for group in FieldGroup.allCases {
+            guard let dot = view.fieldDots[group], !deleted.includes(dot) else { continue }
+            group.copy(from: edited, into: &target)
+        }
+        target.created = min(target.created, edited.created)
+        target.modified = max(target.modified, edited.modified)
+        let stored = run.items[survivor]
+        target.revision = (stored?.revision ?? 0) + 1
+        let change: ImportChange = stored.map { .replace(existing: $0, with: target) } ?? .add(target)
+        if let pending { changes[pending] = change } else { changes.append(change) }
+        revisions[survivor] = stored?.revision ?? 0
+        changes.removeAll { change in
+            if case .add(let item) = change { return run.keys.name(of: item) == old }
+            if case .replace(_, let item) = change { return run.keys.name(of: item) == old }
+            return false
+        }
+        if let previous = run.items[old] {
+            changes.append(.delete(existing: previous))
+            revisions[old] = previous.revision
+        } else {
+            revisions[old] = 0
+        }
+        messages(
+            "fob: \(edited.displayName) was renamed to \(target.displayName) on one device while edited on another: "
+                + "\(target.displayName) has both\n")
     }
 
     /// Gives every item of the vault after `changes` a persistent ID of its

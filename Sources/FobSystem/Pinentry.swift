@@ -7,7 +7,8 @@ import FoundationEssentials
 /// `SETNOTOK`, `SETTIMEOUT`, `GETPIN`, `CONFIRM`, `BYE`; each answered by a
 /// line `OK …` or `ERR CODE …`; a PIN comes back as a `D` line with `%XX`
 /// escapes). The pipes are this object's; the process is started in a
-/// session of its own and reaped by its owner (``PinentryConversation/pid``).
+/// session of its own and reaped by its owner: ``end()``, or by
+/// ``PinentryConversation/pid``.
 public final class PinentryConversation: @unchecked Sendable {
     /// The pinentry process.
     public let pid: pid_t
@@ -67,6 +68,22 @@ public final class PinentryConversation: @unchecked Sendable {
     }
 
     deinit { closePipes() }
+
+    /// Ends the conversation and the process: `BYE`, both pipes closed,
+    /// SIGTERM for a pinentry still running half a second later, and the
+    /// child reaped. For an owner that has no other use for the pid after.
+    public func end() {
+        _ = send("BYE")
+        closePipes()
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGTERM)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
 
     /// Sends one command line.
     /// - Returns: whether it was written whole.

@@ -287,38 +287,84 @@ public enum ProcessInspector {
 /// Fob's own executables: the agent's (the `fob` that runs it) and the
 /// helpers installed beside it (`fob-secret-service`, …). A request from
 /// one of them is made for the program that ran it.
+///
+/// A peer is Fob's when the file it runs is the agent's own file (same
+/// device and inode, even if that file was since removed or replaced), or
+/// is the file now installed at the agent's path or at a helper's path
+/// beside it: an upgrade that replaces `fob` while the agent runs leaves
+/// the new `fob` recognised. The path alone is never enough: the running
+/// file's device and inode (from `/proc/PID/exe`) must be those of the file
+/// at that path as the agent sees it, so a program that only shows that path
+/// (another file bind-mounted there in a mount namespace of its own, which
+/// `/proc/PID/exe` names by the path it has there) is not Fob. Trust in an
+/// upgraded file is trust in the directory: whoever may write there may put
+/// any program there, as they may put any helper.
 public struct FobPrograms: Sendable {
     /// The agent's executable and its identity.
     public var own: (path: String, identity: ExecutableIdentity?)
     /// The directory of the agent's executable, where its helpers are.
     public var directory: String
+    /// The identities of the helpers (`fob-…`) in ``directory`` when this
+    /// was made: a helper that still runs a file an upgrade since replaced
+    /// (its path now ends in ` (deleted)`) is still Fob's.
+    public var helpers: [ExecutableIdentity]
 
-    /// - Parameter executable: the agent's executable (`/proc/self/exe` when `nil`).
+    /// - Parameter executable: the agent's executable (`/proc/self/exe` when
+    ///   `nil`); the ` (deleted)` the kernel adds to a removed file's path is
+    ///   dropped, so an agent whose file was replaced still knows where Fob is
+    ///   installed.
     public init(executable: String? = nil) {
-        let path = executable ?? ProcessInspector.link("/proc/self/exe") ?? ""
+        var path = executable ?? ProcessInspector.link("/proc/self/exe") ?? ""
+        if path.hasSuffix(Requester.deletedSuffix) { path.removeLast(Requester.deletedSuffix.count) }
         own = (path, ProcessInspector.identity(ofFile: executable ?? "/proc/self/exe"))
         directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        helpers = FobPrograms.helperIdentities(in: directory)
     }
 
-    /// Whether `path` (with `identity`) is Fob's: the same file as the
-    /// agent's, or a `fob-…` program in its directory.
-    public func contains(_ path: String, identity: ExecutableIdentity?) -> Bool {
-        if let identity, let mine = own.identity, identity.device == mine.device, identity.inode == mine.inode {
-            return true
+    /// The identity of every `fob-…` file in `directory`.
+    static func helperIdentities(in directory: String) -> [ExecutableIdentity] {
+        guard !directory.isEmpty, let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var found: [ExecutableIdentity] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix("fob-"), let identity = ProcessInspector.identity(ofFile: directory + "/" + name)
+            else { continue }
+            found.append(identity)
         }
-        return isHelper(path)
+        return found
     }
 
-    /// Whether `path` is one of Fob's helpers (`fob-…` beside the agent's executable).
+    /// Whether the peer running `path` (its `/proc/PID/exe`) with `identity`
+    /// (that file's) is Fob's: the agent's own file or a helper's as they
+    /// were when this was made, or the file installed now at the agent's
+    /// path or at a helper's (``isHelper(_:)``).
+    public func contains(_ path: String, identity: ExecutableIdentity?) -> Bool {
+        guard let identity else { return false }
+        func same(_ other: ExecutableIdentity?) -> Bool {
+            other.map { $0.device == identity.device && $0.inode == identity.inode } ?? false
+        }
+        if same(own.identity) || helpers.contains(where: same) { return true }
+        guard !own.path.isEmpty, path == own.path || isHelper(path) else { return false }
+        return same(ProcessInspector.identity(ofFile: path))
+    }
+
+    /// Whether `path` names one of Fob's helpers (`fob-…` beside the agent's
+    /// executable); ``contains(_:identity:)`` also checks the file that runs.
     public func isHelper(_ path: String) -> Bool {
         guard !directory.isEmpty, path.hasPrefix(directory + "/") else { return false }
         let name = path.dropFirst(directory.count + 1)
-        return name.hasPrefix("fob-") && !name.contains("/")
+        return name.hasPrefix("fob-") && !name.contains("/") && !name.hasSuffix(Requester.deletedSuffix)
     }
 
     /// Whether `path` is the Secret Service provider beside the agent, the
-    /// one peer whose forwarded D-Bus sender pid is believed.
+    /// one peer whose forwarded D-Bus sender pid is believed; it may be the
+    /// provider's file an upgrade replaced (` (deleted)`), which only a peer
+    /// ``contains(_:identity:)`` accepted can show.
     public func isSecretServiceProvider(_ path: String) -> Bool {
-        path == directory + "/fob-secret-service"
+        let provider = directory + "/fob-secret-service"
+        return path == provider || path == provider + Requester.deletedSuffix
     }
 }

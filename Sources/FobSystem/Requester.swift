@@ -62,8 +62,8 @@ public struct ProcessSummary: Sendable, Equatable {
 /// - Important: this is consent, not isolation. A process of the same user
 ///   can in principle act as another (ptrace, `LD_PRELOAD`, writing to its
 ///   memory). The identity is strong only for a Flatpak app id, a systemd
-///   unit, and an executable owned by root and unchanged since approval
-///   (``isStrong``).
+///   system service, and an executable owned by root and unchanged since
+///   approval (``isStrong``).
 public struct Requester: Sendable, Equatable {
     /// The requesting process's id.
     public var pid: Int32
@@ -127,9 +127,23 @@ public struct Requester: Sendable, Equatable {
     }
 
     /// Whether the identity is one another process of this user cannot put
-    /// on: a Flatpak app (the sandbox says who it is), or an executable
-    /// owned by root (the user cannot replace it).
-    public var isStrong: Bool { flatpakAppID != nil || identity?.owner == 0 }
+    /// on: a Flatpak app (the sandbox says who it is), a process of a
+    /// systemd system service (``isSystemService``), or an executable owned
+    /// by root (the user cannot replace it).
+    public var isStrong: Bool { flatpakAppID != nil || isSystemService || identity?.owner == 0 }
+
+    /// Whether the process runs in a service of systemd's system manager
+    /// (`/system.slice/backup.service`, a unit root defined): only root may
+    /// move a process into its cgroup, so no other process of the user can
+    /// be in it. A unit of the user's own manager (under
+    /// `user@UID.service`, which the user defines and may start at will)
+    /// and a login session's scope are not.
+    public var isSystemService: Bool {
+        guard let unit = systemdUnit, unit.hasSuffix(".service"), !unit.hasPrefix("user@") else { return false }
+        let parts = cgroup.split(separator: "/")
+        guard let index = parts.lastIndex(where: { $0 == unit }) else { return false }
+        return !parts[..<index].contains { $0.hasPrefix("user@") && $0.hasSuffix(".service") }
+    }
 
     /// The program's name for people: the executable's last path component.
     public var programName: String {

@@ -79,8 +79,16 @@ extension Renderer {
     /// (``ConfirmDialog/answers``). The resolve dialog of a sync conflict
     /// shows, between them, both versions' passwords: masked until Ctrl-R
     /// (`versions`, ``MainModel/conflictSecretTexts``), then whole, wrapped.
+    ///
+    /// Every button shows whole: the box widens (up to the screen's width)
+    /// to hold them on one row, a narrower screen puts them on as many rows
+    /// as they take, and a screen too low for the whole question cuts the
+    /// question (ending it with `…`), never a button.
     func drawConfirm(_ canvas: inout Canvas, _ dialog: ConfirmDialog, versions: (local: String, other: String)? = nil) {
-        let width = min(64, canvas.columns - 2)
+        let buttons = dialog.answers.map { "[ \($0) ]" }
+        let oneRow = buttons.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * (buttons.count - 1)
+        let width = min(max(64, oneRow + 4), canvas.columns - 2)
+        let buttonRows = Self.buttonRows(buttons, width: width - 4)
         var lines = Self.wrap(dialog.message, width: width - 4)
         var roles = Array(repeating: Role.normal, count: lines.count)
         if case .resolveConflict = dialog.purpose, let versions {
@@ -99,18 +107,48 @@ extension Renderer {
             lines.append(masked ? "Ctrl-R reveals both passwords" : "Ctrl-R hides them")
             roles.append(.dim)
         }
-        let (box, x, inner) = dialogInterior(&canvas, height: lines.count + 4, width: width, title: dialog.title)
+        // Inside a box of at most the screen's height less two: the question, a blank row, the buttons.
+        let room = max(1, canvas.rows - 4 - 1 - buttonRows.count)
+        if lines.count > room {
+            lines = Array(lines.prefix(room))
+            roles = Array(roles.prefix(room))
+            lines[room - 1] = TextFit.truncate(lines[room - 1] + " …", width: width - 4, glyphs: canvas.glyphs)
+        }
+        let height = lines.count + 3 + buttonRows.count
+        let (box, x, inner) = dialogInterior(&canvas, height: height, width: width, title: dialog.title)
         for (i, line) in lines.enumerated() {
             canvas.put(line, row: box.row + 1 + i, column: x, width: inner, role: roles[i])
         }
         canvas.cursor = (box.row + 1, x) // on the question, for screen readers
-        var bx = x
-        let buttons = dialog.answers.map { "[ \($0) ]" }
-        for (text, role) in buttons.map({ ($0, Role.button) }) {
-            bx +=
-                canvas.put(text, row: box.row + lines.count + 2, column: bx, width: max(0, x + inner - bx), role: role)
-                + 2
+        for (i, row) in buttonRows.enumerated() {
+            var bx = x
+            for text in row {
+                bx +=
+                    canvas.put(
+                        text, row: box.row + lines.count + 2 + i, column: bx, width: max(0, x + inner - bx),
+                        role: .button)
+                    + 2
+            }
         }
+    }
+
+    /// `buttons` in rows of at most `width` cells, two cells between
+    /// neighbours, in order: as many on a row as fit, and a button wider
+    /// than `width` alone on its row.
+    static func buttonRows(_ buttons: [String], width: Int) -> [[String]] {
+        var rows: [[String]] = []
+        var used = 0
+        for button in buttons {
+            let cells = DisplayWidth.cells(of: button)
+            if let last = rows.indices.last, used + 2 + cells <= width {
+                rows[last].append(button)
+                used += 2 + cells
+            } else {
+                rows.append([button])
+                used = cells
+            }
+        }
+        return rows
     }
 
     /// The password generator dialog: the fields of its mode, the preview

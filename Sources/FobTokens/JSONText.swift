@@ -226,17 +226,44 @@ private struct JSONReader {
         return value
     }
 
-    mutating func object(depth: Int) throws(JSONError) -> JSONValue {
+    /// Steps over the opening bracket of an object or array (at `offset`)
+    /// and the space after it.
+    /// - Returns: whether it is empty: `close` comes next (consumed).
+    /// - Throws: a ``JSONError`` when it nests deeper than ``JSONReader/maxDepth``.
+    mutating func entersEmpty(depth: Int, closedBy close: UInt8) throws(JSONError) -> Bool {
         guard depth <= JSONReader.maxDepth else {
             throw JSONError(reason: "Too many nested arrays or dictionaries around character \(offset).")
         }
         offset += 1
-        var members: [String: JSONValue] = [:]
         skipSpace()
-        if !atEnd && bytes[offset] == UInt8(ascii: "}") {
+        guard !atEnd && bytes[offset] == close else { return false }
+        offset += 1
+        return true
+    }
+
+    /// After a member or an element: reads the `,` that comes next, or
+    /// `close` (consumed), with the space around them.
+    /// - Returns: whether the object or array ends here: at `close`, or at a
+    ///   `close` right after a `,` (a trailing comma is let through).
+    /// - Throws: a ``JSONError`` for anything else, or for the end of the text.
+    mutating func closes(_ close: UInt8) throws(JSONError) -> Bool {
+        skipSpace()
+        guard !atEnd else { throw invalid() }
+        if bytes[offset] == close {
             offset += 1
-            return .object(members)
+            return true
         }
+        guard bytes[offset] == UInt8(ascii: ",") else { throw invalid() }
+        offset += 1
+        skipSpace()
+        guard !atEnd && bytes[offset] == close else { return false }
+        offset += 1
+        return true
+    }
+
+    mutating func object(depth: Int) throws(JSONError) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        if try entersEmpty(depth: depth, closedBy: UInt8(ascii: "}")) { return .object(members) }
         while true {
             skipSpace()
             guard !atEnd, bytes[offset] == UInt8(ascii: "\"") else { throw invalid() }
@@ -246,49 +273,17 @@ private struct JSONReader {
             offset += 1
             skipSpace()
             members[key] = try value(depth: depth)
-            skipSpace()
-            guard !atEnd else { throw invalid() }
-            if bytes[offset] == UInt8(ascii: "}") {
-                offset += 1
-                return .object(members)
-            }
-            guard bytes[offset] == UInt8(ascii: ",") else { throw invalid() }
-            offset += 1
-            skipSpace()
-            if !atEnd && bytes[offset] == UInt8(ascii: "}") {
-                offset += 1
-                return .object(members)
-            }
+            if try closes(UInt8(ascii: "}")) { return .object(members) }
         }
     }
 
     mutating func array(depth: Int) throws(JSONError) -> JSONValue {
-        guard depth <= JSONReader.maxDepth else {
-            throw JSONError(reason: "Too many nested arrays or dictionaries around character \(offset).")
-        }
-        offset += 1
         var elements: [JSONValue] = []
-        skipSpace()
-        if !atEnd && bytes[offset] == UInt8(ascii: "]") {
-            offset += 1
-            return .array(elements)
-        }
+        if try entersEmpty(depth: depth, closedBy: UInt8(ascii: "]")) { return .array(elements) }
         while true {
             skipSpace()
             elements.append(try value(depth: depth))
-            skipSpace()
-            guard !atEnd else { throw invalid() }
-            if bytes[offset] == UInt8(ascii: "]") {
-                offset += 1
-                return .array(elements)
-            }
-            guard bytes[offset] == UInt8(ascii: ",") else { throw invalid() }
-            offset += 1
-            skipSpace()
-            if !atEnd && bytes[offset] == UInt8(ascii: "]") {
-                offset += 1
-                return .array(elements)
-            }
+            if try closes(UInt8(ascii: "]")) { return .array(elements) }
         }
     }
 

@@ -91,11 +91,16 @@ enum StoreBenchmark {
 
 /// Wall-clock seconds of `body`.
 func time(_ body: () throws -> Void) throws -> Double {
+    try elapsed(on: CLOCK_MONOTONIC, body)
+}
+
+/// The seconds `clock` (`CLOCK_MONOTONIC`, `CLOCK_THREAD_CPUTIME_ID` …) advances while `body` runs.
+func elapsed(on clock: clockid_t, _ body: () throws -> Void) rethrows -> Double {
     var start = timespec()
     var end = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &start)
+    clock_gettime(clock, &start)
     try body()
-    clock_gettime(CLOCK_MONOTONIC, &end)
+    clock_gettime(clock, &end)
     return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
 }
 

@@ -1,9 +1,10 @@
-import FobAgent
 import FobStore
 import FobSystem
 import FobTestSupport
 import Foundation
 import Testing
+
+@testable import FobAgent
 
 /// The consent question through pinentry: each button's answer, no
 /// program, no answer in time, and a requester with a terminal of its own.
@@ -11,8 +12,8 @@ import Testing
     let directory = TemporaryDirectory(prefix: "fob-pinentry-asker")
 
     /// A pinentry that answers `CONFIRM` with `confirm` (after `delay` seconds) and logs each command.
-    /// With `then`, the second `CONFIRM` of a conversation is answered with it.
-    func pinentry(confirm: String, then second: String? = nil, delay: Int = 0) throws -> String {
+    /// With `then`, the second `CONFIRM` of a conversation is answered with it, and with `third` the third.
+    func pinentry(confirm: String, then second: String? = nil, third: String? = nil, delay: Int = 0) throws -> String {
         let path = directory.file("pinentry").path
         let script = """
             #!/bin/sh
@@ -22,7 +23,11 @@ import Testing
               echo "$line" >> '\(directory.file("log").path)'
               case "$line" in
                 CONFIRM) sleep \(delay); asked=$((asked + 1))
-                  if [ $asked -eq 2 ]; then echo '\(second ?? confirm)'; else echo '\(confirm)'; fi;;
+                  case $asked in
+                    2) echo '\(second ?? confirm)';;
+                    3) echo '\(third ?? second ?? confirm)';;
+                    *) echo '\(confirm)';;
+                  esac;;
                 BYE) echo OK; exit 0;;
                 *) echo OK;;
               esac
@@ -46,37 +51,78 @@ import Testing
         PinentryAsker(environment: ["FOB_PINENTRY": program, "PATH": "/usr/bin:/bin"])
     }
 
+    static let notOK = "ERR 83886194 Not confirmed <Pinentry>"
+    static let cancel = "ERR 83886179 Operation cancelled <Pinentry>"
+
+    /// The five answers the terminal channels offer, over three dialogs:
+    /// until lock; Other answers… → once; → Allow for longer… → 15 minutes
+    /// (a lease) or always; Cancel on any dialog denies.
     @Test func eachButtonIsItsAnswer() throws {
-        let cases: [(String, AccessAnswer)] = [
-            ("OK", .untilLock), ("ERR 83886194 Not confirmed <Pinentry>", .once),
-            ("ERR 83886179 Operation cancelled <Pinentry>", .deny),
+        let (notOK, cancel) = (Self.notOK, Self.cancel)
+        let cases: [([String], AccessAnswer)] = [
+            (["OK"], .untilLock), ([notOK, "OK"], .once), ([notOK, notOK, "OK"], .lease(seconds: 900)),
+            ([notOK, notOK, notOK], .always), ([cancel], .deny), ([notOK, cancel], .deny),
+            ([notOK, notOK, cancel], .deny),
         ]
-        for (confirm, answer) in cases {
-            #expect(asker(try pinentry(confirm: confirm)).ask(question(), timeout: 10) == .answered(answer))
+        for (buttons, answer) in cases {
+            let program = try pinentry(
+                confirm: buttons[0], then: buttons.dropFirst().first, third: buttons.dropFirst(2).first)
+            #expect(asker(program).ask(question(), timeout: 10) == .answered(answer), "\(buttons)")
         }
         let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
         #expect(
             log.contains("SETOK Allow until lock\nSETNOTOK Other answers…\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
+        #expect(log.contains("SETOK Allow once\nSETNOTOK Allow for longer…\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
         #expect(
             log.contains(
-                "SETOK Always allow for this item\nSETNOTOK Allow once\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"))
+                "SETOK Allow for 15 minutes\nSETNOTOK Always allow for this item\nSETCANCEL Deny\nSETTIMEOUT 10\nCONFIRM\n"
+            ))
         #expect(
             log.contains(
                 "SETDESC secret-tool (pid 4321, /usr/bin/secret-tool) asks for the secret of service \"mail\", "
                     + "account \"ana\" through Secret Service.%0ARun by bash[4000].%0A"))
+        #expect(log.contains("Other answers: allow once, for 15 minutes, or always for this item."))
     }
 
-    /// "Always" is offered too: "Other answers…", then "Always allow for this item".
-    @Test func theSecondDialogOffersAlways() throws {
-        let notOK = "ERR 83886194 Not confirmed <Pinentry>"
-        let cancel = "ERR 83886179 Operation cancelled <Pinentry>"
-        #expect(asker(try pinentry(confirm: notOK, then: "OK")).ask(question(), timeout: 10) == .answered(.always))
-        #expect(asker(try pinentry(confirm: notOK, then: cancel)).ask(question(), timeout: 10) == .answered(.deny))
+    /// The lease's length is the asker's, named on its button; each dialog
+    /// is asked only when the one before led to it.
+    @Test func theLeaseButtonNamesItsMinutes() throws {
+        let program = try pinentry(confirm: Self.notOK, then: Self.notOK, third: "OK")
+        let asker = PinentryAsker(environment: ["FOB_PINENTRY": program, "PATH": "/usr/bin:/bin"], leaseSeconds: 300)
+        #expect(asker.ask(question(), timeout: 10) == .answered(.lease(seconds: 300)))
+        var log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        #expect(log.contains("SETOK Allow for 5 minutes\n"))
+        #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 3)
         // Asked once in all when the first answer settles it.
-        try? FileManager.default.removeItem(at: directory.file("log"))
-        #expect(asker(try pinentry(confirm: "OK")).ask(question(), timeout: 10) == .answered(.untilLock))
-        let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        try FileManager.default.removeItem(at: directory.file("log"))
+        #expect(self.asker(try pinentry(confirm: "OK")).ask(question(), timeout: 10) == .answered(.untilLock))
+        log = try String(contentsOf: directory.file("log"), encoding: .utf8)
         #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 1)
+    }
+
+    /// A lease chosen in pinentry is a lease of the gate: the next read of
+    /// the same program and item is not asked, and the access log records
+    /// the lease and the read it allowed.
+    @Test func aLeaseChosenInPinentryIsKeptAndRecorded() throws {
+        let program = try pinentry(confirm: Self.notOK, then: Self.notOK, third: "OK")
+        let recorder = Entries()
+        let clock = ManualAgentClock()
+        let gate = AccessGate(clock: clock, askers: [asker(program)], recorder: recorder)
+        let consent = AccessConsent(gate: gate)
+        var item = Item(service: "mail", account: "ana", secret: .text("s"))
+        item.accessRule.mode = .ask
+        let context = question().context
+        let refusal = consent.decide(context, items: [item], event: .read, vaultDefault: .ask) { _, _ in }
+        #expect(refusal == nil)
+        #expect(gate.hasLease(context, item: item.persistentID))
+        let kinds = recorder.all.map { "\($0.event.rawValue) \($0.decision?.rawValue ?? "-") \($0.detail)" }
+        #expect(kinds.contains("lease allowed-lease 15 min"), "\(kinds)")
+        #expect(kinds.contains("read allowed-lease a lease of 15 min"), "\(kinds)")
+        try FileManager.default.removeItem(at: directory.file("log"))
+        #expect(consent.decide(context, items: [item], event: .read, vaultDefault: .ask) { _, _ in } == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("log").path), "asked again")
+        clock.advance(901)
+        #expect(!gate.hasLease(context, item: item.persistentID))
     }
 
     /// No program, a pinentry that cannot show a dialog, or a requester
@@ -124,6 +170,14 @@ import Testing
         #expect(PinentryConversation.button(answer: "D garbage") == nil)
         #expect(PinentryConversation.escaped("50%\nnext") == "50%25%0Anext")
     }
+}
+
+/// The entries a gate records.
+private final class Entries: AccessRecorder, @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [AccessLogEntry] = []
+    var all: [AccessLogEntry] { lock.withLock { entries } }
+    func record(_ entry: AccessLogEntry) { lock.withLock { entries.append(entry) } }
 }
 
 /// Answers gathered from several threads.

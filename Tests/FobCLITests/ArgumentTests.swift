@@ -218,6 +218,20 @@ import Testing
         }
     }
 
+    /// `fob help` gave "unknown command 'help'" where git and most tools answer it.
+    @Test func helpAsACommandIsTheHelp() throws {
+        let h = try CLIHarness()
+        let global = h.run(["help"], plain: true)
+        #expect(global.status == 0)
+        #expect(global.stdoutText == h.run(["--help"], plain: true).stdoutText)
+        let get = h.run(["help", "get"], plain: true)
+        #expect(get.status == 0)
+        #expect(get.stdoutText == h.run(["get", "--help"], plain: true).stdoutText)
+        let unknown = h.run(["help", "nosuch"], plain: true)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.hasPrefix("fob: unknown command 'nosuch'"))
+    }
+
     @Test func commandHelpShowsItsUsageAndOptions() throws {
         let h = try CLIHarness()
         for command in CommandInfo.all {

@@ -125,6 +125,42 @@ import Testing
         #expect(missing.stdoutText.contains("are missing: a log file was removed"), "\(missing.stdoutText)")
     }
 
+    /// `fob import fob-vault` reads every secret of the source vault with
+    /// that vault's master password: the source's own access log records the
+    /// unlock and each item's read once, in one write, as `fob export`
+    /// records its own bulk read; `fob verify` still finds one whole chain.
+    @Test func importFromAnotherVaultIsRecordedInThatVaultsLog() throws {
+        let h = try CLIHarness()
+        let source = try CLIHarness()
+        let env = ["XDG_STATE_HOME": h.directory.file("state").path, "HOME": h.directory.url.path, "FOB_AGENT": "0"]
+        #expect(source.run(["add", "mail", "ana"], input: "pw", environment: env).status == 0)
+        #expect(source.run(["add", "wifi", "home"], input: "pw2", environment: env).status == 0)
+        func entries() throws -> [[String: Any]] {
+            let run = source.run(["log", "--json"], environment: env)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [[String: Any]])
+        }
+        let before = try entries().count
+        let imported = h.run(
+            ["import", "fob-vault", source.vaultPath, "--source-password-file", source.passwordFile], environment: env)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try h.secret("wifi", "home") == Array("pw2".utf8))
+        let added = try entries().dropFirst(before).map { entry in
+            let item = entry["item"] as? [String: Any] ?? [:]
+            let name = item.isEmpty ? "-" : "\(item["service"] ?? "")/\(item["account"] ?? "")"
+            return "\(entry["event"] ?? "") \(entry["channel"] ?? "") \(entry["decision"] ?? "") \(name)"
+        }
+        #expect(
+            added == [
+                "unlock-with-password import allowed-password -", "read import allowed-password mail/ana",
+                "read import allowed-password wifi/home",
+            ])
+        let read = try #require(try entries().last)
+        #expect(read["detail"] as? String == "the master password: read by fob import into \(h.vaultPath)")
+        let verified = source.run(["verify"], environment: env)
+        #expect(verified.status == 0, "\(verified.stdoutText)")
+    }
+
     @Test func jsonHasSortedKeys() throws {
         let (h, env) = try harness()
         let run = h.run(["log", "--json", "--program", "/usr/bin/curl"], environment: env)

@@ -1,3 +1,4 @@
+import FobAgent
 import FobStore
 import FobTestSupport
 import Foundation
@@ -129,6 +130,80 @@ import Testing
         #expect(lines(entries, "prompt") == [])
         #expect(
             entries.contains { $0["event"] as? String == "unlock-with-password" && $0["channel"] as? String == "get" })
+    }
+
+    /// An upgrade replaces `fob` while its agent runs: a `fob` started
+    /// afterwards runs the new file at the same path and is still Fob's own
+    /// command, so its read is made for the program that ran it, through
+    /// `fob get`, not taken for a foreign SecItem program's.
+    @Test func aFobReplacedWhileItsAgentRunsIsStillFob() throws {
+        fixture.stop()
+        let directory = fixture.runtime.file("bin")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fob = directory.appendingPathComponent("fob").path
+        func install() throws {
+            try? FileManager.default.removeItem(atPath: fob + ".new")
+            try FileManager.default.copyItem(atPath: FobProcess.binaryURL.path, toPath: fob + ".new")
+            #expect(rename(fob + ".new", fob) == 0)
+        }
+        func run(_ arguments: [String], password: Bool = false) throws -> ProcessResult {
+            var environment = FobProcess.baseEnvironment.merging(fixture.environment) { $1 }
+            if password { environment["FOB_PASSWORD_FILE"] = fixture.vault.passwordFile }
+            return try ChildProcess(executable: fob, arguments: arguments, environment: environment).wait(timeout: 60)
+        }
+        try install()
+        #expect(try run(["unlock"], password: true).status == 0)
+        let agent = try #require(fixture.agentPid)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent)/exe") == fob)
+        try install()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent)/exe") == fob + " (deleted)")
+        let read = try run(["get", "svc", "acct"])
+        #expect(read.stdoutText == "s3cret\n", "\(read.stderrText)")
+        #expect(lines(try log(), "read") == ["get allowed-rule \(me)"])
+    }
+
+    /// The running agent's log rotates by size: bulk reads through the
+    /// agent that write past 1 MiB (its rotation size) start a new file, no
+    /// file grows past the size, and `fob log` and `fob verify` read one
+    /// chain across the files, every entry once and in order.
+    @Test func theAgentsLogRotatesBySizeAndStaysOneChain() throws {
+        let csv = fixture.runtime.file("many.csv")
+        var text = "name,url,username,password,note\n"
+        for i in 0..<500 { text += "bulk,https://bulk.example/,user\(i),pw-\(i),\n" }
+        try Data(text.utf8).write(to: csv)
+        let imported = try fixture.run(["import", "chrome-csv", csv.path])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let location = AccessLogLocation(vaultURL: URL(fileURLWithPath: fixture.vault.path))
+        let client = AgentClient(endpoint: fixture.endpoint)
+        let everything = AgentRequest.get(ItemQuery(itemClass: nil), limitOne: false, detail: .secret)
+        var reads = 0
+        // Until the agent's batches have rotated the file, then once more into the new one.
+        while reads < 40 {
+            guard case .items(let items) = try client.send(everything) else {
+                Issue.record("the agent refused a bulk read")
+                return
+            }
+            #expect(items.count == 502)
+            reads += 1
+            if location.rotatedSegments().count == 1 { break }
+            _ = fixture.eventually(timeout: 1) { !location.rotatedSegments().isEmpty }
+        }
+        #expect(location.rotatedSegments().count == 1, "\(reads) reads")
+        let entries = try log()
+        #expect(entries.compactMap { $0["index"] as? Int } == Array(1...entries.count))
+        let bulkReads = entries.filter {
+            $0["event"] as? String == "read" && ($0["item"] as? [String: Any])?["service"] as? String == "bulk"
+        }
+        #expect(bulkReads.count == reads * 500)
+        for path in [location.current] + location.rotatedSegments().map(location.rotated) {
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(size > 0 && size <= 1 << 20, "\(path): \(size) bytes")
+        }
+        let verified = try fixture.run(["verify"], password: true)
+        #expect(verified.status == 0, "\(verified.stdoutText)")
+        // `fob verify` adds its own entries (its unlock and each item it decrypted) after checking.
+        #expect(
+            verified.stdoutText.contains("access log verified (\(entries.count) entries)"), "\(verified.stdoutText)")
     }
 
     /// The log's records: each one's byte range in the current file.

@@ -13,17 +13,20 @@ import Testing
 
     /// A bus whose agent asks with a pinentry that answers `CONFIRM` with `confirm`.
     /// The directory of the script lives as long as the test's tuple.
-    func bus(confirm: String) throws -> (bus: SecretServiceBus, log: URL, scripts: TemporaryDirectory) {
+    /// A bus, an agent and a pinentry whose `CONFIRM` of each dialog is
+    /// answered by the next of `confirm` (the last one again past its end).
+    func bus(confirm: String...) throws -> (bus: SecretServiceBus, log: URL, scripts: TemporaryDirectory) {
         let scripts = TemporaryDirectory(prefix: "fob-consent-pinentry")
         let log = scripts.file("pinentry.log")
         let pinentry = scripts.file("pinentry").path
         let script = """
             #!/bin/sh
             echo "OK Pleased to meet you"
+            set -- \(confirm.map { "'\($0)'" }.joined(separator: " "))
             while read -r line; do
               echo "$line" >> '\(log.path)'
               case "$line" in
-                CONFIRM) echo '\(confirm)';;
+                CONFIRM) echo "$1"; [ $# -gt 1 ] && shift;;
                 BYE) echo OK; exit 0;;
                 *) echo OK;;
               esac
@@ -47,8 +50,8 @@ import Testing
         text(url).components(separatedBy: "\n").filter { $0 == "SETOK Allow until lock" }.count
     }
 
-    /// A pinentry answer that presses the third button: "Other answers…",
-    /// then, in the second dialog, "Allow once".
+    /// A pinentry answer that presses the third button: "Other answers…"
+    /// in the first dialog, "Allow for longer…" in the second.
     static let thirdButton = "ERR 83886194 Not confirmed <Pinentry>"
     /// A pinentry answer that presses Cancel: "Deny".
     static let cancel = "ERR 83886179 Operation cancelled <Pinentry>"
@@ -86,15 +89,38 @@ import Testing
     /// the secret: one read, one question. Before, the search read every
     /// attribute through the rules and "allow once" was asked twice.
     @Test(.enabled(if: toolsPresent)) func secretToolAllowedOnceIsOneQuestionAndTheNextLookupAsksAgain() throws {
-        let (bus, log, scripts) = try bus(confirm: SecretServiceConsentTests.thirdButton)
+        let (bus, log, scripts) = try bus(confirm: SecretServiceConsentTests.thirdButton, "OK")
         defer { withExtendedLifetime(scripts) {} }
         let first = try bus.run("setsid -w secret-tool lookup service mail account ana; echo \" first=$?\"")
         #expect(first.stdoutText.contains("pw-of-ana first=0"), "\(first.stdoutText) \(first.stderrText)")
         #expect(questions(log) == 1, "\(text(log))")
-        #expect(text(log).contains("SETOK Always allow for this item"))
+        #expect(text(log).contains("SETOK Allow once"))
         let second = try bus.run("setsid -w secret-tool lookup service mail account ana; echo \" second=$?\"")
         #expect(second.stdoutText.contains("pw-of-ana second=0"))
         #expect(questions(log) == 2, "\(text(log))")
+    }
+
+    /// "Allow for 15 minutes", the third dialog's OK: the lease the terminal
+    /// channels give, kept by the agent (the next lookup is not asked) and
+    /// recorded as a lease in the access log.
+    @Test(.enabled(if: toolsPresent)) func secretToolAllowedForMinutesIsALease() throws {
+        let third = SecretServiceConsentTests.thirdButton
+        let (bus, log, scripts) = try bus(confirm: third, third, "OK")
+        defer { withExtendedLifetime(scripts) {} }
+        let result = try bus.run(
+            """
+            setsid -w secret-tool lookup service mail account ana; echo " first=$?"
+            setsid -w secret-tool lookup service mail account ana; echo " second=$?"
+            """)
+        #expect(result.stdoutText.contains("pw-of-ana first=0"), "\(result.stdoutText) \(result.stderrText)")
+        #expect(result.stdoutText.contains("pw-of-ana second=0"))
+        #expect(questions(log) == 1, "\(text(log))")
+        #expect(text(log).contains("SETOK Allow for 15 minutes"))
+        let entries = try bus.agent.run(["log", "--json", "--item", "mail", "ana"])
+        let listed = (try? JSONSerialization.jsonObject(with: Data(entries.stdout)) as? [[String: Any]]) ?? []
+        let kinds = listed.map { "\($0["event"] ?? "") \($0["decision"] ?? "-")" }
+        #expect(kinds.contains("lease allowed-lease"), "\(kinds)")
+        #expect(kinds.filter { $0 == "read allowed-lease" }.count == 2, "\(kinds)")
     }
 
     /// Deny: the D-Bus call fails with `org.freedesktop.DBus.Error.AccessDenied`
@@ -177,7 +203,7 @@ import Testing
         """
 
     @Test(.enabled(if: toolsPresent)) func pythonSecretstorageAllowedOnceIsOneQuestion() throws {
-        let (bus, log, scripts) = try bus(confirm: SecretServiceConsentTests.thirdButton)
+        let (bus, log, scripts) = try bus(confirm: SecretServiceConsentTests.thirdButton, "OK")
         defer { withExtendedLifetime(scripts) {} }
         let first = try bus.run(SecretServiceConsentTests.secretstorageRead)
         #expect(first.stdoutText == "got pw-of-ana\n", "\(first.stdoutText) \(first.stderrText)")

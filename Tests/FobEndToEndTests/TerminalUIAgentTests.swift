@@ -39,4 +39,42 @@ import Testing
         try tmux.press("C-o")
         try tmux.waitFor("New item")
     }
+
+    /// Another process renames the item the editor has open (`fob mv`
+    /// through the agent) while the UI runs on the agent: the UI hears the
+    /// change on the agent's change feed, and the highlight and the editor
+    /// follow the item to its new name; the status line says it was
+    /// renamed, not deleted.
+    @Test(arguments: TerminalSize.both) func aRenameThroughTheAgentIsFollowed(size: TerminalSize) throws {
+        let agent = try AgentFixture()
+        defer { agent.stop() }
+        for (service, account, secret) in [("aaa", "x", "1"), ("mail", "ana", "hunter2"), ("zzz", "y", "2")] {
+            #expect(try agent.run(["add", service, account], input: secret + "\n", password: true).status == 0)
+        }
+        #expect(try agent.unlock().status == 0)
+        let command = [FobProcess.binaryURL.path, "--clipboard", "none"]
+        let tmux = try TmuxSession(
+            width: size.width, height: size.height, command: ["/bin/sh", "-c", "\"$@\"; sleep 60", "sh"] + command,
+            environment: agent.environment)
+        // Opened through the agent, which holds the vault unlocked (no password asked), once the
+        // first second's keys are taken again (the status line's first note has given way).
+        try tmux.waitUntil("the list, keys taken") { screen in
+            let words = screen.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return screen.contains("Items ") && screen.contains("zzz") && !words.contains("keys ignored for 1 s")
+        }
+        #expect(try !tmux.capture().contains("Master password"))
+        try tmux.type("mail")
+        try tmux.waitUntil("the filtered list") { $0.contains("mail ana") && !$0.contains("aaa  x") }
+        try tmux.press("C-e")
+        try tmux.waitFor("Editing mail / ana")
+        #expect(try agent.run(["mv", "mail", "ana", "zzzz"]).status == 0)
+        let screen = try tmux.waitFor("Renamed elsewhere: mail / ana is now zzzz / ana")
+        #expect(!screen.contains("Deleted elsewhere"), "\(screen)")
+        try tmux.waitFor("Editing zzzz / ana")
+        // The highlight is on the renamed item.
+        try tmux.waitFor("▸ zzzz")
+        // The UI wrote nothing: the item keeps its secret under its new name only.
+        #expect(try agent.run(["get", "zzzz", "ana"]).stdoutText == "hunter2\n")
+        #expect(try agent.run(["get", "mail", "ana"]).status == 44)
+    }
 }

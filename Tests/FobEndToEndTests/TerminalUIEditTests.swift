@@ -126,7 +126,8 @@ import Testing
         try makeVault([item("aaa", "x", "1"), item("mail", "ana", "hunter2"), item("zzz", "y", "2")])
         let tmux = try vault.start(size)
         try tmux.type("mail")
-        try tmux.waitFor("Items 1/3")
+        // The filtered list (the unfiltered one is "Items 1/3" too, before the keys arrive).
+        try tmux.waitFor("Items 1/1 of 3")
         try tmux.press("C-e")
         try tmux.waitFor("Editing mail / ana")
         let other = try open()

@@ -56,7 +56,14 @@ import Testing
 
     @Test func procCgroupInputs() {
         let inputs = Dictionary(uniqueKeysWithValues: FuzzCorpus.inputs("proc-cgroup").map { ($0.name, $0.bytes) })
-        #expect(inputs.count == 3)
+        #expect(inputs.count == 6)
+        #expect(ProcessInspector.cgroup(procFile: inputs["system-service"] ?? []) == "/system.slice/backup.service")
+        #expect(
+            ProcessInspector.cgroup(procFile: inputs["session-scope"] ?? [])
+                == "/user.slice/user-1000.slice/session-3.scope")
+        #expect(
+            ProcessInspector.cgroup(procFile: inputs["system-name-in-user-manager"] ?? [])
+                == "/user.slice/user-1000.slice/user@1000.service/app.slice/run-x.scope/system.slice/backup.service")
         #expect(
             ProcessInspector.cgroup(procFile: inputs["unified"] ?? [])
                 == "/user.slice/user-1000.slice/user@1000.service/app.slice/backup.service")

@@ -132,7 +132,7 @@ import Testing
             messages: { _ in })
         b.indexShardLimit = 4096
         b.kdfFloor = .testing
-        _ = try b.join(remote: lab.remote, password: password)
+        _ = try b.join(remote: lab.remote, password: password, acceptKey: try a.status().signingKey)
         #expect(try other.allItemsWithSecrets().count == 300)
         #expect(try other.item(service: "svc", account: "user7").secret == .text("changed"))
         #expect(try b.vault.load().index == second.index)

@@ -166,6 +166,28 @@ import Testing
         }
     }
 
+    /// What an export keeps of a revision it wrote is what opening its
+    /// file gives: items, siblings with their parts and writers, vector,
+    /// field dots and the key it is sealed under.
+    @Test func aRevisionReadAsSealedIsTheOneItsFileOpensTo() throws {
+        let keys = SyncKeys(syncKey: .random(count: 32))
+        let name = keys.name(of: Self.item("x"))
+        var revision = Self.revision(Self.a, 3, item: Self.item("secret", notes: "n"))
+        revision.siblings = [Sibling(item: Self.item("other"), parts: [.secret, .url], device: Self.b)]
+        let (sealed, read) = try revision.sealedAndRead(name: name, keys: keys)
+        let opened = try Revision.open(sealed, name: name, dot: revision.dot, keys: keys)
+        #expect(read.item == opened.item)
+        #expect(read.siblings.map(\.item) == opened.siblings.map(\.item))
+        #expect(read.siblings.map(\.parts) == opened.siblings.map(\.parts))
+        #expect(read.siblings.map(\.device) == opened.siblings.map(\.device))
+        #expect(read.vector == opened.vector && read.fieldDots == opened.fieldDots && read.dot == opened.dot)
+        #expect(read.sealedUnder == opened.sealedUnder)
+        // Its name is checked as an opened file's is.
+        #expect(throws: TreeFormatError.self) {
+            try revision.sealedAndRead(name: String(repeating: "0", count: 32), keys: keys)
+        }
+    }
+
     @Test func filesOpenOnlyUnderTheirNameDeviceAndCounter() throws {
         let keys = SyncKeys(syncKey: .random(count: 32))
         let name = keys.name(of: Self.item("x"))

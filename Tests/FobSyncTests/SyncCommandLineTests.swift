@@ -270,8 +270,8 @@ import Testing
         #expect(tried.stderrText.contains("this vault's password file"), "\(tried.stderrText)")
         #expect(tried.stderrText.contains("--tree-password-file"), "\(tried.stderrText)")
         let joined = try FobProcess.run(
-            ["--vault", b.vault, "sync", "join", lab.remote, "--tree-password-file", lab.directory.url.path + "/pw"],
-            environment: env)
+            ["--vault", b.vault, "sync", "join", lab.remote, "--tree-password-file", lab.directory.url.path + "/pw"]
+                + ["--accept-key", try #require(try lab.rosterFingerprint())], environment: env)
         #expect(joined.status == 0, "\(joined.stderrText)")
         #expect(joined.stdoutText == "merged 1, conflicts 0\n")
     }

@@ -24,18 +24,48 @@ import Testing
         return Set(ids).count == ids.count
     }
 
-    @Test func aRenameRacingAnEditLeavesTwoItemsWithTwoIdentities() throws {
+    /// `fob mv` on one device and an edit of the old name on another end
+    /// as one item under the new name, with the edit's parts, on both
+    /// devices: no second item with the old name and the same identity.
+    @Test func aRenameRacingAnEditEndsAsOneItemWithBothChanges() throws {
         let (_, a, b) = try SyncProcessTests.pair()
+        try a.ok(["mv", "mail", "ana", "post"])
+        try b.ok(["update", "mail", "ana", "--comment", "b's notes"], input: "edited on b\n")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        _ = try b.sync()
+        #expect(try a.contents() == ["post ana edited on b b's notes", "web bob two -"])
+        #expect(try b.contents() == a.contents())
+        let onA = try Self.identities(a)
+        #expect(Self.unique(onA), "\(onA)")
+        #expect(try Self.identities(b) == onA)
+        #expect(try a.ok(["conflicts"]) == "")
+        // Settled: the next syncs merge nothing.
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        #expect(try b.sync() == "merged 0, conflicts 0\n")
+    }
+
+    /// A third device, which did neither, merges the rename and the edit
+    /// into the same one item, and every device ends with it.
+    @Test func aThirdDeviceMergesARenameAndARacingEditIntoOneItem() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
         try a.ok(["mv", "mail", "ana", "post"])
         try b.ok(["update", "mail", "ana"], input: "edited on b\n")
         _ = try a.sync()
         _ = try b.sync()
-        _ = try a.sync()
-        let onA = try Self.identities(a)
-        #expect(Self.unique(onA), "\(onA)")
-        #expect(try Self.identities(b) == onA)
-        #expect(try a.secret("mail", "ana") == "edited on b")
-        #expect(try b.secret("post", "ana") == "one")
+        let merged = try c.run(["sync"])
+        #expect(merged.status == 0, "\(merged.stderrText)")
+        #expect(merged.stderrText.contains("was renamed to"), "\(merged.stderrText)")
+        #expect(try c.contents() == ["post ana edited on b -", "web bob two -"])
+        for device in [a, b, c, a, b] { _ = try device.sync() }
+        for device in [a, b] { #expect(try device.contents() == c.contents()) }
+        let onC = try Self.identities(c)
+        #expect(Self.unique(onC), "\(onC)")
+        #expect(try Self.identities(a) == onC)
+        #expect(try Self.identities(b) == onC)
     }
 
     @Test func twoAddsOfOneNameEndWithOneIdentityOnEveryDevice() throws {

@@ -1,4 +1,5 @@
 import FobStore
+import FobSync
 import FobTestSupport
 import Foundation
 import Testing
@@ -37,6 +38,32 @@ final class SyncLab {
         let device = Device(lab: self, name: name)
         _ = try Vault.create(at: URL(fileURLWithPath: device.vault), password: .text("pw"), kdf: .testing)
         return device
+    }
+
+    /// The fingerprint a device joining in these tests accepts
+    /// (`--accept-key`): the signing key of the device whose roster in the
+    /// remote lists the most devices (the least id of those), or `nil`
+    /// while the remote holds no roster.
+    func rosterFingerprint() throws -> String? {
+        func gitBytes(_ arguments: [String]) throws -> [UInt8]? {
+            let result = try ChildProcess.run(
+                executable: "/usr/bin/git", arguments: ["--git-dir", remote] + arguments,
+                environment: FobProcess.baseEnvironment.merging(gitEnvironment) { $1 })
+            return result.status == 0 ? result.stdout : nil
+        }
+        guard let listing = try gitBytes(["ls-tree", "--name-only", "main", "devices/"]) else { return nil }
+        var best: (count: Int, device: String, key: [UInt8])?
+        for path in String(decoding: listing, as: UTF8.self).split(separator: "\n").map(String.init) {
+            guard let device = TreePath.parseRoster(path), let bytes = try gitBytes(["show", "main:" + path]),
+                let roster = bytes.withUnsafeBytes({ try? DeviceRoster.decode($0) })?.roster,
+                let key = roster.members[device]?.publicKey
+            else { continue }
+            let count = roster.members.count
+            if best.map({ count > $0.count || (count == $0.count && device < $0.device) }) ?? true {
+                best = (count, device, key)
+            }
+        }
+        return best.map { DeviceSigningKey.fingerprint($0.key) }
     }
 
     /// A clone of the remote for playing the attacker.
@@ -99,9 +126,17 @@ struct Device {
     var vault: String { lab.directory.url.path + "/\(name).db" }
     var data: String { lab.directory.url.path + "/\(name)-data" }
 
-    /// Runs `fob --vault VAULT ARGUMENTS` with the master password in a file and no agent.
+    /// Runs `fob --vault VAULT ARGUMENTS` with the master password in a file
+    /// and no agent; a `sync join` without `--accept-key` accepts the key
+    /// ``SyncLab/rosterFingerprint()`` names.
     func run(_ arguments: [String], input: String = "") throws -> ProcessResult {
-        try FobProcess.run(
+        var arguments = arguments
+        if arguments.starts(with: ["sync", "join"]), !arguments.contains("--accept-key"),
+            let key = try lab.rosterFingerprint()
+        {
+            arguments += ["--accept-key", key]
+        }
+        return try FobProcess.run(
             ["--vault", vault] + arguments,
             environment: lab.gitEnvironment.merging([
                 "XDG_DATA_HOME": data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",

@@ -385,6 +385,7 @@ import Testing
         // Nothing doubled: one live revision per item in the tree.
         let files = try lab.git(["ls-tree", "-r", "--name-only", "HEAD", "items"], in: b.tree).split(separator: "\n")
         #expect(files.count == 3, "\(point): \(files)")
+        try SyncSignatureTests.expectEverythingSigned(lab, devices: [a, b], point)
         #expect(try a.run(["verify"]).status == 0)
     }
 

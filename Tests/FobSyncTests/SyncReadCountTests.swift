@@ -34,7 +34,7 @@ import Testing
         let a = try Self.device(lab, "a", count: 200, environment: environment)
         _ = try a.engine.initialize(remote: lab.remote, password: .text("pw"), kdf: .testing)
         let b = try Self.device(lab, "b", count: 0, environment: environment)
-        _ = try b.engine.join(remote: lab.remote, password: .text("pw"))
+        _ = try b.engine.join(remote: lab.remote, password: .text("pw"), acceptKey: try a.engine.status().signingKey)
         #expect(try b.vault.allItemsWithSecrets().count == 200)
 
         // Sending: the one item changed here is the one secret read.

@@ -1,4 +1,5 @@
 import FobSystem
+import FobTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -110,6 +111,29 @@ import Testing
         }
         #expect(ProcessInspector.cgroup(procFile: Array("0::/\n".utf8)) == "/")
         #expect(ProcessInspector.cgroup(procFile: Array("4:memory:/a\n".utf8)) == "")
+    }
+
+    /// A process of a systemd system service is strong (only root puts a
+    /// process into its cgroup); one of the user's own manager, however its
+    /// cgroups are named, or of a login session is not. Each case is a
+    /// `/proc/PID/cgroup` of the proc-cgroup fuzz target's corpus, read by
+    /// its parser.
+    @Test func aSystemServiceIsAStrongIdentityAndAUserUnitIsNot() throws {
+        let expected = [
+            "colon-in-name": false, "legacy": true, "session-scope": false, "system-name-in-user-manager": false,
+            "system-service": true, "unified": false,
+        ]
+        let inputs = FuzzCorpus.inputs("proc-cgroup")
+        #expect(Set(inputs.map(\.name)) == Set(expected.keys))
+        for (name, bytes) in inputs {
+            let cgroup = ProcessInspector.cgroup(procFile: bytes)
+            let requester = Requester(
+                pid: 40, uid: 1000, executable: "/home/ana/bin/backup",
+                identity: ExecutableIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4, owner: 1000),
+                cgroup: cgroup, systemdUnit: ProcessInspector.systemdUnit(inCgroup: cgroup))
+            #expect(requester.isSystemService == expected[name], "\(name): \(cgroup)")
+            #expect(requester.isStrong == expected[name], "\(name): \(cgroup)")
+        }
     }
 
     @Test func theChainIsShortenedForAPrompt() {

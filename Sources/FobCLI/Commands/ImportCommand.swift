@@ -154,7 +154,9 @@ enum ImportCommand: FobCommand {
         }
     }
 
-    /// Every item of another vault, unlocked with its own password.
+    /// Every item of another vault, unlocked with its own password; the
+    /// unlock and the read of each item are recorded in that vault's access
+    /// log (``LocalAccessRecord``), before anything is imported.
     static func readVault(_ path: String, invocation: Invocation) throws -> ImportRead {
         let url = URL(fileURLWithPath: path)
         guard url.standardizedFileURL.path != invocation.globals.vaultURL.standardizedFileURL.path else {
@@ -176,6 +178,12 @@ enum ImportCommand: FobCommand {
         }
         defer { source.lock() }
         let items = try source.allItemsWithSecrets()
+        // The source's own access log records the bulk read, as `fob export` does its own.
+        let record = invocation.accessRecord()
+        record.unlocked(source)
+        record.read(
+            items.map(ItemKey.init),
+            "the master password: read by fob import into \(invocation.globals.vaultURL.path)", source)
         return ImportRead(
             entries: items.enumerated().map { ImportEntry(item: $1, datesKnown: true, origin: "item \($0 + 1)") })
     }

@@ -43,6 +43,25 @@ extension Invocation {
         }
     }
 
+    /// Asks on the terminal whether the keys `shown` are the devices' own.
+    /// - Throws: ``SyncError/keysNotAsked(_:)`` without a terminal.
+    func confirmKeys(_ shown: String) throws -> Bool {
+        let answer: SecretBytes
+        do {
+            answer = try context.terminal.readSecret(
+                prompt: shown + "Accept these keys? Type y to accept: ", maxBytes: 16)
+        } catch .noTerminal {
+            throw SyncError.keysNotAsked(
+                shown + "no terminal to accept them: compare one with `fob sync status` on that device, "
+                    + "then join with --accept-key FINGERPRINT")
+        } catch .interrupted {
+            throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
+        } catch .tooLong {
+            return false
+        }
+        return ["y", "yes", "Y", "YES"].contains(answer.unsafeString ?? "")
+    }
+
     /// Runs a sync step, turning its errors into the CLI's.
     func syncing<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as SyncError { throw error.cliFailure }
@@ -78,18 +97,27 @@ enum SyncCommand: FobCommand {
         .value(
             "--name", "NAME",
             help: "init, join: this device's name (default the host name); a sync: renames this device"),
+        .value(
+            "--accept-key", "FINGERPRINT",
+            help: "join: trust the device whose signing key has this fingerprint (as 'fob sync status' there shows it)"),
     ]
     static let usageLines = [
         "fob sync [--strict] [--name NAME] [--tree-password-file PATH]",
         "fob sync init REMOTE [--kdf K] [--name NAME] [--tree-password-file PATH]",
-        "fob sync join REMOTE [--name NAME] [--tree-password-file PATH]",
+        "fob sync join REMOTE [--name NAME] [--tree-password-file PATH] [--accept-key FINGERPRINT]",
         "fob sync status",
     ]
     static let discussion = """
         'fob sync init REMOTE' makes the tree of this vault's items and pushes
         it to an empty git remote. 'fob sync join REMOTE' joins a tree from
         another device: it asks the master password of a device in the tree
-        (or reads --tree-password-file) and merges the items of both. Each
+        (or reads --tree-password-file), shows the signing key fingerprint of
+        each device that signs a device roster in the tree and asks to accept
+        them (compare one with 'fob sync status' on that device), or takes
+        --accept-key FINGERPRINT; without a terminal or the option it stops
+        with exit 36, and with a key no device has, with exit 1. The keys the
+        accepted device's roster lists are the only ones taken for those
+        devices. Then it merges the items of both. Each
         device has a name, shown beside its id: the host name, or --name NAME
         (1 to 64 bytes, no control characters); 'fob sync --name NAME' renames
         this device. 'fob sync' fetches, merges item by item, commits and
@@ -169,8 +197,11 @@ enum SyncCommand: FobCommand {
             if !join {
                 return try engine.initialize(remote: remote, password: password, kdf: kdf, name: device)
             }
+            engine.confirmKeys = { shown in try invocation.confirmKeys(shown) }
             do {
-                return try engine.join(remote: remote, password: password, name: device)
+                return try engine.join(
+                    remote: remote, password: password, name: device,
+                    acceptKey: invocation.arguments.value("--accept-key"))
             } catch SyncError.wrongPassword where fromVaultPasswordFile {
                 // The vault's own password file was tried: say so, the tree may have another.
                 throw CLIFailure(
@@ -192,6 +223,7 @@ enum SyncCommand: FobCommand {
         defer { items.close() }
         let status = try invocation.syncing { try invocation.syncEngine(items).status() }
         var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
+        if let key = status.signingKey { text += "signing key: \(key)\n" }
         if status.lastSync == 0 {
             text += "last sync: never\n"
         } else {

@@ -322,17 +322,23 @@ public final class AppModel {
         }
     }
 
+    /// An overlay that takes its own keys on the main screen (`handle`
+    /// says whether it took this one): it stays open while it takes them,
+    /// and closes at the first it does not (Enter or Esc).
+    private func keepsOverlay(_ handle: (MainScreen) -> Bool) -> Transition {
+        guard case .main(let main) = current, handle(main) else {
+            overlay = nil
+            return .stay
+        }
+        return .stay
+    }
+
     /// An action while `overlay` shows: the help and the message history
     /// close on any key (`q` too: it does not quit); a confirmation takes yes, no or quit; the generator
     /// dialog takes its own keys until Enter or Esc closes it.
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
-        case .generator:
-            guard case .main(let main) = current, main.generator.handleGenerator(action) else {
-                self.overlay = nil
-                return .stay
-            }
-            return .stay
+        case .generator: return keepsOverlay { main in main.generator.handleGenerator(action) }
         case .logoutReview:
             guard case .main(let main) = current else {
                 self.overlay = nil
@@ -353,18 +359,8 @@ public final class AppModel {
         case .messages:
             self.overlay = nil
             return .stay
-        case .accessLog:
-            guard case .main(let main) = current, main.accessLog.handle(action) else {
-                self.overlay = nil
-                return .stay
-            }
-            return .stay
-        case .consent:
-            guard case .main(let main) = current, main.consent.handle(action) else {
-                self.overlay = nil
-                return .stay
-            }
-            return .stay
+        case .accessLog: return keepsOverlay { main in main.accessLog.handle(action) }
+        case .consent: return keepsOverlay { main in main.consent.handle(action) }
         case .confirm(let dialog):
             switch action {
             case .confirm:

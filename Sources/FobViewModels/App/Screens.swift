@@ -44,6 +44,13 @@ public struct ConfirmDialog: Sendable, Equatable {
     /// What Enter does.
     public var purpose: ConfirmDialog.Purpose
 
+    /// A dialog asking `message` under `title`; its answers follow from `purpose`.
+    public init(title: String, message: String, purpose: ConfirmDialog.Purpose) {
+        self.title = title
+        self.message = message
+        self.purpose = purpose
+    }
+
     /// The answers, each its key and what it does (`Enter Delete`), as the
     /// dialog's buttons and the legend name them. No answer is a key a
     /// typed word can give: Enter, Esc, or a Ctrl- key.
