@@ -35,7 +35,7 @@ public enum HelpSections {
                 ("Ctrl-L", "lock the vault for every process, as fob lock (asks)"),
                 ("F5", "refresh an OAuth item's access token"),
                 ("F6", "settle a sync conflict (! before the name)"),
-                ("F8", "logout: review the tokens it deletes, then delete and lock"),
+                ("F8", "logout: review the tokens it deletes; Enter deletes them, clears the clipboard, locks"),
                 ("F2", "the last 20 messages"),
                 ("F4", "the access log, newest first: typing finds, Enter an entry's details, Esc or F4 closes"),
                 ("Alt-G", "password generator settings"),
@@ -84,6 +84,12 @@ public enum HelpSections {
                 ("Generator: Enter", "open the generator settings"),
                 ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
+                ("Ctrl-O", "new item (asks first with unsaved edits)"),
+                ("Ctrl-L, F2, F4, F8", "lock, messages, access log, logout, as on the list"),
+                (
+                    "the list's keys",
+                    "the others (Ctrl-T, F5 and so on) change nothing here and say they work on the list"
+                ),
                 ("Esc", "back to the list (asks first with unsaved edits)"),
                 (
                     "Ctrl-Q, F10",

@@ -196,15 +196,18 @@ public struct KeyBinding: Sendable {
     public func action(for key: Key, in situation: Situation) -> Action { makeAction(key, situation) }
 }
 
-/// The one table of key bindings. The key map (``KeyMap``) and the key
-/// legend on the bottom line (``legend(for:)``) are read from it; the help
-/// overlay's text is ``HelpSections`` (docs/tui.md).
-///
-/// In a context the first row holding a key decides it; the legend lists
-/// a context's rows in table order.
+/// The one table of key bindings. The key map (``KeyMap``) and the key legend on the bottom line
+/// (``legend(for:)``) are read from it; the help overlay's text is ``HelpSections`` (docs/tui.md).
+/// In a context the first row holding a key decides it; the legend lists its rows in table order.
 public enum KeyBindings {
     /// Every binding.
-    public static let table: [KeyBinding] = tooSmall + overlays + generator + setup + filter + list + form + editing
+    public static let table: [KeyBinding] = bound + listKeysInEditor(after: bound)
+
+    /// Every binding but the editor's answer to the list's other keys.
+    private static let bound: [KeyBinding] = tooSmall + overlays + generator + setup + filter + list + form + editing
+
+    /// Where the editor (the item form) has focus.
+    static let editorContexts: [KeyContext] = [.field, .button, .choice, .generatorRow, .programs]
 
     /// With the terminal too small only Ctrl-Q (and F10) means something.
     private static let tooSmall: [KeyBinding] = [
@@ -246,8 +249,7 @@ public enum KeyBindings {
         KeyBinding(.these([.control("r")]), in: [.confirm], legend: .computed(conflictRevealLegend)) { _, _ in
             .toggleReveal
         },
-        // The consent dialog opens only on F3, so its one-letter answers
-        // cannot be typed into it by a word meant for the search.
+        // The consent dialog opens only on F3, so no word meant for the search answers it.
         KeyBinding([.character("t")], in: [.consent], .answerRequest(.untilLock), legend: "t until lock"),
         KeyBinding([.character("o")], in: [.consent], .answerRequest(.once), legend: "o once"),
         KeyBinding(.these([.character("m")]), in: [.consent], legend: .computed(leaseLegend)) { _, _ in
@@ -280,12 +282,12 @@ public enum KeyBindings {
         KeyBinding(.these([.pageUp]), in: [.logoutReview]) { _, situation in .moveSelection(-max(situation.pageRows, 1))
         },
         KeyBinding([.character(" ")], in: [.logoutReview], .cycleKind(1), legend: "Space tick"),
-        KeyBinding([.enter], in: [.logoutReview], .confirm, legend: "Enter delete"),
+        KeyBinding(.these([.enter]), in: [.logoutReview], legend: .computed(logoutEnterLegend)) { _, _ in .confirm },
         KeyBinding([.escape], in: [.logoutReview], .dismiss, legend: "Esc cancel"),
     ]
 
     /// Where Alt-G opens the generator dialog: the list and the whole form.
-    private static let mainContexts: [KeyContext] = [.list, .field, .button, .choice, .generatorRow]
+    private static let mainContexts: [KeyContext] = [.list] + editorContexts
 
     /// The generator dialog (its text fields' editing keys are in ``editing``).
     private static let generator: [KeyBinding] = [
@@ -323,10 +325,9 @@ public enum KeyBindings {
     /// The farthest a selection moves (Home and End in the list).
     private static let farthest = Int(Int32.max)
 
-    /// The item list. Typed text (space included) goes to the query, so
-    /// every command is a key no typed word gives: Enter, Ctrl-, function
-    /// keys, Delete (KeePassXC's Ctrl-B, Ctrl-T, Ctrl-E, Ctrl-L; fzf's
-    /// Ctrl-N, Ctrl-P); what deletes, wipes or locks asks first.
+    /// The item list. Typed text (space included) goes to the query, so every command is a key no
+    /// typed word gives: Enter, Ctrl-, function keys, Delete (KeePassXC's Ctrl-B, Ctrl-T, Ctrl-E,
+    /// Ctrl-L; fzf's Ctrl-N, Ctrl-P); what deletes, wipes or locks asks first.
     private static let list: [KeyBinding] = [
         KeyBinding(.text, in: [.list], legend: .text("type to find")) { key, _ in insert(key) },
         KeyBinding([.enter], in: [.list], .submit, legend: "Enter copy"),
@@ -364,7 +365,8 @@ public enum KeyBindings {
         },
         // The mouse: a click on a row highlights it; the wheel moves the
         // highlight over the list and scrolls the preview over the preview.
-        KeyBinding(.mouse, in: [.list, .filter]) { key, situation in mouseAction(key, situation) },
+        KeyBinding(.mouse, in: [.list, .filter]) { key, situation in situation.pointer.action(for: key, in: situation)
+        },
         KeyBinding([.end], in: [.list], .moveSelection(farthest)),
         KeyBinding([.home], in: [.list], .moveSelection(-farthest)),
         KeyBinding([.control("y")], in: [.list], .undo, legend: "Ctrl-Y undo"),
@@ -388,9 +390,31 @@ public enum KeyBindings {
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
         // From the editor too: unsaved edits are asked about first (save, discard, keep editing).
-        KeyBinding(
-            [.control("q"), .function(10)], in: [.field, .button, .choice, .generatorRow, .programs], .askQuit),
+        KeyBinding([.control("q"), .function(10)], in: editorContexts, .askQuit),
+        // The list's keys not about its highlighted item work from every pane: a new item (unsaved
+        // edits are asked about first), the lock and the logout wipe (both ask), messages, log, request.
+        KeyBinding([.control("o")], in: [.filter] + editorContexts, .newItem),
+        KeyBinding([.control("l")], in: [.filter] + editorContexts, .askLock),
+        KeyBinding([.function(8)], in: [.filter] + editorContexts, .logoutWipe(service: nil)),
+        KeyBinding([.function(2)], in: [.filter] + editorContexts, .showMessages),
+        KeyBinding(.these([.function(3)]), in: editorContexts, legend: .computed(requestLegend)) { _, _ in .openRequest
+        },
+        KeyBinding([.function(4)], in: editorContexts, .showAccessLog),
+        KeyBinding([.control("r")], in: [.programs], .toggleReveal),
     ]
+
+    /// The list's other keys in the editor, where no row binds them: they act on the list's
+    /// highlighted item, so there they change nothing and say so (``Action/listKeyInEditor(_:)``).
+    private static func listKeysInEditor(after rows: [KeyBinding]) -> [KeyBinding] {
+        let listKeys = rows.filter { $0.contexts.contains(.list) }.flatMap { row -> [Key] in
+            guard case .these(let keys) = row.keys else { return [] }
+            return keys
+        }
+        return editorContexts.map { context in
+            let free = listKeys.filter { key in !rows.contains { $0.contexts.contains(context) && $0.keys.match(key) } }
+            return KeyBinding(.these(free), in: [context]) { key, _ in .listKeyInEditor(key.name) }
+        }
+    }
 
     /// The query with its text selected (Ctrl-F): typing replaces it (its
     /// other editing keys are in ``editing``).
@@ -440,8 +464,7 @@ public enum KeyBindings {
         KeyBinding([.backTab], in: [.programs], .focusPrevious),
         KeyBinding([.control("s")], in: [.programs], .save, legend: "Ctrl-S save"),
         KeyBinding([.escape], in: [.programs], .cancel, legend: "Esc list"),
-        KeyBinding(
-            [.function(1)], in: [.field, .button, .choice, .generatorRow, .programs], .showHelp, legend: "F1 help"),
+        KeyBinding([.function(1)], in: editorContexts, .showHelp, legend: "F1 help"),
     ]
 
     /// Keys that edit the focused text field.
@@ -527,7 +550,12 @@ public enum KeyBindings {
 
     /// F3's legend while a consent question waits, else nothing.
     @Sendable private static func requestLegend(_ app: AppModel) -> String {
-        app.mainModel?.consent.bar == nil ? "" : "F3 request"
+        app.mainModel?.consent.bar == nil ? "" : "F3 answer request"
+    }
+
+    /// Enter's legend in the logout review: it deletes, or with nothing to delete only locks.
+    @Sendable private static func logoutEnterLegend(_ app: AppModel) -> String {
+        app.mainModel?.logoutReview?.rows.isEmpty == true ? "Enter lock" : "Enter delete"
     }
 
     /// The lease answer's legend, with its minutes.
@@ -540,34 +568,6 @@ public enum KeyBindings {
     @Sendable private static func conflictRevealLegend(_ app: AppModel) -> String {
         guard case .confirm(let dialog) = app.overlay, case .resolveConflict = dialog.purpose else { return "" }
         return app.mainModel?.conflictVersions?.secrets == nil ? "Ctrl-R reveal" : "Ctrl-R hide"
-    }
-
-    /// Lines the wheel moves the highlight or scrolls the preview by.
-    static let wheelStep = 3
-
-    /// A click or wheel turn on the list or the preview (``PointerAreas``);
-    /// elsewhere it leaves the highlight where it is.
-    @Sendable private static func mouseAction(_ key: Key, _ situation: KeyBinding.Situation) -> Action {
-        let list = situation.app.mainModel?.list
-        let selected = list?.selectedIndex ?? 0
-        let count = list?.rows.count ?? 0
-        let pointer = situation.pointer
-        switch key {
-        case .click(let row, let column):
-            if let index = pointer.listIndex(row: row, column: column), index < count { return .selectRow(index) }
-        case .wheel(let down, let row, let column):
-            let step = down ? wheelStep : -wheelStep
-            if pointer.inPreview(row: row, column: column) {
-                var drawn = situation.previewRows
-                drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
-                return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
-            }
-            if pointer.listIndex(row: row, column: column) != nil, count > 0 {
-                return .selectRow(max(0, min(count - 1, selected + step)))
-            }
-        default: break
-        }
-        return .selectRow(selected)
     }
 
     /// The dialog's Esc answer.

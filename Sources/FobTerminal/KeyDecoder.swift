@@ -48,6 +48,35 @@ public enum Key: Equatable, Sendable {
     case resize
     /// F1 to F12.
     case function(Int)
+
+    /// A key as the legend and the help spell it (`Ctrl-T`, `F5`, `PgDn`).
+    public var name: String {
+        switch self {
+        case .control(let c): return "Ctrl-" + c.uppercased()
+        case .alt(let c): return "Alt-" + c.uppercased()
+        case .function(let n): return "F\(n)"
+        case .character(let c): return String(c)
+        case .enter: return "Enter"
+        case .tab: return "Tab"
+        case .backTab: return "Shift-Tab"
+        case .backspace: return "Backspace"
+        case .delete: return "Delete"
+        case .escape: return "Esc"
+        case .up: return "Up"
+        case .down: return "Down"
+        case .left: return "Left"
+        case .right: return "Right"
+        case .home: return "Home"
+        case .end: return "End"
+        case .pageUp: return "PgUp"
+        case .pageDown: return "PgDn"
+        case .shiftUp: return "Shift-Up"
+        case .shiftDown: return "Shift-Down"
+        case .shiftPageUp: return "Shift-PgUp"
+        case .shiftPageDown: return "Shift-PgDn"
+        case .paste, .click, .wheel, .resize: return "that key"
+        }
+    }
 }
 
 /// Turns raw `get_wch` results into ``Key``s: printable scalars grouped

@@ -18,11 +18,12 @@ enum Layout {
     /// The widest label column, in cells; a longer label is cut.
     static let labelWidth = 20
 
-    /// The list pane's width on a screen `columns` wide (the preview or
-    /// the editor takes the rest): 48 of 80 while browsing, so names fit;
-    /// 44 of 80 beside the editor, and 11/20 from 100 columns (66 of 120).
-    static func listWidth(columns: Int, editing: Bool = false) -> Int {
-        max(34, editing || columns >= 100 ? columns * 11 / 20 : columns * 3 / 5)
+    /// The list pane's width on a screen `columns` wide, the same beside the
+    /// preview and beside the editor (which take the rest), so that opening
+    /// the editor never moves the list's columns: 11/20 (44 of 80, 66 of
+    /// 120), which leaves the editor room for its access rows at 80.
+    static func listWidth(columns: Int) -> Int {
+        max(34, columns * 11 / 20)
     }
 
     /// The 2FA mark of an item with a one-time seed.
@@ -61,6 +62,24 @@ enum Layout {
         }
         columns.account = max(0, room - columns.service - 1)
         return columns
+    }
+
+    /// One row's service and account widths, `needs` cells wide, in
+    /// `columns` (the service column, the account column with the cells its
+    /// row's missing marks leave): a name longer than its column takes the
+    /// blank cells the other name leaves on its row, the other name moving
+    /// no further than it must; only when both are too long is either cut.
+    static func rowNames(needs: (service: Int, account: Int), columns: (service: Int, account: Int))
+        -> (service: Int, account: Int)
+    {
+        let total = columns.service + 1 + columns.account
+        var service = columns.service
+        if needs.service > columns.service, needs.account < columns.account {
+            service = min(needs.service, total - 1 - needs.account)
+        } else if needs.account > columns.account, needs.service < columns.service {
+            service = max(needs.service, total - 1 - needs.account)
+        }
+        return (service, max(0, total - 1 - service))
     }
 
     /// The cells of the 2FA mark and expiry columns with their separators
@@ -138,7 +157,8 @@ enum Layout {
         var kept = entries
         func length() -> Int { kept.map { DisplayWidth.cells(of: $0) }.reduce(0, +) + 2 * max(0, kept.count - 1) }
         func pinned(_ entry: String) -> Bool {
-            entry.hasPrefix("? ") || entry.hasPrefix("F1 ") || entry.contains("quit") || entry.contains("close")
+            entry.hasPrefix("? ") || entry.hasPrefix("F1 ") || entry.hasPrefix("F3 ") || entry.contains("quit")
+                || entry.contains("close")
                 || entry == "Ctrl-S save"
         }
         while length() > width {

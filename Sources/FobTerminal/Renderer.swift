@@ -115,8 +115,20 @@ public struct Renderer {
     private func drawLegend(_ canvas: inout Canvas, _ app: AppModel) {
         let row = canvas.rows - 1
         canvas.fill(row: row, column: 0, height: 1, width: canvas.columns, role: .legend)
-        let legend = notice ?? Layout.fitLegend(KeyBindings.legendEntries(for: app), width: canvas.columns - 1)
+        let entries =
+            Self.helpLegend(app, rows: canvas.rows, columns: canvas.columns) ?? KeyBindings.legendEntries(for: app)
+        let legend = notice ?? Layout.fitLegend(entries, width: canvas.columns - 1)
         canvas.put(" " + legend, row: row, column: 0, role: .legend)
+    }
+
+    /// The legend of a help in pages, as its footer says: before the last
+    /// page Space goes on and Esc closes; `nil` for a help of one page.
+    static func helpLegend(_ app: AppModel, rows: Int, columns: Int) -> [String]? {
+        guard app.overlay == .help else { return nil }
+        let pages = helpPages(rows: rows, columns: columns, context: KeyContext.screen(app))
+        guard pages > 1 else { return nil }
+        return app.helpPage + 1 < pages
+            ? ["Space next", "PgUp back", "Esc closes the help"] : ["PgUp back", "any key closes the help"]
     }
 
     /// The key legend for what `app` shows, read from ``KeyBindings/table``.
@@ -262,5 +274,32 @@ public struct PointerAreas: Sendable, Equatable {
     /// Whether this cell is in the preview pane.
     public func inPreview(row: Int, column: Int) -> Bool {
         previewRows.contains(row) && previewColumns.contains(column)
+    }
+
+    /// Lines the wheel moves the highlight or scrolls the preview by.
+    static let wheelStep = 3
+
+    /// A click or wheel turn on the list or the preview as `situation`
+    /// shows them; elsewhere it leaves the highlight where it is.
+    func action(for key: Key, in situation: KeyBinding.Situation) -> Action {
+        let list = situation.app.mainModel?.list
+        let selected = list?.selectedIndex ?? 0
+        let count = list?.rows.count ?? 0
+        switch key {
+        case .click(let row, let column):
+            if let index = listIndex(row: row, column: column), index < count { return .selectRow(index) }
+        case .wheel(let down, let row, let column):
+            let step = down ? Self.wheelStep : -Self.wheelStep
+            if inPreview(row: row, column: column) {
+                var drawn = situation.previewRows
+                drawn.first = situation.app.mainModel?.previewOffset ?? drawn.first
+                return .scrollPreview(to: Renderer.previewOffset(drawn, by: step))
+            }
+            if listIndex(row: row, column: column) != nil, count > 0 {
+                return .selectRow(max(0, min(count - 1, selected + step)))
+            }
+        default: break
+        }
+        return .selectRow(selected)
     }
 }

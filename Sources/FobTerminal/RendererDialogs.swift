@@ -21,7 +21,10 @@ extension Renderer {
         canvas.put(
             "Argon2id \(model.kdfPreset.rawValue) (Ctrl-T changes)", row: box.row + 6,
             column: x + Self.labelWidth, width: inner - Self.labelWidth, role: .normal)
-        if !model.message.isEmpty {
+        // While the vault is being created the notice replaces the message (an earlier mismatch is past).
+        if let notice {
+            canvas.put(notice, row: box.row + 8, column: x, width: inner, role: .info)
+        } else if !model.message.isEmpty {
             canvas.put(
                 model.message.text, row: box.row + 8, column: x, width: inner, role: Self.role(for: model.message.tone))
         }

@@ -125,7 +125,10 @@ extension Renderer {
     /// The footer of a help in pages; on the last page, where `width`
     /// cells cannot hold it, a shorter one (any key still closes).
     static func pagedHelpFooter(page: Int, of pages: Int, width: Int = .max) -> String {
-        guard page == pages else { return "Page \(page) of \(pages): Space next, PgUp back" }
+        guard page == pages else {
+            let footer = "Page \(page) of \(pages): Space next, PgUp back, Esc closes"
+            return DisplayWidth.cells(of: footer) <= width ? footer : "Page \(page) of \(pages): Space next, PgUp back"
+        }
         let footer = "Page \(page) of \(pages): PgUp back, any key closes"
         return DisplayWidth.cells(of: footer) <= width ? footer : "Page \(page) of \(pages): PgUp back, Esc closes"
     }

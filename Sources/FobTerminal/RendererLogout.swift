@@ -17,6 +17,7 @@ extension Renderer {
             let name = row.key.account.isEmpty ? row.key.service : "\(row.key.service) / \(row.key.account)"
             lines.append(("\(mark) \(displaySafe(name))  \(row.kind.rawValue)", index))
         }
+        if lines.isEmpty { lines.append(("No token or OAuth items to delete", nil)) }
         let question = Self.wrap(review.question, width: max(1, min(72, canvas.columns - 2) - 4))
         let room = max(1, canvas.rows - 2 - 2 - 2 - question.count)
         let box = dialogBox(

@@ -16,7 +16,7 @@ extension Renderer {
         let height = canvas.rows - 2 - status.count - (bar == nil ? 0 : 1)
         let browsing = main.focus == .list || main.focus == .filter
         if canvas.columns >= 76 {
-            let listWidth = Layout.listWidth(columns: canvas.columns, editing: !browsing)
+            let listWidth = Layout.listWidth(columns: canvas.columns)
             let right = canvas.columns - listWidth
             drawList(&canvas, app, main, row: top, column: 0, height: height, width: listWidth)
             if browsing {
@@ -30,9 +30,18 @@ extension Renderer {
             drawForm(&canvas, main, now: app.now, row: top, column: 0, height: height, width: canvas.columns)
         }
         drawStatus(&canvas, status, tone: main.form.message.tone, row: canvas.rows - 1 - status.count)
-        if let bar {
-            canvas.put(" " + bar, row: canvas.rows - 2 - status.count, column: 0, width: canvas.columns, role: .error)
+        if let parts = main.consent.barParts {
+            let line = Self.requestBar(parts, width: canvas.columns, glyphs: canvas.glyphs)
+            canvas.put(line, row: canvas.rows - 2 - status.count, column: 0, width: canvas.columns, role: .error)
         }
+    }
+
+    /// The request bar in `width` cells: a leading space, the question
+    /// shortened (ending in `…`) so that how to answer (`· F3 answer`) stays whole.
+    static func requestBar(_ parts: (question: String, answer: String), width: Int, glyphs: Glyphs) -> String {
+        let answer = DisplayWidth.cells(of: parts.answer)
+        let room = max(1, width - 1 - answer)
+        return " " + TextFit.truncate(parts.question, width: room, glyphs: glyphs) + parts.answer
     }
 
     /// The status line: what happened to which item, its tone marked by a
@@ -136,15 +145,21 @@ extension Renderer {
         }
         let spare = Layout.markBlockWidth(columns) - marks.reduce(0) { $0 + $1.width + 1 }
         var c = x + 2
-        canvas.put(displaySafe(item.service), row: y, column: c, width: columns.service, role: base)
-        c += columns.service + 1
-        let accountWidth = columns.account + (columns.label > 0 ? 0 : spare)
-        canvas.put(displaySafe(item.account), row: y, column: c, width: accountWidth, role: base)
-        c += accountWidth + 1
-        if columns.label > 0 {
-            canvas.put(
-                displaySafe(item.label), row: y, column: c, width: columns.label + spare, role: selected ? base : .dim)
-            c += columns.label + spare + 1
+        let service = displaySafe(item.service)
+        let account = displaySafe(item.account)
+        // A row without a label lends the label column to the names too.
+        let label = columns.label > 0 && !item.label.isEmpty ? columns.label + spare : 0
+        let room = columns.label > 0 ? (label > 0 ? 0 : columns.label + 1 + spare) : spare
+        let names = Layout.rowNames(
+            needs: (DisplayWidth.cells(of: service), DisplayWidth.cells(of: account)),
+            columns: (columns.service, columns.account + room))
+        canvas.put(service, row: y, column: c, width: names.service, role: base)
+        c += names.service + 1
+        canvas.put(account, row: y, column: c, width: names.account, role: base)
+        c += names.account + 1
+        if label > 0 {
+            canvas.put(displaySafe(item.label), row: y, column: c, width: label, role: selected ? base : .dim)
+            c += label + 1
         }
         for mark in marks {
             canvas.put(mark.text, row: y, column: c, width: mark.width, role: mark.role)

@@ -140,4 +140,37 @@ import Testing
         // The highlight is on the renamed item.
         try tmux.waitFor("▸ zzzz")
     }
+
+    /// Issue 32's sequence at 80×24: save one item, Ctrl-O, type the next
+    /// (service, Tab, user ID, Tab, password), Ctrl-S: two items, the first
+    /// unchanged (Ctrl-O did nothing in the editor, so the next item's text
+    /// went into the saved one).
+    @Test func ctrlOAfterSavingStartsTheNextItem() throws {
+        try makeVault([])
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        try tmux.press("C-o")
+        try tmux.waitFor("New item")
+        for (field, text) in ["dropbox", "ana", "Dr0p-pass"].enumerated() {
+            if field > 0 { try tmux.press("Tab") }
+            try tmux.type(text)
+        }
+        try tmux.press("C-s")
+        try tmux.waitFor("Saved (new item)")
+        try tmux.waitFor("Editing dropbox / ana")
+        let saved = try open().item(service: "dropbox", account: "ana")
+        try tmux.press("C-o")
+        try tmux.waitForAbsence(of: "Editing dropbox / ana")
+        try tmux.waitFor("New item")
+        for (field, text) in ["slack", "ana", "Sl4ck-pass"].enumerated() {
+            if field > 0 { try tmux.press("Tab") }
+            try tmux.type(text)
+        }
+        try tmux.press("C-s")
+        try tmux.waitFor("Editing slack / ana")
+        let vault = try open()
+        #expect(try vault.item(service: "dropbox", account: "ana") == saved)
+        #expect(saved.secret == SecretBytes(utf8: "Dr0p-pass"))
+        #expect(try vault.item(service: "slack", account: "ana").secret == SecretBytes(utf8: "Sl4ck-pass"))
+        #expect(try vault.allItems().count == 2)
+    }
 }

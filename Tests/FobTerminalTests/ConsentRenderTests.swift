@@ -21,6 +21,28 @@ import Testing
         #expect(KeyMap.action(for: .character("o"), in: app) == .insert("o"))
     }
 
+    /// Issue 32: at 80 columns a long question cut `· F3 answer` off the bar
+    /// and the legend left F3 out. The question is shortened instead, at 80
+    /// and 40 columns, and the legend names F3 in the list and the editor.
+    @Test func theAnswerKeyStaysOnTheBarAndInTheLegendWhenNarrow() throws {
+        try #require(unicodeLocale)
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        let long = ConsentQuestion(
+            id: 3, pid: 11568, program: "/usr/bin/bash", parents: "", workingDirectory: "/home/ana", terminal: "",
+            item: #"service "dropbox", account "ana@example.com""#, channel: "fob get", leaseSeconds: 900)
+        app.mainModel!.consent.questions = [long, sampleQuestion]
+        for (rows, columns) in [(24, 80), (12, 40)] {
+            let canvas = draw(app, rows: rows, columns: columns)
+            let bar = canvas.line(rows - 3)
+            #expect(bar.hasPrefix(" ? bash[11568] as"), "\(columns): \(bar)")
+            #expect(bar.contains("… · F3 answer · +1 more"), "\(columns): \(bar)")
+            #expect(canvas.line(rows - 1).contains("F3 answer request"), "\(columns)")
+        }
+        app.send(.newItem)
+        #expect(draw(app, rows: 24, columns: 80).line(23).contains("F3 answer request"))
+        #expect(KeyMap.action(for: .function(3), in: app) == .openRequest)
+    }
+
     @Test func theDialogNamesTheRequesterAndEveryAnswerAt80x24() throws {
         try #require(unicodeLocale)
         let app = app()

@@ -13,7 +13,7 @@ import Testing
         let h = try Harness.unlocked(items: [item("api", "t1", "tok", kind: .token)])
         h.send(.logoutWipe(service: nil), .confirm)
         #expect(h.app.overlay == .logoutReview)
-        #expect(h.message == "Nothing ticked, so nothing deleted: Space ticks an item; n/Esc closes")
+        #expect(h.message == "Nothing ticked, so nothing deleted: Space ticks an item; Esc cancels")
     }
 
     /// A new item saved while a filter hides it is the one highlighted.

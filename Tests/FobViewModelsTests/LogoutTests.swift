@@ -51,17 +51,43 @@ import Testing
     @Test func nothingTickedDeletesNothing() throws {
         let h = try Harness.unlocked(items: [item("api", "t1", "tok", kind: .token)])
         h.send(.logoutWipe(service: nil))
-        #expect(h.main.logoutReview?.question == "Nothing selected: Space ticks an item; n/Esc closes")
+        #expect(h.main.logoutReview?.question == "Nothing ticked: Space ticks an item; Esc cancels")
         h.send(.confirm)
         #expect(h.app.overlay == .logoutReview)
         #expect(h.store.storedItems.count == 1)
     }
 
-    @Test func nothingToDelete() throws {
+    /// Issue 32: with no token or OAuth item, F8 only said so and neither
+    /// locked nor cleared the clipboard. The review opens (saying there is
+    /// nothing to delete) and Enter clears the clipboard and locks.
+    @Test func nothingToDeleteStillClearsTheClipboardAndLocks() throws {
         let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.copySelected)
+        #expect(h.clipboard.contents != nil)
         h.send(.logoutWipe(service: nil))
-        #expect(h.app.overlay == nil)
-        #expect(h.message == "No token or OAuth items to delete")
+        #expect(h.app.overlay == .logoutReview)
+        #expect(h.message == "")
+        #expect(
+            h.main.logoutReview?.question == "Nothing to delete: clear the clipboard and lock? Enter locks, Esc cancels"
+        )
+        h.send(.confirm)
+        #expect(h.clipboard.contents == nil)
+        #expect(h.store.isLocked)
+        #expect(h.store.storedItems.count == 1)
+        #expect(h.app.unlockModel?.message.text == "Logged out: nothing to delete; clipboard cleared, vault locked")
+    }
+
+    /// Issue 32: the review opened while the status line still spoke of
+    /// something past (`! No token or OAuth items to delete`).
+    @Test func theReviewOpensOnAClearStatusLine() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana"), item("api", "t1", "tok", kind: .token)])
+        h.send(.logoutWipe(service: nil), .dismiss)
+        #expect(h.message == "Logout cancelled: nothing deleted")
+        h.send(.logoutWipe(service: nil))
+        #expect(h.app.overlay == .logoutReview)
+        #expect(h.message == "")
+        h.send(.dismiss, .askLock)
+        #expect(h.message == "")
     }
 
     @Test func declinedDeletesNothing() throws {

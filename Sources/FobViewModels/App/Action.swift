@@ -95,6 +95,10 @@ public enum Action: Sendable, Equatable {
     case answerRequest(ConsentAnswer)
     /// Open the vault's access log (F4); in the log, close it.
     case showAccessLog
+    /// A key that acts on the list's highlighted item, pressed in the
+    /// editor: changes nothing and says that the key (named as the legend
+    /// names it, such as `Ctrl-T`) works on the list.
+    case listKeyInEditor(String)
     /// On the editor's Programs row: remove the selected program from the
     /// item's access rule (written by Save).
     case removeProgram

@@ -209,7 +209,14 @@ public final class AppModel {
             switch current {
             case .createVault(let model): apply(model.handle(action, store: store, kdfOverride: kdfOverride))
             case .unlock(let model): apply(model.handle(action, store: store))
-            case .main(let main): apply(main.handle(action))
+            case .main(let main):
+                let before = main.model.form.message
+                let transition = main.handle(action)
+                // A dialog opening clears the status line's older text, which would speak beside it of something past.
+                if case .show(let overlay) = transition, overlay.isDialog, main.model.form.message == before {
+                    main.model.form.message = .empty
+                }
+                apply(transition)
             }
         }
         showClipboardEvents()

@@ -97,6 +97,15 @@ public enum Overlay: Sendable, Equatable {
     case consent
     /// The vault's access log; its state is ``MainModel/accessLog``.
     case accessLog
+
+    /// Whether it is a dialog that asks something (a question, the logout
+    /// review, a consent question), not a view.
+    public var isDialog: Bool {
+        switch self {
+        case .confirm, .logoutReview, .consent: return true
+        case .help, .generator, .messages, .accessLog: return false
+        }
+    }
 }
 
 /// What a screen's intent asks of the ``AppModel`` that routes it.

@@ -305,6 +305,8 @@ final class MainScreen {
         case .showHelp: return .show(.help)
         case .showMessages: return .show(.messages)
         case .openRequest: return consent.open()
+        case .listKeyInEditor(let key):
+            model.form.message = .info("\(key) works on the list: Esc goes back to it")
         case .quit:
             // Edits typed in the editor are not dropped without asking.
             if model.form.hasUnsavedEdits { return editor.askLeaveEditor(then: .quit) }

@@ -78,11 +78,17 @@ public struct ConsentModel: Sendable, Equatable {
     /// The request bar's text, or `nil` with no question waiting:
     /// `? git[77] asks for github.com / ana (fob get) · F3 answer`, with
     /// `+N more` when several wait.
-    public var bar: String? {
+    public var bar: String? { barParts.map { $0.question + $0.answer } }
+
+    /// The request bar in two parts: the question, which a narrow screen
+    /// shortens, and how to answer it (` · F3 answer`, with ` · +N more`),
+    /// which it keeps whole; `nil` while no question waits.
+    public var barParts: (question: String, answer: String)? {
         guard let first = questions.first else { return nil }
-        var text = "? \(first.programName)[\(first.pid)] asks for \(first.item) (\(first.channel)) · F3 answer"
-        if questions.count > 1 { text += " · +\(questions.count - 1) more" }
-        return text
+        let question = "? \(first.programName)[\(first.pid)] asks for \(first.item) (\(first.channel))"
+        var answer = " · F3 answer"
+        if questions.count > 1 { answer += " · +\(questions.count - 1) more" }
+        return (question, answer)
     }
 }
 

@@ -31,18 +31,15 @@ final class LogoutFlow {
         self.refresh = refresh
     }
 
-    /// `W`: the logout review over every token and OAuth item (of `service`).
+    /// F8: the logout review over every token and OAuth item (of `service`),
+    /// opened also when there is none (Enter then only clears the clipboard and locks).
     func openLogoutReview(service: String?) -> Transition {
         let candidates: [LogoutCandidate]
         do { candidates = try LogoutWipe.candidates(in: store, service: service) } catch {
             model.form.message = .error(error.description)
             return .stay
         }
-        let scope = service.map { " of service \"\($0)\"" } ?? ""
-        guard !candidates.isEmpty else {
-            model.form.message = .warning("No token or OAuth items\(scope) to delete")
-            return .stay
-        }
+        // With nothing to delete the review still opens: Enter clears the clipboard and locks.
         model.logoutReview = LogoutReviewModel(candidates: candidates, service: service)
         return .show(.logoutReview)
     }
@@ -55,8 +52,13 @@ final class LogoutFlow {
         case .moveSelection(let delta): review.move(by: delta)
         case .cycleKind, .insert(" "): review.toggle()
         case .confirm, .submit:
+            // Nothing to delete: the logout still clears the clipboard and locks.
+            if review.rows.isEmpty {
+                model.logoutReview = nil
+                return (.lockWiping(.success("Logged out: nothing to delete; clipboard cleared, vault locked")), false)
+            }
             guard review.selectedCount > 0 else {
-                model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; n/Esc closes")
+                model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; Esc cancels")
                 return (.stay, true)
             }
             let keys = review.selectedKeys

@@ -55,7 +55,10 @@ public final class LogoutReviewModel {
     /// The question, repeating the final count.
     public var question: String {
         let n = selectedCount
-        guard n > 0 else { return "Nothing selected: Space ticks an item; n/Esc closes" }
+        guard n > 0 else {
+            guard rows.isEmpty else { return "Nothing ticked: Space ticks an item; Esc cancels" }
+            return "Nothing to delete: clear the clipboard and lock? Enter locks, Esc cancels"
+        }
         return "Delete \(n) item\(n == 1 ? "" : "s"), clear the clipboard and lock? Enter deletes"
     }
 
