@@ -527,8 +527,12 @@ public final class AgentCore: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         guard let id = subscribers.add(terminalUI: terminalUI) else { return nil }
-        // A terminal UI hears the questions that wait already (asked while it was locking or unlocking).
-        if terminalUI { subscribers.publish(self.terminalUI.waitingQuestions(), to: id) }
+        // A terminal UI hears the questions that wait already (asked while it
+        // was locking or unlocking); requests to unlock only while locked.
+        if terminalUI {
+            let questions = self.terminalUI.waitingQuestions(unlockRequests: stateLocked() != .unlocked)
+            subscribers.publish(questions, to: id)
+        }
         feed.startFrom(vault)
         if !watcherRunning {
             watcherRunning = DetachedThread.start { [self] in

@@ -97,10 +97,20 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     /// The questions waiting now, oldest first, as events: what a terminal
     /// UI that subscribes meanwhile is told (one that unlocked the vault a
     /// moment ago is asked the signature's consent this way).
-    func waitingQuestions() -> [AgentEvent] {
+    /// - Parameter unlockRequests: whether requests to unlock
+    ///   (``VaultSSHApproval/lockedReason``) are told too: not once the vault
+    ///   is unlocked, which answers them (``askUnlock(_:timeout:isUnlocked:)``
+    ///   sees it within ``unlockPollSeconds``); a UI that just unlocked
+    ///   would else take one for the consent question that follows.
+    func waitingQuestions(unlockRequests: Bool = true) -> [AgentEvent] {
         condition.lock()
         defer { condition.unlock() }
-        return prompts.keys.sorted().compactMap { id in prompts[id].map { AgentEvent(question: $0, settled: false) } }
+        return prompts.keys.sorted().compactMap { id in
+            guard let prompt = prompts[id], unlockRequests || prompt.reason != VaultSSHApproval.lockedReason else {
+                return nil
+            }
+            return AgentEvent(question: prompt, settled: false)
+        }
     }
 
     /// How often ``askUnlock(_:timeout:isUnlocked:)`` looks whether the vault was unlocked, in seconds.

@@ -102,4 +102,36 @@ private final class OutcomeBox: @unchecked Sendable {
         #expect(box.didUnlock == true)
         #expect(!password.isSet)
     }
+
+    @Test func aTerminalUISubscribingOnceTheVaultIsUnlockedIsNotToldOfTheRequestToUnlock() throws {
+        let v = try TestVault()
+        v.vault.lock()
+        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        // A request to unlock whose question has not yet seen the unlock (it
+        // looks every 0.1 s), and a consent question.
+        let ui = try #require(core.subscribe(terminalUI: true))
+        let unlockBox = OutcomeBox()
+        Thread { unlockBox.set(core.terminalUI.askUnlock(question, timeout: 30) { false }) }.start()
+        func asked(on id: Int) -> AccessPrompt? {
+            for _ in 0..<100 {
+                let events = core.subscribers.next(id, timeout: 0.05) ?? []
+                if let asked = events.first(where: { $0.kind == .question }) { return asked.prompt }
+            }
+            return nil
+        }
+        let request = try #require(asked(on: ui))
+        var consent = question
+        consent.reason = "the vault's default rule is 'ask'"
+        let consentBox = OutcomeBox()
+        Thread { [consent] in consentBox.set(core.terminalUI.ask(consent, timeout: 30)) }.start()
+        #expect(asked(on: ui)?.id == request.id + 1)
+        // The UI that unlocked subscribes: only the consent question.
+        let late = try #require(core.subscribe(terminalUI: true))
+        let told = try #require(core.subscribers.next(late, timeout: 1))
+        #expect(told.filter { $0.kind == .question }.map(\.prompt?.id) == [request.id + 1])
+        #expect(core.terminalUI.settle(request.id, with: .deny) && core.terminalUI.settle(request.id + 1, with: .once))
+        while unlockBox.outcome == nil || consentBox.outcome == nil { usleep(10_000) }
+        #expect(consentBox.outcome == .answered(.once))
+    }
 }

@@ -40,10 +40,39 @@ import Testing
         h.unlock()
         h.app.tick()
         #expect(h.store.agentWatches == 2)
-        h.store.agentSends(AgentEvent(question: prompt(3), settled: false))
+        var consent = prompt(3)
+        consent.reason = "the vault's default rule is 'ask'"
+        h.store.agentSends(AgentEvent(question: consent, settled: false))
         h.app.tick()
         #expect(h.main.consent.bar?.hasPrefix("? ssh[77] asks for SSH key work (SHA256:abc)") == true)
         #expect(model.requests.requests.isEmpty)
+    }
+
+    @Test func theRequestToUnlockStillOpenAfterAnUnlockHereIsNotTakenForTheSignaturesQuestion() throws {
+        let h = Harness()
+        h.app.tick()
+        h.store.agentSends(AgentEvent(question: prompt(1), settled: false))
+        h.app.tick()
+        h.unlock()
+        // The main screen subscribes while the agent has not yet seen the
+        // unlock: it is told of the request to unlock still open, then asked
+        // the signature's consent, then the request is settled.
+        h.store.agentSends(AgentEvent(question: prompt(1), settled: false))
+        h.app.tick()
+        #expect(h.main.consent.bar == nil)
+        var consent = prompt(2)
+        consent.reason = "the vault's default rule is 'ask'"
+        h.store.agentSends(AgentEvent(question: consent, settled: false))
+        h.app.tick()
+        #expect(
+            h.main.consent.bar
+                == "? ssh[77] asks for SSH key work (SHA256:abc) to log in to [h]:22 (verified) (SSH agent) · F3 answer"
+        )
+        h.app.send(.openRequest)
+        #expect(h.main.consent.dialog?.id == 2)
+        h.store.agentSends(AgentEvent(question: prompt(1), settled: true))
+        h.app.tick()
+        #expect(h.main.consent.dialog?.id == 2 && h.main.consent.questions.map(\.id) == [2])
     }
 
     @Test func aConsentQuestionHeardWhileLockedIsLeftToTheNextChannel() throws {

@@ -133,6 +133,13 @@ final class ConsentDesk {
     }
 
     /// Takes in the questions asked and settled since the last tick.
+    ///
+    /// A request to unlock (``VaultSSHApproval/lockedReason``) is not a
+    /// consent question: the vault this screen shows is unlocked, which
+    /// answers it, and the agent settles it within a moment. It is heard
+    /// here when this UI subscribes just after unlocking (the agent tells a
+    /// new subscriber every question still open); shown, it would take F3's
+    /// answer while the signature's own question waited unanswered.
     /// - Returns: whether the question the dialog showed was settled elsewhere.
     @discardableResult
     func poll() -> Bool {
@@ -140,6 +147,8 @@ final class ConsentDesk {
         for event in inbox.take() {
             guard let prompt = event.prompt else { continue }
             switch event.kind {
+            case .question where prompt.reason == VaultSSHApproval.lockedReason:
+                continue
             case .question:
                 if !model.consent.questions.contains(where: { $0.id == prompt.id }) {
                     model.consent.questions.append(ConsentQuestion(prompt))
