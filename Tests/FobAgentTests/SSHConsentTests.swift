@@ -201,12 +201,9 @@ private final class RecordingAsker: AccessAsker, @unchecked Sendable {
     }
 
     private func run(answer: String) throws -> (answer: [UInt8], state: AgentStatus.State, key: SSHPublicKey) {
-        let v = try TestVault()
-        let key = try SSHPrivateKey.generate(.ecdsaP256)
-        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
-        v.vault.lock()
-        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
-        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        let f = try OneKeyVault(.ecdsaP256)
+        #expect(f.unlock())
+        let (key, core) = (f.key, f.core)
         let approval = VaultSSHApproval(
             core: core, password: SSHUnlockPrompt(environment: try pinentry(answer: answer)).password(for:))
         let service = SSHAgentService(

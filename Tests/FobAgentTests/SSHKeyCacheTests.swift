@@ -21,13 +21,9 @@ import Testing
     }
 
     private func fixture() throws -> Fixture {
-        let v = try TestVault()
-        try v.vault.setAccessDefault(.any)
-        let key = try SSHPrivateKey.generate(.ed25519)
-        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
-        v.vault.lock()
-        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
-        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        let f = try OneKeyVault()
+        #expect(f.unlock())
+        let (v, key, core) = (f.vault, f.key, f.core)
         let requester = Requester(
             pid: getpid(), uid: getuid(), executable: "/usr/bin/ssh",
             identity: ExecutableIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4, owner: 0))

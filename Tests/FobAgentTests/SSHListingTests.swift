@@ -63,13 +63,9 @@ import Testing
     }
 
     @Test func theSocketNamesItsPeerOnlyForASignatureAndTheRecordNamesIt() throws {
-        let v = try TestVault()
-        try v.vault.setAccessDefault(.any)
-        let key = try SSHPrivateKey.generate(.ed25519)
-        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
-        v.vault.lock()
-        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
-        #expect(core.handle(.unlock(password: v.password, idleSeconds: 0, maxSeconds: 0)).isOK)
+        let f = try OneKeyVault()
+        #expect(f.unlock())
+        let (v, key, core) = (f.vault, f.key, f.core)
         let recorded = KeptEntries()
         core.gate.recorder = recorded
         let runtime = TemporaryDirectory(prefix: "fob-rt")

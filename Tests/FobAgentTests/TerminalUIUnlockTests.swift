@@ -67,12 +67,8 @@ private final class OutcomeBox: @unchecked Sendable {
     }
 
     @Test func aLockedVaultIsUnlockedFromTheTerminalUIAndNoPasswordIsAsked() throws {
-        let v = try TestVault()
-        try v.vault.setAccessDefault(.any)
-        let key = try SSHPrivateKey.generate(.ed25519)
-        try v.vault.add(SSHKeyItem.item(name: "work", key: key, comment: "me@work"))
-        v.vault.lock()
-        let core = AgentCore(vaultURL: v.vault.url, clock: ManualAgentClock())
+        let f = try OneKeyVault()
+        let (v, key, core) = (f.vault, f.key, f.core)
         let asked = Flag()
         let approval = VaultSSHApproval(core: core) { _ in
             asked.set()
