@@ -346,7 +346,14 @@ public struct FobPrograms: Sendable {
         func same(_ other: ExecutableIdentity?) -> Bool {
             other.map { $0.device == identity.device && $0.inode == identity.inode } ?? false
         }
-        if same(own.identity) || helpers.contains(where: same) { return true }
+        // A file seen at start must be unchanged too: once it is removed, its
+        // inode number may be given to another file, which is not Fob.
+        func unchanged(_ other: ExecutableIdentity?) -> Bool {
+            other.map {
+                same($0) && $0.size == identity.size && $0.modifiedNanoseconds == identity.modifiedNanoseconds
+            } ?? false
+        }
+        if unchanged(own.identity) || helpers.contains(where: unchanged) { return true }
         guard !own.path.isEmpty, path == own.path || isHelper(path) else { return false }
         return same(ProcessInspector.identity(ofFile: path))
     }

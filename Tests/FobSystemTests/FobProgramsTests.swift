@@ -101,6 +101,24 @@ import Testing
         #expect(programs.isSecretServiceProvider(requester.via?.executable ?? ""))
     }
 
+    /// The agent's own file as it was at start counts only while unchanged:
+    /// once removed, its inode number may be given to another file, which
+    /// then shows the same device and inode but not the same size and time.
+    @Test func anInodeNumberReusedByAnotherFileIsNotFob() throws {
+        let fob = directory + "/fob"
+        try install(fob)
+        let programs = FobPrograms(executable: fob)
+        let own = try #require(programs.own.identity)
+        let elsewhere = directory + "/elsewhere"
+        #expect(programs.contains(elsewhere, identity: own))
+        var reused = own
+        reused.size += 1
+        #expect(!programs.contains(elsewhere, identity: reused))
+        reused = own
+        reused.modifiedNanoseconds += 1
+        #expect(!programs.contains(elsewhere, identity: reused))
+    }
+
     /// Not Fob: the same bytes at another path, and another file that a
     /// mount namespace of its own shows at Fob's path (so `/proc/PID/exe`
     /// names Fob's path) or at a helper's.
