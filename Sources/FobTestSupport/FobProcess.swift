@@ -44,9 +44,13 @@ public enum FobProcess {
     /// The environment every child starts from: `PATH`, `LANG=C.UTF-8`, a
     /// `HOME` that does not exist (so no real vault is ever touched), and
     /// `FOB_AGENT=0` (so no test leaves an agent behind; agent tests set
-    /// `FOB_AGENT=1` and a private `XDG_RUNTIME_DIR`).
+    /// `FOB_AGENT=1` and a private `XDG_RUNTIME_DIR`), and a `FOB_PINENTRY`
+    /// that does not exist: the machine's own pinentry, without a terminal or
+    /// a display, gives up at once, and a test whose prompt it served would
+    /// race it (tests that need pinentry name their own).
     public static let baseEnvironment: [String: String] = [
         "FOB_AGENT": "0",
+        "FOB_PINENTRY": "/nonexistent/pinentry",
         "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "LANG": "C.UTF-8",
         "HOME": "/nonexistent/fob-test-home",
