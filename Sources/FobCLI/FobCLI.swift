@@ -11,9 +11,10 @@ public enum FobCLI {
 
     /// Runs `fob` with the process's arguments, environment, streams and
     /// terminal, and exits with its status (2 when an argument is not UTF-8).
-    /// Applies ``ProcessHardening`` first.
+    /// Forbids core dumps first (``ProcessHardening``; the agent, `fob
+    /// agent`, also forbids inspection once it knows it is the agent).
     public static func main() -> Never {
-        ProcessHardening.apply()
+        ProcessHardening.forbidCoreDumps()
         // `fob --version` alone answers before the command-line context is
         // built: its environment dictionary makes the Swift runtime search
         // every protocol conformance (String: Hashable), 0.45 million

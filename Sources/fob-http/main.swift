@@ -9,7 +9,7 @@ import Glibc
 // Started only by Fob's HelperHTTPTransport, so that `fob` itself loads no
 // network library. The request may hold credentials: never logged.
 
-ProcessHardening.apply()
+ProcessHardening.forbidInspection()
 var input: [UInt8] = []
 var chunk = [UInt8](repeating: 0, count: 65_536)
 while input.count <= HTTPWire.maxMessageBytes {

@@ -6,8 +6,10 @@ import FobSystem
 import FoundationEssentials
 @preconcurrency import Glibc
 
-// No core dumps, no ptrace by other users' processes: secrets pass through here.
-ProcessHardening.apply()
+// No core dumps: secrets pass through here. Ptrace stays as for any program
+// of the user: the agent names this provider by its /proc/PID/exe, which a
+// non-dumpable process hides (see ProcessHardening).
+ProcessHardening.forbidCoreDumps()
 
 // Freed memory is overwritten (M_PERTURB, see fob_ss_tune_heap) only
 // without glibc's per-thread cache, which is set when the process starts:

@@ -10,7 +10,7 @@ import Glibc
 // HelperXMLParser (`fob import keepassxc-xml`), so that `fob` itself loads
 // no XML library. The document holds secrets: never logged, no core dumps.
 
-ProcessHardening.apply()
+ProcessHardening.forbidInspection()
 let limit = 512 << 20
 var input: [UInt8] = []
 var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -252,6 +252,9 @@ enum AgentCommand: FobCommand {
             }
             return 0
         }
+        // The agent holds the keys and nobody needs to name it: closed to
+        // ptrace and to reading its /proc files, unlike its clients.
+        ProcessHardening.forbidInspection()
         let core = AgentCore(
             vaultURL: URL(fileURLWithPath: endpoint.vault),
             watermarks: VaultWatermarks(environment: invocation.context.environment))
