@@ -3,8 +3,9 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
-/// What `fob access show` prints, through the built `fob`: rules in
-/// columns padded with spaces under a line naming the vault's default.
+/// What `fob access show` and `fob ssh ls` print, through the built `fob`:
+/// rules in columns padded with spaces under a line naming the vault's
+/// default; an empty key list said on standard error with how to add a key.
 @Suite struct RuleAndKeyListingProcessTests {
     let vault: ProcessTestVault
 
@@ -60,5 +61,20 @@ import Testing
                 mail     ana      default (any)
 
                 """)
+    }
+
+    @Test func sshLsWithNoKeysSaysSoAndHowToAddOne() throws {
+        let empty = try vault.run(["ssh", "ls"])
+        #expect(empty.status == 0)
+        #expect(empty.stdout.isEmpty)
+        #expect(
+            empty.stderrText
+                == "fob: the vault has no SSH keys; add one with 'fob ssh keygen NAME' or 'fob ssh import FILE'\n")
+        // The commands it names are the real ones: after keygen, ls lists the key and says nothing else.
+        #expect(try vault.run(["ssh", "keygen", "work"]).status == 0)
+        let listed = try vault.run(["ssh", "ls"])
+        #expect(listed.status == 0)
+        #expect(listed.stdoutText.hasPrefix("work\twork\ted25519 256\tSHA256:"), "\(listed.stdoutText)")
+        #expect(listed.stderr.isEmpty)
     }
 }
