@@ -22,6 +22,11 @@ public struct CLIContext {
     /// Whether standard input is a terminal; then secrets are asked with a
     /// masked prompt instead of read from standard input.
     public var standardInputIsTerminal: Bool
+    /// The width in columns of the terminal standard output writes to
+    /// (``terminalColumns(environment:windowColumns:)``); `nil` when standard
+    /// output is not a terminal (a pipe or a file), where tables print every
+    /// cell whole for scripts.
+    public var standardOutputColumns: Int?
     /// The controlling terminal, for masked prompts (master password, secrets).
     public var terminal: any SecretPrompter
     /// Maps a `--kdf` preset name to Argon2id costs (tests map every preset
@@ -41,6 +46,7 @@ public struct CLIContext {
     ///   - standardOutput: where results go.
     ///   - standardError: where errors go.
     ///   - standardInputIsTerminal: whether to prompt instead of reading standard input.
+    ///   - standardOutputColumns: the width of standard output's terminal, `nil` when it is none.
     ///   - terminal: the masked prompt on the controlling terminal.
     ///   - kdfParameters: the costs of each `--kdf` preset.
     ///   - clock: where commands read the time.
@@ -51,6 +57,7 @@ public struct CLIContext {
         standardOutput: any ByteSink = BufferSink(),
         standardError: any ByteSink = BufferSink(),
         standardInputIsTerminal: Bool = false,
+        standardOutputColumns: Int? = nil,
         terminal: any SecretPrompter = NoTerminal(),
         kdfParameters: @escaping @Sendable (KDFParameters.Preset) -> KDFParameters = { KDFParameters($0) },
         clock: any WallClock = LiveClock()
@@ -61,6 +68,7 @@ public struct CLIContext {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.standardInputIsTerminal = standardInputIsTerminal
+        self.standardOutputColumns = standardOutputColumns
         self.terminal = terminal
         self.kdfParameters = kdfParameters
         self.clock = clock
@@ -75,13 +83,16 @@ public struct CLIContext {
             return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
         }
         let all = try utf8Arguments(argv)
+        let environment = ProcessEnvironment.current()
         var context = CLIContext(
             arguments: FobCLI.arguments(program: all.first ?? "fob", arguments: Array(all.dropFirst())),
-            environment: ProcessEnvironment.current(),
+            environment: environment,
             standardInput: FileDescriptorSource(fd: STDIN_FILENO),
             standardOutput: FileDescriptorSink(fd: STDOUT_FILENO),
             standardError: FileDescriptorSink(fd: STDERR_FILENO),
             standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
+            standardOutputColumns: isatty(STDOUT_FILENO) == 1
+                ? terminalColumns(environment: environment, windowColumns: windowColumns(of: STDOUT_FILENO)) : nil,
             terminal: ControllingTerminal())
         context.agentExecutable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         return context
@@ -89,6 +100,27 @@ public struct CLIContext {
 }
 
 extension CLIContext {
+    /// The width of a terminal as `ps` and `journalctl` take it: `COLUMNS`
+    /// when it is a whole number above 0, else the terminal's own width,
+    /// else 80.
+    /// - Parameters:
+    ///   - environment: the environment variables (`COLUMNS`).
+    ///   - windowColumns: the terminal's width (``windowColumns(of:)``), `nil` or 0 when unknown.
+    /// - Returns: the width in columns, 1 or more.
+    public static func terminalColumns(environment: [String: String], windowColumns: Int?) -> Int {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        if let windowColumns, windowColumns > 0 { return windowColumns }
+        return 80
+    }
+
+    /// The width of the terminal open on `fd` (`TIOCGWINSZ`), `nil` when it
+    /// is not a terminal or has no size (a pseudo-terminal nobody sized).
+    static func windowColumns(of fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// The arguments as text, refusing any that is not UTF-8.
     ///
     /// Swift's `CommandLine.arguments` replaces every invalid byte with

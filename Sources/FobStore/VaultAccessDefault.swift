@@ -51,6 +51,14 @@ extension Vault {
         return mode
     }
 
+    /// Whether the file stores an access default: `false` for a vault made
+    /// before access rules, which follows ``AccessRule/Mode/any`` until the
+    /// user chooses. Read without the vault key, for what is only shown.
+    /// - Throws: `.io`.
+    public func storesAccessDefault() throws(KeychainError) -> Bool {
+        try readMetaValue("access_default") != nil
+    }
+
     /// Sets the vault's access default, in one write transaction.
     /// - Throws: `.interactionNotAllowed` while locked; `.io`.
     public func setAccessDefault(_ mode: AccessRule.Mode) throws(KeychainError) {

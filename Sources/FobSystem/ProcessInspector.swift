@@ -79,9 +79,11 @@ public enum ProcessInspector {
         guard pidfd >= 0 else { throw errno == ESRCH ? .gone(pid) : .noCredentials(errno) }
         defer { close(pidfd) }
         let peer = try read(pid: pid, uid: uid, pidfd: pidfd)
-        guard fob.contains(peer.executable, identity: peer.identity), let parent = peer.parents.first else {
-            return peer
-        }
+        let isFob =
+            fob.contains(peer.executable, identity: peer.identity)
+            // What was read of its file must still be this process's.
+            || (fob.containsReplaced(peer.executable, pid: pid) && stillRunning(pidfd))
+        guard isFob, let parent = peer.parents.first else { return peer }
         let via = ProcessSummary(
             pid: peer.pid, executable: peer.executable, name: peer.programName, arguments: peer.arguments)
         return behindLaunchers(try requester(pid: parent.pid, forwardedBy: via), started: peer.arguments)
@@ -151,9 +153,23 @@ public enum ProcessInspector {
             parents: parents(of: stat, pid: pid), terminal: terminalPath(stat.terminalDevice), cgroup: cgroup,
             systemdUnit: systemdUnit(inCgroup: cgroup), flatpakAppID: flatpakAppID(of: pid))
         // Still running: so everything read above was this process's.
-        var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 0) == 0 else { throw .gone(pid) }
+        guard stillRunning(pidfd) else { throw .gone(pid) }
         return requester
+    }
+
+    /// Whether the process of `pidfd` has not ended (its pid is not yet another's).
+    static func stillRunning(_ pidfd: Int32) -> Bool {
+        var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) == 0
+    }
+
+    /// Whether `pid` is in the agent's own mount namespace (`/proc/PID/ns/mnt`
+    /// is the same namespace as `/proc/self/ns/mnt`); `false` when unreadable.
+    static func sharesMountNamespace(_ pid: Int32) -> Bool {
+        var theirs = stat()
+        var ours = stat()
+        guard stat("/proc/\(pid)/ns/mnt", &theirs) == 0, stat("/proc/self/ns/mnt", &ours) == 0 else { return false }
+        return theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev
     }
 
     /// The target of a symbolic link in `/proc`.
@@ -298,7 +314,9 @@ public enum ProcessInspector {
 /// (another file bind-mounted there in a mount namespace of its own, which
 /// `/proc/PID/exe` names by the path it has there) is not Fob. Trust in an
 /// upgraded file is trust in the directory: whoever may write there may put
-/// any program there, as they may put any helper.
+/// any program there, as they may put any helper. A program still running a
+/// file removed before this agent started is Fob's on that same trust, with
+/// the checks of ``containsReplaced(_:pid:)``.
 public struct FobPrograms: Sendable {
     /// The agent's executable and its identity.
     public var own: (path: String, identity: ExecutableIdentity?)
@@ -356,6 +374,35 @@ public struct FobPrograms: Sendable {
         if unchanged(own.identity) || helpers.contains(where: unchanged) { return true }
         guard !own.path.isEmpty, path == own.path || isHelper(path) else { return false }
         return same(ProcessInspector.identity(ofFile: path))
+    }
+
+    /// Whether the peer `pid`, whose file was removed after it started
+    /// (`path`, its `/proc/PID/exe`, ends in ` (deleted)`), ran Fob's: a
+    /// terminal UI or helper started before an upgrade replaced Fob and the
+    /// agent restarted, so this agent never saw that file. Each of these,
+    /// read by the agent, must hold:
+    /// - the path before ` (deleted)` is the agent's own or a helper's;
+    /// - the process is in the agent's mount namespace, so the path it
+    ///   started from named the same file for the agent (a file
+    ///   bind-mounted over Fob's path in a namespace of its own, then
+    ///   removed, shows the same text and is refused);
+    /// - the file it runs has no name left (link count 0);
+    /// - that file has the owner and device of the file installed now at
+    ///   the path, as a package upgrade leaves them.
+    /// The file was then at Fob's path, as the agent sees it, when the
+    /// program started: put there by whoever may write Fob's directory,
+    /// whom ``contains(_:identity:)`` trusts already for the file there now.
+    /// The caller checks afterwards that `pid` still names the same process.
+    public func containsReplaced(_ path: String, pid: Int32) -> Bool {
+        guard !own.path.isEmpty, path.hasSuffix(Requester.deletedSuffix) else { return false }
+        let original = String(path.dropLast(Requester.deletedSuffix.count))
+        guard original == own.path || isHelper(original), let installed = ProcessInspector.identity(ofFile: original)
+        else { return false }
+        var running = stat()
+        guard stat("/proc/\(pid)/exe", &running) == 0, running.st_nlink == 0, running.st_uid == installed.owner,
+            UInt64(running.st_dev) == installed.device
+        else { return false }
+        return ProcessInspector.sharesMountNamespace(pid)
     }
 
     /// Whether `path` names one of Fob's helpers (`fob-…` beside the agent's

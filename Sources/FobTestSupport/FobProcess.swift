@@ -100,12 +100,15 @@ public enum FobProcess {
     /// - Parameters:
     ///   - arguments: the arguments after `fob`.
     ///   - environment: added to ``baseEnvironment`` (with `TERM=xterm-256color`).
-    public static func startInTerminal(_ arguments: [String], environment: [String: String] = [:]) throws
-        -> TerminalSession
-    {
+    ///   - columns: the terminal's width, as a window of that many columns
+    ///     and 24 rows would set it; `nil` leaves it unset (0 by 0).
+    public static func startInTerminal(
+        _ arguments: [String], environment: [String: String] = [:], columns: Int? = nil
+    ) throws -> TerminalSession {
         try TerminalSession(
             executable: try executablePath(), arguments: arguments,
-            environment: baseEnvironment.merging(["TERM": "xterm-256color"]) { $1 }.merging(environment) { $1 })
+            environment: baseEnvironment.merging(["TERM": "xterm-256color"]) { $1 }.merging(environment) { $1 },
+            columns: columns)
     }
 
     private static func executablePath() throws -> String {
@@ -134,8 +137,10 @@ public final class TerminalSession: @unchecked Sendable {
 
     /// Starts `executable` in a new session whose controlling terminal is a
     /// new pseudo-terminal.
+    /// - Parameter columns: the terminal's width (`TIOCSWINSZ`, 24 rows), set
+    ///   before the program starts; `nil` leaves the size unset (0 by 0).
     /// - Throws: ``ChildProcessError`` when the terminal or process cannot be made.
-    public init(executable: String, arguments: [String], environment: [String: String]) throws {
+    public init(executable: String, arguments: [String], environment: [String: String], columns: Int? = nil) throws {
         // posix_openpt, unlockpt and ptsname are GNU extensions Swift does
         // not see; these are the Linux calls they make.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -148,6 +153,10 @@ public final class TerminalSession: @unchecked Sendable {
         }
         let slavePath = "/dev/pts/\(number)"
         self.master = master
+        if let columns {
+            var size = winsize(ws_row: 24, ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
+            _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        }
         do {
             ChildProcess.spawnLock.lock()
             defer { ChildProcess.spawnLock.unlock() }

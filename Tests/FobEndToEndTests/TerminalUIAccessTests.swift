@@ -70,6 +70,6 @@ import Testing
         try ui.waitFor("Saved")
         let shown = try fixture.run(["access", "show", "svc", "acct"])
         #expect(shown.status == 0)
-        #expect(shown.stdoutText.contains("svc\tacct\tany"))
+        #expect(shown.stdoutText.contains("\nsvc      acct     any\n"), "\(shown.stdoutText)")
     }
 }

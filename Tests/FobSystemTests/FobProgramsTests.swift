@@ -32,8 +32,13 @@ import Testing
 
     /// Runs `argv` (the program connects to `socket` and waits), accepts its
     /// connection and names the peer as the agent does; the child is ended after.
-    /// - Parameter beforeNaming: runs between the accept and the naming.
-    func peer(_ argv: [String], fob: FobPrograms, beforeNaming: () throws -> Void = {}) throws -> (
+    /// - Parameters:
+    ///   - fob: the agent's view of Fob's programs, made after `beforeNaming`
+    ///     (an agent that starts then).
+    ///   - beforeNaming: runs between the accept and the naming.
+    func peer(
+        _ argv: [String], fob: @autoclosure () -> FobPrograms, beforeNaming: () throws -> Void = {}
+    ) throws -> (
         requester: Requester, child: pid_t
     ) {
         let path = directory + "/s\(UUID().uuidString.prefix(6))"
@@ -68,7 +73,7 @@ import Testing
             var status: Int32 = 0
             waitpid(child, &status, 0)
         }
-        return (try ProcessInspector.requester(onSocket: connection, fob: fob), child)
+        return (try ProcessInspector.requester(onSocket: connection, fob: fob()), child)
     }
 
     /// The agent started from `fob`; an upgrade then replaced that file.
@@ -99,6 +104,44 @@ import Testing
         #expect(requester.via?.pid == child)
         #expect(requester.via?.executable == helper + " (deleted)")
         #expect(programs.isSecretServiceProvider(requester.via?.executable ?? ""))
+    }
+
+    /// A terminal UI started before an upgrade replaced `fob`, named by an
+    /// agent started after it (restarted by the upgrade), which never saw
+    /// the file the UI runs: still Fob, as the file was at Fob's path in the
+    /// agent's mount namespace when the UI started.
+    @Test func aFobStartedBeforeAnUpgradeIsFobToAnAgentStartedAfter() throws {
+        let fob = directory + "/fob"
+        try install(fob)
+        let (requester, child) = try peer([fob], fob: FobPrograms(executable: fob)) { try install(fob) }
+        #expect(requester.via?.pid == child)
+        #expect(requester.via?.executable == fob + " (deleted)")
+        #expect(requester.pid == getpid())
+    }
+
+    /// Not Fob after a restart either: a file that only showed Fob's path
+    /// (bind-mounted over it in a mount namespace of its own) and was then
+    /// removed shows `fob (deleted)` too; and a removed file at Fob's path
+    /// that keeps another name (a link elsewhere) is not one an upgrade removed.
+    @Test func aRemovedFileThatOnlyShowedFobsPathIsNotFob() throws {
+        let fob = directory + "/fob"
+        let other = directory + "/other"
+        try install(fob)
+        try install(other)
+        let mounted = try peer(
+            ["/usr/bin/unshare", "-m", "sh", "-c", "mount --bind \(other) \(fob) && exec \(fob) \"$@\"", "sh"],
+            fob: FobPrograms(executable: fob)
+        ) { #expect(unlink(other) == 0) }
+        #expect(mounted.requester.executable == fob + " (deleted)")
+        #expect(mounted.requester.pid == mounted.child)
+        #expect(mounted.requester.via == nil)
+        let kept = directory + "/kept"
+        let linked = try peer([fob], fob: FobPrograms(executable: fob)) {
+            #expect(link(fob, kept) == 0)
+            try install(fob)
+        }
+        #expect(linked.requester.executable == fob + " (deleted)")
+        #expect(linked.requester.via == nil)
     }
 
     /// The agent's own file as it was at start counts only while unchanged:

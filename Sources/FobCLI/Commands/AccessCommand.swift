@@ -33,7 +33,10 @@ enum AccessCommand: FobCommand {
         item's mode; changing a rule needs the same consent as reading the
         item. 'default' sets the vault's default (a new vault's is 'ask'; a
         vault made before access rules keeps 'any'); it asks the master
-        password. 'show' prints each item's rule, or one item's.
+        password. 'show' names the vault's default rule and where it comes
+        from, then prints each item's rule (or one item's) in columns: an
+        item that follows the default shows 'default (ask)', and each program
+        trusted or denied is on a line of its own under its item.
         Asked requests with no terminal, or no answer within 60 s, fail with
         exit 36 (errSecInteractionNotAllowed); a refusal is exit 51
         (errSecAuthFailed); nothing is printed on standard output.
@@ -100,6 +103,11 @@ enum AccessCommand: FobCommand {
         return 0
     }
 
+    /// Prints the vault's default rule (and where it comes from), then a
+    /// table of each item's rule: service, account, rule (`default (ask)`
+    /// for an item that follows the vault's) and what a request with no
+    /// terminal meets when that differs; each trusted and denied program on
+    /// a line of its own under its item.
     static func show(_ invocation: Invocation, key: (String, String)?) throws -> Int32 {
         let items = invocation.items()
         defer { items.close() }
@@ -109,17 +117,53 @@ enum AccessCommand: FobCommand {
         } else {
             found = try items.list()
         }
-        var out = ""
-        for item in found {
-            let rule = item.accessRule
-            out += "\(displaySafe(item.service))\t\(displaySafe(item.account))\t\(rule.mode?.name ?? "default")"
-            if rule.forwarded != .same { out += "\tno terminal: \(rule.forwarded == .ask ? "ask" : "deny")" }
-            out += "\n"
-            for program in rule.trusted { out += "  trusted \(displaySafe(program.path))\n" }
-            for program in rule.denied { out += "  denied \(displaySafe(program.path))\n" }
+        let vaultDefault = try items.accessDefault()
+        let stored = try items.local.opened().storesAccessDefault()
+        var out = defaultLine(vaultDefault, stored: stored)
+        if !found.isEmpty {
+            out += table(found, vaultDefault: vaultDefault, term: invocation.context.environment["TERM"])
         }
         invocation.standardOutput.write(out)
         return 0
+    }
+
+    /// The line that names the vault's default rule, which every item whose
+    /// rule has no mode of its own follows, and where it comes from.
+    /// - Parameters:
+    ///   - mode: the vault's default.
+    ///   - stored: whether the vault file stores it (`false`: a vault made
+    ///     before access rules, which reads `any` until one is chosen).
+    static func defaultLine(_ mode: AccessRule.Mode, stored: Bool) -> String {
+        let source =
+            stored
+            ? "stored in the vault; 'fob access default any|ask' changes it"
+            : "the vault predates access rules; 'fob access default ask' makes Fob ask"
+        return "Default rule: \(mode.name) (\(source))\n"
+    }
+
+    /// The items' rules as columns padded with spaces, each program trusted
+    /// or denied on an indented line under its item.
+    static func table(_ found: [Item], vaultDefault: AccessRule.Mode, term: String?) -> String {
+        var rows = [["SERVICE", "ACCOUNT", "RULE"]]
+        for item in found {
+            let rule = item.accessRule
+            var row = [
+                displaySafe(item.service), displaySafe(item.account),
+                rule.mode?.name ?? "default (\(vaultDefault.name))",
+            ]
+            if rule.forwarded != .same { row.append("no terminal: \(rule.forwarded == .ask ? "ask" : "deny")") }
+            rows.append(row)
+        }
+        let rendered = TextTable(rows: rows, maximumCells: nil).render(
+            width: nil, ellipsis: TextTable.ellipsis(term: term))
+        let lines = String(decoding: rendered, as: UTF8.self).split(separator: "\n")
+        var out = String(lines[0]) + "\n"
+        for (item, line) in zip(found, lines.dropFirst()) {
+            out += line + "\n"
+            for program in item.accessRule.trusted { out += "  trusted \(displaySafe(program.path))\n" }
+            for program in item.accessRule.denied { out += "  denied \(displaySafe(program.path))\n" }
+        }
+        return out
     }
 
     /// The vault's default is changed by a command given the master

@@ -22,7 +22,11 @@ enum LogCommand: FobCommand {
         and asks nothing); otherwise, or with --password-file, reads the access
         log beside the vault with the master password (asked as other commands
         ask). Each line: time (UTC), event, decision, channel,
-        the item (service/account) and the program (executable, pid). The whole
+        the item (service/account) and the program (executable, pid). On a
+        terminal the lines fit its width (COLUMNS, else the terminal's size):
+        the item and the program are shortened with an ellipsis ('...' where
+        the terminal cannot show '…'), then the event and the channel; time
+        and decision stay whole. Piped or redirected, every line is whole. The whole
         log is verified as it is read: when an entry was removed, changed or
         reordered, the entries are still shown, each problem is named on
         standard error and the status is 93. --json prints an array of objects
@@ -69,8 +73,9 @@ enum LogCommand: FobCommand {
         if invocation.arguments.flag("--json") {
             invocation.standardOutput.write(try json(shown) + "\n")
         } else if !shown.isEmpty {
+            let context = invocation.context
             invocation.standardOutput.write(
-                ListCommand.table([["TIME", "EVENT", "DECISION", "CHANNEL", "ITEM", "PROGRAM"]] + shown.map(row)))
+                table(shown, columns: context.standardOutputColumns, term: context.environment["TERM"]))
         }
         guard problems.isEmpty else {
             for problem in problems { invocation.standardError.write("fob: \(problem)\n") }
@@ -79,6 +84,23 @@ enum LogCommand: FobCommand {
                 "the access log does not verify (\(count) problem\(count == 1 ? "" : "s")); see 'fob verify'")
         }
         return 0
+    }
+
+    /// The table of `shown`. On a terminal `columns` wide each line fits it
+    /// (as `ps` and `journalctl` fit theirs): the item and the program are
+    /// shortened first, then the event and the channel; the time and the
+    /// decision stay whole. A program is cut at its start, keeping its name
+    /// and pid. Not on a terminal (`columns` is `nil`) every cell is whole.
+    /// - Parameters:
+    ///   - shown: the entries, a row each.
+    ///   - columns: the terminal's width, `nil` when standard output is not one.
+    ///   - term: the `TERM` variable, for the ellipsis (``TextTable/ellipsis(term:)``).
+    static func table(_ shown: [AccessLogRecord], columns: Int?, term: String?) -> [UInt8] {
+        let rows = [["TIME", "EVENT", "DECISION", "CHANNEL", "ITEM", "PROGRAM"]] + shown.map(row)
+        let table = TextTable(
+            rows: rows, maximumCells: columns == nil ? nil : TextTable.defaultMaximumCells,
+            yielding: [[4, 5], [1, 3]], cutAtStart: [5])
+        return table.render(width: columns, ellipsis: TextTable.ellipsis(term: term))
     }
 
     /// The filter the options ask for.

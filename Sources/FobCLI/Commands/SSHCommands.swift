@@ -32,7 +32,8 @@ enum SSHCommand: FobCommand {
         for a file protected by a passphrase it runs ssh-add with
         SSH_AUTH_SOCK set to this vault's SSH socket, so ssh-add asks the
         passphrase and adds the key through the agent (no temporary file).
-        'ls' shows each key's name, comment, type and fingerprint; 'pub' prints
+        'ls' shows each key's name, comment, type and fingerprint (with no
+        key, it says so on standard error and how to add one); 'pub' prints
         the public key line. 'allow' adds a host pattern (OpenSSH's * and ?
         wildcards, a leading ! excludes, [host]:port) or a host key fingerprint
         (SHA256:...): a key that names hosts is offered and used only for a
@@ -137,8 +138,16 @@ enum SSHCommand: FobCommand {
         return keys
     }
 
+    /// One line a key, in name order; with none, a line on standard error
+    /// that says so and how to add one (as `ssh-add -l` says "The agent has
+    /// no identities."), and status 0, as `fob ls` of an empty vault.
     private static func list(_ invocation: Invocation) throws -> Int32 {
-        for (item, stored) in try storedKeys(invocation).sorted(by: { $0.0.account < $1.0.account }) {
+        let keys = try storedKeys(invocation)
+        guard !keys.isEmpty else {
+            invocation.standardError.write(noKeysNotice)
+            return 0
+        }
+        for (item, stored) in keys.sorted(by: { $0.0.account < $1.0.account }) {
             let type = stored.key.keyType?.shortName ?? stored.key.typeName
             var line = "\(item.account)\t\(item.label ?? "")\t\(type) \(stored.key.bits)\t\(stored.key.fingerprint)"
             if stored.hosts.isRestricted { line += "\thosts: " + stored.hosts.patterns.joined(separator: ",") }
@@ -146,6 +155,10 @@ enum SSHCommand: FobCommand {
         }
         return 0
     }
+
+    /// What `fob ssh ls` says, on standard error, when the vault holds no SSH key.
+    static let noKeysNotice =
+        "fob: the vault has no SSH keys; add one with 'fob ssh keygen NAME' or 'fob ssh import FILE'\n"
 
     private static func key(_ invocation: Invocation, named name: String, detail: ItemDetail = .listing) throws -> (
         Item, SSHStoredKey
