@@ -121,13 +121,19 @@ public enum HelpSections {
                 ("F3; t o m a d, Esc", "a program's request: until lock, once, 15 min, always, deny; Esc later"),
             ]),
         Section(
-            title: "Help", contexts: [.help],
+            title: "Help", contexts: [.help, .helpSearch],
             lines: [
+                ("/", "search the help: type a word, Enter shows the first page holding it (any letter case)"),
+                ("n, N", "next / previous match, across pages; the current one is marked ▸, others •"),
+                ("Esc", "end the search; without a search, close the help"),
                 ("Space, PgDn", "next page (when the help has pages)"),
                 ("PgUp", "previous page"),
-                ("Esc, any key", "close the help (Ctrl-Q does not quit Fob here)"),
+                ("any other key", "close the help (q and Ctrl-Q do not quit Fob here)"),
             ]),
     ]
+
+    /// The help's first line, before its sections: how to search it.
+    public static let intro = (key: "/", text: "search this help (Enter finds, n / N next / previous match, Esc ends)")
 
     /// The sections with those for `context` first, the others in their order.
     public static func ordered(for context: KeyContext) -> [Section] {
@@ -135,12 +141,12 @@ public enum HelpSections {
         return first + all.filter { !$0.contexts.contains(context) }
     }
 
-    /// The help's lines for `context`: each section's title (with an empty
-    /// key), then its keys.
+    /// The help's lines for `context`: ``intro``, then each section's title
+    /// (with an empty action) and its keys, a blank line before each section.
     public static func lines(for context: KeyContext) -> [(key: String, action: String, title: Bool)] {
-        var out: [(key: String, action: String, title: Bool)] = []
-        for (i, section) in ordered(for: context).enumerated() {
-            if i > 0 { out.append(("", "", false)) }
+        var out: [(key: String, action: String, title: Bool)] = [(intro.key, intro.text, false)]
+        for section in ordered(for: context) {
+            out.append(("", "", false))
             out.append((section.title, "", true))
             out += section.lines.map { ($0.keys, $0.text, false) }
         }

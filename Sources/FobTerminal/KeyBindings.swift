@@ -7,6 +7,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case tooSmall
     /// The help overlay.
     case help
+    /// The help overlay's search field (after `/`): typing goes to it.
+    case helpSearch
     /// The message history overlay.
     case messages
     /// A confirmation dialog.
@@ -52,7 +54,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
         }
         if let overlay = app.overlay {
             switch overlay {
-            case .help: self = .help
+            case .help: self = app.help.field == nil ? .help : .helpSearch
             case .messages: self = .messages
             case .confirm: self = .confirm
             case .logoutReview: self = .logoutReview
@@ -204,7 +206,8 @@ public enum KeyBindings {
     public static let table: [KeyBinding] = bound + listKeysInEditor(after: bound)
 
     /// Every binding but the editor's answer to the list's other keys.
-    private static let bound: [KeyBinding] = tooSmall + overlays + generator + setup + filter + list + form + editing
+    private static let bound: [KeyBinding] =
+        tooSmall + HelpKeys.table + overlays + generator + setup + filter + list + form + editing
 
     /// Where the editor (the item form) has focus.
     static let editorContexts: [KeyContext] = [.field, .button, .choice, .generatorRow, .programs]
@@ -214,20 +217,9 @@ public enum KeyBindings {
         KeyBinding([.control("q"), .function(10)], in: [.tooSmall], .quit)
     ]
 
-    /// The help overlay and confirmation dialogs.
+    /// The message history and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
         KeyBinding(.any, in: [.messages], legend: .text("any key closes the messages")) { _, _ in .dismiss },
-        KeyBinding(.any, in: [.help], legend: .text("any key closes the help")) { key, situation in
-            // A help taller than the screen comes in pages; past the last one, Space closes it.
-            if situation.helpPages > 1 {
-                if [.character(" "), .pageDown, .down].contains(key), situation.app.helpPage + 1 < situation.helpPages {
-                    return .moveSelection(1)
-                }
-                if [.pageUp, .up].contains(key) { return .moveSelection(-1) }
-            }
-            // q and Esc close the help like any other key: they never quit.
-            return .dismiss
-        },
         // A dialog's answers are keys no typed word gives: Enter, Esc, Ctrl-.
         KeyBinding(.these([.enter]), in: [.confirm], legend: .computed { answer(0, $0) }) { _, _ in .confirm },
         KeyBinding(.these([.control("d")]), in: [.confirm], legend: .computed { secondAnswer("Ctrl-D", $0) }) {

@@ -24,6 +24,9 @@ private func app(in context: KeyContext) -> AppModel {
     let (app, store, _) = makeTestApp(items: [("github.com", "ana", "s3cret")])
     switch context {
     case .help: app.send(.showHelp)
+    case .helpSearch:
+        app.send(.showHelp)
+        app.send(.startFilter)
     case .messages: app.send(.showMessages)
     case .confirm:
         app.send(.openSelected)
@@ -112,7 +115,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     /// and exactly the text the end-to-end tests and the docs show.
     @Test func legendsComeFromTheTable() {
         let expected: [KeyContext: String] = [
-            .help: "any key closes the help",
+            .help: "/ search  Esc or any other key closes",
+            .helpSearch: "type a word  Enter find  Esc cancel",
             .messages: "any key closes the messages",
             .confirm: "Enter delete  Esc keep it",
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",

@@ -315,7 +315,7 @@ final class MainScreen {
         case .retrieve: editor.retrieve()
         case .delete: return actions.askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion, .answerRequest:
+            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion, .answerRequest, .nextMatch:
             break
         }
         return .stay
