@@ -79,13 +79,14 @@ public enum HelpSections {
                 ("Ctrl-U", "clear the field"),
                 ("Ctrl-R", "reveal or hide the typed or retrieved password"),
                 ("Ctrl-G", "in Password: fill in a generated password"),
-                ("Kind: Space, Left/Right", "choose password, token, oauth or note"),
-                ("Field hidden: Space", "switch yes / no"),
+                ("Kind: Left/Right", "choose password, token, oauth or note (a typed space changes nothing)"),
+                ("Field hidden: Left/Right", "switch yes / no"),
                 ("Generator: Enter", "open the generator settings"),
-                ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
+                ("Access: Left/Right; Del", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
                 ("Ctrl-O", "new item (asks first with unsaved edits)"),
                 ("Ctrl-L, F2, F4, F8", "lock, messages, access log, logout, as on the list"),
+                ("Ctrl-Y", "undo the Save just made (as its message offers; save or discard newer edits first)"),
                 (
                     "the list's keys",
                     "the others (Ctrl-T, F5 and so on) change nothing here and say they work on the list"
@@ -116,7 +117,10 @@ public enum HelpSections {
                 ("Ctrl-O", "sync conflict: keep the other device's version"),
                 ("Ctrl-R", "sync conflict: reveal or hide both versions' passwords"),
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
-                ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
+                (
+                    "Space, Up/Down",
+                    "logout review: tick or untick (session tokens come ticked), move (when it lists any)"
+                ),
                 ("letters", "answer nothing: a typed word never confirms"),
                 ("F3; t o m a d, Esc", "a program's request: until lock, once, 15 min, always, deny; Esc later"),
             ]),

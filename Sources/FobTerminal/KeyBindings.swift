@@ -266,14 +266,20 @@ public enum KeyBindings {
         KeyBinding([.control("u")], in: [.accessLog], .clearField),
         KeyBinding([.escape], in: [.accessLog], .cancel, legend: "Esc clear/close"),
         KeyBinding([.function(4)], in: [.accessLog], .showAccessLog, legend: "F4 close"),
-        KeyBinding([.down, .control("n")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding(
+            .these([.down, .control("n")]), in: [.logoutReview], legend: .computed(tickingLegend("Up/Down move"))
+        ) {
+            _, _ in .moveSelection(1)
+        },
         KeyBinding([.up, .control("p")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
             .moveSelection(max(situation.pageRows, 1))
         },
         KeyBinding(.these([.pageUp]), in: [.logoutReview]) { _, situation in .moveSelection(-max(situation.pageRows, 1))
         },
-        KeyBinding([.character(" ")], in: [.logoutReview], .cycleKind(1), legend: "Space tick"),
+        KeyBinding(.these([.character(" ")]), in: [.logoutReview], legend: .computed(tickingLegend("Space tick"))) {
+            _, _ in .cycleKind(1)
+        },
         KeyBinding(.these([.enter]), in: [.logoutReview], legend: .computed(logoutEnterLegend)) { _, _ in .confirm },
         KeyBinding([.escape], in: [.logoutReview], .dismiss, legend: "Esc cancel"),
     ]
@@ -392,6 +398,8 @@ public enum KeyBindings {
         KeyBinding(.these([.function(3)]), in: editorContexts, legend: .computed(requestLegend)) { _, _ in .openRequest
         },
         KeyBinding([.function(4)], in: editorContexts, .showAccessLog),
+        // Undo from the editor too, as the message after a Save offers it (the editor shows the item as it was).
+        KeyBinding([.control("y")], in: editorContexts, .undo),
         KeyBinding([.control("r")], in: [.programs], .toggleReveal),
     ]
 
@@ -442,7 +450,8 @@ public enum KeyBindings {
         KeyBinding([.escape], in: [.generatorRow], .cancel, legend: "Esc list"),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
-        KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
+        // Left/Right change a choice; a space typed into the form does not (no key changes data by surprise).
+        KeyBinding([.right], in: [.choice], .cycleKind(1), legend: "Left/Right change"),
         KeyBinding([.left], in: [.choice], .cycleKind(-1)),
         KeyBinding([.enter], in: [.choice], .submit),
         KeyBinding([.tab, .down], in: [.choice], .focusNext, legend: "Tab/S-Tab move"),
@@ -548,6 +557,11 @@ public enum KeyBindings {
     /// Enter's legend in the logout review: it deletes, or with nothing to delete only locks.
     @Sendable private static func logoutEnterLegend(_ app: AppModel) -> String {
         app.mainModel?.logoutReview?.rows.isEmpty == true ? "Enter lock" : "Enter delete"
+    }
+
+    /// A legend entry of the logout review that names `text` only while it has rows to tick.
+    private static func tickingLegend(_ text: String) -> @Sendable (AppModel) -> String {
+        { app in app.mainModel?.logoutReview?.rows.isEmpty == false ? text : "" }
     }
 
     /// The lease answer's legend, with its minutes.

@@ -132,7 +132,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .field:
                 "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
                 + "Esc list  F1 help",
-            .choice: "Ctrl-S save  Space/Left/Right change  Tab/S-Tab move  Esc list  F1 help",
+            .choice: "Ctrl-S save  Left/Right change  Tab/S-Tab move  Esc list  F1 help",
             .button: "Tab/S-Tab move  Enter press  Ctrl-S save  Ctrl-R reveal retrieved  Esc list  F1 help",
             .generatorRow: "Ctrl-S save  Enter/Ctrl-G settings  Tab/S-Tab move  Esc list  F1 help",
             .generatorField: "Tab/S-Tab move  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
