@@ -24,7 +24,7 @@ public enum HelpSections {
                 ("Ctrl-B", "copy the user name (user ID)"),
                 ("Ctrl-T", "copy the one-time code (the next one when fewer than 5 s are left)"),
                 ("Up/Down, Ctrl-P/N", "move the selection; the preview follows"),
-                ("Up", "on an empty query at the top: the earlier queries"),
+                ("Up", "on an empty query at the top: earlier queries that found what you copied or opened"),
                 ("PgUp/PgDn, Home/End", "move a page; first / last item"),
                 ("Ctrl-E, Tab", "edit the highlighted item (Shift-Tab: from the last button)"),
                 ("Ctrl-O", "new item in the editor"),
