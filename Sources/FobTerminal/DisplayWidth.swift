@@ -115,6 +115,7 @@ public struct Glyphs: Sendable, Equatable {
         case "·", "—": return "-"
         case "─": return "-"
         case "│": return "|"
+        case "\u{201C}", "\u{201D}": return "\""
         default: return nil
         }
     }

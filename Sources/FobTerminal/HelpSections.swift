@@ -24,7 +24,7 @@ public enum HelpSections {
                 ("Ctrl-B", "copy the user name (user ID)"),
                 ("Ctrl-T", "copy the one-time code (the next one when fewer than 5 s are left)"),
                 ("Up/Down, Ctrl-P/N", "move the selection; the preview follows"),
-                ("Up", "on an empty query at the top: the earlier queries"),
+                ("Up", "on an empty query at the top: earlier queries that found what you copied or opened"),
                 ("PgUp/PgDn, Home/End", "move a page; first / last item"),
                 ("Ctrl-E, Tab", "edit the highlighted item (Shift-Tab: from the last button)"),
                 ("Ctrl-O", "new item in the editor"),
@@ -79,13 +79,14 @@ public enum HelpSections {
                 ("Ctrl-U", "clear the field"),
                 ("Ctrl-R", "reveal or hide the typed or retrieved password"),
                 ("Ctrl-G", "in Password: fill in a generated password"),
-                ("Kind: Space, Left/Right", "choose password, token, oauth or note"),
-                ("Field hidden: Space", "switch yes / no"),
+                ("Kind: Left/Right", "choose password, token, oauth or note (a typed space changes nothing)"),
+                ("Field hidden: Left/Right", "switch yes / no"),
                 ("Generator: Enter", "open the generator settings"),
-                ("Access: Space; Delete", "the access rule: mode, Forwarded; on Programs Delete removes one"),
+                ("Access: Left/Right; Del", "the access rule: mode, Forwarded; on Programs Delete removes one"),
                 ("Ctrl-S", "save from any field"),
                 ("Ctrl-O", "new item (asks first with unsaved edits)"),
                 ("Ctrl-L, F2, F4, F8", "lock, messages, access log, logout, as on the list"),
+                ("Ctrl-Y", "undo the Save just made (as its message offers; save or discard newer edits first)"),
                 (
                     "the list's keys",
                     "the others (Ctrl-T, F5 and so on) change nothing here and say they work on the list"
@@ -116,18 +117,27 @@ public enum HelpSections {
                 ("Ctrl-O", "sync conflict: keep the other device's version"),
                 ("Ctrl-R", "sync conflict: reveal or hide both versions' passwords"),
                 ("Ctrl-Q", "quit question: lock the vault, then quit"),
-                ("Space, Up/Down", "logout review: tick or untick (session tokens come ticked), move"),
+                (
+                    "Space, Up/Down",
+                    "logout review: tick or untick (session tokens come ticked), move (when it lists any)"
+                ),
                 ("letters", "answer nothing: a typed word never confirms"),
                 ("F3; t o m a d, Esc", "a program's request: until lock, once, 15 min, always, deny; Esc later"),
             ]),
         Section(
-            title: "Help", contexts: [.help],
+            title: "Help", contexts: [.help, .helpSearch],
             lines: [
+                ("/", "search the help: type a word, Enter shows the first page holding it (any letter case)"),
+                ("n, N", "next / previous match, across pages; the current one is marked ▸, others •"),
+                ("Esc", "end the search; without a search, close the help"),
                 ("Space, PgDn", "next page (when the help has pages)"),
                 ("PgUp", "previous page"),
-                ("Esc, any key", "close the help (Ctrl-Q does not quit Fob here)"),
+                ("any other key", "close the help (q and Ctrl-Q do not quit Fob here)"),
             ]),
     ]
+
+    /// The help's first line, before its sections: how to search it.
+    public static let intro = (key: "/", text: "search this help (Enter finds, n / N next / previous match, Esc ends)")
 
     /// The sections with those for `context` first, the others in their order.
     public static func ordered(for context: KeyContext) -> [Section] {
@@ -135,12 +145,12 @@ public enum HelpSections {
         return first + all.filter { !$0.contexts.contains(context) }
     }
 
-    /// The help's lines for `context`: each section's title (with an empty
-    /// key), then its keys.
+    /// The help's lines for `context`: ``intro``, then each section's title
+    /// (with an empty action) and its keys, a blank line before each section.
     public static func lines(for context: KeyContext) -> [(key: String, action: String, title: Bool)] {
-        var out: [(key: String, action: String, title: Bool)] = []
-        for (i, section) in ordered(for: context).enumerated() {
-            if i > 0 { out.append(("", "", false)) }
+        var out: [(key: String, action: String, title: Bool)] = [(intro.key, intro.text, false)]
+        for section in ordered(for: context) {
+            out.append(("", "", false))
             out.append((section.title, "", true))
             out += section.lines.map { ($0.keys, $0.text, false) }
         }

@@ -7,6 +7,8 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case tooSmall
     /// The help overlay.
     case help
+    /// The help overlay's search field (after `/`): typing goes to it.
+    case helpSearch
     /// The message history overlay.
     case messages
     /// A confirmation dialog.
@@ -52,7 +54,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
         }
         if let overlay = app.overlay {
             switch overlay {
-            case .help: self = .help
+            case .help: self = app.help.field == nil ? .help : .helpSearch
             case .messages: self = .messages
             case .confirm: self = .confirm
             case .logoutReview: self = .logoutReview
@@ -204,7 +206,8 @@ public enum KeyBindings {
     public static let table: [KeyBinding] = bound + listKeysInEditor(after: bound)
 
     /// Every binding but the editor's answer to the list's other keys.
-    private static let bound: [KeyBinding] = tooSmall + overlays + generator + setup + filter + list + form + editing
+    private static let bound: [KeyBinding] =
+        tooSmall + HelpKeys.table + overlays + generator + setup + filter + list + form + editing
 
     /// Where the editor (the item form) has focus.
     static let editorContexts: [KeyContext] = [.field, .button, .choice, .generatorRow, .programs]
@@ -214,20 +217,9 @@ public enum KeyBindings {
         KeyBinding([.control("q"), .function(10)], in: [.tooSmall], .quit)
     ]
 
-    /// The help overlay and confirmation dialogs.
+    /// The message history and confirmation dialogs.
     private static let overlays: [KeyBinding] = [
         KeyBinding(.any, in: [.messages], legend: .text("any key closes the messages")) { _, _ in .dismiss },
-        KeyBinding(.any, in: [.help], legend: .text("any key closes the help")) { key, situation in
-            // A help taller than the screen comes in pages; past the last one, Space closes it.
-            if situation.helpPages > 1 {
-                if [.character(" "), .pageDown, .down].contains(key), situation.app.helpPage + 1 < situation.helpPages {
-                    return .moveSelection(1)
-                }
-                if [.pageUp, .up].contains(key) { return .moveSelection(-1) }
-            }
-            // q and Esc close the help like any other key: they never quit.
-            return .dismiss
-        },
         // A dialog's answers are keys no typed word gives: Enter, Esc, Ctrl-.
         KeyBinding(.these([.enter]), in: [.confirm], legend: .computed { answer(0, $0) }) { _, _ in .confirm },
         KeyBinding(.these([.control("d")]), in: [.confirm], legend: .computed { secondAnswer("Ctrl-D", $0) }) {
@@ -274,14 +266,20 @@ public enum KeyBindings {
         KeyBinding([.control("u")], in: [.accessLog], .clearField),
         KeyBinding([.escape], in: [.accessLog], .cancel, legend: "Esc clear/close"),
         KeyBinding([.function(4)], in: [.accessLog], .showAccessLog, legend: "F4 close"),
-        KeyBinding([.down, .control("n")], in: [.logoutReview], .moveSelection(1), legend: "Up/Down move"),
+        KeyBinding(
+            .these([.down, .control("n")]), in: [.logoutReview], legend: .computed(tickingLegend("Up/Down move"))
+        ) {
+            _, _ in .moveSelection(1)
+        },
         KeyBinding([.up, .control("p")], in: [.logoutReview], .moveSelection(-1)),
         KeyBinding(.these([.pageDown]), in: [.logoutReview]) { _, situation in
             .moveSelection(max(situation.pageRows, 1))
         },
         KeyBinding(.these([.pageUp]), in: [.logoutReview]) { _, situation in .moveSelection(-max(situation.pageRows, 1))
         },
-        KeyBinding([.character(" ")], in: [.logoutReview], .cycleKind(1), legend: "Space tick"),
+        KeyBinding(.these([.character(" ")]), in: [.logoutReview], legend: .computed(tickingLegend("Space tick"))) {
+            _, _ in .cycleKind(1)
+        },
         KeyBinding(.these([.enter]), in: [.logoutReview], legend: .computed(logoutEnterLegend)) { _, _ in .confirm },
         KeyBinding([.escape], in: [.logoutReview], .dismiss, legend: "Esc cancel"),
     ]
@@ -400,6 +398,8 @@ public enum KeyBindings {
         KeyBinding(.these([.function(3)]), in: editorContexts, legend: .computed(requestLegend)) { _, _ in .openRequest
         },
         KeyBinding([.function(4)], in: editorContexts, .showAccessLog),
+        // Undo from the editor too, as the message after a Save offers it (the editor shows the item as it was).
+        KeyBinding([.control("y")], in: editorContexts, .undo),
         KeyBinding([.control("r")], in: [.programs], .toggleReveal),
     ]
 
@@ -450,7 +450,8 @@ public enum KeyBindings {
         KeyBinding([.escape], in: [.generatorRow], .cancel, legend: "Esc list"),
         KeyBinding([.control("u")], in: [.field], .clearField, legend: "Ctrl-U clear"),
         KeyBinding([.escape], in: [.field, .button], .cancel, legend: "Esc list"),
-        KeyBinding([.character(" "), .right], in: [.choice], .cycleKind(1), legend: "Space/Left/Right change"),
+        // Left/Right change a choice; a space typed into the form does not (no key changes data by surprise).
+        KeyBinding([.right], in: [.choice], .cycleKind(1), legend: "Left/Right change"),
         KeyBinding([.left], in: [.choice], .cycleKind(-1)),
         KeyBinding([.enter], in: [.choice], .submit),
         KeyBinding([.tab, .down], in: [.choice], .focusNext, legend: "Tab/S-Tab move"),
@@ -556,6 +557,11 @@ public enum KeyBindings {
     /// Enter's legend in the logout review: it deletes, or with nothing to delete only locks.
     @Sendable private static func logoutEnterLegend(_ app: AppModel) -> String {
         app.mainModel?.logoutReview?.rows.isEmpty == true ? "Enter lock" : "Enter delete"
+    }
+
+    /// A legend entry of the logout review that names `text` only while it has rows to tick.
+    private static func tickingLegend(_ text: String) -> @Sendable (AppModel) -> String {
+        { app in app.mainModel?.logoutReview?.rows.isEmpty == false ? text : "" }
     }
 
     /// The lease answer's legend, with its minutes.

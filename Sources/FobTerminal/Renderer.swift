@@ -61,7 +61,7 @@ public struct Renderer {
         if let overlay = app.overlay {
             canvas.cursor = nil // a dialog with text fields puts it back on its focused field
             switch overlay {
-            case .help: drawHelp(&canvas, page: app.helpPage, context: KeyContext.screen(app))
+            case .help: drawHelp(&canvas, app.help, context: KeyContext.screen(app))
             case .messages: drawMessages(&canvas, app.mainModel?.messages ?? MessageLog())
             case .confirm(let dialog): drawConfirm(&canvas, dialog, versions: app.mainModel?.conflictSecretTexts)
             case .generator:
@@ -121,14 +121,20 @@ public struct Renderer {
         canvas.put(" " + legend, row: row, column: 0, role: .legend)
     }
 
-    /// The legend of a help in pages, as its footer says: before the last
-    /// page Space goes on and Esc closes; `nil` for a help of one page.
+    /// The legend of a help in pages, as its footer says: `/` searches, n
+    /// and N step while a search is in effect, before the last page Space
+    /// goes on, Esc ends a search or closes; `nil` for a help of one page
+    /// and while its search field is open (the key table's legend).
     static func helpLegend(_ app: AppModel, rows: Int, columns: Int) -> [String]? {
-        guard app.overlay == .help else { return nil }
+        guard app.overlay == .help, app.help.field == nil else { return nil }
         let pages = helpPages(rows: rows, columns: columns, context: KeyContext.screen(app))
         guard pages > 1 else { return nil }
-        return app.helpPage + 1 < pages
-            ? ["Space next", "PgUp back", "Esc closes the help"] : ["PgUp back", "any key closes the help"]
+        let search = ["/ search"] + (app.help.query.isEmpty ? [] : ["n/N next/previous match"])
+        let searching = app.help.searching
+        return search
+            + (app.helpPage + 1 < pages
+                ? ["Space next", "PgUp back", searching ? "Esc end search" : "Esc closes the help"]
+                : ["PgUp back", searching ? "Esc end search" : "any key closes the help"])
     }
 
     /// The key legend for what `app` shows, read from ``KeyBindings/table``.

@@ -34,8 +34,9 @@ extension Renderer {
     func drawUnlock(_ canvas: inout Canvas, _ model: UnlockModel) {
         // The message wraps over up to three rows: what the lock kept or dropped is never cut.
         let width = min(72, canvas.columns - 2)
-        let message =
-            model.message.isEmpty ? [] : Array(Self.wrap(model.message.text, width: max(1, width - 4)).prefix(3))
+        // A new try ("Unlocking…" while the KDF runs) takes the place of the last one's message.
+        let shown = notice.map { StatusLine.info($0) } ?? model.message
+        let message = shown.isEmpty ? [] : Array(Self.wrap(shown.text, width: max(1, width - 4)).prefix(3))
         // A request of the agent waiting for this unlock (an SSH signature) wraps over up to three rows.
         let request = model.requests.line.map { Array(Self.wrap($0, width: max(1, width - 4)).prefix(3)) } ?? []
         let extra = request.isEmpty ? 0 : request.count + 1
@@ -50,7 +51,7 @@ extension Renderer {
             focused: true)
         for (i, line) in message.enumerated() {
             canvas.put(
-                line, row: box.row + 5 + extra + i, column: x, width: inner, role: Self.role(for: model.message.tone))
+                line, row: box.row + 5 + extra + i, column: x, width: inner, role: Self.role(for: shown.tone))
         }
     }
 

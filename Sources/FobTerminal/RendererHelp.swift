@@ -92,11 +92,28 @@ extension Renderer {
         helpPageLines(rows: rows, columns: columns, context: context).pages.count
     }
 
-    /// The help for `context` (its section first), page `requested`; the
-    /// terminal cursor on the first line.
-    func drawHelp(_ canvas: inout Canvas, page requested: Int, context: KeyContext) {
+    /// Hands the help's pages on a `rows` × `columns` screen to the model's
+    /// search (``HelpModel/layOut(_:)``) while the help shows.
+    /// - Returns: how many pages the help takes (1 when it does not show).
+    @discardableResult
+    public static func layOutHelp(_ app: AppModel, rows: Int, columns: Int) -> Int {
+        guard app.overlay == .help else { return 1 }
+        let pages = helpPageLines(rows: rows, columns: columns, context: KeyContext.screen(app)).pages
+        app.help.layOut(pages.map { $0.map(helpSearchText) })
+        return pages.count
+    }
+
+    /// The text a search of the help reads in one of its lines (``HelpModel/layOut(_:)``).
+    static func helpSearchText(_ line: HelpLine) -> String {
+        line.action.isEmpty ? line.key : line.key + "  " + line.action
+    }
+
+    /// The help for `context` (its section first), on the page `help`
+    /// shows, its search's matches marked; the terminal cursor on the first
+    /// line, or in the search field while it is open.
+    func drawHelp(_ canvas: inout Canvas, _ help: HelpModel, context: KeyContext) {
         let (pages, width, keyWidth) = Self.helpPageLines(rows: canvas.rows, columns: canvas.columns, context: context)
-        let page = min(max(requested, 0), pages.count - 1)
+        let page = min(max(help.page, 0), pages.count - 1)
         let lines = pages[page]
         let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
         let x = box.column + 2
@@ -107,19 +124,63 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
             if y >= bottom { break }
+            let current = help.currentMatch == HelpModel.Match(page: page, line: i)
+            let role: Role = current ? .focus : .selection
             if line.title {
                 canvas.put(line.key, row: y, column: x, width: inner, role: .title)
-                continue
+                mark(&canvas, help.query, in: line.key, row: y, column: x, width: inner, role: role)
+            } else {
+                // A key on its own line (narrow screens) takes the whole width.
+                let keyCells = line.action.isEmpty ? inner : min(keyWidth, inner)
+                let actionCells = max(0, inner - keyWidth - 2)
+                canvas.put(line.key, row: y, column: x, width: keyCells, role: .label)
+                canvas.put(line.action, row: y, column: x + keyWidth + 2, width: actionCells)
+                mark(&canvas, help.query, in: line.key, row: y, column: x, width: keyCells, role: role)
+                mark(
+                    &canvas, help.query, in: line.action, row: y, column: x + keyWidth + 2, width: actionCells,
+                    role: role)
             }
-            // A key on its own line (narrow screens) takes the whole width.
-            let keyCells = line.action.isEmpty ? inner : min(keyWidth, inner)
-            canvas.put(line.key, row: y, column: x, width: keyCells, role: .label)
-            canvas.put(line.action, row: y, column: x + keyWidth + 2, width: max(0, inner - keyWidth - 2))
+            // Beside the text, a mark that needs no attributes: the current match, and the others.
+            if help.matches.contains(HelpModel.Match(page: page, line: i)) {
+                canvas.put(current ? "▸" : "•", row: y, column: box.column + 1, width: 1, role: role)
+            }
+        }
+        if box.row + lines.count + 1 < bottom, let search = Self.helpSearchLine(help, width: inner) {
+            canvas.put(search.text, row: box.row + lines.count + 1, column: x, width: inner, role: search.role)
         }
         if box.row + lines.count + 2 < bottom {
             canvas.put(footer, row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
         }
-        canvas.cursor = (box.row + 1, x)
+        // The cursor on the first section's title (the section of what has focus), or the first line.
+        canvas.cursor = (box.row + 1 + (lines.prefix(bottom - box.row - 1).firstIndex { $0.title } ?? 0), x)
+        if let field = help.field, box.row + lines.count + 1 < bottom {
+            canvas.cursor = (box.row + lines.count + 1, x + min(inner - 1, 1 + DisplayWidth.cells(of: field)))
+        }
+    }
+
+    /// Draws the occurrences of `query` in `text` (drawn at `column`, in
+    /// at most `width` cells) again in `role`.
+    private func mark(
+        _ canvas: inout Canvas, _ query: String, in text: String, row: Int, column: Int, width: Int, role: Role
+    ) {
+        let characters = Array(text)
+        for range in HelpModel.ranges(of: query, in: text) {
+            let offset = DisplayWidth.cells(of: String(characters[..<range.lowerBound]))
+            guard offset < width else { break }
+            canvas.put(String(characters[range]), row: row, column: column + offset, width: width - offset, role: role)
+        }
+    }
+
+    /// The line above the footer while the help is searched: the search
+    /// field (`/` and what is typed), where the search stands, or that
+    /// nothing matched; `nil` without a search.
+    static func helpSearchLine(_ help: HelpModel, width: Int) -> (text: String, role: Role)? {
+        if let field = help.field { return ("/" + field, .normal) }
+        if let missed = help.missed { return ("No match for \u{201C}\(missed)\u{201D}", .warning) }
+        guard let current = help.current else { return nil }
+        let found = "\u{201C}\(help.query)\u{201D}: match \(current + 1) of \(help.matches.count)"
+        let long = found + "; n next, N previous, Esc ends"
+        return (DisplayWidth.cells(of: long) <= width ? long : found, .info)
     }
 
     /// The footer of a help in pages; on the last page, where `width`

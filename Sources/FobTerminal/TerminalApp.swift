@@ -97,10 +97,7 @@ public enum TerminalApp {
             if app.dropsKeyAtStartup() { return }
             let size = screen.size
             let fits = Renderer.fits(rows: size.rows, columns: size.columns)
-            // The help's pages are laid out only while it shows, not at every key.
-            let helpPages =
-                app.overlay == .help
-                ? Renderer.helpPages(rows: size.rows, columns: size.columns, context: KeyContext.screen(app)) : 1
+            let helpPages = layOutHelp()
             guard
                 let action = KeyMap.action(
                     for: key, in: app, pageRows: renderer.listPage, fits: fits, helpPages: helpPages,
@@ -128,7 +125,17 @@ public enum TerminalApp {
             }
         }
 
+        /// The help's pages are laid out only while it shows, not at every
+        /// key: the model's search runs over them (``HelpModel/layOut(_:)``).
+        /// - Returns: how many pages the help takes (1 when it does not show).
+        @discardableResult
+        private func layOutHelp() -> Int {
+            let size = screen.size
+            return Renderer.layOutHelp(app, rows: size.rows, columns: size.columns)
+        }
+
         private mutating func draw() {
+            layOutHelp()
             let size = screen.size
             let canvas = renderer.render(app, rows: size.rows, columns: size.columns, glyphs: screen.glyphs)
             if canvas == last { return }

@@ -64,7 +64,7 @@ import Testing
         try press("C-e", until: "Editing svc / acct", in: ui)
         for _ in 0..<12 { try ui.press("Tab") }
         try ui.waitFor("< default (ask) >")
-        try ui.press("Space")
+        try ui.press("Right")
         try ui.waitFor("< any >")
         try ui.press("C-s")
         try ui.waitFor("Saved")

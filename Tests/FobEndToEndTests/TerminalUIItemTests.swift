@@ -36,10 +36,10 @@ import Testing
         try tmux.type("ci")
         try tmux.press("Tab")
         try tmux.type("tok-123")
-        // Tab past Password to Kind (the fields come before the buttons); Space chooses token.
+        // Tab past Password to Kind (the fields come before the buttons); Right chooses token.
         try tmux.press("Tab")
-        try tmux.waitFor("Space/Left/Right change")
-        try tmux.type(" ")
+        try tmux.waitFor("Left/Right change")
+        try tmux.press("Right")
         try tmux.waitFor("< token >")
         // Ctrl-S saves from any field.
         try tmux.press("C-s")

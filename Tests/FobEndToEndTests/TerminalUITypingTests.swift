@@ -91,6 +91,34 @@ import Testing
         #expect(try snapshot() == before)
     }
 
+    /// A master password typed at the list by mistake and cleared is not
+    /// kept: Up on the empty query does not bring it back, and after quitting
+    /// no file under the home directory or beside the vault holds it.
+    @Test func aPasswordTypedAtTheListIsNotKept() throws {
+        try makeVault()
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        let typed = "zq-Hunter2-typed"
+        try tmux.type(typed)
+        try tmux.waitFor(typed)
+        try tmux.press("Enter")
+        try tmux.waitFor("No item selected")
+        try tmux.press("Escape")
+        try tmux.waitUntil("the query cleared") { !$0.contains(typed) && $0.contains("Items 1/56") }
+        try tmux.press("Up")
+        try tmux.type("qzend")
+        let screen = try tmux.waitFor("qzend")
+        #expect(!screen.contains(typed), "Up recalled it:\n\(screen)")
+        try tmux.press("C-q")
+        try tmux.waitUntil("fob quit") { !$0.contains("Items ") }
+        for root in [tmux.home.url, vault.directory.url] {
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL {
+                guard let data = try? Data(contentsOf: file) else { continue }
+                #expect(data.range(of: Data(typed.utf8)) == nil, "\(file.path) holds the typed password")
+            }
+        }
+    }
+
     /// Delete asks; a typed word does not answer (y, n, yes), Esc keeps
     /// the item, Enter deletes it.
     @Test func deleteAsksAndOnlyEnterAnswers() throws {

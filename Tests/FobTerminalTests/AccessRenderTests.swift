@@ -113,7 +113,7 @@ import Testing
         var cursor = try #require(canvas.cursor)
         #expect(canvas.line(cursor.row).contains("Access"))
         #expect(canvas.line(cursor.row).contains("< default (ask) >"))
-        #expect(canvas.line(23).contains("Space/Left/Right change"))
+        #expect(canvas.line(23).contains("Left/Right change"))
         app.send(.focus(.accessForwarded))
         canvas = draw(app, rows: 24, columns: 80)
         cursor = try #require(canvas.cursor)

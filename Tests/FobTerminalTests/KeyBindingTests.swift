@@ -24,6 +24,9 @@ private func app(in context: KeyContext) -> AppModel {
     let (app, store, _) = makeTestApp(items: [("github.com", "ana", "s3cret")])
     switch context {
     case .help: app.send(.showHelp)
+    case .helpSearch:
+        app.send(.showHelp)
+        app.send(.startFilter)
     case .messages: app.send(.showMessages)
     case .confirm:
         app.send(.openSelected)
@@ -112,7 +115,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     /// and exactly the text the end-to-end tests and the docs show.
     @Test func legendsComeFromTheTable() {
         let expected: [KeyContext: String] = [
-            .help: "any key closes the help",
+            .help: "/ search  Esc or any other key closes",
+            .helpSearch: "type a word  Enter find  Esc cancel",
             .messages: "any key closes the messages",
             .confirm: "Enter delete  Esc keep it",
             .createVault: "Tab next field  Enter create  Ctrl-R reveal  Ctrl-T key derivation  Esc quit",
@@ -128,7 +132,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .field:
                 "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
                 + "Esc list  F1 help",
-            .choice: "Ctrl-S save  Space/Left/Right change  Tab/S-Tab move  Esc list  F1 help",
+            .choice: "Ctrl-S save  Left/Right change  Tab/S-Tab move  Esc list  F1 help",
             .button: "Tab/S-Tab move  Enter press  Ctrl-S save  Ctrl-R reveal retrieved  Esc list  F1 help",
             .generatorRow: "Ctrl-S save  Enter/Ctrl-G settings  Tab/S-Tab move  Esc list  F1 help",
             .generatorField: "Tab/S-Tab move  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",

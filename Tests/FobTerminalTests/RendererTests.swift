@@ -239,9 +239,9 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
-        let narrow = draw(app, rows: 160, columns: 60)
+        let narrow = draw(app, rows: 200, columns: 60)
         #expect(!narrow.text.contains("…"))
-        let joined = (0..<160).map { narrow.line($0) }.joined(separator: " ")
+        let joined = (0..<200).map { narrow.line($0) }.joined(separator: " ")
             .split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
         let typing = try #require(HelpSections.lines(for: .list).first { $0.key == "typing" }).action
         #expect(joined.contains(typing))

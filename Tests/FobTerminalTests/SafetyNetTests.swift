@@ -36,7 +36,7 @@ private func press(_ app: AppModel, _ keys: [Key]) {
         press(app, [.control("e")])
         app.send(.focus(field))
         if field == .kind {
-            press(app, [.character(" ")])
+            press(app, [.right])
         } else {
             press(app, [.end, .character("X")])
         }

@@ -63,14 +63,15 @@ private func type(_ app: AppModel, _ text: String) { press(app, text.map(Key.cha
         #expect(main.list.selectedRow?.service == "zoom.us")
     }
 
-    /// Up on an empty query at the top brings back the earlier queries, newest first.
+    /// Up on an empty query at the top brings back the earlier queries that
+    /// were used (an item found and copied), newest first.
     @Test func upOnAnEmptyQueryRecallsEarlierOnes() throws {
         let (app, _, _) = makeTestApp(items: Self.items)
         let main = try #require(app.mainModel)
         type(app, "git")
-        press(app, [.escape])
+        press(app, [.control("b"), .escape])
         type(app, "zoom")
-        press(app, [.escape])
+        press(app, [.enter, .escape])
         #expect(main.list.filter.text == "")
         press(app, [.up])
         #expect(main.list.filter.text == "zoom")
@@ -79,6 +80,33 @@ private func type(_ app: AppModel, _ text: String) { press(app, text.map(Key.cha
         // Down moves the selection: Up recalls only at the top.
         press(app, [.escape, .down, .up])
         #expect(main.list.filter.text == "")
+    }
+
+    /// A master password typed at the list by mistake is not kept in the
+    /// query history: cleared with Esc, or with Enter finding nothing, Up
+    /// on the empty query does not bring it back. Only a query that found
+    /// an item the user then copied or opened is kept.
+    @Test func aQueryNotUsedIsNotKept() throws {
+        let (app, _, clipboard) = makeTestApp(items: Self.items)
+        let main = try #require(app.mainModel)
+        type(app, "correct horse battery")
+        #expect(main.list.rows.isEmpty)
+        press(app, [.enter])
+        #expect(clipboard.contents == nil, "nothing found, nothing copied")
+        press(app, [.escape])
+        type(app, "slack")
+        press(app, [.escape])
+        #expect(main.list.queryHistory.isEmpty)
+        press(app, [.up])
+        #expect(main.list.filter.text == "", "nothing to recall")
+        type(app, "dropb")
+        press(app, [.control("e"), .escape, .escape])
+        #expect(main.list.queryHistory == ["dropb"])
+        type(app, "correct horse")
+        press(app, [.escape, .up])
+        #expect(main.list.filter.text == "dropb")
+        press(app, [.up])
+        #expect(main.list.filter.text == "dropb", "the only query kept")
     }
 
     /// Delete asks; letters do not answer; Enter deletes; Ctrl-Y puts it back.

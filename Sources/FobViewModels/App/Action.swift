@@ -45,8 +45,11 @@ public enum Action: Sendable, Equatable {
     /// Scroll the preview of the highlighted item so that its row `to`
     /// (0 the first) is the first in view (Shift-Up/Down, Shift-PgUp/PgDn).
     case scrollPreview(to: Int)
-    /// Start typing a filter (`/`).
+    /// Start typing a filter; in the help, open its search field (`/`).
     case startFilter
+    /// In the help: go to the next match of its search (`n`: 1) or the
+    /// previous one (`N`: -1), round the ends (``HelpModel``).
+    case nextMatch(Int)
     /// Put the selected item in the form (Enter on the list).
     case openSelected
     /// Start a new item: empty form, focus on Service (`n`).

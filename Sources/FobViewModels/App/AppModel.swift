@@ -53,9 +53,10 @@ public final class AppModel {
     private let oauthTransport: any HTTPTransport
     /// Where the main screen reads sync's conflicts, or `nil` without sync.
     private let sync: (any SyncConflictSource)?
-    /// Which page of the help overlay shows, counted from 0 when it opens
-    /// (the terminal shows its last page for any larger number).
-    public private(set) var helpPage = 0
+    /// The help overlay's page and search.
+    public let help = HelpModel()
+    /// Which page of the help overlay shows (``HelpModel/page``).
+    public var helpPage: Int { help.page }
     /// Store calls from background work, run at each tick.
     private let mailbox = UIThreadMailbox()
     /// What was said once about this vault (``AccessDefaultNotice``).
@@ -304,7 +305,7 @@ public final class AppModel {
         switch transition {
         case .stay: break
         case .show(let overlay):
-            if case .help = overlay { helpPage = 0 }
+            if case .help = overlay { help.reset() }
             self.overlay = overlay
         case .lock(let message): lockNow(message: message, everywhere: true)
         case .lockWiping(let message): lockNow(message: message, everywhere: true, keepEdits: false)
@@ -333,9 +334,10 @@ public final class AppModel {
         return .stay
     }
 
-    /// An action while `overlay` shows: the help and the message history
-    /// close on any key (`q` too: it does not quit); a confirmation takes yes, no or quit; the generator
-    /// dialog takes its own keys until Enter or Esc closes it.
+    /// An action while `overlay` shows: the message history closes on any
+    /// key, the help on any key it does not take (`q` too: it does not
+    /// quit); a confirmation takes yes, no or quit; the generator dialog
+    /// takes its own keys until Enter or Esc closes it.
     private func answer(_ overlay: Overlay, _ action: Action) -> Transition {
         switch overlay {
         case .generator: return keepsOverlay { main in main.generator.handleGenerator(action) }
@@ -348,13 +350,8 @@ public final class AppModel {
             if !open { self.overlay = nil }
             return transition
         case .help:
-            // A help in pages turns them (the terminal sends these only then).
-            if case .moveSelection(let step) = action {
-                helpPage = max(0, helpPage + (step > 0 ? 1 : -1))
-                return .stay
-            }
-            // q and Esc close the help like any other key: they never quit.
-            self.overlay = nil
+            // The help turns pages and searches; other keys, q and Esc among them, close it (never quit).
+            if !help.handle(action) { self.overlay = nil }
             return .stay
         case .messages:
             self.overlay = nil

@@ -220,8 +220,10 @@ public final class ItemListModel {
     }
 
     /// Moves the selection by `delta` rows, stopping at the ends.
-    /// Earlier queries, newest last (at most ``queryHistoryLimit``): the
-    /// ones acted on (an item copied or opened) or cleared with Esc.
+    /// Earlier queries, newest last (at most ``queryHistoryLimit``): only
+    /// the ones used, that matched an item the user then copied or opened,
+    /// so that a secret typed here by mistake (a master password) is not
+    /// kept. Held in memory only, never written anywhere; wiped on lock.
     public private(set) var queryHistory: [String] = []
     /// Which of ``queryHistory`` the query was recalled from, while it is unchanged.
     private var recalled: Int?
@@ -234,10 +236,11 @@ public final class ItemListModel {
     /// How many queries ``queryHistory`` keeps.
     static let queryHistoryLimit = 20
 
-    /// Keeps the query for ``recallQuery()`` (an empty one is not kept).
+    /// Keeps the query for ``recallQuery()`` as the user acts on the item it
+    /// found: an empty query, or one that matches nothing, is not kept.
     func rememberQuery() {
         let query = filter.text
-        guard !query.isEmpty else { return }
+        guard !query.isEmpty, selectedRow != nil else { return }
         queryHistory.removeAll { $0 == query }
         queryHistory.append(query)
         if queryHistory.count > ItemListModel.queryHistoryLimit { queryHistory.removeFirst() }

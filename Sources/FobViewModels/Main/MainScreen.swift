@@ -247,7 +247,7 @@ final class MainScreen {
         // The editor's "Esc goes back" hint is done with once back on the list.
         if editing, model.form.message.text.hasSuffix(EditorSession.editingHint) { model.form.message = .empty }
         if model.focus == .filter || (model.focus == .list && !model.list.filter.isEmpty) {
-            model.list.rememberQuery()
+            // A query cleared unused is not kept: a master password typed here by mistake is gone with it.
             model.list.armRecall()
             model.list.filter.clear()
             model.list.applyFilter()
@@ -315,7 +315,7 @@ final class MainScreen {
         case .retrieve: editor.retrieve()
         case .delete: return actions.askDeleteFromForm()
         case .insert, .deleteBackward, .deleteForward, .moveCursor, .clearField, .toggleReveal,
-            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion, .answerRequest:
+            .setKDFPreset, .confirm, .dismiss, .discardEdits, .keepOtherVersion, .answerRequest, .nextMatch:
             break
         }
         return .stay

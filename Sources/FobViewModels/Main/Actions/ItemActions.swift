@@ -230,6 +230,11 @@ final class ItemActions {
 
     /// Ctrl-Y: undoes the last delete or Save, if its time is not up.
     func undoLast() -> Transition {
+        // From the editor: edits typed since are neither dropped nor left over an item put back.
+        if model.form.hasUnsavedEdits, model.focus != .list, model.focus != .filter {
+            model.form.message = .warning(Self.unsavedEditsBeforeUndo)
+            return .stay
+        }
         let taken = undo.take(at: clock.now)
         model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
         guard let entry = taken else {
@@ -238,6 +243,10 @@ final class ItemActions {
         }
         return undo(entry, overChanges: false)
     }
+
+    /// What Ctrl-Y says in the editor over unsaved edits.
+    static let unsavedEditsBeforeUndo =
+        "Ctrl-Y: your edits are not saved; Ctrl-S saves them, Esc offers to discard them; nothing undone"
 
     /// A change taken from the undo buffer that found its item changed
     /// since, held while the question (``ConfirmDialog/Purpose/undoOverChanges``) shows.
@@ -252,6 +261,8 @@ final class ItemActions {
         let form = model.form
         let key: ItemKey
         let done: String
+        // The name the undone Save gave the item (a rename): an editor open on it follows the item back.
+        var savedAs: ItemKey?
         do {
             switch entry {
             case .deleted(let item):
@@ -264,6 +275,7 @@ final class ItemActions {
                 try store.restore([.add(restored)])
             case .saved(let before, let now, let revision):
                 key = ItemKey(before)
+                savedAs = now
                 done = key == now ? "Undid the Save of \(key.shortName)" : "Undid the rename: \(key.shortName) again"
                 let stored = try store.item(now)
                 if revision > 0, stored.revision != revision, !overChanges {
@@ -293,7 +305,7 @@ final class ItemActions {
         refresh.reload(model, now: clock.now)
         model.list.select(key)
         // The editor shows the restored item again if it was open on it; focus stays where it is.
-        if form.openedKey == key && !form.hasUnsavedEdits { editor.reopen(key) }
+        if let opened = form.openedKey, opened == key || opened == savedAs, !form.hasUnsavedEdits { editor.reopen(key) }
         form.message = .success(done)
         return .stay
     }
