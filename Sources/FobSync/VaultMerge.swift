@@ -231,7 +231,9 @@ struct VaultMerger {
         for (name, item) in final(run, changes: changes).items where snapshot.files[name] != nil {
             byID[item.persistentID, default: []].append((name, item))
         }
-        for (_, names) in byID.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where names.count > 1 {
+        // Only the IDs with two names are sorted (a sort of every ID formats each UUID at each comparison).
+        let shared = byID.filter { $0.value.count > 1 }.sorted { $0.key.uuidString < $1.key.uuidString }
+        for (_, names) in shared {
             try vault.fill(&run, names: names.map(\.name).filter { run.items[$0] != nil })
             let filled = final(run, changes: changes).items
             let ordered = names.map { (name: $0.name, item: filled[$0.name] ?? $0.item) }.sorted { x, y in
