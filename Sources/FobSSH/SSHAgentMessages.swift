@@ -25,6 +25,7 @@ public enum SSHAgentMessage {
 
 /// One hop of a `restrict-destination-v00@openssh.com` constraint: a user
 /// (empty for any), a host name, and the host keys that identify it.
+/// Made only by reading an ADD_ID_CONSTRAINED message.
 public struct SSHDestinationHop: Equatable, Sendable {
     /// The user name; empty for any (always empty on a `from` hop).
     public var user: String
@@ -32,27 +33,15 @@ public struct SSHDestinationHop: Equatable, Sendable {
     public var hostname: String
     /// The host's keys, each with whether it is a certificate authority.
     public var keys: [SSHHopKey]
-
-    /// A hop.
-    public init(user: String, hostname: String, keys: [SSHHopKey]) {
-        self.user = user
-        self.hostname = hostname
-        self.keys = keys
-    }
 }
 
 /// A host key named by a destination constraint.
+/// Made only by reading an ADD_ID_CONSTRAINED message.
 public struct SSHHopKey: Equatable, Sendable {
     /// The key.
     public var key: SSHPublicKey
     /// Whether it is a certificate authority's key (never matched as a host key by Fob).
     public var isCA: Bool
-
-    /// A host key.
-    public init(key: SSHPublicKey, isCA: Bool) {
-        self.key = key
-        self.isCA = isCA
-    }
 }
 
 /// One `restrict-destination-v00@openssh.com` constraint (OpenSSH's PROTOCOL.agent §2): from one hop to another.
@@ -61,12 +50,6 @@ public struct SSHDestinationConstraint: Equatable, Sendable {
     public var from: SSHDestinationHop
     /// Where it goes.
     public var to: SSHDestinationHop
-
-    /// A constraint.
-    public init(from: SSHDestinationHop, to: SSHDestinationHop) {
-        self.from = from
-        self.to = to
-    }
 }
 
 /// The constraints of an ADD_ID_CONSTRAINED (RFC 9987 §3.2.7).

@@ -1,8 +1,9 @@
-import FobSSH
 import FobSystem
 import FobTestSupport
 import Foundation
 import Testing
+
+@testable import FobSSH
 
 /// Keys in memory standing for the vault.
 final class MemorySource: SSHKeySource, @unchecked Sendable {
