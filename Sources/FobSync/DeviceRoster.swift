@@ -9,11 +9,16 @@ import FoundationEssentials
 /// (``TreeSignatures``, ``TreeChecks``), and each device keeps the version
 /// of every other device's it took, so a roster never goes back.
 ///
-/// File layout (all big-endian, lengths 4 bytes): "FSL1", the version
-/// (8 bytes, from 1), the signer's device id, the member count, then each
-/// member sorted by id: id, public key (32 bytes), cut-off counter (8 bytes,
-/// 0 while not revoked); then the 64-byte signature over "fob-sync roster 1",
-/// a zero byte and everything before it.
+/// File layout (all big-endian, lengths 4 bytes): "FSL" and the format's
+/// digit (`2`; `1` for a roster written before entries named who added
+/// them), the version (8 bytes, from 1), the signer's device id, the
+/// member count, then each member sorted by id: id, public key (32 bytes),
+/// cut-off counter (8 bytes, 0 while not revoked) and, in format 2, who
+/// added it: the adding device's id, its counter when it added it (8
+/// bytes) and the time (8 bytes, seconds since 1970, UTC); then the
+/// 64-byte signature over "fob-sync roster 1", a zero byte and everything
+/// before it. Another format digit is refused as a roster this Fob does
+/// not know.
 public struct DeviceRoster: Sendable, Equatable {
     /// One device of the roster.
     public struct Member: Sendable, Equatable {
@@ -22,11 +27,34 @@ public struct DeviceRoster: Sendable, Equatable {
         /// The last counter of its own that is still honoured, when revoked;
         /// `nil` while it is a current device.
         public var cutOff: UInt64?
+        /// Who added it to the device's trust, or `nil` in a roster of format 1.
+        public var origin: Origin?
 
-        /// A member with `publicKey`, revoked at `cutOff` when given.
-        public init(publicKey: [UInt8], cutOff: UInt64? = nil) {
+        /// A member with `publicKey`, revoked at `cutOff` when given, added as `origin` says.
+        public init(publicKey: [UInt8], cutOff: UInt64? = nil, origin: Origin? = nil) {
             self.publicKey = publicKey
             self.cutOff = cutOff
+            self.origin = origin
+        }
+    }
+
+    /// Which device added a member, and when: a device adds itself when it
+    /// starts or joins a tree, the device a join accepts, and a device it
+    /// takes in at first sight (``TreeSignatures``); a member taken from
+    /// another device's roster keeps the origin that roster gives it.
+    public struct Origin: Sendable, Equatable {
+        /// The id of the device that added it.
+        public var device: String
+        /// That device's counter when it added it.
+        public var counter: UInt64
+        /// When, in seconds since 1970 (UTC); 0 when not known.
+        public var time: UInt64
+
+        /// An origin; see the properties.
+        public init(device: String, counter: UInt64, time: UInt64) {
+            self.device = device
+            self.counter = counter
+            self.time = time
         }
     }
 
@@ -49,6 +77,11 @@ public struct DeviceRoster: Sendable, Equatable {
         case revokedWriter(String, UInt64)
         /// A signature that does not verify, or a file that does not parse.
         case unauthentic(String)
+        /// A member (the first device) added by a device the roster does not list.
+        case adderUnknown(String, String)
+        /// A member (the first device) added by a device (the second)
+        /// after that one's cut-off (its counter when it added it).
+        case addedAfterRevocation(String, String, UInt64)
 
         /// A phrase for messages.
         public var description: String {
@@ -61,11 +94,16 @@ public struct DeviceRoster: Sendable, Equatable {
             case .unknownDevice(let d): "a file names device \(d), which the roster does not know"
             case .revokedWriter(let d, let n): "revoked device \(d) wrote counter \(n) after its cut-off"
             case .unauthentic(let what): "\(what) is not signed by the device it names"
+            case .adderUnknown(let d, let by):
+                "the device roster lists device \(d) as added by \(by), which it does not list"
+            case .addedAfterRevocation(let d, let by, let n):
+                "the device roster lists device \(d) as added by \(by) at its counter \(n), after \(by) was revoked"
             }
         }
     }
 
-    static let magic = Array("FSL1".utf8)
+    static let magic = Array("FSL2".utf8)
+    static let formerMagic = Array("FSL1".utf8)
     static let context = Array("fob-sync roster 1".utf8) + [0]
 
     /// Rises by one with each change.
@@ -98,17 +136,44 @@ public struct DeviceRoster: Sendable, Equatable {
             w.string(id)
             w.data(member.publicKey)
             w.u64(member.cutOff ?? 0)
+            // A member taken in before origins were kept: this roster's signer vouches for it.
+            let origin = member.origin ?? Origin(device: signer, counter: 0, time: 0)
+            w.string(origin.device)
+            w.u64(origin.counter)
+            w.u64(origin.time)
         }
         return w.bytes
     }
 
+    /// Refuses a roster one of whose members was added by a device it does
+    /// not list, or by a revoked device after its cut-off.
+    /// - Throws: ``Refusal/adderUnknown(_:_:)``, ``Refusal/addedAfterRevocation(_:_:_:)``.
+    public func checkAdders() throws(Refusal) {
+        for (id, member) in members.sorted(by: { $0.key < $1.key }) {
+            guard let origin = member.origin else { continue }
+            guard let adder = members[origin.device] else { throw .adderUnknown(id, origin.device) }
+            if let cut = adder.cutOff, origin.counter > cut {
+                throw .addedAfterRevocation(id, origin.device, origin.counter)
+            }
+        }
+    }
+
     /// The roster and its signer's id, unverified (the fuzz target
-    /// `sync-tree` calls it).
-    /// - Throws: ``TreeFormatError`` for a layout the format does not allow.
+    /// `sync-tree` calls it). A roster of format 1 has no origins.
+    /// - Throws: ``TreeFormatError`` for a layout the format does not
+    ///   allow, ``TreeFormatError/malformed(_:)`` naming the format for a
+    ///   format digit this Fob does not know.
     public static func decode(_ raw: UnsafeRawBufferPointer) throws(TreeFormatError) -> (
         roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8]
     ) {
-        guard raw.count >= 4, Array(raw.prefix(4)) == magic else { throw .malformed("not a device roster") }
+        guard raw.count >= 4, Array(raw.prefix(3)) == Array(magic.prefix(3)) else {
+            throw .malformed("not a device roster")
+        }
+        let hasOrigins = Array(raw.prefix(4)) == magic
+        guard hasOrigins || Array(raw.prefix(4)) == formerMagic else {
+            let format = raw[3] >= 0x21 && raw[3] < 0x7F ? String(UnicodeScalar(raw[3])) : "byte \(raw[3])"
+            throw .malformed("a device roster of format \(format), which this Fob does not know (update Fob)")
+        }
         var r = ByteReader(raw)
         _ = try r.take(4)
         let version = try r.u64()
@@ -123,7 +188,11 @@ public struct DeviceRoster: Sendable, Equatable {
             let cutOff = try r.u64()
             guard id > last, key.count == 32 else { throw .malformed("a roster member") }
             last = id
-            members[id] = Member(publicKey: key, cutOff: cutOff == 0 ? nil : cutOff)
+            var origin: Origin?
+            if hasOrigins {
+                origin = Origin(device: try r.device(), counter: try r.u64(), time: try r.u64())
+            }
+            members[id] = Member(publicKey: key, cutOff: cutOff == 0 ? nil : cutOff, origin: origin)
         }
         let body = Array(raw[..<r.offset])
         let signature = Array(try r.take(64))
@@ -148,6 +217,7 @@ public struct DeviceRoster: Sendable, Equatable {
         guard DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key) else {
             throw .unauthentic("the device roster")
         }
+        try decoded.roster.checkAdders()
         if let held { return try held.accepting(decoded.roster) }
         return decoded.roster
     }
@@ -188,25 +258,33 @@ public struct DeviceRoster: Sendable, Equatable {
     /// a trusted device lists, its signature verified with the key trusted
     /// for its signer, until no roster adds one. `rosters` are the tree's
     /// rosters by signer, as ``decode(_:)`` gives them.
+    /// - Returns: the keys, and who added each key a roster gave (the
+    ///   origin that roster lists; its signer for a roster of format 1).
     /// - Throws: ``Refusal/unauthentic(_:)`` for a roster of a trusted
     ///   device whose signature does not verify; ``Refusal/keyChanged(_:)``
-    ///   for two trusted rosters that give one device two keys.
+    ///   for two trusted rosters that give one device two keys; what
+    ///   ``checkAdders()`` throws.
     public static func trusted(
         from anchors: [String: [UInt8]],
         rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])]
-    ) throws(Refusal) -> [String: [UInt8]] {
+    ) throws(Refusal) -> (keys: [String: [UInt8]], origins: [String: Origin]) {
         var trusted = anchors
+        var origins: [String: Origin] = [:]
         var taken: Set<String> = []
         while let signer = rosters.keys.sorted().first(where: { trusted[$0] != nil && !taken.contains($0) }) {
             taken.insert(signer)
             guard let decoded = rosters[signer], let key = trusted[signer],
                 DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key)
             else { throw .unauthentic("devices/\(signer).roster") }
+            try decoded.roster.checkAdders()
             for (id, member) in decoded.roster.members.sorted(by: { $0.key < $1.key }) {
                 if let held = trusted[id], held != member.publicKey { throw .keyChanged(id) }
+                if trusted[id] == nil || (anchors[id] == nil && origins[id] == nil) {
+                    origins[id] = member.origin ?? Origin(device: signer, counter: 0, time: 0)
+                }
                 trusted[id] = member.publicKey
             }
         }
-        return trusted
+        return (trusted, origins)
     }
 }

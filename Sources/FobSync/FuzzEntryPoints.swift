@@ -20,7 +20,10 @@ import FoundationEssentials
         case 3: return (try? SyncState.decode(SecretBytes(rest))) != nil
         case 5: return (try? EpochFile.decodePlaintext(rest)) != nil
         case 6: return (try? SyncIndexShards.decode(SecretBytes(rest), prefix: "")) != nil
-        case 7: return (try? DeviceRoster.decode(rest)) != nil
+        case 7:
+            guard let roster = try? DeviceRoster.decode(rest).roster else { return false }
+            _ = try? roster.checkAdders()
+            return true
         case 8: return (try? SignedFile.parse(rest)) != nil
         default:
             let path = String(decoding: rest, as: UTF8.self)

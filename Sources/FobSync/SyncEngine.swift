@@ -253,6 +253,8 @@ public final class SyncEngine {
         try TreeChecks.checkHeads(tree.heads, revoked: tree.revoked, state: run.state, where: "the remote")
         try TreeChecks.checkRosters(tree.rosters, state: &run.state)
         try TreeChecks(reader: reader).checkLiveHashes(&tree, run: &run, where: "the remote")
+        for notice in run.notices { messages(notice) }
+        run.notices = []
         for (device, count) in tree.ignored.sorted(by: { $0.key < $1.key }) {
             messages(
                 "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: tree.heads)) wrote after it was revoked\n"

@@ -31,6 +31,11 @@ struct Exporter {
         run.exportsRemovedOthers = !collected.isEmpty
         // A head written before signing keys is written again, carrying this device's key.
         let unsignedHead = current.heads[me].map { $0.publicKey == nil } ?? false
+        // Devices taken in before origins were kept: listed as added by this device, now.
+        for id in [me] + run.state.signers.keys where run.state.origins[id] == nil {
+            run.state.origins[id] = DeviceRoster.Origin(
+                device: me, counter: run.state.counter, time: UInt64(max(0, Date().timeIntervalSince1970)))
+        }
         let roster = Self.roster(of: run.state, current: current.rosters[me])
         guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead || unsignedHead || roster != nil
         else { return 0 }
@@ -189,13 +194,18 @@ struct Exporter {
     }
 
     /// This device's roster when the tree's (`current`) lacks a device
-    /// whose key it holds, or a revocation it knows: every key it holds
-    /// (its own, and those it took in) with the cut-offs it knows, one
+    /// whose key it holds, a revocation it knows, or who added a device:
+    /// every key it holds (its own, and those it took in) with the
+    /// cut-offs it knows and who added each (``SyncState/origins``), one
     /// version above the tree's. `nil` when the tree's says all that.
     static func roster(of state: SyncState, current: DeviceRoster?) -> DeviceRoster? {
         guard let own = state.signingKey else { return nil }
-        var members = [state.device: DeviceRoster.Member(publicKey: own.publicKey)]
-        for (id, key) in state.signers { members[id] = DeviceRoster.Member(publicKey: key, cutOff: state.revoked[id]) }
+        var members = [
+            state.device: DeviceRoster.Member(publicKey: own.publicKey, origin: state.origins[state.device])
+        ]
+        for (id, key) in state.signers {
+            members[id] = DeviceRoster.Member(publicKey: key, cutOff: state.revoked[id], origin: state.origins[id])
+        }
         guard members != current?.members else { return nil }
         return DeviceRoster(version: (current?.version ?? 0) + 1, members: members)
     }

@@ -33,6 +33,9 @@ struct SyncRun {
     var written: [String: Revision] = [:]
     /// Older epochs no header opens, as `NUMBER.DEVICE` (see ``EpochKeeper/adoptEpochs(_:run:)``).
     var unopenable: Set<String> = []
+    /// What the run has to tell (devices taken in), said once the fetched
+    /// tree is checked (``SyncEngine/checkRemote(_:run:)``).
+    var notices: [String] = []
 
     // MARK: What the run exports and stages
 

@@ -41,6 +41,7 @@ extension SyncEngine {
         state.name = name
         state.headerKDF = kdf
         state.signingKey = DeviceSigningKey.generate()
+        state.origins[state.device] = .init(device: state.device, counter: 0, time: Self.seconds(now()))
         // The tree's first commit holds the header alone; the state follows it.
         _ = try git.commit(
             writes: [TreePath.header(device: state.device): header.bytes], removals: [], parent: nil,
@@ -137,7 +138,13 @@ extension SyncEngine {
         var state = SyncState(device: DeviceID.make(), syncKey: first.key, remote: remote)
         state.name = name
         state.signingKey = DeviceSigningKey.generate()
-        state.signers = trusted
+        state.signers = trusted.keys
+        // This device adds itself, and the devices it accepted; the others
+        // as the rosters that vouch for them say.
+        let mine = DeviceRoster.Origin(device: state.device, counter: 0, time: Self.seconds(now()))
+        state.origins = trusted.origins
+        for device in trusted.keys.keys where state.origins[device] == nil { state.origins[device] = mine }
+        state.origins[state.device] = mine
         for epoch in epochs { state.learn(epoch) }
         var fresh = state.item(now: now())
         if let old {
@@ -151,6 +158,9 @@ extension SyncEngine {
         return try sync(forceHead: true)
     }
 
+    /// `date` in whole seconds since 1970 (0 before it).
+    static func seconds(_ date: Date) -> UInt64 { UInt64(max(0, date.timeIntervalSince1970)) }
+
     /// The signing keys a joining device trusts before its first sync: the
     /// tree's device rosters are shown (each signer's name, id and key
     /// fingerprint), one is accepted (`acceptKey`, or every one shown when
@@ -158,11 +168,16 @@ extension SyncEngine {
     /// one roster through another, are trusted
     /// (``DeviceRoster/trusted(from:rosters:)``): the first sync refuses
     /// a head, file or roster with another key for them. A device on no
-    /// roster they vouch for is taken at first sight, and named. A tree
-    /// without rosters (written by an older Fob) is taken as it is.
+    /// roster they vouch for is taken in only with a head sealed under the
+    /// current key epoch (``TreeSignatures/takeIn(_:path:key:run:)``), and
+    /// named. A tree without rosters (written by an older Fob) is taken as it is.
+    /// - Returns: the keys, and who added each that a roster gave (the
+    ///   accepted devices have none: this device adds them).
     /// - Throws: ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``; ``SyncError/tampered(_:)``.
-    func trustedKeysAtJoin(epochs: [KeyEpoch], acceptKey: String?) throws -> [String: [UInt8]] {
-        guard let head = try git.resolve("HEAD") else { return [:] }
+    func trustedKeysAtJoin(epochs: [KeyEpoch], acceptKey: String?) throws -> (
+        keys: [String: [UInt8]], origins: [String: DeviceRoster.Origin]
+    ) {
+        guard let head = try git.resolve("HEAD") else { return ([:], [:]) }
         let files = try git.files(of: head, under: "devices")
         var rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])] = [:]
         for (path, bytes) in files {
@@ -176,7 +191,7 @@ extension SyncEngine {
             }
             rosters[device] = decoded
         }
-        guard !rosters.isEmpty else { return [:] }
+        guard !rosters.isEmpty else { return ([:], [:]) }
         let keys = SyncKeys(epochs: epochs)
         var lines: [String] = []
         var own: [String: [UInt8]] = [:]
@@ -205,15 +220,16 @@ extension SyncEngine {
                 shown + "no terminal to accept them: compare one with `fob sync status` on that device, "
                     + "then join with --accept-key FINGERPRINT")
         }
-        let trusted: [String: [UInt8]]
+        let trusted: (keys: [String: [UInt8]], origins: [String: DeviceRoster.Origin])
         do { trusted = try DeviceRoster.trusted(from: anchors, rosters: rosters) } catch {
             throw SyncError.tampered(error.description)
         }
-        for device in rosters.keys.sorted() where trusted[device] == nil {
+        for device in rosters.keys.sorted() where trusted.keys[device] == nil {
             messages(
-                "fob: device \(device) is on no roster of a device accepted; its key is taken as first seen\n")
+                "fob: device \(device) is on no roster of a device accepted: it is taken in only with a head "
+                    + "sealed under the current key epoch\n")
         }
-        return trusted
+        return (trusted.keys, trusted.origins.filter { anchors[$0.key] == nil })
     }
 
     /// One device as `fob devices` lists it.
@@ -228,6 +244,11 @@ extension SyncEngine {
         public var isThis: Bool
         /// Whether it was revoked (its writes after ``counter`` are ignored).
         public var isRevoked: Bool
+        /// Who added it to this device's roster, and when; `nil` for a
+        /// device this one has not taken in (an unsigned one).
+        public var origin: DeviceRoster.Origin?
+        /// The adder as `NAME (ID)` (or its id).
+        public var adder: String?
 
         /// `NAME (ID)`, or the id alone.
         public var label: String { DeviceName.label(device, name: name) }
@@ -278,11 +299,18 @@ extension SyncEngine {
         else { return [] }
         var run = run
         let (heads, revoked, _) = try reader.snapshotDevices(head, run: &run)
+        let me = run.state.device
         return heads.values.sorted { $0.device < $1.device }.map {
-            let isThis = $0.device == run.state.device
+            let isThis = $0.device == me
+            let origin = run.state.origins[$0.device]
+            let adder = origin.map { origin in
+                DeviceName.label(
+                    origin.device, name: origin.device == me ? run.state.name : heads[origin.device]?.name)
+            }
             return DeviceInfo(
                 device: $0.device, name: isThis ? run.state.name ?? $0.name : $0.name,
-                counter: revoked[$0.device] ?? $0.counter, isThis: isThis, isRevoked: revoked[$0.device] != nil)
+                counter: revoked[$0.device] ?? $0.counter, isThis: isThis, isRevoked: revoked[$0.device] != nil,
+                origin: origin, adder: adder)
         }
     }
 

@@ -70,6 +70,11 @@ public struct SyncState: Sendable {
     /// wrote before it had a signing key (from its signed head): its files
     /// up to it are taken unsigned, later ones only signed.
     public var unsignedUpTo: [String: UInt64] = [:]
+    /// Who added each device this device trusts (its own entry, and each
+    /// of ``signers``) to its trust, as its roster records them
+    /// (``DeviceRoster/Origin``); a device missing here was taken in
+    /// before origins were kept, and is listed as added by this device.
+    public var origins: [String: DeviceRoster.Origin] = [:]
 
     /// A new device's state.
     public init(device: String, syncKey: SecretBytes, remote: String) {
@@ -169,29 +174,7 @@ public struct SyncState: Sendable {
         }
         // 6 (no content) a copy was found.
         if copyFound { w.u8(6) }
-        // 7 the signing key's secret half (64 bytes), 8 the signers, 9
-        // the counters up to which each wrote unsigned files.
-        if let signingKey {
-            w.u8(7)
-            signingKey.secretKey.withUnsafeBytes { w.raw($0) }
-        }
-        if !signers.isEmpty {
-            w.u8(8)
-            w.u32(UInt32(signers.count))
-            for (id, key) in signers.sorted(by: { $0.key < $1.key }) {
-                w.string(id)
-                w.data(key)
-            }
-        }
-        if unsignedUpTo.values.contains(where: { $0 > 0 }) {
-            w.u8(9)
-            w.vector(VersionVector(unsignedUpTo.filter { $0.value > 0 }))
-        }
-        // 10 the versions of the other devices' rosters.
-        if !rosterVersions.isEmpty {
-            w.u8(10)
-            w.vector(VersionVector(rosterVersions))
-        }
+        encodeTrust(into: &w)
         return SecretBytes(w.bytes)
     }
 
@@ -246,6 +229,7 @@ public struct SyncState: Sendable {
                 case 8: try state.decodeSigners(&r)
                 case 9: state.unsignedUpTo = try r.vector().counters
                 case 10: state.rosterVersions = try r.vector().counters
+                case 11: try state.decodeOrigins(&r)
                 default: throw .malformed("an unknown sync state section")
                 }
             }
@@ -256,6 +240,44 @@ public struct SyncState: Sendable {
 }
 
 extension SyncState {
+    /// Writes the sections of what this device trusts (7 to 11).
+    func encodeTrust(into w: inout ByteWriter) {
+        // 7 the signing key's secret half (64 bytes), 8 the signers, 9
+        // the counters up to which each wrote unsigned files.
+        if let signingKey {
+            w.u8(7)
+            signingKey.secretKey.withUnsafeBytes { w.raw($0) }
+        }
+        if !signers.isEmpty {
+            w.u8(8)
+            w.u32(UInt32(signers.count))
+            for (id, key) in signers.sorted(by: { $0.key < $1.key }) {
+                w.string(id)
+                w.data(key)
+            }
+        }
+        if unsignedUpTo.values.contains(where: { $0 > 0 }) {
+            w.u8(9)
+            w.vector(VersionVector(unsignedUpTo.filter { $0.value > 0 }))
+        }
+        // 10 the versions of the other devices' rosters.
+        if !rosterVersions.isEmpty {
+            w.u8(10)
+            w.vector(VersionVector(rosterVersions))
+        }
+        // 11 who added each trusted device: id, adder, its counter, time.
+        if !origins.isEmpty {
+            w.u8(11)
+            w.u32(UInt32(origins.count))
+            for (id, origin) in origins.sorted(by: { $0.key < $1.key }) {
+                w.string(id)
+                w.string(origin.device)
+                w.u64(origin.counter)
+                w.u64(origin.time)
+            }
+        }
+    }
+
     /// Reads the signers' section.
     mutating func decodeSigners(_ r: inout ByteReader) throws(TreeFormatError) {
         let count = try r.u32()
@@ -265,6 +287,18 @@ extension SyncState {
             let key = Array(try r.data(max: 32))
             guard key.count == 32, signers[id] == nil else { throw .malformed("a device's signing key") }
             signers[id] = key
+        }
+    }
+
+    /// Reads the origins' section.
+    mutating func decodeOrigins(_ r: inout ByteReader) throws(TreeFormatError) {
+        let count = try r.u32()
+        guard count <= 10_000 else { throw .tooLarge }
+        for _ in 0..<count {
+            let id = try r.device()
+            let origin = DeviceRoster.Origin(device: try r.device(), counter: try r.u64(), time: try r.u64())
+            guard origins[id] == nil else { throw .malformed("a device's origin") }
+            origins[id] = origin
         }
     }
 

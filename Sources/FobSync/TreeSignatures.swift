@@ -58,7 +58,9 @@ enum TreeSignatures {
     /// head again under the new key (its next sync).
     /// - Throws: ``SyncError/tampered(_:)``: a key other than the one held,
     ///   a new device under an older key, a signature that does not verify.
-    static func head(_ bytes: [UInt8], path: String, device: String, run: inout SyncRun) throws -> DeviceHead {
+    static func head(_ bytes: [UInt8], path: String, device: String, revocations: Bool, run: inout SyncRun) throws
+        -> DeviceHead
+    {
         let keys = run.keys
         do {
             guard bytes.starts(with: SignedFile.magic) else {
@@ -77,28 +79,60 @@ enum TreeSignatures {
                 guard held == offered else {
                     throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(device).description)
                 }
-            } else {
-                let state = run.state
-                guard
-                    state.syncedCommit == nil || state.seen[device] != nil || state.revoked.isEmpty
-                        || head.sealedUnder == keys.sealingID
-                else {
-                    throw SyncError.tampered(
-                        "\(path) brings in device \(device) under an older key epoch, which a revoked device holds too; "
-                            + "a device that joined meanwhile is taken in after its next sync")
-                }
             }
             guard (try? SignedFile.open(bytes, path: path, publicKey: offered)) != nil else {
                 throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
             }
             if device != run.state.device {
                 // A key a join took from a roster has its unsigned counter taken from the head.
-                if run.state.signers[device] == nil { run.state.signers[device] = offered }
+                if run.state.signers[device] == nil {
+                    try takeIn(head, path: path, key: offered, revocations: revocations, run: &run)
+                }
                 if run.state.unsignedUpTo[device] == nil { run.state.unsignedUpTo[device] = head.unsignedUpTo }
             }
             return head
         } catch let error as TreeFormatError {
             throw SyncError.tampered("\(path) \(error)")
+        }
+    }
+
+    /// Takes in the signing key `key` of a device on no roster this device
+    /// trusts, its self-signed head at `path` verified: only when the head
+    /// is sealed under the current key epoch (the device opened the
+    /// current key with a master password: a revoked device, which holds
+    /// only older epochs' keys, cannot bring in a device), or while
+    /// neither this device nor the tree knows a revocation (`revocations`
+    /// false: every holder of an older key was a device of the tree, which
+    /// writes under its own id anyway; a device that joined just before
+    /// a `passwd --rotate-key` is added at once), or the device is one
+    /// this device merged before it signed (a tree written before signing
+    /// keys), or this device joins a tree without rosters. The device is
+    /// then on this device's roster, as added by it at its counter and the
+    /// time (``SyncState/origins``), and named with its key's fingerprint.
+    /// - Throws: ``SyncError/tampered(_:)`` naming the device otherwise.
+    static func takeIn(_ head: DeviceHead, path: String, key: [UInt8], revocations: Bool, run: inout SyncRun)
+        throws
+    {
+        let state = run.state
+        let device = head.device
+        let label = DeviceName.label(device, name: head.name)
+        let fingerprint = DeviceSigningKey.fingerprint(key)
+        let legacy = (state.syncedCommit == nil && state.signers.isEmpty) || state.seen[device] != nil
+        guard legacy || !revocations || head.sealedUnder == run.keys.sealingID else {
+            throw SyncError.tampered(
+                "\(path) brings in device \(label), key \(fingerprint), which no device this one trusts added, "
+                    + "under an older key epoch, which a revoked device holds too; "
+                    + "a device that joined meanwhile is taken in after its next sync")
+        }
+        run.state.signers[device] = key
+        guard run.state.origins[device] == nil else { return }
+        run.state.origins[device] = DeviceRoster.Origin(
+            device: state.device, counter: state.counter, time: UInt64(max(0, Date().timeIntervalSince1970)))
+        if !legacy || state.syncedCommit != nil {
+            run.notices.append(
+                "fob: added device \(label) with signing key \(fingerprint) to this device's roster; "
+                    + "compare with `fob sync status` on it, "
+                    + "or revoke it with `fob devices --revoke \(device)`\n")
         }
     }
 
@@ -183,6 +217,7 @@ enum TreeSignatures {
             DeviceSigningKey.verifies(decoded.signature, DeviceRoster.context + decoded.body, publicKey: key)
         else { throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description) }
         let roster = decoded.roster
+        do { try roster.checkAdders() } catch { throw SyncError.tampered(error.description + " (\(path))") }
         guard roster.members[device]?.publicKey == key else {
             throw SyncError.tampered(DeviceRoster.Refusal.keyChanged(device).description + " (\(path))")
         }

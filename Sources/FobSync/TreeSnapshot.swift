@@ -183,9 +183,13 @@ struct TreeReader {
         var heads: [String: DeviceHead] = [:]
         var revoked: [String: UInt64] = [:]
         var rosters: [String: DeviceRoster] = [:]
+        // A tree with a revocation (a joining device knows none yet) has
+        // older key epochs a revoked device holds.
+        let revocations = !run.state.revoked.isEmpty || files.contains { TreePath.parseRevoked($0.path) != nil }
         for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
             if let device = TreePath.parseHead(path) {
-                heads[device] = try TreeSignatures.head(bytes, path: path, device: device, run: &run)
+                heads[device] = try TreeSignatures.head(
+                    bytes, path: path, device: device, revocations: revocations, run: &run)
             } else if TreePath.parseRevoked(path) == nil, TreePath.parseRoster(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }

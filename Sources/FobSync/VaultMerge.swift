@@ -74,6 +74,7 @@ struct VaultMerger {
         for (old, survivor) in renames.sorted(by: { $0.key < $1.key }) {
             try foldRename(old, into: survivor, snapshot: snapshot, run: &run, changes: &changes, revisions: &revisions)
         }
+        try foldConcurrentRenames(snapshot, run: &run, changes: &changes, revisions: &revisions)
         try separateIdentities(&run, changes: &changes, revisions: &revisions)
         // A name neither in the tree nor in the vault is forgotten.
         for name in revisions.keys where snapshot.files[name] == nil && run.items[name] == nil {
@@ -194,14 +195,9 @@ struct VaultMerger {
                 + "\(target.displayName) has both\n")
     }
 
-    /// Gives every item of the vault after `changes` a persistent ID of its
-    /// own. A rename on one device racing an edit (or another rename) of
-    /// the item on another leaves two tree names with one ID: the least
-    /// name keeps it, and each other takes an ID derived from the ID and
-    /// its name under the naming key, so every device picks the same.
-    func separateIdentities(_ run: inout SyncRun, changes: inout [ImportChange], revisions: inout [String: UInt64])
-        throws
-    {
+    /// The vault's items after `changes`, by keyed name, and the index of
+    /// each name's change in `changes`.
+    func final(_ run: SyncRun, changes: [ImportChange]) -> (items: [String: Item], pending: [String: Int]) {
         var final = run.items
         var pending: [String: Int] = [:]
         for (i, change) in changes.enumerated() {
@@ -213,6 +209,69 @@ struct VaultMerger {
             case .delete(let item): final[run.keys.name(of: item)] = nil
             }
         }
+        return (final, pending)
+    }
+
+    /// One item from two renames of it on two devices (`fob mv` to two
+    /// names, neither device having seen the other's): tree names that
+    /// hold one persistent ID, each live in the tree. The one the later
+    /// rename wrote is kept (the later modified date, then the least tree
+    /// name: every device that holds the tree picks the same, as every
+    /// device holds the tree's dates), and each other name leaves the vault: the state's revision
+    /// of it stays behind, so the next export writes its tombstone (every
+    /// device writes the same delete, which merge into one). Said as a
+    /// conflict the merge resolved, naming both names, and the parts the
+    /// dropped name held otherwise.
+    func foldConcurrentRenames(
+        _ snapshot: TreeSnapshot, run: inout SyncRun, changes: inout [ImportChange],
+        revisions: inout [String: UInt64]
+    ) throws {
+        var byID: [UUID: [(name: String, item: Item)]] = [:]
+        // The vault's items after the merge hold the tree's identity and dates.
+        for (name, item) in final(run, changes: changes).items where snapshot.files[name] != nil {
+            byID[item.persistentID, default: []].append((name, item))
+        }
+        // Only the IDs with two names are sorted (a sort of every ID formats each UUID at each comparison).
+        let shared = byID.filter { $0.value.count > 1 }.sorted { $0.key.uuidString < $1.key.uuidString }
+        for (_, names) in shared {
+            try vault.fill(&run, names: names.map(\.name).filter { run.items[$0] != nil })
+            let filled = final(run, changes: changes).items
+            let ordered = names.map { (name: $0.name, item: filled[$0.name] ?? $0.item) }.sorted { x, y in
+                x.item.modified != y.item.modified ? x.item.modified > y.item.modified : x.name < y.name
+            }
+            let kept = ordered[0]
+            for dropped in ordered.dropFirst() {
+                changes.removeAll { change in
+                    if case .add(let item) = change { return run.keys.name(of: item) == dropped.name }
+                    if case .replace(_, let item) = change { return run.keys.name(of: item) == dropped.name }
+                    return false
+                }
+                if let previous = run.items[dropped.name] {
+                    changes.append(.delete(existing: previous))
+                    revisions[dropped.name] = previous.revision
+                } else {
+                    revisions[dropped.name] = 0
+                }
+                let differing = FieldGroup.allCases.filter { !$0.same(kept.item, dropped.item) }
+                let lost =
+                    differing.isEmpty ? "" : ", with its differing \(differing.map(\.name).joined(separator: ", "))"
+                messages(
+                    "fob: resolved a conflict: two devices renamed one item at once; the later name "
+                        + "(\(kept.item.displayName)) is kept, the other (\(dropped.item.displayName)) is dropped\(lost)\n"
+                )
+            }
+        }
+    }
+
+    /// Gives every item of the vault after `changes` a persistent ID of its
+    /// own. A rename on one device racing an edit (or another rename) of
+    /// the item on another leaves two tree names with one ID: the least
+    /// name keeps it, and each other takes an ID derived from the ID and
+    /// its name under the naming key, so every device picks the same.
+    func separateIdentities(_ run: inout SyncRun, changes: inout [ImportChange], revisions: inout [String: UInt64])
+        throws
+    {
+        let (final, pending) = final(run, changes: changes)
         var byID: [UUID: [String]] = [:]
         for (name, item) in final { byID[item.persistentID, default: []].append(name) }
         let shared = byID.values.filter { $0.count > 1 }.flatMap { $0.sorted().dropFirst() }

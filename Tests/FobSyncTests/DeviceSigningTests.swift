@@ -1,6 +1,7 @@
 import FobStore
-@_spi(Fuzz) import FobSync
 import Testing
+
+@_spi(Fuzz) @testable import FobSync
 
 /// Device signing keys, signed tree files and the device roster: a holder
 /// of an old epoch key (but not of a device's signing key) cannot write
@@ -11,7 +12,60 @@ import Testing
     static let c = "00000000000000cc"
 
     static func roster(_ keys: [String: DeviceSigningKey], version: UInt64 = 1) -> DeviceRoster {
-        DeviceRoster(version: version, members: keys.mapValues { DeviceRoster.Member(publicKey: $0.publicKey) })
+        DeviceRoster(
+            version: version,
+            members: keys.mapValues {
+                DeviceRoster.Member(publicKey: $0.publicKey, origin: .init(device: a, counter: 0, time: 1_796_000_000))
+            })
+    }
+
+    /// Who added each member travels with the roster; a member added by a
+    /// device the roster does not list, or by a revoked one after its
+    /// cut-off, is refused; a roster of format 1 (no adders) is read; an
+    /// unknown format is refused by name.
+    @Test func aRosterRecordsWhoAddedEachMemberAndRefusesImpossibleAdders() throws {
+        let keyA = DeviceSigningKey.generate()
+        let keyB = DeviceSigningKey.generate()
+        var roster = Self.roster([Self.a: keyA, Self.b: keyB])
+        roster.members[Self.b]?.origin = .init(device: Self.a, counter: 7, time: 1_796_000_100)
+        let opened = try DeviceRoster.open(roster.signed(by: Self.a, key: keyA), held: nil)
+        #expect(opened.members[Self.b]?.origin == .init(device: Self.a, counter: 7, time: 1_796_000_100))
+
+        var unknown = roster
+        unknown.members[Self.b]?.origin?.device = "00000000000000cc"
+        #expect(throws: DeviceRoster.Refusal.adderUnknown(Self.b, "00000000000000cc")) {
+            try DeviceRoster.open(unknown.signed(by: Self.a, key: keyA), held: nil)
+        }
+        // a, revoked after its counter 6, added b at its counter 7 (signed by b, still current).
+        var late = roster
+        late.members[Self.a]?.cutOff = 6
+        #expect(throws: DeviceRoster.Refusal.addedAfterRevocation(Self.b, Self.a, 7)) {
+            try DeviceRoster.open(late.signed(by: Self.b, key: keyB), held: nil)
+        }
+        late.members[Self.a]?.cutOff = 7
+        #expect(try DeviceRoster.open(late.signed(by: Self.b, key: keyB), held: nil) == late)
+
+        // Format 1, as written before adders were recorded: read without origins.
+        var w = ByteWriter()
+        w.bytes = Array("FSL1".utf8)
+        w.u64(1)
+        w.string(Self.a)
+        w.u32(1)
+        w.string(Self.a)
+        w.data(keyA.publicKey)
+        w.u64(0)
+        let former = w.bytes + keyA.signature(DeviceRoster.context + w.bytes)
+        #expect(
+            try DeviceRoster.open(former, held: nil)
+                == DeviceRoster(version: 1, members: [Self.a: .init(publicKey: keyA.publicKey)]))
+
+        var future = roster.signed(by: Self.a, key: keyA)
+        future[3] = UInt8(ascii: "3")
+        #expect(
+            throws: TreeFormatError.malformed("a device roster of format 3, which this Fob does not know (update Fob)")
+        ) {
+            try future.withUnsafeBytes { try DeviceRoster.decode($0) }
+        }
     }
 
     @Test func aSignedFileOpensOnlyForItsPathAndSigner() throws {

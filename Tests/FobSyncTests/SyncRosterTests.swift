@@ -33,7 +33,8 @@ import Testing
         let clone = try lab.attackerClone()
         let (roster, signer) = try Self.roster(of: aID, in: clone)
         #expect(signer == aID)
-        #expect(roster.members == [aID: .init(publicKey: aKey), bID: .init(publicKey: bKey)])
+        #expect(roster.members.mapValues(\.publicKey) == [aID: aKey, bID: bKey])
+        #expect(roster.members.values.allSatisfy { $0.cutOff == nil && $0.origin?.device == aID })
         #expect(try Self.roster(of: bID, in: clone).roster.members[bID]?.publicKey == bKey)
         try SyncSignatureTests.expectEverythingSigned(lab, devices: [a, b], "rosters")
         // Nothing changed: no new roster.

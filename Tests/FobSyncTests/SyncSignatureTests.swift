@@ -184,7 +184,8 @@ import Testing
         let brought = try a.run(["sync"])
         #expect(brought.status == 93)
         #expect(
-            brought.stderrText.contains("\(headPath) brings in device \(newID) under an older key epoch"),
+            brought.stderrText.contains("\(headPath) brings in device \(newID), key SHA256:")
+                && brought.stderrText.contains("under an older key epoch"),
             "\(brought.stderrText)")
         #expect(try a.secret("mail", "ana") == "one")
     }

@@ -284,7 +284,11 @@ enum DevicesCommand: FobCommand {
     static let discussion = """
         One line per device: its name and id ('laptop (0123456789abcdef)'; the
         id alone for a device without a name), the highest counter it wrote,
-        which one is this vault, and which are revoked. Reads the local tree
+        which one is this vault, which are revoked, and who added it to this
+        vault's device roster: the device, its counter then and the time, in
+        UTC ('added by desk (a01d77e2c94b3f10) at its counter 4,
+        2026-12-02T09:14:03Z'; 'added by itself' for the device that started
+        the tree or joined). Reads the local tree
         only. DEVICE is an id or the name of one device (a name several
         devices have is refused: give the id). --revoke DEVICE syncs first
         (what DEVICE pushed so far is kept), then writes a revocation into the
@@ -316,7 +320,13 @@ enum DevicesCommand: FobCommand {
         var text = ""
         for device in status.devices {
             text += "\(device.label)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
-            text += device.isRevoked ? "  revoked\n" : "\n"
+            text += device.isRevoked ? "  revoked" : ""
+            if let origin = device.origin, let adder = device.adder {
+                text +=
+                    "  added by \(origin.device == device.device ? "itself" : adder) at its counter \(origin.counter)"
+                text += origin.time > 0 ? ", " + ItemJSON.date(Date(timeIntervalSince1970: Double(origin.time))) : ""
+            }
+            text += "\n"
         }
         invocation.standardOutput.write(text)
         return 0
