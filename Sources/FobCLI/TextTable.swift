@@ -58,7 +58,12 @@ struct TextTable {
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in measured {
             for (column, cell) in row.enumerated() {
-                widths[column] = max(widths[column], min(cell.cells, maximumCells ?? cell.cells))
+                var cells = cell.cells
+                if let cap = maximumCells, cells > cap {
+                    // A wide character that would cross the cap leaves the cut text a cell narrower.
+                    cells = DisplayWidth.cells(of: Self.cut(cell.text, toCells: cap, ellipsis: ellipsis))
+                }
+                widths[column] = max(widths[column], cells)
             }
         }
         if let width { widths = Self.fit(widths, to: width, yielding: yielding) }
