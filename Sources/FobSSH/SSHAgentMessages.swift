@@ -253,12 +253,6 @@ public struct SSHIdentity: Equatable, Sendable {
     public var key: SSHPublicKey
     /// Its comment.
     public var comment: String
-
-    /// An identity.
-    public init(key: SSHPublicKey, comment: String) {
-        self.key = key
-        self.comment = comment
-    }
 }
 
 /// Answers of the agent, encoded as whole frames (uint32 length ‖ message).

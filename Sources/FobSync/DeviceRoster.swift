@@ -49,13 +49,6 @@ public struct DeviceRoster: Sendable, Equatable {
         public var counter: UInt64
         /// When, in seconds since 1970 (UTC); 0 when not known.
         public var time: UInt64
-
-        /// An origin; see the properties.
-        public init(device: String, counter: UInt64, time: UInt64) {
-            self.device = device
-            self.counter = counter
-            self.time = time
-        }
     }
 
     /// Why a roster or a signed file was refused: the caller reports the

@@ -124,7 +124,8 @@ extension Renderer {
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
             if y >= bottom { break }
-            let current = help.currentMatch == HelpModel.Match(page: page, line: i)
+            let match = help.match(page: page, line: i)
+            let current = match == .current
             let role: Role = current ? .focus : .selection
             if line.title {
                 canvas.put(line.key, row: y, column: x, width: inner, role: .title)
@@ -141,7 +142,7 @@ extension Renderer {
                     role: role)
             }
             // Beside the text, a mark that needs no attributes: the current match, and the others.
-            if help.matches.contains(HelpModel.Match(page: page, line: i)) {
+            if match != nil {
                 canvas.put(current ? "▸" : "•", row: y, column: box.column + 1, width: 1, role: role)
             }
         }

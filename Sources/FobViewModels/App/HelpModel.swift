@@ -14,12 +14,14 @@ public final class HelpModel {
         public let page: Int
         /// The line of that page.
         public let line: Int
+    }
 
-        /// Line `line` of page `page`.
-        public init(page: Int, line: Int) {
-            self.page = page
-            self.line = line
-        }
+    /// How a line of the help stands to the search in effect.
+    public enum LineMatch: Sendable, Equatable {
+        /// The line holds the current match (the last step went to it).
+        case current
+        /// The line holds one of the other matches.
+        case other
     }
 
     /// Which page shows, counted from 0 when the help opens (a front end
@@ -43,6 +45,15 @@ public final class HelpModel {
 
     /// The match the last step went to, if any.
     public var currentMatch: Match? { current.map { matches[$0] } }
+
+    /// Whether line `line` of page `page` (both from 0) holds a match of
+    /// the search in effect, and whether it is the current one; `nil` when
+    /// it holds none (or no search is in effect).
+    public func match(page: Int, line: Int) -> LineMatch? {
+        let match = Match(page: page, line: line)
+        if match == currentMatch { return .current }
+        return matches.contains(match) ? .other : nil
+    }
 
     /// How many pages the help takes as last laid out (0 before the first layout).
     public var pageCount: Int { pages.count }

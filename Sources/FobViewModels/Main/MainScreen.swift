@@ -56,20 +56,19 @@ final class MainScreen {
         let model = MainModel(generatorSettings: generatorSettings)
         let inbox = ConsentInbox()
         let refresh = ItemRefresh(store: store, sync: sync, mailbox: mailbox, consent: inbox)
-        let undo = UndoBuffer()
+        let screen = ScreenContext(
+            model: model, store: store, clock: clock, clipboard: clipboard, mailbox: mailbox, refresh: refresh,
+            undo: UndoBuffer())
         let preview = PreviewSource(model: model, store: store, clock: clock)
-        let editor = EditorSession(model: model, store: store, clock: clock, refresh: refresh, undo: undo)
+        let editor = EditorSession(screen)
         self.model = model
         self.store = store
         self.refresh = refresh
         self.preview = preview
         self.editor = editor
-        actions = ItemActions(
-            model: model, store: store, clock: clock, clipboard: clipboard, transport: transport, mailbox: mailbox,
-            refresh: refresh, editor: editor, undo: undo)
-        conflicts = ConflictDesk(
-            model: model, store: store, clock: clock, sync: sync, mailbox: mailbox, refresh: refresh, preview: preview)
-        logout = LogoutFlow(model: model, store: store, clock: clock, clipboard: clipboard, refresh: refresh)
+        actions = ItemActions(screen, transport: transport, editor: editor)
+        conflicts = ConflictDesk(screen, sync: sync, preview: preview)
+        logout = LogoutFlow(screen)
         generator = GeneratorFlow(model: model)
         consent = ConsentDesk(model: model, inbox: inbox) { [weak store] (id, answer) throws(KeychainError) in
             guard let store else { throw .param("the vault is closed") }

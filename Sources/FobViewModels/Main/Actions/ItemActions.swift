@@ -10,21 +10,12 @@ import FoundationEssentials
 /// keeps: copying its secret, user ID or one-time code (the clipboard's
 /// reports named by ``copying``), deleting with undo (``undo``), and the
 /// background refresh of an OAuth item (``pendingRefresh``).
-final class ItemActions {
-    let model: MainModel
-    let store: any KeychainStore
-    let clock: any WallClock
-    let clipboard: ClipboardController
+final class ItemActions: ScreenPart {
+    let screen: ScreenContext
     /// How the refresh reaches an OAuth provider.
     let transport: any HTTPTransport
-    /// Where background work reaches the store on the UI thread.
-    let mailbox: UIThreadMailbox
-    /// Keeps the list in step with the store.
-    let refresh: ItemRefresh
     /// The editor, shown again on an item undo restored.
     let editor: EditorSession
-    /// The last deletes and Saves, undoable for ``UndoBuffer/lifetime`` seconds.
-    let undo: UndoBuffer
     /// What the clipboard is copying, as the status line names it
     /// (`password of slack.com / ana`), until its outcome is shown.
     private var copying: (what: String, warning: String?)?
@@ -32,21 +23,12 @@ final class ItemActions {
     /// its message is shown at the tick after it ends.
     private(set) var pendingRefresh: (key: ItemKey, job: BackgroundJob<StatusLine>)?
 
-    init(
-        model: MainModel, store: any KeychainStore, clock: any WallClock, clipboard: ClipboardController,
-        transport: any HTTPTransport, mailbox: UIThreadMailbox, refresh: ItemRefresh, editor: EditorSession,
-        undo: UndoBuffer
-    ) {
-        self.model = model
-        self.store = store
-        self.clock = clock
-        self.clipboard = clipboard
+    init(_ screen: ScreenContext, transport: any HTTPTransport, editor: EditorSession) {
+        self.screen = screen
         self.transport = transport
-        self.mailbox = mailbox
-        self.refresh = refresh
         self.editor = editor
-        self.undo = undo
     }
+
     /// The highlighted row and its item as stored, or `nil` once the
     /// status line says why not (no selection, a store error).
     private func selectedItem() -> (row: ItemRow, item: Item)? {

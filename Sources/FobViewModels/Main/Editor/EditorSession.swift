@@ -10,24 +10,13 @@ import FoundationEssentials
 /// Save (through ``Editor``), Retrieve, leaving with unsaved edits (Save /
 /// Discard / Keep editing), and following the opened item when it changes
 /// elsewhere.
-final class EditorSession {
-    /// The state drawn.
-    let model: MainModel
-    let store: any KeychainStore
-    let clock: any WallClock
-    /// Keeps the list in step with the store.
-    let refresh: ItemRefresh
-    /// Where a Save that replaced a secret is kept for undo.
-    let undo: UndoBuffer
+final class EditorSession: ScreenPart {
+    let screen: ScreenContext
     /// The list generation the editor last compared its item with.
     private var followedGeneration = 0
 
-    init(model: MainModel, store: any KeychainStore, clock: any WallClock, refresh: ItemRefresh, undo: UndoBuffer) {
-        self.model = model
-        self.store = store
-        self.clock = clock
-        self.refresh = refresh
-        self.undo = undo
+    init(_ screen: ScreenContext) {
+        self.screen = screen
     }
 
     /// Enter (or `e`) on the list: the selected item in the editor with

@@ -9,26 +9,14 @@ import FoundationEssentials
 /// (``LogoutReviewModel``), `y` there deletes what is ticked in one
 /// transaction and locks; a vault busy with another writer keeps the wipe
 /// waiting (``pendingWipe``) and retries it on each tick.
-final class LogoutFlow {
-    let model: MainModel
-    let store: any KeychainStore
-    let clock: any WallClock
-    let clipboard: ClipboardController
-    /// Keeps the list in step with the store.
-    let refresh: ItemRefresh
+final class LogoutFlow: ScreenPart {
+    let screen: ScreenContext
     /// A confirmed logout wipe waiting for another process to release the
     /// vault: the keys to delete, retried on each tick.
     private var pendingWipe: Set<ItemKey>?
 
-    init(
-        model: MainModel, store: any KeychainStore, clock: any WallClock, clipboard: ClipboardController,
-        refresh: ItemRefresh
-    ) {
-        self.model = model
-        self.store = store
-        self.clock = clock
-        self.clipboard = clipboard
-        self.refresh = refresh
+    init(_ screen: ScreenContext) {
+        self.screen = screen
     }
 
     /// F8: the logout review over every token and OAuth item (of `service`),

@@ -6,32 +6,19 @@ import FoundationEssentials
 /// Sync conflicts on the main screen: `V` on an item with conflicting
 /// versions asks which to keep, as `fob resolve` does, and the choice is
 /// written in the background (``pendingResolve``).
-final class ConflictDesk {
-    let model: MainModel
-    let store: any KeychainStore
-    let clock: any WallClock
+final class ConflictDesk: ScreenPart {
+    let screen: ScreenContext
     /// Where sync's conflicts are read and settled, or `nil` without sync.
     let sync: (any SyncConflictSource)?
-    /// Where background work reaches the store on the UI thread.
-    let mailbox: UIThreadMailbox
-    /// Keeps the list in step with the store.
-    let refresh: ItemRefresh
     /// The preview, read again once a conflict is settled.
     let preview: PreviewSource
     /// The resolve running in the background and the item it settles;
     /// its message is shown at the tick after it ends.
     private(set) var pendingResolve: (key: ItemKey, job: BackgroundJob<StatusLine>)?
 
-    init(
-        model: MainModel, store: any KeychainStore, clock: any WallClock, sync: (any SyncConflictSource)?,
-        mailbox: UIThreadMailbox, refresh: ItemRefresh, preview: PreviewSource
-    ) {
-        self.model = model
-        self.store = store
-        self.clock = clock
+    init(_ screen: ScreenContext, sync: (any SyncConflictSource)?, preview: PreviewSource) {
+        self.screen = screen
         self.sync = sync
-        self.mailbox = mailbox
-        self.refresh = refresh
         self.preview = preview
     }
 
