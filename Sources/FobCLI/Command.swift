@@ -201,6 +201,12 @@ public final class Invocation {
     public var standardOutput: any ByteSink { context.standardOutput }
     /// Standard error.
     public var standardError: any ByteSink { context.standardError }
+    /// Writes `text` to standard output and gives exit status 0: the end of
+    /// a command that succeeded by printing (`return invocation.succeed(printing: text)`).
+    public func succeed(printing text: String) -> Int32 {
+        standardOutput.write(text)
+        return 0
+    }
     /// The time now, from the context's clock (every command reads it here).
     public var now: Date { context.clock.now }
     /// Standard input, shared by the password reader and the secret reader.

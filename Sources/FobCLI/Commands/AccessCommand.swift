@@ -123,8 +123,7 @@ enum AccessCommand: FobCommand {
         if !found.isEmpty {
             out += table(found, vaultDefault: vaultDefault, term: invocation.context.environment["TERM"])
         }
-        invocation.standardOutput.write(out)
-        return 0
+        return invocation.succeed(printing: out)
     }
 
     /// The line that names the vault's default rule, which every item whose

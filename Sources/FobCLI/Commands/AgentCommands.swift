@@ -148,8 +148,7 @@ enum StatusCommand: FobCommand {
             let conflicts = SyncPaths.conflicts(
                 vaultPath: invocation.globals.vaultURL.path, environment: invocation.context.environment)
             fields.append("\"conflicts\":" + (conflicts.map { String($0) } ?? "null"))
-            invocation.standardOutput.write("{" + fields.joined(separator: ",") + "}\n")
-            return 0
+            return invocation.succeed(printing: "{" + fields.joined(separator: ",") + "}\n")
         }
         var text =
             "state: \(state)\(status?.state == .afterFirstUnlock ? " (after-first-unlock items readable)" : "")\n"
@@ -159,8 +158,7 @@ enum StatusCommand: FobCommand {
             if let idle = status.idleSecondsLeft { text += "idle lock in: \(idle) s\n" }
             if let lockAt { text += "lock at: \(lockAt)\n" }
         }
-        invocation.standardOutput.write(text)
-        return 0
+        return invocation.succeed(printing: text)
     }
 }
 

@@ -25,8 +25,7 @@ enum CompletionCommand: FobCommand {
         case "fish": script = CompletionScripts.fish(model)
         case let other: throw UsageError("no completion for '\(other)': bash, zsh or fish", command: name)
         }
-        invocation.standardOutput.write(script)
-        return 0
+        return invocation.succeed(printing: script)
     }
 }
 
@@ -51,8 +50,7 @@ enum CompleteNamesCommand: FobCommand {
         }
         // NUL-terminated: a name may hold a newline or anything else but NUL.
         let usable = names.filter { !$0.isEmpty && !$0.utf8.contains(0) }
-        invocation.standardOutput.write(Set(usable).sorted().map { $0 + "\u{0}" }.joined())
-        return 0
+        return invocation.succeed(printing: Set(usable).sorted().map { $0 + "\u{0}" }.joined())
     }
 }
 

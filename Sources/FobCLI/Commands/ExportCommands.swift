@@ -116,8 +116,7 @@ enum BackupCommand: FobCommand {
         let path = invocation.arguments.positionals[0]
         let vault = try invocation.openVault()
         try vault.backup(to: URL(fileURLWithPath: path))
-        invocation.standardOutput.write("Backed up \(vault.url.path) to \(path)\n")
-        return 0
+        return invocation.succeed(printing: "Backed up \(vault.url.path) to \(path)\n")
     }
 }
 
@@ -150,7 +149,6 @@ enum RestoreCommand: FobCommand {
         if invocation.globals.useAgent {
             _ = try? AgentClient(endpoint: invocation.agentEndpoint).send(.lock)
         }
-        invocation.standardOutput.write("Restored \(source.path) to \(destination.path) (write \(counter))\n")
-        return 0
+        return invocation.succeed(printing: "Restored \(source.path) to \(destination.path) (write \(counter))\n")
     }
 }

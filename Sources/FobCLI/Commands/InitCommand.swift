@@ -33,7 +33,6 @@ enum InitCommand: FobCommand {
             prompt: "New master password: ")
         let vault = try Vault.create(at: url, password: password, kdf: invocation.context.kdfParameters(preset))
         vault.lock()
-        invocation.standardOutput.write("Created the vault \(url.path) (KDF \(preset.rawValue))\n")
-        return 0
+        return invocation.succeed(printing: "Created the vault \(url.path) (KDF \(preset.rawValue))\n")
     }
 }

@@ -41,8 +41,7 @@ enum LogoutCommand: FobCommand {
         let candidates = try LogoutWipe.candidates(in: store, service: service)
         let chosen = candidates.filter { includeLongLived || $0.group == .session }
         if invocation.arguments.flag("--dry-run") {
-            invocation.standardOutput.write(dryRunLines(candidates, includeLongLived: includeLongLived))
-            return 0
+            return invocation.succeed(printing: dryRunLines(candidates, includeLongLived: includeLongLived))
         }
         let scope = service.map { " of service \"\($0)\"" } ?? ""
         if !invocation.arguments.flag("--yes") && !chosen.isEmpty {
@@ -57,8 +56,7 @@ enum LogoutCommand: FobCommand {
         invocation.lockAgentIfRunning()
         clearClipboard(invocation, wiped: secrets)
         guard report.succeeded else { throw CLIFailure(report.summary) }
-        invocation.standardOutput.write(report.summary + "\n")
-        return 0
+        return invocation.succeed(printing: report.summary + "\n")
     }
 
     /// `--dry-run`'s lines: `delete` or `keep`, the group (`session` or

@@ -49,8 +49,7 @@ enum SSHCommand: FobCommand {
         case ("ls", 1): return try list(invocation)
         case ("pub", 2):
             let (item, stored) = try key(invocation, named: positionals[1])
-            invocation.standardOutput.write(stored.key.line(comment: item.label ?? "") + "\n")
-            return 0
+            return invocation.succeed(printing: stored.key.line(comment: item.label ?? "") + "\n")
         case ("allow", 3): return try allow(invocation, name: positionals[1], pattern: positionals[2])
         default:
             throw UsageError(
@@ -63,8 +62,7 @@ enum SSHCommand: FobCommand {
         let key = try SSHPrivateKey.generate(type)
         let comment = invocation.arguments.value("--comment") ?? name
         try store(invocation, SSHKeyItem.item(name: name, key: key, comment: comment))
-        invocation.standardOutput.write(key.publicKey.line(comment: comment) + "\n")
-        return 0
+        return invocation.succeed(printing: key.publicKey.line(comment: comment) + "\n")
     }
 
     private static func store(_ invocation: Invocation, _ item: Item) throws {
@@ -218,8 +216,7 @@ enum SSHAgentCommand: FobCommand {
         } else if !invocation.arguments.positionals.isEmpty {
             throw UsageError("ssh-agent takes only 'install'", command: name)
         }
-        invocation.standardOutput.write("SSH_AUTH_SOCK=\(socket); export SSH_AUTH_SOCK;\n")
-        return 0
+        return invocation.succeed(printing: "SSH_AUTH_SOCK=\(socket); export SSH_AUTH_SOCK;\n")
     }
 
     private static func install(_ invocation: Invocation, socket: String) throws {

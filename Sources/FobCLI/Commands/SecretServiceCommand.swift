@@ -95,14 +95,12 @@ enum SecretServiceCommand: FobCommand {
         } catch {
             throw CLIFailure("cannot write \(path): \(FileErrorText.reason(error))")
         }
-        invocation.standardOutput.write("Wrote \(path)\n")
-        return 0
+        return invocation.succeed(printing: "Wrote \(path)\n")
     }
 
     private static func uninstall(_ invocation: Invocation, at path: String) throws -> Int32 {
         guard let existing = try? String(contentsOfFile: path, encoding: .utf8) else {
-            invocation.standardOutput.write("No activation file at \(path)\n")
-            return 0
+            return invocation.succeed(printing: "No activation file at \(path)\n")
         }
         guard existing.hasPrefix(marker) else {
             throw CLIFailure("\(path) was not written by fob; it is left as it is")
@@ -110,8 +108,7 @@ enum SecretServiceCommand: FobCommand {
         guard unlink(path) == 0 else {
             throw CLIFailure("cannot remove \(path): \(String(cString: strerror(errno)))")
         }
-        invocation.standardOutput.write("Removed \(path)\n")
-        return 0
+        return invocation.succeed(printing: "Removed \(path)\n")
     }
 
     /// The running `fob` (`/proc/self/exe`).

@@ -237,8 +237,7 @@ enum SyncCommand: FobCommand {
             text += "device \(device.label): counter \(device.counter)\(device.isThis ? " (this vault)" : "")"
             text += device.isRevoked ? ", revoked\n" : "\n"
         }
-        invocation.standardOutput.write(text)
-        return 0
+        return invocation.succeed(printing: text)
     }
 
     /// The `--name` given, or `nil`.
@@ -328,8 +327,7 @@ enum DevicesCommand: FobCommand {
             }
             text += "\n"
         }
-        invocation.standardOutput.write(text)
-        return 0
+        return invocation.succeed(printing: text)
     }
 }
 
@@ -373,8 +371,7 @@ enum ConflictsCommand: FobCommand {
                 text += "  \(name) written \(ItemJSON.date(other.item.modified))\(by(other.device)), \(differs)\n"
             }
         }
-        invocation.standardOutput.write(text)
-        return 0
+        return invocation.succeed(printing: text)
     }
 }
 
