@@ -41,12 +41,7 @@ enum AccessLogWire {
     static func encoded(_ records: [AccessLogRecord], _ problems: [String]) -> [UInt8] {
         var w = MessageWriter(code: answerCode)
         w.field(UInt32(clamping: records.count))
-        for record in records {
-            var field: [UInt8] = []
-            withUnsafeBytes(of: record.index.bigEndian) { field.append(contentsOf: $0) }
-            field += AccessLogEntryCodec.encode(record.entry)
-            w.field(field)
-        }
+        for record in records { w.field(AccessLogEntryCodec.encode(record)) }
         for problem in problems { w.field(problem) }
         return w.bytes
     }
@@ -58,12 +53,8 @@ enum AccessLogWire {
         var records: [AccessLogRecord] = []
         records.reserveCapacity(count)
         for index in 1..<(count + 1) {
-            let field = r.raw(index)
-            guard field.count > 8 else { throw .badField("a short access log entry") }
-            let number = field.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
             do {
-                let entry = try AccessLogEntryCodec.decode(UnsafeRawBufferPointer(rebasing: field[8...]))
-                records.append(AccessLogRecord(index: number, entry: entry))
+                records.append(try AccessLogEntryCodec.decodeRecord(r.raw(index)))
             } catch {
                 throw .badField("an access log entry: \(error)")
             }

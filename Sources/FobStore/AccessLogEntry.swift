@@ -255,6 +255,23 @@ public enum AccessLogEntryCodec {
             channel: channel, decision: decision, detail: texts[5], droppedThrough: flags & 8 != 0 ? dropped : nil)
     }
 
+    /// `record` as the agent's access-log answer carries it: its index
+    /// (UInt64, big-endian) ‖ its entry (``encode(_:)``).
+    public static func encode(_ record: AccessLogRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        append(record.index, to: &out)
+        return out + encode(record.entry)
+    }
+
+    /// Reads what ``encode(_:)-(AccessLogRecord)`` wrote.
+    /// - Throws: ``AccessLogFormatError/malformedEntry(_:)``: no room for the
+    ///   index and an entry, or what ``decode(_:)`` throws for the entry.
+    public static func decodeRecord(_ bytes: UnsafeRawBufferPointer) throws(AccessLogFormatError) -> AccessLogRecord {
+        guard bytes.count > 8 else { throw .malformedEntry("a record shorter than its index and an entry") }
+        let index = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        return AccessLogRecord(index: index, entry: try decode(UnsafeRawBufferPointer(rebasing: bytes[8...])))
+    }
+
     static func append(_ value: UInt64, to out: inout [UInt8]) {
         for shift in stride(from: 56, through: 0, by: -8) {
             out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))

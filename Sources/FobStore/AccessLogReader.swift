@@ -62,11 +62,6 @@ public struct AccessLogRecord: Sendable, Equatable {
     public var index: UInt64
     /// The entry.
     public var entry: AccessLogEntry
-
-    public init(index: UInt64, entry: AccessLogEntry) {
-        self.index = index
-        self.entry = entry
-    }
 }
 
 /// What reading a whole access log found.

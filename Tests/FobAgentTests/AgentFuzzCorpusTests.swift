@@ -1,8 +1,9 @@
 import FobAgent
-import FobStore
 import FobTestSupport
 import Foundation
 import Testing
+
+@testable import FobStore
 
 /// The `agent-request` fuzz corpus through what the fuzz target calls: no
 /// input traps; the corpus holds this version's seeds (``AgentFuzzSeeds``,

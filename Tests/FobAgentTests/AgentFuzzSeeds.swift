@@ -1,6 +1,7 @@
 import FobAgent
-import FobStore
 import Foundation
+
+@testable import FobStore
 
 /// The seeds of the `agent-request` fuzz corpus for this protocol version:
 /// `vN-NAME` (N = ``AgentProtocol/version``), each one message (a frame's

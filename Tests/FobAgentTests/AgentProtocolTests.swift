@@ -1,7 +1,8 @@
 import FobAgent
-import FobStore
 import Foundation
 import Testing
+
+@testable import FobStore
 
 private func decode(_ bytes: [UInt8]) -> Result<AgentRequest, AgentProtocolError> {
     bytes.withUnsafeBytes { raw in Result { () throws(AgentProtocolError) in try AgentRequest.decode(raw) } }

@@ -90,6 +90,20 @@ import Testing
     /// "No one could be asked" and "no one answered in time" are two
     /// decisions with codes of their own; an entry written before the two
     /// were told apart (code 7 for both) still reads, as no-channel.
+    /// A record (index and entry) as the agent's answer carries it: the
+    /// index big-endian first, then the entry; nothing shorter reads.
+    @Test func aRecordRoundTripsWithItsIndexFirst() throws {
+        let record = AccessLogRecord(index: 0x0102_0304_0506_0708, entry: Self.entry(3))
+        let bytes = AccessLogEntryCodec.encode(record)
+        #expect(Array(bytes.prefix(8)) == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(try bytes.withUnsafeBytes { try AccessLogEntryCodec.decodeRecord($0) } == record)
+        for cut in [0, 8] {
+            #expect(throws: AccessLogFormatError.malformedEntry("a record shorter than its index and an entry")) {
+                try Array(bytes.prefix(cut)).withUnsafeBytes { try AccessLogEntryCodec.decodeRecord($0) }
+            }
+        }
+    }
+
     @Test func noChannelAndTimedOutKeepTheirOwnCodes() throws {
         let decisionOffset = 1 + 8 + 1 + 1
         for (decision, code, name) in [

@@ -1,9 +1,9 @@
-import FobStore
 import FobSystem
 import FobTestSupport
 import Foundation
 import Testing
 
+@testable import FobStore
 @testable import FobTerminal
 @testable import FobViewModels
 

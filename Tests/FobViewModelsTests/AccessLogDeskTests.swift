@@ -1,8 +1,9 @@
-import FobStore
 import FobTestSupport
 import FobViewModels
 import Foundation
 import Testing
+
+@testable import FobStore
 
 /// The access log view in the terminal UI: F4 reads the log through the
 /// store (the agent's access log request), newest first; typing narrows

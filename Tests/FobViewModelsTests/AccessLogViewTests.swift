@@ -1,8 +1,9 @@
-import FobStore
 import FobTestSupport
 import FobViewModels
 import Foundation
 import Testing
+
+@testable import FobStore
 
 /// The access log view: newest first, filtered as typed and by the picked item or program.
 @Suite struct AccessLogViewTests {
