@@ -183,7 +183,7 @@ import Testing
         #expect(read.vector == opened.vector && read.fieldDots == opened.fieldDots && read.dot == opened.dot)
         #expect(read.sealedUnder == opened.sealedUnder)
         // Its name is checked as an opened file's is.
-        #expect(throws: TreeFormatError.self) {
+        #expect(throws: TreeFormatError.malformed("an item whose key is not its file's name")) {
             try revision.sealedAndRead(name: String(repeating: "0", count: 32), keys: keys)
         }
     }
