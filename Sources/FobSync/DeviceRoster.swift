@@ -246,38 +246,78 @@ public struct DeviceRoster: Sendable, Equatable {
         } catch { throw .unauthentic(path) }
     }
 
-    /// The keys a device joining a tree trusts: those of `anchors` (device
-    /// → the key the user accepted for it), then every key the roster of
-    /// a trusted device lists, its signature verified with the key trusted
-    /// for its signer, until no roster adds one. `rosters` are the tree's
-    /// rosters by signer, as ``decode(_:)`` gives them.
-    /// - Returns: the keys, and who added each key a roster gave (the
-    ///   origin that roster lists; its signer for a roster of format 1).
+    /// What a device joining a tree trusts (``trusted(from:rosters:)``).
+    public struct Trust: Sendable, Equatable {
+        /// The signing key of each device trusted, by device id.
+        public var keys: [String: [UInt8]]
+        /// Who added each device a roster gave (the origin that roster
+        /// lists; its signer for a roster of format 1).
+        public var origins: [String: Origin]
+        /// The devices a trusted roster lists as revoked, with their cut-off.
+        public var revoked: [String: UInt64]
+
+        /// Trusts every key `roster`, signed by `signer`, lists; a device
+        /// first met there, and not accepted, keeps the origin it gives.
+        /// - Throws: ``Refusal/keyChanged(_:)`` for a key other than the one trusted.
+        mutating func vouch(_ roster: DeviceRoster, signer: String, anchors: [String: [UInt8]]) throws(Refusal) {
+            for (id, member) in roster.members.sorted(by: { $0.key < $1.key }) {
+                if let held = keys[id], held != member.publicKey { throw .keyChanged(id) }
+                if keys[id] == nil || (anchors[id] == nil && origins[id] == nil) {
+                    origins[id] = member.origin ?? Origin(device: signer, counter: 0, time: 0)
+                }
+                keys[id] = member.publicKey
+            }
+        }
+    }
+
+    /// What a device joining a tree trusts: the keys of `anchors` (device
+    /// → the key the user accepted for it), then, one layer of rosters at
+    /// a time, every key the roster of a trusted device lists, its
+    /// signature verified with the key trusted for its signer, until no
+    /// roster adds one; and every revocation those rosters list. A device
+    /// that a roster of its own layer or a nearer one lists as revoked
+    /// vouches for no one: its key, which a revoked device still holds, is
+    /// trusted only for what it wrote up to its cut-off, and its roster is
+    /// not read once a nearer layer revoked it (so it cannot revoke the
+    /// devices that revoked it). `rosters` are the tree's rosters by
+    /// signer, as ``decode(_:)`` gives them.
     /// - Throws: ``Refusal/unauthentic(_:)`` for a roster of a trusted
     ///   device whose signature does not verify; ``Refusal/keyChanged(_:)``
-    ///   for two trusted rosters that give one device two keys; what
-    ///   ``checkAdders()`` throws.
+    ///   for two trusted rosters that give one device two keys;
+    ///   ``Refusal/revocationChanged(_:)`` for two that give one device
+    ///   two cut-offs; what ``checkAdders()`` throws.
     public static func trusted(
         from anchors: [String: [UInt8]],
         rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])]
-    ) throws(Refusal) -> (keys: [String: [UInt8]], origins: [String: Origin]) {
-        var trusted = anchors
-        var origins: [String: Origin] = [:]
-        var taken: Set<String> = []
-        while let signer = rosters.keys.sorted().first(where: { trusted[$0] != nil && !taken.contains($0) }) {
-            taken.insert(signer)
-            guard let decoded = rosters[signer], let key = trusted[signer],
-                DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key)
-            else { throw .unauthentic("devices/\(signer).roster") }
-            try decoded.roster.checkAdders()
-            for (id, member) in decoded.roster.members.sorted(by: { $0.key < $1.key }) {
-                if let held = trusted[id], held != member.publicKey { throw .keyChanged(id) }
-                if trusted[id] == nil || (anchors[id] == nil && origins[id] == nil) {
-                    origins[id] = member.origin ?? Origin(device: signer, counter: 0, time: 0)
+    ) throws(Refusal) -> Trust {
+        var trust = Trust(keys: anchors, origins: [:], revoked: [:])
+        var read: Set<String> = []
+        var layer = anchors.keys.sorted()
+        while !layer.isEmpty {
+            var layerRosters: [(signer: String, roster: DeviceRoster)] = []
+            for signer in layer {
+                read.insert(signer)
+                guard let decoded = rosters[signer] else { continue }
+                guard let key = trust.keys[signer],
+                    DeviceSigningKey.verifies(decoded.signature, context + decoded.body, publicKey: key)
+                else { throw .unauthentic("devices/\(signer).roster") }
+                try decoded.roster.checkAdders()
+                layerRosters.append((signer, decoded.roster))
+            }
+            for (_, roster) in layerRosters {
+                for (id, member) in roster.members.sorted(by: { $0.key < $1.key }) {
+                    guard let cut = member.cutOff else { continue }
+                    if let known = trust.revoked[id], known != cut { throw .revocationChanged(id) }
+                    trust.revoked[id] = cut
                 }
-                trusted[id] = member.publicKey
+            }
+            for (signer, roster) in layerRosters where anchors[signer] != nil || trust.revoked[signer] == nil {
+                try trust.vouch(roster, signer: signer, anchors: anchors)
+            }
+            layer = rosters.keys.sorted().filter {
+                trust.keys[$0] != nil && !read.contains($0) && trust.revoked[$0] == nil
             }
         }
-        return (trusted, origins)
+        return trust
     }
 }

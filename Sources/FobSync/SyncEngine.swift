@@ -24,10 +24,12 @@ public final class SyncEngine {
     /// started it, as `NAME (ID)` when its name is known, for a prompt).
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
-    /// Asks whether the signing keys a `join` shows (the text, one device
-    /// and fingerprint a line) are the devices' own: `true` accepts them.
+    /// Asks which of the signing keys a `join` shows (the text: one
+    /// device, numbered from 1, and its fingerprint a line) the user
+    /// compared on that device: the answer is its number or its
+    /// fingerprint; anything else accepts none and the join stops.
     /// `nil`: none can be asked, and a `join` without `acceptKey` stops.
-    public var confirmKeys: ((String) throws -> Bool)?
+    public var chooseKey: ((String) throws -> String)?
     /// The lowest header costs taken (``TreeHeader/floor``). Only a
     /// caller that makes its own trees lowers it (tests of the library and
     /// fob-bench, to keep their key derivations out of the figures); the

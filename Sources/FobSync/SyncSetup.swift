@@ -92,7 +92,7 @@ extension SyncEngine {
     ///   - name: this device's name (``DeviceName``; `nil`: none).
     ///   - acceptKey: the fingerprint (``DeviceSigningKey/fingerprint(_:)``)
     ///     of the key of a device whose roster this device trusts; `nil`:
-    ///     the keys are shown and ``confirmKeys`` asked (see ``trustedKeysAtJoin(epochs:acceptKey:)``).
+    ///     the keys are shown and ``chooseKey`` asked (see ``trustedKeysAtJoin(epochs:acceptKey:)``).
     /// - Throws: ``SyncError/wrongPassword``; ``SyncError/usage(_:)`` when
     ///   set up already (but for a vault a sync found to be a copy), the remote holds no tree or the name is refused;
     ///   ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``; as ``sync(network:forceHead:)``.
@@ -139,6 +139,7 @@ extension SyncEngine {
         state.name = name
         state.signingKey = DeviceSigningKey.generate()
         state.signers = trusted.keys
+        state.revoked = trusted.revoked
         // This device adds itself, and the devices it accepted; the others
         // as the rosters that vouch for them say.
         let mine = DeviceRoster.Origin(device: state.device, counter: 0, time: Self.seconds(now()))
@@ -162,23 +163,97 @@ extension SyncEngine {
     static func seconds(_ date: Date) -> UInt64 { UInt64(max(0, date.timeIntervalSince1970)) }
 
     /// The signing keys a joining device trusts before its first sync: the
-    /// tree's device rosters are shown (each signer's name, id and key
-    /// fingerprint), one is accepted (`acceptKey`, or every one shown when
-    /// ``confirmKeys`` says yes), and the keys the accepted rosters vouch for,
-    /// one roster through another, are trusted
-    /// (``DeviceRoster/trusted(from:rosters:)``): the first sync refuses
-    /// a head, file or roster with another key for them. A device on no
-    /// roster they vouch for is taken in only with a head sealed under the
-    /// current key epoch (``TreeSignatures/takeIn(_:path:key:run:)``), and
-    /// named. A tree without rosters (written by an older Fob) is taken as it is.
-    /// - Returns: the keys, and who added each that a roster gave (the
-    ///   accepted devices have none: this device adds them).
-    /// - Throws: ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``; ``SyncError/tampered(_:)``.
-    func trustedKeysAtJoin(epochs: [KeyEpoch], acceptKey: String?) throws -> (
-        keys: [String: [UInt8]], origins: [String: DeviceRoster.Origin]
-    ) {
-        guard let head = try git.resolve("HEAD") else { return ([:], [:]) }
+    /// tree's device rosters are shown (numbered, each signer's name, id
+    /// and key fingerprint), the user accepts one device whose key they
+    /// compared on it (`acceptKey`, or the number or fingerprint
+    /// ``chooseKey`` answers), and the keys the accepted roster vouches
+    /// for, one roster through another, are trusted, with the revocations
+    /// those rosters list (``DeviceRoster/trusted(from:rosters:)``): the
+    /// first sync refuses a head, file or roster with another key for
+    /// them, and a revoked device's writes after its cut-off. A device on
+    /// no roster they vouch for is taken in only with a head sealed under
+    /// the current key epoch (``TreeSignatures/takeIn(_:path:key:revocations:run:)``),
+    /// and named. A tree without rosters is taken as it is only when
+    /// nothing in it is signed (written by an older Fob).
+    /// - Returns: the trust; the accepted device has no origin (this device adds it).
+    /// - Throws: ``SyncError/keysNotAsked(_:)``, ``SyncError/keysRefused(_:)``;
+    ///   ``SyncError/tampered(_:)``: a roster that does not read or verify,
+    ///   signed files with no roster (rosters removed).
+    func trustedKeysAtJoin(epochs: [KeyEpoch], acceptKey: String?) throws -> DeviceRoster.Trust {
+        let none = DeviceRoster.Trust(keys: [:], origins: [:], revoked: [:])
+        guard let head = try git.resolve("HEAD") else { return none }
         let files = try git.files(of: head, under: "devices")
+        let rosters = try Self.rosters(in: files)
+        guard !rosters.isEmpty else {
+            if let signed = files.keys.sorted().first(where: { files[$0]?.starts(with: SignedFile.magic) == true }) {
+                throw SyncError.tampered(
+                    "\(signed) is signed, but the sync tree has no device roster: the rosters were removed")
+            }
+            if acceptKey != nil {
+                throw SyncError.keysRefused(
+                    "the sync tree has no device rosters (written by an older Fob): --accept-key has no key to "
+                        + "match; nothing changed")
+            }
+            return none
+        }
+        let keys = SyncKeys(epochs: epochs)
+        var listed: [(device: String, key: [UInt8])] = []
+        var lines: [String] = []
+        for (device, decoded) in rosters.sorted(by: { $0.key < $1.key }) {
+            let key = decoded.roster.members[device]?.publicKey ?? []
+            listed.append((device, key))
+            // Named from its head when the head's signature verifies with the roster's key.
+            let name = files[TreePath.head(device: device)].flatMap {
+                try? SignedFile.open($0, path: TreePath.head(device: device), publicKey: key)
+            }.flatMap { try? DeviceHead.open($0, device: device, keys: keys) }?.name
+            lines.append("  \(listed.count). \(DeviceName.label(device, name: name))  \(DeviceSigningKey.fingerprint(key))")
+        }
+        let shown = "The sync tree's devices sign with these keys:\n" + lines.joined(separator: "\n") + "\n"
+        let anchor = try acceptedDevice(listed, shown: shown, acceptKey: acceptKey)
+        var trust: DeviceRoster.Trust
+        do { trust = try DeviceRoster.trusted(from: [anchor.device: anchor.key], rosters: rosters) } catch {
+            throw SyncError.tampered(error.description)
+        }
+        for device in rosters.keys.sorted() where trust.keys[device] == nil {
+            messages(
+                "fob: device \(device) is on no roster of a device accepted: it is taken in only with a head "
+                    + "sealed under the current key epoch\n")
+        }
+        trust.origins[anchor.device] = nil
+        return trust
+    }
+
+    /// The one device of `listed` (shown as `shown`, numbered from 1) whose
+    /// key the user accepts: the one whose fingerprint is `acceptKey`, else
+    /// the number or fingerprint ``chooseKey`` answers.
+    /// - Throws: ``SyncError/keysRefused(_:)`` for a key or answer that is
+    ///   no device's; ``SyncError/keysNotAsked(_:)`` with neither.
+    func acceptedDevice(_ listed: [(device: String, key: [UInt8])], shown: String, acceptKey: String?) throws -> (
+        device: String, key: [UInt8]
+    ) {
+        if let acceptKey {
+            guard let found = listed.first(where: { DeviceSigningKey.fingerprint($0.key) == acceptKey }) else {
+                throw SyncError.keysRefused(
+                    "no device of the sync tree signs its roster with key \(acceptKey); nothing changed\n" + shown)
+            }
+            return found
+        }
+        guard let chooseKey else {
+            throw SyncError.keysNotAsked(
+                shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
+                    + "then join with --accept-key FINGERPRINT")
+        }
+        let answer = String(try chooseKey(shown).filter { $0 != " " && $0 != "\t" })
+        if let number = Int(answer), listed.indices.contains(number - 1) { return listed[number - 1] }
+        if let found = listed.first(where: { DeviceSigningKey.fingerprint($0.key) == answer }) { return found }
+        throw SyncError.keysRefused("no key was accepted; nothing changed")
+    }
+
+    /// The tree's device rosters by signer, each signed under its own name.
+    /// - Throws: ``SyncError/tampered(_:)`` for one that does not read, or names another signer.
+    static func rosters(in files: [String: [UInt8]]) throws -> [String: (
+        roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8]
+    )] {
         var rosters: [String: (roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8])] = [:]
         for (path, bytes) in files {
             guard let device = TreePath.parseRoster(path) else { continue }
@@ -191,45 +266,7 @@ extension SyncEngine {
             }
             rosters[device] = decoded
         }
-        guard !rosters.isEmpty else { return ([:], [:]) }
-        let keys = SyncKeys(epochs: epochs)
-        var lines: [String] = []
-        var own: [String: [UInt8]] = [:]
-        for (device, decoded) in rosters.sorted(by: { $0.key < $1.key }) {
-            let key = decoded.roster.members[device]?.publicKey ?? []
-            own[device] = key
-            let headBytes = files[TreePath.head(device: device)].map(SignedFile.content)
-            let name = headBytes.flatMap { try? DeviceHead.open($0, device: device, keys: keys) }?.name
-            lines.append("  \(DeviceName.label(device, name: name))  \(DeviceSigningKey.fingerprint(key))")
-        }
-        let shown = "The sync tree's devices sign with these keys:\n" + lines.joined(separator: "\n") + "\n"
-        let anchors: [String: [UInt8]]
-        if let acceptKey {
-            anchors = own.filter { DeviceSigningKey.fingerprint($0.value) == acceptKey }
-            guard !anchors.isEmpty else {
-                throw SyncError.keysRefused(
-                    "no device of the sync tree signs its roster with key \(acceptKey); nothing changed\n" + shown)
-            }
-        } else if let confirmKeys {
-            guard try confirmKeys(shown) else {
-                throw SyncError.keysRefused("the sync tree's keys were not accepted; nothing changed")
-            }
-            anchors = own
-        } else {
-            throw SyncError.keysNotAsked(
-                shown + "no terminal to accept them: compare one with `fob sync status` on that device, "
-                    + "then join with --accept-key FINGERPRINT")
-        }
-        let trusted: (keys: [String: [UInt8]], origins: [String: DeviceRoster.Origin])
-        do { trusted = try DeviceRoster.trusted(from: anchors, rosters: rosters) } catch {
-            throw SyncError.tampered(error.description)
-        }
-        for device in rosters.keys.sorted() where trusted.keys[device] == nil {
-            messages(
-                "fob: device \(device) is on no roster of a device accepted: it is taken in only with a head "
-                    + "sealed under the current key epoch\n")
-        }
-        return (trusted.keys, trusted.origins.filter { anchors[$0.key] == nil })
+        return rosters
     }
 
     /// One device as `fob devices` lists it.

@@ -68,6 +68,49 @@ import Testing
         }
     }
 
+    /// A joining device that accepts a's key trusts what a's roster
+    /// vouches for, and the revocations it lists; the roster of b, which
+    /// a revoked, vouches for no one (here c, which b listed after), and
+    /// b's claim that a is revoked is not read.
+    @Test func aRevokedDevicesRosterVouchesForNoOneAtAJoin() throws {
+        let (keyA, keyB, keyC) = (DeviceSigningKey.generate(), DeviceSigningKey.generate(), DeviceSigningKey.generate())
+        var byA = Self.roster([Self.a: keyA, Self.b: keyB], version: 3)
+        byA.members[Self.b]?.cutOff = 4
+        var byB = Self.roster([Self.a: keyA, Self.b: keyB, Self.c: keyC], version: 2)
+        byB.members[Self.c]?.origin = .init(device: Self.b, counter: 2, time: 0)
+        byB.members[Self.a]?.cutOff = 1
+        func decoded(_ roster: DeviceRoster, _ signer: String, _ key: DeviceSigningKey) throws -> (
+            roster: DeviceRoster, signer: String, signature: [UInt8], body: [UInt8]
+        ) {
+            try roster.signed(by: signer, key: key).withUnsafeBytes { try DeviceRoster.decode($0) }
+        }
+        // "…aa" sorts before "…bb": a's roster is read first, then b's is not.
+        let rosters = [Self.a: try decoded(byA, Self.a, keyA), Self.b: try decoded(byB, Self.b, keyB)]
+        let trust = try DeviceRoster.trusted(from: [Self.a: keyA.publicKey], rosters: rosters)
+        #expect(Set(trust.keys.keys) == [Self.a, Self.b])
+        #expect(trust.keys[Self.b] == keyB.publicKey)
+        #expect(trust.revoked == [Self.b: 4])
+
+        // c, whom only b vouches for, is trusted through a device b and a
+        // both vouch for: a roster b signs does not take it away.
+        var withC = byA
+        withC.members[Self.c] = .init(publicKey: keyC.publicKey, origin: .init(device: Self.a, counter: 2, time: 0))
+        let both = [Self.a: try decoded(withC, Self.a, keyA), Self.b: try decoded(byB, Self.b, keyB)]
+        let fromA = try DeviceRoster.trusted(from: [Self.a: keyA.publicKey], rosters: both)
+        #expect(fromA.keys[Self.c] == keyC.publicKey)
+        #expect(fromA.origins[Self.c] == .init(device: Self.a, counter: 2, time: 0))
+        #expect(fromA.revoked == [Self.b: 4])
+
+        // Two rosters that give one device two cut-offs are refused by name.
+        var moved = byB
+        moved.members[Self.a]?.cutOff = nil
+        moved.members[Self.b]?.cutOff = 9
+        let conflicting = [Self.a: try decoded(byA, Self.a, keyA), Self.b: try decoded(moved, Self.b, keyB)]
+        #expect(throws: DeviceRoster.Refusal.revocationChanged(Self.b)) {
+            try DeviceRoster.trusted(from: [Self.b: keyB.publicKey], rosters: conflicting)
+        }
+    }
+
     @Test func aSignedFileOpensOnlyForItsPathAndSigner() throws {
         let keyA = DeviceSigningKey.generate()
         let keyB = DeviceSigningKey.generate()

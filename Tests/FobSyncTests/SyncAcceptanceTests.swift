@@ -73,6 +73,86 @@ import Testing
         #expect(try c.secret("mail", "ana") == nil)
     }
 
+    /// b, revoked, still holds the older key epoch and its signing key: it
+    /// lists a device of its own making in its roster. A device joining
+    /// afterwards that accepts a's key reads a's roster, which revokes b,
+    /// so b's roster vouches for no one, and the planted device's head,
+    /// under the older epoch, is refused (exit 93) before anything merges.
+    @Test func aRevokedDevicesRosterBringsInNoDeviceAtAJoin() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let stolen = try SyncSignatureTests.state(of: b).state
+        let keys = SyncKeys(epochs: stolen.epochs)
+        let bID = try b.deviceID()
+        try a.ok(["devices", "--revoke", bID])
+        try a.ok(["sync"])
+        let aKey = try SyncRosterTests.fingerprint(of: a)
+        let (newID, headPath) = try Self.plantDevice(lab, keys: keys)
+        let clone = try lab.attackerClone()
+        let head = try DeviceHead.open(
+            SignedFile.content(SyncSignatureTests.read(clone, headPath)), device: newID, keys: keys)
+        var roster = try SyncRosterTests.roster(of: bID, in: clone).roster
+        roster.version += 1
+        roster.members[newID] = .init(
+            publicKey: try #require(head.publicKey), origin: .init(device: bID, counter: 1, time: 0))
+        try SyncSignatureTests.write(
+            clone, TreePath.roster(device: bID), roster.signed(by: bID, key: try #require(stolen.signingKey)))
+        try lab.forcePush(clone)
+
+        let c = try lab.device("c")
+        let joined = try c.run(["sync", "join", lab.remote, "--accept-key", aKey])
+        #expect(joined.status == 93, "\(joined.stderrText)")
+        #expect(joined.stderrText.contains("brings in device spare (\(newID))"), "\(joined.stderrText)")
+        #expect(try c.secret("planted", "item") == nil)
+    }
+
+    /// The remote loses `devices/B.revoked` (deleted by whoever can push):
+    /// a device joining afterwards learns the revocation from the roster
+    /// of the device it accepted, and refuses the tree for lacking it
+    /// (exit 93) instead of taking b for a current device.
+    @Test func aJoinLearnsRevocationsFromTheAcceptedRosters() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let bID = try b.deviceID()
+        try a.ok(["devices", "--revoke", bID])
+        try a.ok(["sync"])
+        let cutOff = try #require(try SyncSignatureTests.state(of: a).state.revoked[bID])
+        let clone = try lab.attackerClone()
+        try FileManager.default.removeItem(atPath: clone + "/" + TreePath.revoked(device: bID))
+        try lab.forcePush(clone)
+
+        let c = try lab.device("c")
+        let joined = try c.run(["sync", "join", lab.remote, "--accept-key", try SyncRosterTests.fingerprint(of: a)])
+        #expect(joined.status == 93, "\(joined.stderrText)")
+        #expect(
+            joined.stderrText.contains("lacks the revocation of device vm (\(bID)) (cut off after counter \(cutOff))"),
+            "\(joined.stderrText)")
+        #expect(try c.secret("mail", "ana") == nil)
+    }
+
+    /// Whoever can push deletes every roster, so that a join would take
+    /// every head's key at first sight: the tree's heads are signed, so the
+    /// join refuses it (exit 93), `--accept-key` or not, and keeps nothing.
+    @Test func aTreeWhoseRostersWereRemovedIsRefusedAtAJoin() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let aKey = try SyncRosterTests.fingerprint(of: a)
+        let clone = try lab.attackerClone()
+        let rosters = try lab.git(["ls-files", "devices"], in: clone).split(separator: "\n").filter {
+            TreePath.parseRoster(String($0)) != nil
+        }
+        #expect(rosters.count == 2)
+        for path in rosters { try FileManager.default.removeItem(atPath: clone + "/" + path) }
+        try lab.forcePush(clone)
+
+        let c = try lab.device("c")
+        for extra in [["--accept-key", aKey], []] {
+            let refused = try c.run(["sync", "join", lab.remote] + extra)
+            #expect(refused.status == 93, "\(refused.stderrText)")
+            #expect(
+                refused.stderrText.contains("is signed, but the sync tree has no device roster: the rosters were removed"),
+                "\(refused.stderrText)")
+            #expect(try c.items().isEmpty)
+        }
+    }
+
     /// A device that joined is added by the first device that meets its
     /// head (sealed under the current key): that device names it with its
     /// key's fingerprint, lists it in its roster as added by itself at

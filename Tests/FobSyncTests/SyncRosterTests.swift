@@ -124,19 +124,35 @@ import Testing
         #expect(try c.contents() == a.contents())
     }
 
-    /// On a terminal, a join shows the keys and asks; `y` accepts them.
-    @Test func aJoinOnATerminalAsksToAcceptTheKeys() throws {
+    /// On a terminal, a join shows the keys numbered and asks for the
+    /// number of the one compared on its device: that device is accepted
+    /// (the others come through its roster). `y`, which once accepted
+    /// every key shown (a roster planted by anyone who can push among
+    /// them), accepts none and changes nothing (exit 1).
+    @Test func aJoinOnATerminalAcceptsTheOneKeyChosenByNumber() throws {
         let (lab, a, _) = try SyncProcessTests.pair()
         let aKey = try Self.fingerprint(of: a)
         let c = try lab.device("c")
-        let session = try FobProcess.startInTerminal(
-            ["--vault", c.vault, "sync", "join", lab.remote],
-            environment: lab.gitEnvironment.merging([
-                "XDG_DATA_HOME": c.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
-            ]) { $1 })
-        #expect(session.waitFor("Accept these keys? Type y to accept: "), "\(session.outputText)")
-        #expect(session.outputText.contains(aKey), "\(session.outputText)")
-        session.send(Array("y\r".utf8))
+        let prompt = "Compare one with `fob sync status` on its device. Type its number to accept it (Enter accepts none): "
+        func join() throws -> TerminalSession {
+            try FobProcess.startInTerminal(
+                ["--vault", c.vault, "sync", "join", lab.remote],
+                environment: lab.gitEnvironment.merging([
+                    "XDG_DATA_HOME": c.data, "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw", "FOB_AGENT": "0",
+                ]) { $1 })
+        }
+        let refused = try join()
+        #expect(refused.waitFor(prompt), "\(refused.outputText)")
+        refused.send(Array("y\r".utf8))
+        #expect(refused.wait(timeout: 60) == 1, "\(refused.outputText)")
+        #expect(refused.outputText.contains("no key was accepted; nothing changed"), "\(refused.outputText)")
+        #expect(try c.items().isEmpty)
+
+        let session = try join()
+        #expect(session.waitFor(prompt), "\(session.outputText)")
+        let line = try #require(session.outputText.split(whereSeparator: \.isNewline).first { $0.contains(aKey) })
+        let number = try #require(try #/^ *([0-9]+)\. /#.firstMatch(in: String(line))?.1, "\(line)")
+        session.send(Array("\(number)\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
         #expect(try c.contents() == a.contents())
     }

@@ -43,23 +43,28 @@ extension Invocation {
         }
     }
 
-    /// Asks on the terminal whether the keys `shown` are the devices' own.
+    /// Asks on the terminal which of the keys `shown` (numbered) the user
+    /// compared with `fob sync status` on its device: the answer typed,
+    /// its number or fingerprint (empty: none).
     /// - Throws: ``SyncError/keysNotAsked(_:)`` without a terminal.
-    func confirmKeys(_ shown: String) throws -> Bool {
+    func chooseKey(_ shown: String) throws -> String {
         let answer: SecretBytes
         do {
             answer = try context.terminal.readSecret(
-                prompt: shown + "Accept these keys? Type y to accept: ", maxBytes: 16)
+                prompt: shown
+                    + "Compare one with `fob sync status` on its device. Type its number to accept it "
+                    + "(Enter accepts none): ",
+                maxBytes: 64)
         } catch .noTerminal {
             throw SyncError.keysNotAsked(
-                shown + "no terminal to accept them: compare one with `fob sync status` on that device, "
+                shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
                     + "then join with --accept-key FINGERPRINT")
         } catch .interrupted {
             throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
         } catch .tooLong {
-            return false
+            return ""
         }
-        return ["y", "yes", "Y", "YES"].contains(answer.unsafeString ?? "")
+        return answer.unsafeString ?? ""
     }
 
     /// Runs a sync step, turning its errors into the CLI's.
@@ -197,7 +202,7 @@ enum SyncCommand: FobCommand {
             if !join {
                 return try engine.initialize(remote: remote, password: password, kdf: kdf, name: device)
             }
-            engine.confirmKeys = { shown in try invocation.confirmKeys(shown) }
+            engine.chooseKey = { shown in try invocation.chooseKey(shown) }
             do {
                 return try engine.join(
                     remote: remote, password: password, name: device,
