@@ -206,7 +206,8 @@ extension SyncEngine {
             let name = files[TreePath.head(device: device)].flatMap {
                 try? SignedFile.open($0, path: TreePath.head(device: device), publicKey: key)
             }.flatMap { try? DeviceHead.open($0, device: device, keys: keys) }?.name
-            lines.append("  \(listed.count). \(DeviceName.label(device, name: name))  \(DeviceSigningKey.fingerprint(key))")
+            lines.append(
+                "  \(listed.count). \(DeviceName.label(device, name: name))  \(DeviceSigningKey.fingerprint(key))")
         }
         let shown = "The sync tree's devices sign with these keys:\n" + lines.joined(separator: "\n") + "\n"
         let anchor = try acceptedDevice(listed, shown: shown, acceptKey: acceptKey)
@@ -214,10 +215,14 @@ extension SyncEngine {
         do { trust = try DeviceRoster.trusted(from: [anchor.device: anchor.key], rosters: rosters) } catch {
             throw SyncError.tampered(error.description)
         }
+        // As the first sync takes such a device in (``TreeSignatures/takeIn(_:path:key:revocations:run:)``).
+        let revocations = !trust.revoked.isEmpty || files.keys.contains { TreePath.parseRevoked($0) != nil }
         for device in rosters.keys.sorted() where trust.keys[device] == nil {
             messages(
-                "fob: device \(device) is on no roster of a device accepted: it is taken in only with a head "
-                    + "sealed under the current key epoch\n")
+                "fob: device \(device) is on no roster of a device accepted: it is taken in "
+                    + (revocations
+                        ? "only with a head sealed under the current key epoch\n"
+                        : "with its signed head, as no device of the tree is revoked\n"))
         }
         trust.origins[anchor.device] = nil
         return trust

@@ -147,7 +147,8 @@ import Testing
             let refused = try c.run(["sync", "join", lab.remote] + extra)
             #expect(refused.status == 93, "\(refused.stderrText)")
             #expect(
-                refused.stderrText.contains("is signed, but the sync tree has no device roster: the rosters were removed"),
+                refused.stderrText.contains(
+                    "is signed, but the sync tree has no device roster: the rosters were removed"),
                 "\(refused.stderrText)")
             #expect(try c.items().isEmpty)
         }

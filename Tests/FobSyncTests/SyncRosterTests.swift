@@ -133,7 +133,8 @@ import Testing
         let (lab, a, _) = try SyncProcessTests.pair()
         let aKey = try Self.fingerprint(of: a)
         let c = try lab.device("c")
-        let prompt = "Compare one with `fob sync status` on its device. Type its number to accept it (Enter accepts none): "
+        let prompt =
+            "Compare one with `fob sync status` on its device. Type its number to accept it (Enter accepts none): "
         func join() throws -> TerminalSession {
             try FobProcess.startInTerminal(
                 ["--vault", c.vault, "sync", "join", lab.remote],
@@ -155,6 +156,26 @@ import Testing
         session.send(Array("\(number)\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
         #expect(try c.contents() == a.contents())
+    }
+
+    /// c joined but a has not synced since, so a's roster does not list
+    /// c: a device joining now that accepts a's key names c as on no
+    /// roster it trusts and says how c is taken in: at its signed head,
+    /// since no device of the tree is revoked (then merged: exit 0).
+    @Test func aJoinNamesADeviceOnNoAcceptedRosterAndHowItIsTakenIn() throws {
+        let (lab, a, _) = try SyncProcessTests.pair()
+        let aKey = try Self.fingerprint(of: a)
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote, "--accept-key", aKey])
+        let d = try lab.device("d")
+        let joined = try d.run(["sync", "join", lab.remote, "--accept-key", aKey])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(
+            joined.stderrText.contains(
+                "fob: device \(try c.deviceID()) is on no roster of a device accepted: it is taken in with its "
+                    + "signed head, as no device of the tree is revoked"),
+            "\(joined.stderrText)")
+        #expect(try d.contents() == a.contents())
     }
 
     /// An attacker with b's vault (its key epochs and signing key) gives a

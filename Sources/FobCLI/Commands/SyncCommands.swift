@@ -117,8 +117,9 @@ enum SyncCommand: FobCommand {
         it to an empty git remote. 'fob sync join REMOTE' joins a tree from
         another device: it asks the master password of a device in the tree
         (or reads --tree-password-file), shows the signing key fingerprint of
-        each device that signs a device roster in the tree and asks to accept
-        them (compare one with 'fob sync status' on that device), or takes
+        each device that signs a device roster in the tree, numbered, and asks
+        for the number of the one whose key you compared with 'fob sync
+        status' on it (any other answer accepts none: exit 1), or takes
         --accept-key FINGERPRINT; without a terminal or the option it stops
         with exit 36, and with a key no device has, with exit 1. The keys the
         accepted device's roster lists are the only ones taken for those
