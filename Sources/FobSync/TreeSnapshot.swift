@@ -202,7 +202,37 @@ struct TreeReader {
             guard let device = TreePath.parseRoster(path) else { continue }
             rosters[device] = try TreeSignatures.roster(bytes, path: path, device: device, run: &run)
         }
+        try Self.checkRosterRevocations(rosters, revoked: revoked, heads: heads, state: run.state)
         return (heads, revoked, rosters)
+    }
+
+    /// Refuses a tree that lacks a revocation, or holds one with another
+    /// cut-off, that the roster of a current device lists: a revocation
+    /// file is written with the revoking device's roster and never goes,
+    /// so a tree without it was rewritten to let the revoked device's
+    /// later writes back, also at a device that has not met the
+    /// revocation yet (this check is for that device). A revoked device's
+    /// own roster is not taken at its word.
+    /// - Throws: ``SyncError/tampered(_:)``, naming the devices.
+    static func checkRosterRevocations(
+        _ rosters: [String: DeviceRoster], revoked: [String: UInt64], heads: [String: DeviceHead], state: SyncState
+    ) throws {
+        for (signer, roster) in rosters.sorted(by: { $0.key < $1.key })
+        where revoked[signer] == nil && state.revoked[signer] == nil {
+            for (id, member) in roster.members.sorted(by: { $0.key < $1.key }) {
+                // One this device knows is checked with the heads (``TreeChecks/checkHeads(_:revoked:state:where:)``).
+                guard let cut = member.cutOff, revoked[id] != cut, state.revoked[id] == nil else { continue }
+                let named = "device \(SyncEngine.label(id, heads: heads))"
+                let by = "device \(SyncEngine.label(signer, heads: heads))"
+                guard let held = revoked[id] else {
+                    throw SyncError.tampered(
+                        "the tree lacks the revocation of \(named) that the roster of \(by) lists "
+                            + "(cut off after counter \(cut))")
+                }
+                throw SyncError.tampered(
+                    "the tree cuts \(named) off after counter \(held), and the roster of \(by) after \(cut)")
+            }
+        }
     }
 
     /// The snapshot of the synced commit from the index, which lists what

@@ -154,6 +154,33 @@ import Testing
         }
     }
 
+    /// a revokes b, and the remote then loses `devices/B.revoked`: c, which
+    /// had not synced since, has never met the revocation, but a's roster
+    /// lists it, so c refuses the tree (exit 93, naming both devices)
+    /// instead of taking b's later writes as a current device's.
+    @Test func aDeviceThatHasNotMetARevocationRefusesATreeThatLostIt() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote, "--accept-key", try SyncRosterTests.fingerprint(of: a)])
+        try a.ok(["sync"])
+        let (aID, bID) = (try a.deviceID(), try b.deviceID())
+        try a.ok(["devices", "--revoke", bID])
+        try a.ok(["sync"])
+        let cutOff = try #require(try SyncSignatureTests.state(of: a).state.revoked[bID])
+        let clone = try lab.attackerClone()
+        try FileManager.default.removeItem(atPath: clone + "/" + TreePath.revoked(device: bID))
+        try lab.forcePush(clone)
+
+        #expect(try SyncSignatureTests.state(of: c).state.revoked.isEmpty)
+        let refused = try c.run(["sync", "--tree-password-file", lab.directory.url.path + "/pw"])
+        #expect(refused.status == 93, "\(refused.stderrText)")
+        #expect(
+            refused.stderrText.contains(
+                "the tree lacks the revocation of device vm (\(bID)) that the roster of device vm (\(aID)) lists "
+                    + "(cut off after counter \(cutOff))"),
+            "\(refused.stderrText)")
+    }
+
     /// A device that joined is added by the first device that meets its
     /// head (sealed under the current key): that device names it with its
     /// key's fingerprint, lists it in its roster as added by itself at
