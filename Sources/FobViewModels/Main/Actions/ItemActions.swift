@@ -210,12 +210,25 @@ final class ItemActions: ScreenPart {
         model.form.message = StatusLine(message.tone, String(message.text.dropLast(UndoBuffer.hint.count)))
     }
 
-    /// Ctrl-Y: undoes the last delete or Save, if its time is not up.
+    /// Ctrl-Y: undoes the last delete or Save, if its time is not up. In
+    /// the editor, only a Save (or rename) of the item the editor shows: any
+    /// other change is left for Ctrl-Y on the list, so the editor never
+    /// stays on an item while the list highlights another it brought back.
     func undoLast() -> Transition {
-        // From the editor: edits typed since are neither dropped nor left over an item put back.
-        if model.form.hasUnsavedEdits, model.focus != .list, model.focus != .filter {
-            model.form.message = .warning(Self.unsavedEditsBeforeUndo)
-            return .stay
+        if model.focus != .list, model.focus != .filter {
+            // From the editor: edits typed since are neither dropped nor left over an item put back.
+            if model.form.hasUnsavedEdits {
+                model.form.message = .warning(Self.unsavedEditsBeforeUndo)
+                return .stay
+            }
+            if let newest = undo.newest(at: clock.now), !undoesInEditor(newest) {
+                model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+                let shown = model.form.openedKey.map { "a Save of \($0.shortName)" } ?? "a Save of the item it shows"
+                model.form.message = .info(
+                    "Ctrl-Y in the editor undoes \(shown); the newest change is \(newest.what): "
+                        + "Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                return .stay
+            }
         }
         let taken = undo.take(at: clock.now)
         model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
@@ -224,6 +237,13 @@ final class ItemActions: ScreenPart {
             return .stay
         }
         return undo(entry, overChanges: false)
+    }
+
+    /// Whether Ctrl-Y in the editor undoes `entry`: a Save that left the
+    /// item the editor shows under its name.
+    private func undoesInEditor(_ entry: UndoBuffer.Entry) -> Bool {
+        guard case .saved(_, let now, _) = entry, let opened = model.form.openedKey else { return false }
+        return now == opened
     }
 
     /// What Ctrl-Y says in the editor over unsaved edits.
