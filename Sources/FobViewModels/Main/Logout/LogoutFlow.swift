@@ -43,7 +43,7 @@ final class LogoutFlow: ScreenPart {
             // Nothing to delete: the logout still clears the clipboard and locks.
             if review.rows.isEmpty {
                 model.logoutReview = nil
-                return (.lockWiping(.success("Logged out: nothing to delete; clipboard cleared, vault locked")), false)
+                return (.lockWiping(.success(Self.nothingToDelete(clipboardHeldOurs: clipboard.holdsOurValue))), false)
             }
             guard review.selectedCount > 0 else {
                 model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; Esc cancels")
@@ -62,6 +62,18 @@ final class LogoutFlow: ScreenPart {
         default: break
         }
         return (.stay, true)
+    }
+
+    /// What a logout with nothing to delete says. The lock clears the
+    /// clipboard only while it holds Fob's copy (text copied since is left
+    /// alone), and does so in the background: with a copy of Fob's
+    /// pending, the message says what the clear does, not that it is done.
+    /// - Parameter clipboardHeldOurs: whether a copy of Fob's may still be on the clipboard.
+    static func nothingToDelete(clipboardHeldOurs: Bool) -> String {
+        let clipboard =
+            clipboardHeldOurs
+            ? "the clipboard cleared if it still held Fob's copy" : "no copy of Fob's to clear from the clipboard"
+        return "Logged out: nothing to delete; vault locked; " + clipboard
     }
 
     // MARK: - Logout wipe
