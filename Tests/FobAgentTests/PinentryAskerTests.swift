@@ -100,6 +100,18 @@ import Testing
         #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 1)
     }
 
+    /// A lease of 90 s was named "2 minutes" (its minutes rounded): the
+    /// button and the text say its real length.
+    @Test func aLeaseOfPartMinutesIsNamedExactly() throws {
+        let program = try pinentry(confirm: Self.notOK, then: Self.notOK, third: "OK")
+        let asker = PinentryAsker(environment: ["FOB_PINENTRY": program, "PATH": "/usr/bin:/bin"], leaseSeconds: 90)
+        #expect(asker.ask(question(), timeout: 10) == .answered(.lease(seconds: 90)))
+        let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        #expect(log.contains("SETOK Allow for 1 minute 30 seconds\n"))
+        #expect(log.contains("Other answers: allow once, for 1 minute 30 seconds, or always for this item."))
+        #expect(!log.contains("2 minutes"))
+    }
+
     /// A lease chosen in pinentry is a lease of the gate: the next read of
     /// the same program and item is not asked, and the access log records
     /// the lease and the read it allowed.
