@@ -13,7 +13,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case messages
     /// A confirmation dialog.
     case confirm
-    /// The logout review (`W`): a list to tick, then y or n.
+    /// The logout review (F8): a list to tick, then Enter or Esc.
     case logoutReview
     /// The dialog of a consent question (F3).
     case consent

@@ -157,7 +157,8 @@ final class ItemActions: ScreenPart {
         }
     }
 
-    /// `d` in the list: deletes the selected item, keeping it for `z`.
+    /// Enter on the delete question (Delete on the list): deletes the
+    /// selected item, keeping it for Ctrl-Y.
     func deleteSelectedWithUndo() {
         guard let row = model.list.selectedRow else {
             model.form.message = StatusLine.noSelection
@@ -173,7 +174,7 @@ final class ItemActions: ScreenPart {
         let item: Item
         do {
             item = try store.item(key)
-            // Deletes the item as read, so that `z` brings back what was deleted.
+            // Deletes the item as read, so that Ctrl-Y brings back what was deleted.
             var query = key.query
             if item.revision > 0 { query.expectedRevision = item.revision }
             try store.delete(matching: query)
@@ -200,7 +201,7 @@ final class ItemActions: ScreenPart {
     }
 
     /// The timer step of undo: once its time is up, the message that offered
-    /// `z` loses that offer.
+    /// Ctrl-Y loses that offer.
     func expireUndo() {
         let ended = undo.expire(at: clock.now)
         model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
@@ -324,7 +325,7 @@ final class ItemActions: ScreenPart {
 
     // MARK: - Delete
 
-    /// The Delete button: asks first, like `d` in the list, when the item
+    /// The Delete button: asks first, like Delete on the list, when the item
     /// the form names exists.
     func askDeleteFromForm() -> Transition {
         let form = model.form
@@ -355,13 +356,13 @@ final class ItemActions: ScreenPart {
         return .show(.confirm(deleteDialog(row.key)))
     }
 
-    /// `y` on the delete dialog: deletes, undoable with `z`.
+    /// Enter on the delete dialog: deletes, undoable with Ctrl-Y.
     private func deleteItem(_ key: ItemKey) -> Transition {
         deleteWithUndo(key)
         return .stay
     }
 
-    /// `r`: refreshes the selected OAuth item's access token at its
+    /// F5: refreshes the selected OAuth item's access token at its
     /// provider, in the background: the Message line says "Refreshing…" and
     /// the UI stays usable; the outcome shows at the tick after it ends
     /// (``finishRefresh()``). The refresh itself is ``OAuthSession``'s, under
@@ -374,7 +375,7 @@ final class ItemActions: ScreenPart {
             return
         }
         guard row.kind == .oauth else {
-            form.message = .warning("r refreshes OAuth items; \(row.key.shortName) is a \(row.kind.rawValue)")
+            form.message = .warning("F5 refreshes OAuth items; \(row.key.shortName) is a \(row.kind.rawValue)")
             return
         }
         if let pending = pendingRefresh {

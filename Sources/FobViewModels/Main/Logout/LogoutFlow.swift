@@ -5,8 +5,8 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 
-/// The logout wipe on the main screen: `W` opens the review
-/// (``LogoutReviewModel``), `y` there deletes what is ticked in one
+/// The logout wipe on the main screen: F8 opens the review
+/// (``LogoutReviewModel``), Enter there deletes what is ticked in one
 /// transaction and locks; a vault busy with another writer keeps the wipe
 /// waiting (``pendingWipe``) and retries it on each tick.
 final class LogoutFlow: ScreenPart {
@@ -90,7 +90,7 @@ final class LogoutFlow: ScreenPart {
     /// freezes behind another process.
     static let wipeBusyTimeoutMilliseconds: Int32 = 250
 
-    /// `y` in the logout review: deletes the items ticked (one transaction), then locks; when
+    /// Enter in the logout review: deletes the items ticked (one transaction), then locks; when
     /// the delete failed, stays unlocked (clipboard cleared), nothing deleted,
     /// and says why, or that the vault is busy and to try again.
     func logoutWipe(keys: Set<ItemKey>) -> Transition {
