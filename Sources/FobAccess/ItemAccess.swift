@@ -152,6 +152,9 @@ public final class ItemAccess: RequestStore {
         switch agent.exchange(request, eachItem: eachItem) {
         case .success(.failure(.interactionNotAllowed(let why))):
             agentRefusal = .interactionNotAllowed(why)
+        case .success(.failure(.consentMissing(let why, let miss))):
+            // Consent no one gave: the vault here may still open with the master password.
+            agentRefusal = .consentMissing(why, miss)
         case .success(.failure(let error)):
             route = .agent
             throw error
@@ -173,16 +176,13 @@ public final class ItemAccess: RequestStore {
     private func unlockedLocal(refusal: KeychainError?) throws(KeychainError) -> VaultStore {
         // A question put to the person and left unanswered: no one is there
         // to type the master password either (errSecInteractionNotAllowed).
-        if case .interactionNotAllowed(let why)? = refusal, AccessPolicy.isUnansweredQuestion(why) { throw refusal! }
+        if let refusal, case .consentMissing(_, .unanswered) = refusal { throw refusal }
         do {
             return try unlockedLocalPassingErrors()
         } catch let error as KeychainError {
             if case .interactionNotAllowed = error, let refusal, case .none = password { throw refusal }
-            if case .interactionNotAllowed = error, case .interactionNotAllowed(let why)? = refusal,
-                why.hasPrefix(AccessPolicy.consentRefusalPrefix)
-            {
-                throw refusal!
-            }
+            // No master password either: the consent no one gave is the reason, not the password.
+            if case .interactionNotAllowed = error, let refusal, case .consentMissing = refusal { throw refusal }
             throw error
         } catch {
             throw .interactionNotAllowed("no master password: \(error)")

@@ -108,7 +108,7 @@ public protocol KeychainStore: AnyObject {
     func didWipeSessions()
 
     /// Locks the vault for every process of the session, as `fob lock`
-    /// does: the terminal UI's `l` and idle lock (default: nothing beyond
+    /// does: the terminal UI's Ctrl-L and idle lock (default: nothing beyond
     /// ``lock()``, which the caller does; the terminal UI's store tells the agent to lock).
     /// - Returns: `nil` when every process's keys are dropped (or no agent
     ///   runs), else why the agent did not lock (such as an agent of another

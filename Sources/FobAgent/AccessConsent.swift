@@ -127,8 +127,9 @@ public final class AccessConsent: @unchecked Sendable {
         for one in asking { settle(record, one.item, outcome, why: one.why, trustAlways: trustAlways) }
         switch outcome.answer {
         case nil:
-            return .interactionNotAllowed(
-                AccessPolicy.consentRefusalPrefix + "\(name): \(first.why), and \(gate.failure(outcome))")
+            return .consentMissing(
+                AccessPolicy.consentRefusalPrefix + "\(name): \(first.why), and \(gate.failure(outcome))",
+                outcome == .unanswered ? .unanswered : .noChannel)
         case .deny?:
             return .accessDenied("\(context.requester.programName) may not read \(name): the user refused")
         default:

@@ -93,24 +93,17 @@ public enum AccessVerdict: Sendable, Equatable {
 /// The decision of an item's rule for a requester, without leases or
 /// asking: a pure function, so every case is testable.
 public enum AccessPolicy {
-    /// How the agent's `.interactionNotAllowed` begins when a request needed
-    /// a person's answer and got none (a client that can open the vault
-    /// itself with the master password may still do so; one that cannot
-    /// reports this refusal rather than its own).
+    /// How the text of the agent's ``KeychainError/consentMissing(_:_:)``
+    /// begins, a request that needed a person's answer and got none (a
+    /// client that can open the vault itself with the master password may
+    /// still do so; one that cannot reports this refusal rather than its
+    /// own). Clients tell it by its case, never by this text.
     public static let consentRefusalPrefix = "consent needed for "
 
-    /// How a consent refusal (``consentRefusalPrefix``) ends when the
-    /// question was put and no one answered before its timeout
-    /// (``AccessOutcome/unanswered``): `…, and no one answered within 60 s`.
+    /// How a consent refusal's text ends when the question was put and no
+    /// one answered before its timeout (``AccessOutcome/unanswered``, the
+    /// refusal's ``ConsentMiss/unanswered``): `…, and no one answered within 60 s`.
     public static let unansweredPhrase = "no one answered within "
-
-    /// Whether `why`, the reason of an `.interactionNotAllowed`, is a
-    /// consent question that was put and left unanswered: the person asked
-    /// was not there, so a client does not go on to ask them for the master
-    /// password either.
-    public static func isUnansweredQuestion(_ why: String) -> Bool {
-        why.hasPrefix(consentRefusalPrefix) && why.contains(", and " + unansweredPhrase)
-    }
 
     /// Requester × rule × the vault's default → allow, deny or ask.
     ///

@@ -55,6 +55,27 @@ public struct AccessPrompt: Sendable, Equatable {
             reason: displaySafe(question.reason), leaseSeconds: UInt32(max(0, min(leaseSeconds, 86_400))))
     }
 
+    /// The lease answer's length in words (`15 minutes`, `1 minute 30 seconds`).
+    public var leaseText: String { Self.leaseText(seconds: Double(leaseSeconds)) }
+
+    /// A lease's length as the answers name it, in whole minutes and
+    /// seconds, never rounded up: `15 minutes`, `1 minute 30 seconds`,
+    /// `45 seconds`; `short`: `15 min`, `1 min 30 s`, `45 s`.
+    /// - Parameters:
+    ///   - seconds: the lease, in seconds (a fraction is dropped; below 0 is 0).
+    ///   - short: the abbreviated form, for a key legend.
+    public static func leaseText(seconds: Double, short: Bool = false) -> String {
+        let whole = seconds.isFinite ? Int(max(0, min(seconds, 1e9)).rounded(.down)) : 0
+        let (minutes, rest) = whole.quotientAndRemainder(dividingBy: 60)
+        func unit(_ count: Int, _ name: String, _ abbreviation: String) -> String {
+            short ? "\(count) \(abbreviation)" : "\(count) \(name)\(count == 1 ? "" : "s")"
+        }
+        var parts: [String] = []
+        if minutes > 0 { parts.append(unit(minutes, "minute", "min")) }
+        if rest > 0 || minutes == 0 { parts.append(unit(rest, "second", "s")) }
+        return parts.joined(separator: " ")
+    }
+
     /// The program's last path component.
     public var programName: String { String(program.split(separator: "/").last ?? Substring(program)) }
 

@@ -430,6 +430,8 @@ extension AgentRequest {
 extension AgentResponse {
     /// The code of a `.revisionMismatch` failure: the item's name and the two revisions.
     static let revisionMismatchCode: UInt8 = 0x18
+    /// The code of a `.consentMissing` failure: its text, then how the question ended (one byte, ``ConsentMiss``).
+    static let consentMissingCode: UInt8 = 0x1A
 
     private static let failureCodes: [(UInt8, @Sendable (String) -> KeychainError)] = [
         (0x10, { .duplicateItem($0) }), (0x11, { .itemNotFound($0) }), (0x12, { _ in .authFailed }),
@@ -471,6 +473,11 @@ extension AgentResponse {
             w.field(expected)
             w.field(current)
             return w.bytes
+        case .failure(.consentMissing(let why, let miss)):
+            var w = MessageWriter(code: AgentResponse.consentMissingCode)
+            w.field(why)
+            w.field([miss.rawValue])
+            return w.bytes
         case .failure(let error):
             // Every other failure is its code (from the table the decoder
             // reads too) and its message.
@@ -488,7 +495,8 @@ extension AgentResponse {
     private static func message(of error: KeychainError) -> String {
         switch error {
         case .duplicateItem(let m), .itemNotFound(let m), .interactionNotAllowed(let m), .decode(let m), .param(let m),
-            .noSuchKeychain(let m), .io(let m), .revisionMismatch(let m, _, _), .accessDenied(let m):
+            .noSuchKeychain(let m), .io(let m), .revisionMismatch(let m, _, _), .accessDenied(let m),
+            .consentMissing(let m, _):
             return m
         case .authFailed: return ""
         }
@@ -561,6 +569,12 @@ extension AgentResponse {
                 .revisionMismatch(
                     try r.text(0, "message"), expected: try r.uint64(1, "a revision"),
                     current: try r.uint64(2, "a revision")))
+        case AgentResponse.consentMissingCode:
+            try r.expect(2)
+            guard r.raw(1).count == 1, let miss = ConsentMiss(rawValue: r.raw(1)[0]) else {
+                throw .badField("how the question ended")
+            }
+            return .failure(.consentMissing(try r.text(0, "message"), miss))
         default:
             guard let make = failureCodes.first(where: { $0.0 == r.code })?.1 else { throw .unknownCode(r.code) }
             try r.expect(1)

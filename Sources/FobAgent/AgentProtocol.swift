@@ -23,7 +23,9 @@ import FoundationEssentials
 /// ``AgentResponse/accessLog(records:problems:)``), consent questions put
 /// to the terminal UI (``AgentEvent/Kind/question`` and
 /// ``AgentEvent/Kind/settled`` events carrying an ``AccessPrompt``) and
-/// their answers (``AgentRequest/answer(question:_:)``, code 16).
+/// their answers (``AgentRequest/answer(question:_:)``, code 16), and
+/// a read refused for want of consent (``KeychainError/consentMissing(_:_:)``,
+/// failure code 0x1A: its text, then one byte, ``ConsentMiss``).
 public enum AgentProtocol {
     /// The version this build speaks. Version 3 names the vault in the
     /// hello and carries item revisions (record tag 29 in items), expected

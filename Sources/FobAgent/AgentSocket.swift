@@ -327,7 +327,7 @@ extension KeychainError {
         switch self {
         case .duplicateItem(let why), .itemNotFound(let why), .interactionNotAllowed(let why), .decode(let why),
             .param(let why), .noSuchKeychain(let why), .io(let why), .revisionMismatch(let why, _, _),
-            .accessDenied(let why):
+            .accessDenied(let why), .consentMissing(let why, _):
             return why
         case .authFailed: return description
         }

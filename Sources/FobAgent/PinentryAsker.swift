@@ -60,7 +60,7 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         defer { pinentry.end() }
         guard pinentry.nextLine(until: deadline)?.hasPrefix("OK") == true else { return .unreachable }
         let seconds = max(1, Int(timeout.rounded(.down)))
-        let described = PinentryAsker.description(question, leaseMinutes: leaseMinutes)
+        let described = PinentryAsker.description(question, leaseSeconds: leaseSeconds)
         for (index, buttons) in dialogs.enumerated() {
             let answers = PinentryAsker.answers(ofDialog: index, leaseSeconds: leaseSeconds)
             switch confirm(pinentry, described, buttons, seconds: seconds, until: deadline) {
@@ -81,8 +81,9 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         PinentryConversation.monotonicSeconds() >= deadline ? .unanswered : .unreachable
     }
 
-    /// The lease in whole minutes, as the buttons and the description name it.
-    var leaseMinutes: Int { Int((leaseSeconds / 60).rounded()) }
+    /// The lease in words, as the buttons and the description name it
+    /// (`15 minutes`, `1 minute 30 seconds`: never rounded up).
+    var leaseText: String { AccessPrompt.leaseText(seconds: leaseSeconds) }
 
     /// Each dialog's buttons (OK, the third button, Cancel), in the order
     /// the third buttons lead from one to the next.
@@ -90,7 +91,7 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         [
             ["Allow until lock", "Other answers…", "Deny"],
             ["Allow once", "Allow for longer…", "Deny"],
-            ["Allow for \(leaseMinutes) minutes", "Always allow for this item", "Deny"],
+            ["Allow for \(leaseText)", "Always allow for this item", "Deny"],
         ]
     }
 
@@ -127,8 +128,8 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
 
     /// The dialog's text: who (program, pid, executable, parents), which
     /// item, through what, and why.
-    /// - Parameter leaseMinutes: the lease of "Allow for N minutes".
-    public static func description(_ question: AccessQuestion, leaseMinutes: Int = 15) -> String {
+    /// - Parameter leaseSeconds: the lease of "Allow for N minutes", in seconds.
+    public static func description(_ question: AccessQuestion, leaseSeconds: Double = 900) -> String {
         let r = question.context.requester
         var text = displaySafe("\(r.programName) (pid \(r.pid), \(r.executable)) asks for ")
         text += displaySafe("\(question.subject) through \(question.context.via).") + "\n"
@@ -137,7 +138,8 @@ public final class PinentryAsker: AccessAsker, @unchecked Sendable {
         if let app = r.flatpakAppID { text += displaySafe("Flatpak app \(app).") + "\n" }
         text += displaySafe("Asked because \(question.reason).") + "\n\n"
         text += "Allow until lock: this program reads this item until the vault locks. "
-        text += "Other answers: allow once, for \(leaseMinutes) minutes, or always for this item. Deny: refuse it."
+        let lease = AccessPrompt.leaseText(seconds: leaseSeconds)
+        text += "Other answers: allow once, for \(lease), or always for this item. Deny: refuse it."
         return text
     }
 

@@ -262,7 +262,7 @@ public final class VaultSSHKeys: SSHKeySource, @unchecked Sendable {
     private func answer(_ request: AgentRequest) throws(SSHKeySourceError) -> AgentResponse {
         switch core.handle(request) {
         case .failure(.itemNotFound): throw .notFound
-        case .failure(.interactionNotAllowed): throw .locked
+        case .failure(.interactionNotAllowed), .failure(.consentMissing): throw .locked
         case .failure(let error): throw .failed("\(error)")
         case let response: return response
         }

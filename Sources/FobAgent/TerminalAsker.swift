@@ -48,8 +48,8 @@ public struct TerminalAsker: AccessAsker {
         text += "\(displaySafe(question.subject)) through \(displaySafe(question.context.via))\n"
         if !r.parents.isEmpty { text += "     run by \(displaySafe(r.chain()))\n" }
         text += "     in \(displaySafe(r.workingDirectory)) on \(r.terminal ?? "no terminal"); \(question.reason)\n"
-        let minutes = Int(leaseSeconds / 60)
-        text += "Allow? [t] this program until the vault locks, [o] once, [m] \(minutes) minutes, "
+        let lease = AccessPrompt.leaseText(seconds: leaseSeconds)
+        text += "Allow? [t] this program until the vault locks, [o] once, [m] \(lease), "
         text += "[a] always for this item, [d] deny: "
         return text
     }

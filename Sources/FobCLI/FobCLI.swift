@@ -118,9 +118,7 @@ public enum FobCLI {
             return try command.run(invocation)
         } catch let error as KeychainError {
             // A read the agent held for consent names its rule, not the master password no one could type.
-            if case .interactionNotAllowed(let why) = error, why.hasPrefix(AccessPolicy.consentRefusalPrefix) {
-                throw error
-            }
+            if case .consentMissing = error { throw error }
             throw invocation.passwordFailure ?? error
         }
     }

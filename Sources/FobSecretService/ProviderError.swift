@@ -54,8 +54,7 @@ public struct ProviderError: Error, Equatable, Sendable {
     static func from(_ error: KeychainError, path: String = "") -> ProviderError {
         switch error {
         case .accessDenied(let why): return .accessDenied("access denied: \(why)")
-        case .interactionNotAllowed(let why) where why.hasPrefix(AccessPolicy.consentRefusalPrefix):
-            return .accessDenied(why)
+        case .consentMissing(let why, _): return .accessDenied(why)
         case .interactionNotAllowed, .authFailed: return .isLocked
         case .itemNotFound: return .noSuchObject(path)
         default: return .failed("\(error)")

@@ -36,6 +36,12 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// that the person asked refused: why, naming the rule (not the wrong
     /// master password of ``authFailed``, though the status is the same).
     case accessDenied(String)
+    /// `errSecInteractionNotAllowed` for a read that needed a person's
+    /// consent and got none: why, naming the item and its rule, and how the
+    /// question ended (``ConsentMiss``), carried from where it ended, so a
+    /// client can tell "no one answered" from "no one could be asked"
+    /// without reading the text (which holds the item's name).
+    case consentMissing(String, ConsentMiss)
 
     /// The Keychain status this error mirrors (`OSStatus` value).
     public var status: Int32 {
@@ -43,7 +49,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .duplicateItem: return -25299
         case .itemNotFound: return -25300
         case .authFailed, .accessDenied: return -25293
-        case .interactionNotAllowed: return -25308
+        case .interactionNotAllowed, .consentMissing: return -25308
         case .decode: return -26275
         case .param: return -50
         case .noSuchKeychain: return -25294
@@ -58,7 +64,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .duplicateItem: return "errSecDuplicateItem"
         case .itemNotFound: return "errSecItemNotFound"
         case .authFailed, .accessDenied: return "errSecAuthFailed"
-        case .interactionNotAllowed: return "errSecInteractionNotAllowed"
+        case .interactionNotAllowed, .consentMissing: return "errSecInteractionNotAllowed"
         case .decode: return "errSecDecode"
         case .param: return "errSecParam"
         case .noSuchKeychain: return "errSecNoSuchKeychain"
@@ -87,7 +93,8 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .itemNotFound(let what): return "item not found: \(what) (\(statusName))"
         case .authFailed: return "wrong master password (\(statusName))"
         case .accessDenied(let why): return "access denied: \(why) (\(statusName))"
-        case .interactionNotAllowed(let why): return "interaction not allowed: \(why) (\(statusName))"
+        case .interactionNotAllowed(let why), .consentMissing(let why, _):
+            return "interaction not allowed: \(why) (\(statusName))"
         case .decode(let why): return "vault damaged, tampered with, or not a Fob vault: \(why) (\(statusName))"
         case .param(let why): return "invalid parameter: \(why) (\(statusName))"
         case .noSuchKeychain(let path):
@@ -100,4 +107,15 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "item changed since revision \(expected) was read: \(what), now revision \(current) (\(statusName))"
         }
     }
+}
+
+/// How a consent question that settled nothing ended
+/// (``KeychainError/consentMissing(_:_:)``).
+public enum ConsentMiss: UInt8, Sendable, Equatable {
+    /// No channel could put the question (no terminal, no pinentry, the
+    /// rate limit): a client may still open the vault itself with the master password.
+    case noChannel = 0
+    /// The question was put and no one answered before its timeout: no one
+    /// is there to type the master password either.
+    case unanswered = 1
 }

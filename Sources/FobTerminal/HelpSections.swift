@@ -86,7 +86,7 @@ public enum HelpSections {
                 ("Ctrl-S", "save from any field"),
                 ("Ctrl-O", "new item (asks first with unsaved edits)"),
                 ("Ctrl-L, F2, F4, F8", "lock, messages, access log, logout, as on the list"),
-                ("Ctrl-Y", "undo the Save just made (as its message offers; save or discard newer edits first)"),
+                ("Ctrl-Y", "undo this item's Save or rename just made; other changes: Ctrl-Y on the list"),
                 (
                     "the list's keys",
                     "the others (Ctrl-T, F5 and so on) change nothing here and say they work on the list"

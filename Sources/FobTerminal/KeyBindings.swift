@@ -13,7 +13,7 @@ public enum KeyContext: Sendable, Equatable, CaseIterable {
     case messages
     /// A confirmation dialog.
     case confirm
-    /// The logout review (`W`): a list to tick, then y or n.
+    /// The logout review (F8): a list to tick, then Enter or Esc.
     case logoutReview
     /// The dialog of a consent question (F3).
     case consent
@@ -564,10 +564,10 @@ public enum KeyBindings {
         { app in app.mainModel?.logoutReview?.rows.isEmpty == false ? text : "" }
     }
 
-    /// The lease answer's legend, with its minutes.
+    /// The lease answer's legend, with its length.
     @Sendable private static func leaseLegend(_ app: AppModel) -> String {
         guard let prompt = app.mainModel?.consent.dialog else { return "m minutes" }
-        return "m \(prompt.leaseMinutes) min"
+        return "m \(prompt.leaseShortText)"
     }
 
     /// Ctrl-R's legend in the resolve dialog of a sync conflict, else nothing.

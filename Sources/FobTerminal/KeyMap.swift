@@ -15,8 +15,8 @@ public enum KeyMap {
     ///   - pageRows: how many list rows one page is (PageUp/PageDown).
     ///   - fits: whether the terminal is big enough for the screens
     ///     (``Renderer/fits(rows:columns:)``); when it is not, nothing is
-    ///     drawn but the "terminal too small" notice, so every key but `q`
-    ///     (quit) means nothing.
+    ///     drawn but the "terminal too small" notice, so every key but Ctrl-Q
+    ///     and F10 (quit) means nothing.
     ///   - helpPages: how many pages the help overlay takes on this screen
     ///     (``Renderer/helpPages(rows:columns:)``).
     ///   - previewRows: the preview as last drawn (``Renderer/previewRows``),

@@ -35,8 +35,8 @@ public struct Renderer {
     }
 
     /// Whether `rows` × `columns` is big enough for the screens; below it
-    /// only the "terminal too small" notice shows and keys other than `q`
-    /// are ignored.
+    /// only the "terminal too small" notice shows and keys other than Ctrl-Q
+    /// and F10 (quit) are ignored.
     /// - Parameters:
     ///   - rows: the terminal's height in cells.
     ///   - columns: the terminal's width in cells.
@@ -85,7 +85,7 @@ public struct Renderer {
         let lines = [
             "Terminal too small",
             "\(canvas.columns)\(times)\(canvas.rows), needs \(Self.minimumColumns)\(times)\(Self.minimumRows)",
-            "q quits",
+            "Ctrl-Q quits",
         ]
         let top = max(0, (canvas.rows - lines.count) / 2)
         for (i, line) in lines.enumerated() {

@@ -52,7 +52,7 @@ extension Renderer {
         [
             "t  this program until the vault locks",
             "o  once",
-            "m  this program for \(prompt.leaseMinutes) minutes",
+            "m  this program for \(prompt.leaseText)",
             "a  always, for this item",
             "d  deny        Esc later",
         ]
@@ -60,6 +60,6 @@ extension Renderer {
 
     /// The answers in a few words, for a small terminal.
     static func compactConsentAnswers(_ prompt: ConsentQuestion) -> String {
-        "t until lock · o once · m \(prompt.leaseMinutes) min · a always · d deny · Esc later"
+        "t until lock · o once · m \(prompt.leaseShortText) · a always · d deny · Esc later"
     }
 }

@@ -103,9 +103,13 @@ extension Renderer {
         return pages.count
     }
 
-    /// The text a search of the help reads in one of its lines (``HelpModel/layOut(_:)``).
+    /// The text a search of the help reads in one of its lines
+    /// (``HelpModel/layOut(_:)``): the key and the action apart, a line
+    /// break between them that no search holds (its field takes no control
+    /// character), so a match lies within one of them, where ``drawHelp``
+    /// highlights it; every line counted as a match shows its match.
     static func helpSearchText(_ line: HelpLine) -> String {
-        line.action.isEmpty ? line.key : line.key + "  " + line.action
+        line.action.isEmpty ? line.key : line.key + "\n" + line.action
     }
 
     /// The help for `context` (its section first), on the page `help`

@@ -2,7 +2,7 @@ import FobStore
 import FobViewModels
 import FoundationEssentials
 
-/// The logout review box (`W`).
+/// The logout review box (F8).
 extension Renderer {
     /// The review: each token or OAuth item a logout may delete, in its
     /// group under a heading, `[x]` when ticked, scrolled to keep the

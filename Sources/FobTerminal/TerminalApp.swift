@@ -15,7 +15,7 @@ public enum TerminalApp {
     /// Short enough that a change the agent tells of shows within 100 ms.
     public static let tickMilliseconds: Int32 = 50
 
-    /// Runs the UI over `app` until `q`, a signal or the terminal going
+    /// Runs the UI over `app` until it quits (Ctrl-Q), a signal or the terminal going
     /// away, then shuts the model down (clipboard cleared if it still holds
     /// a copied value). The caller builds the model (FobCLI is where the live
     /// store, clipboard and clock are put together); this only draws it and
@@ -24,7 +24,7 @@ public enum TerminalApp {
     ///   - app: the model, on its first screen.
     ///   - vaultDescription: the vault's path as shown in the title (`~` for home).
     ///   - environment: the environment (`NO_COLOR`, `TERM`).
-    /// - Returns: the exit status: 0 after `q`; 128 + the signal number after
+    /// - Returns: the exit status: 0 after quitting; 128 + the signal number after
     ///   SIGINT (130), SIGTERM (143) or SIGHUP (129); 36 without a terminal;
     ///   1 when the terminal cannot be set up. Errors are printed to stderr.
     public static func run(_ app: AppModel, vaultDescription: String, environment: [String: String]) -> Int32 {

@@ -26,9 +26,11 @@ import Testing
     /// process whose only channel ends each question with `outcome`, and the
     /// access layer of a command that would prompt for the master password
     /// (the vault's files live as long as the ``TestVault`` returned).
-    private func store(_ outcome: AccessOutcome) throws -> (ItemAccess, Prompts, InProcessAgent, TestVault) {
+    private func store(_ outcome: AccessOutcome, service: String = "mail") throws -> (
+        ItemAccess, Prompts, InProcessAgent, TestVault
+    ) {
         let vault = try TestVault()
-        try vault.vault.add(Item(service: "mail", account: "ana", secret: .text("s3cret")))
+        try vault.vault.add(Item(service: service, account: "ana", secret: .text("s3cret")))
         try vault.vault.setAccessDefault(.ask)
         vault.vault.lock()
         let agent = try InProcessAgent(vault: vault)
@@ -54,15 +56,28 @@ import Testing
         #expect(error?.exitStatus == 36)
         #expect(
             error
-                == .interactionNotAllowed(
+                == .consentMissing(
                     "consent needed for service \"mail\", account \"ana\": the vault's default rule is 'ask', "
-                        + "and no one answered within 60 s"))
+                        + "and no one answered within 60 s", .unanswered))
     }
 
     @Test func noChannelStillLetsTheCommandOpenTheVaultWithTheMasterPassword() throws {
         let (store, prompts, agent, vault) = try store(.unreachable)
         defer { withExtendedLifetime(vault) { agent.stop() } }
         let item = try store.item(service: "mail", account: "ana")
+        #expect(prompts.count == 1)
+        #expect(item.secret?.unsafeString == "s3cret")
+    }
+
+    /// Whether a question was left unanswered was read from the refusal's
+    /// text: an item whose name holds that text turned "no one could be
+    /// asked" into "unanswered", and the command never asked for the master
+    /// password. The agent now says which in a field of its own.
+    @Test func anItemNamedLikeTheUnansweredTextStillGetsTheMasterPassword() throws {
+        let service = "x, and no one answered within 60 s"
+        let (store, prompts, agent, vault) = try store(.unreachable, service: service)
+        defer { withExtendedLifetime(vault) { agent.stop() } }
+        let item = try store.item(service: service, account: "ana")
         #expect(prompts.count == 1)
         #expect(item.secret?.unsafeString == "s3cret")
     }

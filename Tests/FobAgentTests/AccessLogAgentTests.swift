@@ -113,7 +113,7 @@ import Testing
         }
         // Asked, and no one answers in time: timed out.
         sh.requester.executable = "/bin/bash"
-        guard case .failure(.interactionNotAllowed(let late)) = serve(core, AccessLogAgentTests.read, sh) else {
+        guard case .failure(.consentMissing(let late, .unanswered)) = serve(core, AccessLogAgentTests.read, sh) else {
             Issue.record("no answer in time is errSecInteractionNotAllowed")
             return
         }
@@ -121,7 +121,7 @@ import Testing
         // Nobody to ask: no channel.
         sh.requester.executable = "/bin/dash"
         core.gate.askers = []
-        guard case .failure(.interactionNotAllowed(let unasked)) = serve(core, AccessLogAgentTests.read, sh) else {
+        guard case .failure(.consentMissing(let unasked, .noChannel)) = serve(core, AccessLogAgentTests.read, sh) else {
             Issue.record("no channel is errSecInteractionNotAllowed")
             return
         }

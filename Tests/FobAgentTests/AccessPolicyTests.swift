@@ -224,9 +224,9 @@ extension AccessGateTests {
             return
         }
         let unattended = context(terminal: nil)
-        let refusal = KeychainError.interactionNotAllowed(
+        let refusal = KeychainError.consentMissing(
             "consent needed for service \"s\", account \"a\": the vault's default rule is 'ask', "
-                + "and no one could be asked")
+                + "and no one could be asked", .noChannel)
         for request in [
             AgentRequest.get(.key(service: "s", account: "a"), limitOne: true, detail: .secret),
             .getItems(ids: [item.persistentID], detail: .secretOnly),

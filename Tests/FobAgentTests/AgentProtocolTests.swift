@@ -144,7 +144,10 @@ private func roundTrip(_ request: AgentRequest) throws -> AgentRequest {
         for error in [
             KeychainError.duplicateItem("d"), .itemNotFound("n"), .authFailed, .interactionNotAllowed("i"),
             .decode("x"), .param("p"), .noSuchKeychain("/v"), .io("o"),
-            .revisionMismatch("service \"s\"", expected: 3, current: UInt64.max),
+            .revisionMismatch("service \"s\"", expected: 3, current: UInt64.max), .accessDenied("a"),
+            // How a consent question ended crosses the wire as a field of its own, not in the text.
+            .consentMissing("consent needed for service \"x, and no one answered within 60 s\"", .noChannel),
+            .consentMissing("consent needed for service \"s\", and no one answered within 60 s", .unanswered),
         ] {
             let bytes = AgentResponse.failure(error).encoded()
             guard

@@ -100,6 +100,31 @@ import Testing
         #expect(log.components(separatedBy: "\n").filter { $0 == "CONFIRM" }.count == 1)
     }
 
+    /// A lease of 90 s was named "2 minutes" (its minutes rounded): the
+    /// button and the text say its real length.
+    @Test func aLeaseOfPartMinutesIsNamedExactly() throws {
+        let program = try pinentry(confirm: Self.notOK, then: Self.notOK, third: "OK")
+        let asker = PinentryAsker(environment: ["FOB_PINENTRY": program, "PATH": "/usr/bin:/bin"], leaseSeconds: 90)
+        #expect(asker.ask(question(), timeout: 10) == .answered(.lease(seconds: 90)))
+        let log = try String(contentsOf: directory.file("log"), encoding: .utf8)
+        #expect(log.contains("SETOK Allow for 1 minute 30 seconds\n"))
+        #expect(log.contains("Other answers: allow once, for 1 minute 30 seconds, or always for this item."))
+        #expect(!log.contains("2 minutes"))
+    }
+
+    /// The requester's own terminal cut a 90 s lease to "[m] 1 minutes";
+    /// it names the lease as pinentry does, in whole minutes and seconds.
+    @Test func theTerminalQuestionNamesTheLeaseExactly() {
+        #expect(TerminalAsker.prompt(question(), leaseSeconds: 90).contains("[o] once, [m] 1 minute 30 seconds, "))
+        #expect(TerminalAsker.prompt(question(), leaseSeconds: 900).contains("[o] once, [m] 15 minutes, "))
+        #expect(
+            [60, 61, 90, 900, 45, 0, 59.9].map { AccessPrompt.leaseText(seconds: $0) } == [
+                "1 minute", "1 minute 1 second", "1 minute 30 seconds", "15 minutes", "45 seconds", "0 seconds",
+                "59 seconds",
+            ])
+        #expect(AccessPrompt.leaseText(seconds: 90, short: true) == "1 min 30 s")
+    }
+
     /// A lease chosen in pinentry is a lease of the gate: the next read of
     /// the same program and item is not asked, and the access log records
     /// the lease and the read it allowed.

@@ -57,6 +57,25 @@ import Testing
         }
     }
 
+    /// A lease of 90 s was offered as "1 minutes" (its minutes cut): the
+    /// dialog, its compact answers and the legend name its real length.
+    @Test func aLeaseOfPartMinutesIsNamedExactly() throws {
+        try #require(unicodeLocale)
+        let app = makeApp(items: [("github.com", "ana", "s3cret")])
+        app.mainModel!.consent.questions = [
+            ConsentQuestion(
+                id: 4, pid: 4242, program: "/usr/bin/git", parents: "", workingDirectory: "/home/ana",
+                terminal: "", item: "github.com / ana", channel: "fob get", leaseSeconds: 90)
+        ]
+        app.send(.openRequest)
+        var canvas = draw(app, rows: 24, columns: 80)
+        #expect(canvas.text.contains("m  this program for 1 minute 30 seconds"), "\(canvas.text)")
+        #expect(!canvas.text.contains("1 minutes"))
+        #expect(canvas.line(23).contains("m 1 min 30 s"), "\(canvas.line(23))")
+        canvas = draw(app, rows: 12, columns: 40)
+        #expect(canvas.text.contains("m 1 min 30 s"), "\(canvas.text)")
+    }
+
     @Test func atFortyByTwelveTheAnswersShrinkAndWhoAndWhatStay() throws {
         try #require(unicodeLocale)
         let app = app()

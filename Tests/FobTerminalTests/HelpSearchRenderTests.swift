@@ -96,4 +96,36 @@ private func drawn(_ app: AppModel, rows: Int = 24, columns: Int = 80, glyphs: G
         #expect(canvas.text.contains("Page 1 of"))
         #expect(!canvas.text.contains("▸"))
     }
+
+    /// A match across a line's key and its action (`ctrl-s  save`, over
+    /// "Ctrl-S" and "save from any field") was counted and marked beside
+    /// the line, but highlighted nowhere. A search finds text within the
+    /// key or within the action, and each line it counts shows its match
+    /// highlighted.
+    @Test func everyCountedMatchIsHighlighted() throws {
+        try #require(unicodeLocale)
+        let app = makeApp()
+        app.send(.showHelp)
+        _ = drawn(app)
+        app.send(.startFilter)
+        app.send(.insert("ctrl-s  save"))
+        app.send(.submit)
+        var canvas = drawn(app)
+        #expect(app.help.matches.isEmpty)
+        #expect(canvas.text.contains("No match for \u{201C}ctrl-s  save\u{201D}"), "\(canvas.text)")
+        #expect(!canvas.text.contains("▸") && !canvas.text.contains("•"))
+        app.send(.cancel)
+        app.send(.startFilter)
+        app.send(.insert("ctrl-s"))
+        app.send(.submit)
+        canvas = drawn(app)
+        let marked = (0..<24).filter { canvas.line($0).hasPrefix("│▸") || canvas.line($0).hasPrefix("│•") }
+        #expect(!marked.isEmpty, "\(canvas.text)")
+        for row in marked {
+            // Past the mark beside the line, the cells drawn as a match: "Ctrl-S" at least once.
+            let mark = try #require((0..<80).first { ["▸", "•"].contains(canvas[row, $0].text) })
+            let lit = (mark + 1..<80).filter { [.focus, .selection].contains(canvas[row, $0].role) }
+            #expect(lit.count >= 6, "row \(row): \(canvas.line(row))")
+        }
+    }
 }

@@ -116,6 +116,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         let app = makeApp(items: [("github.com", "ana", "s")])
         let small = draw(app, rows: 5, columns: 20)
         #expect(small.text.contains("Terminal too small"))
+        // The key bound there (q types nothing and quits nothing).
+        #expect(small.text.contains("Ctrl-Q quits"))
         #expect(draw(app, rows: 9, columns: 80).text.contains("Terminal too small"))
         #expect(draw(app, rows: 10, columns: 39).text.contains("Terminal too small"))
         let minimum = draw(app, rows: 10, columns: 40)

@@ -1,5 +1,6 @@
 import FobStore
 import FobTestSupport
+import FobTokens
 import FobViewModels
 import Foundation
 import Testing
@@ -173,6 +174,23 @@ import Testing
         line = try #require(h.main.preview?.lines(at: h.clock.now).first { $0.label == "Expires" })
         #expect(line.text == "\(local) · 1m ago")
         #expect(line.style == .expired)
+    }
+
+    /// An OAuth item's expiry offered "(r refreshes)", a key that types
+    /// into the query since the key map moved: it names F5, the key bound.
+    @Test func anOAuthExpiryNamesTheRefreshKeyBound() throws {
+        let set = OAuthTokenSet(
+            accessToken: "opaque", refreshToken: "rt", idToken: nil,
+            expiresAt: Date(timeIntervalSince1970: 1_767_225_600 + 52 * 60),
+            tokenEndpoint: URL(string: "https://id.example/token")!, clientID: "c")
+        var oauth = item("idp", "ana", kind: .oauth)
+        oauth.secret = SecretBytes(set.encoded())
+        let h = try Harness.unlocked(items: [oauth])
+        let line = try #require(h.main.preview?.lines(at: h.clock.now).first { $0.label == "Expires" })
+        #expect(line.text.hasSuffix(" · in 52m  (F5 refreshes)"), "\(line.text)")
+        h.send(.editSelected)
+        let row = h.form.detailRows(at: h.app.now).first { $0.label == "Expires" }
+        #expect(row?.text == "expires in 52m  (F5 refreshes)")
     }
 
     @Test func previewFollowsAChangeMadeElsewhere() throws {

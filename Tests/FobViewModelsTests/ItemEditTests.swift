@@ -292,7 +292,7 @@ import Testing
         app.send(.refreshSelected)
         #expect(provider.refreshCount == 1)
         #expect(
-            app.mainModel?.form.message.text == #"r refreshes OAuth items; web / bo is a password"#)
+            app.mainModel?.form.message.text == #"F5 refreshes OAuth items; web / bo is a password"#)
     }
 
     /// A provider that does not answer leaves the UI working: keys and

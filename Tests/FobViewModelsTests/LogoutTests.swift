@@ -74,7 +74,35 @@ import Testing
         #expect(h.clipboard.contents == nil)
         #expect(h.store.isLocked)
         #expect(h.store.storedItems.count == 1)
-        #expect(h.app.unlockModel?.message.text == "Logged out: nothing to delete; clipboard cleared, vault locked")
+        #expect(
+            h.app.unlockModel?.message.text
+                == "Logged out: nothing to delete; vault locked; the clipboard cleared if it still held Fob's copy")
+    }
+
+    /// The message said "clipboard cleared" whatever the clipboard held:
+    /// with nothing of Fob's on it, nothing is cleared and it says so.
+    @Test func nothingCopiedLeavesTheClipboardAloneAndSaysSo() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.clipboard.userCopies("a note of the user's")
+        h.send(.logoutWipe(service: nil), .confirm)
+        #expect(h.store.isLocked)
+        #expect(h.clipboard.contents == "a note of the user's")
+        #expect(
+            h.app.unlockModel?.message.text
+                == "Logged out: nothing to delete; vault locked; no copy of Fob's to clear from the clipboard")
+    }
+
+    /// Fob's copy replaced by the user's own text since: that text stays, and
+    /// the message claims no clear it did not make.
+    @Test func textCopiedSinceIsLeftAloneAndTheMessageStaysTrue() throws {
+        let h = try Harness.unlocked(items: [item("mail", "ana")])
+        h.send(.copySelected)
+        h.clipboard.userCopies("copied since")
+        h.send(.logoutWipe(service: nil), .confirm)
+        #expect(h.clipboard.contents == "copied since")
+        #expect(
+            h.app.unlockModel?.message.text
+                == "Logged out: nothing to delete; vault locked; the clipboard cleared if it still held Fob's copy")
     }
 
     /// Issue 32: the review opened while the status line still spoke of

@@ -50,19 +50,19 @@ public enum Action: Sendable, Equatable {
     /// In the help: go to the next match of its search (`n`: 1) or the
     /// previous one (`N`: -1), round the ends (``HelpModel``).
     case nextMatch(Int)
-    /// Put the selected item in the form (Enter on the list).
+    /// Put the selected item in the form (no key of its own: Ctrl-E on the list is ``editSelected``).
     case openSelected
-    /// Start a new item: empty form, focus on Service (`n`).
+    /// Start a new item: empty form, focus on Service (Ctrl-O).
     case newItem
-    /// Copy the selected item's secret to the clipboard (`c`).
+    /// Copy the selected item's secret to the clipboard (Enter on the list).
     case copySelected
-    /// Copy the selected item's user ID (account) to the clipboard (`u`).
+    /// Copy the selected item's user ID (account) to the clipboard (Ctrl-B).
     case copyUserID
-    /// Copy the selected item's current one-time code to the clipboard (`o`).
+    /// Copy the selected item's current one-time code to the clipboard (Ctrl-T).
     case copyOneTimeCode
-    /// Put the selected item in the form to edit every attribute, focus on Service (`e`).
+    /// Put the selected item in the form to edit every attribute, focus on Service (Ctrl-E).
     case editSelected
-    /// Refresh the selected OAuth item's access token (`r`).
+    /// Refresh the selected OAuth item's access token (F5).
     case refreshSelected
     /// Delete the selected item at once, undoable for 10 s (after the question ``askDeleteSelected`` asks).
     case deleteSelected
@@ -70,10 +70,10 @@ public enum Action: Sendable, Equatable {
     case askDeleteSelected
     /// Undo the last delete, rename or Save, within 10 s (Ctrl-Y).
     case undo
-    /// Ask which version of the selected item to keep after a sync conflict (`V`).
+    /// Ask which version of the selected item to keep after a sync conflict (F6).
     case resolveSelected
-    /// In the resolve dialog: keep the other device's version (`r`, as
-    /// `fob resolve --keep remote`); `y` keeps this vault's.
+    /// In the resolve dialog: keep the other device's version (Ctrl-O, as
+    /// `fob resolve --keep remote`); Enter keeps this vault's.
     case keepOtherVersion
     /// Lock now (after the question ``askLock`` asks).
     case lock
@@ -86,11 +86,11 @@ public enum Action: Sendable, Equatable {
     case lockAndQuit
     /// Ctrl-F: select the kept query, so that typing replaces it.
     case selectQuery
-    /// Ask to delete every token and OAuth item (of one service, or all) and lock (`W`).
+    /// Ask to delete every token and OAuth item (of one service, or all) and lock (F8).
     case logoutWipe(service: String?)
-    /// Show the help overlay (`?`).
+    /// Show the help overlay (F1).
     case showHelp
-    /// Show the last messages of the status line (`m`).
+    /// Show the last messages of the status line (F2).
     case showMessages
     /// Open the dialog of the oldest consent question (F3).
     case openRequest
@@ -105,7 +105,8 @@ public enum Action: Sendable, Equatable {
     /// On the editor's Programs row: remove the selected program from the
     /// item's access rule (written by Save).
     case removeProgram
-    /// Quit (`q`).
+    /// Quit (Ctrl-Q or F10 on a screen too small to draw; Esc or Ctrl-Q on
+    /// the unlock and create screens; the main screen's Ctrl-Q is ``askQuit``).
     case quit
 
     // MARK: Home form buttons
@@ -127,11 +128,12 @@ public enum Action: Sendable, Equatable {
     case cycleKind(Int)
 
     // MARK: Dialogs
-    /// Answer yes to the open confirmation (`y`).
+    /// Answer yes to the open confirmation (Enter).
     case confirm
-    /// Answer no / close the overlay (`n`, Esc).
+    /// Answer no / close the overlay (Esc).
     case dismiss
-    /// In the unsaved-edits question: drop the edits and go on (`d`).
+    /// In the unsaved-edits question: drop the edits and go on (Ctrl-D); in
+    /// the changed-elsewhere question: reload the item as stored now.
     case discardEdits
 }
 

@@ -62,7 +62,7 @@ public final class AppModel {
     /// What was said once about this vault (``AccessDefaultNotice``).
     private let notices: any NoticeMemory
     /// A refresh that was waiting for its provider when the screen locked
-    /// (or a `V` resolve still writing): the store stays open for it until
+    /// (or an F6 resolve still writing): the store stays open for it until
     /// it ends (at most the transport's timeout), so that the tokens it
     /// gets, a rotated refresh token among them, are saved rather than
     /// lost; the screen is locked meanwhile.
@@ -76,8 +76,8 @@ public final class AppModel {
     ///   - clock: the time source.
     ///   - lockAfter: idle seconds before locking (default 300; 0 = never).
     ///   - kdfOverride: KDF costs for a new vault instead of the chosen preset (tests).
-    ///   - oauthTransport: how `r` reaches an OAuth provider's token endpoint (a fake in tests).
-    ///   - sync: where the list reads sync's conflicts and `V` settles them, or `nil` without sync.
+    ///   - oauthTransport: how F5 reaches an OAuth provider's token endpoint (a fake in tests).
+    ///   - sync: where the list reads sync's conflicts and F6 settles them, or `nil` without sync.
     ///   - notices: what was said once about this vault, kept across runs by the caller.
     public init(
         store: any KeychainStore, clipboard: ClipboardController, clock: any WallClock,

@@ -10,7 +10,7 @@ public enum Screen {
     case main(MainModel)
 }
 
-/// A confirmation dialog: a title, a question, and what `y` does.
+/// A confirmation dialog: a title, a question, and what Enter does.
 public struct ConfirmDialog: Sendable, Equatable {
     /// What confirming does.
     public enum Purpose: Sendable, Equatable {
@@ -19,14 +19,14 @@ public struct ConfirmDialog: Sendable, Equatable {
         /// Save the form, storing an empty secret (a new item's, or in place of the opened item's).
         case saveEmptySecret
         /// Save the editor's edits over an item another process changed since
-        /// it was opened; ``Action/discardEdits`` (`r`) reloads the item as
-        /// stored now, `n`/Esc keeps editing.
+        /// it was opened; ``Action/discardEdits`` (Ctrl-D) reloads the item as
+        /// stored now, Esc keeps editing.
         case saveOverChanges
-        /// The editor holds unsaved edits: `y` saves, ``Action/discardEdits``
-        /// drops them, `n`/Esc keeps editing; then go to `then`.
+        /// The editor holds unsaved edits: Enter saves, ``Action/discardEdits``
+        /// (Ctrl-D) drops them, Esc keeps editing; then go to `then`.
         case leaveEditor(then: EditorExit)
-        /// Settle the item's sync conflict: `y` keeps this vault's version,
-        /// ``Action/keepOtherVersion`` (`r`) the other one, `n`/Esc neither.
+        /// Settle the item's sync conflict: Enter keeps this vault's version,
+        /// ``Action/keepOtherVersion`` (Ctrl-O) the other one, Esc neither.
         case resolveConflict(ItemKey)
         /// Lock the vault for every process (Ctrl-L asks; Enter or Ctrl-L again locks).
         case lock
@@ -72,11 +72,11 @@ public struct ConfirmDialog: Sendable, Equatable {
 public enum EditorExit: Sendable, Equatable {
     /// Back to the list (Esc).
     case list
-    /// Open this item (Enter or `e` on another item).
+    /// Open this item (Ctrl-E on another item, or Tab into the editor).
     case open(ItemKey)
-    /// An empty editor (`n`).
+    /// An empty editor (Ctrl-O).
     case newItem
-    /// Quit Fob (`q`).
+    /// Quit Fob (Ctrl-Q or F10).
     case quit
 }
 

@@ -2,7 +2,7 @@ import FobStore
 import FoundationEssentials
 
 /// The last messages the status line showed, newest last, for the message
-/// history (`m` on the list). Holds names of items, never a secret.
+/// history (F2). Holds names of items, never a secret.
 public struct MessageLog: Sendable, Equatable {
     /// One message and when it was shown.
     public struct Entry: Sendable, Equatable {

@@ -219,7 +219,6 @@ public final class ItemListModel {
         return true
     }
 
-    /// Moves the selection by `delta` rows, stopping at the ends.
     /// Earlier queries, newest last (at most ``queryHistoryLimit``): only
     /// the ones used, that matched an item the user then copied or opened,
     /// so that a secret typed here by mistake (a master password) is not
@@ -350,7 +349,7 @@ public final class HomeFormModel {
     public internal(set) var fieldHidden = true
     /// The Access rows: the item's access rule as edited.
     public internal(set) var access = AccessRuleDraft()
-    /// The item the form was opened on (Enter or `e` in the list); Save
+    /// The item the form was opened on (Ctrl-E in the list); Save
     /// updates (or renames) it. `nil` for a new item.
     public internal(set) var openedKey: ItemKey?
     /// Whether the opened item has a non-empty secret.
@@ -476,10 +475,10 @@ public final class MainModel {
     public internal(set) var generatorDialog: GeneratorDialogModel?
     /// The preview of the highlighted item, or `nil` with none.
     public internal(set) var preview: ItemPreview?
-    /// The last messages shown (`m` on the list).
+    /// The last messages shown (F2).
     public internal(set) var messages = MessageLog()
     /// Whole seconds left to undo the newest delete or replaced secret
-    /// with `z`, or `nil` when there is nothing to undo: kept in view
+    /// with Ctrl-Y, or `nil` when there is nothing to undo: kept in view
     /// (the list's title) however many messages follow the delete's.
     public internal(set) var undoSecondsLeft: Int?
     /// The logout review while it shows (``Overlay/logoutReview``), else `nil`.

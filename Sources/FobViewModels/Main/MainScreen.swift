@@ -147,7 +147,7 @@ final class MainScreen {
         if case .resolveConflict(let key) = purpose { conflicts.toggleReveal(key) }
     }
 
-    /// The second answer of a dialog that has three (`d`, `r`): drops the
+    /// The second answer of a dialog that has three (Ctrl-D, Ctrl-O): drops the
     /// edits and goes on, reloads the item as stored now, or keeps the
     /// other device's version.
     /// - Returns: the transition, or `nil` when the dialog has no such answer.

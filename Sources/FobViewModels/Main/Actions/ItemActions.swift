@@ -157,7 +157,8 @@ final class ItemActions: ScreenPart {
         }
     }
 
-    /// `d` in the list: deletes the selected item, keeping it for `z`.
+    /// Enter on the delete question (Delete on the list): deletes the
+    /// selected item, keeping it for Ctrl-Y.
     func deleteSelectedWithUndo() {
         guard let row = model.list.selectedRow else {
             model.form.message = StatusLine.noSelection
@@ -173,7 +174,7 @@ final class ItemActions: ScreenPart {
         let item: Item
         do {
             item = try store.item(key)
-            // Deletes the item as read, so that `z` brings back what was deleted.
+            // Deletes the item as read, so that Ctrl-Y brings back what was deleted.
             var query = key.query
             if item.revision > 0 { query.expectedRevision = item.revision }
             try store.delete(matching: query)
@@ -200,7 +201,7 @@ final class ItemActions: ScreenPart {
     }
 
     /// The timer step of undo: once its time is up, the message that offered
-    /// `z` loses that offer.
+    /// Ctrl-Y loses that offer.
     func expireUndo() {
         let ended = undo.expire(at: clock.now)
         model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
@@ -210,12 +211,25 @@ final class ItemActions: ScreenPart {
         model.form.message = StatusLine(message.tone, String(message.text.dropLast(UndoBuffer.hint.count)))
     }
 
-    /// Ctrl-Y: undoes the last delete or Save, if its time is not up.
+    /// Ctrl-Y: undoes the last delete or Save, if its time is not up. In
+    /// the editor, only a Save (or rename) of the item the editor shows: any
+    /// other change is left for Ctrl-Y on the list, so the editor never
+    /// stays on an item while the list highlights another it brought back.
     func undoLast() -> Transition {
-        // From the editor: edits typed since are neither dropped nor left over an item put back.
-        if model.form.hasUnsavedEdits, model.focus != .list, model.focus != .filter {
-            model.form.message = .warning(Self.unsavedEditsBeforeUndo)
-            return .stay
+        if model.focus != .list, model.focus != .filter {
+            // From the editor: edits typed since are neither dropped nor left over an item put back.
+            if model.form.hasUnsavedEdits {
+                model.form.message = .warning(Self.unsavedEditsBeforeUndo)
+                return .stay
+            }
+            if let newest = undo.newest(at: clock.now), !undoesInEditor(newest) {
+                model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
+                let shown = model.form.openedKey.map { "a Save of \($0.shortName)" } ?? "a Save of the item it shows"
+                model.form.message = .info(
+                    "Ctrl-Y in the editor undoes \(shown); the newest change is \(newest.what): "
+                        + "Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                return .stay
+            }
         }
         let taken = undo.take(at: clock.now)
         model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
@@ -224,6 +238,13 @@ final class ItemActions: ScreenPart {
             return .stay
         }
         return undo(entry, overChanges: false)
+    }
+
+    /// Whether Ctrl-Y in the editor undoes `entry`: a Save that left the
+    /// item the editor shows under its name.
+    private func undoesInEditor(_ entry: UndoBuffer.Entry) -> Bool {
+        guard case .saved(_, let now, _) = entry, let opened = model.form.openedKey else { return false }
+        return now == opened
     }
 
     /// What Ctrl-Y says in the editor over unsaved edits.
@@ -304,7 +325,7 @@ final class ItemActions: ScreenPart {
 
     // MARK: - Delete
 
-    /// The Delete button: asks first, like `d` in the list, when the item
+    /// The Delete button: asks first, like Delete on the list, when the item
     /// the form names exists.
     func askDeleteFromForm() -> Transition {
         let form = model.form
@@ -335,13 +356,13 @@ final class ItemActions: ScreenPart {
         return .show(.confirm(deleteDialog(row.key)))
     }
 
-    /// `y` on the delete dialog: deletes, undoable with `z`.
+    /// Enter on the delete dialog: deletes, undoable with Ctrl-Y.
     private func deleteItem(_ key: ItemKey) -> Transition {
         deleteWithUndo(key)
         return .stay
     }
 
-    /// `r`: refreshes the selected OAuth item's access token at its
+    /// F5: refreshes the selected OAuth item's access token at its
     /// provider, in the background: the Message line says "Refreshing…" and
     /// the UI stays usable; the outcome shows at the tick after it ends
     /// (``finishRefresh()``). The refresh itself is ``OAuthSession``'s, under
@@ -354,7 +375,7 @@ final class ItemActions: ScreenPart {
             return
         }
         guard row.kind == .oauth else {
-            form.message = .warning("r refreshes OAuth items; \(row.key.shortName) is a \(row.kind.rawValue)")
+            form.message = .warning("F5 refreshes OAuth items; \(row.key.shortName) is a \(row.kind.rawValue)")
             return
         }
         if let pending = pendingRefresh {

@@ -21,6 +21,18 @@ final class UndoBuffer {
         /// revision: a later change made elsewhere is asked about first.
         case saved(before: Item, now: ItemKey, revision: UInt64)
 
+        /// The change as messages name it: `the delete of github.com / ana`,
+        /// `the Save of …`, `the rename of … to …`.
+        var what: String {
+            switch self {
+            case .deleted(let item): return "the delete of \(ItemKey(item).shortName)"
+            case .saved(let before, let now, _):
+                let was = ItemKey(before)
+                return was == now
+                    ? "the Save of \(now.shortName)" : "the rename of \(was.shortName) to \(now.shortName)"
+            }
+        }
+
         /// The item's name as messages give it (`github.com / ana`).
         var name: String {
             switch self {
@@ -58,9 +70,16 @@ final class UndoBuffer {
         return entries.popLast()?.entry
     }
 
+    /// The newest kept change, left in the buffer; `nil` when none is left
+    /// or their time is up.
+    func newest(at now: Date) -> Entry? {
+        expire(at: now)
+        return entries.last?.entry
+    }
+
     /// Drops the changes whose time is up.
     /// - Returns: whether the newest change was dropped now (the one whose
-    ///   message offers `z`).
+    ///   message offers Ctrl-Y).
     @discardableResult
     func expire(at now: Date) -> Bool {
         guard let newest = entries.last else { return false }

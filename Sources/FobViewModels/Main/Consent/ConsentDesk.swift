@@ -22,8 +22,10 @@ public struct ConsentQuestion: Sendable, Equatable {
     public let item: String
     /// The channel (`fob get`, `Secret Service`, `git`, …).
     public let channel: String
-    /// Whole minutes of the lease answer (at least 1).
-    public let leaseMinutes: Int
+    /// The lease answer's length in words (`15 minutes`, `1 minute 30 seconds`).
+    public var leaseText: String { AccessPrompt.leaseText(seconds: leaseSeconds) }
+    /// The lease answer's length, abbreviated for a key legend (`15 min`, `1 min 30 s`).
+    public var leaseShortText: String { AccessPrompt.leaseText(seconds: leaseSeconds, short: true) }
     let leaseSeconds: Double
 
     init(_ prompt: AccessPrompt) {
@@ -48,7 +50,6 @@ public struct ConsentQuestion: Sendable, Equatable {
         self.item = item
         self.channel = channel
         self.leaseSeconds = Double(max(60, leaseSeconds))
-        leaseMinutes = Int(self.leaseSeconds / 60)
     }
 }
 

@@ -19,7 +19,7 @@ final class EditorSession: ScreenPart {
         self.screen = screen
     }
 
-    /// Enter (or `e`) on the list: the selected item in the editor with
+    /// The selected item in the editor (``Action/openSelected``) with
     /// every attribute, its secret in Retrieved Password, focus on Service;
     /// the Password field stays empty and Save keeps the stored secret
     /// unless the field is edited.
@@ -137,8 +137,8 @@ final class EditorSession: ScreenPart {
 
     /// The item changed elsewhere since it was opened, or while Save wrote
     /// (`what` says which): nothing is written, the edits stay, and the
-    /// dialog offers to write them over it (`y`), to reload the item as
-    /// stored now (`r`), or to keep editing (`n`).
+    /// dialog offers to write them over it (Enter), to reload the item as
+    /// stored now (Ctrl-D), or to keep editing (Esc).
     func askAboutChanges(of key: ItemKey, _ what: String) -> Transition {
         let name = key.shortName
         model.form.message = .warning("\(name) changed elsewhere: nothing saved; your edits are kept")
@@ -150,7 +150,7 @@ final class EditorSession: ScreenPart {
                     purpose: .saveOverChanges)))
     }
 
-    /// `r` on the changed-elsewhere question: the editor shows the item as
+    /// Ctrl-D on the changed-elsewhere question: the editor shows the item as
     /// stored now, the edits dropped.
     func reloadDroppingEdits() -> Transition {
         let form = model.form
@@ -281,7 +281,7 @@ final class EditorSession: ScreenPart {
         model.form.kind = kinds[(index + step % kinds.count + kinds.count) % kinds.count]
     }
 
-    /// Enter or `e` on the list: opens the highlighted item in the editor,
+    /// Ctrl-E on the list: opens the highlighted item in the editor,
     /// focus on Service; asks first when the editor holds unsaved edits of
     /// another item.
     func editSelected() -> Transition {
@@ -322,7 +322,7 @@ final class EditorSession: ScreenPart {
     /// What the message of an opened editor ends with.
     static let editingHint = ": Ctrl-S saves, Esc goes back"
 
-    /// `n`: an empty editor, focus on Service.
+    /// Ctrl-O: an empty editor, focus on Service.
     func startNewItem() {
         model.form.wipe()
         model.form.access = AccessRuleDraft(vaultDefault: vaultAccessDefault)
@@ -354,7 +354,7 @@ final class EditorSession: ScreenPart {
                     purpose: .leaveEditor(then: exit))))
     }
 
-    /// `y` on the unsaved-edits question: saves; once nothing is left
+    /// Enter on the unsaved-edits question: saves; once nothing is left
     /// unsaved, goes on to `exit` (a refusal or another question stops there).
     func saveAndLeave(then exit: EditorExit) -> Transition {
         let transition = save()
@@ -362,7 +362,7 @@ final class EditorSession: ScreenPart {
         return leave(to: exit)
     }
 
-    /// `d` on the unsaved-edits question: drops the edits, then goes on to `exit`.
+    /// Ctrl-D on the unsaved-edits question: drops the edits, then goes on to `exit`.
     func discardAndLeave(then exit: EditorExit) -> Transition {
         let form = model.form
         if let key = form.baseline?.key {

@@ -47,7 +47,7 @@ extension HomeFormModel {
                 DetailRow(
                     label: "Expires",
                     text: details.expiryText(now: now)
-                        + (details.canRefresh ? "  (r refreshes)" : ""), masked: false))
+                        + (details.canRefresh ? "  (F5 refreshes)" : ""), masked: false))
         }
         return rows
     }

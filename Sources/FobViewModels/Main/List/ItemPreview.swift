@@ -64,7 +64,7 @@ public struct ItemPreview: Sendable, Equatable {
     let unreadableSeed: Bool
     /// The token's expiry, or `nil`.
     public let expires: Date?
-    /// Whether `r` can refresh it.
+    /// Whether F5 can refresh it.
     let canRefresh: Bool
     /// Whether the item is a token (so "no expiry" is worth saying).
     let isToken: Bool
@@ -147,7 +147,7 @@ public struct ItemPreview: Sendable, Equatable {
         guard let expires else { return Line("Expires", "no expiry") }
         let left = expires.timeIntervalSince(now)
         let relative = left > 0 ? "in \(TimeText.duration(left))" : "\(TimeText.duration(left)) ago"
-        let refresh = canRefresh ? "  (r refreshes)" : ""
+        let refresh = canRefresh ? "  (F5 refreshes)" : ""
         let style: Line.Style = left <= 0 ? .expired : (left <= ItemPreview.soon ? .soon : .plain)
         return Line("Expires", "\(ItemPreview.localTime(expires, now: now)) · \(relative)\(refresh)", style)
     }

@@ -182,7 +182,7 @@ final class ItemRefresh {
         if let overview, overview.lastSync != main.sync?.lastSync, let summary = overview.summary {
             let line: StatusLine = overview.conflicts > 0 ? .warning(summary) : .info(summary)
             // News that came by itself never hides a message the user has
-            // yet to read (a warning, an error, a delete's "z undoes"):
+            // yet to read (a warning, an error, a delete's "Ctrl-Y undoes"):
             // then it goes to the message history (m) alone.
             if main.form.message.isEmpty || main.form.message.tone == .info {
                 main.form.message = line

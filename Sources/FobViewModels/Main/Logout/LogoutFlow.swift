@@ -5,8 +5,8 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 
-/// The logout wipe on the main screen: `W` opens the review
-/// (``LogoutReviewModel``), `y` there deletes what is ticked in one
+/// The logout wipe on the main screen: F8 opens the review
+/// (``LogoutReviewModel``), Enter there deletes what is ticked in one
 /// transaction and locks; a vault busy with another writer keeps the wipe
 /// waiting (``pendingWipe``) and retries it on each tick.
 final class LogoutFlow: ScreenPart {
@@ -43,7 +43,7 @@ final class LogoutFlow: ScreenPart {
             // Nothing to delete: the logout still clears the clipboard and locks.
             if review.rows.isEmpty {
                 model.logoutReview = nil
-                return (.lockWiping(.success("Logged out: nothing to delete; clipboard cleared, vault locked")), false)
+                return (.lockWiping(.success(Self.nothingToDelete(clipboardHeldOurs: clipboard.holdsOurValue))), false)
             }
             guard review.selectedCount > 0 else {
                 model.form.message = .warning("Nothing ticked, so nothing deleted: Space ticks an item; Esc cancels")
@@ -64,6 +64,18 @@ final class LogoutFlow: ScreenPart {
         return (.stay, true)
     }
 
+    /// What a logout with nothing to delete says. The lock clears the
+    /// clipboard only while it holds Fob's copy (text copied since is left
+    /// alone), and does so in the background: with a copy of Fob's
+    /// pending, the message says what the clear does, not that it is done.
+    /// - Parameter clipboardHeldOurs: whether a copy of Fob's may still be on the clipboard.
+    static func nothingToDelete(clipboardHeldOurs: Bool) -> String {
+        let clipboard =
+            clipboardHeldOurs
+            ? "the clipboard cleared if it still held Fob's copy" : "no copy of Fob's to clear from the clipboard"
+        return "Logged out: nothing to delete; vault locked; " + clipboard
+    }
+
     // MARK: - Logout wipe
 
     /// The timer step of a wipe that found the vault busy: one more short try.
@@ -78,7 +90,7 @@ final class LogoutFlow: ScreenPart {
     /// freezes behind another process.
     static let wipeBusyTimeoutMilliseconds: Int32 = 250
 
-    /// `y` in the logout review: deletes the items ticked (one transaction), then locks; when
+    /// Enter in the logout review: deletes the items ticked (one transaction), then locks; when
     /// the delete failed, stays unlocked (clipboard cleared), nothing deleted,
     /// and says why, or that the vault is busy and to try again.
     func logoutWipe(keys: Set<ItemKey>) -> Transition {

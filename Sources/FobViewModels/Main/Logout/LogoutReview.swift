@@ -2,9 +2,9 @@ import FobSessions
 import FobStore
 import FoundationEssentials
 
-/// The logout review (`W`): every item a logout may delete, in a list that
+/// The logout review (F8): every item a logout may delete, in a list that
 /// scrolls, in two groups: session tokens (selected) and tokens with no
-/// expiry (not selected). Space toggles the row under the cursor; `y`
+/// expiry (not selected). Space toggles the row under the cursor; Enter
 /// deletes the selected ones, clears the clipboard and locks.
 public final class LogoutReviewModel {
     /// One row: an item and whether it will be deleted.
@@ -17,7 +17,7 @@ public final class LogoutReviewModel {
         public var group: LogoutGroup
         /// When a session token expires, if known.
         public var expires: Date?
-        /// Whether `y` deletes it.
+        /// Whether Enter deletes it.
         public internal(set) var selected: Bool
     }
 
@@ -49,7 +49,7 @@ public final class LogoutReviewModel {
             : "Tokens with no expiry (\(count)): kept unless ticked"
     }
 
-    /// How many rows `y` deletes.
+    /// How many rows Enter deletes.
     public var selectedCount: Int { rows.filter(\.selected).count }
 
     /// The question, repeating the final count.
@@ -75,6 +75,6 @@ public final class LogoutReviewModel {
         rows[cursor].selected.toggle()
     }
 
-    /// The keys `y` deletes.
+    /// The keys Enter deletes.
     var selectedKeys: Set<ItemKey> { Set(rows.filter(\.selected).map(\.key)) }
 }

@@ -3,7 +3,7 @@ import FobStore
 import FobSystem
 import FoundationEssentials
 
-/// Sync conflicts on the main screen: `V` on an item with conflicting
+/// Sync conflicts on the main screen: F6 on an item with conflicting
 /// versions asks which to keep, as `fob resolve` does, and the choice is
 /// written in the background (``pendingResolve``).
 final class ConflictDesk: ScreenPart {
@@ -22,7 +22,7 @@ final class ConflictDesk: ScreenPart {
         self.preview = preview
     }
 
-    /// `V`: the resolve dialog for the selected item, when it has a conflict.
+    /// F6: the resolve dialog for the selected item, when it has a conflict.
     func askResolveSelected() -> Transition {
         guard let row = model.list.selectedRow else {
             model.form.message = StatusLine.noSelection

@@ -15,7 +15,7 @@ public struct SyncOverview: Sendable, Equatable {
     /// The items with conflicting versions: how many versions each has
     /// (the vault's and the ones kept beside it, so at least 2).
     public var versions: [ItemKey: Int]
-    /// Who wrote the two versions `V` chooses between, and when, by item
+    /// Who wrote the two versions F6 chooses between, and when, by item
     /// (an item missing here is asked about without them).
     public var sources: [ItemKey: ConflictSources]
 
@@ -41,7 +41,7 @@ public struct SyncOverview: Sendable, Equatable {
     }
 }
 
-/// The two versions of an item with a conflict as `V` names them: this
+/// The two versions of an item with a conflict as F6 names them: this
 /// vault's (`fob resolve --keep local`) and the other one (`--keep remote`).
 public struct ConflictSources: Sendable, Equatable {
     /// One version: the device that wrote it, as `fob devices` shows it
