@@ -187,7 +187,7 @@ public final class SyncEngine {
                 let before = head
                 // A remote this tree holds already (nothing new, or only this device's export) needs no merge.
                 if try !git.contains(remote, head: head) {
-                    try checkOwnHead(remote: remote, remoteTree: remoteTree, current: current, head: head, run: run)
+                    try checkOwnFiles(remote: remote, remoteTree: remoteTree, current: current, head: head, run: run)
                     do {
                         current = try merger.mergeRemote(remote, head: head, run: &run, before: current)
                     } catch {
