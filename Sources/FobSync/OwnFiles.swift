@@ -3,13 +3,15 @@ import FoundationEssentials
 /// The files only this device writes, and the check that a fetched tree
 /// left them as this device wrote them.
 extension SyncEngine {
-    /// Whether `path` is a file only `device` writes: its head and roster,
-    /// the key epochs it started and its revisions (which another device
-    /// removes once a newer revision supersedes them, but never changes).
+    /// Whether `path` is a file only `device` writes: its head, roster and
+    /// key-derivation header, the key epochs it started and its revisions
+    /// (which another device removes once a newer revision supersedes
+    /// them, but never changes).
     static func ownFile(_ path: String, device: String) -> Bool {
         if let record = TreePath.parseRecord(path) { return record.dot.device == device }
         if let epoch = TreePath.parseEpoch(path) { return epoch.device == device }
-        return [TreePath.head(device: device), TreePath.roster(device: device)].contains(path)
+        return [TreePath.head(device: device), TreePath.roster(device: device), TreePath.header(device: device)]
+            .contains(path)
     }
 
     /// Refuses a fetched commit `remote` that holds, of the files only this
@@ -17,11 +19,16 @@ extension SyncEngine {
     /// (``checkOwnHead(remote:remoteTree:current:head:run:)``: a copy of
     /// this vault), or, since the merge base with the local `head`, a file
     /// removed, put back as an older version or changed (a revision only
-    /// when changed). Unchecked, git's merge would take the remote's
-    /// version, or stop on a conflict with this device's newer one at this
-    /// and every later sync.
-    /// A file the remote left as it was at the merge base passes (this
-    /// device's newer version, not pushed yet, differs).
+    /// when changed). This device's header, which no signature covers (its
+    /// salt and costs are bound into the sealed key's associated data
+    /// only), is so compared with the one this device wrote: another salt,
+    /// or another device's header copied over it, would otherwise be
+    /// merged, and no longer open with this device's password (a later
+    /// `join` with it is told the password is wrong). Unchecked, git's
+    /// merge would take the remote's version, or stop on a conflict with
+    /// this device's newer one at this and every later sync. A file the
+    /// remote left as it was at the merge base passes (this device's newer
+    /// version, not pushed yet, differs).
     /// - Throws: ``SyncError/copied(_:)``; ``SyncError/tampered(_:)`` naming the file.
     func checkOwnFiles(
         remote: String, remoteTree: TreeSnapshot, current: TreeSnapshot, head: String?, run: SyncRun

@@ -71,4 +71,37 @@ import Testing
         try Self.refusedTwice(
             a, "the remote rolled \(path) back to an older version, and only this device writes it")
     }
+
+    @Test func aRemoteThatRewritesThisDevicesHeaderIsRefusedEveryTime() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        let me = try a.deviceID()
+        let path = TreePath.header(device: me)
+        let original = try lab.git(["show", "main:" + path], in: lab.remote)
+        let why = "\(path) was changed by the remote; this device wrote another"
+        // b's header (written by its `fob passwd`, same password) copied over a's.
+        let same = lab.directory.url.path + "/same-pw"
+        _ = FileManager.default.createFile(atPath: same, contents: Data("pw\n".utf8))
+        try b.ok(["passwd", "--new-password-file", same])
+        _ = try b.sync()
+        let pristine = try lab.git(["rev-parse", "main"], in: lab.remote).filter { !$0.isWhitespace }
+        var clone = try lab.attackerClone()
+        let other = clone + "/" + TreePath.header(device: try b.deviceID())
+        try FileManager.default.removeItem(atPath: clone + "/" + path)
+        try FileManager.default.copyItem(atPath: other, toPath: clone + "/" + path)
+        try lab.forcePush(clone, message: "copy")
+        try Self.refusedTwice(a, why)
+        // Another salt: a header of the same costs for the same key, under another password.
+        try lab.git(["update-ref", "refs/heads/main", pristine], in: lab.remote)
+        clone = try lab.attackerClone()
+        var header = try TreeHeader.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: clone + "/" + path))))
+        header.salt = header.salt.map { $0 ^ 1 }
+        try Data(header.bytes).write(to: URL(fileURLWithPath: clone + "/" + path))
+        try lab.forcePush(clone, message: "salt")
+        try Self.refusedTwice(a, why)
+        // The honest tree again: syncing works.
+        try lab.git(["update-ref", "refs/heads/main", pristine], in: lab.remote)
+        #expect(try a.sync() == "merged 0, conflicts 0\n")
+        #expect(try lab.git(["show", "main:" + path], in: lab.remote) == original)
+    }
 }
