@@ -33,8 +33,7 @@ struct Exporter {
         let unsignedHead = current.heads[me].map { $0.publicKey == nil } ?? false
         // Devices taken in before origins were kept: listed as added by this device, now.
         for id in [me] + run.state.signers.keys where run.state.origins[id] == nil {
-            run.state.origins[id] = DeviceRoster.Origin(
-                device: me, counter: run.state.counter, time: UInt64(max(0, Date().timeIntervalSince1970)))
+            run.state.origins[id] = DeviceRoster.Origin(device: me, counter: run.state.counter, time: run.seconds)
         }
         let roster = Self.roster(of: run.state, current: current.rosters[me])
         guard !planned.isEmpty || !collected.isEmpty || acknowledge || forceHead || unsignedHead || roster != nil

@@ -203,7 +203,7 @@ extension SyncEngine {
             return overview
         }
         let keys = SyncKeys(epochs: state.epochs)
-        var loaded = SyncRun(state: state, stateItem: stateItem, items: [:], keys: keys)
+        var loaded = SyncRun(state: state, stateItem: stateItem, items: [:], keys: keys, now: vault.now)
         try vault.loadIndex(&loaded)
         guard loaded.index.values.contains(where: { $0.versions > 0 }) else { return overview }
         for item in listed {

@@ -17,6 +17,10 @@ struct SyncRun {
     /// (those a stage compares or exports).
     var whole: Set<String> = []
     var keys: SyncKeys
+    /// The clock the run records times by (in the rosters' origins): the
+    /// vault's (``SyncVault``), which an engine made over a store shares
+    /// with the engine; never the system's clock read directly.
+    let now: () -> Date
     /// What this device verified of the synced commit's tree, by item
     /// name (empty before the first merge, or for a state written
     /// before the index: then every file is opened).
@@ -51,12 +55,16 @@ struct SyncRun {
     /// The paths staged for removal in the next commit (``removeFile(_:)``).
     var pendingRemovals: Set<String> = []
 
-    init(state: SyncState, stateItem: Item, items: [String: Item], keys: SyncKeys) {
+    init(state: SyncState, stateItem: Item, items: [String: Item], keys: SyncKeys, now: @escaping () -> Date) {
         self.state = state
         self.stateItem = stateItem
         self.items = items
         self.keys = keys
+        self.now = now
     }
+
+    /// The time by ``now``, in whole seconds since 1970 (UTC), as the rosters record it.
+    var seconds: UInt64 { SyncEngine.seconds(now()) }
 
     /// The items added, changed or resolved here since the last merge (the
     /// vault's revision differs from the one the state recorded), and the

@@ -137,7 +137,7 @@ public final class SyncVault {
         let keys = SyncKeys(epochs: state.epochs)
         var items: [String: Item] = [:]
         for item in all where !SyncState.isStateItem(item) { items[keys.name(of: item)] = item }
-        var run = SyncRun(state: state, stateItem: stateItem, items: items, keys: keys)
+        var run = SyncRun(state: state, stateItem: stateItem, items: items, keys: keys, now: now)
         try loadIndex(&run)
         if run.state.signingKey == nil { try makeSigningKey(&run) }
         return run

@@ -108,7 +108,8 @@ enum TreeSignatures {
     /// this device merged before it signed (a tree written before signing
     /// keys), or this device joins a tree without rosters. The device is
     /// then on this device's roster, as added by it at its counter and the
-    /// time (``SyncState/origins``), and named with its key's fingerprint.
+    /// time by the run's clock (``SyncState/origins``, ``SyncRun/now``), and
+    /// named with its key's fingerprint.
     /// - Throws: ``SyncError/tampered(_:)`` naming the device otherwise.
     static func takeIn(_ head: DeviceHead, path: String, key: [UInt8], revocations: Bool, run: inout SyncRun)
         throws
@@ -126,8 +127,7 @@ enum TreeSignatures {
         }
         run.state.signers[device] = key
         guard run.state.origins[device] == nil else { return }
-        run.state.origins[device] = DeviceRoster.Origin(
-            device: state.device, counter: state.counter, time: UInt64(max(0, Date().timeIntervalSince1970)))
+        run.state.origins[device] = DeviceRoster.Origin(device: state.device, counter: state.counter, time: run.seconds)
         if !legacy || state.syncedCommit != nil {
             run.notices.append(
                 "fob: added device \(label) with signing key \(fingerprint) to this device's roster; "
