@@ -7,8 +7,9 @@ import FoundationEssentials
 ///
 /// A cycle: (1) the vault's changes since the last merge become new
 /// revision files under a counter first reserved in the vault, committed;
-/// (2) fetch, refuse a remote that went back or holds another copy's
-/// writes, merge (git cannot conflict: no path is written by two devices);
+/// (2) fetch, refuse a remote that went back, holds another copy's
+/// writes or changed a file only this device writes, merge (git cannot
+/// conflict then: no path is written by two devices);
 /// (3) check the merged tree (every file authenticates; a file removed
 /// without a newer revision or an old one replayed is caught); (4) merge
 /// every item and write the vault's changes and the state in one
