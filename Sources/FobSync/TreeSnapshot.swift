@@ -50,9 +50,9 @@ struct TreeReader {
         let header: TreeHeader
         do { header = try TreeHeader.parse(bytes) } catch { throw SyncError.tampered("\(path) \(error)") }
         guard TreeHeader.meets(header.kdf, floor: floor) else {
-            throw SyncError.tampered(
-                "\(path) asks for key derivation costs below the interactive preset (\(header.kdf.opslimit) passes, \(header.kdf.memlimit / 1024) KiB)"
-            )
+            let passes = header.kdf.opslimit
+            let costs = "\(passes) pass\(passes == 1 ? "" : "es"), \(header.kdf.memlimit / 1024) KiB"
+            throw SyncError.tampered("\(path) asks for key derivation costs below the interactive preset (\(costs))")
         }
         return header
     }

@@ -426,9 +426,13 @@ public enum KeyBindings {
 
     /// The Home form's fields and buttons (the fields' editing keys are in ``editing``).
     private static let form: [KeyBinding] = [
-        KeyBinding([.tab, .down], in: [.field], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding([.tab], in: [.field], .focusNext, legend: "Tab/S-Tab move"),
+        // Down/Up: in Notes the next or previous line, past its last or first one (and
+        // in any other field) the next or previous field.
+        KeyBinding([.down], in: [.field], .moveCursor(.lineDown)),
         KeyBinding([.tab, .right, .down], in: [.button], .focusNext, legend: "Tab/S-Tab move"),
-        KeyBinding([.backTab, .up], in: [.field], .focusPrevious),
+        KeyBinding([.backTab], in: [.field], .focusPrevious),
+        KeyBinding([.up], in: [.field], .moveCursor(.lineUp)),
         KeyBinding([.backTab, .left, .up], in: [.button], .focusPrevious),
         KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),

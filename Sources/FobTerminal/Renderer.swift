@@ -175,13 +175,49 @@ public struct Renderer {
                 $0 == "\n" ? (canvas.glyphs.unicode ? "⏎" : "|", 1) : canvas.glyphs.displayable($0)
             }
         }
-        guard focused else {
+        drawClusters(
+            &canvas, clusters, cursor: focused ? field.cursor : nil, row: row, column: column, width: width, role: role)
+    }
+
+    /// One row of a text area `rows` rows high (the Notes field): the
+    /// text's lines one per row, from the first without focus; with focus
+    /// scrolled to keep the cursor's line in view (in the middle row once
+    /// the text is longer than the area), that line scrolled sideways as
+    /// a one-line field is.
+    /// - Returns: the first line shown and how many lines the text has.
+    @discardableResult
+    func drawAreaRow(
+        _ canvas: inout Canvas, _ field: TextFieldState, _ index: Int, of rows: Int, row: Int, column: Int, width: Int,
+        focused: Bool
+    ) -> (first: Int, lines: Int) {
+        let lines = Array(field.text).split(separator: "\n", omittingEmptySubsequences: false)
+        let cursor = field.cursorPosition
+        let first = focused ? min(max(0, cursor.line - (rows - 1) / 2), max(0, lines.count - rows)) : 0
+        guard width > 0 else { return (first, lines.count) }
+        let role: Role = focused ? .focus : .field
+        canvas.fill(row: row, column: column, height: 1, width: width, role: role)
+        let line = first + index
+        guard line < lines.count else { return (first, lines.count) }
+        drawClusters(
+            &canvas, lines[line].map { canvas.glyphs.displayable($0) },
+            cursor: focused && line == cursor.line ? cursor.column : nil, row: row, column: column, width: width,
+            role: role)
+        return (first, lines.count)
+    }
+
+    /// `clusters` on one row: without a `cursor` from the start, cut with an
+    /// ellipsis; with one, scrolled sideways to keep it in view (then with
+    /// a leading `…`), and the terminal cursor there.
+    func drawClusters(
+        _ canvas: inout Canvas, _ clusters: [(Character, Int)], cursor: Int?, row: Int, column: Int, width: Int,
+        role: Role
+    ) {
+        guard let cursor = cursor.map({ min($0, clusters.count) }) else {
             // Without focus a field shows its start, cut with an ellipsis.
             let text = String(clusters.map(\.0))
             canvas.put(text, row: row, column: column, width: width, role: role)
             return
         }
-        let cursor = min(field.cursor, clusters.count)
         var start = 0
         var before = clusters[0..<cursor].reduce(0) { $0 + $1.1 }
         while before > width - 1, start < cursor {
@@ -202,7 +238,7 @@ public struct Renderer {
             if first.1 == 2 { shown.insert((" ", 1), at: 1) }
         }
         canvas.put(clusters: shown, row: row, column: column, role: role)
-        if focused { canvas.cursor = (row, column + before) }
+        canvas.cursor = (row, column + before)
     }
 
     /// Words of `text` in lines of at most `width` cells (a longer word is

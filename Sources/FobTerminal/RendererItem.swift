@@ -13,6 +13,9 @@ extension Renderer {
     enum EditorRow {
         /// A text field, with a dim note shown while it is empty and without focus.
         case field(TextFieldState, MainFocus, note: String?)
+        /// Row `row` of a text area `rows` rows high (the Notes field): one
+        /// line of its text each, scrolled with the cursor.
+        case area(TextFieldState, MainFocus, row: Int, rows: Int)
         /// Read-only text.
         case text(String, Role)
         /// A choice (Kind, Field hidden, the Generator row) with focus `focus`.
@@ -35,11 +38,15 @@ extension Renderer {
     /// The widest label gutter, in cells (at 80 columns the gutter is narrower).
     static let editorLabelWidth = 12
 
+    /// The most rows the Notes area takes, however tall the screen.
+    static let notesMaxRows = 10
+
     /// The editor's rows: each a label (or `nil`) and what it shows; a
     /// label wider than the gutter takes a row of its own above its value.
     /// Below 100 columns the Message row is left out: the status line under
     /// the editor says the same, and repeating it took up to 6 of 19 rows.
-    func editorRows(_ main: MainModel, now: Date, valueWidth: Int, showMessage: Bool = true) -> [(
+    /// The Notes area takes `notesRows` rows.
+    func editorRows(_ main: MainModel, now: Date, valueWidth: Int, showMessage: Bool = true, notesRows: Int = 1) -> [(
         label: String?, row: EditorRow
     )] {
         let form = main.form
@@ -70,7 +77,10 @@ extension Renderer {
         rows.append(("Kind", .choice(kind, .kind)))
         rows.append(("Label", .field(form.label, .label, note: nil)))
         rows.append(("URL", .field(form.url, .url, note: nil)))
-        rows.append(("Notes", .field(form.notes, .notes, note: nil)))
+        let areaRows = max(1, notesRows)
+        for row in 0..<areaRows {
+            rows.append((row == 0 ? "Notes" : nil, .area(form.notes, .notes, row: row, rows: areaRows)))
+        }
         let seedNote = form.openedHasSeed && !form.seedEdited ? "(stored; type to replace)" : nil
         rows.append(("One-time seed", .field(form.oneTimeSeed, .oneTimeSeed, note: seedNote)))
         var generator = main.generatorSummary
@@ -111,24 +121,22 @@ extension Renderer {
         let gutter = inner - Self.labelWidth >= 25 ? Self.labelWidth : Self.editorLabelWidth
         let valueWidth = max(1, inner - gutter)
         guard inner > 0, height > 2 else { return }
-        var lines: [(label: String?, row: EditorRow?)] = []
-        let rows = editorRows(
-            main, now: now, valueWidth: valueWidth, showMessage: canvas.columns >= Self.messageRowColumns)
-        for (label, row) in rows {
-            if let label, DisplayWidth.cells(of: label) >= gutter {
-                lines.append((label, nil))
-                lines.append((nil, row))
-            } else {
-                lines.append((label, row))
-            }
-        }
         let room = height - 2
+        // Measured without the Message rows, so the Notes area keeps its height as messages come and go.
+        let measured = Self.editorLines(editorRows(main, now: now, valueWidth: valueWidth, showMessage: false), gutter)
+        let lines = Self.editorLines(
+            editorRows(
+                main, now: now, valueWidth: valueWidth, showMessage: canvas.columns >= Self.messageRowColumns,
+                notesRows: Self.notesRows(main.form.notes, measured: measured, room: room)),
+            gutter)
         let selection = main.form.access.selection
-        let focused = lines.firstIndex { Self.has(main.focus, $0.row, program: selection) } ?? 0
+        let focusedRows = lines.indices.filter { Self.has(main.focus, lines[$0].row, program: selection) }
+        let focused = focusedRows.first ?? 0
         var first = 0
         if lines.count > room {
-            // Keep the focused row (and a label row above it) in view.
-            first = min(max(0, focused - room + 2), lines.count - room)
+            // Keep the focused row (a text area whole, and a label row above it) in view.
+            first = min(max(0, (focusedRows.last ?? focused) - room + 2), lines.count - room)
+            if focusedRows.count > 1 { first = min(first, max(0, focused - 1)) }
             if focused > 0, lines[focused - 1].row == nil, first == focused { first -= 1 }
         }
         for offset in 0..<min(room, lines.count - first) {
@@ -152,11 +160,43 @@ extension Renderer {
         }
     }
 
+    /// The editor's rows as drawn: a label wider than the gutter on a row
+    /// of its own above its value.
+    static func editorLines(_ rows: [(label: String?, row: EditorRow)], _ gutter: Int) -> [(
+        label: String?, row: EditorRow?
+    )] {
+        var lines: [(label: String?, row: EditorRow?)] = []
+        for (label, row) in rows {
+            if let label, DisplayWidth.cells(of: label) >= gutter {
+                lines.append((label, nil))
+                lines.append((nil, row))
+            } else {
+                lines.append((label, row))
+            }
+        }
+        return lines
+    }
+
+    /// How many rows the Notes area takes: one per line of the note, at
+    /// most ``notesMaxRows`` and at most as many as keep the buttons in view
+    /// while the whole area shows (8 at 80×24), at least one.
+    /// - Parameter measured: the editor's lines with a one-row Notes area.
+    static func notesRows(_ notes: TextFieldState, measured: [(label: String?, row: EditorRow?)], room: Int) -> Int {
+        guard let buttons = measured.firstIndex(where: { if case .buttons? = $0.row { true } else { false } }),
+            let area = measured.firstIndex(where: { if case .area? = $0.row { true } else { false } })
+        else { return 1 }
+        // Scrolled down to the area, the row above the buttons gives way to
+        // `↑ N more` and the last row is kept for `↓ N more`.
+        let fit = room - (area - buttons) - 2
+        let lines = notes.text.count { $0 == "\n" } + 1
+        return max(1, min(fit, notesMaxRows, lines))
+    }
+
     /// Whether `row` is the one `focus` puts the cursor on (on the Programs
-    /// rows: the one of the selected `program`).
+    /// rows: the one of the selected `program`; every row of a text area).
     static func has(_ focus: MainFocus, _ row: EditorRow?, program: Int = 0) -> Bool {
         switch row {
-        case .field(_, let f, _), .choice(_, let f): return f == focus
+        case .field(_, let f, _), .choice(_, let f), .area(_, let f, _, _): return f == focus
         case .program(_, let index): return focus == .accessPrograms && index == program
         case .buttons: return [.saveButton, .retrieveButton, .deleteButton].contains(focus)
         default: return false
@@ -174,6 +214,14 @@ extension Renderer {
             drawField(&canvas, field, row: y, column: vx, width: vw, focused: main.focus == focus)
             if let note, field.isEmpty, main.focus != focus {
                 canvas.put(note, row: y, column: vx, width: vw, role: .dim)
+            }
+        case .area(let field, let focus, let index, let rows):
+            let focused = main.focus == focus
+            let view = drawAreaRow(&canvas, field, index, of: rows, row: y, column: vx, width: vw, focused: focused)
+            // Below the label, on the area's last row: which lines show of how many.
+            if index == rows - 1, index > 0, view.lines > rows {
+                let shown = "\(view.first + 1)-\(view.first + rows)/\(view.lines)"
+                canvas.put(shown, row: y, column: x, width: gutter - 1, role: .dim)
             }
         case .text(var text, let role):
             if role == .masked, !canvas.glyphs.unicode {

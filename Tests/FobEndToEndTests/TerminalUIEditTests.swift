@@ -141,6 +141,41 @@ import Testing
         try tmux.waitFor("▸ zzzz")
     }
 
+    /// A 40-line note at 80×24: the editor's Notes area shows 8 of its
+    /// lines, one a row, with the buttons still in view; Down moves the
+    /// cursor a line at a time and the area scrolls with it.
+    @Test func aLongNoteShowsSeveralLinesAndScrollsWithTheCursor() throws {
+        let note = { (n: Int) in n < 10 ? "note 0\(n)" : "note \(n)" }
+        var noted = item("mail", "ana", "hunter2")
+        noted.notes = (1...40).map(note).joined(separator: "\n")
+        try makeVault([noted])
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        try tmux.press("C-e")
+        try tmux.waitFor("Editing mail / ana")
+        // Service, User ID, Password, Kind, Label, URL, Notes.
+        for _ in 0..<6 { try tmux.press("Tab") }
+        // The cursor is at the note's end: its last 8 lines show, the lines
+        // shown of how many below the label.
+        var screen = try tmux.waitFor("33-40/40")
+        #expect(Self.noteLines(screen) == (33...40).map(note))
+        #expect(screen.contains("[Save] [Retrieve] [Delete]"))
+        try tmux.press("Home")
+        screen = try tmux.waitFor("1-8/40")
+        #expect(Self.noteLines(screen) == (1...8).map(note))
+        for _ in 0..<5 { try tmux.press("Down") }
+        // The cursor on line 6, the fourth row: the area scrolled by 2.
+        screen = try tmux.waitFor("3-10/40")
+        #expect(Self.noteLines(screen) == (3...10).map(note))
+        #expect(screen.contains("[Save] [Retrieve] [Delete]"))
+    }
+
+    /// The `note NN` texts of `screen`, top to bottom.
+    static func noteLines(_ screen: String) -> [String] {
+        screen.split(separator: "\n").compactMap { line in
+            line.range(of: "note ").map { String(line[$0.lowerBound...].prefix(7)) }
+        }
+    }
+
     /// Issue 32's sequence at 80×24: save one item, Ctrl-O, type the next
     /// (service, Tab, user ID, Tab, password), Ctrl-S: two items, the first
     /// unchanged (Ctrl-O did nothing in the editor, so the next item's text

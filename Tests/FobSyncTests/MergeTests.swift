@@ -257,6 +257,20 @@ import Testing
         #expect(try TreeHeader.parse(renamed.bytes).open(password: .text("pw")) == nil)
     }
 
+    /// A header asking for costs below the floor is refused, its passes
+    /// counted with the noun in agreement (`1 pass`, `2 passes`).
+    @Test func loweredCostsAreNamedWithTheirPassesCounted() throws {
+        let epoch = KeyEpoch(number: 3, device: Self.a, key: SecretBytes.random(count: 32))
+        var header = try TreeHeader.make(epoch: epoch, password: .text("pw"), kdf: .testing)
+        for (passes, counted) in [(1, "1 pass"), (2, "2 passes")] {
+            header.kdf = KDFParameters(opslimit: UInt64(passes), memlimit: 8192)
+            let said = "headers/a.header asks for key derivation costs below the interactive preset (\(counted), 8 KiB)"
+            #expect(throws: SyncError.tampered(said)) {
+                try TreeReader.header(header.bytes, path: "headers/a.header", floor: KDFParameters(.interactive))
+            }
+        }
+    }
+
     /// Files of an older epoch open under a keyring that knows it; a keyring
     /// of older epochs only opens nothing of a newer one; names stay.
     @Test func keyEpochsOpenOlderFilesAndOnlyTheirOwn() throws {

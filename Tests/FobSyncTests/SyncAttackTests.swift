@@ -47,7 +47,7 @@ import Testing
         let refused = try a.run(["sync"])
         #expect(refused.status == 93)
         #expect(
-            refused.stderrText.contains("asks for key derivation costs below the interactive preset (1 passes, 8 KiB)"))
+            refused.stderrText.contains("asks for key derivation costs below the interactive preset (1 pass, 8 KiB)"))
 
         let id = try a.deviceID()
         let newPassword = lab.directory.url.path + "/pw2"

@@ -249,8 +249,8 @@ private func shownCode(_ app: AppModel, _ clock: TestClock) -> String? {
         press(app, [.control("t")])
         #expect(clipboard.contents != nil)
         #expect(clipboard.contents != dying.replacingOccurrences(of: " ", with: ""))
-        #expect(app.mainModel?.form.message.text.hasPrefix("Copied next one-time code of mail / ana") == true)
-        #expect(app.mainModel?.form.message.text.hasSuffix("clears in 33 s") == true)
+        let copied = "Copied next one-time code of mail / ana (valid in 3 s) · clears in 33 s"
+        #expect(app.mainModel?.form.message.text == copied)
         // Once the step rolls over, the preview shows the code that was copied.
         clock.advance(by: 3)
         app.tick()

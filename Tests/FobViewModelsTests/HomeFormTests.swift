@@ -164,7 +164,8 @@ import Testing
         h.app.tick()
         #expect(h.form.retrievedPassword == nil)
         #expect(h.form.retrievedID == "")
-        #expect(h.message == #"Deleted elsewhere: mail / ana; Retrieved ID and Password cleared"#)
+        // The editor is open on it, nothing typed: the whole form is emptied.
+        #expect(h.message == #"Deleted elsewhere: mail / ana; the form is emptied"#)
     }
 
     @Test func revealRightAfterOpeningShowsTheRetrievedPassword() throws {

@@ -371,6 +371,9 @@ public final class HomeFormModel {
     /// What the editor opened (the item as read then, and what its fields
     /// showed): Save writes only what differs from it; `nil` for a new item.
     public internal(set) var baseline: EditorBaseline?
+    /// The item a new item's draft was opened as, deleted elsewhere while
+    /// the draft's edits were unsaved (``editorTitle`` names it); `nil` otherwise.
+    public internal(set) var draftOfDeleted: ItemKey?
 
     init() {}
 
@@ -446,6 +449,22 @@ public final class HomeFormModel {
         tokenDetails = nil
         oneTimePassword = nil
         baseline = nil
+        draftOfDeleted = nil
+    }
+
+    /// Keeps what the fields hold as a new item's draft: the opened item
+    /// was deleted elsewhere (as `key`), so the retrieved values and what
+    /// was kept of it (its secret, seed, custom fields) go; Save adds a new item.
+    func keepAsNewItem(deleted key: ItemKey) {
+        clearRetrieved()
+        baseline = nil
+        openedKey = nil
+        openedHasSecret = false
+        openedHasSeed = false
+        customFields = []
+        tokenDetails = nil
+        oneTimePassword = nil
+        draftOfDeleted = key
     }
 
     /// Wipes every field and value.

@@ -99,6 +99,12 @@ final class MainScreen {
             toggleReveal()
             return .stay
         }
+        if case .moveCursor(let move) = action, move == .lineUp || move == .lineDown {
+            // Up/Down: in Notes the line above or below; from its first or
+            // last line, and in any other field, the previous or next field.
+            if model.focusedField?.moveLine(move == .lineDown ? 1 : -1) == true { return .stay }
+            return moveFocus(forward: move == .lineDown)
+        }
         if editFocusedField(action) { return .stay }
         return command(action)
     }

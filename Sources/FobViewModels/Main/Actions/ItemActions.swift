@@ -122,7 +122,7 @@ final class ItemActions: ScreenPart {
         if left < ItemActions.shortestCodeLife, let period = otp.period {
             let next = now.addingTimeInterval(TimeInterval(left))
             startCopy(
-                SecretBytes(utf8: otp.code(at: next)), "next one-time code of \(name) (valid from in \(left) s)",
+                SecretBytes(utf8: otp.code(at: next)), "next one-time code of \(name) (valid in \(left) s)",
                 validFor: TimeInterval(left + period))
         } else {
             startCopy(SecretBytes(utf8: otp.code(at: now)), "one-time code of \(name)", validFor: TimeInterval(left))

@@ -310,9 +310,12 @@ extension HomeFormModel {
     }
 
     /// The editor's title: `Editing SERVICE / USER ID` for an opened item,
-    /// `New item` otherwise, with a leading `● ` while there are unsaved edits.
+    /// `New item (from deleted SERVICE / USER ID)` for the edits kept of an
+    /// item deleted elsewhere, `New item` otherwise, with a leading `● `
+    /// while there are unsaved edits.
     public var editorTitle: String {
-        let name = baseline.map { "Editing " + $0.key.shortName } ?? "New item"
+        let draft = draftOfDeleted.map { "New item (from deleted \($0.shortName))" } ?? "New item"
+        let name = baseline.map { "Editing " + $0.key.shortName } ?? draft
         return hasUnsavedEdits ? "● " + name : name
     }
 }

@@ -118,10 +118,7 @@ final class EditorSession: ScreenPart {
                 of: lookup,
                 "Another process changed the \(names.joined(separator: ", ")) of \(name) since you opened it.")
         case .deletedElsewhere(let key):
-            form.baseline = nil
-            form.openedKey = nil
-            form.message = .warning(
-                "Deleted elsewhere: \(key.shortName); your edits are kept, Save adds them as a new item")
+            keepAsNewItem(deletedElsewhere: key)
         case .unchanged(let key):
             // Nothing differs from the stored item: the form is that item
             // again, with no edit left to ask about (no ●, Esc just leaves).
@@ -391,28 +388,63 @@ final class EditorSession: ScreenPart {
 
     /// After a reload: when the item the editor opened changed elsewhere,
     /// shows it as stored now if nothing is typed; with unsaved edits, keeps
-    /// them and says Save will ask.
+    /// them and says Save will ask. When it was deleted elsewhere, see
+    /// ``follow(deleteOf:)``. Only an open editor is said to show anything.
     func followOpenedItem() {
         guard model.list.generation != followedGeneration else { return }
         followedGeneration = model.list.generation
         let form = model.form
-        if let baseline = form.baseline, let new = model.list.renames[baseline.key],
-            !model.list.allRows.contains(where: { $0.key == baseline.key })
-        {
-            follow(renameOf: baseline, to: new)
+        guard let baseline = form.baseline else { return }
+        if !model.list.allRows.contains(where: { $0.key == baseline.key }) {
+            if let new = model.list.renames[baseline.key] {
+                follow(renameOf: baseline, to: new)
+            } else {
+                follow(deleteOf: baseline)
+            }
             return
         }
-        guard let baseline = form.baseline,
-            let row = model.list.allRows.first(where: { $0.key == baseline.key }),
+        guard let row = model.list.allRows.first(where: { $0.key == baseline.key }),
             Editor.isNewer(revision: row.revision, modified: row.modified, than: baseline.item)
         else { return }
         let name = baseline.key.shortName
         if form.hasUnsavedEdits {
             form.message = .warning("\(name) changed elsewhere; your edits are kept and Save will ask")
         } else {
+            let said = form.message
             reopen(baseline.key)
-            form.message = .info("\(name) changed elsewhere: the editor shows it as stored now")
+            // With the preview shown the form follows unseen, and the status line keeps what it said.
+            form.message = isOpen ? .info("\(name) changed elsewhere: the editor shows it as stored now") : said
         }
+    }
+
+    /// Whether the editor is on screen (focus in it, not in the list or the filter).
+    var isOpen: Bool { model.focus != .list && model.focus != .filter }
+
+    /// The opened item was deleted elsewhere: with nothing typed, the form
+    /// is emptied; with unsaved edits, nothing typed is lost: they stay as
+    /// a new item's draft, titled `New item (from deleted NAME)`, which
+    /// Save adds. The title never names an item that is gone.
+    private func follow(deleteOf baseline: EditorBaseline) {
+        let form = model.form
+        let name = baseline.key.shortName
+        guard form.hasUnsavedEdits else {
+            let said = form.message
+            form.wipe()
+            form.message = isOpen ? .warning("Deleted elsewhere: \(name); the form is emptied") : said
+            return
+        }
+        keepAsNewItem(deletedElsewhere: baseline.key)
+    }
+
+    /// The opened item `key` is gone (seen at a reload or by Save): the
+    /// edits stay as a new item's draft, which Save adds, and the status
+    /// line says so (and that the password is still to be typed, when it is).
+    private func keepAsNewItem(deletedElsewhere key: ItemKey) {
+        let form = model.form
+        form.keepAsNewItem(deleted: key)
+        let unset = form.password.isEmpty ? " (no password yet)" : ""
+        form.message = .warning(
+            "Deleted elsewhere: \(key.shortName); your edits are kept, Save adds them as a new item" + unset)
     }
 
     /// The opened item was renamed elsewhere to `new`: with nothing typed,
@@ -424,7 +456,7 @@ final class EditorSession: ScreenPart {
         let said = "Renamed elsewhere: \(baseline.key.shortName) is now \(new.shortName)"
         guard form.hasUnsavedEdits else {
             reopen(new)
-            form.message = .info(said + "; the editor shows it")
+            form.message = .info(isOpen ? said + "; the editor shows it" : said)
             return
         }
         if form.service.text == baseline.shown.service { form.service.setText(new.service) }

@@ -11,6 +11,11 @@ public enum CursorMove: Sendable, Equatable {
     case home
     /// After the last character.
     case end
+    /// The line above, at the same column (or its end), in a field of
+    /// several lines (the Notes field); nothing in a one-line field.
+    case lineUp
+    /// The line below, as ``lineUp``.
+    case lineDown
 }
 
 /// An editable one-line text field whose contents can be wiped: the text
@@ -142,7 +147,38 @@ public final class TextFieldState {
         case .right: cursor = min(count, cursor + 1)
         case .home: cursor = 0
         case .end: cursor = count
+        case .lineUp: moveLine(-1)
+        case .lineDown: moveLine(1)
         }
+    }
+
+    /// Moves the cursor `step` lines down (up when negative), keeping its
+    /// column where the line is long enough, else to the line's end.
+    /// - Returns: whether there was such a line (else the cursor stays).
+    @discardableResult
+    public func moveLine(_ step: Int) -> Bool {
+        let position = cursorPosition
+        let starts = lineStarts
+        let target = position.line + step
+        guard starts.indices.contains(target) else { return false }
+        let end = target + 1 < starts.count ? starts[target + 1] - 1 : count
+        cursor = min(starts[target] + position.column, end)
+        return true
+    }
+
+    /// The cursor's line (0 for the first) and column, in characters.
+    public var cursorPosition: (line: Int, column: Int) {
+        let starts = lineStarts
+        let line = (starts.lastIndex { $0 <= cursor } ?? 0)
+        return (line, cursor - starts[line])
+    }
+
+    /// Where each line starts, in characters: 0, then after each line break.
+    private var lineStarts: [Int] {
+        var starts = [0]
+        guard allowsLineBreaks else { return starts }
+        for (index, character) in text.enumerated() where character == "\n" { starts.append(index + 1) }
+        return starts
     }
 
     /// Selects the whole text (when there is any), so that the next typed

@@ -179,15 +179,24 @@ final class ItemRefresh {
             main.list.setVersions([:])
             return
         }
-        if let overview, overview.lastSync != main.sync?.lastSync, let summary = overview.summary {
-            let line: StatusLine = overview.conflicts > 0 ? .warning(summary) : .info(summary)
-            // News that came by itself never hides a message the user has
-            // yet to read (a warning, an error, a delete's "Ctrl-Y undoes"):
-            // then it goes to the message history (m) alone.
-            if main.form.message.isEmpty || main.form.message.tone == .info {
-                main.form.message = line
-            } else {
-                main.messages.append(line, at: now)
+        if let overview, let summary = overview.summary {
+            // The tone follows the count the line gives (the items marked `!`).
+            let line: StatusLine = overview.versions.isEmpty ? .info(summary) : .warning(summary)
+            let showsKnownSummary = main.sync?.summary.map { main.form.message.text == $0 } ?? false
+            if showsKnownSummary {
+                // The line shows the summary known so far (a warning too): it
+                // follows the marks, after a newer sync or a resolve elsewhere;
+                // an unchanged line is not set again (nor added to the history).
+                if main.form.message != line { main.form.message = line }
+            } else if overview.lastSync != main.sync?.lastSync {
+                // News that came by itself never hides a message the user has
+                // yet to read (a warning, an error, a delete's "Ctrl-Y undoes"):
+                // then it goes to the message history (m) alone.
+                if main.form.message.isEmpty || main.form.message.tone == .info {
+                    main.form.message = line
+                } else {
+                    main.messages.append(line, at: now)
+                }
             }
         }
         main.sync = overview
