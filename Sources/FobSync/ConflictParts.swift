@@ -17,6 +17,11 @@ extension FieldGroup {
         case .apple: "Keychain attributes"
         }
     }
+
+    /// The parts that hold what a user wrote into the item (all but its
+    /// kind and its accessibility): a merge that drops a version differing
+    /// in one of them keeps it as a conflicting version instead.
+    static let userData: Set<FieldGroup> = Set(allCases).subtracting([.kind, .access])
 }
 
 extension SyncEngine.Conflict {

@@ -90,7 +90,65 @@ struct Exporter {
                     }, currentView.live
                 ))
         }
-        return planned
+        return try keepRenamedAway(planned, deleted: deleted, run: &run, current: &current)
+    }
+
+    /// `planned` with the values of each name a merge dropped from two
+    /// concurrent renames (``SyncState/renamedAway``) kept beside the item
+    /// that holds its persistent ID: a sibling of that item's revision (its
+    /// name, the dropped one's values in every part that differs), written
+    /// with the dropped name's tombstone. Every device that merged the same
+    /// tree writes the same sibling, which merge into one.
+    func keepRenamedAway(
+        _ planned: [PlannedRevision], deleted: [String], run: inout SyncRun, current: inout TreeSnapshot
+    ) throws -> [PlannedRevision] {
+        let dropped = deleted.filter { run.state.renamedAway[$0] != nil }.sorted()
+        guard !dropped.isEmpty else { return planned }
+        var holders: [UUID: String] = [:]
+        for (name, item) in run.items { holders[item.persistentID] = name }
+        var asides: [String: [Sibling]] = [:]
+        for name in dropped {
+            guard let view = current.view(name), let item = view.item, let kept = holders[item.persistentID] else {
+                continue
+            }
+            try vault.fill(&run, names: [kept])
+            guard let stored = run.items[kept] else { continue }
+            let parts = Set(FieldGroup.allCases.filter { !$0.same(stored, item) })
+            guard !parts.isDisjoint(with: FieldGroup.userData) else { continue }
+            var version = stored
+            for group in parts { group.copy(from: item, into: &version) }
+            version.created = item.created
+            version.modified = item.modified
+            version.revision = 0
+            let writer = SyncMerge.writer(of: parts, dots: view.fieldDots)
+            asides[kept, default: []].append(Sibling(item: version, parts: parts, device: writer))
+        }
+        var out = planned
+        for (kept, siblings) in asides.sorted(by: { $0.key < $1.key }) {
+            if let i = out.firstIndex(where: { $0.name == kept }) {
+                let make = out[i].make
+                out[i].make = { dot in
+                    var revision = make(dot)
+                    revision.siblings += siblings
+                    return revision
+                }
+                continue
+            }
+            try reader.open([kept], in: &current, run: &run)
+            guard let view = current.view(kept), view.item != nil else { continue }
+            out.append(
+                (
+                    kept,
+                    { dot in
+                        var vector = view.vector
+                        vector.add(dot)
+                        return Revision(
+                            dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
+                            siblings: view.siblings + siblings)
+                    }, view.live
+                ))
+        }
+        return out
     }
 
     /// The revision of an item edited here, or `nil` when none of its

@@ -25,6 +25,12 @@ public struct SyncState: Sendable {
     public var revisions: [String: UInt64]
     /// Items `fob resolve` settled, written out at the next commit.
     public var resolved: Set<String>
+    /// Names a merge dropped from two concurrent renames of one item whose
+    /// values differ from the kept name's, by dropped name → kept name:
+    /// the next export writes the dropped name's values beside the kept
+    /// item as a conflicting version, with the dropped name's tombstone.
+    /// An entry lasts until the merge of that tombstone.
+    public var renamedAway: [String: String] = [:]
     /// When the last sync ended (seconds since 1970), and what it did.
     public var lastSync: UInt64
     /// Items the last sync changed here.
@@ -230,6 +236,7 @@ public struct SyncState: Sendable {
                 case 9: state.unsignedUpTo = try r.vector().counters
                 case 10: state.rosterVersions = try r.vector().counters
                 case 11: try state.decodeOrigins(&r)
+                case 12: try state.decodeRenamedAway(&r)
                 default: throw .malformed("an unknown sync state section")
                 }
             }
@@ -240,7 +247,7 @@ public struct SyncState: Sendable {
 }
 
 extension SyncState {
-    /// Writes the sections of what this device trusts (7 to 11).
+    /// Writes the sections of what this device trusts (7 to 11), then 12.
     func encodeTrust(into w: inout ByteWriter) {
         // 7 the signing key's secret half (64 bytes), 8 the signers, 9
         // the counters up to which each wrote unsigned files.
@@ -275,6 +282,27 @@ extension SyncState {
                 w.u64(origin.counter)
                 w.u64(origin.time)
             }
+        }
+        // 12 the names a merge dropped, to keep as conflicting versions: dropped, kept.
+        if !renamedAway.isEmpty {
+            w.u8(12)
+            w.u32(UInt32(renamedAway.count))
+            for (dropped, kept) in renamedAway.sorted(by: { $0.key < $1.key }) {
+                w.string(dropped)
+                w.string(kept)
+            }
+        }
+    }
+
+    /// Reads the section of the names a merge dropped.
+    mutating func decodeRenamedAway(_ r: inout ByteReader) throws(TreeFormatError) {
+        let count = try r.u32()
+        guard count <= 100_000 else { throw .tooLarge }
+        for _ in 0..<count {
+            let dropped = try r.string(max: 32)
+            let kept = try r.string(max: 32)
+            guard renamedAway[dropped] == nil else { throw .malformed("a dropped name") }
+            renamedAway[dropped] = kept
         }
     }
 

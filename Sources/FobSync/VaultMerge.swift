@@ -82,7 +82,7 @@ struct VaultMerger {
             changed.insert(name)
         }
         Self.takeDevices(of: snapshot, into: &run.state)
-        let conflicts = index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) }
+        let conflicts = Self.conflicts(index, state: &run.state, revisions: revisions)
         run.state.syncedCommit = commit
         run.state.revisions = revisions
         run.state.resolved = []
@@ -92,6 +92,16 @@ struct VaultMerger {
         run.index = index
         try vault.store(&run, with: changes, index: true, dirty: changed)
         return SyncEngine.Outcome(merged: merged, conflicts: conflicts, written: 0)
+    }
+
+    /// The items with conflicting versions after a merge: those `index`
+    /// says have some, and those the next export gives one (the kept names
+    /// of ``SyncState/renamedAway``, which forgets each dropped name whose
+    /// tombstone, written with its kept version, was merged).
+    static func conflicts(_ index: [String: IndexEntry], state: inout SyncState, revisions: [String: UInt64]) -> Int {
+        state.renamedAway = state.renamedAway.filter { revisions[$0.key] != nil }
+        let aside = Set(state.renamedAway.values).filter { (index[$0]?.versions ?? 0) == 0 }
+        return index.values.reduce(0) { $0 + ($1.versions > 0 ? 1 : 0) } + aside.count
     }
 
     /// The highest counter seen of every other device, and the revocations, of `snapshot`.
@@ -219,9 +229,13 @@ struct VaultMerger {
     /// name: every device that holds the tree picks the same, as every
     /// device holds the tree's dates), and each other name leaves the vault: the state's revision
     /// of it stays behind, so the next export writes its tombstone (every
-    /// device writes the same delete, which merge into one). Said as a
-    /// conflict the merge resolved, naming both names, and the parts the
-    /// dropped name held otherwise.
+    /// device writes the same delete, which merge into one). A dropped name
+    /// whose values differ from the kept one's in a part a user wrote
+    /// (``FieldGroup/userData``) is recorded (``SyncState/renamedAway``):
+    /// the same export writes those values beside the kept item as a
+    /// conflicting version, left to `fob resolve`. Said naming both names
+    /// and the parts the dropped name held otherwise: as a conflict the
+    /// merge resolved when they hold nothing a user wrote.
     func foldConcurrentRenames(
         _ snapshot: TreeSnapshot, run: inout SyncRun, changes: inout [ImportChange],
         revisions: inout [String: UInt64]
@@ -253,12 +267,22 @@ struct VaultMerger {
                     revisions[dropped.name] = 0
                 }
                 let differing = FieldGroup.allCases.filter { !$0.same(kept.item, dropped.item) }
-                let lost =
-                    differing.isEmpty ? "" : ", with its differing \(differing.map(\.name).joined(separator: ", "))"
+                let parts = differing.map(\.name).joined(separator: ", ")
+                let outcome =
+                    "two devices renamed one item at once; the later name (\(kept.item.displayName)) is kept, "
+                    + "the other (\(dropped.item.displayName)) is dropped"
+                guard differing.contains(where: FieldGroup.userData.contains) else {
+                    messages(
+                        "fob: resolved a conflict: \(outcome)"
+                            + (differing.isEmpty ? "" : ", with its differing \(parts)") + "\n")
+                    continue
+                }
+                // What a user wrote is never dropped: the next export keeps it beside the kept item.
+                run.state.renamedAway[dropped.name] = kept.name
                 messages(
-                    "fob: resolved a conflict: two devices renamed one item at once; the later name "
-                        + "(\(kept.item.displayName)) is kept, the other (\(dropped.item.displayName)) is dropped\(lost)\n"
-                )
+                    "fob: conflict: \(outcome), and its differing \(parts) \(differing.count == 1 ? "is" : "are") "
+                        + "kept as a conflicting version of \(kept.item.displayName) "
+                        + "(`fob conflicts --show`, `fob resolve`)\n")
             }
         }
     }

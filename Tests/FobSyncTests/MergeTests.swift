@@ -310,6 +310,19 @@ import Testing
         #expect(decoded.currentEpoch == second)
     }
 
+    /// The names a merge dropped from two concurrent renames, to keep as
+    /// conflicting versions, outlive the run (the state's last section).
+    @Test func theStateKeepsTheNamesAMergeDropped() throws {
+        var state = SyncState(device: Self.a, syncKey: .random(count: 32), remote: "r")
+        state.origins[Self.b] = DeviceRoster.Origin(device: Self.a, counter: 3, time: 7)
+        state.renamedAway = [String(repeating: "ab", count: 16): String(repeating: "cd", count: 16)]
+        let decoded = try SyncState.decode(try #require(state.item(now: Date()).secret))
+        #expect(decoded.renamedAway == state.renamedAway)
+        #expect(decoded.origins[Self.b]?.counter == 3)
+        state.renamedAway = [:]
+        #expect(try SyncState.decode(try #require(state.item(now: Date()).secret)).renamedAway.isEmpty)
+    }
+
     @Test func pathsAreParsedStrictly() {
         let name = String(repeating: "ab", count: 16)
         let path = TreePath.record(name: name, dot: Dot(device: Self.a, counter: 12))

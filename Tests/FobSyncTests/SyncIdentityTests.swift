@@ -103,6 +103,52 @@ import Testing
         #expect(try b.sync() == "merged 0, conflicts 0\n")
     }
 
+    /// `fob mv` of one item to two names on two devices, each also
+    /// changing its password: the later name is kept, and the other
+    /// rename's password stays beside it as a conflicting version on every
+    /// device (three, in any order), never dropped; `fob resolve` takes it.
+    @Test func twoRenamesWithDifferentPasswordsKeepBothPasswords() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let c = try lab.device("c")
+        try c.ok(["sync", "join", lab.remote])
+        try a.ok(["mv", "mail", "ana", "post"])
+        try a.ok(["update", "post", "ana"], input: "from a\n")
+        // The later rename, by its modified date.
+        Thread.sleep(forTimeInterval: 1.1)
+        try b.ok(["mv", "mail", "ana", "shop"])
+        try b.ok(["update", "shop", "ana"], input: "from b\n")
+        _ = try a.sync()
+        let merged = try b.run(["sync"])
+        #expect(merged.status == 0, "\(merged.stderrText)")
+        #expect(
+            merged.stderrText.contains(
+                "fob: conflict: two devices renamed one item at once; the later name (service \"shop\", account \"ana\") "
+                    + "is kept, the other (service \"post\", account \"ana\") is dropped, and its differing secret is kept "
+                    + "as a conflicting version of service \"shop\", account \"ana\" (`fob conflicts --show`, `fob resolve`)\n"
+            ),
+            "\(merged.stderrText)")
+        for device in [a, c, b, a, c, b] { _ = try device.sync() }
+        for device in [a, b, c] {
+            #expect(try device.contents() == ["shop ana from b -", "web bob two -"], "\(device.name)")
+            #expect(try device.ok(["conflicts"]) == "shop\tana\t2 versions\n", "\(device.name)")
+            #expect(try device.ok(["sync", "status"]).contains("conflicts 1"), "\(device.name)")
+            #expect(try device.ok(["conflicts", "--show"]).contains(", differs in secret\n"), "\(device.name)")
+        }
+        let onA = try Self.identities(a)
+        #expect(Self.unique(onA), "\(onA)")
+        #expect(try Self.identities(b) == onA)
+        #expect(try Self.identities(c) == onA)
+        // The dropped rename's password, taken back from its version.
+        try c.ok(["resolve", "shop", "ana", "--keep", "remote"])
+        for device in [c, a, b, c] { _ = try device.sync() }
+        for device in [a, b, c] {
+            #expect(try device.contents() == ["shop ana from a -", "web bob two -"], "\(device.name)")
+            #expect(try device.ok(["conflicts"]) == "", "\(device.name)")
+        }
+        #expect(try Self.identities(a).count == 2)
+        #expect(Self.unique(try Self.identities(b)))
+    }
+
     @Test func twoAddsOfOneNameEndWithOneIdentityOnEveryDevice() throws {
         let (_, a, b) = try SyncProcessTests.pair()
         try a.ok(["add", "shop", "ana"], input: "from a\n")
