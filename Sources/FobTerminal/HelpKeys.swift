@@ -2,7 +2,7 @@ import FobViewModels
 
 /// The help overlay's keys, as `less` and `man` readers expect them: `/`
 /// searches, `n` and `N` step through the matches, Space and PgUp turn the
-/// pages, Esc ends the search and then closes the help; any other key
+/// pages, Tab and Shift-Tab jump between its sections, Esc ends the search and then closes the help; any other key
 /// closes it (q too: it never quits Fob). In the search field typing goes
 /// to the search; Enter runs it, Esc leaves it.
 enum HelpKeys {
@@ -15,6 +15,9 @@ enum HelpKeys {
             guard !situation.app.help.query.isEmpty else { return .dismiss }
             return .nextMatch(key == .character("N") ? -1 : 1)
         },
+        // The help's sections, one or more pages each: Tab and Shift-Tab go to the next and previous one.
+        KeyBinding([.tab], in: [.help], .focusNext),
+        KeyBinding([.backTab], in: [.help], .focusPrevious),
         // A help in pages names these keys in its own legend (``Renderer/helpLegend(_:rows:columns:)``).
         KeyBinding(.these([.character(" "), .pageDown, .down, .pageUp, .up]), in: [.help]) { key, situation in
             // A help taller than the screen comes in pages; past the last one, Space closes it.

@@ -131,14 +131,15 @@ public enum HelpSections {
                 ("/", "search the help: type a word, Enter shows the first page holding it (any letter case)"),
                 ("n, N", "next / previous match, across pages; the current one is marked ▸, others •"),
                 ("Esc", "end the search; without a search, close the help"),
-                ("Space, PgDn", "next page (when the help has pages)"),
+                ("Space, PgDn", "next page (on the last one, close the help)"),
                 ("PgUp", "previous page"),
+                ("Tab, Shift-Tab", "first page of the next / previous section (round the ends); Contents lists them"),
                 ("any other key", "close the help (q and Ctrl-Q do not quit Fob here)"),
             ]),
     ]
 
-    /// The help's first line, before its sections: how to search it.
-    public static let intro = (key: "/", text: "search this help (Enter finds, n / N next / previous match, Esc ends)")
+    /// The help's first line, before its sections (on its Contents page): how to search it.
+    public static let intro = (key: "/", text: "search this help (Enter finds, n / N next match)")
 
     /// The sections with those for `context` first, the others in their order.
     public static func ordered(for context: KeyContext) -> [Section] {

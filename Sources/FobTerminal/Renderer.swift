@@ -121,20 +121,19 @@ public struct Renderer {
         canvas.put(" " + legend, row: row, column: 0, role: .legend)
     }
 
-    /// The legend of a help in pages, as its footer says: `/` searches, n
-    /// and N step while a search is in effect, before the last page Space
-    /// goes on, Esc ends a search or closes; `nil` for a help of one page
-    /// and while its search field is open (the key table's legend).
+    /// The legend of the help, in pages, as its footer says: `/` searches,
+    /// n and N step while a search is in effect, Tab goes to the next
+    /// section, before the last page Space goes on, Esc ends a search or
+    /// closes; `nil` while its search field is open (the key table's legend).
     static func helpLegend(_ app: AppModel, rows: Int, columns: Int) -> [String]? {
         guard app.overlay == .help, app.help.field == nil else { return nil }
         let pages = helpPages(rows: rows, columns: columns, context: KeyContext.screen(app))
-        guard pages > 1 else { return nil }
         let search = ["/ search"] + (app.help.query.isEmpty ? [] : ["n/N next/previous match"])
         let searching = app.help.searching
         return search
             + (app.helpPage + 1 < pages
                 ? ["Space next", "PgUp back", searching ? "Esc end search" : "Esc closes the help"]
-                : ["PgUp back", searching ? "Esc end search" : "any key closes the help"])
+                : ["PgUp back", searching ? "Esc end search" : "any key closes the help"]) + ["Tab next section"]
     }
 
     /// The key legend for what `app` shows, read from ``KeyBindings/table``.

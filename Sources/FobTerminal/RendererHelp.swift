@@ -17,15 +17,34 @@ extension Renderer {
     /// The key column on a narrow screen.
     static let narrowKeyWidth = 10
 
-    /// The help's lines for `context`, wrapped for a `columns`-wide screen,
-    /// with the box's width and key column.
-    static func helpLayout(columns: Int, context: KeyContext) -> (lines: [HelpLine], width: Int, keyWidth: Int) {
-        let entries = HelpSections.lines(for: context)
-        var keyWidth = min(
-            helpKeyWidth, entries.filter { !$0.title }.map { DisplayWidth.cells(of: $0.key) }.max() ?? 10)
+    /// One section of the help as drawn: its title and its lines, wrapped.
+    typealias HelpSection = (title: String, lines: [HelpLine])
+
+    /// The first section of the help, before the others: how to search the
+    /// help and move between its sections, and their names in the order
+    /// Tab reaches them.
+    static func helpContents(_ sections: [HelpSections.Section]) -> HelpSections.Section {
+        let names = sections.map(\.title).joined(separator: ", ")
+        return HelpSections.Section(
+            title: "Contents", contexts: [],
+            lines: [
+                (HelpSections.intro.key, HelpSections.intro.text), ("Tab", "next section: " + names),
+                ("Shift-Tab", "previous section"),
+            ])
+    }
+
+    /// The help's sections for `context` (``helpContents(_:)`` first),
+    /// wrapped for a `columns`-wide screen, with the box's width and key column.
+    static func helpLayout(columns: Int, context: KeyContext) -> (
+        sections: [HelpSection], width: Int, keyWidth: Int
+    ) {
+        let ordered = HelpSections.ordered(for: context)
+        let sections = [helpContents(ordered)] + ordered
+        let entries = sections.flatMap(\.lines)
+        var keyWidth = min(helpKeyWidth, entries.map { DisplayWidth.cells(of: $0.keys) }.max() ?? 10)
         let widest = max(
-            entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.action) }.max() ?? 0,
-            DisplayWidth.cells(of: helpFooter), DisplayWidth.cells(of: pagedHelpFooter(page: 9, of: 9)))
+            entries.map { keyWidth + 2 + DisplayWidth.cells(of: $0.text) }.max() ?? 0,
+            DisplayWidth.cells(of: helpFooter(title: "Generator", page: 9, of: 9)))
         // Nearly full width takes the whole screen (``dialogBox(_:height:width:title:)``).
         let width = widest + 4 >= columns - 2 ? columns : widest + 4
         var actionWidth = max(1, width - 4 - keyWidth - 2)
@@ -33,61 +52,70 @@ extension Renderer {
             keyWidth = min(keyWidth, narrowKeyWidth)
             actionWidth = max(1, width - 4 - keyWidth - 2)
         }
-        var lines: [HelpLine] = []
-        for entry in entries {
-            if entry.title || entry.action.isEmpty {
-                lines.append(entry)
-                continue
-            }
-            // A key wider than its column: on its own line, its text below.
-            let ownLine = DisplayWidth.cells(of: entry.key) > keyWidth
-            if ownLine { lines.append((entry.key, "", false)) }
-            for (i, part) in Layout.wrapCells(entry.action, width: actionWidth).enumerated() {
-                if ownLine {
-                    lines.append(("", part, false))
-                    continue
-                }
-                lines.append((i == 0 ? entry.key : "", part, false))
-            }
+        let wrapped = sections.map { section in
+            (
+                title: section.title,
+                lines: section.lines.flatMap { wrap($0, keyWidth: keyWidth, actionWidth: actionWidth) }
+            )
         }
-        return (lines, width, keyWidth)
+        return (wrapped, width, keyWidth)
+    }
+
+    /// One key and its text as drawn lines: the text wrapped beside the key,
+    /// or under it when the key is wider than its column.
+    private static func wrap(_ entry: (keys: String, text: String), keyWidth: Int, actionWidth: Int) -> [HelpLine] {
+        let ownLine = DisplayWidth.cells(of: entry.keys) > keyWidth
+        let parts = Layout.wrapCells(entry.text, width: actionWidth)
+        if ownLine { return [(entry.keys, "", false)] + parts.map { ("", $0, false) } }
+        return parts.enumerated().map { ($0.offset == 0 ? entry.keys : "", $0.element, false) }
     }
 
     /// How many help lines one page holds on a `rows`-high screen (the box
-    /// leaves room for its borders, a blank line and the footer).
-    static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 4) }
+    /// leaves room for its borders and ``helpFooterRows(rows:)``; the
+    /// section's title is in the top border).
+    static func helpLinesPerPage(rows: Int) -> Int { max(1, rows - 2 - 2 - helpFooterRows(rows: rows)) }
 
-    /// The help's lines cut into pages, an entry never split across two
-    /// pages unless it alone is longer than a page, a section's title never
-    /// the last line of a page.
+    /// The rows under the help's lines: the search line, then the footer;
+    /// on a screen under 20 rows one row, where the search line while a
+    /// search shows stands in for the footer (the border still names the section).
+    static func helpFooterRows(rows: Int) -> Int { rows < 20 ? 1 : 2 }
+
+    /// The help cut into pages, one section per page or several for a long
+    /// one, never two on a page; an entry never split across two pages
+    /// unless it alone is longer than a page. `sections` says which pages
+    /// each section takes.
     static func helpPageLines(rows: Int, columns: Int, context: KeyContext) -> (
-        pages: [[HelpLine]], width: Int, keyWidth: Int
+        pages: [[HelpLine]], sections: [(title: String, first: Int, count: Int)], width: Int, keyWidth: Int
     ) {
-        let (lines, width, keyWidth) = helpLayout(columns: columns, context: context)
+        let (sections, width, keyWidth) = helpLayout(columns: columns, context: context)
         let perPage = helpLinesPerPage(rows: rows)
-        var pages: [[HelpLine]] = [[]]
-        var i = 0
-        while i < lines.count {
-            var end = i + 1
-            // A section's title stays on the page of its first key.
-            if lines[i].title, end < lines.count { end += 1 }
-            while end < lines.count && lines[end].key.isEmpty && !lines[end].action.isEmpty { end += 1 }
-            let entry = Array(lines[i..<end])
-            if pages[pages.count - 1].count + entry.count > perPage && !pages[pages.count - 1].isEmpty {
-                pages.append([])
+        var pages: [[HelpLine]] = []
+        var spans: [(title: String, first: Int, count: Int)] = []
+        for section in sections {
+            let first = pages.count
+            var page: [HelpLine] = []
+            var i = 0
+            let lines = section.lines
+            while i < lines.count {
+                var end = i + 1
+                while end < lines.count && lines[end].key.isEmpty { end += 1 }
+                for (n, line) in lines[i..<end].enumerated() {
+                    // A new page for an entry that does not fit what is left, or for what overflows a page.
+                    if !page.isEmpty && (page.count == perPage || (n == 0 && page.count + end - i > perPage)) {
+                        pages.append(page)
+                        page = []
+                    }
+                    page.append(line)
+                }
+                i = end
             }
-            for line in entry {
-                if pages[pages.count - 1].count == perPage { pages.append([]) }
-                // A page does not start with the blank line between sections.
-                if pages[pages.count - 1].isEmpty, line.key.isEmpty, line.action.isEmpty { continue }
-                pages[pages.count - 1].append(line)
-            }
-            i = end
+            pages.append(page)
+            spans.append((section.title, first, pages.count - first))
         }
-        return (pages, width, keyWidth)
+        return (pages, spans, width, keyWidth)
     }
 
-    /// How many pages the help takes on a screen of this size for `context`: 1 when it fits.
+    /// How many pages the help takes on a screen of this size for `context`.
     public static func helpPages(rows: Int, columns: Int, context: KeyContext = .list) -> Int {
         helpPageLines(rows: rows, columns: columns, context: context).pages.count
     }
@@ -98,9 +126,9 @@ extension Renderer {
     @discardableResult
     public static func layOutHelp(_ app: AppModel, rows: Int, columns: Int) -> Int {
         guard app.overlay == .help else { return 1 }
-        let pages = helpPageLines(rows: rows, columns: columns, context: KeyContext.screen(app)).pages
-        app.help.layOut(pages.map { $0.map(helpSearchText) })
-        return pages.count
+        let laid = helpPageLines(rows: rows, columns: columns, context: KeyContext.screen(app))
+        app.help.layOut(laid.pages.map { $0.map(helpSearchText) }, sections: laid.sections.map(\.first))
+        return laid.pages.count
     }
 
     /// The text a search of the help reads in one of its lines
@@ -113,18 +141,25 @@ extension Renderer {
     }
 
     /// The help for `context` (its section first), on the page `help`
-    /// shows, its search's matches marked; the terminal cursor on the first
-    /// line, or in the search field while it is open.
+    /// shows, its section's title in the top border, its search's matches
+    /// marked; the terminal cursor on the first line, or in the search
+    /// field while it is open.
     func drawHelp(_ canvas: inout Canvas, _ help: HelpModel, context: KeyContext) {
-        let (pages, width, keyWidth) = Self.helpPageLines(rows: canvas.rows, columns: canvas.columns, context: context)
+        let (pages, sections, width, keyWidth) = Self.helpPageLines(
+            rows: canvas.rows, columns: canvas.columns, context: context)
         let page = min(max(help.page, 0), pages.count - 1)
         let lines = pages[page]
-        let box = dialogBox(&canvas, height: lines.count + 4, width: width, title: "Help")
+        let section = sections.last { $0.first <= page } ?? (title: "", first: 0, count: 1)
+        // As high as the fullest page: the box stays put as the pages turn.
+        let shown = pages.map(\.count).max() ?? lines.count
+        let under = Self.helpFooterRows(rows: canvas.rows)
+        let box = dialogBox(&canvas, height: shown + 2 + under, width: width, title: "Help: " + section.title)
         let x = box.column + 2
         let inner = box.width - 4
-        let footer =
-            pages.count > 1 ? Self.pagedHelpFooter(page: page + 1, of: pages.count, width: inner) : Self.helpFooter
-        let bottom = box.row + min(lines.count + 4, canvas.rows - 2) - 1
+        let footer = Self.helpFooter(
+            title: section.title, page: page - section.first + 1, of: section.count, width: inner)
+        let bottom = box.row + min(shown + 2 + under, canvas.rows - 2) - 1
+        let searchRow = box.row + shown + 1
         for (i, line) in lines.enumerated() {
             let y = box.row + 1 + i
             if y >= bottom { break }
@@ -150,16 +185,16 @@ extension Renderer {
                 canvas.put(current ? "▸" : "•", row: y, column: box.column + 1, width: 1, role: role)
             }
         }
-        if box.row + lines.count + 1 < bottom, let search = Self.helpSearchLine(help, width: inner) {
-            canvas.put(search.text, row: box.row + lines.count + 1, column: x, width: inner, role: search.role)
+        let search = Self.helpSearchLine(help, width: inner)
+        if box.row + shown + under < bottom && (under > 1 || search == nil) {
+            canvas.put(footer, row: box.row + shown + under, column: x, width: inner, role: .dim)
         }
-        if box.row + lines.count + 2 < bottom {
-            canvas.put(footer, row: box.row + lines.count + 2, column: x, width: inner, role: .dim)
+        if searchRow < bottom, let search {
+            canvas.put(search.text, row: searchRow, column: x, width: inner, role: search.role)
         }
-        // The cursor on the first section's title (the section of what has focus), or the first line.
-        canvas.cursor = (box.row + 1 + (lines.prefix(bottom - box.row - 1).firstIndex { $0.title } ?? 0), x)
-        if let field = help.field, box.row + lines.count + 1 < bottom {
-            canvas.cursor = (box.row + lines.count + 1, x + min(inner - 1, 1 + DisplayWidth.cells(of: field)))
+        canvas.cursor = (box.row + 1, x)
+        if let field = help.field, searchRow < bottom {
+            canvas.cursor = (searchRow, x + min(inner - 1, 1 + DisplayWidth.cells(of: field)))
         }
     }
 
@@ -188,17 +223,16 @@ extension Renderer {
         return (DisplayWidth.cells(of: long) <= width ? long : found, .info)
     }
 
-    /// The footer of a help in pages; on the last page, where `width`
-    /// cells cannot hold it, a shorter one (any key still closes).
-    static func pagedHelpFooter(page: Int, of pages: Int, width: Int = .max) -> String {
-        guard page == pages else {
-            let footer = "Page \(page) of \(pages): Space next, PgUp back, Esc closes"
-            return DisplayWidth.cells(of: footer) <= width ? footer : "Page \(page) of \(pages): Space next, PgUp back"
-        }
-        let footer = "Page \(page) of \(pages): PgUp back, any key closes"
-        return DisplayWidth.cells(of: footer) <= width ? footer : "Page \(page) of \(pages): PgUp back, Esc closes"
+    /// The help's last line: where the page stands in its section and how
+    /// to move on (`List 2/3 · Tab next section · PgDn more`), shorter where
+    /// `width` cells cannot hold it.
+    static func helpFooter(title: String, page: Int, of pages: Int, width: Int = .max) -> String {
+        let place = pages > 1 ? "\(title) \(page)/\(pages)" : title
+        let more = page < pages ? ["PgDn more"] : []
+        let candidates = [
+            [place, "Tab next section"] + more, [place, "Tab section"] + more,
+            (pages > 1 ? ["\(page)/\(pages)"] : []) + ["Tab section"] + more,
+        ].map { $0.joined(separator: " · ") }
+        return candidates.first { DisplayWidth.cells(of: $0) <= width } ?? candidates[candidates.count - 1]
     }
-
-    /// The help overlay's last line.
-    static let helpFooter = "Any key closes this help (q and Esc too)."
 }

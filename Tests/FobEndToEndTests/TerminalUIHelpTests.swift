@@ -14,7 +14,7 @@ import Testing
         try vault.make([item("github.com", "ana", "gh-pass"), item("gitlab.com", "bob", "gl-pass")])
         let tmux = try vault.start(TerminalSize(width: 80, height: 24))
         try tmux.press("F1")
-        var screen = try tmux.waitFor("Page 1 of ")
+        var screen = try tmux.waitFor("Help: Contents")
         #expect(screen.contains("search this help"), "\(screen)")
         #expect(!screen.contains("Forwarded"), "the word is on a later page:\n\(screen)")
         try tmux.type("/")
@@ -24,7 +24,7 @@ import Testing
         try tmux.press("Enter")
         screen = try tmux.waitFor("match 1 of 1")
         #expect(screen.contains("Forwarded"), "\(screen)")
-        #expect(!screen.contains("Page 1 of "), "\(screen)")
+        #expect(!screen.contains("Help: Contents"), "\(screen)")
         #expect(screen.contains("│▸"), "the match's line is marked:\n\(screen)")
         // n with a single match stays on it; Esc ends the search, on the same page.
         try tmux.type("n")
@@ -39,6 +39,30 @@ import Testing
         try tmux.press("Escape")
         try tmux.waitUntil("the no-match line gone") { !$0.contains("No match") && $0.contains("Help") }
         try tmux.press("Escape")
-        try tmux.waitUntil("the help closed") { !$0.contains("Page ") && $0.contains("Items 1/2") }
+        try tmux.waitUntil("the help closed") { !$0.contains("Help: ") && $0.contains("Items 1/2") }
+    }
+
+    /// At 40×12 the help (39 pages) is one section a page or a few, its
+    /// title in the box's top border: Tab from the contents goes to the
+    /// List's first page, Tab again to Find's, Shift-Tab back to List.
+    @Test func tabJumpsBetweenTheHelpsSectionsAtFortyByTwelve() throws {
+        try vault.make([item("github.com", "ana", "gh-pass")])
+        let tmux = try vault.start(TerminalSize(width: 40, height: 12))
+        try tmux.press("F1")
+        var screen = try tmux.waitFor("Help: Contents")
+        #expect(screen.contains("next section: List,"), "\(screen)")
+        try tmux.press("Tab")
+        screen = try tmux.waitFor("Help: List")
+        #expect(screen.contains("List 1/10 · Tab section · PgDn more"), "\(screen)")
+        try tmux.press("PgDn")
+        try tmux.waitFor("List 2/10")
+        try tmux.press("Tab")
+        screen = try tmux.waitFor("Help: Find")
+        #expect(screen.contains("Find 1/2"), "\(screen)")
+        #expect(!screen.contains("typing"), "no line of List on Find's page:\n\(screen)")
+        try tmux.press("BTab")
+        try tmux.waitFor("List 1/10")
+        try tmux.press("Escape")
+        try tmux.waitUntil("the help closed") { !$0.contains("Help: ") && $0.contains("github.com") }
     }
 }

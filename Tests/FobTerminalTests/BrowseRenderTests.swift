@@ -119,7 +119,9 @@ private func column(of text: String, in line: String) -> Int? {
         app.send(.cancel)
         app.send(.showHelp)
         canvas = draw(app, rows: 24, columns: 80)
-        #expect(canvas.line(try #require(canvas.cursor).row).contains("List"))
+        // The help: on its first line, under the title of its first page (the contents, then List).
+        let helpCursor = try #require(canvas.cursor).row
+        #expect(canvas.line(helpCursor - 1).contains("Help: Contents") && canvas.line(helpCursor).contains("/"))
         app.send(.dismiss)
         // A dialog: on its question (the editor's Delete button asks; d in the list does not).
         app.send(.editSelected)
@@ -194,9 +196,12 @@ private func column(of text: String, in line: String) -> Int? {
         let app = browseApp([item("slack.com", "ana", "pw")])
         app.send(.newItem)
         app.send(.showHelp)
+        // The contents name it first, and Tab goes to it.
+        #expect(draw(app, rows: 40, columns: 120).text.contains("next section: Editor, List, Find"))
+        Renderer.layOutHelp(app, rows: 40, columns: 120)
+        app.send(.focusNext)
         let canvas = draw(app, rows: 40, columns: 120)
-        let cursor = try #require(canvas.cursor)
-        #expect(canvas.line(cursor.row).contains("Editor"))
+        #expect(canvas.text.contains("─ Help: Editor "))
         for key in ["Ctrl-A/E", "Ctrl-U", "Kind: Left/Right"] { #expect(canvas.text.contains(key)) }
         #expect(KeyMap.action(for: .character("q"), in: app) == .dismiss)
         // Esc ends a search first; without one it closes the help too.
@@ -384,7 +389,7 @@ extension BrowseRenderTests {
                     #expect(page.last?.title != true, "\(context) \(rows)×\(columns) page \(n + 1)")
                 }
                 let all = pages.joined().filter { !$0.key.isEmpty || !$0.action.isEmpty }
-                let expected = Renderer.helpLayout(columns: columns, context: context).lines
+                let expected = Renderer.helpLayout(columns: columns, context: context).sections.flatMap(\.lines)
                     .filter { !$0.key.isEmpty || !$0.action.isEmpty }
                 #expect(all.count == expected.count, "every line kept: \(context) \(rows)×\(columns)")
             }
@@ -423,7 +428,7 @@ extension BrowseRenderTests {
         app.send(.showHelp)
         let lines = rows(draw(app, rows: 24, columns: 80))
         #expect(!lines.contains { $0.contains("┌┌") || $0.contains("││") }, "\(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.hasPrefix("┌─ Help") })
+        #expect(lines.contains { $0.hasPrefix("┌─ Help: Contents") })
     }
 
     /// The Kind column keeps a blank cell before the list's border.

@@ -66,7 +66,8 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
     switch keys {
     case .these(let keys): return keys
     case .text: return [.character("x"), .character("é"), .paste("a b")]
-    case .any: return [.character("z"), .character("q"), .enter, .escape, .tab, .control("r")]
+    // Not Tab: the help takes it (its next section) before its row of any other key.
+    case .any: return [.character("z"), .character("q"), .enter, .escape, .function(12), .control("r")]
     case .mouse: return [.click(row: 3, column: 4), .wheel(down: true, row: 3, column: 4)]
     }
 }

@@ -163,8 +163,10 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.dismiss)
         app.send(.showHelp)
         text = draw(app).text
-        #expect(text.contains("Help"))
-        #expect(text.contains("Ctrl-R"))
+        #expect(text.contains("Help: Contents"))
+        Renderer.layOutHelp(app, rows: 24, columns: 80)
+        app.send(.focusNext)
+        #expect(draw(app).text.contains("Ctrl-R"))
     }
 
     @Test func generatorRowAndDialog() throws {
@@ -234,20 +236,29 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         try #require(unicodeLocale)
         let app = makeApp()
         app.send(.showHelp)
-        let wide = draw(app, rows: 100, columns: 160).text
+        // One section a page: every page read in turn.
+        let sections = Renderer.helpPages(rows: 100, columns: 160)
+        let wide = (0..<sections).map { _ in
+            defer { app.send(.moveSelection(1)) }
+            return draw(app, rows: 100, columns: 160).text
+        }.joined(separator: "\n")
         for line in HelpSections.lines(for: .list) where !line.key.isEmpty {
             #expect(wide.contains(line.key), "cut: \(line.key)")
             #expect(line.action.isEmpty || wide.contains(line.action), "cut: \(line.action)")
         }
         #expect(!wide.contains("…"))
         // Narrower than the longest line: the explanations wrap, nothing is cut.
-        let narrow = draw(app, rows: 200, columns: 60)
-        #expect(!narrow.text.contains("…"))
-        let joined = (0..<200).map { narrow.line($0) }.joined(separator: " ")
+        for _ in 0..<sections { app.send(.moveSelection(-1)) }
+        let narrow = (0..<sections).map { _ in
+            defer { app.send(.moveSelection(1)) }
+            return draw(app, rows: 200, columns: 60)
+        }
+        #expect(!narrow.contains { $0.text.contains("…") })
+        let joined = narrow.flatMap { canvas in (0..<200).map { canvas.line($0) } }.joined(separator: " ")
             .split(separator: " ").filter { !$0.allSatisfy { $0 == "│" } }.joined(separator: " ")
         let typing = try #require(HelpSections.lines(for: .list).first { $0.key == "typing" }).action
         #expect(joined.contains(typing))
-        #expect(joined.contains(Renderer.helpFooter))
+        #expect(joined.contains("List · Tab next section"))
     }
 
     /// On an 80 × 24 terminal the help does not fit: it comes in pages that
@@ -260,7 +271,8 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         app.send(.showHelp)
         let pages = Renderer.helpPages(rows: 24, columns: 80)
         #expect(pages > 1)
-        #expect(Renderer.helpPages(rows: 100, columns: 160) == 1)
+        #expect(Renderer.helpPages(rows: 100, columns: 160) == 8, "one page for each section and the contents")
+        let laid = Renderer.helpPageLines(rows: 24, columns: 80, context: .list)
         // No entry is cut between pages: every page starts with a key.
         for page in Renderer.helpPageLines(rows: 24, columns: 80, context: .list).pages {
             #expect(page.first?.key.isEmpty == false)
@@ -268,7 +280,11 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         var seen = ""
         for page in 1...pages {
             let canvas = draw(app, rows: 24, columns: 80)
-            #expect(canvas.text.contains("Page \(page) of \(pages)"), "\(canvas.text)")
+            let section = try #require(laid.sections.last { $0.first < page })
+            #expect(canvas.text.contains("Help: \(section.title)"), "\(canvas.text)")
+            let footer = Renderer.helpFooter(
+                title: section.title, page: page - section.first, of: section.count, width: 76)
+            #expect(canvas.text.contains(footer), "\(canvas.text)")
             seen += (0..<24).map { canvas.line($0) }.joined(separator: " ")
             let next = try #require(KeyMap.action(for: .character(" "), in: app, helpPages: pages))
             if page < pages {
@@ -285,7 +301,7 @@ func draw(_ app: AppModel, rows: Int = 32, columns: Int = 110) -> Canvas {
         }
         #expect(KeyMap.action(for: .pageUp, in: app, helpPages: pages) == .moveSelection(-1))
         app.send(.moveSelection(-1))
-        #expect(draw(app, rows: 24, columns: 80).text.contains("Page \(pages - 1) of \(pages)"))
+        #expect(app.helpPage == pages - 2)
         for _ in 0..<(pages + 2) { app.send(.moveSelection(-1)) }
         #expect(app.helpPage == 0, "PageUp stops at the first page")
         // Where it fits, Space closes it like any other key.

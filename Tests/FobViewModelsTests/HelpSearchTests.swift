@@ -171,4 +171,27 @@ import Testing
         #expect(HelpModel.ranges(of: "", in: "abc").isEmpty)
         #expect(HelpModel.ranges(of: "abcd", in: "abc").isEmpty)
     }
+
+    /// Tab and Shift-Tab (``Action/focusNext``, ``Action/focusPrevious``)
+    /// go to the first page of the next and previous section, round the
+    /// ends; Shift-Tab on a later page of a section goes to its first page.
+    @Test func theSectionKeysJumpToTheFirstPageOfASection() throws {
+        let h = try Harness.unlocked()
+        h.send(.showHelp)
+        h.app.help.layOut(Self.pages + [["Help 2", "n  next match"]], sections: [0, 1, 2])
+        #expect(h.app.help.sectionStarts == [0, 1, 2])
+        h.send(.focusNext)
+        #expect(h.app.helpPage == 1)
+        h.send(.focusNext)
+        #expect(h.app.helpPage == 2)
+        h.send(.moveSelection(1))
+        #expect(h.app.helpPage == 3)
+        h.send(.focusPrevious)
+        #expect(h.app.helpPage == 2, "the first page of its own section")
+        h.send(.moveSelection(1), .focusNext)
+        #expect(h.app.helpPage == 0, "past the last section: the first")
+        h.send(.focusPrevious)
+        #expect(h.app.helpPage == 2, "before the first: the last section")
+        #expect(h.app.overlay == .help)
+    }
 }

@@ -2,7 +2,8 @@
 /// text, as `less` and `man` search it. `/` opens a search field; Enter
 /// shows the first page holding a match (letter case ignored); `n` and `N`
 /// step to the next and previous match across pages, round the ends; Esc
-/// ends the search, and a second Esc closes the help.
+/// ends the search, and a second Esc closes the help. Tab and Shift-Tab
+/// jump to the first page of the next and previous section.
 ///
 /// The help's text is laid out by the front end, in pages that depend on
 /// the terminal's size: it hands them over with ``layOut(_:)`` before a key
@@ -39,6 +40,8 @@ public final class HelpModel {
     public private(set) var missed: String?
     /// The help's text as last laid out: pages of lines.
     private var pages: [[String]] = []
+    /// The first page of each section of the help as last laid out, in order.
+    public private(set) var sectionStarts: [Int] = []
 
     /// A help on its first page, with no search.
     public init() {}
@@ -63,9 +66,12 @@ public final class HelpModel {
     public var searching: Bool { !query.isEmpty || missed != nil }
 
     /// The help's text as the screen lays it out, `pages` of lines: a
-    /// search runs over it. A new layout (the terminal was resized) finds
-    /// the search's matches again and shows the page of the current one.
-    public func layOut(_ pages: [[String]]) {
+    /// search runs over it; `sections` are the first page of each of its
+    /// sections (Tab goes from one to the next; none: each page is one). A
+    /// new layout (the terminal was resized) finds the search's matches
+    /// again and shows the page of the current one.
+    public func layOut(_ pages: [[String]], sections: [Int] = []) {
+        sectionStarts = sections
         guard pages != self.pages else { return }
         let line = currentMatch.map { self.pages[$0.page][$0.line] }
         self.pages = pages
@@ -98,6 +104,10 @@ public final class HelpModel {
             if !pages.isEmpty { page = min(page, pages.count - 1) }
         case .nextMatch(let step):
             go(by: step)
+        case .focusNext:
+            jumpSection(by: 1)
+        case .focusPrevious:
+            jumpSection(by: -1)
         case .cancel:
             // Esc ends the search first, then closes the help.
             guard searching else { return false }
@@ -152,6 +162,20 @@ public final class HelpModel {
         matches = found
         current = 0
         page = first.page
+    }
+
+    /// Shows the first page of the section after the one shown (before it
+    /// when `step` is negative), round the ends; Shift-Tab on a later page
+    /// of a section goes back to its first.
+    private func jumpSection(by step: Int) {
+        let starts = sectionStarts.isEmpty ? Array(pages.indices) : sectionStarts
+        guard !starts.isEmpty else { return }
+        let at = starts.lastIndex { $0 <= page } ?? 0
+        if step < 0 && starts[at] < page {
+            page = starts[at]
+            return
+        }
+        page = starts[((at + (step < 0 ? -1 : 1)) % starts.count + starts.count) % starts.count]
     }
 
     /// Steps `step` matches on (back when negative), round the ends.
