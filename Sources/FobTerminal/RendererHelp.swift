@@ -3,8 +3,9 @@ import FobViewModels
 /// The help overlay: ``HelpSections`` in a box, the section of what has
 /// focus first, in pages on a screen too low for all of it.
 extension Renderer {
-    /// One drawn line of the help: keys (or a section title), then text.
-    typealias HelpLine = (key: String, action: String, title: Bool)
+    /// One drawn line of the help: keys, then text (a section's title is
+    /// in the box's top border, never a line).
+    typealias HelpLine = (key: String, action: String)
 
     /// The widest key column: 24 cells; longer keys wrap their text under them.
     static let helpKeyWidth = 24
@@ -66,8 +67,8 @@ extension Renderer {
     private static func wrap(_ entry: (keys: String, text: String), keyWidth: Int, actionWidth: Int) -> [HelpLine] {
         let ownLine = DisplayWidth.cells(of: entry.keys) > keyWidth
         let parts = Layout.wrapCells(entry.text, width: actionWidth)
-        if ownLine { return [(entry.keys, "", false)] + parts.map { ("", $0, false) } }
-        return parts.enumerated().map { ($0.offset == 0 ? entry.keys : "", $0.element, false) }
+        if ownLine { return [(entry.keys, "")] + parts.map { ("", $0) } }
+        return parts.enumerated().map { ($0.offset == 0 ? entry.keys : "", $0.element) }
     }
 
     /// How many help lines one page holds on a `rows`-high screen (the box
@@ -166,20 +167,15 @@ extension Renderer {
             let match = help.match(page: page, line: i)
             let current = match == .current
             let role: Role = current ? .focus : .selection
-            if line.title {
-                canvas.put(line.key, row: y, column: x, width: inner, role: .title)
-                mark(&canvas, help.query, in: line.key, row: y, column: x, width: inner, role: role)
-            } else {
-                // A key on its own line (narrow screens) takes the whole width.
-                let keyCells = line.action.isEmpty ? inner : min(keyWidth, inner)
-                let actionCells = max(0, inner - keyWidth - 2)
-                canvas.put(line.key, row: y, column: x, width: keyCells, role: .label)
-                canvas.put(line.action, row: y, column: x + keyWidth + 2, width: actionCells)
-                mark(&canvas, help.query, in: line.key, row: y, column: x, width: keyCells, role: role)
-                mark(
-                    &canvas, help.query, in: line.action, row: y, column: x + keyWidth + 2, width: actionCells,
-                    role: role)
-            }
+            // A key on its own line (narrow screens) takes the whole width.
+            let keyCells = line.action.isEmpty ? inner : min(keyWidth, inner)
+            let actionCells = max(0, inner - keyWidth - 2)
+            canvas.put(line.key, row: y, column: x, width: keyCells, role: .label)
+            canvas.put(line.action, row: y, column: x + keyWidth + 2, width: actionCells)
+            mark(&canvas, help.query, in: line.key, row: y, column: x, width: keyCells, role: role)
+            mark(
+                &canvas, help.query, in: line.action, row: y, column: x + keyWidth + 2, width: actionCells,
+                role: role)
             // Beside the text, a mark that needs no attributes: the current match, and the others.
             if match != nil {
                 canvas.put(current ? "▸" : "•", row: y, column: box.column + 1, width: 1, role: role)

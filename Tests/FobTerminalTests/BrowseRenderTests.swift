@@ -378,15 +378,16 @@ extension BrowseRenderTests {
 }
 
 extension BrowseRenderTests {
-    /// A page of the help never ends with a section's title: at 80×24 from
-    /// the editor, page 1 ended with `List` and its keys began on page 2.
-    @Test func noHelpPageEndsWithASectionTitle() throws {
+    /// No page of the help is empty and every line is on one: at 80×24
+    /// from the editor, a page once held only the `List` title, its keys on
+    /// the next (titles are now in the box's border).
+    @Test func noHelpPageIsEmptyAndNoLineIsLost() throws {
         try #require(unicodeLocale)
         for context in [KeyContext.list, .field, .button, .filter, .confirm] {
             for (rows, columns) in [(24, 80), (30, 100), (40, 120)] {
                 let pages = Renderer.helpPageLines(rows: rows, columns: columns, context: context).pages
                 for (n, page) in pages.enumerated() {
-                    #expect(page.last?.title != true, "\(context) \(rows)×\(columns) page \(n + 1)")
+                    #expect(!page.isEmpty, "\(context) \(rows)×\(columns) page \(n + 1)")
                 }
                 let all = pages.joined().filter { !$0.key.isEmpty || !$0.action.isEmpty }
                 let expected = Renderer.helpLayout(columns: columns, context: context).sections.flatMap(\.lines)
