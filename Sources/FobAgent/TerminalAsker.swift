@@ -22,12 +22,8 @@ public struct TerminalAsker: AccessAsker {
     ///   requester has no terminal, or it cannot be opened or written;
     ///   ``AccessOutcome/unanswered`` when no line came within `timeout`.
     public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
-        guard let path = question.context.requester.terminal, path.hasPrefix("/dev/") else { return .unreachable }
-        let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return .unreachable }
+        guard let fd = Self.openTerminal(of: question.context.requester) else { return .unreachable }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_uid == getuid(), isatty(fd) == 1 else { return .unreachable }
         tcflush(fd, TCIFLUSH)
         guard write(fd, TerminalAsker.prompt(question, leaseSeconds: leaseSeconds)) else { return .unreachable }
         let line = readLine(fd, timeout: timeout)
@@ -38,6 +34,32 @@ public struct TerminalAsker: AccessAsker {
         let answer = TerminalAsker.answer(line, leaseSeconds: leaseSeconds)
         _ = write(fd, answer == .deny ? "fob: refused\n" : "fob: allowed\n")
         return .answered(answer)
+    }
+
+    /// Tells the requester on its own terminal, if it has one, that its
+    /// question waits elsewhere (`text`, one line that names no secret), so
+    /// a `fob get` typed in a shell does not sit silent while the terminal
+    /// UI is asked. Nothing is read; a requester with no terminal, or one
+    /// that cannot be opened, is told nothing.
+    public static func tell(_ requester: Requester, _ text: String) {
+        guard let fd = openTerminal(of: requester) else { return }
+        defer { close(fd) }
+        _ = FileDescriptorIO.writeAll(Array(text.utf8), to: fd)
+    }
+
+    /// The requester's controlling terminal opened for reading and writing
+    /// (never made the agent's own), when it is a terminal device under
+    /// `/dev` owned by this user; `nil` otherwise. The caller closes it.
+    private static func openTerminal(of requester: Requester) -> Int32? {
+        guard let path = requester.terminal, path.hasPrefix("/dev/") else { return nil }
+        let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_uid == getuid(), isatty(fd) == 1 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     /// The question's text: who (program, pid, parents, directory,

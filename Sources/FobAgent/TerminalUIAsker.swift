@@ -7,8 +7,9 @@ import FoundationEssentials
 /// ``AgentEvent/Kind/question`` event), and the first answer that comes
 /// back from a terminal UI's connection (``AgentRequest/answer(question:_:)``)
 /// settles it; then every UI hears ``AgentEvent/Kind/settled`` and drops
-/// the question. With no terminal UI open, or none answering within the
-/// timeout, the next channel asks.
+/// the question. A requester with a terminal of its own is told there
+/// that the question waits in the terminal UI. With no terminal UI open,
+/// or none answering within the timeout, the next channel asks.
 public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     private let condition = Condition()
     private var open: [UInt64: AccessAnswer?] = [:]
@@ -29,6 +30,9 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     public func ask(_ question: AccessQuestion, timeout: Double) -> AccessOutcome {
         guard subscribers.hasTerminalUI else { return .unreachable }
         let prompt = put(question)
+        TerminalAsker.tell(
+            question.context.requester,
+            "\nfob: asking in Fob's terminal UI (F3 there answers) for up to \(Int(timeout.rounded())) s\n")
         condition.lock()
         let until = Date(timeIntervalSinceNow: timeout)
         let id = prompt.id
@@ -62,6 +66,9 @@ public final class TerminalUIAsker: AccessAsker, @unchecked Sendable {
     public func askUnlock(_ question: AccessQuestion, timeout: Double, isUnlocked: () -> Bool) -> AccessOutcome {
         guard subscribers.hasTerminalUI else { return .unreachable }
         let prompt = put(question)
+        TerminalAsker.tell(
+            question.context.requester,
+            "\nfob: asking in Fob's terminal UI (F3 there answers) for up to \(Int(timeout.rounded())) s\n")
         let id = prompt.id
         let until = Date(timeIntervalSinceNow: timeout)
         var unlocked = isUnlocked()

@@ -92,6 +92,21 @@ import Testing
         #expect(denied.output.isEmpty)
     }
 
+    /// A `fob get` typed in a shell is told on its terminal, at once, that
+    /// the question waits in the terminal UI, instead of sitting silent
+    /// for up to a minute; the UI's answer then ends it.
+    @Test func aGetOnATerminalIsToldWhereItIsAsked() throws {
+        let tag = "tty" + UUID().uuidString.prefix(6)
+        try shell.type("clear; \(fob) get svc acct; echo \(tag)=$?")
+        try shell.press("Enter")
+        let told = try shell.waitFor("fob: asking in Fob's terminal UI (F3 there answers) for up to 60 s")
+        #expect(Self.status(tag, on: told) == nil)
+        try answer("o")
+        let screen = try shell.waitUntil(timeout: 30, "the get's status") { Self.status(tag, on: $0) != nil }
+        #expect(Self.status(tag, on: screen) == 0)
+        #expect(screen.contains("s3cret"))
+    }
+
     @Test func aLeaseAsksNoSecondQuestion() throws {
         let first = try startGet()
         try answer("m")
