@@ -251,7 +251,8 @@ public final class SyncEngine {
     }
 
     /// Checks the fetched tree (``TreeChecks``) and names each revoked
-    /// device whose later files it left out.
+    /// device whose later files it left out, and each device it leaves
+    /// out whole (``TreeSnapshot/leftOut``).
     func checkRemote(_ tree: inout TreeSnapshot, run: inout SyncRun) throws {
         try TreeChecks.checkHeads(tree.heads, revoked: tree.revoked, state: run.state, where: "the remote")
         try TreeChecks.checkRosters(tree.rosters, state: &run.state)
@@ -262,6 +263,13 @@ public final class SyncEngine {
             messages(
                 "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: tree.heads)) wrote after it was revoked\n"
             )
+        }
+        for (device, head) in tree.leftOut.sorted(by: { $0.key < $1.key }) {
+            let key = head.publicKey.map { ", key \(DeviceSigningKey.fingerprint($0))" } ?? ""
+            messages(
+                "fob: left out device \(DeviceName.label(device, name: head.name))\(key): its head is under an older "
+                    + "key epoch and no device this one trusts added it; it is taken in after it syncs with the "
+                    + "current key\n")
         }
     }
 

@@ -238,7 +238,10 @@ struct Exporter {
         }
         var collected: [String] = []
         var acknowledge = false
-        let others = current.heads.values.filter { current.revoked[$0.device] == nil && $0.device != me }
+        // A device left out (one that joined before a rotation) may hold the item still: collected once it saw it.
+        let others =
+            current.heads.values.filter { current.revoked[$0.device] == nil && $0.device != me }
+            + current.leftOut.values
         for name in current.tombstones.sorted() where !planned.contains(name) && !current.stale.contains(name) {
             guard let view = current.view(name), view.item == nil else { continue }
             if others.allSatisfy({ head in view.live.allSatisfy(head.vector.includes) }) {

@@ -172,7 +172,7 @@ extension SyncEngine {
     /// first sync refuses a head, file or roster with another key for
     /// them, and a revoked device's writes after its cut-off. A device on
     /// no roster they vouch for is taken in only with a head sealed under
-    /// the current key epoch (``TreeSignatures/takeIn(_:path:key:revocations:run:)``),
+    /// the current key epoch (``TreeSignatures/takeIn(_:path:key:revocations:rotated:run:)``),
     /// and named. A tree without rosters is taken as it is only when
     /// nothing in it is signed (written by an older Fob).
     /// - Returns: the trust; the accepted device has no origin (this device adds it).
@@ -215,12 +215,12 @@ extension SyncEngine {
         do { trust = try DeviceRoster.trusted(from: [anchor.device: anchor.key], rosters: rosters) } catch {
             throw SyncError.tampered(error.description)
         }
-        // As the first sync takes such a device in (``TreeSignatures/takeIn(_:path:key:revocations:run:)``).
+        // As the first sync takes such a device in (``TreeSignatures/takeIn(_:path:key:revocations:rotated:run:)``).
         let revocations = !trust.revoked.isEmpty || files.keys.contains { TreePath.parseRevoked($0) != nil }
         for device in rosters.keys.sorted() where trust.keys[device] == nil {
             messages(
                 "fob: device \(device) is on no roster of a device accepted: it is taken in "
-                    + (revocations
+                    + (revocations || epochs.count > 1
                         ? "only with a head sealed under the current key epoch\n"
                         : "with its signed head, as no device of the tree is revoked\n"))
         }
@@ -340,7 +340,7 @@ extension SyncEngine {
         guard hasWorkTree, let head = try git.resolve("HEAD")
         else { return [] }
         var run = run
-        let (heads, revoked, _) = try reader.snapshotDevices(head, run: &run)
+        let (heads, revoked, _, _) = try reader.snapshotDevices(head, run: &run)
         let me = run.state.device
         return heads.values.sorted { $0.device < $1.device }.map {
             let isThis = $0.device == me

@@ -50,17 +50,19 @@ enum TreeSignatures {
     }
 
     /// The head at `path` of `device`: its signing key taken in when new
-    /// (a device this one knew before, any while no device is revoked, a
-    /// head sealed under the current key epoch, or any before this device's
-    /// first merge: a revoked device, which holds only older keys, cannot
-    /// bring in a device), then its signature checked. A device that joined
-    /// as a revocation started a new epoch is taken in once it wrote its
-    /// head again under the new key (its next sync).
+    /// (``takeIn(_:path:key:revocations:rotated:run:)``), then its
+    /// signature checked. A device that joined as a revocation or a
+    /// `passwd --rotate-key` started a new epoch is taken in once it wrote
+    /// its head again under the new key (its next sync).
+    /// - Returns: the head, and whether its device is taken: `false` for
+    ///   one this read leaves out (a new device under an older key epoch
+    ///   after a rotation).
     /// - Throws: ``SyncError/tampered(_:)``: a key other than the one held,
-    ///   a new device under an older key, a signature that does not verify.
-    static func head(_ bytes: [UInt8], path: String, device: String, revocations: Bool, run: inout SyncRun) throws
-        -> DeviceHead
-    {
+    ///   a new device under an older key while a revocation is known, a
+    ///   signature that does not verify.
+    static func head(
+        _ bytes: [UInt8], path: String, device: String, revocations: Bool, rotated: Bool, run: inout SyncRun
+    ) throws -> (head: DeviceHead, taken: Bool) {
         let keys = run.keys
         do {
             guard bytes.starts(with: SignedFile.magic) else {
@@ -68,7 +70,7 @@ enum TreeSignatures {
                 guard head.publicKey == nil, takesUnsigned(device, counter: head.counter, state: run.state) else {
                     throw SyncError.tampered(DeviceRoster.Refusal.unauthentic(path).description)
                 }
-                return head
+                return (head, true)
             }
             let parsed = try reading(bytes) { (raw) throws(TreeFormatError) in try SignedFile.parse(raw) }
             let head = try DeviceHead.open(parsed.content, device: device, keys: keys)
@@ -86,11 +88,14 @@ enum TreeSignatures {
             if device != run.state.device {
                 // A key a join took from a roster has its unsigned counter taken from the head.
                 if run.state.signers[device] == nil {
-                    try takeIn(head, path: path, key: offered, revocations: revocations, run: &run)
+                    let taken = try takeIn(
+                        head, path: path, key: offered, revocations: revocations, rotated: rotated, run: &run)
+                    // Nothing of a device left out is kept: it is met anew at the next read.
+                    guard taken else { return (head, false) }
                 }
                 if run.state.unsignedUpTo[device] == nil { run.state.unsignedUpTo[device] = head.unsignedUpTo }
             }
-            return head
+            return (head, true)
         } catch let error as TreeFormatError {
             throw SyncError.tampered("\(path) \(error)")
         }
@@ -99,34 +104,44 @@ enum TreeSignatures {
     /// Takes in the signing key `key` of a device on no roster this device
     /// trusts, its self-signed head at `path` verified: only when the head
     /// is sealed under the current key epoch (the device opened the
-    /// current key with a master password: a revoked device, which holds
-    /// only older epochs' keys, cannot bring in a device), or while
-    /// neither this device nor the tree knows a revocation (`revocations`
-    /// false: every holder of an older key was a device of the tree, which
-    /// writes under its own id anyway; a device that joined just before
-    /// a `passwd --rotate-key` is added at once), or the device is one
-    /// this device merged before it signed (a tree written before signing
-    /// keys), or this device joins a tree without rosters. The device is
-    /// then on this device's roster, as added by it at its counter and the
-    /// time by the run's clock (``SyncState/origins``, ``SyncRun/now``), and
-    /// named with its key's fingerprint.
-    /// - Throws: ``SyncError/tampered(_:)`` naming the device otherwise.
-    static func takeIn(_ head: DeviceHead, path: String, key: [UInt8], revocations: Bool, run: inout SyncRun)
-        throws
-    {
+    /// current key with a master password: a revoked device, or whoever
+    /// kept a key a `passwd --rotate-key` replaced, holds only older
+    /// epochs' keys and cannot bring in a device), or while this device
+    /// knows a single key epoch and neither it nor the tree knows a
+    /// revocation (every holder of the key was a device of the tree, which
+    /// writes under its own id anyway), or the device is one this device
+    /// merged before it signed (a tree written before signing keys), or
+    /// this device joins a tree without rosters. The device is then on this
+    /// device's roster, as added by it at its counter and the time by the
+    /// run's clock (``SyncState/origins``, ``SyncRun/now``), and named with
+    /// its key's fingerprint.
+    /// - Parameters:
+    ///   - revocations: this device or the tree knows a revocation.
+    ///   - rotated: this device knows more than one key epoch.
+    /// - Returns: `false` for a device under an older epoch after a
+    ///   rotation with no revocation known: left out of this read (a
+    ///   device that joined before the rotation and has not synced since
+    ///   is taken in after its next sync), not taken in.
+    /// - Throws: ``SyncError/tampered(_:)`` naming the device under an
+    ///   older epoch while a revocation is known: a revoked device holds
+    ///   that epoch's key.
+    static func takeIn(
+        _ head: DeviceHead, path: String, key: [UInt8], revocations: Bool, rotated: Bool, run: inout SyncRun
+    ) throws -> Bool {
         let state = run.state
         let device = head.device
         let label = DeviceName.label(device, name: head.name)
         let fingerprint = DeviceSigningKey.fingerprint(key)
         let legacy = (state.syncedCommit == nil && state.signers.isEmpty) || state.seen[device] != nil
-        guard legacy || !revocations || head.sealedUnder == run.keys.sealingID else {
+        guard legacy || !(revocations || rotated) || head.sealedUnder == run.keys.sealingID else {
+            guard revocations else { return false }
             throw SyncError.tampered(
                 "\(path) brings in device \(label), key \(fingerprint), which no device this one trusts added, "
                     + "under an older key epoch, which a revoked device holds too; "
                     + "a device that joined meanwhile is taken in after its next sync")
         }
         run.state.signers[device] = key
-        guard run.state.origins[device] == nil else { return }
+        guard run.state.origins[device] == nil else { return true }
         run.state.origins[device] = DeviceRoster.Origin(device: state.device, counter: state.counter, time: run.seconds)
         if !legacy || state.syncedCommit != nil {
             run.notices.append(
@@ -134,6 +149,7 @@ enum TreeSignatures {
                     + "compare with `fob sync status` on it, "
                     + "or revoke it with `fob devices --revoke \(device)`\n")
         }
+        return true
     }
 
     /// The content of the epoch file at `path` that `starter` wrote:

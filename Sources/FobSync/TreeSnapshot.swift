@@ -17,6 +17,12 @@ struct TreeSnapshot {
     /// Revoked devices → how many of their files written after their
     /// cut-off this snapshot left out (reported by name).
     var ignored: [String: Int] = [:]
+    /// Devices this snapshot leaves out, by id → their heads: new devices
+    /// under an older key epoch after a rotation
+    /// (``TreeSignatures/takeIn(_:path:key:revocations:rotated:run:)``).
+    /// None of their files is in ``files``, ``paths``, ``heads`` or
+    /// ``rosters``: they are not merged, and no export removes them.
+    var leftOut: [String: DeviceHead] = [:]
     /// Items with a revision sealed under an older key epoch: re-sealed at the next export.
     var stale: Set<String> = []
     /// Items with a tombstone among their revisions.
@@ -30,6 +36,13 @@ struct TreeSnapshot {
         return revisions[name].flatMap(SyncMerge.view(of:))
     }
 }
+
+/// The heads, revocations and device rosters of a tree's `devices/`, and
+/// the devices it leaves out (``TreeSnapshot/leftOut``).
+typealias TreeDevices = (
+    heads: [String: DeviceHead], revoked: [String: UInt64], rosters: [String: DeviceRoster],
+    leftOut: [String: DeviceHead]
+)
 
 /// The tree names a key epoch this device does not know: its files cannot be opened yet.
 struct NewEpoch: Error {}
@@ -92,10 +105,19 @@ struct TreeReader {
         }
         let contents = try git.blobs(Array(Set((devicePaths + headerPaths).map(\.blob))))
         for (path, blob) in headerPaths { _ = try TreeReader.header(contents[blob] ?? [], path: path, floor: kdfFloor) }
-        (snap.heads, snap.revoked, snap.rosters) = try devices(
+        (snap.heads, snap.revoked, snap.rosters, snap.leftOut) = try devices(
             devicePaths.map { ($0.path, contents[$0.blob] ?? []) }, run: &run)
         let cutOff = snap.revoked.merging(run.state.revoked) { min($0, $1) }
         for (name, files) in snap.files {
+            // A device left out counts for nothing in this read, as one cut off before its first write.
+            let files = files.filter { f in snap.leftOut[f.dot.device] == nil }
+            for f in snap.files[name] ?? [] where snap.leftOut[f.dot.device] != nil {
+                snap.paths.remove(TreePath.record(name: name, dot: f.dot))
+            }
+            if files.isEmpty {
+                snap.files[name] = nil
+                continue
+            }
             // A revoked device's writes after its revocation count for nothing
             // (also when the tree lost its revocation: the checks refuse that tree).
             let kept = files.filter { f in cutOff[f.dot.device].map { f.dot.counter <= $0 } ?? true }
@@ -166,30 +188,31 @@ struct TreeReader {
         }
     }
 
-    /// The heads, revocations and device rosters of `commit`.
-    func snapshotDevices(_ commit: String, run: inout SyncRun) throws -> (
-        heads: [String: DeviceHead], revoked: [String: UInt64], rosters: [String: DeviceRoster]
-    ) {
+    /// The heads, revocations, device rosters and devices left out of `commit`.
+    func snapshotDevices(_ commit: String, run: inout SyncRun) throws -> TreeDevices {
         try devices(try git.files(of: commit, under: "devices").map { ($0.key, $0.value) }, run: &run)
     }
 
-    /// The heads, revocations and device rosters of the files `files`
-    /// (path, content) of `devices/`: heads first, so that a device's key
-    /// is taken in before a revocation or roster it signed is checked
-    /// (``TreeSignatures``).
-    func devices(_ files: [(path: String, bytes: [UInt8])], run: inout SyncRun) throws -> (
-        heads: [String: DeviceHead], revoked: [String: UInt64], rosters: [String: DeviceRoster]
-    ) {
+    /// The heads, revocations, device rosters and devices left out
+    /// (``TreeSnapshot/leftOut``) of the files `files` (path, content) of
+    /// `devices/`: heads first, so that a device's key is taken in before a
+    /// revocation or roster it signed is checked (``TreeSignatures``). A
+    /// device left out has neither its head nor its roster among them.
+    func devices(_ files: [(path: String, bytes: [UInt8])], run: inout SyncRun) throws -> TreeDevices {
         var heads: [String: DeviceHead] = [:]
         var revoked: [String: UInt64] = [:]
         var rosters: [String: DeviceRoster] = [:]
+        var leftOut: [String: DeviceHead] = [:]
         // A tree with a revocation (a joining device knows none yet) has
-        // older key epochs a revoked device holds.
+        // older key epochs a revoked device holds; after a rotation, whoever
+        // kept the key it replaced (a master password that leaked) holds one.
         let revocations = !run.state.revoked.isEmpty || files.contains { TreePath.parseRevoked($0.path) != nil }
+        let rotated = run.state.epochs.count > 1
         for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
             if let device = TreePath.parseHead(path) {
-                heads[device] = try TreeSignatures.head(
-                    bytes, path: path, device: device, revocations: revocations, run: &run)
+                let (head, taken) = try TreeSignatures.head(
+                    bytes, path: path, device: device, revocations: revocations, rotated: rotated, run: &run)
+                if taken { heads[device] = head } else { leftOut[device] = head }
             } else if TreePath.parseRevoked(path) == nil, TreePath.parseRoster(path) == nil {
                 throw SyncError.tampered("\(path) is not part of a sync tree")
             }
@@ -199,11 +222,11 @@ struct TreeReader {
             revoked[device] = try TreeSignatures.revocation(bytes, path: path, device: device, run: run).counter
         }
         for (path, bytes) in files.sorted(by: { $0.path < $1.path }) {
-            guard let device = TreePath.parseRoster(path) else { continue }
+            guard let device = TreePath.parseRoster(path), leftOut[device] == nil else { continue }
             rosters[device] = try TreeSignatures.roster(bytes, path: path, device: device, run: &run)
         }
         try Self.checkRosterRevocations(rosters, revoked: revoked, heads: heads, state: run.state)
-        return (heads, revoked, rosters)
+        return (heads, revoked, rosters, leftOut)
     }
 
     /// Refuses a tree that lacks a revocation, or holds one with another
@@ -238,14 +261,15 @@ struct TreeReader {
     /// The snapshot of the synced commit from the index, which lists what
     /// this device verified of its tree (the commit's id binds the tree):
     /// only its heads are read. `nil` where the listing must tell (a
-    /// revoked device: its later files are in the tree, not in the index).
+    /// revoked device: its later files are in the tree, not in the index;
+    /// a device left out: its files, the same).
     func indexedSnapshot(_ commit: String, run: inout SyncRun) throws -> TreeSnapshot? {
         let index = run.index
         // Files under an older key are opened again: the listing tells.
         guard !index.values.contains(where: \.stale) else { return nil }
         var snap = TreeSnapshot()
-        (snap.heads, snap.revoked, snap.rosters) = try snapshotDevices(commit, run: &run)
-        guard snap.revoked.isEmpty else { return nil }
+        (snap.heads, snap.revoked, snap.rosters, snap.leftOut) = try snapshotDevices(commit, run: &run)
+        guard snap.revoked.isEmpty, snap.leftOut.isEmpty else { return nil }
         snap.paths.reserveCapacity(index.count)
         for (name, entry) in index where !entry.files.isEmpty {
             snap.files[name] = entry.files
@@ -263,8 +287,8 @@ struct TreeReader {
         let exports = run.exports
         guard exports.count <= 256, !run.exportsRemovedOthers else { return nil }
         var snap = before
-        (snap.heads, snap.revoked, snap.rosters) = try snapshotDevices(commit, run: &run)
-        guard snap.revoked == before.revoked else { return nil }
+        (snap.heads, snap.revoked, snap.rosters, snap.leftOut) = try snapshotDevices(commit, run: &run)
+        guard snap.revoked == before.revoked, Set(snap.leftOut.keys) == Set(before.leftOut.keys) else { return nil }
         let paths = exports.map { TreePath.record(name: $0.name, dot: $0.dot) }
         var blobs: [String: String] = [:]
         for (path, blob) in try git.listing(of: commit, paths: paths) { blobs[path] = blob }

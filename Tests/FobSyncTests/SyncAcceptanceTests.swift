@@ -73,6 +73,62 @@ import Testing
         #expect(try c.secret("mail", "ana") == nil)
     }
 
+    /// No device was ever revoked, and a started a new key epoch (`passwd
+    /// --rotate-key`, as after a master password leaked): whoever kept the
+    /// first epoch's key (here b's, read from its vault) plants a device
+    /// under it. a's sync leaves that device out (exit 0), naming it and
+    /// its key: its item is not merged, a's roster does not list it, and
+    /// its files stay in the tree; the next sync says so again, and so
+    /// does a device joining afterwards.
+    @Test func aDevicePlantedUnderTheKeyBeforeARotationIsLeftOut() throws {
+        let (lab, a, b) = try SyncProcessTests.pair()
+        let keys = SyncKeys(epochs: try SyncSignatureTests.state(of: b).state.epochs)
+        let aID = try a.deviceID()
+        let aKey = try SyncRosterTests.fingerprint(of: a)
+        let newPassword = lab.directory.url.path + "/pw2"
+        _ = FileManager.default.createFile(atPath: newPassword, contents: Data("pw2\n".utf8))
+        try a.ok(["passwd", "--rotate-key", "--new-password-file", newPassword])
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try FobProcess.run(
+                ["--vault", a.vault, "--password-file", newPassword] + arguments,
+                environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": a.data, "FOB_AGENT": "0"]) { $1 })
+        }
+        let rotated = try run(["sync"])
+        #expect(rotated.status == 0, "\(rotated.stderrText)")
+        let (newID, headPath) = try Self.plantDevice(lab, keys: keys)
+        let planted = try lab.attackerClone()
+        let key = try #require(
+            try DeviceHead.open(
+                SignedFile.content(SyncSignatureTests.read(planted, headPath)), device: newID, keys: keys
+            ).publicKey)
+        let notice =
+            "fob: left out device spare (\(newID)), key \(DeviceSigningKey.fingerprint(key)): "
+            + "its head is under an older key epoch and no device this one trusts added it; "
+            + "it is taken in after it syncs with the current key\n"
+
+        for _ in 1...2 {
+            let synced = try run(["sync"])
+            #expect(synced.status == 0, "\(synced.stderrText)")
+            #expect(synced.stderrText.contains(notice), "\(synced.stderrText)")
+        }
+        #expect(try run(["get", "planted", "item"]).status == 44)
+        #expect(try run(["get", "mail", "ana"]).stdoutText == "one\n")
+        let clone = try lab.attackerClone()
+        #expect(try SyncRosterTests.roster(of: aID, in: clone).roster.members[newID] == nil)
+        #expect(FileManager.default.fileExists(atPath: clone + "/" + headPath))
+        let files = try lab.git(["ls-files", "items"], in: clone).split(separator: "\n")
+        #expect(files.contains { TreePath.parseRecord(String($0))?.dot.device == newID })
+
+        // A device joining now, which accepts a's key, leaves it out too.
+        let c = try lab.device("c")
+        let joined = try c.run(
+            ["sync", "join", lab.remote, "--accept-key", aKey, "--tree-password-file", newPassword])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        #expect(joined.stderrText.contains(notice), "\(joined.stderrText)")
+        #expect(try c.secret("planted", "item") == nil)
+        #expect(try c.secret("mail", "ana") == "one")
+    }
+
     /// b, revoked, still holds the older key epoch and its signing key: it
     /// lists a device of its own making in its roster. A device joining
     /// afterwards that accepts a's key reads a's roster, which revokes b,

@@ -178,8 +178,13 @@ import Testing
                 ["--vault", device.vault] + arguments,
                 environment: lab.gitEnvironment.merging(["XDG_DATA_HOME": device.data, "FOB_AGENT": "0"]) { $1 })
         }
+        let cID = try c.deviceID()
+        // c's head is under the first epoch, and no device a trusts added
+        // c: c is left out until it syncs with the new key.
         let rotated = try run(a, ["--password-file", pw2, "sync"])
         #expect(rotated.status == 0, "\(rotated.stderrText)")
+        #expect(rotated.stderrText.contains("fob: left out device "), "\(rotated.stderrText)")
+        #expect(rotated.stderrText.contains("(\(cID)), key SHA256:"), "\(rotated.stderrText)")
         #expect(
             try run(b, ["--password-file", lab.directory.url.path + "/pw", "sync", "--tree-password-file", pw2]).status
                 == 0)
@@ -187,10 +192,24 @@ import Testing
             try run(b, ["--password-file", lab.directory.url.path + "/pw", "passwd", "--new-password-file", pw3]).status
                 == 0)
         #expect(try run(b, ["--password-file", pw3, "sync"]).status == 0)
+        try c.ok(["add", "ssh", "cat"], input: "three\n")
         let synced = try run(
             c, ["--password-file", lab.directory.url.path + "/pw", "sync", "--tree-password-file", pw3])
         #expect(synced.status == 0, "\(synced.stderrText)")
-        #expect(try c.contents() == ["mail ana one -", "web bob two -"])
+        #expect(try c.contents() == ["mail ana one -", "ssh cat three -", "web bob two -"])
+        // That sync exported before it met the new key: c is still left out.
+        let before = try run(a, ["--password-file", pw2, "sync"])
+        #expect(before.stderrText.contains("(\(cID)), key SHA256:"), "\(before.stderrText)")
+        #expect(try run(a, ["--password-file", pw2, "get", "ssh", "cat"]).status == 44)
+        // c's next sync writes its files and head again under the new key:
+        // a takes c in and merges its item.
+        try c.ok(["sync"])
+        let taken = try run(a, ["--password-file", pw2, "sync"])
+        #expect(taken.status == 0, "\(taken.stderrText)")
+        #expect(taken.stderrText.contains("fob: added device "), "\(taken.stderrText)")
+        #expect(taken.stderrText.contains("(\(cID)) with signing key SHA256:"), "\(taken.stderrText)")
+        #expect(!taken.stderrText.contains("left out"), "\(taken.stderrText)")
+        #expect(try run(a, ["--password-file", pw2, "get", "ssh", "cat"]).stdoutText == "three\n")
     }
 
     @Test func rotateKeyWithoutSyncIsAUsageError() throws {
