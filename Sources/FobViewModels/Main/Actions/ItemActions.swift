@@ -276,6 +276,7 @@ final class ItemActions: ScreenPart {
                 var restored = item
                 if restored.revision > 0, restored.revision < UInt64.max { restored.revision += 1 }
                 try store.restore([.add(restored)])
+                undo.follow(key, from: item.revision, to: restored.revision)
             case .saved(let before, let now, let revision):
                 key = ItemKey(before)
                 savedAs = now
@@ -293,6 +294,8 @@ final class ItemActions: ScreenPart {
                                 purpose: .undoOverChanges)))
                 }
                 try store.restore([.replace(existing: stored, with: before)])
+                // The item is exactly as it was at `before`'s revision, now at the next one.
+                if stored.revision > 0 { undo.follow(key, from: before.revision, to: stored.revision + 1) }
             }
         } catch .duplicateItem {
             form.message = .warning("Undo: an item for \(entry.name) exists again; nothing undone")
