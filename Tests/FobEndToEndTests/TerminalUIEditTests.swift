@@ -159,6 +159,8 @@ import Testing
         var screen = try tmux.waitFor("33-40/40")
         #expect(Self.noteLines(screen) == (33...40).map(note))
         #expect(screen.contains("[Save] [Retrieve] [Delete]"))
+        // Home goes to the start of the cursor's line, then to the note's start.
+        try tmux.press("Home")
         try tmux.press("Home")
         screen = try tmux.waitFor("1-8/40")
         #expect(Self.noteLines(screen) == (1...8).map(note))
