@@ -224,10 +224,9 @@ final class ItemActions: ScreenPart {
             }
             if let newest = undo.newest(at: clock.now), !undoesInEditor(newest) {
                 model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
-                let shown = model.form.openedKey.map { "a Save of \($0.shortName)" } ?? "a Save of the item it shows"
+                // What matters first: a long message keeps only its start and end at 80 columns.
                 model.form.message = .info(
-                    "Ctrl-Y in the editor undoes \(shown); the newest change is \(newest.what): "
-                        + "Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                    "Nothing undone here: the last change is \(newest.what); Esc, then Ctrl-Y undoes it")
                 return .stay
             }
         }
