@@ -75,7 +75,7 @@ public enum HelpSections {
                 ("Notes: Up/Down", "the line above / below; past the first or last line, the field"),
                 ("Space", "press the focused button"),
                 ("Left/Right, Ctrl-B/F", "move the cursor"),
-                ("Home/End, Ctrl-A/E", "start / end of the field"),
+                ("Home/End, Ctrl-A/E", "start / end; in Notes of the line, then of the note"),
                 ("Backspace, Delete", "delete a character (Ctrl-D deletes forward)"),
                 ("Ctrl-U", "clear the field"),
                 ("Ctrl-R", "reveal or hide the typed or retrieved password"),

@@ -426,7 +426,9 @@ public enum KeyBindings {
 
     /// The Home form's fields and buttons (the fields' editing keys are in ``editing``).
     private static let form: [KeyBinding] = [
-        KeyBinding([.tab], in: [.field], .focusNext, legend: "Tab/S-Tab move"),
+        KeyBinding(.these([.tab]), in: [.field], legend: byNotes("Tab/S-Tab leave", else: "Tab/S-Tab move")) { _, _ in
+            .focusNext
+        },
         // Down/Up: in Notes the next or previous line, past its last or first one (and
         // in any other field) the next or previous field.
         KeyBinding([.down], in: [.field], .moveCursor(.lineDown)),
@@ -434,14 +436,19 @@ public enum KeyBindings {
         KeyBinding([.backTab], in: [.field], .focusPrevious),
         KeyBinding([.up], in: [.field], .moveCursor(.lineUp)),
         KeyBinding([.backTab, .left, .up], in: [.button], .focusPrevious),
-        KeyBinding([.enter], in: [.field], .submit, legend: "Enter next"),
+        // In Notes Enter breaks the line; Tab, Shift-Tab, and Down on the last line leave it.
+        KeyBinding(.these([.enter]), in: [.field], legend: byNotes("Enter new line", else: "Enter next")) { _, _ in
+            .submit
+        },
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
         KeyBinding(
             [.control("s")], in: [.field, .button, .choice, .generatorRow], .save, legend: "Ctrl-S save"),
         KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in
             .toggleReveal
         },
-        KeyBinding([.control("g")], in: [.field], .generatePassword, legend: "Ctrl-G generate"),
+        KeyBinding(.these([.control("g")]), in: [.field], legend: byNotes("", else: "Ctrl-G generate")) { _, _ in
+            .generatePassword
+        },
         KeyBinding([.control("g")], in: [.list], .generatePassword),
         KeyBinding(
             [.alt("g")], in: mainContexts, .openGenerator),
@@ -494,6 +501,12 @@ public enum KeyBindings {
         case .paste(let text): return .insert(text)
         default: return .insert("") // not reached: `.text` rows match only characters and pastes
         }
+    }
+
+    /// A legend entry that reads `notes` while the Notes field has focus (Enter breaks
+    /// the line there, Ctrl-G fills nothing), else `other`.
+    private static func byNotes(_ notes: String, else other: String) -> KeyBinding.Legend {
+        .computed { app in app.mainModel?.focus == .notes ? notes : other }
     }
 
     /// What Ctrl-R reveals from a form field or button: the Retrieved

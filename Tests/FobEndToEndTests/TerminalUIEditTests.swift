@@ -159,6 +159,8 @@ import Testing
         var screen = try tmux.waitFor("33-40/40")
         #expect(Self.noteLines(screen) == (33...40).map(note))
         #expect(screen.contains("[Save] [Retrieve] [Delete]"))
+        // Home goes to the start of the cursor's line, then to the note's start.
+        try tmux.press("Home")
         try tmux.press("Home")
         screen = try tmux.waitFor("1-8/40")
         #expect(Self.noteLines(screen) == (1...8).map(note))
@@ -207,5 +209,39 @@ import Testing
         #expect(saved.secret == SecretBytes(utf8: "Dr0p-pass"))
         #expect(try vault.item(service: "slack", account: "ana").secret == SecretBytes(utf8: "Sl4ck-pass"))
         #expect(try vault.allItems().count == 2)
+    }
+
+    /// A new user's steps at 80×24: github.com edited, Esc, `zzzq` so that
+    /// nothing matches; Ctrl-E says no item is selected, and so does Tab,
+    /// which opens nothing: the Service typed next goes to the query, and
+    /// Ctrl-S renames nothing (Tab opened github.com, and Save renamed it).
+    @Test func tabWithNoMatchOpensNothing() throws {
+        try makeVault([
+            item("dropbox.com", "ana@example.com"), item("github.com", "ana-dev"),
+            item("netflix.com", "family@example.com"), item("zoom.us", "ana"),
+        ])
+        let tmux = try vault.start(TerminalSize(width: 80, height: 24))
+        try tmux.press("Down")
+        try tmux.waitFor("▸ github.com")
+        try tmux.press("C-e")
+        try tmux.waitFor("Editing github.com / ana-dev")
+        try tmux.press("Escape")
+        try tmux.waitForAbsence(of: "Editing github.com / ana-dev")
+        try tmux.type("zzzq")
+        try tmux.waitForAll("No matches", "Items 0 of 4")
+        try tmux.press("C-e")
+        try tmux.waitFor("! No item selected")
+        try tmux.press("Tab")
+        try tmux.type("gitlab.com")
+        let screen = try tmux.waitFor("zzzqgitlab.com")
+        #expect(!screen.contains("Editing github.com"))
+        #expect(screen.contains("! No item selected"))
+        try tmux.press("C-s")
+        // Esc clears the query: once it is gone, Ctrl-S before it was handled.
+        try tmux.press("Escape")
+        try tmux.waitForAbsence(of: "zzzq")
+        let vault = try open()
+        #expect(try vault.item(service: "github.com", account: "ana-dev").service == "github.com")
+        #expect(try vault.allItems().count == 4)
     }
 }

@@ -45,6 +45,8 @@ import Testing
                 "│ ↓ 11 more                        │",
             ])
         app.send(.focus(.notes))
+        // Home goes to the start of the cursor's line, then to the note's start.
+        app.send(.moveCursor(.home))
         app.send(.moveCursor(.home))
         for _ in 0..<5 { app.send(.moveCursor(.lineDown)) }
         let rows = Self.editorRows(app)

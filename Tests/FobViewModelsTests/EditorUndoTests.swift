@@ -22,8 +22,7 @@ import Testing
         h.send(.undo)
         #expect(
             h.message
-                == "Ctrl-Y in the editor undoes a Save of mail / ana; the newest change is the delete of "
-                + "zoom.us / bo: Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                == "Nothing undone here: the last change is the delete of zoom.us / bo; Esc, then Ctrl-Y undoes it")
         #expect(h.store.storedItems[zoom] == nil)
         #expect(h.main.list.selectedRow?.key == mail)
         #expect(h.form.editorTitle == "Editing mail / ana")
@@ -40,8 +39,7 @@ import Testing
         h.send(.cancel, .selectRow(0), .editSelected, .undo)
         #expect(
             h.message
-                == "Ctrl-Y in the editor undoes a Save of mail / ana; the newest change is the Save of "
-                + "zoom.us / bo: Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                == "Nothing undone here: the last change is the Save of zoom.us / bo; Esc, then Ctrl-Y undoes it")
         #expect(h.store.storedItems[zoom]?.secret == SecretBytes(utf8: "new"))
         #expect(h.main.list.selectedRow?.key == mail)
         #expect(h.form.editorTitle == "Editing mail / ana")
@@ -52,8 +50,7 @@ import Testing
         h.send(.deleteSelected, .newItem, .undo)
         #expect(
             h.message
-                == "Ctrl-Y in the editor undoes a Save of the item it shows; the newest change is the delete of "
-                + "mail / ana: Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                == "Nothing undone here: the last change is the delete of mail / ana; Esc, then Ctrl-Y undoes it")
         #expect(h.store.storedItems.isEmpty)
     }
 

@@ -16,6 +16,8 @@ import Testing
     @Test func downAndUpMoveBetweenLinesKeepingTheColumn() {
         let field = TextFieldState(allowsLineBreaks: true)
         field.setText("abcdef\nxy\nlonger line")
+        // Home at the last line's start, then Home again at the note's start.
+        field.moveCursor(.home)
         field.moveCursor(.home)
         for _ in 0..<4 { field.moveCursor(.right) }
         #expect(Self.position(field) == [0, 4])
@@ -30,6 +32,34 @@ import Testing
         field.moveCursor(.lineUp)
         #expect(field.cursor == 2)
         #expect(!field.moveLine(-1))
+    }
+
+    /// Home and End (Ctrl-A, Ctrl-E) go to the start and end of the
+    /// cursor's line; pressed there again, to the start and end of the note.
+    @Test func homeAndEndGoToTheLinesEndsThenTheNotes() {
+        let field = TextFieldState(allowsLineBreaks: true)
+        field.setText("abcdef\nxy\nlonger line")
+        #expect(field.cursor == 21)
+        field.moveCursor(.home)
+        #expect(Self.position(field) == [2, 0])
+        field.moveCursor(.home)
+        #expect(field.cursor == 0)
+        field.moveCursor(.end)
+        #expect(Self.position(field) == [0, 6])
+        field.moveCursor(.end)
+        #expect(field.cursor == 21)
+        field.moveCursor(.lineUp)
+        #expect(field.cursor == 9)
+        field.moveCursor(.home)
+        #expect(field.cursor == 7)
+        field.moveCursor(.end)
+        #expect(field.cursor == 9)
+        // A one-line field: its start and end at once.
+        let line = TextFieldState(text: "one line")
+        line.moveCursor(.home)
+        #expect(line.cursor == 0)
+        line.moveCursor(.end)
+        #expect(line.cursor == 8)
     }
 
     /// A one-line field has one line: Up and Down never move its cursor.

@@ -240,7 +240,15 @@ final class MainScreen {
         if next == .list, !onList, model.form.hasUnsavedEdits {
             return editor.askLeaveEditor(then: .list)
         }
-        if onList, next != .list, let question = editor.followHighlight() { return question }
+        if onList, next != .list {
+            // With no highlighted item (no match) no item opens: the form may hold one the list no
+            // longer shows. An empty form (or a new item's draft) acts on no item and may show.
+            guard model.list.selectedRow != nil || model.form.baseline == nil else {
+                model.form.message = StatusLine.noSelection
+                return .stay
+            }
+            if let question = editor.followHighlight() { return question }
+        }
         model.focus = next
         return .stay
     }

@@ -224,10 +224,9 @@ final class ItemActions: ScreenPart {
             }
             if let newest = undo.newest(at: clock.now), !undoesInEditor(newest) {
                 model.undoSecondsLeft = undo.secondsLeft(at: clock.now)
-                let shown = model.form.openedKey.map { "a Save of \($0.shortName)" } ?? "a Save of the item it shows"
+                // What matters first: a long message keeps only its start and end at 80 columns.
                 model.form.message = .info(
-                    "Ctrl-Y in the editor undoes \(shown); the newest change is \(newest.what): "
-                        + "Esc, then Ctrl-Y on the list undoes it; nothing undone")
+                    "Nothing undone here: the last change is \(newest.what); Esc, then Ctrl-Y undoes it")
                 return .stay
             }
         }
@@ -276,6 +275,7 @@ final class ItemActions: ScreenPart {
                 var restored = item
                 if restored.revision > 0, restored.revision < UInt64.max { restored.revision += 1 }
                 try store.restore([.add(restored)])
+                undo.follow(key, from: item.revision, to: restored.revision)
             case .saved(let before, let now, let revision):
                 key = ItemKey(before)
                 savedAs = now
@@ -293,6 +293,8 @@ final class ItemActions: ScreenPart {
                                 purpose: .undoOverChanges)))
                 }
                 try store.restore([.replace(existing: stored, with: before)])
+                // The item is exactly as it was at `before`'s revision, now at the next one.
+                if stored.revision > 0 { undo.follow(key, from: before.revision, to: stored.revision + 1) }
             }
         } catch .duplicateItem {
             form.message = .warning("Undo: an item for \(entry.name) exists again; nothing undone")

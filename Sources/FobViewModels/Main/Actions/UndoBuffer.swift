@@ -55,6 +55,19 @@ final class UndoBuffer {
         entries.append((entry, now.addingTimeInterval(UndoBuffer.lifetime)))
     }
 
+    /// This UI put `key` back at `revision` exactly as it was at `previous`
+    /// (an undo): the kept Saves that left it at `previous` now expect
+    /// `revision`, so that undoing them asks only about changes made elsewhere.
+    func follow(_ key: ItemKey, from previous: UInt64, to revision: UInt64) {
+        guard previous > 0 else { return }
+        for index in entries.indices {
+            guard case .saved(let before, let now, let expected) = entries[index].entry, now == key,
+                expected == previous
+            else { continue }
+            entries[index].entry = .saved(before: before, now: now, revision: revision)
+        }
+    }
+
     /// Whole seconds (rounded up) until the newest kept change can no
     /// longer be undone, or `nil` when none is kept.
     func secondsLeft(at now: Date) -> Int? {

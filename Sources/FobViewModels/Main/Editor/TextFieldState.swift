@@ -7,9 +7,11 @@ public enum CursorMove: Sendable, Equatable {
     case left
     /// One character right.
     case right
-    /// Before the first character.
+    /// Before the first character; in a field of several lines, the start
+    /// of the cursor's line, and from there the first character.
     case home
-    /// After the last character.
+    /// After the last character; in a field of several lines, the end of
+    /// the cursor's line, and from there after the last character.
     case end
     /// The line above, at the same column (or its end), in a field of
     /// several lines (the Notes field); nothing in a one-line field.
@@ -145,8 +147,14 @@ public final class TextFieldState {
         switch move {
         case .left: cursor = max(0, cursor - 1)
         case .right: cursor = min(count, cursor + 1)
-        case .home: cursor = 0
-        case .end: cursor = count
+        case .home:
+            let start = lineStarts[cursorPosition.line]
+            cursor = cursor == start ? 0 : start
+        case .end:
+            let starts = lineStarts
+            let line = cursorPosition.line
+            let end = line + 1 < starts.count ? starts[line + 1] - 1 : count
+            cursor = cursor == end ? count : end
         case .lineUp: moveLine(-1)
         case .lineDown: moveLine(1)
         }

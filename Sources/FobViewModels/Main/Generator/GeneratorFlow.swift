@@ -73,23 +73,33 @@ final class GeneratorFlow {
     }
 
     /// Enter in the dialog: the preview goes into the Password field and the
-    /// dialog's settings are kept for Ctrl-G. With settings that cannot be
-    /// used, nothing changes and the dialog stays.
+    /// dialog's settings are kept for Ctrl-G; opened from the list, only the
+    /// settings are kept. With settings that cannot be used, nothing
+    /// changes and the dialog stays.
     /// - Returns: whether the dialog was closed.
     private func useGeneratorPreview() -> Bool {
         guard let dialog = model.generatorDialog, let preview = dialog.preview,
             let policy = try? dialog.policy()
         else { return false }
+        model.generatorSettings = policy
+        if model.focus == .list || model.focus == .filter {
+            // From the list the form may hold an item the list does not highlight: nothing is filled or opened.
+            model.form.message = .info(Self.keptFromList)
+            closeGenerator()
+            return true
+        }
         var bytes = preview.unsafeArray
         defer { bytes.wipe() }
         fillPassword(with: bytes)
-        model.generatorSettings = policy
         model.form.message = .success(
             "Generated a password (\(Self.sizeAndEntropy(of: policy)))" + GeneratorFlow.showsHint)
         closeGenerator()
         model.focus = .password
         return true
     }
+
+    /// What the dialog's Enter says when it was opened from the list.
+    static let keptFromList = "Generator settings kept; Ctrl-G in an item's Password field uses them"
 
     /// Drops the dialog, wiping its preview.
     func closeGenerator() {
