@@ -73,7 +73,7 @@ final class AgentFeed: @unchecked Sendable {
     }
 
     /// Publishes the changes of the agent's own write and patches the known
-    /// items with them, when nothing else changed the vault since they were
+    /// items with them (those a listing shows: ``ItemQuery/isListed(accessGroup:)``), when nothing else changed the vault since they were
     /// read (the write counter grew by this write alone); otherwise the
     /// watcher compares the vault with them and publishes everything once.
     /// - Parameters:
@@ -87,10 +87,12 @@ final class AgentFeed: @unchecked Sendable {
             subscribers.wake()
             return
         }
-        now.snapshot.apply(changes)
+        // Sync's own records (a reserved access group) are in no listing.
+        let listed = changes.filter { $0.key.map { ItemQuery.isListed(accessGroup: $0.accessGroup) } ?? true }
+        now.snapshot.apply(listed)
         now.generation = vault.contentGeneration
         now.counter = vault.writeCounter
         known = now
-        subscribers.publish(changes)
+        subscribers.publish(listed)
     }
 }

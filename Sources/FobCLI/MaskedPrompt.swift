@@ -25,6 +25,17 @@ public protocol SecretPrompter: AnyObject {
     /// - Important: the answer goes straight into ``SecretBytes``; the
     ///   terminal shows only bullets.
     func readSecret(prompt: String, maxBytes: Int) throws(PromptError) -> SecretBytes
+    /// Shows `prompt` and reads one line that is no secret (a number, a
+    /// fingerprint), echoed as typed; keys and errors as ``readSecret(prompt:maxBytes:)``.
+    func readLine(prompt: String, maxBytes: Int) throws(PromptError) -> String
+}
+
+extension SecretPrompter {
+    /// The line read by ``readSecret(prompt:maxBytes:)`` (for a prompter
+    /// that does not echo): invalid UTF-8 gives an empty line.
+    public func readLine(prompt: String, maxBytes: Int) throws(PromptError) -> String {
+        try readSecret(prompt: prompt, maxBytes: maxBytes).unsafeString ?? ""
+    }
 }
 
 /// A process without a controlling terminal: every prompt fails with
@@ -64,20 +75,29 @@ public struct MaskedLineEditor {
 
     private var buffer: [UInt8]
     private let maxBytes: Int
+    private let visible: Bool
     /// Whether more than `maxBytes` bytes were typed (the excess is dropped).
     public private(set) var overflowed = false
     private var escapeState = 0 // 0 none, 1 after ESC, 2 inside a CSI/SS3 sequence
 
-    /// - Parameter maxBytes: the longest line kept, in bytes; the buffer is
-    ///   reserved up front so it never reallocates (and leaves no copies).
-    public init(maxBytes: Int) {
+    /// - Parameters:
+    ///   - maxBytes: the longest line kept, in bytes; the buffer is
+    ///     reserved up front so it never reallocates (and leaves no copies).
+    ///   - visible: echo the bytes typed instead of bullets (a line that is no secret).
+    public init(maxBytes: Int, visible: Bool = false) {
         self.maxBytes = maxBytes
+        self.visible = visible
         buffer = []
         buffer.reserveCapacity(maxBytes)
     }
 
     /// The number of characters (UTF-8 lead bytes) in the line.
     public var characterCount: Int { buffer.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
+
+    /// What the terminal shows of the line: a bullet per character, or the line itself when visible.
+    public var shown: [UInt8] {
+        visible ? buffer : Array(repeating: MaskedLineEditor.bullet, count: characterCount).flatMap { $0 }
+    }
 
     /// Handles one input byte.
     /// - Parameters:
@@ -121,7 +141,11 @@ public struct MaskedLineEditor {
                 break
             }
             buffer.append(byte)
-            if byte & 0xC0 != 0x80 { echo += MaskedLineEditor.bullet }
+            if visible {
+                echo.append(byte)
+            } else if byte & 0xC0 != 0x80 {
+                echo += MaskedLineEditor.bullet
+            }
         }
         return .editing
     }
@@ -152,6 +176,15 @@ public final class ControllingTerminal: SecretPrompter {
     /// Opens the terminal, asks, restores the terminal.
     /// - Throws: ``PromptError``; `.noTerminal` at once when `path` cannot be opened.
     public func readSecret(prompt: String, maxBytes: Int) throws(PromptError) -> SecretBytes {
+        try read(prompt: prompt, maxBytes: maxBytes, visible: false)
+    }
+
+    /// As ``readSecret(prompt:maxBytes:)``, echoing what is typed.
+    public func readLine(prompt: String, maxBytes: Int) throws(PromptError) -> String {
+        try read(prompt: prompt, maxBytes: maxBytes, visible: true).unsafeString ?? ""
+    }
+
+    private func read(prompt: String, maxBytes: Int, visible: Bool) throws(PromptError) -> SecretBytes {
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .noTerminal }
         defer { close(fd) }
@@ -170,7 +203,7 @@ public final class ControllingTerminal: SecretPrompter {
         defer { _ = tcsetattr(fd, TCSADRAIN, &saved) }
 
         writeAll(fd, Array(prompt.utf8))
-        var editor = MaskedLineEditor(maxBytes: maxBytes)
+        var editor = MaskedLineEditor(maxBytes: maxBytes, visible: visible)
         var byte: UInt8 = 0
         var echo: [UInt8] = []
         while true {
@@ -186,10 +219,7 @@ public final class ControllingTerminal: SecretPrompter {
             if TerminalRestore.suspended != 0 {
                 // Back from a suspension, on a new line: the prompt again.
                 TerminalRestore.suspended = 0
-                writeAll(
-                    fd,
-                    Array(prompt.utf8)
-                        + Array(repeating: MaskedLineEditor.bullet, count: editor.characterCount).flatMap { $0 })
+                writeAll(fd, Array(prompt.utf8) + editor.shown)
             }
             if ctrlZ || readError == EINTR { continue }
             // End of input or a read error (the terminal hung up): give up rather than use half a line.

@@ -325,7 +325,7 @@ public struct ItemQuery: Sendable, Equatable {
     /// Whether `item` has every attribute this query names (strings
     /// compared byte for byte, as the Keychain does).
     public func matches(_ item: Item) -> Bool {
-        if accessGroup == nil, ItemQuery.reservedAccessGroups.contains(item.accessGroup) { return false }
+        if accessGroup == nil, !ItemQuery.isListed(accessGroup: item.accessGroup) { return false }
         if let c = itemClass, c != item.itemClass { return false }
         if let s = service, !s.utf8.elementsEqual(item.service.utf8) { return false }
         if let a = account, !a.utf8.elementsEqual(item.account.utf8) { return false }
@@ -354,6 +354,14 @@ extension ItemQuery {
     /// carry them; but only a query that names the group matches them, so
     /// no listing, search, export, SecItem query or wipe sees them.
     public static let reservedAccessGroups: Set<String> = ["fob.sync"]
+
+    /// Whether listings show the items of `accessGroup`: every group but the
+    /// reserved ones. The one rule every listing follows: a query without an
+    /// access group (``matches(_:)``), the agent's known items and its change
+    /// feed (the terminal UI and the Secret Service hear nothing else).
+    public static func isListed(accessGroup: String) -> Bool {
+        !reservedAccessGroups.contains(accessGroup)
+    }
 
     /// The query naming exactly `item`'s primary key (class, access group,
     /// service, account, synchronizable and, for internet passwords, protocol,

@@ -26,11 +26,13 @@ public final class SyncEngine {
     /// `nil`: none can be asked, and such a sync stops with ``SyncError/newKey(_:)``.
     public var treePassword: ((String) throws -> SecretBytes)?
     /// Asks which of the signing keys a `join` shows (the text: one
-    /// device, numbered from 1, and its fingerprint a line) the user
-    /// compared on that device: the answer is its number or its
-    /// fingerprint; anything else accepts none and the join stops.
-    /// `nil`: none can be asked, and a `join` without `acceptKey` stops.
-    public var chooseKey: ((String) throws -> String)?
+    /// device, numbered from 1 to the count given, and its fingerprint a
+    /// line) the user compared on that device: the answer is its number or
+    /// its fingerprint, which the function given accepts (an asker may ask
+    /// again after an answer it refuses); anything else accepts none and
+    /// the join stops. `nil`: none can be asked, and a `join` without
+    /// `acceptKey` stops.
+    public var chooseKey: ((_ shown: String, _ count: Int, _ accepts: (String) -> Bool) throws -> String)?
     /// The lowest header costs taken (``TreeHeader/floor``). Only a
     /// caller that makes its own trees lowers it (tests of the library and
     /// fob-bench, to keep their key derivations out of the figures); the

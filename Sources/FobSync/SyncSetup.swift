@@ -108,6 +108,30 @@ extension SyncEngine {
             )
         }
         try cloneTree(remote)
+        let state: SyncState
+        do {
+            state = try joiningState(remote: remote, password: password, name: name, acceptKey: acceptKey)
+        } catch {
+            // Refused before the vault changed: the clone goes too, nothing is left.
+            try? FileManager.default.removeItem(atPath: git.directory)
+            throw error
+        }
+        var fresh = state.item(now: now())
+        if let old {
+            // A copy taking a new device id keeps its items, not its old id.
+            fresh.persistentID = old.persistentID
+            try vault.apply(
+                try vault.indexShards(of: old).map { .delete(existing: $0) } + [.replace(existing: old, with: fresh)])
+        } else {
+            try vault.apply([.add(fresh)])
+        }
+        return try sync(forceHead: true)
+    }
+
+    /// The state of a device joining the tree cloned from `remote`: a new
+    /// device id and signing key, the tree's key epochs opened with
+    /// `password`, the signing keys trusted (as ``join(remote:password:name:acceptKey:)``).
+    func joiningState(remote: String, password: SecretBytes, name: String?, acceptKey: String?) throws -> SyncState {
         let files = try git.resolve("HEAD").map { try git.files(of: $0, under: "headers") } ?? [:]
         let headers = files.keys.sorted().compactMap { path in TreePath.parseHeader(path).map { (path, $0) } }
         guard !headers.isEmpty else {
@@ -147,16 +171,7 @@ extension SyncEngine {
         for device in trusted.keys.keys where state.origins[device] == nil { state.origins[device] = mine }
         state.origins[state.device] = mine
         for epoch in epochs { state.learn(epoch) }
-        var fresh = state.item(now: now())
-        if let old {
-            // A copy taking a new device id keeps its items, not its old id.
-            fresh.persistentID = old.persistentID
-            try vault.apply(
-                try vault.indexShards(of: old).map { .delete(existing: $0) } + [.replace(existing: old, with: fresh)])
-        } else {
-            try vault.apply([.add(fresh)])
-        }
-        return try sync(forceHead: true)
+        return state
     }
 
     /// `date` in whole seconds since 1970 (0 before it).
@@ -248,10 +263,15 @@ extension SyncEngine {
                 shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
                     + "then join with --accept-key FINGERPRINT")
         }
-        let answer = String(try chooseKey(shown).filter { $0 != " " && $0 != "\t" })
-        if let number = Int(answer), listed.indices.contains(number - 1) { return listed[number - 1] }
-        if let found = listed.first(where: { DeviceSigningKey.fingerprint($0.key) == answer }) { return found }
-        throw SyncError.keysRefused("no key was accepted; nothing changed")
+        func pick(_ typed: String) -> (device: String, key: [UInt8])? {
+            let answer = String(typed.filter { $0 != " " && $0 != "\t" })
+            if let number = Int(answer), listed.indices.contains(number - 1) { return listed[number - 1] }
+            return listed.first { DeviceSigningKey.fingerprint($0.key) == answer }
+        }
+        guard let found = pick(try chooseKey(shown, listed.count) { pick($0) != nil }) else {
+            throw SyncError.keysRefused("no key was accepted; nothing changed")
+        }
+        return found
     }
 
     /// The tree's device rosters by signer, each signed under its own name.

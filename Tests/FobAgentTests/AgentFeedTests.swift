@@ -60,6 +60,29 @@ import Testing
         #expect(listener.drain().isEmpty)
     }
 
+    /// Sync's own records (a reserved access group) written by the agent
+    /// are told to the writer but reach neither the subscribers (the
+    /// terminal UI, the Secret Service) nor the agent's listing.
+    @Test func syncsOwnRecordsReachNoSubscriberAndNoListing() throws {
+        let v = try TestVault()
+        let (core, _) = try AgentExactAnswersTests.core(v)
+        let listener = try Listener(core)
+        defer { core.subscribers.remove(listener.id) }
+        let state = Item(service: "fob-sync", account: "state", accessGroup: "fob.sync", secret: .text("s"))
+        let mail = Item(service: "mail", account: "ana", secret: .text("s"))
+        guard case .written(_, let written) = core.handle(.applyImport([.add(state), .add(mail)])) else {
+            Issue.record("import")
+            return
+        }
+        #expect(written.map { $0.key?.service } == ["fob-sync", "mail"])
+        #expect(listener.drain().map { $0.key?.service } == ["mail"])
+        guard case .items(let listed) = core.handle(.list(service: nil)) else {
+            Issue.record("list")
+            return
+        }
+        #expect(listed.map(\.service) == ["mail"])
+    }
+
     @Test func anotherProcessesChangesArePublishedWithSummaries() throws {
         let v = try TestVault()
         let (core, _) = try AgentExactAnswersTests.core(v)

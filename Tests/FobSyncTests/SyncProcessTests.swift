@@ -391,31 +391,10 @@ import Testing
 
     @Test func syncRunsThroughTheAgentAndStatusCountsConflicts() throws {
         let (lab, a, b) = try Self.pair()
-        let runtime = lab.directory.url.path + "/runtime"
-        try FileManager.default.createDirectory(
-            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        // No password file: every command is served by the agent.
+        let agent = try DeviceAgent(lab, a)
+        defer { agent.stop() }
         func viaAgent(_ arguments: [String], input: String = "") throws -> ProcessResult {
-            try FobProcess.run(
-                ["--vault", a.vault] + arguments,
-                environment: lab.gitEnvironment.merging([
-                    "XDG_DATA_HOME": a.data, "XDG_RUNTIME_DIR": runtime, "FOB_AGENT": "1",
-                ]) { $1 }, input: input)
-        }
-        let unlocked = try FobProcess.run(
-            ["--vault", a.vault, "unlock"],
-            environment: lab.gitEnvironment.merging([
-                "XDG_DATA_HOME": a.data, "XDG_RUNTIME_DIR": runtime, "FOB_AGENT": "1",
-                "FOB_PASSWORD_FILE": lab.directory.url.path + "/pw",
-            ]) { $1 })
-        #expect(unlocked.status == 0, "\(unlocked.stderrText)")
-        defer {
-            if let status = try? viaAgent(["status", "--json"]),
-                let object = try? JSONDecoder().decode(AgentStatus.self, from: Data(status.stdout)),
-                let pid = object.pid
-            {
-                kill(pid_t(pid), SIGTERM)
-            }
+            try agent.run(arguments, input: input)
         }
         #expect(try viaAgent(["update", "mail", "ana"], input: "through the agent\n").status == 0)
         try b.ok(["update", "mail", "ana"], input: "from b\n")
@@ -434,6 +413,24 @@ import Testing
         #expect(try b.ok(["conflicts"]) == "")
         let (bc, ac) = (try b.contents(), try a.contents())
         #expect(bc == ac)
+    }
+
+    /// Sync's own records, written through the agent, stay out of the
+    /// agent's listings as they stay out of a listing of the vault file.
+    @Test func aSyncThroughTheAgentLeavesItsRecordsOutOfListings() throws {
+        let (lab, a, _) = try Self.pair()
+        let agent = try DeviceAgent(lab, a)
+        defer { agent.stop() }
+        // A first listing: the agent knows the items, and patches them after its writes.
+        let direct = try a.ok(["ls"])
+        #expect(try agent.run(["ls"]).stdoutText == direct)
+        let synced = try agent.run(["sync"])
+        #expect(synced.stdoutText == "merged 0, conflicts 0\n", "\(synced.stderrText)")
+        #expect(try agent.run(["ls"]).stdoutText == direct)
+        let json = try agent.run(["ls", "--json"])
+        #expect(json.stdoutText == (try a.ok(["ls", "--json"])))
+        let listed = try JSONDecoder().decode([Listed].self, from: Data(json.stdout))
+        #expect(listed.map { "\($0.service) \($0.account)" } == ["mail ana", "web bob"])
     }
 
     @Test func aRevokedDeviceCanNoLongerSync() throws {
@@ -493,6 +490,44 @@ import Testing
         #expect(
             try lab.git(["ls-tree", "-r", "--name-only", "HEAD", "items"], in: a.tree).split(separator: "\n").count == 2
         )
+    }
+}
+
+/// An agent unlocked for one device's vault: every command of ``run(_:input:)``
+/// is served by it (no password file).
+struct DeviceAgent {
+    let lab: SyncLab
+    let device: Device
+    let runtime: String
+
+    init(_ lab: SyncLab, _ device: Device) throws {
+        (self.lab, self.device, runtime) = (lab, device, lab.directory.url.path + "/runtime-\(device.name)")
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let unlocked = try FobProcess.run(
+            ["--vault", device.vault, "unlock"],
+            environment: environment.merging(["FOB_PASSWORD_FILE": lab.directory.url.path + "/pw"]) { $1 })
+        #expect(unlocked.status == 0, "\(unlocked.stderrText)")
+    }
+
+    var environment: [String: String] {
+        lab.gitEnvironment.merging([
+            "XDG_DATA_HOME": device.data, "XDG_RUNTIME_DIR": runtime, "FOB_AGENT": "1",
+        ]) { $1 }
+    }
+
+    func run(_ arguments: [String], input: String = "") throws -> ProcessResult {
+        try FobProcess.run(["--vault", device.vault] + arguments, environment: environment, input: input)
+    }
+
+    /// Ends the agent (by the pid it reports).
+    func stop() {
+        if let status = try? run(["status", "--json"]),
+            let object = try? JSONDecoder().decode(AgentStatus.self, from: Data(status.stdout)),
+            let pid = object.pid
+        {
+            kill(pid_t(pid), SIGTERM)
+        }
     }
 }
 

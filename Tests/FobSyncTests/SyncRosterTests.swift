@@ -125,16 +125,22 @@ import Testing
     }
 
     /// On a terminal, a join shows the keys numbered and asks for the
-    /// number of the one compared on its device: that device is accepted
-    /// (the others come through its roster). `y`, which once accepted
+    /// number of the one compared on its device, echoed as typed (it is no
+    /// secret), each prompt line under 80 columns: that device is accepted
+    /// (the others come through its roster). `yes`, which once accepted
     /// every key shown (a roster planted by anyone who can push among
-    /// them), accepts none and changes nothing (exit 1).
+    /// them), accepts none: a wrong answer is asked again, saying what is
+    /// valid; after three the join accepts none and changes nothing
+    /// (exit 1), leaving no sync tree behind.
     @Test func aJoinOnATerminalAcceptsTheOneKeyChosenByNumber() throws {
         let (lab, a, _) = try SyncProcessTests.pair()
         let aKey = try Self.fingerprint(of: a)
         let c = try lab.device("c")
         let prompt =
-            "Compare one with `fob sync status` on its device. Type its number to accept it (Enter accepts none): "
+            "Compare one with `fob sync status` on its device.\r\n"
+            + "Type its number to accept it (Enter accepts none): "
+        let again = "Type a number from 1 to 2, or a fingerprint; Enter accepts none: "
+        // Each answer ends with the CR LF the prompt writes, the terminal's LF made CR LF.
         func join() throws -> TerminalSession {
             try FobProcess.startInTerminal(
                 ["--vault", c.vault, "sync", "join", lab.remote],
@@ -144,18 +150,52 @@ import Testing
         }
         let refused = try join()
         #expect(refused.waitFor(prompt), "\(refused.outputText)")
-        refused.send(Array("y\r".utf8))
+        refused.send(Array("yes\r".utf8))
+        #expect(refused.waitFor(prompt + "yes\r\r\n" + again), "\(refused.outputText)")
+        refused.send(Array("3\r".utf8))
+        #expect(refused.waitFor(again + "3\r\r\n" + again), "\(refused.outputText)")
+        refused.send(Array("0\r".utf8))
         #expect(refused.wait(timeout: 60) == 1, "\(refused.outputText)")
-        #expect(refused.outputText.contains("no key was accepted; nothing changed"), "\(refused.outputText)")
+        #expect(
+            refused.outputText.hasSuffix(again + "0\r\r\nfob: no key was accepted; nothing changed\r\n"),
+            "\(refused.outputText)")
+        #expect(!refused.outputText.contains("•"), "\(refused.outputText)")
+        #expect(prompt.split(separator: "\r\n").allSatisfy { $0.count < 80 } && again.count < 80)
         #expect(try c.items().isEmpty)
+        let tree = SyncPaths.tree(vaultPath: c.vault, environment: ["XDG_DATA_HOME": c.data])
+        #expect(!FileManager.default.fileExists(atPath: tree), "\(tree)")
 
         let session = try join()
         #expect(session.waitFor(prompt), "\(session.outputText)")
         let line = try #require(session.outputText.split(whereSeparator: \.isNewline).first { $0.contains(aKey) })
         let number = try #require(try #/^ *([0-9]+)\. /#.firstMatch(in: String(line))?.1, "\(line)")
+        session.send(Array("y\r".utf8))
+        #expect(session.waitFor(prompt + "y\r\r\n" + again), "\(session.outputText)")
         session.send(Array("\(number)\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
+        #expect(session.outputText.contains(again + "\(number)\r\r\n"), "\(session.outputText)")
         #expect(try c.contents() == a.contents())
+    }
+
+    /// A join (or init) at a path with no vault says so before it asks
+    /// any password or runs a key derivation (exit 50).
+    @Test func aJoinWithoutAVaultSaysSoBeforeAskingAPassword() throws {
+        let (lab, _, _) = try SyncProcessTests.pair()
+        let missing = lab.directory.url.path + "/none.db"
+        for verb in ["join", "init"] {
+            let session = try FobProcess.startInTerminal(
+                ["--vault", missing, "sync", verb, lab.remote],
+                environment: lab.gitEnvironment.merging([
+                    "XDG_DATA_HOME": lab.directory.url.path + "/none-data", "FOB_AGENT": "0",
+                ]) { $1 })
+            #expect(session.wait(timeout: 60) == 50, "\(session.outputText)")
+            #expect(
+                session.outputText
+                    == "fob: no vault at \(missing); create one with `fob init`, or name yours with --vault or "
+                    + "FOB_VAULT (errSecNoSuchKeychain)\r\n",
+                "\(session.outputText)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: lab.directory.url.path + "/none-data"))
     }
 
     /// c joined but a has not synced since, so a's roster does not list

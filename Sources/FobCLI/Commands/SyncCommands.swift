@@ -43,29 +43,38 @@ extension Invocation {
         }
     }
 
-    /// Asks on the terminal which of the keys `shown` (numbered) the user
-    /// compared with `fob sync status` on its device: the answer typed,
-    /// its number or fingerprint (empty: none).
+    /// Asks on the terminal which of the keys `shown` (numbered 1 to
+    /// `count`) the user compared with `fob sync status` on its device: the
+    /// answer typed (echoed: it is no secret), its number or fingerprint
+    /// (empty: none). An answer `accepts` refuses is asked again, saying
+    /// what is valid, up to ``keyAnswersTried`` answers in all; the last is returned.
     /// - Throws: ``SyncError/keysNotAsked(_:)`` without a terminal.
-    func chooseKey(_ shown: String) throws -> String {
-        let answer: SecretBytes
-        do {
-            answer = try context.terminal.readSecret(
-                prompt: shown
-                    + "Compare one with `fob sync status` on its device. Type its number to accept it "
-                    + "(Enter accepts none): ",
-                maxBytes: 64)
-        } catch .noTerminal {
-            throw SyncError.keysNotAsked(
-                shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
-                    + "then join with --accept-key FINGERPRINT")
-        } catch .interrupted {
-            throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
-        } catch .tooLong {
-            return ""
+    func chooseKey(_ shown: String, count: Int, accepts: (String) -> Bool) throws -> String {
+        // Each line under 80 columns: a terminal wraps longer ones mid-sentence.
+        var prompt =
+            shown + "Compare one with `fob sync status` on its device.\n"
+            + "Type its number to accept it (Enter accepts none): "
+        var answer = ""
+        for _ in 0..<Self.keyAnswersTried {
+            do {
+                answer = try context.terminal.readLine(prompt: prompt, maxBytes: 64)
+            } catch .noTerminal {
+                throw SyncError.keysNotAsked(
+                    shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
+                        + "then join with --accept-key FINGERPRINT")
+            } catch .interrupted {
+                throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
+            } catch .tooLong {
+                answer = String(repeating: "?", count: 65)
+            }
+            if answer.isEmpty || accepts(answer) { return answer }
+            prompt = "Type a number from 1 to \(count), or a fingerprint; Enter accepts none: "
         }
-        return answer.unsafeString ?? ""
+        return answer
     }
+
+    /// How many answers the key question of a join takes before it accepts none.
+    static let keyAnswersTried = 3
 
     /// Runs a sync step, turning its errors into the CLI's.
     func syncing<R>(_ body: () throws -> R) throws -> R {
@@ -119,7 +128,8 @@ enum SyncCommand: FobCommand {
         (or reads --tree-password-file), shows the signing key fingerprint of
         each device that signs a device roster in the tree, numbered, and asks
         for the number of the one whose key you compared with 'fob sync
-        status' on it (any other answer accepts none: exit 1), or takes
+        status' on it (another answer is asked again; Enter or a third wrong
+        answer accepts none: exit 1, nothing changed), or takes
         --accept-key FINGERPRINT; without a terminal or the option it stops
         with exit 36, and with a key no device has, with exit 1. The keys the
         accepted device's roster lists are the only ones taken for those
@@ -183,6 +193,9 @@ enum SyncCommand: FobCommand {
             }
             kdf = KDFParameters(preset)
         }
+        // The vault is needed: say so before any password is asked.
+        let vaultURL = invocation.globals.vaultURL
+        guard Vault.exists(at: vaultURL) else { throw KeychainError.noSuchKeychain(vaultURL.path) }
         var fromVaultPasswordFile = false
         // The header is sealed under (or opened with) a master password:
         // this vault's for init; for join the one the tree was sealed with.
@@ -198,12 +211,15 @@ enum SyncCommand: FobCommand {
         }
         let items = invocation.items()
         defer { items.close() }
+        // A join hands the vault key to the agent once it went through: a refused one leaves none unlocked.
+        var unlockedHere: Vault?
+        if join { items.onLocalUnlock = { unlockedHere = $0 } }
         let engine = try invocation.syncEngine(items)
         let outcome = try invocation.syncing(locking: items) {
             if !join {
                 return try engine.initialize(remote: remote, password: password, kdf: kdf, name: device)
             }
-            engine.chooseKey = { shown in try invocation.chooseKey(shown) }
+            engine.chooseKey = { try invocation.chooseKey($0, count: $1, accepts: $2) }
             do {
                 return try engine.join(
                     remote: remote, password: password, name: device,
@@ -217,6 +233,7 @@ enum SyncCommand: FobCommand {
                     status: SyncError.wrongPassword.exitStatus)
             }
         }
+        if let unlockedHere { invocation.handToAgentIfAsked(unlockedHere) }
         return finish(invocation, outcome)
     }
 
