@@ -136,17 +136,7 @@ struct Exporter {
             }
             try reader.open([kept], in: &current, run: &run)
             guard let view = current.view(kept), view.item != nil else { continue }
-            out.append(
-                (
-                    kept,
-                    { dot in
-                        var vector = view.vector
-                        vector.add(dot)
-                        return Revision(
-                            dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
-                            siblings: view.siblings + siblings)
-                    }, view.live
-                ))
+            out.append((kept, Self.rewrite(view, adding: siblings), view.live))
         }
         return out
     }
@@ -208,6 +198,19 @@ struct Exporter {
         }
     }
 
+    /// A new revision of `view` at the dot it is given: the view's item,
+    /// parts and siblings (and `siblings` more), its vector with the dot
+    /// added, so it supersedes the live revisions it was merged from.
+    static func rewrite(_ view: ItemView, adding siblings: [Sibling] = []) -> (Dot) -> Revision {
+        { dot in
+            var vector = view.vector
+            vector.add(dot)
+            return Revision(
+                dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
+                siblings: view.siblings + siblings)
+        }
+    }
+
     /// What an export does beside this device's own changes:
     /// - items with a revision under an older key epoch are written again
     ///   under the current one (the same content, a new revision);
@@ -224,17 +227,7 @@ struct Exporter {
         var resealed: [PlannedRevision] = []
         for name in current.stale.sorted() where !planned.contains(name) {
             guard let view = current.view(name) else { continue }
-            resealed.append(
-                (
-                    name,
-                    { dot in
-                        var vector = view.vector
-                        vector.add(dot)
-                        return Revision(
-                            dot: dot, vector: vector, fieldDots: view.fieldDots, item: view.item,
-                            siblings: view.siblings)
-                    }, view.live
-                ))
+            resealed.append((name, Self.rewrite(view), view.live))
         }
         var collected: [String] = []
         var acknowledge = false

@@ -255,13 +255,9 @@ extension SyncState {
             w.u8(7)
             signingKey.secretKey.withUnsafeBytes { w.raw($0) }
         }
-        if !signers.isEmpty {
-            w.u8(8)
-            w.u32(UInt32(signers.count))
-            for (id, key) in signers.sorted(by: { $0.key < $1.key }) {
-                w.string(id)
-                w.data(key)
-            }
+        Self.encode(8, signers, into: &w) { w, id, key in
+            w.string(id)
+            w.data(key)
         }
         if unsignedUpTo.values.contains(where: { $0 > 0 }) {
             w.u8(9)
@@ -273,60 +269,73 @@ extension SyncState {
             w.vector(VersionVector(rosterVersions))
         }
         // 11 who added each trusted device: id, adder, its counter, time.
-        if !origins.isEmpty {
-            w.u8(11)
-            w.u32(UInt32(origins.count))
-            for (id, origin) in origins.sorted(by: { $0.key < $1.key }) {
-                w.string(id)
-                w.string(origin.device)
-                w.u64(origin.counter)
-                w.u64(origin.time)
-            }
+        Self.encode(11, origins, into: &w) { w, id, origin in
+            w.string(id)
+            w.string(origin.device)
+            w.u64(origin.counter)
+            w.u64(origin.time)
         }
         // 12 the names a merge dropped, to keep as conflicting versions: dropped, kept.
-        if !renamedAway.isEmpty {
-            w.u8(12)
-            w.u32(UInt32(renamedAway.count))
-            for (dropped, kept) in renamedAway.sorted(by: { $0.key < $1.key }) {
-                w.string(dropped)
-                w.string(kept)
-            }
+        Self.encode(12, renamedAway, into: &w) { w, dropped, kept in
+            w.string(dropped)
+            w.string(kept)
         }
     }
 
-    /// Reads the section of the names a merge dropped.
+    /// Writes section `tag` of `map` unless it is empty: the tag, the count
+    /// (u32), then each entry in key order, written by `entry` (what
+    /// ``entries(_:limit:duplicate:_:)`` reads back).
+    static func encode<Value>(
+        _ tag: UInt8, _ map: [String: Value], into w: inout ByteWriter,
+        _ entry: (inout ByteWriter, String, Value) -> Void
+    ) {
+        guard !map.isEmpty else { return }
+        w.u8(tag)
+        w.u32(UInt32(map.count))
+        for (key, value) in map.sorted(by: { $0.key < $1.key }) { entry(&w, key, value) }
+    }
+
+    /// Reads a section of `count` entries (a u32, at most `limit`) into a
+    /// map, each entry read by `entry`; a key read twice is `duplicate`.
+    static func entries<Key: Hashable, Value>(
+        _ r: inout ByteReader, limit: UInt32, duplicate: String,
+        _ entry: (inout ByteReader) throws(TreeFormatError) -> (Key, Value)
+    ) throws(TreeFormatError) -> [Key: Value] {
+        let count = try r.u32()
+        guard count <= limit else { throw .tooLarge }
+        var out: [Key: Value] = [:]
+        for _ in 0..<count {
+            let (key, value) = try entry(&r)
+            guard out[key] == nil else { throw .malformed(duplicate) }
+            out[key] = value
+        }
+        return out
+    }
+
+    /// Reads the section of the names a merge dropped (each to the name kept).
     mutating func decodeRenamedAway(_ r: inout ByteReader) throws(TreeFormatError) {
-        let count = try r.u32()
-        guard count <= 100_000 else { throw .tooLarge }
-        for _ in 0..<count {
-            let dropped = try r.string(max: 32)
-            let kept = try r.string(max: 32)
-            guard renamedAway[dropped] == nil else { throw .malformed("a dropped name") }
-            renamedAway[dropped] = kept
+        renamedAway = try Self.entries(&r, limit: 100_000, duplicate: "a dropped name") {
+            (r: inout ByteReader) throws(TreeFormatError) in (try r.string(max: 32), try r.string(max: 32))
         }
     }
 
-    /// Reads the signers' section.
+    /// Reads the signers' section (each device's 32-byte public key).
     mutating func decodeSigners(_ r: inout ByteReader) throws(TreeFormatError) {
-        let count = try r.u32()
-        guard count <= 10_000 else { throw .tooLarge }
-        for _ in 0..<count {
+        signers = try Self.entries(&r, limit: 10_000, duplicate: "a device's signing key") {
+            (r: inout ByteReader) throws(TreeFormatError) in
             let id = try r.device()
             let key = Array(try r.data(max: 32))
-            guard key.count == 32, signers[id] == nil else { throw .malformed("a device's signing key") }
-            signers[id] = key
+            guard key.count == 32 else { throw .malformed("a device's signing key") }
+            return (id, key)
         }
     }
 
     /// Reads the origins' section.
     mutating func decodeOrigins(_ r: inout ByteReader) throws(TreeFormatError) {
-        let count = try r.u32()
-        guard count <= 10_000 else { throw .tooLarge }
-        for _ in 0..<count {
+        origins = try Self.entries(&r, limit: 10_000, duplicate: "a device's origin") {
+            (r: inout ByteReader) throws(TreeFormatError) in
             let id = try r.device()
-            let origin = DeviceRoster.Origin(device: try r.device(), counter: try r.u64(), time: try r.u64())
-            guard origins[id] == nil else { throw .malformed("a device's origin") }
-            origins[id] = origin
+            return (id, DeviceRoster.Origin(device: try r.device(), counter: try r.u64(), time: try r.u64()))
         }
     }
 
