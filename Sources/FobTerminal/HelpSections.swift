@@ -71,7 +71,7 @@ public enum HelpSections {
             title: "Editor", contexts: [.field, .button, .choice, .generatorRow, .programs],
             lines: [
                 ("Tab, Shift-Tab", "next / previous field or button (also Down/Up)"),
-                ("Enter", "next field; press the focused button; on Notes a new line"),
+                ("Enter", "next field or button; press the focused button; on Notes a new line"),
                 ("Notes: Up/Down", "the line above / below; past the first or last line, the field"),
                 ("Space", "press the focused button"),
                 ("Left/Right, Ctrl-B/F", "move the cursor"),

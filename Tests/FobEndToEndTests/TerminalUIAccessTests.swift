@@ -62,7 +62,7 @@ import Testing
     @Test func theAccessRowChangesTheRuleThroughTheAgent() throws {
         let ui = try openUI()
         try press("C-e", until: "Editing svc / acct", in: ui)
-        for _ in 0..<12 { try ui.press("Tab") }
+        for _ in 0..<15 { try ui.press("Tab") }
         try ui.waitFor("< default (ask) >")
         try ui.press("Right")
         try ui.waitFor("< any >")

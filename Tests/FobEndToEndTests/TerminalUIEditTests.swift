@@ -41,8 +41,8 @@ import Testing
         let tmux = try vault.start(size)
         try tmux.press("C-e")
         try tmux.waitFor("Editing mail / ana")
-        // Service, User ID, Password, Kind, Label.
-        for _ in 0..<4 { try tmux.press("Tab") }
+        // Service, User ID, Password, Save, Retrieve, Delete, Kind, Label.
+        for _ in 0..<7 { try tmux.press("Tab") }
         try tmux.type("Work")
         try tmux.waitFor("● Editing mail / ana")
         try tmux.press("C-s")
@@ -152,8 +152,8 @@ import Testing
         let tmux = try vault.start(TerminalSize(width: 80, height: 24))
         try tmux.press("C-e")
         try tmux.waitFor("Editing mail / ana")
-        // Service, User ID, Password, Kind, Label, URL, Notes.
-        for _ in 0..<6 { try tmux.press("Tab") }
+        // Service, User ID, Password, Save, Retrieve, Delete, Kind, Label, URL, Notes.
+        for _ in 0..<9 { try tmux.press("Tab") }
         // The cursor is at the note's end: its last 8 lines show, the lines
         // shown of how many below the label.
         var screen = try tmux.waitFor("33-40/40")

@@ -36,8 +36,8 @@ import Testing
         try tmux.type("ci")
         try tmux.press("Tab")
         try tmux.type("tok-123")
-        // Tab past Password to Kind (the fields come before the buttons); Right chooses token.
-        try tmux.press("Tab")
+        // Tab past Password and the three buttons under it to Kind; Right chooses token.
+        for _ in 0..<4 { try tmux.press("Tab") }
         try tmux.waitFor("Left/Right change")
         try tmux.press("Right")
         try tmux.waitFor("< token >")
@@ -166,8 +166,8 @@ import Testing
         try tmux.waitFor(Self.listLegend)
         try tmux.press("C-e")
         try tmux.waitFor("Editing mail / ana")
-        // User ID, Password, Kind, Label, URL, Notes, One-time seed, Generator.
-        for _ in 0..<8 { try tmux.press("Tab") }
+        // User ID, Password, Save, Retrieve, Delete, Kind, Label, URL, Notes, One-time seed, Generator.
+        for _ in 0..<11 { try tmux.press("Tab") }
         try tmux.waitFor("Enter/Ctrl-G settings")
         try tmux.press("Enter")
         try tmux.waitFor("Password generator")

@@ -75,8 +75,8 @@ import Testing
         h.send(.focus(.accessPrograms), .moveSelection(1))
         #expect(h.form.access.selection == 1)
         h.send(.moveSelection(1))
-        // Past the last program, focus moves on to the buttons.
-        #expect(h.main.focus == .saveButton)
+        // Past the last program, the last stop drawn, focus moves on as Tab does: to the list.
+        #expect(h.main.focus == .list)
         h.send(.focus(.accessPrograms), .removeProgram)
         #expect(h.form.access.programs == ["trusted /usr/bin/git"])
         #expect(h.message == "Removed denied /usr/bin/curl from the access rule; Ctrl-S saves it")
@@ -90,7 +90,7 @@ import Testing
     @Test func tabSkipsProgramsWhenTheRuleNamesNone() throws {
         let h = try harness(rule: AccessRule())
         h.send(.focus(.accessForwarded), .focusNext)
-        #expect(h.main.focus == .saveButton)
+        #expect(h.main.focus == .list)
         let g = try harness(rule: AccessRule(trusted: [Self.git]))
         g.send(.focus(.accessForwarded), .focusNext)
         #expect(g.main.focus == .accessPrograms)

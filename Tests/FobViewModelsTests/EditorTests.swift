@@ -167,8 +167,8 @@ import Testing
         #expect(h.form.label.text == "X")
         #expect(h.main.focus == .list)
     }
-    /// Shift-Tab from Service (or Tab from the Delete button, last in the
-    /// Tab order after the fields) to the list asks
+    /// Shift-Tab from Service (or Tab from Forwarded, the last stop drawn
+    /// while the rule names no program) to the list asks
     /// as Esc does: the edits were left hidden behind the preview, and `q`
     /// then quit without a word.
     @Test func tabbingOutOfTheEditorWithUnsavedEditsAsks() throws {
@@ -181,7 +181,7 @@ import Testing
         h.send(.dismiss)
         #expect(h.main.focus == .service)
         #expect(h.form.service.text == "mail-new")
-        h.send(.focus(.deleteButton), .focusNext, .discardEdits)
+        h.send(.focus(.accessForwarded), .focusNext, .discardEdits)
         #expect(h.main.focus == .list)
         #expect(h.form.service.text == "mail")
         // Without edits Shift-Tab goes straight back to the list.

@@ -181,7 +181,7 @@ import Testing
         #expect(h.form.retrievedPasswordText == "••••••••")
     }
 
-    /// Issue 20: fields first, then the buttons.
+    /// Tab follows the screen: the buttons are drawn under Password, so they come after it.
     @Test func tabOrderCyclesAndEscapeReturnsToList() throws {
         let h = try Harness.unlocked()
         var seen: [MainFocus] = []
@@ -191,14 +191,31 @@ import Testing
         }
         #expect(
             seen == [
-                .service, .userID, .password, .kind, .label, .url, .notes, .oneTimeSeed, .generator,
-                .fieldName, .fieldValue, .fieldHidden, .accessMode, .accessForwarded, .saveButton, .retrieveButton,
-                .deleteButton, .list,
+                .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton, .kind, .label, .url,
+                .notes, .oneTimeSeed, .generator, .fieldName, .fieldValue, .fieldHidden, .accessMode,
+                .accessForwarded, .list,
             ])
         h.send(.focusPrevious)
-        #expect(h.main.focus == .deleteButton)
+        #expect(h.main.focus == .accessForwarded)
         h.send(.cancel)
         #expect(h.main.focus == .list)
+    }
+
+    /// Shift-Tab from the first button goes back up to Password, the field drawn above the buttons,
+    /// and Enter in a one-line field goes where Tab goes.
+    @Test func shiftTabFromSaveAndEnterFollowTheScreen() throws {
+        let h = try Harness.unlocked()
+        h.send(.focus(.saveButton), .focusPrevious)
+        #expect(h.main.focus == .password)
+        h.send(.focus(.kind), .focusPrevious)
+        #expect(h.main.focus == .deleteButton)
+        let oneLine: [MainFocus] = [.service, .userID, .password, .label, .url, .oneTimeSeed, .fieldName, .fieldValue]
+        for field in oneLine {
+            h.send(.focus(field), .focusNext)
+            let tab = h.main.focus
+            h.send(.focus(field), .submit)
+            #expect(h.main.focus == tab, "Enter on \(field)")
+        }
     }
 
     @Test func newItemClearsTheForm() throws {

@@ -183,12 +183,12 @@ public enum MainFocus: Sendable, Equatable, CaseIterable {
     /// The Delete button.
     case deleteButton
 
-    /// The Tab order: the list, the editor's fields, then its buttons.
+    /// The Tab order: the list, then the editor's stops in the order they are drawn (the
+    /// buttons under Password, the other fields below them).
     static let tabOrder: [MainFocus] = [
-        .list, .service, .userID, .password,
+        .list, .service, .userID, .password, .saveButton, .retrieveButton, .deleteButton,
         .kind, .label, .url, .notes, .oneTimeSeed, .generator,
         .fieldName, .fieldValue, .fieldHidden,
         .accessMode, .accessForwarded, .accessPrograms,
-        .saveButton, .retrieveButton, .deleteButton,
     ]
 }
