@@ -48,6 +48,7 @@ enum HelpKeys {
 
     /// Esc's legend, with the other keys': Esc ends the search first, then closes the help.
     @Sendable private static func escapeLegend(_ app: AppModel) -> String {
-        app.help.searching ? "Esc end search, other keys close" : "Esc or any other key closes"
+        guard app.help.searching else { return "Esc or any other key closes" }
+        return app.help.query.isEmpty ? "Esc clear, other keys close" : "Esc end search, other keys close"
     }
 }

@@ -328,12 +328,13 @@ public enum KeyBindings {
     /// Ctrl-L; fzf's Ctrl-N, Ctrl-P); what deletes, wipes or locks asks first.
     private static let list: [KeyBinding] = [
         KeyBinding(.text, in: [.list], legend: .text("type to find")) { key, _ in insert(key) },
-        KeyBinding([.enter], in: [.list], .submit, legend: "Enter copy"),
+        // The keys that act on the highlighted item are offered only while one is highlighted.
+        KeyBinding(.these([.enter]), in: [.list], legend: onItem("Enter copy")) { _, _ in .submit },
         // At 80 columns the legend keeps these first four with help and quit.
-        KeyBinding([.control("e")], in: [.list], .editSelected, legend: "Ctrl-E edit"),
-        KeyBinding([.delete], in: [.list], .askDeleteSelected, legend: "Del delete"),
-        KeyBinding([.control("b")], in: [.list], .copyUserID, legend: "Ctrl-B user"),
-        KeyBinding([.control("t")], in: [.list], .copyOneTimeCode, legend: "Ctrl-T code"),
+        KeyBinding(.these([.control("e")]), in: [.list], legend: onItem("Ctrl-E edit")) { _, _ in .editSelected },
+        KeyBinding(.these([.delete]), in: [.list], legend: onItem("Del delete")) { _, _ in .askDeleteSelected },
+        KeyBinding(.these([.control("b")]), in: [.list], legend: onItem("Ctrl-B user")) { _, _ in .copyUserID },
+        KeyBinding(.these([.control("t")]), in: [.list], legend: onItem("Ctrl-T code")) { _, _ in .copyOneTimeCode },
         KeyBinding([.control("o")], in: [.list], .newItem, legend: "Ctrl-O new"),
         KeyBinding([.control("l")], in: [.list], .askLock, legend: "Ctrl-L lock"),
         KeyBinding([.down, .control("n")], in: [.list, .filter], .moveSelection(1), legend: "Up/Down move"),
@@ -387,8 +388,6 @@ public enum KeyBindings {
         KeyBinding([.function(4)], in: [.list, .filter], .showAccessLog, legend: "F4 log"),
         KeyBinding([.function(1)], in: [.list, .filter], .showHelp, legend: "F1 help"),
         KeyBinding([.control("q"), .function(10)], in: [.list, .filter], .askQuit, legend: "Ctrl-Q quit"),
-        // From the editor too: unsaved edits are asked about first (save, discard, keep editing).
-        KeyBinding([.control("q"), .function(10)], in: editorContexts, .askQuit),
         // The list's keys not about its highlighted item work from every pane: a new item (unsaved
         // edits are asked about first), the lock and the logout wipe (both ask), messages, log, request.
         KeyBinding([.control("o")], in: [.filter] + editorContexts, .newItem),
@@ -477,6 +476,9 @@ public enum KeyBindings {
         KeyBinding([.control("s")], in: [.programs], .save, legend: "Ctrl-S save"),
         KeyBinding([.escape], in: [.programs], .cancel, legend: "Esc list"),
         KeyBinding([.function(1)], in: editorContexts, .showHelp, legend: "F1 help"),
+        // Quit from the editor too, as its legend says: unsaved edits are asked about first
+        // (save, discard, keep editing).
+        KeyBinding([.control("q"), .function(10)], in: editorContexts, .askQuit, legend: "Ctrl-Q quit"),
     ]
 
     /// Keys that edit the focused text field.
@@ -501,21 +503,6 @@ public enum KeyBindings {
         case .paste(let text): return .insert(text)
         default: return .insert("") // not reached: `.text` rows match only characters and pastes
         }
-    }
-
-    /// A legend entry that reads `notes` while the Notes field has focus (Enter breaks
-    /// the line there, Ctrl-G fills nothing), else `other`.
-    private static func byNotes(_ notes: String, else other: String) -> KeyBinding.Legend {
-        .computed { app in app.mainModel?.focus == .notes ? notes : other }
-    }
-
-    /// What Ctrl-R reveals from a form field or button: the Retrieved
-    /// Password, except in the Password field while it holds text or when
-    /// nothing was retrieved, where it is the typed password.
-    @Sendable private static func revealLegend(_ app: AppModel) -> String {
-        guard let main = app.mainModel, main.focus == .password else { return "Ctrl-R reveal retrieved" }
-        let retrieved = main.form.password.isEmpty && main.form.retrievedPassword != nil
-        return "Ctrl-R " + (retrieved ? "reveal retrieved" : "reveal typed")
     }
 
     // MARK: - Derived

@@ -123,17 +123,19 @@ public struct Renderer {
 
     /// The legend of the help, in pages, as its footer says: `/` searches,
     /// n and N step while a search is in effect, Tab goes to the next
-    /// section, before the last page Space goes on, Esc ends a search or
-    /// closes; `nil` while its search field is open (the key table's legend).
+    /// section, before the last page Space goes on, Esc ends a search (or
+    /// clears its `No match`) or closes, and on the last page the keys not
+    /// named close; `nil` while its search field is open (the key table's legend).
     static func helpLegend(_ app: AppModel, rows: Int, columns: Int) -> [String]? {
         guard app.overlay == .help, app.help.field == nil else { return nil }
         let pages = helpPages(rows: rows, columns: columns, context: KeyContext.screen(app))
         let search = ["/ search"] + (app.help.query.isEmpty ? [] : ["n/N next/previous match"])
-        let searching = app.help.searching
+        // Esc ends a search in effect, or takes away the `No match` of one that found nothing.
+        let escape = app.help.query.isEmpty ? (app.help.searching ? "Esc clear" : nil) : "Esc end search"
         return search
             + (app.helpPage + 1 < pages
-                ? ["Space next", "PgUp back", searching ? "Esc end search" : "Esc closes the help"]
-                : ["PgUp back", searching ? "Esc end search" : "any key closes the help"]) + ["Tab next section"]
+                ? ["Space next", "PgUp back", escape ?? "Esc closes the help"]
+                : ["PgUp back", escape ?? "other keys close the help"]) + ["Tab next section"]
     }
 
     /// The key legend for what `app` shows, read from ``KeyBindings/table``.

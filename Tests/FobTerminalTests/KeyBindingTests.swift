@@ -129,13 +129,14 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .filter:
                 "type to replace  Enter keep  Esc clear  Up/Down move  Ctrl-R reveal  F4 log  F1 help  Ctrl-Q quit",
             .accessLog: "type to find  Up/Down move  Enter details  Esc clear/close  F4 close",
-            .programs: "Del remove  Up/Down select  Tab/S-Tab move  Ctrl-S save  Esc list  F1 help",
+            .programs: "Del remove  Up/Down select  Tab/S-Tab move  Ctrl-S save  Esc list  F1 help  Ctrl-Q quit",
             .field:
                 "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
-                + "Esc list  F1 help",
-            .choice: "Ctrl-S save  Left/Right change  Tab/S-Tab move  Esc list  F1 help",
-            .button: "Tab/S-Tab move  Enter press  Ctrl-S save  Ctrl-R reveal retrieved  Esc list  F1 help",
-            .generatorRow: "Ctrl-S save  Enter/Ctrl-G settings  Tab/S-Tab move  Esc list  F1 help",
+                + "Esc list  F1 help  Ctrl-Q quit",
+            .choice: "Ctrl-S save  Left/Right change  Tab/S-Tab move  Esc list  F1 help  Ctrl-Q quit",
+            .button:
+                "Tab/S-Tab move  Enter press  Ctrl-S save  Ctrl-R reveal retrieved  Esc list  F1 help  Ctrl-Q quit",
+            .generatorRow: "Ctrl-S save  Enter/Ctrl-G settings  Tab/S-Tab move  Esc list  F1 help  Ctrl-Q quit",
             .generatorField: "Tab/S-Tab move  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
             .generatorChoice: "Tab/S-Tab move  Space switch  Ctrl-G new  Ctrl-R reveal  Enter use  Esc cancel",
         ]

@@ -19,11 +19,11 @@ import Testing
         #expect(
             KeyBindings.legend(for: app)
                 == "Tab/S-Tab leave  Enter new line  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-U clear  Esc list  "
-                + "F1 help")
+                + "F1 help  Ctrl-Q quit")
         app.send(.focus(.label))
         #expect(
             KeyBindings.legend(for: app)
                 == "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
-                + "Esc list  F1 help")
+                + "Esc list  F1 help  Ctrl-Q quit")
     }
 }
