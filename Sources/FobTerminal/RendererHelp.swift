@@ -221,13 +221,16 @@ extension Renderer {
 
     /// The help's last line: where the page stands in its section and how
     /// to move on (`List 2/3 · Tab next section · PgDn more`), shorter where
-    /// `width` cells cannot hold it.
+    /// `width` cells cannot hold it: the hints shrink or go before the
+    /// section's name and page do (`Preview 1/3 · Tab section · PgDn`).
     static func helpFooter(title: String, page: Int, of pages: Int, width: Int = .max) -> String {
         let place = pages > 1 ? "\(title) \(page)/\(pages)" : title
         let more = page < pages ? ["PgDn more"] : []
+        // The section and the page go last: `PgDn more` is shortened, then left out, first.
         let candidates = [
             [place, "Tab next section"] + more, [place, "Tab section"] + more,
-            (pages > 1 ? ["\(page)/\(pages)"] : []) + ["Tab section"] + more,
+            [place, "Tab section"] + (more.isEmpty ? [] : ["PgDn"]), [place, "Tab section"], [place],
+            pages > 1 ? ["\(page)/\(pages)"] : [title],
         ].map { $0.joined(separator: " · ") }
         return candidates.first { DisplayWidth.cells(of: $0) <= width } ?? candidates[candidates.count - 1]
     }

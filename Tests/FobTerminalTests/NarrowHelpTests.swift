@@ -26,6 +26,10 @@ import Testing
             let section = try #require(sections.last { $0.first < page })
             #expect(text.contains("Help: \(section.title)"), "\(text)")
             #expect(text.contains("\(page - section.first)/\(section.count)") || section.count == 1, "\(text)")
+            // The footer (the row above the bottom border) names the section and the page,
+            // whatever else it has to leave out (`Preview 1/3`, not only `1/3`).
+            let place = section.count == 1 ? section.title : "\(section.title) \(page - section.first)/\(section.count)"
+            #expect(canvas.line(9).hasPrefix("│ \(place)"), "page \(page): \(canvas.line(9))")
             #expect(!text.contains("…"), "cut on page \(page):\n\(text)")
             // Seven lines of help at most between the top border and the footer.
             let lines = (0..<12).map { canvas.line($0) }
@@ -86,6 +90,17 @@ import Testing
         canvas = draw(app, rows: 12, columns: 40)
         #expect(canvas.text.contains("Help: Find"))
         #expect(canvas.text.contains("Find 1/2 · Tab section · PgDn more"))
+        // Longer names keep their name and page: `PgDn more` shortens first.
+        app.send(tab)
+        #expect(draw(app, rows: 12, columns: 40).line(9) == "│ Preview 1/3 · Tab section · PgDn     │")
+        app.send(tab)
+        for _ in 1..<10 { app.send(.moveSelection(1)) }
+        #expect(draw(app, rows: 12, columns: 40).line(9) == "│ Editor 10/11 · Tab section · PgDn    │")
+        app.send(.moveSelection(1))
+        #expect(draw(app, rows: 12, columns: 40).line(9) == "│ Editor 11/11 · Tab next section      │")
+        // Back to Find: the Editor's first page, then Preview's, then Find's.
+        for _ in 0..<3 { app.send(.focusPrevious) }
+        #expect(app.helpPage == 11)
         app.send(try #require(KeyMap.action(for: .backTab, in: app, helpPages: 39)))
         #expect(app.helpPage == 1)
         app.send(.focusPrevious)
