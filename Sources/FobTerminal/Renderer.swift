@@ -221,7 +221,10 @@ public struct Renderer {
         }
         var start = 0
         var before = clusters[0..<cursor].reduce(0) { $0 + $1.1 }
-        while before > width - 1, start < cursor {
+        // Text past the right edge leaves the last cell to a trailing ellipsis, never the cursor's.
+        let after = clusters[cursor...].reduce(0) { $0 + $1.1 }
+        let reach = width >= 3 && min(before, width - 1) + after > width ? width - 2 : width - 1
+        while before > reach, start < cursor {
             before -= clusters[start].1
             start += 1
         }
@@ -231,6 +234,10 @@ public struct Renderer {
             if used + cluster.1 > width { break }
             shown.append(cluster)
             used += cluster.1
+        }
+        if start + shown.count < clusters.count, width >= 3, let last = shown.last {
+            shown[shown.count - 1] = (canvas.glyphs.ellipsis, 1)
+            if last.1 == 2 { shown.append((" ", 1)) }
         }
         // A field scrolled to keep the cursor in view shows a leading ellipsis
         // in place of its first visible cell (the cursor never sits there).

@@ -222,6 +222,12 @@ extension Renderer {
             if index == rows - 1, index > 0, view.lines > rows {
                 let shown = "\(view.first + 1)-\(view.first + rows)/\(view.lines)"
                 canvas.put(shown, row: y, column: x, width: gutter - 1, role: .dim)
+            } else if rows == 1, view.lines > 1 {
+                // A one-row area (a small screen) says which line shows beside its label, or in its place.
+                let shown = "\(view.first + 1)/\(view.lines)"
+                let labelled = "Notes " + shown
+                let fits = DisplayWidth.cells(of: labelled) <= gutter - 1
+                canvas.put(fits ? labelled : shown, row: y, column: x, width: gutter - 1, role: .label)
             }
         case .text(var text, let role):
             if role == .masked, !canvas.glyphs.unicode {
