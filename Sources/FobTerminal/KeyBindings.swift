@@ -442,11 +442,13 @@ public enum KeyBindings {
         KeyBinding([.enter, .character(" ")], in: [.button], .submit, legend: "Enter press"),
         KeyBinding(
             [.control("s")], in: [.field, .button, .choice, .generatorRow], .save, legend: "Ctrl-S save"),
+        // Before Ctrl-R: where the legend has room for one of them (Password
+        // at 80 columns), generating is the one a new item needs.
+        KeyBinding(.these([.control("g")]), in: [.field], legend: onPassword("Ctrl-G generate")) { _, _ in
+            .generatePassword
+        },
         KeyBinding(.these([.control("r")]), in: [.field, .button], legend: .computed(revealLegend)) { _, _ in
             .toggleReveal
-        },
-        KeyBinding(.these([.control("g")]), in: [.field], legend: byNotes("", else: "Ctrl-G generate")) { _, _ in
-            .generatePassword
         },
         KeyBinding([.control("g")], in: [.list], .generatePassword),
         KeyBinding(

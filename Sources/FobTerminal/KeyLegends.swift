@@ -13,6 +13,12 @@ extension KeyBindings {
         .computed { app in app.mainModel?.focus == .notes ? notes : other }
     }
 
+    /// `text` while the Password field has focus, else nothing: Ctrl-G
+    /// fills only the Password field (elsewhere it says to Tab there).
+    static func onPassword(_ text: String) -> KeyBinding.Legend {
+        .computed { app in app.mainModel?.focus == .password ? text : "" }
+    }
+
     /// What Ctrl-R reveals from a form field or button: the Retrieved
     /// Password, except in the Password field while it holds text or when
     /// nothing was retrieved, where it is the typed password.

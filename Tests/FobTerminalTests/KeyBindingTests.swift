@@ -131,7 +131,7 @@ private func sampleKeys(_ keys: KeyBinding.Keys) -> [Key] {
             .accessLog: "type to find  Up/Down move  Enter details  Esc clear/close  F4 close",
             .programs: "Del remove  Up/Down select  Tab/S-Tab move  Ctrl-S save  Esc list  F1 help  Ctrl-Q quit",
             .field:
-                "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
+                "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-U clear  "
                 + "Esc list  F1 help  Ctrl-Q quit",
             .choice: "Ctrl-S save  Left/Right change  Tab/S-Tab move  Esc list  F1 help  Ctrl-Q quit",
             .button:

@@ -23,7 +23,13 @@ import Testing
         app.send(.focus(.label))
         #expect(
             KeyBindings.legend(for: app)
-                == "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-G generate  Ctrl-U clear  "
+                == "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-R reveal retrieved  Ctrl-U clear  "
+                + "Esc list  F1 help  Ctrl-Q quit")
+        // Ctrl-G is offered only where it fills something: the Password field.
+        app.send(.focus(.password))
+        #expect(
+            KeyBindings.legend(for: app)
+                == "Tab/S-Tab move  Enter next  Ctrl-S save  Ctrl-G generate  Ctrl-R reveal retrieved  Ctrl-U clear  "
                 + "Esc list  F1 help  Ctrl-Q quit")
     }
 }
