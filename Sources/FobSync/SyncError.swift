@@ -36,6 +36,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// tree, or the keys shown were not accepted: exit 1.
     case keysRefused(String)
 
+    /// Sync was never set up for this vault (found in the vault's own
+    /// items: only a vault unlocked can tell): exit 2.
+    public static let notSetUp = SyncError.usage(
+        "sync is not set up for this vault; run `fob sync init REMOTE` or `fob sync join REMOTE`")
+
     /// The process exit status.
     public var exitStatus: Int32 {
         switch self {
