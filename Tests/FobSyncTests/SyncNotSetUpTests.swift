@@ -38,8 +38,8 @@ import Testing
             #expect(session.wait(timeout: 60) == 2, "\(command): \(session.outputText)")
             #expect(
                 session.outputText.hasSuffix(
-                    "\r\nfob: sync is not set up for this vault; "
-                        + "run `fob sync init REMOTE` or `fob sync join REMOTE`\r\n"),
+                    "\r\nfob: sync is not set up for this vault;\r\n"
+                        + "     run `fob sync init REMOTE` or `fob sync join REMOTE`\r\n"),
                 "\(command): \(session.outputText)")
             let shown = try status()
             let agent = try JSONDecoder().decode(AgentStatus.self, from: Data(shown.stdout))

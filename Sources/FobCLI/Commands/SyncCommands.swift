@@ -308,7 +308,7 @@ enum SyncCommand: FobCommand {
         if outcome.conflicts > 0 {
             invocation.standardError.write(
                 "fob: \(outcome.conflicts) item\(outcome.conflicts == 1 ? " has" : "s have") versions to settle: "
-                    + "see `fob conflicts --show`, then `fob resolve SERVICE ACCOUNT --keep local|remote`\n")
+                    + "see `fob conflicts --show`,\n     then `fob resolve SERVICE ACCOUNT --keep local|remote`\n")
         }
         invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
         return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
