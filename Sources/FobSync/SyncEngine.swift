@@ -267,11 +267,12 @@ public final class SyncEngine {
             )
         }
         for (device, head) in tree.leftOut.sorted(by: { $0.key < $1.key }) {
-            let key = head.publicKey.map { ", key \(DeviceSigningKey.fingerprint($0))" } ?? ""
+            // Lines under 80 columns, continued as Fob's other notices.
+            let key = head.publicKey.map { ",\n     key \(DeviceSigningKey.fingerprint($0))" } ?? ""
             messages(
-                "fob: left out device \(DeviceName.label(device, name: head.name))\(key): its head is under an older "
-                    + "key epoch and no device this one trusts added it; it is taken in after it syncs with the "
-                    + "current key\n")
+                "fob: left out device \(DeviceName.label(device, name: head.name))\(key):\n"
+                    + "     its head is under an older key epoch and no device this one trusts\n"
+                    + "     added it; it is taken in after it syncs with the current key\n")
         }
     }
 

@@ -36,6 +36,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// tree, or the keys shown were not accepted: exit 1.
     case keysRefused(String)
 
+    /// Sync was never set up for this vault (found in the vault's own
+    /// items: only a vault unlocked can tell): exit 2.
+    /// Two lines under 80 columns after `fob: `, the second indented to the first's text.
+    public static let notSetUp = SyncError.usage(
+        "sync is not set up for this vault;\n     run `fob sync init REMOTE` or `fob sync join REMOTE`")
+
     /// The process exit status.
     public var exitStatus: Int32 {
         switch self {

@@ -1,5 +1,6 @@
 import FobStore
 import FoundationEssentials
+@preconcurrency import Glibc
 
 extension SyncEngine {
     /// `fob sync init REMOTE`: a new tree with this vault's items, pushed
@@ -107,13 +108,18 @@ extension SyncEngine {
                 "this vault syncs already with \(state.remote) as device \(DeviceName.label(state.device, name: state.name)); run `fob sync`"
             )
         }
-        try cloneTree(remote)
+        // The vault's sync directory, made by this join unless an earlier one left it.
+        let directory = NSStringPath(path: git.directory).parent
+        let madeHere = !FileManager.default.fileExists(atPath: directory)
         let state: SyncState
         do {
+            try cloneTree(remote)
             state = try joiningState(remote: remote, password: password, name: name, acceptKey: acceptKey)
         } catch {
-            // Refused before the vault changed: the clone goes too, nothing is left.
+            // Refused before the vault changed: the clone goes too, and the
+            // directory it was made in when empty (rmdir removes no other), nothing is left.
             try? FileManager.default.removeItem(atPath: git.directory)
+            if madeHere { rmdir(directory) }
             throw error
         }
         var fresh = state.item(now: now())

@@ -127,8 +127,7 @@ public final class SyncVault {
     func load() throws -> SyncRun {
         let all = try listing()
         guard let stateItem = SyncVault.stateItem(in: all), let secret = stateItem.secret else {
-            throw SyncError.usage(
-                "sync is not set up for this vault; run `fob sync init REMOTE` or `fob sync join REMOTE`")
+            throw SyncError.notSetUp
         }
         let state: SyncState
         do { state = try SyncState.decode(secret) } catch {

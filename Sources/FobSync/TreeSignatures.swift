@@ -144,10 +144,11 @@ enum TreeSignatures {
         guard run.state.origins[device] == nil else { return true }
         run.state.origins[device] = DeviceRoster.Origin(device: state.device, counter: state.counter, time: run.seconds)
         if !legacy || state.syncedCommit != nil {
+            // Lines under 80 columns (the first for a name under 43 bytes), continued as Fob's other notices.
             run.notices.append(
-                "fob: added device \(label) with signing key \(fingerprint) to this device's roster; "
-                    + "compare with `fob sync status` on it, "
-                    + "or revoke it with `fob devices --revoke \(device)`\n")
+                "fob: added device \(label)\n     with signing key \(fingerprint)\n"
+                    + "     to this device's roster; compare with `fob sync status` on it,\n"
+                    + "     or revoke it with `fob devices --revoke \(device)`\n")
         }
         return true
     }

@@ -102,9 +102,9 @@ import Testing
                 SignedFile.content(SyncSignatureTests.read(planted, headPath)), device: newID, keys: keys
             ).publicKey)
         let notice =
-            "fob: left out device spare (\(newID)), key \(DeviceSigningKey.fingerprint(key)): "
-            + "its head is under an older key epoch and no device this one trusts added it; "
-            + "it is taken in after it syncs with the current key\n"
+            "fob: left out device spare (\(newID)),\n     key \(DeviceSigningKey.fingerprint(key)):\n"
+            + "     its head is under an older key epoch and no device this one trusts\n"
+            + "     added it; it is taken in after it syncs with the current key\n"
 
         for _ in 1...2 {
             let synced = try run(["sync"])
@@ -254,7 +254,9 @@ import Testing
         #expect(synced.status == 0, "\(synced.stderrText)")
         #expect(
             synced.stderrText.contains(
-                "fob: added device desk (\(bID)) with signing key \(bKey) to this device's roster"),
+                "fob: added device desk (\(bID))\n     with signing key \(bKey)\n"
+                    + "     to this device's roster; compare with `fob sync status` on it,\n"
+                    + "     or revoke it with `fob devices --revoke \(bID)`\n"),
             "\(synced.stderrText)")
         // Said once: the next sync holds the key.
         #expect(!(try a.run(["sync"]).stderrText.contains("added device")))

@@ -181,7 +181,9 @@ import Testing
         let conflicted = try b.run(["sync"])
         #expect(conflicted.stdoutText.hasSuffix(", conflicts 1\n"))
         #expect(
-            conflicted.stderrText.contains("see `fob conflicts --show`, then `fob resolve"), "\(conflicted.stderrText)")
+            conflicted.stderrText.hasSuffix(
+                "fob: 1 item has versions to settle: see `fob conflicts --show`,\n"
+                    + "     then `fob resolve SERVICE ACCOUNT --keep local|remote`\n"), "\(conflicted.stderrText)")
         let id = try c.deviceID()
         try a.ok(["devices", "--revoke", id])
         #expect(try a.ok(["sync", "status"]).contains(" (\(id)): counter "))

@@ -131,7 +131,7 @@ import Testing
     /// every key shown (a roster planted by anyone who can push among
     /// them), accepts none: a wrong answer is asked again, saying what is
     /// valid; after three the join accepts none and changes nothing
-    /// (exit 1), leaving no sync tree behind.
+    /// (exit 1), leaving no sync tree behind, nor the directory it made for one.
     @Test func aJoinOnATerminalAcceptsTheOneKeyChosenByNumber() throws {
         let (lab, a, _) = try SyncProcessTests.pair()
         let aKey = try Self.fingerprint(of: a)
@@ -162,8 +162,9 @@ import Testing
         #expect(!refused.outputText.contains("•"), "\(refused.outputText)")
         #expect(prompt.split(separator: "\r\n").allSatisfy { $0.count < 80 } && again.count < 80)
         #expect(try c.items().isEmpty)
-        let tree = SyncPaths.tree(vaultPath: c.vault, environment: ["XDG_DATA_HOME": c.data])
-        #expect(!FileManager.default.fileExists(atPath: tree), "\(tree)")
+        let directory = SyncPaths.directory(vaultPath: c.vault, environment: ["XDG_DATA_HOME": c.data])
+        #expect(!FileManager.default.fileExists(atPath: directory), "\(directory)")
+        #expect(FileManager.default.fileExists(atPath: c.data + "/fob/sync"))
 
         let session = try join()
         #expect(session.waitFor(prompt), "\(session.outputText)")

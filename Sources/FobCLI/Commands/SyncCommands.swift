@@ -76,6 +76,27 @@ extension Invocation {
     /// How many answers the key question of a join takes before it accepts none.
     static let keyAnswersTried = 3
 
+    /// Runs `body` on the items of a sync command (as ``items()``), but a
+    /// master password asked on the terminal is handed to the agent only
+    /// when the vault has sync set up: whether it has is kept in the
+    /// encrypted vault, so telling unlocks it, and a command refused for
+    /// that leaves no agent started or unlocked.
+    func withSyncItems<R>(_ body: (ItemAccess) throws -> R) throws -> R {
+        let items = items()
+        defer { items.close() }
+        var unlockedHere: Vault?
+        items.onLocalUnlock = { unlockedHere = $0 }
+        do {
+            let result = try body(items)
+            if let unlockedHere { handToAgentIfAsked(unlockedHere) }
+            return result
+        } catch {
+            let notSetUp = (error as? SyncError) == .notSetUp || (error as? CLIFailure) == SyncError.notSetUp.cliFailure
+            if let unlockedHere, !notSetUp { handToAgentIfAsked(unlockedHere) }
+            throw error
+        }
+    }
+
     /// Runs a sync step, turning its errors into the CLI's.
     func syncing<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as SyncError { throw error.cliFailure }
@@ -158,14 +179,14 @@ enum SyncCommand: FobCommand {
         switch (verb, positionals.count) {
         case (nil, _):
             let newName = try deviceName(invocation)
-            let items = invocation.items()
-            defer { items.close() }
-            let engine = try invocation.syncEngine(items)
-            let outcome = try invocation.syncing(locking: items) {
-                guard let newName else { return try engine.sync() }
-                try engine.rename(to: newName)
-                // The head carries the new name, also when nothing else changed.
-                return try engine.sync(forceHead: true)
+            let outcome = try invocation.withSyncItems { items in
+                let engine = try invocation.syncEngine(items)
+                return try invocation.syncing(locking: items) {
+                    guard let newName else { return try engine.sync() }
+                    try engine.rename(to: newName)
+                    // The head carries the new name, also when nothing else changed.
+                    return try engine.sync(forceHead: true)
+                }
             }
             return finish(invocation, outcome)
         case ("init", 2), ("join", 2):
@@ -242,9 +263,9 @@ enum SyncCommand: FobCommand {
         guard invocation.arguments.value("--name") == nil else {
             throw UsageError("--name applies to 'fob sync', 'init' and 'join', not 'status'", command: name)
         }
-        let items = invocation.items()
-        defer { items.close() }
-        let status = try invocation.syncing { try invocation.syncEngine(items).status() }
+        let status = try invocation.withSyncItems { items in
+            try invocation.syncing { try invocation.syncEngine(items).status() }
+        }
         var text = "remote: \(status.remote)\ndevice: \(DeviceName.label(status.device, name: status.name))\n"
         if let key = status.signingKey { text += "signing key: \(key)\n" }
         if status.lastSync == 0 {
@@ -287,7 +308,7 @@ enum SyncCommand: FobCommand {
         if outcome.conflicts > 0 {
             invocation.standardError.write(
                 "fob: \(outcome.conflicts) item\(outcome.conflicts == 1 ? " has" : "s have") versions to settle: "
-                    + "see `fob conflicts --show`, then `fob resolve SERVICE ACCOUNT --keep local|remote`\n")
+                    + "see `fob conflicts --show`,\n     then `fob resolve SERVICE ACCOUNT --keep local|remote`\n")
         }
         invocation.standardOutput.write("merged \(outcome.merged), conflicts \(outcome.conflicts)\n")
         return invocation.arguments.flag("--strict") && outcome.conflicts > 0 ? 1 : 0
@@ -323,22 +344,12 @@ enum DevicesCommand: FobCommand {
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let items = invocation.items()
-        defer { items.close() }
         if let device = invocation.arguments.value("--revoke") {
-            // The new key is sealed under this vault's master password: checked first.
-            let password = try invocation.masterPassword(prompt: "Master password: ")
-            let vault = try invocation.openVault()
-            try vault.unlock(password: password)
-            vault.lock()
-            let engine = try invocation.syncEngine(items)
-            let (revoked, outcome) = try invocation.syncing(locking: items) {
-                try engine.revoke(device: device, password: password)
-            }
-            invocation.standardOutput.write("revoked \(revoked)\n")
-            return SyncCommand.finish(invocation, outcome)
+            return try revoke(invocation, device: device)
         }
-        let status = try invocation.syncing { try invocation.syncEngine(items).status() }
+        let status = try invocation.withSyncItems { items in
+            try invocation.syncing { try invocation.syncEngine(items).status() }
+        }
         var text = ""
         for device in status.devices {
             text += "\(device.label)  counter \(device.counter)\(device.isThis ? "  (this vault)" : "")"
@@ -351,6 +362,23 @@ enum DevicesCommand: FobCommand {
             text += "\n"
         }
         return invocation.succeed(printing: text)
+    }
+
+    /// `fob devices --revoke DEVICE`.
+    static func revoke(_ invocation: Invocation, device: String) throws -> Int32 {
+        // The new key is sealed under this vault's master password: checked first.
+        let password = try invocation.masterPassword(prompt: "Master password: ")
+        let vault = try invocation.openVault()
+        try vault.unlock(password: password)
+        vault.lock()
+        let (revoked, outcome) = try invocation.withSyncItems { items in
+            let engine = try invocation.syncEngine(items)
+            return try invocation.syncing(locking: items) {
+                try engine.revoke(device: device, password: password)
+            }
+        }
+        invocation.standardOutput.write("revoked \(revoked)\n")
+        return SyncCommand.finish(invocation, outcome)
     }
 }
 
@@ -374,9 +402,9 @@ enum ConflictsCommand: FobCommand {
         """
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let items = invocation.items()
-        defer { items.close() }
-        let conflicts = try invocation.syncing { try invocation.syncEngine(items).conflicts() }
+        let conflicts = try invocation.withSyncItems { items in
+            try invocation.syncing { try invocation.syncEngine(items).conflicts() }
+        }
         let show = invocation.arguments.flag("--show")
         var text = ""
         for conflict in conflicts {
@@ -427,11 +455,11 @@ enum ResolveCommand: FobCommand {
             throw UsageError("--keep wants local or remote, not '\(keep)'", command: name)
         }
         let positionals = invocation.arguments.positionals
-        let items = invocation.items()
-        defer { items.close() }
-        let engine = try invocation.syncEngine(items)
-        try invocation.syncing(locking: items) {
-            try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
+        try invocation.withSyncItems { items in
+            let engine = try invocation.syncEngine(items)
+            try invocation.syncing(locking: items) {
+                try engine.resolve(service: positionals[0], account: positionals[1], keepRemote: keep == "remote")
+            }
         }
         let kept = keep == "remote" ? "the other version's conflicting parts" : "this vault's version"
         invocation.standardOutput.write(
