@@ -248,7 +248,8 @@ public final class SyncEngine {
         let wrote = try git.run(["log", "-1", "--format=%H", remote, "--", path]).text.filter { !$0.isWhitespace }
         if try wrote.isEmpty || git.contains(wrote, head: head) { return }
         throw SyncError.copied(
-            "the remote holds a head of device \(DeviceName.label(me, name: run.state.name)) at counter \(theirs.counter) that this vault never wrote"
+            "the remote holds a head of device \(DeviceName.label(me, name: run.state.name))\n"
+                + "     at counter \(theirs.counter) that this vault never wrote"
         )
     }
 
@@ -263,7 +264,8 @@ public final class SyncEngine {
         run.notices = []
         for (device, count) in tree.ignored.sorted(by: { $0.key < $1.key }) {
             messages(
-                "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: tree.heads)) wrote after it was revoked\n"
+                "fob: ignored \(count) revision\(count == 1 ? "" : "s") that device \(SyncEngine.label(device, heads: tree.heads))\n"
+                    + "     wrote after it was revoked\n"
             )
         }
         for (device, head) in tree.leftOut.sorted(by: { $0.key < $1.key }) {

@@ -100,7 +100,7 @@ struct EpochKeeper {
         let taken = run.state.currentEpoch
         guard taken.number != before.number || taken.device != before.device else { return }
         messages(
-            "fob: took the sync tree's new key (epoch \(taken.number), from device \(SyncEngine.label(taken.device, heads: named)))\n"
+            "fob: took the sync tree's new key\n     (epoch \(taken.number), from device \(SyncEngine.label(taken.device, heads: named)))\n"
         )
     }
 

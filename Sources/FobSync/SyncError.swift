@@ -57,7 +57,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// One line (git's own message may follow on the lines before it).
+    /// One line, or lines under 80 columns after `fob: ` with the others
+    /// indented to the first's text (git's own message may follow on the
+    /// lines before it).
     public var description: String {
         switch self {
         case .gitMissing: "sync needs git, and none is on PATH; install git (apt install git)"
@@ -66,13 +68,15 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .git(let why): "git failed: \(why)"
         case .tampered(let why): "the sync tree was tampered with or went back: \(why) (errSecDecode)"
         case .copied(let why):
-            "this vault is a copy of another device's: \(why); run `fob sync join REMOTE` here to take a new device id (errSecDecode)"
+            "this vault is a copy of another device's:\n     \(why);\n"
+                + "     run `fob sync join REMOTE` here to take a new device id (errSecDecode)"
         case .usage(let why): why
         case .wrongPassword: "the master password does not open the sync tree's header (errSecAuthFailed)"
         case .revoked(let why): why
         case .keysNotAsked(let why), .keysRefused(let why): why
         case .newKey(let why):
-            "the sync tree has a new key \(why); its master password is needed: run `fob sync` on a terminal, or give --tree-password-file PATH"
+            "the sync tree has a new key \(why);\n     its master password is needed: run `fob sync` on a terminal,\n"
+                + "     or give --tree-password-file PATH"
         }
     }
 }

@@ -240,7 +240,7 @@ extension SyncEngine {
         let revocations = !trust.revoked.isEmpty || files.keys.contains { TreePath.parseRevoked($0) != nil }
         for device in rosters.keys.sorted() where trust.keys[device] == nil {
             messages(
-                "fob: device \(device) is on no roster of a device accepted: it is taken in "
+                "fob: device \(device) is on no roster of a device accepted:\n     it is taken in "
                     + (revocations || epochs.count > 1
                         ? "only with a head sealed under the current key epoch\n"
                         : "with its signed head, as no device of the tree is revoked\n"))
@@ -266,8 +266,8 @@ extension SyncEngine {
         }
         guard let chooseKey else {
             throw SyncError.keysNotAsked(
-                shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
-                    + "then join with --accept-key FINGERPRINT")
+                shown + "no terminal to accept one: compare one with `fob sync status` on that device,\n"
+                    + "     then join with --accept-key FINGERPRINT")
         }
         func pick(_ typed: String) -> (device: String, key: [UInt8])? {
             let answer = String(typed.filter { $0 != " " && $0 != "\t" })

@@ -20,7 +20,8 @@ struct TreeChecks {
         }
         if let own = heads[state.device], own.counter > state.counter {
             throw SyncError.copied(
-                "\(place) holds counter \(own.counter) of device \(DeviceName.label(state.device, name: state.name)), and this vault wrote at most \(state.counter)"
+                "\(place) holds counter \(own.counter) of device \(DeviceName.label(state.device, name: state.name)),\n"
+                    + "     and this vault wrote at most \(state.counter)"
             )
         }
         // Revocations only grow: a tree without one this device took in, or

@@ -93,7 +93,7 @@ import Testing
         #expect(synced.status == 0, "\(synced.stderrText)")
         #expect(
             synced.stderrText.contains("ignored 2 revisions that device ")
-                && synced.stderrText.contains("(\(bID)) wrote after it was revoked"))
+                && synced.stderrText.contains("(\(bID))\n     wrote after it was revoked"))
         #expect(try a.secret("mail", "ana") == "s3cret")
         #expect(try a.secret("planted", "item") == nil)
 

@@ -84,7 +84,7 @@ import Testing
         session.send(Array("pw2\r".utf8))
         #expect(session.wait(timeout: 60) == 0, "\(session.outputText)")
         #expect(
-            session.outputText.contains("took the sync tree's new key (epoch 2, from device \(starter))"),
+            session.outputText.contains("took the sync tree's new key\r\n     (epoch 2, from device \(starter))"),
             "\(session.outputText)")
         #expect(try b.secret("web", "bob") == "unsynced on b")
         // Later syncs need no password; both end with both devices' edits.

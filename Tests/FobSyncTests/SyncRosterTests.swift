@@ -213,8 +213,8 @@ import Testing
         #expect(joined.status == 0, "\(joined.stderrText)")
         #expect(
             joined.stderrText.contains(
-                "fob: device \(try c.deviceID()) is on no roster of a device accepted: it is taken in with its "
-                    + "signed head, as no device of the tree is revoked"),
+                "fob: device \(try c.deviceID()) is on no roster of a device accepted:\n"
+                    + "     it is taken in with its signed head, as no device of the tree is revoked"),
             "\(joined.stderrText)")
         #expect(try d.contents() == a.contents())
     }

@@ -71,7 +71,9 @@ import Testing
         let refused = try d.run(["sync"])
         #expect(refused.status == 93, "\(refused.stderrText)")
         #expect(
-            refused.stderrText.contains("this vault is a copy of another device's: the remote holds a head of device "))
+            refused.stderrText.contains(
+                "this vault is a copy of another device's:\n     the remote holds a head of device "),
+            "\(refused.stderrText)")
         #expect(refused.stderrText.contains("run `fob sync join REMOTE` here to take a new device id"))
         try d.ok(["sync", "join", lab.remote])
         #expect(try d.secret("mail", "ana") == "from the original")

@@ -60,8 +60,8 @@ extension Invocation {
                 answer = try context.terminal.readLine(prompt: prompt, maxBytes: 64)
             } catch .noTerminal {
                 throw SyncError.keysNotAsked(
-                    shown + "no terminal to accept one: compare one with `fob sync status` on that device, "
-                        + "then join with --accept-key FINGERPRINT")
+                    shown + "no terminal to accept one: compare one with `fob sync status` on that device,\n"
+                        + "     then join with --accept-key FINGERPRINT")
             } catch .interrupted {
                 throw CLIFailure("interrupted; nothing was changed", status: CLIFailure.interruptedStatus)
             } catch .tooLong {
@@ -247,10 +247,12 @@ enum SyncCommand: FobCommand {
                     acceptKey: invocation.arguments.value("--accept-key"))
             } catch SyncError.wrongPassword where fromVaultPasswordFile {
                 // The vault's own password file was tried: say so, the tree may have another.
+                // SyncError.wrongPassword's words, in lines under 80 columns after `fob: `.
                 throw CLIFailure(
-                    SyncError.wrongPassword.description
-                        + "; it was tried with this vault's password file (FOB_PASSWORD_FILE or --password-file): "
-                        + "give the password of a device in the tree with --tree-password-file PATH",
+                    "the master password does not open the sync tree's header\n"
+                        + "     (errSecAuthFailed); it was tried with this vault's password file\n"
+                        + "     (FOB_PASSWORD_FILE or --password-file): give the password of a device\n"
+                        + "     in the tree with --tree-password-file PATH",
                     status: SyncError.wrongPassword.exitStatus)
             }
         }
