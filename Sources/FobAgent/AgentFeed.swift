@@ -73,9 +73,11 @@ final class AgentFeed: @unchecked Sendable {
     }
 
     /// Publishes the changes of the agent's own write and patches the known
-    /// items with them (those a listing shows: ``ItemQuery/isListed(accessGroup:)``), when nothing else changed the vault since they were
-    /// read (the write counter grew by this write alone); otherwise the
-    /// watcher compares the vault with them and publishes everything once.
+    /// items with them (those a listing shows:
+    /// ``ItemQuery/isListed(accessGroup:)``), when nothing else changed the
+    /// vault since they were read (the write counter grew by this write
+    /// alone); otherwise the watcher compares the vault with them and
+    /// publishes everything once.
     /// - Parameters:
     ///   - changes: the write's events.
     ///   - before: the vault's content generation and write counter before the write.

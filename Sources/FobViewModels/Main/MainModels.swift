@@ -440,16 +440,22 @@ public final class HomeFormModel {
         fieldValue.clear()
         fieldHidden = true
         access = AccessRuleDraft(vaultDefault: access.vaultDefault)
+        passwordEdited = false
+        seedEdited = false
+        forgetOpened()
+        draftOfDeleted = nil
+    }
+
+    /// Forgets the opened item and what was kept of it beside the fields
+    /// (its secret and seed, custom fields, token details, code, baseline).
+    private func forgetOpened() {
         openedKey = nil
         openedHasSecret = false
         openedHasSeed = false
-        passwordEdited = false
-        seedEdited = false
         customFields = []
         tokenDetails = nil
         oneTimePassword = nil
         baseline = nil
-        draftOfDeleted = nil
     }
 
     /// Keeps what the fields hold as a new item's draft: the opened item
@@ -457,13 +463,7 @@ public final class HomeFormModel {
     /// was kept of it (its secret, seed, custom fields) go; Save adds a new item.
     func keepAsNewItem(deleted key: ItemKey) {
         clearRetrieved()
-        baseline = nil
-        openedKey = nil
-        openedHasSecret = false
-        openedHasSeed = false
-        customFields = []
-        tokenDetails = nil
-        oneTimePassword = nil
+        forgetOpened()
         draftOfDeleted = key
     }
 
